@@ -1,0 +1,195 @@
+"""The one interface every rules engine implements.
+
+Modelled on OpenSpiel's Python games: a :class:`Game` *describes* a game (its
+name, variants, player counts) and makes states; a :class:`State` *changes* as
+actions are applied. Engines are pure: no I/O, no gRPC, no clock. All chance
+comes from the state's own ``random.Random`` seeded at creation, so a game is
+fully determined by ``(players, variant, seed)`` plus the sequence of chosen
+action indices, which is what :class:`GameRecord` stores and :func:`replay`
+uses.
+
+Observations, action payloads and event data are plain dicts shaped like the
+game's protobuf messages (``proto/circus/v1/<game>.proto``), so the referee can
+turn them into wire messages without the engine knowing the wire exists.
+"""
+
+from __future__ import annotations
+
+import random
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+
+class IllegalActionError(ValueError):
+    """An action index that is not one of the current legal actions."""
+
+
+class GameConfigError(ValueError):
+    """An unknown variant or a player count the game does not allow."""
+
+
+@dataclass(frozen=True)
+class Action:
+    """One legal action, as offered to the deciding seat.
+
+    ``code`` is stable and machine-readable (bots may match on it), ``label``
+    is for people, ``payload`` is a dict shaped like the game's action message.
+    """
+
+    code: str
+    label: str
+    payload: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Event:
+    """Something that happened, with who may see it.
+
+    ``visible_to`` is ``None`` for a public event, else the seats that may see
+    it (a private draw is visible to the drawer only).
+    """
+
+    kind: str
+    text: str
+    seat: int = -1
+    data: dict[str, Any] = field(default_factory=dict)
+    visible_to: frozenset[int] | None = None
+
+    def visible_for(self, seat: int) -> bool:
+        return self.visible_to is None or seat in self.visible_to
+
+
+@dataclass(frozen=True)
+class GameRecord:
+    """Everything needed to replay a game: its setup and the chosen indices."""
+
+    game: str
+    variant: str
+    players: int
+    seed: int
+    actions: tuple[int, ...]
+
+
+def ranks_from_scores(scores: list[int]) -> list[int]:
+    """Competition ranks: 1 is best; equal scores share a rank (1, 1, 3)."""
+    return [1 + sum(other > own for other in scores) for own in scores]
+
+
+class State(ABC):
+    """A game in progress. Subclasses hold the position and implement the rules.
+
+    The base class owns the bookkeeping every game shares: the RNG, the record
+    of applied action indices, the event log and the index check in
+    :meth:`apply`. Subclasses implement the ``_``-prefixed hooks and the
+    read-only queries.
+    """
+
+    game_name: ClassVar[str]
+
+    def __init__(self, players: int, variant: str, seed: int) -> None:
+        self.num_players = players
+        self.variant = variant
+        self.seed = seed
+        self.rng = random.Random(seed)
+        self.history: list[int] = []
+        self.events: list[Event] = []
+        self.end_reason = ""
+
+    # -- who decides what ------------------------------------------------
+    @abstractmethod
+    def current_seat(self) -> int:
+        """The seat that must decide now (not always the seat on turn)."""
+
+    @abstractmethod
+    def decision_kind(self) -> str:
+        """Machine-readable kind of the pending decision, e.g. ``"play"``."""
+
+    @abstractmethod
+    def prompt(self) -> str:
+        """Human-readable description of the pending decision."""
+
+    @abstractmethod
+    def legal_actions(self) -> list[Action]:
+        """The actions open to :meth:`current_seat`; never empty before the end."""
+
+    @abstractmethod
+    def is_terminal(self) -> bool:
+        """True once the game has ended; :attr:`end_reason` then says why."""
+
+    # -- what each seat knows --------------------------------------------
+    @abstractmethod
+    def observation(self, seat: int) -> dict[str, Any]:
+        """All that ``seat`` may know, shaped like the game's observation message."""
+
+    @abstractmethod
+    def scores(self) -> list[int]:
+        """Scores by seat (final once terminal)."""
+
+    @abstractmethod
+    def final_state(self) -> dict[str, Any]:
+        """The whole position, hidden cards included, for the end of the game."""
+
+    # -- changing the state ------------------------------------------------
+    @abstractmethod
+    def _apply(self, action: Action) -> None:
+        """Carry out a legal action (already validated by :meth:`apply`)."""
+
+    def apply(self, index: int) -> None:
+        """Apply the action at ``index`` of :meth:`legal_actions`."""
+        if self.is_terminal():
+            raise IllegalActionError("the game is over: no action can be applied")
+        actions = self.legal_actions()
+        if not isinstance(index, int) or not 0 <= index < len(actions):
+            raise IllegalActionError(
+                f"action index {index!r} is not between 0 and {len(actions) - 1}"
+            )
+        self.history.append(index)
+        self._apply(actions[index])
+
+    def emit(self, kind: str, text: str, seat: int = -1,
+             visible_to: frozenset[int] | None = None, **data: Any) -> None:
+        """Append an event to the log."""
+        self.events.append(Event(kind, text, seat, data, visible_to))
+
+    def ranks(self) -> list[int]:
+        """Ranks by seat from the scores; ties share a rank."""
+        return ranks_from_scores(self.scores())
+
+    def record(self) -> GameRecord:
+        return GameRecord(self.game_name, self.variant, self.num_players,
+                          self.seed, tuple(self.history))
+
+
+@dataclass(frozen=True)
+class Game:
+    """Describes a game and makes new states of it."""
+
+    name: str
+    title: str
+    variants: tuple[str, ...]
+    min_players: int
+    max_players: int
+    state_class: type[State]
+    summary: str = ""
+
+    @property
+    def default_variant(self) -> str:
+        return self.variants[0]
+
+    def check(self, players: int, variant: str | None) -> str:
+        """Validate a setup and return the variant to use."""
+        variant = variant or self.default_variant
+        if variant not in self.variants:
+            raise GameConfigError(
+                f"game {self.name!r} has no variant {variant!r} "
+                f"(variants: {', '.join(self.variants)})")
+        if not self.min_players <= players <= self.max_players:
+            raise GameConfigError(
+                f"game {self.name!r} is for {self.min_players}-{self.max_players} "
+                f"players, not {players}")
+        return variant
+
+    def new_state(self, players: int, variant: str | None, seed: int) -> State:
+        variant = self.check(players, variant)
+        return self.state_class(players, variant, seed)
