@@ -1,0 +1,127 @@
+"""The Python bot SDK: write ``decide(request) -> index``, get a gRPC server.
+
+A whole random bot::
+
+    from bots.sdk import Bot, rng_for, serve
+
+    class RandomBot(Bot):
+        name = "random"
+
+        def decide(self, request):
+            return rng_for(request).randrange(len(request.legal_actions))
+
+    if __name__ == "__main__":
+        serve(RandomBot())
+
+Run it with ``python -m mybot --port 50051``; the referee passes ``--port`` (or
+``CIRCUS_BOT_PORT``) when it starts the bot through ``command:``. The same
+class works in-process with ``python: mymodule:RandomBot`` in bots.yaml.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import os
+import random
+import signal
+import sys
+import threading
+from concurrent import futures
+from typing import Sequence
+
+import grpc
+
+from circus.v1 import bot_pb2, bot_pb2_grpc
+
+PROTOCOL_VERSION = "1.0.0"
+ALL_GAMES: dict[str, tuple[str, ...]] = {
+    "flea-circus": (), "flohcati": (), "animal-circus": (),
+}
+
+
+class Bot:
+    """Base class of a bot. Override :meth:`decide`; the rest has defaults.
+
+    ``games`` maps each game the bot plays to the variants it supports (an
+    empty tuple: every variant).
+    """
+
+    name: str = "bot"
+    version: str = "1.0"
+    games: dict[str, tuple[str, ...]] = ALL_GAMES
+
+    def hello(self, request: bot_pb2.HelloRequest) -> bot_pb2.HelloResponse:
+        return bot_pb2.HelloResponse(
+            name=self.name, version=self.version, protocol_version=PROTOCOL_VERSION,
+            games=[bot_pb2.GameSupport(game=game, variants=variants)
+                   for game, variants in self.games.items()])
+
+    def start_game(self, request: bot_pb2.StartGameRequest) -> None:
+        """Called once per game before its first decision."""
+
+    def decide(self, request: bot_pb2.DecisionRequest) -> int:
+        """Return an index into ``request.legal_actions``."""
+        raise NotImplementedError
+
+    def end_game(self, request: bot_pb2.EndGameRequest) -> None:
+        """Called once per game with the final scores and ranks."""
+
+
+def rng_for(request: bot_pb2.DecisionRequest) -> random.Random:
+    """A RNG seeded from the game and decision ids.
+
+    Bots that draw their randomness from here make the same choice for the
+    same request, so tournaments of them replay exactly at any concurrency.
+    """
+    digest = hashlib.sha256(f"{request.game_id}/{request.decision_id}".encode()).digest()
+    return random.Random(int.from_bytes(digest[:8], "big"))
+
+
+class _Servicer(bot_pb2_grpc.BotServicer):
+    """Adapts a :class:`Bot` to the generated gRPC service."""
+
+    def __init__(self, bot: Bot) -> None:
+        self.bot = bot
+
+    def Hello(self, request, context):  # noqa: N802 (gRPC method names)
+        return self.bot.hello(request)
+
+    def StartGame(self, request, context):  # noqa: N802
+        self.bot.start_game(request)
+        return bot_pb2.StartGameResponse()
+
+    def Decide(self, request, context):  # noqa: N802
+        index = self.bot.decide(request)
+        return bot_pb2.Decision(decision_id=request.decision_id, action_index=index)
+
+    def EndGame(self, request, context):  # noqa: N802
+        self.bot.end_game(request)
+        return bot_pb2.EndGameResponse()
+
+
+def start_server(bot: Bot, port: int, host: str = "127.0.0.1", workers: int = 8) -> grpc.Server:
+    """Start serving ``bot`` on ``host:port`` and return the running server."""
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=workers))
+    bot_pb2_grpc.add_BotServicer_to_server(_Servicer(bot), server)
+    if server.add_insecure_port(f"{host}:{port}") == 0:
+        raise OSError(f"cannot listen on {host}:{port}")
+    server.start()
+    return server
+
+
+def serve(bot: Bot, argv: Sequence[str] | None = None) -> None:
+    """Parse ``--port`` and serve until SIGTERM or SIGINT."""
+    parser = argparse.ArgumentParser(description=f"circus-referee bot {bot.name!r}")
+    parser.add_argument("--port", type=int, default=int(os.environ.get("CIRCUS_BOT_PORT", 0)),
+                        help="loopback port to listen on (default: $CIRCUS_BOT_PORT)")
+    args = parser.parse_args(argv)
+    if not args.port:
+        parser.error("give --port or set CIRCUS_BOT_PORT")
+    server = start_server(bot, args.port)
+    stop = threading.Event()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(signum, lambda *_: stop.set())
+    print(f"{bot.name} listening on 127.0.0.1:{args.port}", file=sys.stderr, flush=True)
+    stop.wait()
+    server.stop(grace=0.5).wait()
