@@ -1,1 +1,176 @@
-def main(): print("hi")
+"""The ``circus-referee`` command line."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import sys
+from dataclasses import asdict, replace
+from pathlib import Path
+from typing import NoReturn
+
+import click
+from tabulate import tabulate
+
+from ratings.standings import standings
+from referee.games import GAMES, GameConfigError, get_game
+from referee.store import DEFAULT_DB, Store, StoreError
+from referee.tournament import Interrupted, TournamentError, TournamentRunner
+from tournaments.config import ConfigError, load_config
+
+DB_OPTION = click.option("--db", "db_path", type=click.Path(dir_okay=False, path_type=Path),
+                         default=DEFAULT_DB, show_default=True, help="results database")
+TOURNAMENT_OPTION = click.option("--tournament", "-t", default=None,
+                                 help="tournament name (default: the latest)")
+
+
+def fail(message: str, status: int = 2) -> NoReturn:
+    click.echo(f"error: {message}", err=True)
+    sys.exit(status)
+
+
+def open_store(db_path: Path) -> Store:
+    try:
+        return Store.open_existing(db_path)
+    except StoreError as error:
+        fail(str(error))
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option("0.1.0", prog_name="circus-referee")
+def main() -> None:
+    """Run card-game AI tournaments: bots over gRPC, TrueSkill leaderboards."""
+
+
+@main.command()
+@click.argument("config_path", metavar="BOTS_YAML", type=click.Path(path_type=Path))
+@DB_OPTION
+@click.option("--logs", "log_root", type=click.Path(file_okay=False, path_type=Path),
+              default=Path("runs/logs"), show_default=True, help="folder for bot logs")
+@click.option("--concurrency", type=click.IntRange(min=1), default=None,
+              help="games at once (overrides the config)")
+@click.option("--fresh", is_flag=True, help="discard stored games of this tournament first")
+@click.option("--skip-bad-bots", is_flag=True, help="play without bots that fail to start")
+@click.option("--quiet", "-q", is_flag=True, help="no progress lines")
+def tournament(config_path: Path, db_path: Path, log_root: Path, concurrency: int | None,
+               fresh: bool, skip_bad_bots: bool, quiet: bool) -> None:
+    """Run (or resume) the tournament described in BOTS_YAML."""
+    try:
+        config = load_config(config_path)
+    except ConfigError as error:
+        fail(str(error))
+    if concurrency is not None:
+        config = replace(config, concurrency=concurrency)
+    try:
+        store = Store(db_path)
+    except StoreError as error:
+        fail(str(error))
+    runner = TournamentRunner(config, store, log_root / config.name, quiet=quiet,
+                              skip_bad_bots=skip_bad_bots, fresh=fresh)
+    try:
+        summary = runner.run()
+    except TournamentError as error:
+        fail(str(error))
+    except Interrupted as stop:
+        fail(str(stop), status=130)
+    faults = ", ".join(f"{count} {kind}" for kind, count in sorted(summary.faults.items()))
+    click.echo(f"\n{config.name}: {summary.played} games played"
+               f" ({summary.already_done} already stored) of {summary.total}"
+               f" in {summary.wall_s:.1f}s; faults: {faults or 'none'}; results in {db_path}",
+               err=True)
+    record = store.resolve(config.name)
+    click.echo(format_leaderboard(standings(store, record), "table"))
+
+
+def format_leaderboard(rows: list, fmt: str) -> str:
+    dicts = [asdict(row) for row in rows]
+    if fmt == "json":
+        return json.dumps(dicts, indent=2)
+    if fmt == "csv":
+        buffer = io.StringIO()
+        writer = csv.DictWriter(buffer, fieldnames=list(dicts[0]) if dicts else ["bot"])
+        writer.writeheader()
+        writer.writerows(dicts)
+        return buffer.getvalue().rstrip("\n")
+    table = [[r.rank, r.bot, f"{r.mu:.2f}", f"{r.sigma:.2f}", f"{r.conservative:.2f}",
+              r.games, r.wins, f"{100 * r.win_rate:.1f}%", f"{r.mean_place:.2f}"]
+             for r in rows]
+    return tabulate(table, headers=["rank", "bot", "mu", "sigma", "mu-3σ", "games", "wins",
+                                    "win rate", "mean place"], tablefmt="simple")
+
+
+@main.command()
+@DB_OPTION
+@TOURNAMENT_OPTION
+@click.option("--format", "fmt", type=click.Choice(["table", "json", "csv"]), default="table",
+              show_default=True)
+def leaderboard(db_path: Path, tournament: str | None, fmt: str) -> None:
+    """Show a tournament's TrueSkill leaderboard."""
+    store = open_store(db_path)
+    try:
+        record = store.resolve(tournament)
+    except StoreError as error:
+        fail(str(error))
+    if fmt == "table":
+        click.echo(f"{record.name}: {record.config['game']} ({record.config['variant']}), "
+                   f"{len(store.games(record.name))} of {record.total_games} games")
+    click.echo(format_leaderboard(standings(store, record), fmt))
+
+
+@main.command()
+def games() -> None:
+    """List the games, their variants and player counts."""
+    rows = [[game.name, game.title, ", ".join(game.variants),
+             f"{game.min_players}-{game.max_players}", game.summary]
+            for game in GAMES.values()]
+    click.echo(tabulate(rows, headers=["game", "title", "variants", "players", "summary"]))
+
+
+@main.command()
+@click.argument("game_id", type=int)
+@DB_OPTION
+def replay(game_id: int, db_path: Path) -> None:
+    """Print a stored game decision by decision, replayed from its record."""
+    store = open_store(db_path)
+    stored = store.game(game_id)
+    if stored is None:
+        fail(f"no game with id {game_id} in {db_path}")
+    try:
+        state = get_game(stored.game).new_state(len(stored.seats), stored.variant, stored.seed)
+    except GameConfigError as error:
+        fail(str(error))
+    click.echo(f"game {stored.id}: {stored.tournament} #{stored.game_index}, {stored.game} "
+               f"({stored.variant}), seed {stored.seed}, status {stored.status}")
+    click.echo("seats: " + ", ".join(f"{seat}={name}" for seat, name in enumerate(stored.seats)))
+    for number, index in enumerate(stored.actions, 1):
+        seat = state.current_seat()
+        action = state.legal_actions()[index]
+        click.echo(f"{number:5d}  seat {seat} ({stored.seats[seat]})  "
+                   f"{state.decision_kind():<8} {action.label}")
+        state.apply(index)
+    click.echo(f"end: {state.end_reason}; scores {state.scores()}; ranks {stored.ranks}")
+    if state.scores() != stored.scores:
+        fail(f"replay gives scores {state.scores()}, the store has {stored.scores}", status=1)
+
+
+@main.command()
+@DB_OPTION
+@TOURNAMENT_OPTION
+@click.option("--bot", default=None, help="only this bot's faults")
+def faults(db_path: Path, tournament: str | None, bot: str | None) -> None:
+    """List the faults bots made, with the path of each bot's log."""
+    store = open_store(db_path)
+    try:
+        record = store.resolve(tournament)
+    except StoreError as error:
+        fail(str(error))
+    log_dir = Path(record.log_dir or ".")
+    rows = [[f["game_id"], f["game_index"], f["seat"], f["bot"], f["decision_id"], f["class"],
+             f["policy"], f["detail"], log_dir / f"{f['bot']}.log"]
+            for f in store.faults(record.name, bot)]
+    if not rows:
+        click.echo("no faults")
+        return
+    click.echo(tabulate(rows, headers=["game id", "game", "seat", "bot", "decision", "class",
+                                       "policy", "detail", "log"]))

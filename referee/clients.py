@@ -1,0 +1,135 @@
+"""How the referee talks to a bot: over gRPC, or in-process with no wire.
+
+A client knows nothing of rules: it sends requests, bounds every wait, and
+turns every way a call can fail into a :class:`BotFault` of one of the four
+fault classes (``timeout``, ``crash``, ``illegal``, ``error``).
+"""
+
+from __future__ import annotations
+
+import importlib
+from concurrent import futures
+from typing import Any, Callable, Protocol
+
+import grpc
+
+from circus.v1 import bot_pb2, bot_pb2_grpc
+
+
+class BotFault(Exception):
+    """A bot failed a call. ``fault_class`` is the class of the fault."""
+
+    def __init__(self, fault_class: str, detail: str) -> None:
+        super().__init__(f"{fault_class}: {detail}")
+        self.fault_class = fault_class
+        self.detail = detail
+
+
+class BotClient(Protocol):
+    """The four calls of the protocol, each with a deadline in seconds."""
+
+    def hello(self, request: bot_pb2.HelloRequest, timeout: float) -> bot_pb2.HelloResponse: ...
+
+    def start_game(self, request: bot_pb2.StartGameRequest, timeout: float) -> None: ...
+
+    def decide(self, request: bot_pb2.DecisionRequest, timeout: float) -> bot_pb2.Decision: ...
+
+    def end_game(self, request: bot_pb2.EndGameRequest, timeout: float) -> None: ...
+
+    def close(self) -> None: ...
+
+
+# gRPC status codes by the fault class they mean for the referee.
+_STATUS_FAULTS = {
+    grpc.StatusCode.DEADLINE_EXCEEDED: "timeout",
+    grpc.StatusCode.UNAVAILABLE: "crash",
+    grpc.StatusCode.CANCELLED: "crash",
+    grpc.StatusCode.RESOURCE_EXHAUSTED: "illegal",
+    grpc.StatusCode.INTERNAL: "illegal",
+}
+
+
+class GrpcClient:
+    """A bot reached at ``host:port``; messages over ``message_bytes`` are refused."""
+
+    def __init__(self, address: str, message_bytes: int = 4 * 1024 * 1024) -> None:
+        self.address = address
+        options = [("grpc.max_send_message_length", message_bytes),
+                   ("grpc.max_receive_message_length", message_bytes),
+                   ("grpc.enable_retries", 0)]
+        self.channel = grpc.insecure_channel(address, options=options)
+        self.stub = bot_pb2_grpc.BotStub(self.channel)
+
+    def _call(self, method: Callable[..., Any], request: Any, timeout: float) -> Any:
+        try:
+            return method(request, timeout=timeout)
+        except grpc.RpcError as error:
+            code = error.code()
+            fault_class = _STATUS_FAULTS.get(code, "error")
+            detail = error.details() or ""
+            if code == grpc.StatusCode.INTERNAL and "parse" not in detail.lower():
+                fault_class = "error"
+            raise BotFault(fault_class, f"{code.name}: {detail}".strip(": ")) from None
+
+    def hello(self, request: bot_pb2.HelloRequest, timeout: float) -> bot_pb2.HelloResponse:
+        return self._call(self.stub.Hello, request, timeout)
+
+    def start_game(self, request: bot_pb2.StartGameRequest, timeout: float) -> None:
+        self._call(self.stub.StartGame, request, timeout)
+
+    def decide(self, request: bot_pb2.DecisionRequest, timeout: float) -> bot_pb2.Decision:
+        return self._call(self.stub.Decide, request, timeout)
+
+    def end_game(self, request: bot_pb2.EndGameRequest, timeout: float) -> None:
+        self._call(self.stub.EndGame, request, timeout)
+
+    def close(self) -> None:
+        self.channel.close()
+
+
+def load_python_bot(target: str) -> Any:
+    """Instantiate ``module:Class`` for an in-process bot."""
+    module_name, _, class_name = target.partition(":")
+    if not module_name or not class_name:
+        raise ValueError(f"python bot {target!r} must look like module:Class")
+    return getattr(importlib.import_module(module_name), class_name)()
+
+
+class InProcessClient:
+    """A :class:`bots.sdk.Bot` called directly: no wire, for fast self-play.
+
+    Calls still run under a deadline (on a worker thread), and a raised
+    exception is an ``error`` fault, so in-process bots are judged like
+    remote ones.
+    """
+
+    def __init__(self, bot: Any) -> None:
+        self.bot = bot
+        self.pool = futures.ThreadPoolExecutor(max_workers=4, thread_name_prefix="inproc-bot")
+
+    def _call(self, function: Callable[..., Any], request: Any, timeout: float) -> Any:
+        future = self.pool.submit(function, request)
+        try:
+            return future.result(timeout=timeout)
+        except futures.TimeoutError:
+            raise BotFault("timeout", f"no answer within {timeout:.3f}s") from None
+        except Exception as error:  # the bot's own failure, whatever it is
+            raise BotFault("error", f"{type(error).__name__}: {error}") from None
+
+    def hello(self, request: bot_pb2.HelloRequest, timeout: float) -> bot_pb2.HelloResponse:
+        return self._call(self.bot.hello, request, timeout)
+
+    def start_game(self, request: bot_pb2.StartGameRequest, timeout: float) -> None:
+        self._call(self.bot.start_game, request, timeout)
+
+    def decide(self, request: bot_pb2.DecisionRequest, timeout: float) -> bot_pb2.Decision:
+        index = self._call(self.bot.decide, request, timeout)
+        if not isinstance(index, int) or index < 0:
+            raise BotFault("illegal", f"decide returned {index!r}, not an index")
+        return bot_pb2.Decision(decision_id=request.decision_id, action_index=index)
+
+    def end_game(self, request: bot_pb2.EndGameRequest, timeout: float) -> None:
+        self._call(self.bot.end_game, request, timeout)
+
+    def close(self) -> None:
+        self.pool.shutdown(wait=False, cancel_futures=True)

@@ -1,0 +1,235 @@
+"""Playing one game: a rules engine, its seated bots, their clocks and faults.
+
+The runner asks the deciding seat for each decision, charges the time it
+took, checks the reply, and applies the fault policy when a bot fails
+(docs/protocol.md, "Time control" and "Faults"). A substituted action is
+chosen by a RNG derived from the game's seed and the decision id, so a game
+with faults still replays exactly from its record.
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Callable
+
+from circus.v1 import bot_pb2
+from referee import wire
+from referee.clients import BotClient, BotFault
+from referee.games.base import Game, State, ranks_from_scores
+from tournaments.config import TimeConfig
+from tournaments.schedule import Pairing, derive_seed
+
+
+class MatchAbandoned(Exception):
+    """The tournament is stopping; this game is not to be recorded."""
+
+
+@dataclass(frozen=True)
+class Fault:
+    seat: int
+    bot: str
+    decision_id: int
+    fault_class: str
+    detail: str
+    policy: str
+    time: str
+
+
+@dataclass
+class MatchResult:
+    pairing: Pairing
+    game: str
+    variant: str
+    scores: list[int]
+    ranks: list[int]
+    status: str
+    end_reason: str
+    actions: list[int]
+    # (seat, decision_id, milliseconds) for every decision a bot answered.
+    times: list[tuple[int, int, float]]
+    faults: list[Fault]
+    started_at: str
+    finished_at: str
+    duration_s: float
+
+
+@dataclass
+class FaultPolicy:
+    """What the referee does for each fault class (see tournaments.config)."""
+
+    by_class: dict[str, str]
+    max_strikes: int = 3
+
+
+@dataclass
+class SeatState:
+    """One seat's bot, clock and standing within a game."""
+
+    name: str
+    client: BotClient | None
+    bank_ms: float
+    strikes: int = 0
+    forfeited: bool = False
+    # After a crash the bot has lost its game; its later decisions are substituted.
+    gone: bool = False
+    next_event: int = 0
+    faults: list[Fault] = field(default_factory=list)
+
+    @property
+    def playing(self) -> bool:
+        return self.client is not None and not self.forfeited and not self.gone
+
+
+def now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+
+
+def final_ranks(scores: list[int], forfeited: list[bool]) -> list[int]:
+    """Ranks by score, with forfeiting seats sharing the last place."""
+    staying = [score for score, out in zip(scores, forfeited) if not out]
+    staying_ranks = iter(ranks_from_scores(staying))
+    last = len(staying) + 1
+    return [last if out else next(staying_ranks) for out in forfeited]
+
+
+class Match:
+    """One game between seated bots. Create it, then call :meth:`play`."""
+
+    def __init__(self, game: Game, variant: str, pairing: Pairing, game_id: str,
+                 clients: list[BotClient | None], time_config: TimeConfig,
+                 policy: FaultPolicy, stop: threading.Event | None = None,
+                 on_crash: Callable[[int], None] | None = None) -> None:
+        self.game = game
+        self.variant = variant
+        self.pairing = pairing
+        self.game_id = game_id
+        self.time = time_config
+        self.policy = policy
+        self.stop = stop or threading.Event()
+        self.on_crash = on_crash
+        self.state: State = game.new_state(len(pairing.seats), variant, pairing.seed)
+        self.seats = [SeatState(name, client, time_config.bank_ms)
+                      for name, client in zip(pairing.seats, clients)]
+        for seat in self.seats:
+            seat.gone = seat.client is None
+        self.void = False
+        self.times: list[tuple[int, int, float]] = []
+        self.decision_id = 0
+
+    # -- the game ------------------------------------------------------------
+    def play(self) -> MatchResult:
+        started, clock_start = now(), time.monotonic()
+        self._start_game()
+        while not self.state.is_terminal():
+            if self.stop.is_set():
+                raise MatchAbandoned(self.game_id)
+            self.decision_id += 1
+            self.state.apply(self._decide())
+        scores = self.state.scores()
+        forfeited = [seat.forfeited for seat in self.seats]
+        status = "void" if self.void else "forfeit" if any(forfeited) else "finished"
+        ranks = final_ranks(scores, forfeited)
+        self._end_game(scores, ranks, status)
+        return MatchResult(
+            pairing=self.pairing, game=self.game.name, variant=self.variant,
+            scores=scores, ranks=ranks, status=status, end_reason=self.state.end_reason,
+            actions=list(self.state.history), times=self.times,
+            faults=[fault for seat in self.seats for fault in seat.faults],
+            started_at=started, finished_at=now(),
+            duration_s=time.monotonic() - clock_start)
+
+    def _start_game(self) -> None:
+        names = list(self.pairing.seats)
+        for index, seat in enumerate(self.seats):
+            if not seat.playing:
+                continue
+            request = bot_pb2.StartGameRequest(
+                game_id=self.game_id, game=self.game.name, variant=self.variant,
+                num_players=len(names), seat=index, seat_names=names,
+                time_control=bot_pb2.TimeControl(move_ms=self.time.move_ms,
+                                                 bank_ms=self.time.bank_ms))
+            try:
+                seat.client.start_game(request, timeout=self.time.call_ms / 1000)
+            except BotFault as fault:
+                self._fault(index, fault)
+
+    def _end_game(self, scores: list[int], ranks: list[int], status: str) -> None:
+        final_state = wire.struct(self.state.final_state())
+        for index, seat in enumerate(self.seats):
+            if seat.client is None or seat.gone:
+                continue
+            request = bot_pb2.EndGameRequest(
+                game_id=self.game_id, scores=scores, ranks=ranks,
+                reason=self.state.end_reason, final_state=final_state,
+                seat=index, status=status)
+            try:
+                seat.client.end_game(request, timeout=self.time.call_ms / 1000)
+            except BotFault:
+                pass  # the game is over; a bot that fails to listen changes nothing
+
+    # -- one decision --------------------------------------------------------
+    def _decide(self) -> int:
+        index = self.state.current_seat()
+        seat = self.seats[index]
+        if seat.playing:
+            try:
+                return self._ask(index, seat)
+            except BotFault as fault:
+                self._fault(index, fault)
+        return self._substitute()
+
+    def _ask(self, index: int, seat: SeatState) -> int:
+        request = wire.decision_request(
+            self.state, self.game_id, self.decision_id, seat.next_event,
+            bot_pb2.Clock(move_ms=self.time.move_ms, bank_ms=int(seat.bank_ms)))
+        seat.next_event = len(self.state.events)
+        deadline_ms = self.time.move_ms + seat.bank_ms + self.time.grace_ms
+        sent = time.monotonic()
+        try:
+            reply = seat.client.decide(request, timeout=deadline_ms / 1000)
+        finally:
+            elapsed_ms = (time.monotonic() - sent) * 1000
+            self.times.append((index, self.decision_id, round(elapsed_ms, 3)))
+        seat.bank_ms -= max(0.0, elapsed_ms - self.time.move_ms)
+        if seat.bank_ms < 0:
+            seat.bank_ms = 0
+            raise BotFault("timeout", f"took {elapsed_ms:.0f} ms: time bank exhausted")
+        return self._check(reply, len(request.legal_actions))
+
+    def _check(self, reply: bot_pb2.Decision, action_count: int) -> int:
+        if not isinstance(reply, bot_pb2.Decision):
+            raise BotFault("illegal", "the reply is not a Decision")
+        if reply.decision_id != self.decision_id:
+            raise BotFault("illegal", f"stale decision_id {reply.decision_id} "
+                                      f"(expected {self.decision_id})")
+        if not 0 <= reply.action_index < action_count:
+            raise BotFault("illegal", f"action_index {reply.action_index} out of range "
+                                      f"0..{action_count - 1}")
+        return reply.action_index
+
+    def _substitute(self) -> int:
+        rng = random.Random(derive_seed(self.pairing.seed, self.game_id, self.decision_id))
+        return rng.randrange(len(self.state.legal_actions()))
+
+    def _fault(self, index: int, fault: BotFault) -> None:
+        """Record a fault and apply the policy for its class."""
+        seat = self.seats[index]
+        policy = self.policy.by_class.get(fault.fault_class, "substitute")
+        if fault.fault_class == "crash":
+            seat.gone = True
+            if self.on_crash is not None:
+                self.on_crash(index)
+        if policy == "substitute":
+            seat.strikes += 1
+            if seat.strikes >= self.policy.max_strikes:
+                policy = "forfeit"
+        if policy == "forfeit":
+            seat.forfeited = True
+        elif policy == "void":
+            self.void = True
+        seat.faults.append(Fault(index, seat.name, self.decision_id, fault.fault_class,
+                                 fault.detail, policy, now()))

@@ -1,0 +1,166 @@
+"""The bots of a tournament: started, greeted, checked, restarted and stopped.
+
+A :class:`Participant` wraps one config entry and gives the match runner a
+client for it. Everything that can go wrong before the first game (the
+process won't start, the handshake fails, the game isn't supported) is a
+:class:`BotStartError` with the reason and the tail of the bot's log.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+
+import grpc
+
+from circus.v1 import bot_pb2
+from referee.clients import BotClient, BotFault, GrpcClient, InProcessClient, load_python_bot
+from referee.process import BotProcess
+from referee.wire import PROTOCOL_VERSION
+from tournaments.config import BotSpec, LimitsConfig
+
+REFEREE_NAME = "circus-referee 0.1.0"
+
+
+class BotStartError(Exception):
+    """A bot cannot take part; the message names the bot and the reason."""
+
+
+def major(version: str) -> str:
+    return version.split(".", 1)[0]
+
+
+class Participant:
+    """One bot of the lineup and the client to reach it."""
+
+    def __init__(self, spec: BotSpec, log_dir: Path, limits: LimitsConfig,
+                 startup_ms: int, max_restarts: int = 0) -> None:
+        self.spec = spec
+        self.name = spec.name
+        self.limits = limits
+        self.startup_s = startup_ms / 1000
+        self.max_restarts = max_restarts
+        self.restarts = 0
+        self.hello_response: bot_pb2.HelloResponse | None = None
+        self.client: BotClient | None = None
+        self.process: BotProcess | None = None
+        self.lock = threading.Lock()
+        if spec.command is not None:
+            self.process = BotProcess(spec.name, spec.command, log_dir / f"{spec.name}.log",
+                                      limits.memory_mb, limits.cpu_seconds)
+
+    @property
+    def log_path(self) -> Path | None:
+        return self.process.log_path if self.process else None
+
+    def start(self, game: str, variant: str) -> None:
+        """Start (if a command), connect, greet and check the bot supports the game."""
+        try:
+            self.client = self._connect()
+            self.hello_response = self._hello()
+        except BotStartError:
+            self.stop()
+            raise
+        self._check_support(game, variant)
+
+    def _connect(self) -> BotClient:
+        spec = self.spec
+        if spec.python is not None:
+            try:
+                return InProcessClient(load_python_bot(spec.python))
+            except Exception as error:  # any import or constructor failure
+                raise BotStartError(f"bot {self.name!r}: cannot load {spec.python!r}: "
+                                    f"{type(error).__name__}: {error}") from None
+        if self.process is not None:
+            try:
+                address = self.process.start()
+            except OSError as error:
+                raise BotStartError(f"bot {self.name!r}: cannot start "
+                                    f"{spec.command!r}: {error}") from None
+        else:
+            address = spec.address
+        client = GrpcClient(address, self.limits.message_bytes)
+        self._wait_ready(client)
+        return client
+
+    def _wait_ready(self, client: GrpcClient) -> None:
+        """Wait for the bot's port to accept connections, within startup_ms."""
+        deadline = time.monotonic() + self.startup_s
+        ready = grpc.channel_ready_future(client.channel)
+        while time.monotonic() < deadline:
+            if self.process is not None and not self.process.alive():
+                client.close()
+                raise BotStartError(self._failure(
+                    f"exited with status {self.process.exit_status()} before answering"))
+            try:
+                ready.result(timeout=0.05)
+                return
+            except grpc.FutureTimeoutError:
+                continue
+        ready.cancel()
+        client.close()
+        raise BotStartError(self._failure(
+            f"did not answer on {client.address} within startup_ms={int(self.startup_s * 1000)}"))
+
+    def _hello(self) -> bot_pb2.HelloResponse:
+        assert self.client is not None
+        request = bot_pb2.HelloRequest(protocol_version=PROTOCOL_VERSION, referee=REFEREE_NAME)
+        try:
+            response = self.client.hello(request, timeout=self.startup_s)
+        except BotFault as fault:
+            raise BotStartError(self._failure(f"Hello failed ({fault})")) from None
+        if not isinstance(response, bot_pb2.HelloResponse):
+            raise BotStartError(self._failure("Hello returned no HelloResponse"))
+        if major(response.protocol_version) != major(PROTOCOL_VERSION):
+            raise BotStartError(self._failure(
+                f"speaks protocol {response.protocol_version or '(none)'}, the referee "
+                f"speaks {PROTOCOL_VERSION}: the major versions differ"))
+        return response
+
+    def supports(self, game: str, variant: str) -> bool:
+        assert self.hello_response is not None
+        return any(support.game == game and (not support.variants or variant in support.variants)
+                   for support in self.hello_response.games)
+
+    def _check_support(self, game: str, variant: str) -> None:
+        if not self.supports(game, variant):
+            claimed = ", ".join(f"{s.game}{list(s.variants) or ''}"
+                                for s in self.hello_response.games) or "no game"
+            self.stop()
+            raise BotStartError(self._failure(
+                f"does not play {game} (variant {variant}); it claims {claimed}"))
+
+    def _failure(self, reason: str) -> str:
+        tail = self.process.log_tail() if self.process else ""
+        where = f" [log {self.log_path}: {tail}]" if tail else ""
+        return f"bot {self.name!r}: {reason}{where}"
+
+    def recover(self, game: str, variant: str) -> bool:
+        """Restart a crashed ``command:`` bot, within ``max_restarts``.
+
+        Returns True if the bot is (again) able to play.
+        """
+        with self.lock:
+            if self.process is None or self.process.alive():
+                return self.client is not None
+            if self.restarts >= self.max_restarts:
+                return False
+            self.restarts += 1
+            if self.client is not None:
+                self.client.close()
+            try:
+                self.start(game, variant)
+            except BotStartError:
+                self.client = None
+                return False
+            return True
+
+    def crashed(self) -> bool:
+        return self.process is not None and not self.process.alive()
+
+    def stop(self) -> None:
+        if self.client is not None:
+            self.client.close()
+        if self.process is not None:
+            self.process.stop()

@@ -1,0 +1,235 @@
+"""The results store: one SQLite file holding tournaments, games and faults.
+
+Each finished game is written in one transaction, in WAL mode, so a referee
+killed at any moment leaves a database that opens and is consistent: a game
+is either wholly there or not at all. Games in flight are never written.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Iterator
+
+from referee.match import MatchResult
+
+DEFAULT_DB = Path("runs/circus.sqlite")
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS tournaments (
+    name        TEXT PRIMARY KEY,
+    config      TEXT NOT NULL,      -- the full config, as JSON
+    identity    TEXT NOT NULL,      -- the keys that define the games, as JSON
+    total_games INTEGER NOT NULL,
+    created_at  TEXT NOT NULL,
+    finished_at TEXT,
+    log_dir     TEXT
+);
+CREATE TABLE IF NOT EXISTS games (
+    id          INTEGER PRIMARY KEY,
+    tournament  TEXT NOT NULL REFERENCES tournaments(name) ON DELETE CASCADE,
+    game_index  INTEGER NOT NULL,
+    group_index INTEGER NOT NULL,
+    round       INTEGER NOT NULL,
+    seed        INTEGER NOT NULL,
+    game        TEXT NOT NULL,
+    variant     TEXT NOT NULL,
+    seats       TEXT NOT NULL,      -- bot names by seat, JSON
+    scores      TEXT NOT NULL,      -- JSON, by seat
+    ranks       TEXT NOT NULL,      -- JSON, by seat; 1 is first
+    status      TEXT NOT NULL,      -- finished | forfeit | void
+    end_reason  TEXT NOT NULL,
+    actions     TEXT NOT NULL,      -- chosen action indices, JSON: the replay record
+    times       TEXT NOT NULL,      -- [seat, decision_id, ms] per answered decision, JSON
+    started_at  TEXT NOT NULL,
+    finished_at TEXT NOT NULL,
+    duration_s  REAL NOT NULL,
+    UNIQUE (tournament, game_index)
+);
+CREATE TABLE IF NOT EXISTS faults (
+    id          INTEGER PRIMARY KEY,
+    tournament  TEXT NOT NULL REFERENCES tournaments(name) ON DELETE CASCADE,
+    game_id     INTEGER NOT NULL REFERENCES games(id) ON DELETE CASCADE,
+    game_index  INTEGER NOT NULL,
+    seat        INTEGER NOT NULL,
+    bot         TEXT NOT NULL,
+    decision_id INTEGER NOT NULL,
+    class       TEXT NOT NULL,      -- timeout | crash | illegal | error
+    detail      TEXT NOT NULL,
+    policy      TEXT NOT NULL,      -- substitute | forfeit | void
+    time        TEXT NOT NULL
+);
+"""
+
+
+@dataclass(frozen=True)
+class StoredGame:
+    id: int
+    tournament: str
+    game_index: int
+    group_index: int
+    round: int
+    seed: int
+    game: str
+    variant: str
+    seats: list[str]
+    scores: list[int]
+    ranks: list[int]
+    status: str
+    end_reason: str
+    actions: list[int]
+    times: list[list[float]]
+    started_at: str
+    finished_at: str
+    duration_s: float
+
+
+@dataclass(frozen=True)
+class StoredTournament:
+    name: str
+    config: dict[str, Any]
+    identity: dict[str, Any]
+    total_games: int
+    created_at: str
+    finished_at: str | None
+    log_dir: str | None
+
+
+class StoreError(Exception):
+    """The database cannot be used; the message says why."""
+
+
+class Store:
+    def __init__(self, path: Path | str) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self.db = sqlite3.connect(self.path, check_same_thread=False)
+            self.db.row_factory = sqlite3.Row
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("PRAGMA foreign_keys=ON")
+            self.db.executescript(SCHEMA)
+        except sqlite3.DatabaseError as error:
+            raise StoreError(f"{self.path}: not a usable results database ({error})") from None
+
+    def close(self) -> None:
+        self.db.close()
+
+    @classmethod
+    def open_existing(cls, path: Path | str) -> Store:
+        """Open a database that must already exist (for the read-only commands)."""
+        if not Path(path).exists():
+            raise StoreError(f"no results database at {path} (run a tournament first, "
+                             "or give --db PATH)")
+        return cls(path)
+
+    # -- tournaments ---------------------------------------------------------
+    def tournament(self, name: str) -> StoredTournament | None:
+        row = self.db.execute("SELECT * FROM tournaments WHERE name = ?", (name,)).fetchone()
+        return None if row is None else _tournament(row)
+
+    def tournaments(self) -> list[StoredTournament]:
+        rows = self.db.execute("SELECT * FROM tournaments ORDER BY created_at").fetchall()
+        return [_tournament(row) for row in rows]
+
+    def resolve(self, name: str | None) -> StoredTournament:
+        """The named tournament, or the latest one when no name is given."""
+        if name is not None:
+            found = self.tournament(name)
+            if found is None:
+                known = ", ".join(t.name for t in self.tournaments()) or "none"
+                raise StoreError(f"no tournament {name!r} in {self.path} (tournaments: {known})")
+            return found
+        every = self.tournaments()
+        if not every:
+            raise StoreError(f"no tournament in {self.path} yet")
+        return every[-1]
+
+    def create_tournament(self, name: str, config: dict[str, Any], identity: dict[str, Any],
+                          total_games: int, log_dir: str) -> None:
+        with self.db:
+            self.db.execute(
+                "INSERT INTO tournaments (name, config, identity, total_games, created_at, log_dir)"
+                " VALUES (?, ?, ?, ?, ?, ?)",
+                (name, json.dumps(config), json.dumps(identity, sort_keys=True), total_games,
+                 _now(), log_dir))
+
+    def delete_tournament(self, name: str) -> None:
+        with self.db:
+            self.db.execute("DELETE FROM faults WHERE tournament = ?", (name,))
+            self.db.execute("DELETE FROM games WHERE tournament = ?", (name,))
+            self.db.execute("DELETE FROM tournaments WHERE name = ?", (name,))
+
+    def finish_tournament(self, name: str) -> None:
+        with self.db:
+            self.db.execute("UPDATE tournaments SET finished_at = ? WHERE name = ?",
+                            (_now(), name))
+
+    # -- games ---------------------------------------------------------------
+    def add_game(self, tournament: str, result: MatchResult) -> int:
+        """Write a finished game and its faults in one transaction."""
+        pairing = result.pairing
+        with self.db:
+            cursor = self.db.execute(
+                "INSERT INTO games (tournament, game_index, group_index, round, seed, game,"
+                " variant, seats, scores, ranks, status, end_reason, actions, times,"
+                " started_at, finished_at, duration_s)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (tournament, pairing.index, pairing.group, pairing.round, pairing.seed,
+                 result.game, result.variant, json.dumps(list(pairing.seats)),
+                 json.dumps(result.scores), json.dumps(result.ranks), result.status,
+                 result.end_reason, json.dumps(result.actions), json.dumps(result.times),
+                 result.started_at, result.finished_at, result.duration_s))
+            game_id = cursor.lastrowid
+            self.db.executemany(
+                "INSERT INTO faults (tournament, game_id, game_index, seat, bot, decision_id,"
+                " class, detail, policy, time) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [(tournament, game_id, pairing.index, fault.seat, fault.bot, fault.decision_id,
+                  fault.fault_class, fault.detail, fault.policy, fault.time)
+                 for fault in result.faults])
+        return game_id
+
+    def done_indices(self, tournament: str) -> set[int]:
+        rows = self.db.execute("SELECT game_index FROM games WHERE tournament = ?",
+                               (tournament,))
+        return {row[0] for row in rows}
+
+    def games(self, tournament: str) -> list[StoredGame]:
+        """The tournament's games in schedule order (the order ratings use)."""
+        rows = self.db.execute(
+            "SELECT * FROM games WHERE tournament = ? ORDER BY game_index", (tournament,))
+        return [_game(row) for row in rows]
+
+    def game(self, game_id: int) -> StoredGame | None:
+        row = self.db.execute("SELECT * FROM games WHERE id = ?", (game_id,)).fetchone()
+        return None if row is None else _game(row)
+
+    def faults(self, tournament: str, bot: str | None = None) -> Iterator[sqlite3.Row]:
+        query = "SELECT * FROM faults WHERE tournament = ?"
+        params: tuple[Any, ...] = (tournament,)
+        if bot is not None:
+            query += " AND bot = ?"
+            params += (bot,)
+        return iter(self.db.execute(query + " ORDER BY game_index, decision_id, id", params))
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def _tournament(row: sqlite3.Row) -> StoredTournament:
+    return StoredTournament(row["name"], json.loads(row["config"]), json.loads(row["identity"]),
+                            row["total_games"], row["created_at"], row["finished_at"],
+                            row["log_dir"])
+
+
+_JSON_COLUMNS = ("seats", "scores", "ranks", "actions", "times")
+
+
+def _game(row: sqlite3.Row) -> StoredGame:
+    values = {key: json.loads(row[key]) if key in _JSON_COLUMNS else row[key]
+              for key in row.keys()}
+    return StoredGame(**values)

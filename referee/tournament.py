@@ -1,0 +1,212 @@
+"""Running a whole tournament: bots up, games played, results stored, bots down.
+
+The schedule says which games exist; this module plays the ones not yet in
+the store (so running the same command again resumes), ``concurrency`` at a
+time, and writes each as it ends. Ratings are folded in schedule order as
+soon as every earlier game is in, so they never depend on finish order.
+"""
+
+from __future__ import annotations
+
+import signal
+import sys
+import threading
+import time
+from concurrent import futures
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Callable, TextIO
+
+from referee.clients import BotClient
+from referee.games import get_game
+from referee.match import FaultPolicy, Match, MatchAbandoned, MatchResult
+from referee.participants import BotStartError, Participant
+from referee.store import Store
+from tournaments.config import TournamentConfig
+from tournaments.schedule import Pairing, schedule
+
+
+class TournamentError(Exception):
+    """The tournament cannot run; the message is one line for the user."""
+
+
+class Interrupted(Exception):
+    """Stopped by Ctrl-C or SIGTERM; finished games are stored."""
+
+
+@dataclass
+class Summary:
+    name: str
+    total: int
+    played: int
+    already_done: int
+    wall_s: float
+    faults: dict[str, int] = field(default_factory=dict)
+    skipped_bots: list[str] = field(default_factory=list)
+
+
+def config_changes(old: dict, new: dict) -> list[str]:
+    """The keys whose values differ between two config identities."""
+    return sorted(key for key in old.keys() | new.keys() if old.get(key) != new.get(key))
+
+
+class Progress:
+    """One status line at a time: done/total, games per second, ETA."""
+
+    def __init__(self, total: int, done: int, out: TextIO, quiet: bool) -> None:
+        self.total, self.done, self.started_with = total, done, done
+        self.out, self.quiet = out, quiet
+        self.start = time.monotonic()
+        self.last_print = 0.0
+        self.lock = threading.Lock()
+
+    def line(self) -> str:
+        elapsed = time.monotonic() - self.start
+        played = self.done - self.started_with
+        rate = played / elapsed if elapsed > 0 else 0.0
+        left = self.total - self.done
+        eta = f"{left / rate:,.0f}s" if rate > 0 else "?"
+        return (f"games {self.done}/{self.total} ({100 * self.done / max(self.total, 1):.0f}%)"
+                f"  {rate:.1f} games/s  ETA {eta}")
+
+    def advance(self, extra: Callable[[], str] | None = None) -> None:
+        with self.lock:
+            self.done += 1
+            now = time.monotonic()
+            if self.quiet or (now - self.last_print < 1.0 and self.done < self.total):
+                return
+            self.last_print = now
+            print(self.line(), file=self.out, flush=True)
+            if extra is not None:
+                print(extra(), file=self.out, flush=True)
+
+
+class TournamentRunner:
+    def __init__(self, config: TournamentConfig, store: Store, log_dir: Path,
+                 out: TextIO = sys.stderr, quiet: bool = False,
+                 skip_bad_bots: bool = False, fresh: bool = False) -> None:
+        self.config = config
+        self.store = store
+        self.log_dir = log_dir
+        self.out = out
+        self.quiet = quiet
+        self.skip_bad_bots = skip_bad_bots
+        self.fresh = fresh
+        self.game = get_game(config.game)
+        self.pairings = schedule(config)
+        self.stop = threading.Event()
+        self.participants: dict[str, Participant] = {}
+
+    # -- set-up ----------------------------------------------------------------
+    def _prepare_store(self) -> set[int]:
+        """Create, resume or (with --fresh) restart the tournament's record."""
+        name, identity = self.config.name, self.config.identity()
+        existing = self.store.tournament(name)
+        if existing is not None and self.fresh:
+            self.store.delete_tournament(name)
+            existing = None
+        if existing is not None:
+            changed = config_changes(existing.identity, _jsonable(identity))
+            if changed:
+                raise TournamentError(
+                    f"tournament {name!r} already exists in {self.store.path} with a "
+                    f"different config (changed: {', '.join(changed)}); use --fresh to "
+                    "start over or give it another name")
+            return self.store.done_indices(name)
+        self.store.create_tournament(name, _jsonable(asdict(self.config)), _jsonable(identity),
+                                     len(self.pairings), str(self.log_dir))
+        return set()
+
+    def _start_bots(self, needed: set[str]) -> list[str]:
+        """Start every needed bot; return the names of those that failed."""
+        errors: dict[str, str] = {}
+        for spec in self.config.bots:
+            if spec.name not in needed:
+                continue
+            participant = Participant(spec, self.log_dir, self.config.limits,
+                                      self.config.time.startup_ms,
+                                      self.config.max_restarts if self.config.recover else 0)
+            try:
+                participant.start(self.config.game, self.config.variant)
+            except BotStartError as error:
+                errors[spec.name] = str(error)
+                continue
+            self.participants[spec.name] = participant
+        if errors and not self.skip_bad_bots:
+            self.stop_bots()
+            raise TournamentError("; ".join(errors.values())
+                                  + " (the tournament did not start; --skip-bad-bots plays "
+                                    "without them)")
+        for message in errors.values():
+            print(f"skipping: {message}", file=self.out, flush=True)
+        return sorted(errors)
+
+    def stop_bots(self) -> None:
+        for participant in self.participants.values():
+            participant.stop()
+
+    # -- playing -----------------------------------------------------------------
+    def _client(self, name: str) -> BotClient | None:
+        participant = self.participants[name]
+        if participant.crashed():
+            participant.recover(self.config.game, self.config.variant)
+        return None if participant.crashed() else participant.client
+
+    def _play(self, pairing: Pairing) -> MatchResult:
+        if self.stop.is_set():
+            raise MatchAbandoned(str(pairing.index))
+        policy = FaultPolicy(self.config.faults, self.config.max_strikes)
+        match = Match(self.game, self.config.variant, pairing,
+                      f"{self.config.name}/{pairing.index}",
+                      [self._client(name) for name in pairing.seats],
+                      self.config.time, policy, self.stop)
+        return match.play()
+
+    def run(self) -> Summary:
+        started = time.monotonic()
+        done = self._prepare_store()
+        todo = [p for p in self.pairings if p.index not in done]
+        needed = {name for pairing in todo for name in pairing.seats}
+        skipped = self._start_bots(needed) if todo else []
+        todo = [p for p in todo if not set(p.seats) & set(skipped)]
+        progress = Progress(len(self.pairings), len(done), self.out, self.quiet)
+        faults: dict[str, int] = {}
+        previous = signal.signal(signal.SIGTERM, _raise_interrupt) \
+            if threading.current_thread() is threading.main_thread() else None
+        pool = futures.ThreadPoolExecutor(self.config.concurrency, thread_name_prefix="match")
+        try:
+            pending = {pool.submit(self._play, pairing) for pairing in todo}
+            for future in futures.as_completed(pending):
+                result = future.result()
+                self.store.add_game(self.config.name, result)
+                for fault in result.faults:
+                    faults[fault.fault_class] = faults.get(fault.fault_class, 0) + 1
+                progress.advance()
+        except KeyboardInterrupt:
+            self.stop.set()
+            raise Interrupted(
+                f"interrupted: {progress.done} of {len(self.pairings)} games are stored in "
+                f"{self.store.path}; run the same command again to resume") from None
+        finally:
+            self.stop.set()
+            pool.shutdown(wait=True, cancel_futures=True)
+            self.stop_bots()
+            if previous is not None:
+                signal.signal(signal.SIGTERM, previous)
+        if progress.done == len(self.pairings):
+            self.store.finish_tournament(self.config.name)
+        return Summary(self.config.name, len(self.pairings), len(todo), len(done),
+                       time.monotonic() - started, faults, skipped)
+
+
+def _raise_interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+def _jsonable(value: object) -> object:
+    """Tuples become lists, as they would after a round trip through JSON."""
+    if isinstance(value, dict):
+        return {key: _jsonable(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(item) for item in value]
+    return value

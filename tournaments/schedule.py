@@ -1,0 +1,78 @@
+"""Which bots play which game, in which seats, with which deal.
+
+Pure: a schedule depends only on the config, so the same config gives the
+same games in the same order whatever the concurrency or finish order.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import math
+from dataclasses import dataclass
+
+from tournaments.config import TournamentConfig
+
+
+@dataclass(frozen=True)
+class Pairing:
+    """One scheduled game."""
+
+    index: int
+    group: int
+    round: int
+    seats: tuple[str, ...]
+    seed: int
+
+
+def derive_seed(*parts: object) -> int:
+    """A 63-bit seed from the given parts, stable across runs and platforms."""
+    digest = hashlib.sha256("/".join(map(str, parts)).encode()).digest()
+    return int.from_bytes(digest[:8], "big") >> 1
+
+
+def rotations(seats: tuple[str, ...]) -> list[tuple[str, ...]]:
+    """Every cyclic rotation, so each bot sits once in each seat."""
+    return [seats[shift:] + seats[:shift] for shift in range(len(seats))]
+
+
+def tables(config: TournamentConfig) -> list[tuple[str, ...]]:
+    """The sets of bots that meet once per round, seated in config order."""
+    names = [bot.name for bot in config.bots]
+    if config.format == "gauntlet":
+        others = [name for name in names if name != config.challenger]
+        return [(config.challenger, *rest)
+                for rest in itertools.combinations(others, config.players - 1)]
+    return list(itertools.combinations(names, config.players))
+
+
+def rounds_needed(config: TournamentConfig) -> int:
+    """``rounds``, or the fewest rounds giving every bot ``games_per_bot`` games."""
+    if not config.games_per_bot:
+        return config.rounds
+    per_round: dict[str, int] = {}
+    for table in tables(config):
+        for name in table:
+            per_round[name] = per_round.get(name, 0) + len(table)
+    fewest = min(per_round.values())
+    return math.ceil(config.games_per_bot / fewest)
+
+
+def schedule(config: TournamentConfig) -> list[Pairing]:
+    """All games of the tournament, indexed from 0.
+
+    Each (round, table) is a group whose games are the table's seat
+    rotations. With ``duplicate`` the group shares one deal seed, derived from
+    (tournament seed, group index), so card luck cancels out within it.
+    """
+    pairings: list[Pairing] = []
+    group = 0
+    for round_number in range(rounds_needed(config)):
+        for table in tables(config):
+            for seats in rotations(table):
+                index = len(pairings)
+                seed = (derive_seed(config.seed, "group", group) if config.duplicate
+                        else derive_seed(config.seed, "game", index))
+                pairings.append(Pairing(index, group, round_number, seats, seed))
+            group += 1
+    return pairings
