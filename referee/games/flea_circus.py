@@ -205,7 +205,7 @@ class FleaCircusState(State):
         self.deck.extend(gathered)
         self.piles = [[] for _ in range(self.num_players)]
         self.emit("reshuffle", f"{len(gathered)} pile cards shuffled under the deck",
-                  self.player, cards=len(gathered))
+                  self.player, count=len(gathered))
 
     def _take_from_earth(self, amount: int) -> None:
         taken = min(amount, self.earth)
