@@ -83,12 +83,12 @@ class Progress:
 
 class TournamentRunner:
     def __init__(self, config: TournamentConfig, store: Store, log_dir: Path,
-                 out: TextIO = sys.stderr, quiet: bool = False,
+                 out: TextIO | None = None, quiet: bool = False,
                  skip_bad_bots: bool = False, fresh: bool = False) -> None:
         self.config = config
         self.store = store
         self.log_dir = log_dir
-        self.out = out
+        self.out = out or sys.stderr
         self.quiet = quiet
         self.skip_bad_bots = skip_bad_bots
         self.fresh = fresh

@@ -1,0 +1,84 @@
+"""Bad configs are refused before anything starts: one line, exit status 2."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+from click.testing import CliRunner
+
+from referee.cli import main
+from tournaments.config import ConfigError, load_config
+
+GOOD = """
+name: t
+game: flea-circus
+players: 2
+bots:
+  - {name: a, python: "bots.random_bot:RandomBot"}
+  - {name: b, python: "bots.random_bot:RandomBot"}
+"""
+
+
+def run_config(tmp_path, text: str):
+    path = tmp_path / "bots.yaml"
+    path.write_text(textwrap.dedent(text))
+    result = CliRunner().invoke(main, ["tournament", str(path), "--db", str(tmp_path / "r.db"),
+                                       "--logs", str(tmp_path / "logs"), "--quiet"])
+    return result
+
+
+@pytest.mark.parametrize("text, message", [
+    (GOOD + "colour: red\n", "unknown key 'colour'"),
+    (GOOD.replace("flea-circus", "chess"), "unknown game 'chess'"),
+    (GOOD + "variant: turbo\n", "has no variant 'turbo'"),
+    (GOOD.replace("players: 2", "players: 7"), "is for 2-5 players, not 7"),
+    (GOOD.replace("players: 2", "players: 3"), "2 bot(s) listed but the table has 3 seats"),
+    (GOOD.replace("name: b", "name: a"), "duplicate bot name 'a'"),
+    (GOOD.replace('python: "bots.random_bot:RandomBot"}', "}", 1),
+     "bot 'a' needs exactly one of command, address, python (found none)"),
+    (GOOD.replace('python: "bots.random_bot:RandomBot"}', 'python: x:Y, address: "h:1"}', 1),
+     "bot 'a' needs exactly one of command, address, python (found address and python)"),
+    (GOOD.replace("players: 2", "players: two"), "'players' must be int"),
+    (GOOD + "rounds: 0\n", "'rounds' must be at least 1"),
+    (GOOD + "time: {move_ms: -5}\n", "time.move_ms must be positive"),
+    (GOOD + "time: {moves: 5}\n", "unknown key time.'moves'"),
+    (GOOD + "faults: {timeout: explode}\n", "faults.timeout must be one of"),
+    ("game: [unclosed\n", "not valid YAML"),
+    ("- just a list\n", "must be a mapping"),
+    (GOOD.replace("game: flea-circus\n", ""), "missing required key 'game'"),
+])
+def test_bad_config_is_refused_with_one_line_and_status_2(tmp_path, text, message):
+    result = run_config(tmp_path, text)
+    assert result.exit_code == 2, result.output
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and message in lines[0], result.output
+    assert not (tmp_path / "logs").exists()
+
+
+def test_missing_file_is_refused(tmp_path):
+    result = CliRunner().invoke(main, ["tournament", str(tmp_path / "nope.yaml")])
+    assert result.exit_code == 2 and "cannot read" in result.output
+
+
+def test_good_config_gets_defaults(tmp_path):
+    path = tmp_path / "bots.yaml"
+    path.write_text(GOOD)
+    config = load_config(path)
+    assert (config.variant, config.rounds, config.seed, config.duplicate) == \
+        ("standard", 1, 1, True)
+    assert config.faults["crash"] == "forfeit" and config.faults["timeout"] == "substitute"
+
+
+def test_fault_policy_for_all_classes_then_one(tmp_path):
+    path = tmp_path / "bots.yaml"
+    path.write_text(GOOD + "faults: {all: void, crash: forfeit}\n")
+    faults = load_config(path).faults
+    assert faults == {"timeout": "void", "illegal": "void", "error": "void", "crash": "forfeit"}
+
+
+def test_rounds_and_games_per_bot_together_are_refused(tmp_path):
+    path = tmp_path / "bots.yaml"
+    path.write_text(GOOD + "rounds: 2\ngames_per_bot: 4\n")
+    with pytest.raises(ConfigError, match="not both"):
+        load_config(path)

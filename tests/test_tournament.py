@@ -1,0 +1,121 @@
+"""Whole tournaments: real gRPC bot processes, reproducibility, the stored record."""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import replace
+
+from click.testing import CliRunner
+
+from conftest import run_tournament, write_config
+from ratings.standings import standings
+from referee.cli import main
+from referee.games import GameRecord, replay
+from tournaments.config import load_config
+
+GRPC_CONFIG = """
+name: grpc
+game: flea-circus
+players: 3
+rounds: 2
+seed: 99
+concurrency: 2
+bots:
+  - name: greedy
+    command: python -m bots.flea_greedy --port {port}
+  - name: random
+    command: python -m bots.random_bot --port {port}
+  - name: random-b
+    command: python -m bots.random_bot
+"""
+
+
+def process_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def test_tournament_of_grpc_bot_processes(tmp_path, monkeypatch):
+    started = []
+    from referee import process
+    original = process.BotProcess.start
+
+    def spy(self):
+        address = original(self)
+        started.append(self.process.pid)
+        return address
+
+    monkeypatch.setattr(process.BotProcess, "start", spy)
+    summary, store, _ = run_tournament(write_config(tmp_path, GRPC_CONFIG), tmp_path)
+    games = store.games("grpc")
+    assert summary.played == len(games) == 6  # 1 table × 3 rotations × 2 rounds
+    assert all(game.status == "finished" and game.actions for game in games)
+    assert len(started) == 3 and not any(map(process_alive, started))
+    # Each bot sat in each seat once per round.
+    assert sorted(game.seats[0] for game in games) == sorted(["greedy", "random", "random-b"] * 2)
+    # The bot without {port} in its command found it in CIRCUS_BOT_PORT.
+    assert (tmp_path / "logs" / "grpc" / "random-b.log").read_text().count("listening") == 1
+    for game in games:
+        record = GameRecord(game.game, game.variant, len(game.seats), game.seed,
+                            tuple(game.actions))
+        assert replay(record).scores() == game.scores
+
+
+IN_PROCESS = """
+name: same
+game: flea-circus
+players: 2
+rounds: 3
+seed: 5
+concurrency: {concurrency}
+bots:
+  - {{name: greedy, python: "bots.flea_greedy:FleaGreedyBot"}}
+  - {{name: random, python: "bots.random_bot:RandomBot"}}
+  - {{name: random-b, python: "bots.random_bot:RandomBot"}}
+"""
+
+
+def game_rows(store, name):
+    return [(g.game_index, g.seed, g.seats, g.scores, g.ranks, g.actions)
+            for g in store.games(name)]
+
+
+def test_same_config_gives_identical_games_and_ratings(tmp_path):
+    results = []
+    for run, concurrency in enumerate((1, 4, 4)):
+        folder = tmp_path / str(run)
+        folder.mkdir()
+        config = load_config(write_config(folder, IN_PROCESS.format(concurrency=concurrency)))
+        _, store, _ = run_tournament(config, folder)
+        results.append((game_rows(store, "same"),
+                        [(r.bot, r.mu, r.sigma) for r in standings(store, store.resolve("same"))]))
+    assert results[0] == results[1] == results[2]
+    assert len(results[0][0]) == 18
+
+
+def test_another_seed_gives_other_games(tmp_path):
+    config = load_config(write_config(tmp_path, IN_PROCESS.format(concurrency=2)))
+    _, first, _ = run_tournament(config, tmp_path, db="a.sqlite")
+    _, second, _ = run_tournament(replace(config, seed=6), tmp_path, db="b.sqlite")
+    assert [g.seed for g in first.games("same")] != [g.seed for g in second.games("same")]
+
+
+def test_cli_tournament_leaderboard_and_replay(tmp_path):
+    path = write_config(tmp_path, IN_PROCESS.format(concurrency=2))
+    db = str(tmp_path / "r.sqlite")
+    runner = CliRunner()
+    result = runner.invoke(main, ["tournament", str(path), "--db", db, "--logs",
+                                  str(tmp_path / "logs")])
+    assert result.exit_code == 0, result.output
+    assert "games 18/18" in result.output and "greedy" in result.output
+    board = json.loads(runner.invoke(main, ["leaderboard", "--db", db, "--format", "json"]).output)
+    assert {"bot", "mu", "sigma", "conservative", "games", "wins"} <= set(board[0])
+    assert board[0]["bot"] == "greedy" and sum(row["games"] for row in board) == 36
+    shown = runner.invoke(main, ["replay", "1", "--db", db])
+    assert shown.exit_code == 0 and "end: earth-empty" in shown.output
+    assert runner.invoke(main, ["replay", "999", "--db", db]).exit_code == 2
+    assert "flea-circus" in runner.invoke(main, ["games"]).output
