@@ -14,10 +14,11 @@ import click
 from tabulate import tabulate
 
 from ratings.standings import standings
+from referee.checkbot import check_bot
 from referee.games import GAMES, GameConfigError, get_game
 from referee.store import DEFAULT_DB, Store, StoreError
 from referee.tournament import Interrupted, TournamentError, TournamentRunner
-from tournaments.config import ConfigError, load_config
+from tournaments.config import BotSpec, ConfigError, TimeConfig, load_config
 
 DB_OPTION = click.option("--db", "db_path", type=click.Path(dir_okay=False, path_type=Path),
                          default=DEFAULT_DB, show_default=True, help="results database")
@@ -174,3 +175,30 @@ def faults(db_path: Path, tournament: str | None, bot: str | None) -> None:
         return
     click.echo(tabulate(rows, headers=["game id", "game", "seat", "bot", "decision", "class",
                                        "policy", "detail", "log"]))
+
+
+@main.command("check-bot")
+@click.option("--command", "command", default=None, help="command line that starts the bot "
+              "({port} is replaced by its port)")
+@click.option("--address", default=None, help="HOST:PORT of a running bot")
+@click.option("--game", "only_game", default=None, help="check only this game")
+@click.option("--games", "games", type=click.IntRange(min=1), default=3, show_default=True,
+              help="games per claimed game and variant")
+@click.option("--move-ms", type=click.IntRange(min=1), default=1000, show_default=True)
+@click.option("--bank-ms", type=click.IntRange(min=0), default=10000, show_default=True)
+@click.option("--startup-ms", type=click.IntRange(min=1), default=10000, show_default=True)
+def check_bot_command(command: str | None, address: str | None, only_game: str | None,
+                      games: int, move_ms: int, bank_ms: int, startup_ms: int) -> None:
+    """Check that a bot follows the protocol: handshake, games, legal and timely replies."""
+    if (command is None) == (address is None):
+        fail("give exactly one of --command and --address")
+    if only_game is not None and only_game not in GAMES:
+        fail(f"unknown game {only_game!r} (games: {', '.join(sorted(GAMES))})")
+    spec = BotSpec(name="candidate", command=command, address=address)
+    time_config = TimeConfig(move_ms=move_ms, bank_ms=bank_ms, startup_ms=startup_ms)
+    checks = check_bot(spec, only_game, games, time_config)
+    for check in checks:
+        click.echo(check.line())
+    failed = sum(not check.passed for check in checks)
+    click.echo(f"{len(checks) - failed} passed, {failed} failed")
+    sys.exit(1 if failed else 0)

@@ -67,7 +67,7 @@ class GrpcClient:
             code = error.code()
             fault_class = _STATUS_FAULTS.get(code, "error")
             detail = error.details() or ""
-            if code == grpc.StatusCode.INTERNAL and "parse" not in detail.lower():
+            if code == grpc.StatusCode.INTERNAL and "serializ" not in detail.lower():
                 fault_class = "error"
             raise BotFault(fault_class, f"{code.name}: {detail}".strip(": ")) from None
 

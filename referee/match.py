@@ -114,8 +114,6 @@ class Match:
         self.state: State = game.new_state(len(pairing.seats), variant, pairing.seed)
         self.seats = [SeatState(name, client, time_config.bank_ms)
                       for name, client in zip(pairing.seats, clients)]
-        for seat in self.seats:
-            seat.gone = seat.client is None
         self.void = False
         self.times: list[tuple[int, int, float]] = []
         self.decision_id = 0
@@ -145,7 +143,8 @@ class Match:
     def _start_game(self) -> None:
         names = list(self.pairing.seats)
         for index, seat in enumerate(self.seats):
-            if not seat.playing:
+            if seat.client is None:
+                self._fault(index, BotFault("crash", "the bot is not running"))
                 continue
             request = bot_pb2.StartGameRequest(
                 game_id=self.game_id, game=self.game.name, variant=self.variant,
@@ -155,7 +154,7 @@ class Match:
             try:
                 seat.client.start_game(request, timeout=self.time.call_ms / 1000)
             except BotFault as fault:
-                self._fault(index, fault)
+                self._fault(index, BotFault(fault.fault_class, f"StartGame: {fault.detail}"))
 
     def _end_game(self, scores: list[int], ranks: list[int], status: str) -> None:
         final_state = wire.struct(self.state.final_state())
@@ -168,8 +167,10 @@ class Match:
                 seat=index, status=status)
             try:
                 seat.client.end_game(request, timeout=self.time.call_ms / 1000)
-            except BotFault:
-                pass  # the game is over; a bot that fails to listen changes nothing
+            except BotFault as fault:
+                # The result stands; the fault is recorded so the bot's author hears of it.
+                seat.faults.append(Fault(index, seat.name, self.decision_id, fault.fault_class,
+                                         f"EndGame: {fault.detail}", "ignored", now()))
 
     # -- one decision --------------------------------------------------------
     def _decide(self) -> int:

@@ -54,15 +54,20 @@ class Participant:
     def log_path(self) -> Path | None:
         return self.process.log_path if self.process else None
 
-    def start(self, game: str, variant: str) -> None:
-        """Start (if a command), connect, greet and check the bot supports the game."""
+    def start(self, game: str | None, variant: str | None = None) -> None:
+        """Start (if a command), connect, greet and check the bot supports the game.
+
+        With no game, only the handshake is checked (``check-bot`` looks at
+        the claimed games itself).
+        """
         try:
             self.client = self._connect()
             self.hello_response = self._hello()
         except BotStartError:
             self.stop()
             raise
-        self._check_support(game, variant)
+        if game is not None:
+            self._check_support(game, variant or "")
 
     def _connect(self) -> BotClient:
         spec = self.spec

@@ -40,10 +40,15 @@ def bot_environment(port: int) -> dict[str, str]:
 
 
 def limited(argv: list[str], memory_mb: int | None, cpu_seconds: int | None) -> list[str]:
-    """Wrap ``argv`` in ``prlimit`` for an address-space and CPU-time limit."""
+    """Wrap ``argv`` in ``prlimit`` for a memory and CPU-time limit.
+
+    Memory is limited by the data segment (RLIMIT_DATA: heap and private
+    writable mappings), not the address space: runtimes such as V8 and glibc's
+    per-thread arenas reserve gigabytes of address space they never use.
+    """
     limits = []
     if memory_mb:
-        limits.append(f"--as={memory_mb * 1024 * 1024}")
+        limits.append(f"--data={memory_mb * 1024 * 1024}")
     if cpu_seconds:
         limits.append(f"--cpu={cpu_seconds}")
     prlimit = shutil.which("prlimit")

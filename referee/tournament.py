@@ -118,20 +118,22 @@ class TournamentRunner:
         return set()
 
     def _start_bots(self, needed: set[str]) -> list[str]:
-        """Start every needed bot; return the names of those that failed."""
+        """Start every needed bot, all at once; return the names of those that failed."""
+        specs = [spec for spec in self.config.bots if spec.name in needed]
+        participants = [Participant(spec, self.log_dir, self.config.limits,
+                                    self.config.time.startup_ms,
+                                    self.config.max_restarts if self.config.recover else 0)
+                        for spec in specs]
         errors: dict[str, str] = {}
-        for spec in self.config.bots:
-            if spec.name not in needed:
-                continue
-            participant = Participant(spec, self.log_dir, self.config.limits,
-                                      self.config.time.startup_ms,
-                                      self.config.max_restarts if self.config.recover else 0)
-            try:
-                participant.start(self.config.game, self.config.variant)
-            except BotStartError as error:
-                errors[spec.name] = str(error)
-                continue
-            self.participants[spec.name] = participant
+        with futures.ThreadPoolExecutor(max(1, len(participants))) as pool:
+            starts = [pool.submit(p.start, self.config.game, self.config.variant)
+                      for p in participants]
+            for participant, start in zip(participants, starts):
+                try:
+                    start.result()
+                    self.participants[participant.name] = participant
+                except BotStartError as error:
+                    errors[participant.name] = str(error)
         if errors and not self.skip_bad_bots:
             self.stop_bots()
             raise TournamentError("; ".join(errors.values())

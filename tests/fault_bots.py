@@ -1,0 +1,125 @@
+"""Bots that misbehave on purpose: the fixtures for the fault rules.
+
+Run as ``python tests/fault_bots.py MODE --port N``. Each mode breaks the
+protocol in one way; otherwise the bot plays at random, every game.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import threading
+import time
+from concurrent import futures
+from pathlib import Path
+
+import grpc
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bots.random_bot import RandomBot  # noqa: E402
+from bots.sdk import PROTOCOL_VERSION, _Servicer  # noqa: E402
+from circus.v1 import bot_pb2, bot_pb2_grpc  # noqa: E402
+
+def oversize_bytes(decision: bot_pb2.Decision) -> bytes:
+    """A Decision with an unknown length-delimited field (number 100) of 5 MiB:
+    valid protobuf, but over the referee's default 4 MiB message limit."""
+    payload = b"x" * (5 * 1024 * 1024)
+    length, varint = len(payload), bytearray()
+    while True:
+        byte, length = length & 0x7F, length >> 7
+        varint.append(byte | (0x80 if length else 0))
+        if not length:
+            break
+    return decision.SerializeToString() + b"\xa2\x06" + bytes(varint) + payload
+
+
+class FaultBot(RandomBot):
+    """A random bot with one fault, chosen by ``mode``."""
+
+    def __init__(self, mode: str, sleep_ms: int) -> None:
+        self.mode = mode
+        self.sleep_ms = sleep_ms
+        self.name = f"fault-{mode}"
+        if mode == "no-game":
+            self.games = {}
+
+    def hello(self, request):
+        response = super().hello(request)
+        if self.mode == "wrong-version":
+            response.protocol_version = "2.0.0"
+        return response
+
+    def decide(self, request) -> int:
+        index = super().decide(request)
+        mode = self.mode
+        if mode == "hang":
+            time.sleep(3600)
+        elif mode == "slow":
+            time.sleep(self.sleep_ms / 1000)
+        elif mode == "exit" and request.game_id.endswith("/0") and request.decision_id >= 3:
+            os._exit(3)
+        elif mode == "out-of-range":
+            return len(request.legal_actions) + 5
+        elif mode == "raise":
+            raise RuntimeError("the bot's handler failed")
+        return index
+
+
+class FaultServicer(_Servicer):
+    def Decide(self, request, context):  # noqa: N802
+        decision = super().Decide(request, context)
+        if self.bot.mode == "stale":
+            decision.decision_id = request.decision_id - 1
+        return decision
+
+
+def raw_decide_service(bot: FaultBot) -> grpc.GenericRpcHandler:
+    """The service with Decide answered as raw bytes: garbage, or an oversize message."""
+    servicer = FaultServicer(bot)
+
+    def decide(request, context):
+        decision = bot_pb2.Decision(decision_id=request.decision_id,
+                                    action_index=bot.decide(request))
+        return b"\xff\xff\xff\xff" if bot.mode == "garbage" else oversize_bytes(decision)
+
+    def typed(method, request_type):
+        return grpc.unary_unary_rpc_method_handler(
+            method, request_deserializer=request_type.FromString,
+            response_serializer=lambda message: message.SerializeToString())
+
+    return grpc.method_handlers_generic_handler("circus.v1.Bot", {
+        "Hello": typed(servicer.Hello, bot_pb2.HelloRequest),
+        "StartGame": typed(servicer.StartGame, bot_pb2.StartGameRequest),
+        "EndGame": typed(servicer.EndGame, bot_pb2.EndGameRequest),
+        "Decide": grpc.unary_unary_rpc_method_handler(
+            decide, request_deserializer=bot_pb2.DecisionRequest.FromString,
+            response_serializer=lambda data: data),
+    })
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("mode")
+    parser.add_argument("--port", type=int, default=int(os.environ.get("CIRCUS_BOT_PORT", 0)))
+    parser.add_argument("--sleep-ms", type=int, default=0)
+    args = parser.parse_args()
+    bot = FaultBot(args.mode, args.sleep_ms)
+    if args.mode == "no-port":
+        time.sleep(3600)
+    options = [("grpc.max_send_message_length", 64 * 1024 * 1024)]
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=8), options=options)
+    if args.mode in ("garbage", "oversize"):
+        server.add_generic_rpc_handlers((raw_decide_service(bot),))
+    else:
+        bot_pb2_grpc.add_BotServicer_to_server(FaultServicer(bot), server)
+    server.add_insecure_port(f"127.0.0.1:{args.port}")
+    server.start()
+    print(f"fault bot {args.mode} (protocol {PROTOCOL_VERSION}) on port {args.port}",
+          file=sys.stderr, flush=True)
+    threading.Event().wait()
+
+
+if __name__ == "__main__":
+    main()

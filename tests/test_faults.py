@@ -1,0 +1,172 @@
+"""Misbehaving bots in real tournaments: every fault classified, every game scored.
+
+Each test runs a tournament of gRPC bot processes started by ``command:`` with
+one fault-injection bot (tests/fault_bots.py) and good bots, and checks the
+fault class, the policy's effect on the results, and that no process is left.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import run_tournament, write_config
+from ratings.standings import standings
+from referee import process
+from referee.tournament import TournamentError
+
+FAULT_BOTS = Path(__file__).resolve().parent / "fault_bots.py"
+
+
+def config_text(mode: str, players: int = 3, extra: str = "", bad_args: str = "",
+                concurrency: int = 3, startup_ms: int = 10000) -> str:
+    return f"""
+name: faults
+game: flea-circus
+players: {players}
+seed: 3
+concurrency: {concurrency}
+time: {{move_ms: 100, bank_ms: 300, grace_ms: 100, call_ms: 2000, startup_ms: {startup_ms}}}
+{extra}
+bots:
+  - name: bad
+    command: {sys.executable} {FAULT_BOTS} {mode} --port {{port}} {bad_args}
+  - name: good-1
+    command: python -m bots.random_bot --port {{port}}
+  - name: good-2
+    command: python -m bots.random_bot --port {{port}}
+"""
+
+
+@pytest.fixture
+def started(monkeypatch) -> list[int]:
+    """The process-group ids of every bot process the referee starts."""
+    pids: list[int] = []
+    original = process.BotProcess.start
+
+    def spy(self):
+        address = original(self)
+        pids.append(self.process.pid)
+        return address
+
+    monkeypatch.setattr(process.BotProcess, "start", spy)
+    return pids
+
+
+def assert_no_process_left(pids: list[int]) -> None:
+    assert pids
+    for pid in pids:
+        with pytest.raises(ProcessLookupError):
+            os.killpg(pid, 0)
+
+
+def run(tmp_path, text: str, **options):
+    summary, store, out = run_tournament(write_config(tmp_path, text), tmp_path, **options)
+    games = store.games("faults")
+    faults = list(store.faults("faults"))
+    return summary, store, games, faults
+
+
+def bad_ranks(games) -> list[int]:
+    return [game.ranks[game.seats.index("bad")] for game in games]
+
+
+@pytest.mark.parametrize("mode, fault_class, detail", [
+    ("hang", "timeout", "DEADLINE_EXCEEDED"),
+    ("out-of-range", "illegal", "out of range"),
+    ("stale", "illegal", "stale decision_id"),
+    ("raise", "error", "the bot's handler failed"),
+    ("oversize", "illegal", "RESOURCE_EXHAUSTED"),
+    ("garbage", "illegal", "serializ"),
+])
+def test_substituted_faults_strike_out_and_forfeit(tmp_path, started, mode, fault_class, detail):
+    summary, store, games, faults = run(tmp_path, config_text(mode))
+    assert summary.played == len(games) == 3
+    classes = {f["class"] for f in faults if f["bot"] == "bad"}
+    assert classes == {fault_class}
+    assert detail in faults[0]["detail"]
+    # Three strikes per game, the third turning into a forfeit; the good bots are clean.
+    # (A hung bot's busy server may also miss EndGame: recorded, but "ignored".)
+    per_game = [[f["policy"] for f in faults
+                 if f["game_index"] == g.game_index and f["policy"] != "ignored"]
+                for g in games]
+    assert all(policies == ["substitute", "substitute", "forfeit"] for policies in per_game)
+    assert {f["bot"] for f in faults} == {"bad"}
+    assert all(game.status == "forfeit" for game in games)
+    assert bad_ranks(games) == [3, 3, 3]
+    board = {row.bot: row for row in standings(store, store.resolve("faults"))}
+    assert board["bad"].rank == 3 and board["bad"].wins == 0 and board["bad"].games == 3
+    assert_no_process_left(started)
+
+
+def test_a_bot_using_part_of_its_bank_is_not_penalised(tmp_path, started):
+    text = config_text("slow", bad_args="--sleep-ms 130").replace("bank_ms: 300", "bank_ms: 20000")
+    summary, store, games, faults = run(tmp_path, text)
+    assert faults == [] and all(game.status == "finished" for game in games)
+    # Its decisions really took longer than move_ms: the bank paid for them.
+    slow = [ms for game in games for seat, _, ms in game.times if game.seats[seat] == "bad"]
+    assert slow and min(slow) > 100
+    assert_no_process_left(started)
+
+
+def test_a_bot_whose_bank_runs_out_times_out(tmp_path, started):
+    summary, store, games, faults = run(tmp_path, config_text("slow", bad_args="--sleep-ms 160"))
+    assert faults and {f["class"] for f in faults} == {"timeout"}
+    assert "time bank exhausted" in faults[0]["detail"] or "DEADLINE" in faults[0]["detail"]
+    # 60 ms over move_ms a decision: the 300 ms bank lasts about five decisions.
+    first = min(f["decision_id"] for f in faults if f["game_index"] == 0)
+    own = [d for seat, d, _ in games[0].times if games[0].seats[seat] == "bad"]
+    assert own.index(first) >= 4
+    assert_no_process_left(started)
+
+
+def test_a_crashed_bot_forfeits_and_is_restarted_for_later_games(tmp_path, started):
+    summary, store, games, faults = run(tmp_path, config_text("exit", concurrency=1))
+    assert [f["class"] for f in faults] == ["crash"] and faults[0]["policy"] == "forfeit"
+    assert [g.status for g in games] == ["forfeit", "finished", "finished"]
+    assert bad_ranks(games)[0] == 3
+    assert len(started) == 4  # three bots, and the crashed one once more
+    log = (tmp_path / "logs" / "faults" / "bad.log").read_text()
+    assert "=== run 1" in log and "=== run 2" in log
+    assert_no_process_left(started)
+
+
+def test_void_policy_records_the_game_but_does_not_rate_it(tmp_path, started):
+    text = config_text("out-of-range", extra="faults: {illegal: void}")
+    summary, store, games, faults = run(tmp_path, text)
+    assert all(game.status == "void" for game in games) and len(games) == 3
+    board = {row.bot: row for row in standings(store, store.resolve("faults"))}
+    assert all(row.games == 0 and row.mu == 25.0 for row in board.values())
+    assert_no_process_left(started)
+
+
+def test_forfeit_policy_forfeits_on_the_first_fault(tmp_path, started):
+    text = config_text("out-of-range", extra="faults: {illegal: forfeit}")
+    summary, store, games, faults = run(tmp_path, text)
+    assert len(faults) == 3 and {f["policy"] for f in faults} == {"forfeit"}
+    assert bad_ranks(games) == [3, 3, 3]
+    assert_no_process_left(started)
+
+
+@pytest.mark.parametrize("mode, message", [
+    ("no-port", "did not answer on 127.0.0.1:"),
+    ("wrong-version", "speaks protocol 2.0.0, the referee speaks 1.0.0"),
+    ("no-game", "does not play flea-circus (variant standard); it claims no game"),
+])
+def test_bots_that_cannot_play_stop_the_tournament_before_it_starts(tmp_path, started, mode,
+                                                                    message):
+    with pytest.raises(TournamentError, match="did not start") as error:
+        run(tmp_path, config_text(mode, startup_ms=1500))
+    assert message in str(error.value) and "bot 'bad'" in str(error.value)
+    assert_no_process_left(started)
+
+
+def test_skip_bad_bots_plays_without_them(tmp_path, started):
+    summary, store, games, faults = run(tmp_path, config_text("wrong-version", players=2),
+                                        skip_bad_bots=True)
+    assert summary.skipped_bots == ["bad"]
+    assert [g.seats for g in games] == [["good-1", "good-2"], ["good-2", "good-1"]]
+    assert_no_process_left(started)
