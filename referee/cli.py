@@ -15,6 +15,7 @@ from tabulate import tabulate
 
 from ratings.standings import standings
 from referee.checkbot import check_bot
+from referee.export import game_records, write_csv, write_jsonl
 from referee.games import GAMES, GameConfigError, get_game
 from referee.store import DEFAULT_DB, Store, StoreError
 from referee.tournament import Interrupted, TournamentError, TournamentRunner
@@ -202,3 +203,22 @@ def check_bot_command(command: str | None, address: str | None, only_game: str |
     failed = sum(not check.passed for check in checks)
     click.echo(f"{len(checks) - failed} passed, {failed} failed")
     sys.exit(1 if failed else 0)
+
+
+@main.command()
+@DB_OPTION
+@TOURNAMENT_OPTION
+@click.option("--format", "fmt", type=click.Choice(["jsonl", "csv"]), required=True)
+@click.option("--output", "-o", type=click.File("w"), default="-", show_default=True,
+              help="file to write (default: standard output)")
+def export(db_path: Path, tournament: str | None, fmt: str, output) -> None:
+    """Export every game of a tournament, one record per game, replayable."""
+    store = open_store(db_path)
+    try:
+        record = store.resolve(tournament)
+    except StoreError as error:
+        fail(str(error))
+    writer = write_jsonl if fmt == "jsonl" else write_csv
+    count = writer(game_records(store, record.name), output)
+    if output is not sys.stdout:
+        click.echo(f"{count} games of {record.name} written to {output.name}", err=True)

@@ -2,21 +2,25 @@
 
 Each bot runs in its own process group (so stopping it stops everything it
 started), with stdin closed, stdout and stderr appended to its own log file,
-and resource limits set by ``prlimit``. The port is chosen here and given to
+resource limits set by ``prlimit``, and a parent-death signal so that it
+cannot outlive the referee. The port is chosen here and given to
 the bot both in place of ``{port}`` and as ``CIRCUS_BOT_PORT``.
 """
 
 from __future__ import annotations
 
 import os
+import queue
 import shlex
 import shutil
 import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
+from typing import Any
 
 
 def free_port() -> int:
@@ -37,6 +41,55 @@ def bot_environment(port: int) -> dict[str, str]:
     env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
     env.setdefault("PYTHONUNBUFFERED", "1")
     return env
+
+
+class _Spawner:
+    """Starts child processes from one long-lived thread.
+
+    Children are started under ``setpriv --pdeathsig KILL``, so a bot dies
+    with the referee even when the referee is killed with SIGKILL and cannot
+    clean up. The kernel sends that signal when the *thread* that forked the
+    child ends, so every child is forked from this one thread, which lives as
+    long as the process.
+    """
+
+    def __init__(self) -> None:
+        self.requests: queue.Queue = queue.Queue()
+        self.thread = threading.Thread(target=self._serve, name="bot-spawner", daemon=True)
+        self.thread.start()
+
+    def _serve(self) -> None:
+        while True:
+            args, kwargs, reply = self.requests.get()
+            try:
+                reply.put((subprocess.Popen(*args, **kwargs), None))
+            except OSError as error:
+                reply.put((None, error))
+
+    def popen(self, *args: Any, **kwargs: Any) -> subprocess.Popen[bytes]:
+        reply: queue.Queue = queue.Queue(maxsize=1)
+        self.requests.put((args, kwargs, reply))
+        process, error = reply.get()
+        if error is not None:
+            raise error
+        return process
+
+
+_spawner: _Spawner | None = None
+_spawner_lock = threading.Lock()
+
+
+def spawn(*args: Any, **kwargs: Any) -> subprocess.Popen[bytes]:
+    global _spawner
+    with _spawner_lock:
+        if _spawner is None:
+            _spawner = _Spawner()
+    return _spawner.popen(*args, **kwargs)
+
+
+def dies_with_referee(argv: list[str]) -> list[str]:
+    setpriv = shutil.which("setpriv")
+    return [setpriv, "--pdeathsig", "KILL", "--", *argv] if setpriv else argv
 
 
 def limited(argv: list[str], memory_mb: int | None, cpu_seconds: int | None) -> list[str]:
@@ -84,8 +137,8 @@ class BotProcess:
             log.write(f"=== run {self.runs} of {self.name}: {self.command} "
                       f"(port {self.port}, {time.strftime('%Y-%m-%d %H:%M:%S')})\n".encode())
             log.flush()
-            self.process = subprocess.Popen(
-                limited(argv, self.memory_mb, self.cpu_seconds),
+            self.process = spawn(
+                dies_with_referee(limited(argv, self.memory_mb, self.cpu_seconds)),
                 stdin=subprocess.DEVNULL, stdout=log, stderr=log,
                 env=bot_environment(self.port), start_new_session=True)
         return f"127.0.0.1:{self.port}"

@@ -17,11 +17,13 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Callable, TextIO
 
+from ratings.trueskill_ratings import Outcome, Rater
 from referee.clients import BotClient
 from referee.games import get_game
 from referee.match import FaultPolicy, Match, MatchAbandoned, MatchResult
 from referee.participants import BotStartError, Participant
 from referee.store import Store
+from tournaments.config import RatingConfig
 from tournaments.config import TournamentConfig
 from tournaments.schedule import Pairing, schedule
 
@@ -51,14 +53,19 @@ def config_changes(old: dict, new: dict) -> list[str]:
 
 
 class Progress:
-    """One status line at a time: done/total, games per second, ETA."""
+    """Status lines from one thread: done/total, games per second, ETA, and the leaders.
 
-    def __init__(self, total: int, done: int, out: TextIO, quiet: bool) -> None:
+    A progress line at most every ``every`` seconds, the current top of the
+    leaderboard every ``leaders_every`` seconds, and both at the end.
+    """
+
+    def __init__(self, total: int, done: int, out: TextIO, quiet: bool,
+                 every: float = 2.0, leaders_every: float = 15.0) -> None:
         self.total, self.done, self.started_with = total, done, done
         self.out, self.quiet = out, quiet
+        self.every, self.leaders_every = every, leaders_every
         self.start = time.monotonic()
-        self.last_print = 0.0
-        self.lock = threading.Lock()
+        self.last_line = self.last_leaders = self.start
 
     def line(self) -> str:
         elapsed = time.monotonic() - self.start
@@ -69,16 +76,44 @@ class Progress:
         return (f"games {self.done}/{self.total} ({100 * self.done / max(self.total, 1):.0f}%)"
                 f"  {rate:.1f} games/s  ETA {eta}")
 
-    def advance(self, extra: Callable[[], str] | None = None) -> None:
-        with self.lock:
-            self.done += 1
-            now = time.monotonic()
-            if self.quiet or (now - self.last_print < 1.0 and self.done < self.total):
-                return
-            self.last_print = now
+    def advance(self, leaders: Callable[[], str]) -> None:
+        self.done += 1
+        if self.quiet:
+            return
+        now, finished = time.monotonic(), self.done == self.total
+        if finished or now - self.last_line >= self.every or self.done == self.started_with + 1:
+            self.last_line = now
             print(self.line(), file=self.out, flush=True)
-            if extra is not None:
-                print(extra(), file=self.out, flush=True)
+        if finished or now - self.last_leaders >= self.leaders_every:
+            self.last_leaders = now
+            print(leaders(), file=self.out, flush=True)
+
+
+class LiveStandings:
+    """Ratings folded in schedule order, as soon as every earlier game is in.
+
+    Games finish out of order under concurrency; holding each back until its
+    predecessors are rated keeps the live ratings equal to the final ones.
+    """
+
+    def __init__(self, params: RatingConfig, indices: list[int]) -> None:
+        self.rater = Rater(params)
+        self.order = sorted(indices)
+        self.position = 0
+        self.waiting: dict[int, Outcome] = {}
+
+    def add(self, outcome: Outcome) -> None:
+        self.waiting[outcome.index] = outcome
+        while self.position < len(self.order) and self.order[self.position] in self.waiting:
+            self.rater.add(self.waiting.pop(self.order[self.position]))
+            self.position += 1
+
+    def leaders(self, count: int = 3) -> str:
+        ratings = sorted(self.rater.ratings.items(),
+                         key=lambda item: (-(item[1].mu - 3 * item[1].sigma), item[0]))
+        shown = ", ".join(f"{bot} {rating.mu - 3 * rating.sigma:.1f}"
+                          for bot, rating in ratings[:count])
+        return f"  leaders after {self.position} games (mu-3σ): {shown or 'none yet'}"
 
 
 class TournamentRunner:
@@ -150,7 +185,7 @@ class TournamentRunner:
     # -- playing -----------------------------------------------------------------
     def _client(self, name: str) -> BotClient | None:
         participant = self.participants[name]
-        if participant.crashed():
+        if participant.crashed() and not self.stop.is_set():
             participant.recover(self.config.game, self.config.variant)
         return None if participant.crashed() else participant.client
 
@@ -171,6 +206,9 @@ class TournamentRunner:
         needed = {name for pairing in todo for name in pairing.seats}
         skipped = self._start_bots(needed) if todo else []
         todo = [p for p in todo if not set(p.seats) & set(skipped)]
+        live = LiveStandings(self.config.rating, sorted(done) + [p.index for p in todo])
+        for game in self.store.games(self.config.name):
+            live.add(_outcome(game.game_index, game.seats, game.ranks, game.status))
         progress = Progress(len(self.pairings), len(done), self.out, self.quiet)
         faults: dict[str, int] = {}
         previous = signal.signal(signal.SIGTERM, _raise_interrupt) \
@@ -181,24 +219,30 @@ class TournamentRunner:
             for future in futures.as_completed(pending):
                 result = future.result()
                 self.store.add_game(self.config.name, result)
+                live.add(_outcome(result.pairing.index, result.pairing.seats, result.ranks,
+                                  result.status))
                 for fault in result.faults:
                     faults[fault.fault_class] = faults.get(fault.fault_class, 0) + 1
-                progress.advance()
+                progress.advance(live.leaders)
         except KeyboardInterrupt:
-            self.stop.set()
             raise Interrupted(
                 f"interrupted: {progress.done} of {len(self.pairings)} games are stored in "
                 f"{self.store.path}; run the same command again to resume") from None
         finally:
+            # Bots go first, so games blocked on a bot's reply end at once.
             self.stop.set()
-            pool.shutdown(wait=True, cancel_futures=True)
             self.stop_bots()
+            pool.shutdown(wait=True, cancel_futures=True)
             if previous is not None:
                 signal.signal(signal.SIGTERM, previous)
         if progress.done == len(self.pairings):
             self.store.finish_tournament(self.config.name)
         return Summary(self.config.name, len(self.pairings), len(todo), len(done),
                        time.monotonic() - started, faults, skipped)
+
+
+def _outcome(index: int, seats, ranks, status: str) -> Outcome:
+    return Outcome(index, tuple(seats), tuple(ranks), status != "void")
 
 
 def _raise_interrupt(signum: int, frame: object) -> None:

@@ -1,0 +1,60 @@
+"""Exporting stored games: one self-contained record per game, enough to replay it."""
+
+from __future__ import annotations
+
+import csv
+import json
+from typing import Any, Iterator, TextIO
+
+from referee.games import GameRecord
+from referee.store import Store
+
+FIELDS = ("tournament", "game_id", "game_index", "group", "round", "seed", "game", "variant",
+          "seats", "scores", "ranks", "status", "end_reason", "faults", "duration_s",
+          "started_at", "finished_at", "actions")
+
+
+def game_records(store: Store, tournament: str) -> Iterator[dict[str, Any]]:
+    """The tournament's games in schedule order, each with its faults."""
+    faults: dict[int, list[dict[str, Any]]] = {}
+    for fault in store.faults(tournament):
+        faults.setdefault(fault["game_id"], []).append(
+            {key: fault[key] for key in ("seat", "bot", "decision_id", "class", "detail",
+                                         "policy", "time")})
+    for game in store.games(tournament):
+        yield {
+            "tournament": game.tournament, "game_id": game.id, "game_index": game.game_index,
+            "group": game.group_index, "round": game.round, "seed": game.seed,
+            "game": game.game, "variant": game.variant, "seats": game.seats,
+            "scores": game.scores, "ranks": game.ranks, "status": game.status,
+            "end_reason": game.end_reason, "faults": faults.get(game.id, []),
+            "duration_s": round(game.duration_s, 6), "started_at": game.started_at,
+            "finished_at": game.finished_at, "actions": game.actions,
+        }
+
+
+def replay_record(record: dict[str, Any]) -> GameRecord:
+    """The replayable part of an exported record (JSONL, or CSV with JSON cells)."""
+    def value(key: str) -> Any:
+        item = record[key]
+        return json.loads(item) if isinstance(item, str) and key in ("seats", "actions") else item
+    return GameRecord(record["game"], record["variant"], len(value("seats")), int(record["seed"]),
+                      tuple(value("actions")))
+
+
+def write_jsonl(records: Iterator[dict[str, Any]], out: TextIO) -> int:
+    count = 0
+    for count, record in enumerate(records, 1):
+        out.write(json.dumps(record) + "\n")
+    return count
+
+
+def write_csv(records: Iterator[dict[str, Any]], out: TextIO) -> int:
+    """CSV with one row per game; list and object cells hold JSON."""
+    writer = csv.DictWriter(out, fieldnames=FIELDS)
+    writer.writeheader()
+    count = 0
+    for count, record in enumerate(records, 1):
+        writer.writerow({key: json.dumps(value) if isinstance(value, (list, dict)) else value
+                         for key, value in record.items()})
+    return count

@@ -1,0 +1,233 @@
+"""Tournament operations: resume after SIGKILL or Ctrl-C, config changes, seeding,
+formats and exports."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import re
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from conftest import run_tournament, write_config
+from referee.cli import main
+from referee.export import replay_record
+from referee.games import replay
+from referee.tournament import TournamentError
+from tournaments.config import load_config
+from tournaments.schedule import schedule
+
+CLI = str(Path(sys.executable).parent / "circus-referee")
+
+GRPC = """
+name: ops
+game: flea-circus
+players: 3
+rounds: 40
+seed: 17
+concurrency: 2
+bots:
+  - {name: greedy, command: "python -m bots.flea_greedy --port {port}"}
+  - {name: random, command: "python -m bots.random_bot --port {port}"}
+  - {name: random-b, command: "python -m bots.random_bot --port {port}"}
+"""
+
+
+def stored_count(db: Path) -> int:
+    try:
+        with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as con:
+            return con.execute("SELECT count(*) FROM games").fetchone()[0]
+    except sqlite3.OperationalError:
+        return 0
+
+
+def bot_ports(log_dir: Path) -> set[int]:
+    ports = set()
+    for log in log_dir.rglob("*.log"):
+        ports |= {int(port) for port in re.findall(r"\(port (\d+),", log.read_text())}
+    return ports
+
+
+def bot_processes(ports: set[int]) -> list[int]:
+    """Live processes started with one of these CIRCUS_BOT_PORTs."""
+    wanted = {f"CIRCUS_BOT_PORT={port}".encode() for port in ports}
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            environ = set((entry / "environ").read_bytes().split(b"\0"))
+            state = (entry / "stat").read_text().split(") ")[1].split()[0]
+        except OSError:
+            continue
+        if environ & wanted and state != "Z":
+            found.append(int(entry.name))
+    return found
+
+
+def assert_bots_gone(log_dir: Path) -> None:
+    ports = bot_ports(log_dir)
+    assert ports
+    deadline = time.monotonic() + 10
+    while bot_processes(ports) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert bot_processes(ports) == []
+
+
+def cli_run(folder: Path, db: str, *extra: str, **popen) -> subprocess.Popen:
+    return subprocess.Popen([CLI, "tournament", str(folder / "bots.yaml"), "--db",
+                             str(folder / db), "--logs", str(folder / "logs"), "--quiet",
+                             *extra], cwd=folder, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, **popen)
+
+
+def games_and_board(folder: Path, db: str):
+    runner = CliRunner()
+    exported = runner.invoke(main, ["export", "--db", str(folder / db), "--format", "jsonl"])
+    games = [json.loads(line) for line in exported.output.splitlines()]
+    keys = ("game_index", "seed", "seats", "scores", "ranks", "status", "actions")
+    board = runner.invoke(main, ["leaderboard", "--db", str(folder / db), "--format", "json"])
+    rows = [{k: row[k] for k in ("bot", "mu", "sigma", "games", "wins")}
+            for row in json.loads(board.output)]
+    return [{key: game[key] for key in keys} for game in games], rows
+
+
+def interrupt_midway(folder: Path, db: str, signum: int) -> subprocess.Popen:
+    run = cli_run(folder, db)
+    deadline = time.monotonic() + 60
+    while stored_count(folder / db) < 15 and time.monotonic() < deadline:
+        assert run.poll() is None, run.stderr.read()
+        time.sleep(0.02)
+    run.send_signal(signum)
+    run.wait(timeout=30)
+    return run
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("signum", [signal.SIGKILL, signal.SIGINT])
+def test_resume_after_interruption_gives_the_uninterrupted_result(tmp_path, signum):
+    write_config(tmp_path, GRPC)
+    full = cli_run(tmp_path, "full.sqlite")
+    assert full.wait(timeout=120) == 0, full.stderr.read()
+
+    stopped = interrupt_midway(tmp_path, "resumed.sqlite", signum)
+    if signum == signal.SIGINT:
+        assert stopped.returncode == 130
+        assert "run the same command again to resume" in stopped.stderr.read()
+    else:
+        assert stopped.returncode == -signal.SIGKILL
+    partial = stored_count(tmp_path / "resumed.sqlite")
+    assert 15 <= partial < 120
+    assert_bots_gone(tmp_path / "logs")  # none outlives the referee, even after SIGKILL
+
+    resumed = cli_run(tmp_path, "resumed.sqlite")
+    assert resumed.wait(timeout=120) == 0, resumed.stderr.read()
+    assert f"{120 - partial} games played ({partial} already stored)" in resumed.stderr.read()
+    games, board = games_and_board(tmp_path, "resumed.sqlite")
+    assert [g["game_index"] for g in games] == list(range(120))
+    assert (games, board) == games_and_board(tmp_path, "full.sqlite")
+    assert_bots_gone(tmp_path / "logs")
+
+
+IN_PROCESS = """
+name: ops
+game: flea-circus
+players: 2
+rounds: 2
+seed: 4
+bots:
+  - {name: a, python: "bots.flea_greedy:FleaGreedyBot"}
+  - {name: b, python: "bots.random_bot:RandomBot"}
+  - {name: c, python: "bots.random_bot:RandomBot"}
+"""
+
+
+def test_a_changed_config_under_the_same_name_is_refused_unless_fresh(tmp_path):
+    config = load_config(write_config(tmp_path, IN_PROCESS))
+    run_tournament(config, tmp_path)
+    changed = replace(config, seed=5, rounds=3)
+    with pytest.raises(TournamentError, match=r"different config \(changed: rounds, seed\)"):
+        run_tournament(changed, tmp_path)
+    summary, store, _ = run_tournament(changed, tmp_path, fresh=True)
+    assert summary.played == 18 and len(store.games("ops")) == 18
+    # Only concurrency changed: a resume, with nothing left to play.
+    summary, _, _ = run_tournament(replace(changed, concurrency=1), tmp_path)
+    assert (summary.played, summary.already_done) == (0, 18)
+
+
+def test_duplicate_deals_share_a_seed_within_a_group_only(tmp_path):
+    config = load_config(write_config(tmp_path, IN_PROCESS.replace("players: 2", "players: 3")))
+    games = schedule(config)
+    groups: dict[int, set[int]] = {}
+    for game in games:
+        groups.setdefault(game.group, set()).add(game.seed)
+    assert all(len(seeds) == 1 for seeds in groups.values())
+    assert len({seed for seeds in groups.values() for seed in seeds}) == len(groups) == 2
+    # Every rotation of a group puts each bot once in each seat.
+    first = [g.seats for g in games if g.group == 0]
+    assert first == [("a", "b", "c"), ("b", "c", "a"), ("c", "a", "b")]
+    plain = schedule(replace(config, duplicate=False))
+    assert len({game.seed for game in plain}) == len(plain)
+
+
+def test_duplicate_seed_depends_only_on_tournament_seed_and_group(tmp_path):
+    config = load_config(write_config(tmp_path, IN_PROCESS))
+    more_bots = replace(config, bots=config.bots + (replace(config.bots[0], name="d"),))
+    assert schedule(config)[0].seed == schedule(more_bots)[0].seed
+    assert schedule(config)[0].seed != schedule(replace(config, seed=5))[0].seed
+
+
+def test_gauntlet_plays_the_challenger_against_every_subset(tmp_path):
+    text = IN_PROCESS.replace("players: 2", "players: 3") + \
+        '  - {name: d, python: "bots.random_bot:RandomBot"}\n' \
+        '  - {name: e, python: "bots.random_bot:RandomBot"}\n' \
+        "format: gauntlet\nchallenger: c\n"
+    games = schedule(load_config(write_config(tmp_path, text)))
+    assert all("c" in game.seats for game in games)
+    tables = {frozenset(game.seats) for game in games}
+    assert len(tables) == 6 and len(games) == 6 * 3 * 2  # C(4,2) tables, 3 rotations, 2 rounds
+    assert sorted(g.seats.index("c") for g in games) == sorted([0, 1, 2] * 12)
+
+
+def test_gauntlet_needs_a_known_challenger(tmp_path):
+    result = CliRunner().invoke(main, ["tournament", str(write_config(
+        tmp_path, IN_PROCESS + "format: gauntlet\nchallenger: zed\n"))])
+    assert result.exit_code == 2 and "challenger 'zed' is not one of the bots" in result.output
+
+
+def test_games_per_bot_extends_to_the_fewest_rounds_needed(tmp_path):
+    text = IN_PROCESS.replace("rounds: 2\n", "games_per_bot: 10\n")
+    config = load_config(write_config(tmp_path, text))
+    games = schedule(config)
+    per_bot = {name: sum(name in g.seats for g in games) for name in "abc"}
+    # One round gives each bot 4 games (2 tables × 2 rotations): 3 rounds reach 10.
+    assert per_bot == {"a": 12, "b": 12, "c": 12} and max(g.round for g in games) == 2
+
+
+def test_export_replays_every_game_to_its_stored_scores(tmp_path):
+    config = load_config(write_config(tmp_path, IN_PROCESS))
+    run_tournament(config, tmp_path)
+    runner = CliRunner()
+    for fmt in ("jsonl", "csv"):
+        out = tmp_path / f"games.{fmt}"
+        result = runner.invoke(main, ["export", "--db", str(tmp_path / "results.sqlite"),
+                                      "--format", fmt, "-o", str(out)])
+        assert result.exit_code == 0, result.output
+        if fmt == "jsonl":
+            records = [json.loads(line) for line in out.read_text().splitlines()]
+        else:
+            import csv
+            records = list(csv.DictReader(io.StringIO(out.read_text())))
+        assert len(records) == 12
+        for record in records:
+            scores = record["scores"] if fmt == "jsonl" else json.loads(record["scores"])
+            assert replay(replay_record(record)).scores() == scores
