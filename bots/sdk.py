@@ -21,12 +21,14 @@ class works in-process with ``python: mymodule:RandomBot`` in bots.yaml.
 from __future__ import annotations
 
 import argparse
+import functools
 import hashlib
 import os
 import random
 import signal
 import sys
 import threading
+import traceback
 from concurrent import futures
 from typing import Sequence
 
@@ -78,23 +80,40 @@ def rng_for(request: bot_pb2.DecisionRequest) -> random.Random:
     return random.Random(int.from_bytes(digest[:8], "big"))
 
 
+def _reported(method):
+    """Print a failing handler's traceback to stderr (the bot's log) and tell the
+    referee what failed, instead of gRPC's bare "Exception calling application"."""
+    @functools.wraps(method)
+    def handler(self, request, context):
+        try:
+            return method(self, request, context)
+        except Exception as error:  # whatever the bot's code raised
+            traceback.print_exc()
+            context.abort(grpc.StatusCode.UNKNOWN, f"{type(error).__name__}: {error}")
+    return handler
+
+
 class _Servicer(bot_pb2_grpc.BotServicer):
     """Adapts a :class:`Bot` to the generated gRPC service."""
 
     def __init__(self, bot: Bot) -> None:
         self.bot = bot
 
+    @_reported
     def Hello(self, request, context):  # noqa: N802 (gRPC method names)
         return self.bot.hello(request)
 
+    @_reported
     def StartGame(self, request, context):  # noqa: N802
         self.bot.start_game(request)
         return bot_pb2.StartGameResponse()
 
+    @_reported
     def Decide(self, request, context):  # noqa: N802
         index = self.bot.decide(request)
         return bot_pb2.Decision(decision_id=request.decision_id, action_index=index)
 
+    @_reported
     def EndGame(self, request, context):  # noqa: N802
         self.bot.end_game(request)
         return bot_pb2.EndGameResponse()

@@ -64,6 +64,8 @@ class FaultBot(RandomBot):
             return len(request.legal_actions) + 5
         elif mode == "raise":
             raise RuntimeError("the bot's handler failed")
+        elif mode == "hog":
+            self.hoard = bytearray(self.sleep_ms * 1024 * 1024)  # --sleep-ms doubles as MiB
         return index
 
 

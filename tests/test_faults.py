@@ -78,7 +78,7 @@ def bad_ranks(games) -> list[int]:
     ("hang", "timeout", "DEADLINE_EXCEEDED"),
     ("out-of-range", "illegal", "out of range"),
     ("stale", "illegal", "stale decision_id"),
-    ("raise", "error", "the bot's handler failed"),
+    ("raise", "error", "RuntimeError: the bot's handler failed"),
     ("oversize", "illegal", "RESOURCE_EXHAUSTED"),
     ("garbage", "illegal", "serializ"),
 ])
@@ -169,4 +169,13 @@ def test_skip_bad_bots_plays_without_them(tmp_path, started):
                                         skip_bad_bots=True)
     assert summary.skipped_bots == ["bad"]
     assert [g.seats for g in games] == [["good-1", "good-2"], ["good-2", "good-1"]]
+    assert_no_process_left(started)
+
+
+def test_a_bot_over_its_memory_limit_fails_its_decisions(tmp_path, started):
+    text = config_text("hog", bad_args="--sleep-ms 600", extra="limits: {memory_mb: 300}")
+    summary, store, games, faults = run(tmp_path, text)
+    assert len(games) == 3 and {f["class"] for f in faults} == {"error"}
+    assert "MemoryError" in faults[0]["detail"]
+    assert "MemoryError" in (tmp_path / "logs" / "faults" / "bad.log").read_text()
     assert_no_process_left(started)
