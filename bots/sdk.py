@@ -88,6 +88,8 @@ def _reported(method):
         try:
             return method(self, request, context)
         except Exception as error:  # whatever the bot's code raised
+            if context.code() is not None:  # a deliberate context.abort(): pass it on
+                raise
             traceback.print_exc()
             context.abort(grpc.StatusCode.UNKNOWN, f"{type(error).__name__}: {error}")
     return handler
@@ -101,6 +103,11 @@ class _Servicer(bot_pb2_grpc.BotServicer):
 
     @_reported
     def Hello(self, request, context):  # noqa: N802 (gRPC method names)
+        theirs = request.protocol_version or "(none)"
+        if theirs.split(".")[0] != PROTOCOL_VERSION.split(".")[0]:
+            context.abort(grpc.StatusCode.FAILED_PRECONDITION,
+                          f"the bot speaks protocol {PROTOCOL_VERSION}, the referee {theirs}: "
+                          "the major versions differ")
         return self.bot.hello(request)
 
     @_reported
