@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from referee.games.base import Game, GameConfigError, GameRecord, State
 from referee.games import flea_circus
+from referee.games import flohcati
 
 GAMES: dict[str, Game] = {
     game.name: game
     for game in (
         flea_circus.GAME,
+        flohcati.GAME,
     )
 }
 

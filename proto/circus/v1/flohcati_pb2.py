@@ -24,15 +24,23 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18\x63ircus/v1/flohcati.proto\x12\tcircus.v1\"#\n\x13\x46lohcatiObservation\x12\x0c\n\x04seat\x18\x01 \x01(\r\"\x1e\n\x0e\x46lohcatiAction\x12\x0c\n\x04type\x18\x01 \x01(\tb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18\x63ircus/v1/flohcati.proto\x12\tcircus.v1\"I\n\x0c\x46lohcatiCard\x12\x0c\n\x04kind\x18\x01 \x01(\t\x12\x0e\n\x06\x63olour\x18\x02 \x01(\t\x12\r\n\x05value\x18\x03 \x01(\r\x12\x0c\n\x04\x63ode\x18\x04 \x01(\t\"7\n\rFlohcatiCards\x12&\n\x05\x63\x61rds\x18\x01 \x03(\x0b\x32\x17.circus.v1.FlohcatiCard\"E\n\x0c\x46lohcatiTrio\x12\r\n\x05value\x18\x01 \x01(\r\x12&\n\x05\x63\x61rds\x18\x02 \x03(\x0b\x32\x17.circus.v1.FlohcatiCard\";\n\x11\x46lohcatiSeatTrios\x12&\n\x05trios\x18\x01 \x03(\x0b\x32\x17.circus.v1.FlohcatiTrio\"\x86\x05\n\x13\x46lohcatiObservation\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0f\n\x07variant\x18\x02 \x01(\t\x12\x16\n\x0e\x63urrent_player\x18\x03 \x01(\r\x12\x15\n\rdeciding_seat\x18\x04 \x01(\r\x12\x10\n\x08\x64\x65\x63ision\x18\x05 \x01(\t\x12\x13\n\x0b\x61\x63tion_card\x18\x06 \x01(\t\x12\r\n\x05giver\x18\x07 \x01(\x05\x12\x10\n\x08receiver\x18\x08 \x01(\x05\x12\x18\n\x10requested_colour\x18\t \x01(\t\x12\x11\n\tdirection\x18\n \x01(\t\x12.\n\rmatching_card\x18\x0b \x01(\x0b\x32\x17.circus.v1.FlohcatiCard\x12\x0e\n\x06reason\x18\x0c \x01(\t\x12%\n\x04hand\x18\r \x03(\x0b\x32\x17.circus.v1.FlohcatiCard\x12(\n\x07\x64isplay\x18\x0e \x03(\x0b\x32\x17.circus.v1.FlohcatiCard\x12(\n\x07\x64iscard\x18\x0f \x03(\x0b\x32\x17.circus.v1.FlohcatiCard\x12+\n\x05trios\x18\x10 \x03(\x0b\x32\x1c.circus.v1.FlohcatiSeatTrios\x12\x12\n\nhand_sizes\x18\x11 \x03(\r\x12-\n\x0bknown_cards\x18\x12 \x03(\x0b\x32\x18.circus.v1.FlohcatiCards\x12\x11\n\tdeck_size\x18\x13 \x01(\r\x12\x17\n\x0f\x66lips_this_turn\x18\x14 \x01(\r\x12\x0c\n\x04turn\x18\x15 \x01(\r\x12\x11\n\tdecisions\x18\x16 \x01(\r\x12\x12\n\ngala_bonus\x18\x17 \x01(\r\x12\x0f\n\x07\x63olours\x18\x18 \x03(\t\x12\x0f\n\x07opening\x18\x19 \x01(\x08\"\xcc\x01\n\x0e\x46lohcatiAction\x12\x0c\n\x04type\x18\x01 \x01(\t\x12\r\n\x05index\x18\x02 \x01(\r\x12%\n\x04\x63\x61rd\x18\x03 \x01(\x0b\x32\x17.circus.v1.FlohcatiCard\x12\x0e\n\x06target\x18\x04 \x01(\r\x12&\n\x05\x63\x61rds\x18\x05 \x03(\x0b\x32\x17.circus.v1.FlohcatiCard\x12\r\n\x05value\x18\x06 \x01(\r\x12\x0e\n\x06\x63olour\x18\x07 \x01(\t\x12\x11\n\tdirection\x18\x08 \x01(\t\x12\x0c\n\x04\x63\x61ll\x18\t \x01(\x08\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'circus.v1.flohcati_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_FLOHCATIOBSERVATION']._serialized_start=39
-  _globals['_FLOHCATIOBSERVATION']._serialized_end=74
-  _globals['_FLOHCATIACTION']._serialized_start=76
-  _globals['_FLOHCATIACTION']._serialized_end=106
+  _globals['_FLOHCATICARD']._serialized_start=39
+  _globals['_FLOHCATICARD']._serialized_end=112
+  _globals['_FLOHCATICARDS']._serialized_start=114
+  _globals['_FLOHCATICARDS']._serialized_end=169
+  _globals['_FLOHCATITRIO']._serialized_start=171
+  _globals['_FLOHCATITRIO']._serialized_end=240
+  _globals['_FLOHCATISEATTRIOS']._serialized_start=242
+  _globals['_FLOHCATISEATTRIOS']._serialized_end=301
+  _globals['_FLOHCATIOBSERVATION']._serialized_start=304
+  _globals['_FLOHCATIOBSERVATION']._serialized_end=950
+  _globals['_FLOHCATIACTION']._serialized_start=953
+  _globals['_FLOHCATIACTION']._serialized_end=1157
 # @@protoc_insertion_point(module_scope)

@@ -1,0 +1,652 @@
+"""Reiner Knizia's Circus Flohcati: collect flea-circus attractions, push your luck.
+
+Two variants from two rulebooks: ``en`` (``shared/seeds/002_…txt``) and ``es``
+(``shared/seeds/004_…txt``), whose action cards and end rules differ. Every
+ruling beyond the rulebooks is in ``docs/rules/flohcati.md``.
+
+Cards are short strings: a circus card is ``"<colour>-<value>"`` (``"red-5"``;
+the 80 of them are unique), an action card is its kind (``"open-the-deck"``).
+A turn is a chain of decisions held in :attr:`FlohcatiState.phase`; decisions
+by seats not on turn (giving a card) are ordinary decisions whose
+:meth:`~FlohcatiState.current_seat` is the giving seat.
+
+Knowledge: ``known[observer][holder]`` is the set of cards ``observer``
+knows for certain to be in ``holder``'s hand. It only ever holds cards that are
+there (the property tests check it), and it is what the observation shows of
+other hands, so an observation depends on nothing a seat could not know.
+"""
+
+from __future__ import annotations
+
+from itertools import combinations
+from typing import Any
+
+from referee.games.base import Action, Game, State
+
+COLOURS = ("red", "orange", "yellow", "green", "teal",
+           "blue", "purple", "pink", "brown", "grey")
+VALUES = range(8)
+ACTION_KINDS = {
+    "en": ("take-a-card", "open-the-deck", "pick-a-card"),
+    "es": ("nueva-atraccion", "atraerse", "solicitar"),
+}
+ACTION_COPIES = 3
+CARD_TITLES = {
+    "take-a-card": "Take a Card",
+    "open-the-deck": "Open the Deck",
+    "pick-a-card": "Pick a Card",
+    "nueva-atraccion": "Nueva atracción",
+    "atraerse": "Atraerse",
+    "solicitar": "Solicitar Atracción",
+}
+TRIO_POINTS = 10
+GALA_BONUS = {"en": 10, "es": 0}
+DECISION_LIMIT = 2000
+DIRECTIONS = ("cw", "ccw")
+ACTION_ORDER = tuple(kind for kinds in ACTION_KINDS.values() for kind in kinds)
+
+
+# -- cards -------------------------------------------------------------------
+def circus_card(colour: str, value: int) -> str:
+    return f"{colour}-{value}"
+
+
+# Every circus card's colour and value, and every card's place in the canonical
+# order, looked up rather than parsed: these are on the engine's hot path.
+CIRCUS = {circus_card(colour, value): (colour, value) for colour in COLOURS for value in VALUES}
+CARD_KEYS = {**{card: (COLOURS.index(colour), value) for card, (colour, value) in CIRCUS.items()},
+             **{kind: (len(COLOURS), index) for index, kind in enumerate(ACTION_ORDER)}}
+
+
+def is_circus(card: str) -> bool:
+    return card in CIRCUS
+
+
+def colour_of(card: str) -> str:
+    return CIRCUS[card][0]
+
+
+def value_of(card: str) -> int:
+    return CIRCUS[card][1]
+
+
+def card_key(card: str) -> tuple[int, int]:
+    """Canonical order: circus cards by colour then value, then action cards."""
+    return CARD_KEYS[card]
+
+
+def sort_cards(cards: Any) -> list[str]:
+    return sorted(cards, key=CARD_KEYS.__getitem__)
+
+
+def full_deck(variant: str) -> list[str]:
+    """All 89 cards of a variant, in a fixed order (shuffled by the state's RNG)."""
+    deck = [circus_card(colour, value) for colour in COLOURS for value in VALUES]
+    for kind in ACTION_KINDS[variant]:
+        deck += [kind] * ACTION_COPIES
+    return deck
+
+
+def card_name(card: str) -> str:
+    if is_circus(card):
+        return f"{value_of(card)}-{colour_of(card)}"
+    return CARD_TITLES[card]
+
+
+def card_message(card: str) -> dict[str, Any]:
+    """A card as the ``FlohcatiCard`` message."""
+    if is_circus(card):
+        return {"kind": "circus", "colour": colour_of(card), "value": value_of(card),
+                "code": card}
+    return {"kind": card, "code": card}
+
+
+def cards_message(cards: Any) -> list[dict[str, Any]]:
+    return [card_message(card) for card in cards]
+
+
+def hand_points(hand: Any) -> int:
+    """The highest card of each colour in hand, summed."""
+    best: dict[str, int] = {}
+    for card in hand:
+        if is_circus(card):
+            best[colour_of(card)] = max(best.get(colour_of(card), 0), value_of(card))
+    return sum(best.values())
+
+
+def possible_trios(hand: Any) -> list[tuple[str, ...]]:
+    """Every distinct set of three same-value cards in ``hand``, in canonical order."""
+    by_value: dict[int, list[str]] = {}
+    for card in hand:
+        if card in CIRCUS:
+            by_value.setdefault(CIRCUS[card][1], []).append(card)
+    return [trio for value in sorted(by_value) if len(by_value[value]) >= 3
+            for trio in combinations(sort_cards(by_value[value]), 3)]
+
+
+def has_every_colour(hand: Any) -> bool:
+    return len({CIRCUS[card][0] for card in hand if card in CIRCUS}) == len(COLOURS)
+
+
+class FlohcatiState(State):
+    """A game of Circus Flohcati.
+
+    ``hands`` (sets; shown sorted), ``display`` (left to right), ``discard``
+    (bottom first), ``trios`` (per seat, lists of three cards), ``deck`` (top
+    first) and ``known`` are public attributes so scenario tests can lay out a
+    position; after changing them, set ``phase`` and ``player`` to match.
+    """
+
+    game_name = "flohcati"
+
+    def __init__(self, players: int, variant: str, seed: int) -> None:
+        super().__init__(players, variant, seed)
+        self.deck = full_deck(variant)
+        self.rng.shuffle(self.deck)
+        self.hands: list[set[str]] = [set() for _ in range(players)]
+        self.display: list[str] = []
+        self.discard: list[str] = []
+        self.trios: list[list[tuple[str, str, str]]] = [[] for _ in range(players)]
+        self.known: list[list[set[str]]] = [[set() for _ in range(players)]
+                                            for _ in range(players)]
+        self.player = 0
+        self.turn = 0
+        self.flips = 0
+        self.gala_caller = -1
+        self._new_decision_context()
+        self.phase = "turn"
+
+    def _new_decision_context(self) -> None:
+        """Forget everything about the action card being carried out."""
+        self.action_card = ""
+        self.opening = False
+        self.giver = -1
+        self.requested_colour = ""
+        self.direction = ""
+        self.match = ""
+
+    # -- queries -----------------------------------------------------------
+    def current_seat(self) -> int:
+        return self.giver if self.phase == "give" else self.player
+
+    def decision_kind(self) -> str:
+        return "" if self.is_terminal() else self.phase
+
+    def prompt(self) -> str:
+        return self._reason()
+
+    def is_terminal(self) -> bool:
+        return bool(self.end_reason)
+
+    def opponents(self, seat: int) -> list[int]:
+        """The other seats, clockwise from the left neighbour (seat + 1)."""
+        return [(seat + step) % self.num_players for step in range(1, self.num_players)]
+
+    def legal_actions(self) -> list[Action]:
+        if self.is_terminal():
+            return []
+        return {
+            "turn": self._turn_actions,
+            "nueva": self._turn_actions,
+            "open-take": self._take_actions,
+            "match": self._match_actions,
+            "target": self._target_actions,
+            "give": self._give_actions,
+            "request": self._request_actions,
+            "end-of-turn": self._end_of_turn_actions,
+        }[self.phase]()
+
+    def _take_actions(self) -> list[Action]:
+        return [Action(f"take:{index}", f"take {card_name(card)} from the display",
+                       {"type": "take", "index": index, "card": card_message(card)})
+                for index, card in enumerate(self.display)]
+
+    def _turn_actions(self) -> list[Action]:
+        """Take, flip, and in es (after a flip, or with no deck) stop."""
+        actions = self._take_actions()
+        if self.deck:
+            actions.append(Action("flip", "flip the top card of the deck", {"type": "flip"}))
+        if self.variant == "es" and (self.flips or not self.deck):
+            actions.append(Action("stop", "end the turn without taking a card",
+                                  {"type": "stop"}))
+        return actions
+
+    def _match_actions(self) -> list[Action]:
+        return [*self._take_actions(),
+                Action("take:match", f"take the matching card {card_name(self.match)}",
+                       {"type": "take-match", "card": card_message(self.match)}),
+                Action("stop", f"take nothing ({card_name(self.match)} is discarded)",
+                       {"type": "stop"})]
+
+    def _target_actions(self) -> list[Action]:
+        return [Action(f"target:{seat}",
+                       f"{CARD_TITLES[self.action_card]}: seat {seat} "
+                       f"({len(self.hands[seat])} cards)",
+                       {"type": "target", "target": seat})
+                for seat in self._targets()]
+
+    def _give_actions(self) -> list[Action]:
+        return [Action(f"give:{card}", f"give {card_name(card)} to seat {self.player}",
+                       {"type": "give", "card": card_message(card), "target": self.player})
+                for card in self._givable()]
+
+    def _request_actions(self) -> list[Action]:
+        directions = DIRECTIONS if self.num_players > 2 else DIRECTIONS[:1]
+        names = {"cw": "clockwise", "ccw": "counter-clockwise"}
+        return [Action(f"colour:{colour}:{direction}",
+                       f"ask for {colour}, going {names[direction]}",
+                       {"type": "request", "colour": colour, "direction": direction})
+                for colour in COLOURS for direction in directions]
+
+    def _end_of_turn_actions(self) -> list[Action]:
+        """Each possible trio, then the last word: "done", or the Gala yes / no."""
+        hand = self.hands[self.player]
+        actions = [Action(f"trio:{','.join(trio)}",
+                          f"lay down a trio of {value_of(trio[0])}s: "
+                          + ", ".join(card_name(card) for card in trio),
+                          {"type": "trio", "cards": cards_message(trio),
+                           "value": value_of(trio[0])})
+                   for trio in possible_trios(hand)]
+        if not has_every_colour(hand):
+            return [*actions, Action("done", "end the turn", {"type": "done"})]
+        bonus = GALA_BONUS[self.variant]
+        return [*actions,
+                Action("gala:yes", f"call the Gala (+{bonus}): the game ends",
+                       {"type": "gala", "call": True}),
+                Action("gala:no", "end the turn without calling the Gala",
+                       {"type": "gala", "call": False})]
+
+    def _targets(self) -> list[int]:
+        """Opponents an action card may be aimed at: those holding cards."""
+        return [seat for seat in self.opponents(self.player) if self.hands[seat]]
+
+    def _givable(self) -> list[str]:
+        hand = self.hands[self.giver]
+        if self.requested_colour:
+            hand = {card for card in hand if colour_of(card) == self.requested_colour}
+        return sort_cards(hand)
+
+    def _reason(self) -> str:
+        """What is decided, by whom and why, in a sentence."""
+        if self.is_terminal():
+            return f"the game is over ({self.end_reason})"
+        seat, phase = self.player, self.phase
+        title = CARD_TITLES.get(self.action_card, "")
+        if phase == "turn":
+            stop = " (or stop)" if self.variant == "es" and (self.flips or not self.deck) else ""
+            return f"seat {seat}: take a card from the display or flip{stop}"
+        if phase == "nueva":
+            return f"seat {seat} (Nueva atracción): flip on, take a face-up card or stop"
+        if phase == "match":
+            return (f"seat {seat} (Nueva atracción): {card_name(self.match)} matches the "
+                    "display; take a face-up card or it, or nothing")
+        if phase == "open-take":
+            return f"seat {seat} (Open the Deck): take a card from the display"
+        if phase == "target":
+            return f"seat {seat} ({title}): choose an opponent"
+        if phase == "give":
+            asked = f", {self.requested_colour} asked for" if self.requested_colour else ""
+            return f"seat {self.giver}: choose a card to give to seat {seat} ({title}{asked})"
+        if phase == "request":
+            return f"seat {seat} ({title}): name a colour and a direction"
+        return f"seat {seat}: lay down trios, then end the turn (or call the Gala)"
+
+    def observation(self, seat: int) -> dict[str, Any]:
+        observation: dict[str, Any] = {
+            "seat": seat,
+            "variant": self.variant,
+            "current_player": self.player,
+            "deciding_seat": self.current_seat(),
+            "decision": self.decision_kind(),
+            "action_card": self.action_card,
+            "giver": self.giver if self.phase == "give" else -1,
+            "receiver": self.player if self.phase == "give" else -1,
+            "requested_colour": self.requested_colour,
+            "direction": self.direction,
+            "reason": self._reason(),
+            "hand": cards_message(sort_cards(self.hands[seat])),
+            "display": cards_message(self.display),
+            "discard": cards_message(self.discard),
+            "trios": [{"trios": [{"value": value_of(trio[0]), "cards": cards_message(trio)}
+                                 for trio in trios]} for trios in self.trios],
+            "hand_sizes": [len(hand) for hand in self.hands],
+            "known_cards": [{"cards": cards_message(sort_cards(self._known_for(seat, holder)))}
+                            for holder in range(self.num_players)],
+            "deck_size": len(self.deck),
+            "flips_this_turn": self.flips,
+            "turn": self.turn,
+            "decisions": len(self.history),
+            "gala_bonus": GALA_BONUS[self.variant],
+            "colours": list(COLOURS),
+            "opening": self.opening,
+        }
+        if self.match:
+            observation["matching_card"] = card_message(self.match)
+        return observation
+
+    def _known_for(self, seat: int, holder: int) -> set[str]:
+        """What ``seat`` knows of ``holder``'s hand; of its own: what all others know."""
+        if holder != seat:
+            return self.known[seat][holder]
+        others = [self.known[other][seat] for other in self.opponents(seat)]
+        return set.intersection(*others) if others else set()
+
+    def scores(self) -> list[int]:
+        return [hand_points(self.hands[seat]) + TRIO_POINTS * len(self.trios[seat])
+                + (GALA_BONUS[self.variant] if seat == self.gala_caller else 0)
+                for seat in range(self.num_players)]
+
+    def final_state(self) -> dict[str, Any]:
+        return {
+            "hands": [sort_cards(hand) for hand in self.hands],
+            "trios": [[list(trio) for trio in trios] for trios in self.trios],
+            "display": list(self.display),
+            "discard": list(self.discard),
+            "deck": list(self.deck),
+            "matching_card": self.match,
+            "gala_caller": self.gala_caller,
+            "turns": self.turn,
+            "scores": self.scores(),
+            "end_reason": self.end_reason,
+        }
+
+    def all_cards(self) -> list[str]:
+        """Every card wherever it lies; always the 89 cards of the variant."""
+        cards = [card for hand in self.hands for card in hand]
+        cards += [card for trios in self.trios for trio in trios for card in trio]
+        cards += self.display + self.discard + self.deck
+        return cards + ([self.match] if self.match else [])
+
+    # -- applying decisions ----------------------------------------------------
+    def _apply(self, action: Action) -> None:
+        payload = action.payload
+        kind = payload["type"]
+        if kind == "take":
+            self._take_from_display(payload["index"])
+        elif kind == "take-match":
+            self._take_match()
+        elif kind == "flip":
+            self._flip_in_turn()
+        elif kind == "stop":
+            self._stop()
+        elif kind == "target":
+            self._aim(payload["target"])
+        elif kind == "give":
+            self._give(payload["card"]["code"])
+        elif kind == "request":
+            self._request(payload["colour"], payload["direction"])
+        elif kind == "trio":
+            self._lay_trio(tuple(card["code"] for card in payload["cards"]))
+        elif kind == "done":
+            self._end_turn()
+        else:  # gala
+            self._decide_gala(payload["call"])
+        if not self.is_terminal() and len(self.history) >= DECISION_LIMIT:
+            self.end_reason = "decision-limit"
+            self.emit("end", f"the game ends after {DECISION_LIMIT} decisions",
+                      reason=self.end_reason)
+
+    # -- taking and flipping -----------------------------------------------------
+    def _take_from_display(self, index: int) -> None:
+        card = self.display.pop(index)
+        self._gain_publicly(self.player, card)
+        self.emit("take", f"seat {self.player} takes {card_name(card)} from the display",
+                  self.player, card=card, index=index)
+        if self.match:  # es: the matching card not taken is discarded
+            self._discard_match()
+        self._end_of_turn_step()
+
+    def _take_match(self) -> None:
+        card, self.match = self.match, ""
+        self._gain_publicly(self.player, card)
+        self.emit("take", f"seat {self.player} takes the matching card {card_name(card)}",
+                  self.player, card=card, index=-1)
+        self._end_of_turn_step()
+
+    def _stop(self) -> None:
+        if self.match:
+            self._discard_match()
+        self.emit("stop", f"seat {self.player} stops without taking a card", self.player)
+        self._end_of_turn_step()
+
+    def _discard_match(self) -> None:
+        card, self.match = self.match, ""
+        self.discard.append(card)
+        self.emit("discard", f"{card_name(card)} is discarded", self.player, card=card)
+
+    def _flip(self) -> str:
+        card = self.deck.pop(0)
+        self.flips += 1
+        self.emit("flip", f"seat {self.player} flips {card_name(card)}", self.player,
+                  card=card, deck_size=len(self.deck))
+        return card
+
+    def _duplicates_display(self, card: str) -> bool:
+        return colour_of(card) in {colour_of(shown) for shown in self.display}
+
+    def _flip_in_turn(self) -> None:
+        """A flip by choice: in the ordinary turn, or during es Nueva atracción."""
+        card = self._flip()
+        if self.phase == "nueva":
+            self._flip_in_nueva(card)
+        elif not is_circus(card):
+            self.discard.append(card)
+            self._carry_out(card)
+        elif self._duplicates_display(card):
+            self.discard.append(card)
+            self.emit("bust", f"{card_name(card)} matches the display: seat {self.player} "
+                      "is busted", self.player, card=card)
+            self._end_turn()
+        else:
+            self.display.append(card)
+
+    def _flip_in_nueva(self, card: str) -> None:
+        """Nueva atracción: actions are void, a match is offered rather than busting."""
+        if not is_circus(card):
+            self.discard.append(card)
+            self.emit("void", f"{CARD_TITLES[card]} is discarded without effect",
+                      self.player, card=card)
+        elif self._duplicates_display(card):
+            self.match = card
+            self.phase = "match"
+        else:
+            self.display.append(card)
+
+    # -- action cards --------------------------------------------------------------
+    def _carry_out(self, card: str) -> None:
+        """An action card flipped in the ordinary way (already on the discard pile)."""
+        self.action_card = card
+        self.emit("action", f"seat {self.player} carries out {CARD_TITLES[card]}",
+                  self.player, card=card)
+        if card == "open-the-deck":
+            self.opening = True
+            self._continue_opening()
+        elif card == "nueva-atraccion":
+            self.phase = "nueva"
+        elif card == "solicitar":
+            self.phase = "request"
+        else:  # take-a-card, pick-a-card, atraerse: aimed at an opponent
+            self._choose_target()
+
+    def _choose_target(self) -> None:
+        if self._targets():
+            self.phase = "target"
+            return
+        self.emit("no-effect", f"no opponent holds a card: {CARD_TITLES[self.action_card]} "
+                  "has no effect", self.player, card=self.action_card)
+        self._after_action()
+
+    def _after_action(self) -> None:
+        """An action card is resolved: resume an Open the Deck, else end the turn."""
+        self.action_card = "open-the-deck" if self.opening else ""
+        self.giver, self.requested_colour, self.direction = -1, "", ""
+        if self.opening:
+            self._continue_opening()
+        else:
+            self._end_of_turn_step()
+
+    def _continue_opening(self) -> None:
+        """en Open the Deck: flip until a colour repeats or the deck runs out.
+
+        Action cards met on the way are carried out as they come; one needing a
+        decision suspends the flipping, and :meth:`_after_action` resumes it.
+        """
+        while self.deck:
+            card = self._flip()
+            if is_circus(card) and not self._duplicates_display(card):
+                self.display.append(card)
+                continue
+            self.discard.append(card)
+            if is_circus(card):
+                self.emit("open-stop", f"{card_name(card)} matches the display: "
+                          "Open the Deck stops", self.player, card=card)
+                break
+            if card == "open-the-deck":
+                self.emit("no-effect", "a further Open the Deck has no extra effect",
+                          self.player, card=card)
+                continue
+            self.action_card = card
+            self.emit("action", f"seat {self.player} carries out {CARD_TITLES[card]}",
+                      self.player, card=card)
+            if self._targets():
+                self.phase = "target"
+                return
+            self.emit("no-effect", f"no opponent holds a card: {CARD_TITLES[card]} "
+                      "has no effect", self.player, card=card)
+        self.opening = False
+        self.action_card = "open-the-deck"
+        if self.display:
+            self.phase = "open-take"
+        else:
+            self._end_of_turn_step()
+
+    def _aim(self, target: int) -> None:
+        self.emit("target", f"seat {self.player} aims {CARD_TITLES[self.action_card]} "
+                  f"at seat {target}", self.player, target=target, card=self.action_card)
+        if self.action_card == "take-a-card":
+            self.giver = target
+            self.phase = "give"
+            return
+        card = self.rng.choice(sort_cards(self.hands[target]))
+        if self.action_card == "pick-a-card":
+            self._move_publicly(target, self.player, card)
+            self.emit("pick", f"seat {self.player} picks {card_name(card)} from seat "
+                      f"{target}", self.player, card=card, source=target)
+        else:  # atraerse: only the two seats see the card
+            self._move_privately(target, self.player, card)
+            self.emit("attract", f"seat {self.player} takes a card from seat {target}",
+                      self.player, source=target)
+            self.emit("attracted", f"seat {self.player} takes {card_name(card)} from seat "
+                      f"{target}", self.player, frozenset({self.player, target}),
+                      card=card, source=target)
+        self._after_action()
+
+    def _request(self, colour: str, direction: str) -> None:
+        self.requested_colour, self.direction = colour, direction
+        self.emit("request", f"seat {self.player} asks for {colour} ({direction})",
+                  self.player, colour=colour, direction=direction)
+        step = 1 if direction == "cw" else -1
+        for offset in range(1, self.num_players):
+            seat = (self.player + step * offset) % self.num_players
+            if any(colour_of(card) == colour for card in self.hands[seat]):
+                self.giver = seat
+                self.phase = "give"
+                return
+            self.emit("pass", f"seat {seat} has no {colour} card", seat, colour=colour)
+        self.emit("no-effect", f"nobody holds {colour}: seat {self.player} receives nothing",
+                  self.player, colour=colour)
+        self._after_action()
+
+    def _give(self, card: str) -> None:
+        giver = self.giver
+        self._move_publicly(giver, self.player, card)
+        self.emit("give", f"seat {giver} gives {card_name(card)} to seat {self.player}",
+                  giver, card=card, receiver=self.player)
+        self._after_action()
+
+    # -- knowledge -------------------------------------------------------------------
+    def _gain_publicly(self, seat: int, card: str) -> None:
+        self.hands[seat].add(card)
+        for observer in range(self.num_players):
+            if observer != seat:
+                self.known[observer][seat].add(card)
+
+    def _move_publicly(self, source: int, seat: int, card: str) -> None:
+        self.hands[source].remove(card)
+        for observer in range(self.num_players):
+            self.known[observer][source].discard(card)
+        self._gain_publicly(seat, card)
+
+    def _move_privately(self, source: int, seat: int, card: str) -> None:
+        """A card seen by the two seats only (Atraerse).
+
+        The others saw *a* card go, not which: none of the source's cards is
+        certain for them any more (keeping the untaken ones would tell them
+        which one went).
+        """
+        self.hands[source].remove(card)
+        self.hands[seat].add(card)
+        for observer in range(self.num_players):
+            if observer in (source, seat):
+                self.known[observer][source].discard(card)
+            else:
+                self.known[observer][source].clear()
+        self.known[source][seat].add(card)
+
+    # -- the end of a turn ---------------------------------------------------------------
+    def _end_of_turn_step(self) -> None:
+        """Trios, one decision each, then "done" or the Gala.
+
+        Always a decision, even with nothing to lay down or call: skipping it
+        would tell every seat (through the count of decisions) whether the
+        player's hidden hand holds a trio or all ten colours.
+        """
+        self._new_decision_context()
+        self.phase = "end-of-turn"
+
+    def _lay_trio(self, trio: tuple[str, ...]) -> None:
+        seat = self.player
+        self.hands[seat].difference_update(trio)
+        for observer in range(self.num_players):
+            self.known[observer][seat].difference_update(trio)
+        self.trios[seat].append(tuple(sort_cards(trio)))
+        self.emit("trio", f"seat {seat} lays down a trio of {value_of(trio[0])}s", seat,
+                  cards=list(trio), value=value_of(trio[0]))
+
+    def _decide_gala(self, call: bool) -> None:
+        if not call:
+            self._end_turn()
+            return
+        self.gala_caller = self.player
+        self.emit("gala", f"seat {self.player} calls the Gala", self.player,
+                  hand=sort_cards(self.hands[self.player]))
+        for observer in range(self.num_players):
+            if observer != self.player:
+                self.known[observer][self.player] = set(self.hands[self.player])
+        self.end_reason = "gala"
+        self.emit("end", "the game ends with the Gala", reason=self.end_reason)
+
+    def _end_turn(self) -> None:
+        """Pass the turn on; once the deck is empty the game ends instead."""
+        self.turn += 1
+        self.flips = 0
+        self._new_decision_context()
+        self.phase = "turn"
+        if not self.deck:
+            self.end_reason = "deck-empty"
+            self.emit("end", "the last card has been flipped: the game ends",
+                      reason=self.end_reason)
+            return
+        self.player = (self.player + 1) % self.num_players
+
+
+GAME = Game(
+    name="flohcati",
+    title="Circus Flohcati",
+    variants=("en", "es"),
+    min_players=2,
+    max_players=5,
+    state_class=FlohcatiState,
+    summary="Flip for flea-circus attractions without repeating a colour; "
+            "trios and the Gala.",
+)
