@@ -193,11 +193,11 @@ class Match:
         try:
             reply = seat.client.decide(request, timeout=deadline_ms / 1000)
         finally:
+            # Charged whether or not a reply came: a bot that hangs spends its bank.
             elapsed_ms = (time.monotonic() - sent) * 1000
             self.times.append((index, self.decision_id, round(elapsed_ms, 3)))
-        seat.bank_ms -= max(0.0, elapsed_ms - self.time.move_ms)
-        if seat.bank_ms < 0:
-            seat.bank_ms = 0
+            seat.bank_ms = max(0.0, seat.bank_ms - max(0.0, elapsed_ms - self.time.move_ms))
+        if elapsed_ms > deadline_ms - self.time.grace_ms:
             raise BotFault("timeout", f"took {elapsed_ms:.0f} ms: time bank exhausted")
         return self._check(reply, len(request.legal_actions))
 

@@ -179,3 +179,13 @@ def test_a_bot_over_its_memory_limit_fails_its_decisions(tmp_path, started):
     assert "MemoryError" in faults[0]["detail"]
     assert "MemoryError" in (tmp_path / "logs" / "faults" / "bad.log").read_text()
     assert_no_process_left(started)
+
+
+def test_a_hanging_bot_spends_its_bank_and_then_waits_only_move_time(tmp_path, started):
+    summary, store, games, faults = run(tmp_path, config_text("hang"))
+    game = games[0]
+    waits = [ms for seat, _, ms in game.times if game.seats[seat] == "bad"]
+    # First wait: move 100 + bank 300 + grace 100; then the bank is empty: 100 + 100.
+    assert len(waits) == 3
+    assert 450 <= waits[0] < 1000 and all(150 <= ms < 450 for ms in waits[1:])
+    assert_no_process_left(started)

@@ -5,12 +5,14 @@ from __future__ import annotations
 from referee.games.base import Game, GameConfigError, GameRecord, State
 from referee.games import flea_circus
 from referee.games import flohcati
+from referee.games import animal_circus
 
 GAMES: dict[str, Game] = {
     game.name: game
     for game in (
         flea_circus.GAME,
         flohcati.GAME,
+        animal_circus.GAME,
     )
 }
 

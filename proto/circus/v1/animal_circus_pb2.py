@@ -24,15 +24,23 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1d\x63ircus/v1/animal_circus.proto\x12\tcircus.v1\"\'\n\x17\x41nimalCircusObservation\x12\x0c\n\x04seat\x18\x01 \x01(\r\"\"\n\x12\x41nimalCircusAction\x12\x0c\n\x04type\x18\x01 \x01(\tb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1d\x63ircus/v1/animal_circus.proto\x12\tcircus.v1\"8\n\nAnimalCard\x12\r\n\x05value\x18\x01 \x01(\r\x12\r\n\x05\x63olor\x18\x02 \x01(\r\x12\x0c\n\x04name\x18\x03 \x01(\t\"2\n\nAnimalPile\x12$\n\x05\x63\x61rds\x18\x01 \x03(\x0b\x32\x15.circus.v1.AnimalCard\"\x7f\n\x11\x41nimalConstraints\x12\x0b\n\x03\x62\x61t\x18\x01 \x01(\x08\x12\x12\n\nlower_than\x18\x02 \x01(\r\x12\x0e\n\x06parrot\x18\x03 \x01(\x08\x12+\n\x0cparrot_cards\x18\x04 \x03(\x0b\x32\x15.circus.v1.AnimalCard\x12\x0c\n\x04\x62\x65\x61r\x18\x05 \x01(\x08\"?\n\x0e\x41nimalDecision\x12\x0c\n\x04kind\x18\x01 \x01(\t\x12\x0f\n\x07\x61\x62ility\x18\x02 \x01(\r\x12\x0e\n\x06\x63opied\x18\x03 \x01(\x08\"\xff\x03\n\x17\x41nimalCircusObservation\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x16\n\x0e\x63urrent_player\x18\x02 \x01(\r\x12\x17\n\x0fprevious_player\x18\x03 \x01(\x05\x12#\n\x04hand\x18\x04 \x03(\x0b\x32\x15.circus.v1.AnimalCard\x12\x11\n\tdraw_size\x18\x05 \x01(\r\x12-\n\x0eknown_draw_top\x18\x06 \x03(\x0b\x32\x15.circus.v1.AnimalCard\x12#\n\x04ring\x18\x07 \x03(\x0b\x32\x15.circus.v1.AnimalCard\x12*\n\x0bscore_piles\x18\x08 \x03(\x0b\x32\x15.circus.v1.AnimalPile\x12\x12\n\nhand_sizes\x18\t \x03(\r\x12\x12\n\ndraw_sizes\x18\n \x03(\r\x12*\n\x0bout_of_game\x18\x0b \x03(\x0b\x32\x15.circus.v1.AnimalCard\x12\x1b\n\x13put_away_per_player\x18\x0c \x01(\r\x12\x31\n\x0b\x63onstraints\x18\r \x01(\x0b\x32\x1c.circus.v1.AnimalConstraints\x12+\n\x08\x64\x65\x63ision\x18\x0e \x01(\x0b\x32\x19.circus.v1.AnimalDecision\x12\x0e\n\x06scores\x18\x0f \x03(\x05\x12\x0c\n\x04turn\x18\x10 \x01(\r\"\xa0\x01\n\x12\x41nimalCircusAction\x12\x0c\n\x04type\x18\x01 \x01(\t\x12#\n\x04\x63\x61rd\x18\x02 \x01(\x0b\x32\x15.circus.v1.AnimalCard\x12\x0e\n\x06target\x18\x03 \x01(\r\x12\x0c\n\x04pile\x18\x04 \x01(\r\x12$\n\x05order\x18\x05 \x03(\x0b\x32\x15.circus.v1.AnimalCard\x12\x13\n\x0bring_winner\x18\x06 \x01(\x05\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'circus.v1.animal_circus_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_ANIMALCIRCUSOBSERVATION']._serialized_start=44
-  _globals['_ANIMALCIRCUSOBSERVATION']._serialized_end=83
-  _globals['_ANIMALCIRCUSACTION']._serialized_start=85
-  _globals['_ANIMALCIRCUSACTION']._serialized_end=119
+  _globals['_ANIMALCARD']._serialized_start=44
+  _globals['_ANIMALCARD']._serialized_end=100
+  _globals['_ANIMALPILE']._serialized_start=102
+  _globals['_ANIMALPILE']._serialized_end=152
+  _globals['_ANIMALCONSTRAINTS']._serialized_start=154
+  _globals['_ANIMALCONSTRAINTS']._serialized_end=281
+  _globals['_ANIMALDECISION']._serialized_start=283
+  _globals['_ANIMALDECISION']._serialized_end=346
+  _globals['_ANIMALCIRCUSOBSERVATION']._serialized_start=349
+  _globals['_ANIMALCIRCUSOBSERVATION']._serialized_end=860
+  _globals['_ANIMALCIRCUSACTION']._serialized_start=863
+  _globals['_ANIMALCIRCUSACTION']._serialized_end=1023
 # @@protoc_insertion_point(module_scope)

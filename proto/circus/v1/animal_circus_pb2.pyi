@@ -1,17 +1,99 @@
+from google.protobuf.internal import containers as _containers
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
-from typing import ClassVar as _ClassVar, Optional as _Optional
+from collections.abc import Iterable as _Iterable, Mapping as _Mapping
+from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
+class AnimalCard(_message.Message):
+    __slots__ = ("value", "color", "name")
+    VALUE_FIELD_NUMBER: _ClassVar[int]
+    COLOR_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    value: int
+    color: int
+    name: str
+    def __init__(self, value: _Optional[int] = ..., color: _Optional[int] = ..., name: _Optional[str] = ...) -> None: ...
+
+class AnimalPile(_message.Message):
+    __slots__ = ("cards",)
+    CARDS_FIELD_NUMBER: _ClassVar[int]
+    cards: _containers.RepeatedCompositeFieldContainer[AnimalCard]
+    def __init__(self, cards: _Optional[_Iterable[_Union[AnimalCard, _Mapping]]] = ...) -> None: ...
+
+class AnimalConstraints(_message.Message):
+    __slots__ = ("bat", "lower_than", "parrot", "parrot_cards", "bear")
+    BAT_FIELD_NUMBER: _ClassVar[int]
+    LOWER_THAN_FIELD_NUMBER: _ClassVar[int]
+    PARROT_FIELD_NUMBER: _ClassVar[int]
+    PARROT_CARDS_FIELD_NUMBER: _ClassVar[int]
+    BEAR_FIELD_NUMBER: _ClassVar[int]
+    bat: bool
+    lower_than: int
+    parrot: bool
+    parrot_cards: _containers.RepeatedCompositeFieldContainer[AnimalCard]
+    bear: bool
+    def __init__(self, bat: _Optional[bool] = ..., lower_than: _Optional[int] = ..., parrot: _Optional[bool] = ..., parrot_cards: _Optional[_Iterable[_Union[AnimalCard, _Mapping]]] = ..., bear: _Optional[bool] = ...) -> None: ...
+
+class AnimalDecision(_message.Message):
+    __slots__ = ("kind", "ability", "copied")
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    ABILITY_FIELD_NUMBER: _ClassVar[int]
+    COPIED_FIELD_NUMBER: _ClassVar[int]
+    kind: str
+    ability: int
+    copied: bool
+    def __init__(self, kind: _Optional[str] = ..., ability: _Optional[int] = ..., copied: _Optional[bool] = ...) -> None: ...
+
 class AnimalCircusObservation(_message.Message):
-    __slots__ = ("seat",)
+    __slots__ = ("seat", "current_player", "previous_player", "hand", "draw_size", "known_draw_top", "ring", "score_piles", "hand_sizes", "draw_sizes", "out_of_game", "put_away_per_player", "constraints", "decision", "scores", "turn")
     SEAT_FIELD_NUMBER: _ClassVar[int]
+    CURRENT_PLAYER_FIELD_NUMBER: _ClassVar[int]
+    PREVIOUS_PLAYER_FIELD_NUMBER: _ClassVar[int]
+    HAND_FIELD_NUMBER: _ClassVar[int]
+    DRAW_SIZE_FIELD_NUMBER: _ClassVar[int]
+    KNOWN_DRAW_TOP_FIELD_NUMBER: _ClassVar[int]
+    RING_FIELD_NUMBER: _ClassVar[int]
+    SCORE_PILES_FIELD_NUMBER: _ClassVar[int]
+    HAND_SIZES_FIELD_NUMBER: _ClassVar[int]
+    DRAW_SIZES_FIELD_NUMBER: _ClassVar[int]
+    OUT_OF_GAME_FIELD_NUMBER: _ClassVar[int]
+    PUT_AWAY_PER_PLAYER_FIELD_NUMBER: _ClassVar[int]
+    CONSTRAINTS_FIELD_NUMBER: _ClassVar[int]
+    DECISION_FIELD_NUMBER: _ClassVar[int]
+    SCORES_FIELD_NUMBER: _ClassVar[int]
+    TURN_FIELD_NUMBER: _ClassVar[int]
     seat: int
-    def __init__(self, seat: _Optional[int] = ...) -> None: ...
+    current_player: int
+    previous_player: int
+    hand: _containers.RepeatedCompositeFieldContainer[AnimalCard]
+    draw_size: int
+    known_draw_top: _containers.RepeatedCompositeFieldContainer[AnimalCard]
+    ring: _containers.RepeatedCompositeFieldContainer[AnimalCard]
+    score_piles: _containers.RepeatedCompositeFieldContainer[AnimalPile]
+    hand_sizes: _containers.RepeatedScalarFieldContainer[int]
+    draw_sizes: _containers.RepeatedScalarFieldContainer[int]
+    out_of_game: _containers.RepeatedCompositeFieldContainer[AnimalCard]
+    put_away_per_player: int
+    constraints: AnimalConstraints
+    decision: AnimalDecision
+    scores: _containers.RepeatedScalarFieldContainer[int]
+    turn: int
+    def __init__(self, seat: _Optional[int] = ..., current_player: _Optional[int] = ..., previous_player: _Optional[int] = ..., hand: _Optional[_Iterable[_Union[AnimalCard, _Mapping]]] = ..., draw_size: _Optional[int] = ..., known_draw_top: _Optional[_Iterable[_Union[AnimalCard, _Mapping]]] = ..., ring: _Optional[_Iterable[_Union[AnimalCard, _Mapping]]] = ..., score_piles: _Optional[_Iterable[_Union[AnimalPile, _Mapping]]] = ..., hand_sizes: _Optional[_Iterable[int]] = ..., draw_sizes: _Optional[_Iterable[int]] = ..., out_of_game: _Optional[_Iterable[_Union[AnimalCard, _Mapping]]] = ..., put_away_per_player: _Optional[int] = ..., constraints: _Optional[_Union[AnimalConstraints, _Mapping]] = ..., decision: _Optional[_Union[AnimalDecision, _Mapping]] = ..., scores: _Optional[_Iterable[int]] = ..., turn: _Optional[int] = ...) -> None: ...
 
 class AnimalCircusAction(_message.Message):
-    __slots__ = ("type",)
+    __slots__ = ("type", "card", "target", "pile", "order", "ring_winner")
     TYPE_FIELD_NUMBER: _ClassVar[int]
+    CARD_FIELD_NUMBER: _ClassVar[int]
+    TARGET_FIELD_NUMBER: _ClassVar[int]
+    PILE_FIELD_NUMBER: _ClassVar[int]
+    ORDER_FIELD_NUMBER: _ClassVar[int]
+    RING_WINNER_FIELD_NUMBER: _ClassVar[int]
     type: str
-    def __init__(self, type: _Optional[str] = ...) -> None: ...
+    card: AnimalCard
+    target: int
+    pile: int
+    order: _containers.RepeatedCompositeFieldContainer[AnimalCard]
+    ring_winner: int
+    def __init__(self, type: _Optional[str] = ..., card: _Optional[_Union[AnimalCard, _Mapping]] = ..., target: _Optional[int] = ..., pile: _Optional[int] = ..., order: _Optional[_Iterable[_Union[AnimalCard, _Mapping]]] = ..., ring_winner: _Optional[int] = ...) -> None: ...

@@ -1,0 +1,612 @@
+"""Animal Circus: add animals to the Ring, win it when the next player cannot.
+
+Rulebook: ``shared/seeds/003_…txt`` (cards 1-9); cards 10-22 and the further
+rulings come from issue 4. Everything as implemented, each ruling marked by
+its source, is in ``docs/rules/animal-circus.md``.
+
+A card is a :class:`Card` ``(value, color)``: the value 1..22 fixes the animal,
+the color is the seat whose deck it came from. Colors never change the rules;
+they only make every card unique, so tests can account for each one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import permutations
+from typing import Any, NamedTuple
+
+from referee.games.base import Action, Game, State
+
+
+class Card(NamedTuple):
+    """One animal card; tuples order by value first, the canonical hand order."""
+
+    value: int
+    color: int
+
+
+MOLE, MOUSE, TURTLE, RABBIT, BAT, PENGUIN, CAMEL, DOG, CHEETAH, CHAMELEON, PARROT = range(1, 12)
+RAT, SEAL, KANGAROO, MONKEY, CROCODILE, OWL, GIRAFFE, BEAR, TIGER, ELEPHANT, LION = range(12, 23)
+
+NAMES = {
+    MOLE: "Mole Diver", MOUSE: "Power Mouse", TURTLE: "Jumping Turtle",
+    RABBIT: "Rabbit Archer", BAT: "Bungee Bat", PENGUIN: "Magic Penguin",
+    CAMEL: "Camel Cyclist", DOG: "Old Dog Musician", CHEETAH: "Cheating Cheetah",
+    CHAMELEON: "Chameleon in Disguise", PARROT: "Parrot Ventriloquist",
+    RAT: "Sneaky Rat", SEAL: "Seal Juggler", KANGAROO: "Kangaroo Boxer",
+    MONKEY: "Acrobat Monkey", CROCODILE: "Crocodile Snapper", OWL: "Owl Fortune-Teller",
+    GIRAFFE: "Giraffe Stilt-Walker", BEAR: "Bear Unicyclist", TIGER: "Tiger Hoop-Jumper",
+    ELEPHANT: "Elephant Strongman", LION: "Lion King",
+}
+CARDS_PER_COLOR = 22
+PUT_AWAY = {2: 0, 3: 1, 4: 3, 5: 5}
+START_HAND = 3
+TURN_LIMIT = 2000
+SEAL_NEEDS = 16
+# Cards whose ability is not carried out "when played": a Chameleon copies nothing.
+NO_WHEN_PLAYED = frozenset({MOLE, MOUSE, TURTLE, DOG, GIRAFFE, CHAMELEON, LION})
+# Abilities whose choice is a decision of its own, by decision kind.
+TARGET_ABILITIES = frozenset({RABBIT, PENGUIN, CAMEL, RAT, KANGAROO})
+DECISION_KINDS = {**{value: "target" for value in TARGET_ABILITIES}, MONKEY: "pile", OWL: "order"}
+POINTS = {DOG: -3, GIRAFFE: 3}
+
+
+def card_name(card: Card) -> str:
+    return f"{NAMES[card.value]} ({card.value})"
+
+
+def card_message(card: Card) -> dict[str, Any]:
+    """A card as the ``AnimalCard`` message."""
+    return {"value": card.value, "color": card.color, "name": NAMES[card.value]}
+
+
+def cards_message(cards: list[Card] | tuple[Card, ...]) -> list[dict[str, Any]]:
+    return [card_message(card) for card in cards]
+
+
+def card_from_message(message: dict[str, Any]) -> Card:
+    return Card(message["value"], message.get("color", 0))
+
+
+def pile_points(pile: list[Card]) -> int:
+    """1 per Score-pile card, but the Dog costs 3 and the Giraffe brings 3."""
+    return sum(POINTS.get(card.value, 1) for card in pile)
+
+
+def one_per_value(cards: list[Card]) -> list[Card]:
+    """The lowest-colored card of each value, by value: colors never change a play."""
+    chosen: dict[int, Card] = {}
+    for card in sorted(cards):
+        chosen.setdefault(card.value, card)
+    return list(chosen.values())
+
+
+@dataclass(frozen=True)
+class Pending:
+    """An ability waiting for the active player's choice."""
+
+    ability: int
+    copied: bool
+
+    @property
+    def kind(self) -> str:
+        return DECISION_KINDS[self.ability]
+
+
+class AnimalCircusState(State):
+    """A game of Animal Circus.
+
+    The piles are public attributes so scenario tests can lay out a position
+    and then call :meth:`start_turn`: ``hands`` (kept sorted), ``draw_piles``
+    (top first), ``put_away`` (unseen, out of the game), ``out_of_game`` (seen,
+    out of the game), ``ring`` and ``score_piles`` (bottom first).
+    """
+
+    game_name = "animal-circus"
+
+    def __init__(self, players: int, variant: str, seed: int) -> None:
+        super().__init__(players, variant, seed)
+        self.hands: list[list[Card]] = [[] for _ in range(players)]
+        self.draw_piles: list[list[Card]] = []
+        self.put_away: list[list[Card]] = []
+        for color in range(players):
+            deck = [Card(value, color) for value in range(1, CARDS_PER_COLOR + 1)]
+            self.rng.shuffle(deck)
+            away = PUT_AWAY[players]
+            self.put_away.append(deck[:away])
+            self.draw_piles.append(deck[away:])
+        self.out_of_game: list[Card] = []
+        self.ring: list[Card] = []
+        self.score_piles: list[list[Card]] = [[] for _ in range(players)]
+        # How many top cards of its own Draw pile each seat knows (the Owl).
+        self.known_top = [0] * players
+        self.player = 0
+        self.previous = -1
+        self.turn = 0
+        self.pending: Pending | None = None
+        # This turn: cards drawn, and what the previous card imposed.
+        self.drawn: list[Card] = []
+        self.no_draw = self.parrot = self.bat_bind = False
+        self.score_top_at_start: Card | None = None
+        # Set by the card just played, for the next player's turn.
+        self.next_no_draw = self.next_parrot = self.next_bat_bind = False
+        self.emit("setup", f"each player puts {PUT_AWAY[players]} card(s) away unseen",
+                  put_away=PUT_AWAY[players])
+        for seat in range(players):
+            self._draw(seat, START_HAND)
+        self.start_turn()
+
+    # -- queries -----------------------------------------------------------
+    def current_seat(self) -> int:
+        return self.player
+
+    def decision_kind(self) -> str:
+        if self.is_terminal():
+            return ""
+        return self.pending.kind if self.pending else "play"
+
+    def prompt(self) -> str:
+        if self.is_terminal():
+            return "the game is over"
+        if self.pending is None:
+            return self._play_prompt()
+        ability = NAMES[self.pending.ability] + (" (copied by the Chameleon)"
+                                                 if self.pending.copied else "")
+        return {
+            RABBIT: f"{ability}: choose the Score pile to take the top card from",
+            PENGUIN: f"{ability}: choose a player to take a random Hand card from",
+            CAMEL: f"{ability}: choose a player to take the top 2 Score-pile cards from",
+            RAT: f"{ability}: choose a player to swap Score-pile top cards with",
+            KANGAROO: f"{ability}: choose a player whose random Hand card goes under the Ring",
+            MONKEY: f"{ability}: choose a Draw pile to take the top 2 cards from",
+            OWL: f"{ability}: choose the order of your top Draw-pile cards (top first)",
+        }[self.pending.ability]
+
+    def _play_prompt(self) -> str:
+        if not self.ring:
+            return "Play a card to start a new Ring"
+        text = f"Play a card: add it to the Ring (top: {card_name(self.ring[-1])})"
+        if self.lower_than():
+            text += f", lower than {self.lower_than()}"
+        if self.parrot:
+            text += ", one you drew this turn (Parrot)"
+        return text + ", or start a new Ring if you need not add"
+
+    def is_terminal(self) -> bool:
+        return bool(self.end_reason)
+
+    def lower_than(self) -> int:
+        """The value an added card must be below (a Bat, or a copied Bat); 0 if none."""
+        if not self.ring:
+            return 0
+        top = self.ring[-1].value
+        return top if top == BAT or self.bat_bind else 0
+
+    def legal_actions(self) -> list[Action]:
+        if self.is_terminal():
+            return []
+        if self.pending is not None:
+            return [self._option_action(option) for option in self._options(self.pending.ability)]
+        return [self._play_action(mode, card) for mode, card in self.play_options()]
+
+    def play_options(self) -> list[tuple[str, Card]]:
+        """The plays open to the active player: ``("ring"|"new", card)``, adds first.
+
+        A player who can beat the top (higher, or lower under a Bat) must add
+        a card: a beating one or one whose ability lets it on. Otherwise they
+        may add such a card or start a new Ring with any card.
+        """
+        cards = one_per_value(self._playable())
+        if not self.ring:
+            return [("new", card) for card in cards]
+        beating = [card for card in cards if self._beats(card)]
+        adds = [("ring", card) for card in cards if self._beats(card) or self._let_on(card)]
+        if beating:
+            return adds
+        return adds + [("new", card) for card in cards]
+
+    def _playable(self) -> list[Card]:
+        """The Hand cards the player may play: under a Parrot, the ones drawn this turn."""
+        hand = self.hands[self.player]
+        return [card for card in hand if card in self.drawn] if self.parrot else list(hand)
+
+    def _beats(self, card: Card) -> bool:
+        bound = self.lower_than()
+        return card.value < bound if bound else card.value > self.ring[-1].value
+
+    def _let_on(self, card: Card) -> bool:
+        """Whether the card's ability lets it on the Ring whatever the top."""
+        return card.value in (MOLE, TURTLE) or (
+            card.value == MOUSE and self.ring[-1].value == ELEPHANT)
+
+    def _ring_winner(self, mode: str, card: Card) -> int:
+        """Who wins the Ring on the table by this play itself (-1: nobody)."""
+        if not self.ring:
+            return -1
+        if mode == "new":
+            return self.previous
+        if card.value == MOUSE and self.ring[-1].value == ELEPHANT:
+            return self.player
+        return -1
+
+    def _play_action(self, mode: str, card: Card) -> Action:
+        winner = self._ring_winner(mode, card)
+        if mode == "ring":
+            label = f"add {card_name(card)} to the Ring"
+            if card.value == MOLE:
+                label += " (at the bottom)"
+        else:
+            label = f"start a new Ring with {card_name(card)}"
+        if winner >= 0:
+            label += f"; seat {winner} wins the Ring ({len(self.ring)} cards)"
+        return Action(f"{mode}:{card.value}", label,
+                      {"type": mode, "card": card_message(card), "ring_winner": winner})
+
+    def _options(self, ability: int) -> list[Any]:
+        """The choices of an ability: seats, or (Owl) orders of the top cards."""
+        me = self.player
+        others = [(me + step) % self.num_players for step in range(1, self.num_players)]
+        scored = [seat for seat in others if self.score_piles[seat]]
+        if ability == RABBIT:
+            return scored or ([me] if self.score_piles[me] else [])
+        if ability in (PENGUIN, KANGAROO):
+            return [seat for seat in others if self.hands[seat]]
+        if ability == CAMEL:
+            return scored
+        if ability == RAT:
+            return scored if self.score_piles[me] else []
+        if ability == MONKEY:
+            return [seat for seat in range(self.num_players) if self.draw_piles[seat]]
+        top = self.draw_piles[me][:3]  # OWL: orders sorted by value, not by the pile
+        return sorted(permutations(top)) if top else []
+
+    def _option_action(self, option: Any) -> Action:
+        ability = self.pending.ability if self.pending else 0
+        if ability == OWL:
+            order = "-".join(str(card.value) for card in option)
+            return Action(f"order:{order}", f"put back, top first: {order}",
+                          {"type": "order", "order": cards_message(option)})
+        if ability == MONKEY:
+            return Action(f"pile:{option}",
+                          f"take the top 2 cards of seat {option}'s Draw pile "
+                          f"({len(self.draw_piles[option])} cards)",
+                          {"type": "pile", "pile": option})
+        return Action(f"target:{option}", f"choose seat {option}",
+                      {"type": "target", "target": option})
+
+    def observation(self, seat: int) -> dict[str, Any]:
+        return {
+            "seat": seat,
+            "current_player": self.player,
+            "previous_player": self.previous,
+            "hand": cards_message(self.hands[seat]),
+            "draw_size": len(self.draw_piles[seat]),
+            "known_draw_top": cards_message(self.draw_piles[seat][:self.known_top[seat]]),
+            "ring": cards_message(self.ring),
+            "score_piles": [{"cards": cards_message(pile)} for pile in self.score_piles],
+            "hand_sizes": [len(hand) for hand in self.hands],
+            "draw_sizes": [len(pile) for pile in self.draw_piles],
+            "out_of_game": cards_message(self.out_of_game),
+            "put_away_per_player": PUT_AWAY[self.num_players],
+            "constraints": self._constraints(seat),
+            "decision": {"kind": self.decision_kind(),
+                         "ability": self.pending.ability if self.pending else 0,
+                         "copied": bool(self.pending and self.pending.copied)},
+            "scores": self.scores(),
+            "turn": self.turn,
+        }
+
+    def _constraints(self, seat: int) -> dict[str, Any]:
+        """What binds the current play; the Parrot's cards only for the player."""
+        mine = self.parrot and seat == self.player
+        return {"bat": bool(self.lower_than()), "lower_than": self.lower_than(),
+                "parrot": self.parrot, "parrot_cards": cards_message(self.drawn if mine else []),
+                "bear": self.no_draw}
+
+    def scores(self) -> list[int]:
+        return [pile_points(pile) for pile in self.score_piles]
+
+    def final_state(self) -> dict[str, Any]:
+        def seats(piles: list[list[Card]]) -> list[list[dict[str, Any]]]:
+            return [cards_message(pile) for pile in piles]
+        return {
+            "hands": seats(self.hands),
+            "draw_piles": seats(self.draw_piles),
+            "put_away": seats(self.put_away),
+            "out_of_game": cards_message(self.out_of_game),
+            "ring": cards_message(self.ring),
+            "score_piles": seats(self.score_piles),
+            "scores": self.scores(),
+            "turns": self.turn,
+            "end_reason": self.end_reason,
+        }
+
+    def all_cards(self) -> list[Card]:
+        """Every card wherever it is; each of the 22 × players exactly once."""
+        cards = [*self.out_of_game, *self.ring]
+        for piles in (self.hands, self.draw_piles, self.put_away, self.score_piles):
+            for pile in piles:
+                cards += pile
+        return cards
+
+    # -- turns ---------------------------------------------------------------
+    def start_turn(self) -> None:
+        """Begin the turn of :attr:`player`: draw, then await the play.
+
+        A player left without a card cannot play: the previous player wins the
+        Ring and the turn passes, until someone can play or the game ends.
+        """
+        while True:
+            seat = self.player
+            pile = self.score_piles[seat]
+            self.score_top_at_start = pile[-1] if pile else None
+            self.no_draw, self.next_no_draw = self.next_no_draw, False
+            parrot, self.next_parrot = self.next_parrot, False
+            self.bat_bind, self.next_bat_bind = self.next_bat_bind, False
+            if self.no_draw:
+                self.drawn = []
+                self.emit("no-draw", f"seat {seat} draws nothing (Bear)", seat)
+            else:
+                self.drawn = self._draw(seat, 1 if len(self.hands[seat]) >= 2 else 4)
+            self.parrot = parrot and bool(self.drawn)
+            if self.hands[seat]:
+                return
+            self.emit("no-card", f"seat {seat} has no card to play", seat)
+            self._win_ring(self.previous)
+            if not self._advance():
+                return
+
+    def _advance(self) -> bool:
+        """Close the turn; pass it on unless the game ends. True if it goes on."""
+        self.pending = None
+        self.turn += 1
+        if self.is_terminal():
+            return False
+        if not any(self.hands) and not any(self.draw_piles):
+            self._end("no-cards", "no player has a card in Hand or Draw pile")
+        elif self.turn >= TURN_LIMIT:
+            self._end("turn-limit", f"the game is stopped after {TURN_LIMIT} turns")
+        if self.is_terminal():
+            return False
+        self.previous, self.player = self.player, (self.player + 1) % self.num_players
+        return True
+
+    def _end_turn(self) -> None:
+        if self._advance():
+            self.start_turn()
+
+    def _end(self, reason: str, text: str) -> None:
+        self.end_reason = reason
+        self.emit("end", f"the game ends: {text}", reason=reason, scores=self.scores())
+
+    # -- rules ---------------------------------------------------------------
+    def _apply(self, action: Action) -> None:
+        payload = action.payload
+        if payload["type"] in ("ring", "new"):
+            self._play(card_from_message(payload["card"]), payload["type"] == "new")
+            return
+        ability = self.pending.ability if self.pending else 0
+        self.pending = None
+        if payload["type"] == "order":
+            option: Any = tuple(card_from_message(card) for card in payload["order"])
+        else:
+            option = payload.get("target", payload.get("pile"))
+        self._choose(ability, option)
+        self._end_turn()
+
+    def _play(self, card: Card, new_ring: bool) -> None:
+        """Put the card on the Ring (or start a new one), then carry out its ability."""
+        seat = self.player
+        self.hands[seat].remove(card)
+        mouse_wins = (not new_ring and card.value == MOUSE and self.ring[-1].value == ELEPHANT)
+        where = ("starts a new Ring with" if new_ring else
+                 "adds to the bottom of the Ring" if card.value == MOLE else "adds to the Ring")
+        self.emit("play", f"seat {seat} {where} {card_name(card)}", seat,
+                  card=card_message(card), new_ring=new_ring)
+        if new_ring:
+            ended = self._win_ring(self.previous)
+            self.ring = [card]
+            if ended:  # the card stays on the new Ring; its ability is not carried out
+                self._end_turn()
+                return
+        elif card.value == MOLE:
+            self.ring.insert(0, card)
+        else:
+            self.ring.append(card)
+        if mouse_wins:
+            self._win_ring(seat)
+            self._end_turn()
+        elif self._carry_out(card.value, copied=False):
+            self._end_turn()
+
+    def _win_ring(self, seat: int) -> bool:
+        """``seat`` wins the Ring onto their Score pile; True if that ends the game.
+
+        Winning an empty Ring is not winning: nothing happens.
+        """
+        if not self.ring or seat < 0:
+            return False
+        won, self.ring = self.ring, []
+        self.score_piles[seat].extend(won)
+        self.emit("win-ring", f"seat {seat} wins the Ring ({len(won)} cards)", seat,
+                  cards=cards_message(won))
+        if not all(self.draw_piles):
+            self._end("ring-won", f"seat {seat} won the Ring while a Draw pile is empty")
+            return True
+        return False
+
+    def _carry_out(self, ability: int, copied: bool) -> bool:
+        """Carry out an ability; False while a choice of the player is pending."""
+        if ability in DECISION_KINDS:
+            options = self._options(ability)
+            if not options:
+                self.emit("no-effect", f"{NAMES[ability]}: nothing to do", self.player,
+                          ability=ability)
+                return True
+            if ability == OWL:
+                self._look(len(options[0]))
+            # Asked even when only one option is legal: every choice is a decision.
+            self.pending = Pending(ability, copied)
+            return False
+        effect = {
+            BAT: self._copied_bat if copied else None, CHEETAH: self._cheetah,
+            CHAMELEON: self._chameleon, PARROT: self._parrot, SEAL: self._seal,
+            CROCODILE: self._crocodile, BEAR: self._bear, TIGER: self._tiger,
+            ELEPHANT: self._elephant,
+        }.get(ability)
+        if effect is None:
+            return True
+        return effect() is not False  # only the Chameleon may leave a copied choice pending
+
+    def _choose(self, ability: int, option: Any) -> None:
+        """Carry out an ability with the player's choice (a seat, or an order)."""
+        {RABBIT: self._rabbit, PENGUIN: self._penguin, CAMEL: self._camel, RAT: self._rat,
+         KANGAROO: self._kangaroo, MONKEY: self._monkey, OWL: self._owl_order}[ability](option)
+
+    # -- the abilities ---------------------------------------------------------
+    def _rabbit(self, seat: int) -> None:
+        card = self.score_piles[seat].pop()
+        self._give(self.player, [card])
+        self.emit("rabbit", f"seat {self.player} takes {card_name(card)} from seat {seat}'s "
+                  "Score pile into their Hand", self.player, target=seat, card=card_message(card))
+
+    def _penguin(self, seat: int) -> None:
+        card = self.rng.choice(self.hands[seat])
+        self.hands[seat].remove(card)
+        self._give(self.player, [card])
+        self.emit("penguin", f"seat {self.player} takes a random Hand card from seat {seat}",
+                  self.player, target=seat)
+        self.emit("penguin-card", f"the card taken is {card_name(card)}", self.player,
+                  frozenset({self.player, seat}), target=seat, card=card_message(card))
+
+    def _camel(self, seat: int) -> None:
+        pile = self.score_piles[seat]
+        moved = pile[-2:]
+        del pile[-len(moved):]
+        self.score_piles[self.player].extend(moved)
+        self.emit("camel", f"seat {self.player} moves {len(moved)} card(s) from seat {seat}'s "
+                  "Score pile onto their own", self.player, target=seat,
+                  cards=cards_message(moved))
+
+    def _cheetah(self) -> None:
+        """The two cards keep their order: the Draw pile's top card ends on top."""
+        moved = self._take_top(self.player, 2)
+        self.score_piles[self.player].extend(reversed(moved))
+        self.emit("cheetah", f"seat {self.player} puts {len(moved)} Draw-pile card(s) on "
+                  "their Score pile", self.player, cards=cards_message(moved))
+
+    def _chameleon(self) -> bool:
+        pile = self.score_piles[self.player]
+        if not pile or pile[-1].value in NO_WHEN_PLAYED:
+            self.emit("no-effect", "Chameleon: nothing to copy", self.player, ability=CHAMELEON)
+            return True
+        copied = pile[-1].value
+        self.emit("copy", f"the Chameleon copies {card_name(pile[-1])}", self.player,
+                  card=card_message(pile[-1]))
+        return self._carry_out(copied, copied=True)
+
+    def _copied_bat(self) -> None:
+        self.next_bat_bind = True
+
+    def _parrot(self) -> None:
+        self.next_parrot = True
+
+    def _rat(self, seat: int) -> None:
+        mine, theirs = self.score_piles[self.player], self.score_piles[seat]
+        mine[-1], theirs[-1] = theirs[-1], mine[-1]
+        self.emit("rat", f"seat {self.player} swaps Score-pile tops with seat {seat}",
+                  self.player, target=seat, got=card_message(mine[-1]),
+                  gave=card_message(theirs[-1]))
+
+    def _seal(self) -> None:
+        """Wins the Ring if the Score pile's top at the turn's start was 16 or more."""
+        top = self.score_top_at_start
+        if top is not None and top.value >= SEAL_NEEDS:
+            self._win_ring(self.player)
+
+    def _kangaroo(self, seat: int) -> None:
+        card = self.rng.choice(self.hands[seat])
+        self.hands[seat].remove(card)
+        self.ring.insert(0, card)
+        self.emit("kangaroo", f"{card_name(card)} from seat {seat}'s Hand goes under the Ring",
+                  self.player, target=seat, card=card_message(card))
+
+    def _monkey(self, seat: int) -> None:
+        taken = self._take_top(seat, 2)
+        self._give(self.player, taken)
+        self.emit("monkey", f"seat {self.player} takes {len(taken)} card(s) from seat {seat}'s "
+                  "Draw pile", self.player, pile=seat, count=len(taken))
+        self.emit("monkey-cards", f"you take {', '.join(map(card_name, taken))}", self.player,
+                  frozenset({self.player}), pile=seat, cards=cards_message(taken))
+
+    def _crocodile(self) -> None:
+        if len(self.ring) < 2:
+            return
+        card = self.ring.pop(0)
+        self.score_piles[self.player].append(card)
+        self.emit("crocodile", f"seat {self.player} takes {card_name(card)} from the bottom "
+                  "of the Ring", self.player, card=card_message(card))
+
+    def _look(self, count: int) -> None:
+        seat = self.player
+        self.known_top[seat] = max(self.known_top[seat], count)
+        self.emit("owl", f"seat {seat} looks at the top {count} card(s) of their Draw pile", seat,
+                  count=count)
+        self.emit("owl-cards", "you see (top first) "
+                  + ", ".join(map(card_name, self.draw_piles[seat][:count])), seat,
+                  frozenset({seat}), cards=cards_message(self.draw_piles[seat][:count]))
+
+    def _owl_order(self, order: tuple[Card, ...]) -> None:
+        pile = self.draw_piles[self.player]
+        pile[:len(order)] = order
+        self.emit("owl-order", "you put back (top first) " + ", ".join(map(card_name, order)),
+                  self.player, frozenset({self.player}), cards=cards_message(order))
+
+    def _bear(self) -> None:
+        self.next_no_draw = True
+
+    def _tiger(self) -> None:
+        for step in range(1, self.num_players):
+            seat = (self.player + step) % self.num_players
+            for card in self._take_top(seat, 1):
+                self.out_of_game.append(card)
+                self.emit("tiger", f"seat {seat} puts {card_name(card)} out of the game", seat,
+                          card=card_message(card))
+
+    def _elephant(self) -> None:
+        """The two cards keep their order: the Draw pile's top card ends higher."""
+        moved = self._take_top(self.player, 2)
+        self.ring[:0] = reversed(moved)
+        self.emit("elephant", f"seat {self.player} puts {len(moved)} Draw-pile card(s) under "
+                  "the Ring", self.player, cards=cards_message(moved))
+
+    # -- moving cards ------------------------------------------------------------
+    def _take_top(self, seat: int, count: int) -> list[Card]:
+        """Remove up to ``count`` cards from the top of a Draw pile."""
+        pile = self.draw_piles[seat]
+        taken, self.draw_piles[seat] = pile[:count], pile[count:]
+        self.known_top[seat] = max(0, self.known_top[seat] - len(taken))
+        return taken
+
+    def _give(self, seat: int, cards: list[Card]) -> None:
+        self.hands[seat] = sorted(self.hands[seat] + cards)
+
+    def _draw(self, seat: int, count: int) -> list[Card]:
+        drawn = self._take_top(seat, count)
+        self._give(seat, drawn)
+        self.emit("draw", f"seat {seat} draws {len(drawn)} card(s)", seat, count=len(drawn))
+        if drawn:
+            self.emit("drew", f"you draw {', '.join(map(card_name, drawn))}", seat,
+                      frozenset({seat}), cards=cards_message(drawn))
+        return drawn
+
+
+GAME = Game(
+    name="animal-circus",
+    title="Animal Circus",
+    variants=("standard",),
+    min_players=2,
+    max_players=5,
+    state_class=AnimalCircusState,
+    summary="Add ever higher animals to the Ring; the player before one who cannot wins it.",
+)
