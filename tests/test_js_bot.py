@@ -1,0 +1,104 @@
+"""The Node.js example bot (bots/js) in real tournaments with Python bots.
+
+Every registered game and variant gets a small tournament in which the JS bot,
+started through ``command:`` like any other bot, meets Python bots that are
+also separate gRPC processes. ``scripts/test`` installs the bot's packages
+(``npm ci`` in bots/js) before the suite runs.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import run_tournament, write_config
+from referee import process
+from referee.games import GAMES
+
+ROOT = Path(__file__).resolve().parent.parent
+JS_BOT = ROOT / "bots" / "js" / "bot.js"
+JS_COMMAND = f"node {JS_BOT} --port {{port}}"
+# A Python bot made for the game, where the project has one; random otherwise.
+SPECIALISTS = {"flea-circus": "bots.flea_greedy", "flohcati": "bots.flohcati_heuristic"}
+
+GAME_VARIANTS = [(game.name, variant) for game in GAMES.values() for variant in game.variants]
+
+
+def require_node_bot() -> None:
+    if shutil.which("node") is None:
+        pytest.fail("node is not on PATH: the Node.js bot needs Node.js 18 or later")
+    if not (ROOT / "bots" / "js" / "node_modules" / "@grpc" / "grpc-js").is_dir():
+        pytest.fail("bots/js has no node_modules: run `(cd bots/js && npm ci)` "
+                    "(scripts/test does it)")
+
+
+def test_js_bot_passes_check_bot_in_every_game():
+    require_node_bot()
+    referee = Path(sys.executable).parent / "circus-referee"
+    result = subprocess.run([str(referee), "check-bot", "--command", JS_COMMAND, "--games", "2"],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stdout + result.stderr
+    for game, variant in GAME_VARIANTS:
+        assert f"PASS  play {game}/{variant}:" in result.stdout, result.stdout
+    assert "FAIL" not in result.stdout
+
+
+@pytest.fixture
+def started(monkeypatch):
+    """Every BotProcess started during the test, to inspect how it ended."""
+    processes: list[process.BotProcess] = []
+    original = process.BotProcess.start
+
+    def spy(self):
+        address = original(self)
+        processes.append(self)
+        return address
+
+    monkeypatch.setattr(process.BotProcess, "start", spy)
+    return processes
+
+
+@pytest.mark.parametrize("game,variant", GAME_VARIANTS, ids=[f"{g}-{v}" for g, v in GAME_VARIANTS])
+def test_js_bot_plays_with_python_bots(game, variant, tmp_path, started):
+    require_node_bot()
+    specialist = SPECIALISTS.get(game, "bots.random_bot")
+    config = write_config(tmp_path, f"""
+        name: js-{game}-{variant}
+        game: {game}
+        variant: {variant}
+        players: 3
+        rounds: 1
+        seed: 8
+        concurrency: 2
+        bots:
+          - name: js
+            command: {JS_COMMAND}
+          - name: python-random
+            command: python -m bots.random_bot --port {{port}}
+          - name: python-other
+            command: python -m {specialist} --port {{port}}
+        """)
+    summary, store, _ = run_tournament(config, tmp_path)
+    name = f"js-{game}-{variant}"
+    games = store.games(name)
+    assert summary.played == len(games) == 3  # one table, three seat rotations
+    assert all(g.status == "finished" and g.game == game and g.variant == variant for g in games)
+    assert all("js" in g.seats for g in games)
+    assert [dict(fault) for fault in store.faults(name, "js")] == []
+    # The JS bot answered decisions in every game (none was substituted).
+    js_seats = [g.seats.index("js") for g in games]
+    assert all(any(seat == js for seat, _, _ in g.times) for g, js in zip(games, js_seats))
+
+    log = (tmp_path / "logs" / name / "js.log").read_text()
+    assert "listening on 127.0.0.1:" in log
+    assert log.count(" end ") == 3  # every EndGame reached it
+    assert "rule failed" not in log  # no exception in a rule
+    assert "no rule for" not in log  # every decision kind met has a rule of its own
+    # SIGTERM at the end of the tournament: a clean exit, not a kill.
+    js = [p for p in started if p.name == "js"]
+    assert len(js) == 1 and js[0].exit_status() == 0
+    assert "SIGTERM: shutting down" in log

@@ -1,0 +1,128 @@
+"""docs/writing-a-bot.md, executed: the tutorial's steps must work as written.
+
+The tutorial marks what a reader types or saves:
+
+* ``<!-- file: PATH -->`` before a fenced block: save the block as PATH;
+* ``<!-- run -->`` before a fenced block: run its commands (bash).
+
+The test lays the marked files and runs the marked commands in order, in a
+folder that stands for a fresh clone (the repository's own files linked in,
+nothing else), then checks what the tutorial promises: both bots pass
+check-bot, and the tournament it shows is played without a fault and ends
+with a leaderboard listing them.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from referee.store import Store
+
+ROOT = Path(__file__).resolve().parent.parent
+TUTORIAL = ROOT / "docs" / "writing-a-bot.md"
+MARKER = re.compile(r"^<!--\s*(file:\s*(?P<path>\S+)|(?P<run>run))\s*-->\s*$")
+FENCE = re.compile(r"^(```+)\s*(\w*)\s*$")
+# What the tutorial creates itself: never linked in from the repository.
+NOT_LINKED = {".git", "runs", "mybot", "mybot-js", "mybots.yaml", "node_modules"}
+
+
+@dataclass
+class Step:
+    kind: str      # "file" or "run"
+    target: str    # the path for "file", "" for "run"
+    text: str
+    line: int
+
+
+def tutorial_steps(text: str) -> list[Step]:
+    """The marked blocks, in order. A marker not followed by a fenced block is an error."""
+    lines = text.splitlines()
+    steps: list[Step] = []
+    index = 0
+    while index < len(lines):
+        match = MARKER.match(lines[index].strip())
+        index += 1
+        if not match:
+            continue
+        marker_line = index
+        while index < len(lines) and not lines[index].strip():
+            index += 1
+        fence = FENCE.match(lines[index]) if index < len(lines) else None
+        assert fence, f"writing-a-bot.md:{marker_line}: marker not followed by a fenced block"
+        end = index + 1
+        while end < len(lines) and lines[end].strip() != fence.group(1):
+            end += 1
+        assert end < len(lines), f"writing-a-bot.md:{marker_line}: unclosed fenced block"
+        body = "\n".join(lines[index + 1:end]) + "\n"
+        if match.group("run"):
+            steps.append(Step("run", "", body, marker_line))
+        else:
+            steps.append(Step("file", match.group("path"), body, marker_line))
+        index = end + 1
+    return steps
+
+
+def fresh_clone(folder: Path) -> Path:
+    """A folder that looks like a clone with scripts/setup done: the repository's files, linked."""
+    clone = folder / "circus-referee"
+    clone.mkdir()
+    for entry in ROOT.iterdir():
+        if entry.name not in NOT_LINKED:
+            (clone / entry.name).symlink_to(entry, target_is_directory=entry.is_dir())
+    return clone
+
+
+def test_the_tutorial_marks_its_steps():
+    steps = tutorial_steps(TUTORIAL.read_text())
+    files = [step.target for step in steps if step.kind == "file"]
+    runs = [step.text for step in steps if step.kind == "run"]
+    assert files == ["mybot/mybot.py", "mybot-js/bot.js", "mybots.yaml"]
+    assert any("check-bot" in run and "mybot/mybot.py" in run for run in runs)
+    assert any("check-bot" in run and "mybot-js/bot.js" in run for run in runs)
+    assert any("tournament mybots.yaml" in run for run in runs)
+    assert any("leaderboard" in run for run in runs)
+
+
+def test_the_tutorial_works_as_written(tmp_path):
+    if shutil.which("node") is None or shutil.which("npm") is None:
+        pytest.fail("the tutorial's Node.js part needs node and npm on PATH")
+    clone = fresh_clone(tmp_path)
+    env = dict(os.environ)
+    # The packages the tutorial installs are the ones bots/js uses: take them from npm's
+    # cache when it has them (scripts/test filled it), and keep npm quiet.
+    env.update(npm_config_prefer_offline="true", npm_config_audit="false",
+               npm_config_fund="false", npm_config_update_notifier="false")
+    outputs: list[tuple[str, str]] = []  # (commands, what they printed)
+    for step in tutorial_steps(TUTORIAL.read_text()):
+        if step.kind == "file":
+            path = clone / step.target
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(step.text)
+            continue
+        result = subprocess.run(["bash", "-euo", "pipefail", "-c", step.text], cwd=clone,
+                                env=env, capture_output=True, text=True, timeout=180)
+        output = result.stdout + result.stderr
+        assert result.returncode == 0, (
+            f"writing-a-bot.md:{step.line}: the step failed (status {result.returncode}):\n"
+            f"{step.text}\n{output}")
+        outputs.append((step.text, output))
+
+    checks = [output for commands, output in outputs if "check-bot" in commands]
+    assert len(checks) == 2  # the Python and the Node.js bot
+    for output in checks:
+        assert "FAIL" not in output and re.search(r"^[1-9]\d* passed, 0 failed$", output, re.M)
+        assert "PASS  handshake" in output and "PASS  play flea-circus/standard" in output
+
+    store = Store(clone / "runs" / "circus.sqlite")
+    games = store.games("my-first-tournament")
+    assert len(games) == 24 and all(game.status == "finished" for game in games)
+    assert not [dict(fault) for fault in store.faults("my-first-tournament")]
+    board = next(output for commands, output in outputs if "leaderboard" in commands)
+    assert "mybot" in board and "myjsbot" in board and "greedy" in board
