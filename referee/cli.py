@@ -14,6 +14,7 @@ import click
 from tabulate import tabulate
 
 from ratings.standings import standings
+from ratings.time_use import time_use
 from referee.checkbot import check_bot
 from referee.export import game_records, write_csv, write_jsonl
 from referee.games import GAMES, GameConfigError, get_game
@@ -222,3 +223,19 @@ def export(db_path: Path, tournament: str | None, fmt: str, output) -> None:
     count = writer(game_records(store, record.name), output)
     if output is not sys.stdout:
         click.echo(f"{count} games of {record.name} written to {output.name}", err=True)
+
+
+@main.command()
+@DB_OPTION
+@TOURNAMENT_OPTION
+def times(db_path: Path, tournament: str | None) -> None:
+    """Show each bot's decision times: median, 99th percentile, maximum, total."""
+    store = open_store(db_path)
+    try:
+        record = store.resolve(tournament)
+    except StoreError as error:
+        fail(str(error))
+    rows = [[r.bot, r.decisions, f"{r.median_ms:.1f}", f"{r.p99_ms:.1f}", f"{r.max_ms:.1f}",
+             f"{r.total_s:.1f}"] for r in time_use(store.games(record.name))]
+    click.echo(tabulate(rows, headers=["bot", "decisions", "median ms", "p99 ms", "max ms",
+                                       "total s"]))

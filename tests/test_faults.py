@@ -12,10 +12,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
 from conftest import run_tournament, write_config
 from ratings.standings import standings
 from referee import process
+from referee.cli import main
 from referee.tournament import TournamentError
 
 FAULT_BOTS = Path(__file__).resolve().parent / "fault_bots.py"
@@ -109,6 +111,10 @@ def test_a_bot_using_part_of_its_bank_is_not_penalised(tmp_path, started):
     # Its decisions really took longer than move_ms: the bank paid for them.
     slow = [ms for game in games for seat, _, ms in game.times if game.seats[seat] == "bad"]
     assert slow and min(slow) > 100
+    # ... and the time-use report puts it first.
+    report = CliRunner().invoke(main, ["times", "--db", str(tmp_path / "results.sqlite")])
+    lines = report.output.splitlines()
+    assert lines[2].split()[0] == "bad" and float(lines[2].split()[2]) > 100
     assert_no_process_left(started)
 
 
