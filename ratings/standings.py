@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from ratings.trueskill_ratings import Outcome, Row, leaderboard
+from ratings.board import Board, build_board
+from ratings.trueskill_ratings import Outcome
 from referee.store import Store, StoredGame, StoredTournament
 from tournaments.config import RatingConfig
 
@@ -12,10 +13,23 @@ def rating_config(tournament: StoredTournament) -> RatingConfig:
 
 
 def outcome(game: StoredGame) -> Outcome:
-    return Outcome(game.game_index, tuple(game.seats), tuple(game.ranks), game.status != "void")
+    return Outcome(game.game_index, tuple(game.seats), tuple(game.ranks), game.status != "void",
+                   tuple(game.scores), game.id)
 
 
-def standings(store: Store, tournament: StoredTournament) -> list[Row]:
+def fault_counts(store: Store, tournament: str) -> dict[str, dict[str, int]]:
+    """Faults per bot per fault class (timeout, crash, illegal, error)."""
+    counts: dict[str, dict[str, int]] = {}
+    for fault in store.faults(tournament):
+        per_bot = counts.setdefault(fault["bot"], {})
+        per_bot[fault["class"]] = per_bot.get(fault["class"], 0) + 1
+    return counts
+
+
+def standings(store: Store, tournament: StoredTournament, resamples: int | None = None,
+              seed: int = 0) -> Board:
+    """The tournament's full leaderboard (iterating it gives the rows, best first)."""
     games = store.games(tournament.name)
     bots = [bot["name"] for bot in tournament.config["bots"]]
-    return leaderboard(map(outcome, games), bots, rating_config(tournament))
+    return build_board(map(outcome, games), bots, rating_config(tournament),
+                       fault_counts(store, tournament.name), resamples=resamples, seed=seed)

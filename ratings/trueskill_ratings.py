@@ -15,6 +15,8 @@ import trueskill
 
 from tournaments.config import RatingConfig
 
+Z95 = 1.959963984540054
+
 
 @dataclass(frozen=True)
 class Outcome:
@@ -24,6 +26,8 @@ class Outcome:
     seats: tuple[str, ...]
     ranks: tuple[int, ...]
     rated: bool = True
+    scores: tuple[int, ...] = ()
+    game_id: int | None = None
 
 
 def environment(params: RatingConfig) -> trueskill.TrueSkill:
@@ -45,13 +49,25 @@ class Rater:
         return self.ratings.get(bot) or self.env.create_rating()
 
     def add(self, outcome: Outcome) -> None:
-        """Update the seated bots' ratings from one game (ties: equal ranks)."""
+        """Update the seated bots' ratings from one game (ties: equal ranks).
+
+        The players go to the package in a canonical order, (rank, name), not in
+        seat order: with ties the package's result depends slightly on the order
+        of the tied players, and a rating must not depend on where bots sat.
+        """
         if not outcome.rated:
             return
-        groups = [(self.rating(bot),) for bot in outcome.seats]
-        updated = self.env.rate(groups, ranks=list(outcome.ranks))
-        for bot, (rating,) in zip(outcome.seats, updated):
+        seats, ranks = canonical(outcome.seats, outcome.ranks)
+        updated = self.env.rate([(self.rating(bot),) for bot in seats], ranks=list(ranks))
+        for bot, (rating,) in zip(seats, updated):
             self.ratings[bot] = rating
+
+
+def canonical(seats: tuple[str, ...], ranks: tuple[int, ...]
+              ) -> tuple[tuple[str, ...], tuple[int, ...]]:
+    """Seats and ranks sorted by (rank, bot name): the order ratings are computed in."""
+    order = sorted(range(len(seats)), key=lambda i: (ranks[i], seats[i]))
+    return tuple(seats[i] for i in order), tuple(ranks[i] for i in order)
 
 
 @dataclass(frozen=True)
@@ -65,6 +81,22 @@ class Row:
     wins: int
     win_rate: float
     mean_place: float
+    # Filled in by ratings.board.build_board (the full leaderboard):
+    rank_low: int = 0
+    rank_high: int = 0
+    provisional: bool = False
+    norm_score: float = 0.0
+    ties: int = 0
+    faults: dict[str, int] = field(default_factory=dict)
+    boot_low: float = 0.0
+    boot_high: float = 0.0
+    boot_sd: float = 0.0
+
+    @property
+    def interval(self) -> float:
+        """Half-width of the 95% interval of mu: 1.96 × the larger of sigma and the
+        bootstrap's standard deviation of mu (0 without resampling)."""
+        return Z95 * max(self.sigma, self.boot_sd)
 
 
 def leaderboard(outcomes: Iterable[Outcome], bots: Iterable[str],
@@ -72,26 +104,9 @@ def leaderboard(outcomes: Iterable[Outcome], bots: Iterable[str],
     """One row per bot, best first by conservative rating (mu − 3·sigma).
 
     A shared first place counts as a win. Unrated (void) games count for
-    neither games nor wins.
+    neither games nor wins. These are the rows of the full leaderboard
+    (:func:`ratings.board.build_board`) without resampling, so each rank
+    range is the rank alone.
     """
-    rater = Rater(params or RatingConfig())
-    games: dict[str, int] = dict.fromkeys(bots, 0)
-    wins = dict.fromkeys(games, 0)
-    places: dict[str, list[int]] = {bot: [] for bot in games}
-    for outcome in sorted(outcomes, key=lambda o: o.index):
-        rater.add(outcome)
-        if not outcome.rated:
-            continue
-        for bot, rank in zip(outcome.seats, outcome.ranks):
-            games[bot] = games.get(bot, 0) + 1
-            wins[bot] = wins.get(bot, 0) + (rank == 1)
-            places.setdefault(bot, []).append(rank)
-    unsorted = []
-    for bot in games:
-        rating = rater.rating(bot)
-        played = games[bot]
-        unsorted.append((bot, rating.mu, rating.sigma, rating.mu - 3 * rating.sigma, played,
-                         wins[bot], wins[bot] / played if played else 0.0,
-                         sum(places[bot]) / played if played else 0.0))
-    unsorted.sort(key=lambda row: (-row[3], row[0]))
-    return [Row(rank, *values) for rank, values in enumerate(unsorted, 1)]
+    from ratings.board import build_board   # board builds on this module
+    return build_board(outcomes, bots, params, resamples=0).rows

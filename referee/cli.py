@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import sys
 from dataclasses import asdict, replace
@@ -13,6 +11,8 @@ from typing import NoReturn
 import click
 from tabulate import tabulate
 
+from ratings import formatting
+from ratings.report import render_report
 from ratings.standings import standings
 from ratings.time_use import time_use
 from referee.checkbot import check_bot
@@ -86,39 +86,109 @@ def tournament(config_path: Path, db_path: Path, log_root: Path, concurrency: in
     click.echo(format_leaderboard(standings(store, record), "table"))
 
 
-def format_leaderboard(rows: list, fmt: str) -> str:
-    dicts = [asdict(row) for row in rows]
-    if fmt == "json":
-        return json.dumps(dicts, indent=2)
-    if fmt == "csv":
-        buffer = io.StringIO()
-        writer = csv.DictWriter(buffer, fieldnames=list(dicts[0]) if dicts else ["bot"])
-        writer.writeheader()
-        writer.writerows(dicts)
-        return buffer.getvalue().rstrip("\n")
-    table = [[r.rank, r.bot, f"{r.mu:.2f}", f"{r.sigma:.2f}", f"{r.conservative:.2f}",
-              r.games, r.wins, f"{100 * r.win_rate:.1f}%", f"{r.mean_place:.2f}"]
-             for r in rows]
-    return tabulate(table, headers=["rank", "bot", "mu", "sigma", "mu-3σ", "games", "wins",
-                                    "win rate", "mean place"], tablefmt="simple")
+def format_leaderboard(rows, fmt: str) -> str:
+    """The leaderboard as table, markdown, json or csv (see ratings/formatting.py).
+
+    ``rows`` is a :class:`ratings.board.Board` (table and markdown then also show the
+    rating parameters and the rank-range method) or a plain list of rows.
+    """
+    return formatting.format_board(rows, fmt)
+
+
+RESAMPLES_OPTION = click.option(
+    "--resamples", type=click.IntRange(min=0), default=None,
+    help="bootstrap resamples for the rank ranges (default: 200, fewer for long logs; 0: none)")
 
 
 @main.command()
 @DB_OPTION
 @TOURNAMENT_OPTION
-@click.option("--format", "fmt", type=click.Choice(["table", "json", "csv"]), default="table",
-              show_default=True)
-def leaderboard(db_path: Path, tournament: str | None, fmt: str) -> None:
-    """Show a tournament's TrueSkill leaderboard."""
+@click.option("--format", "fmt", type=click.Choice(["table", "json", "csv", "markdown"]),
+              default="table", show_default=True)
+@click.option("--h2h", is_flag=True, help="head-to-head record and prediction of every pair")
+@click.option("--los", is_flag=True, help="likelihood-of-superiority matrix")
+@click.option("--seats", is_flag=True, help="place and win rate by seat, with a seat-bias test")
+@click.option("--history", "history_bot", metavar="BOT", default=None,
+              help="BOT's mu and sigma after each of its games")
+@RESAMPLES_OPTION
+def leaderboard(db_path: Path, tournament: str | None, fmt: str, h2h: bool, los: bool,
+                seats: bool, history_bot: str | None, resamples: int | None) -> None:
+    """Show a tournament's TrueSkill leaderboard, with rank ranges from resampling.
+
+    With --h2h, --los, --seats or --history the table and markdown formats
+    add those sections below the leaderboard; json then prints one object
+    with a key per section, and csv (one table only) prints just the section
+    asked for. docs/ratings.md explains every column.
+    """
+    sections = [name for name, wanted in (("h2h", h2h), ("los", los), ("seats", seats),
+                                          ("history", history_bot is not None)) if wanted]
+    if fmt == "csv" and len(sections) > 1:
+        fail("csv holds one table: give only one of --h2h, --los, --seats, --history")
     store = open_store(db_path)
     try:
         record = store.resolve(tournament)
     except StoreError as error:
         fail(str(error))
-    if fmt == "table":
-        click.echo(f"{record.name}: {record.config['game']} ({record.config['variant']}), "
-                   f"{len(store.games(record.name))} of {record.total_games} games")
-    click.echo(format_leaderboard(standings(store, record), fmt))
+    board = standings(store, record, resamples=resamples)
+    if history_bot is not None and history_bot not in board.history:
+        fail(f"no bot {history_bot!r} in tournament {record.name!r} "
+             f"(bots: {', '.join(board.bots)})")
+    if fmt == "json":
+        if not sections:
+            click.echo(formatting.format_board(board, "json"))
+            return
+        data = {"tournament": record.name, "parameters": asdict(board.params),
+                "resamples": board.resamples,
+                "leaderboard": formatting.leaderboard_rows(board)}
+        if h2h:
+            data["h2h"] = formatting.h2h_rows(board)
+        if los:
+            data["los"] = json.loads(formatting.format_los(board, "json"))
+        if seats:
+            data["seats"] = json.loads(formatting.format_seats(board, "json"))
+        if history_bot is not None:
+            data["history"] = {history_bot: formatting.history_rows(board, history_bot)}
+        click.echo(json.dumps(data, indent=2))
+        return
+    render = {"h2h": lambda: formatting.format_h2h(board, fmt),
+              "los": lambda: formatting.format_los(board, fmt),
+              "seats": lambda: formatting.format_seats(board, fmt),
+              "history": lambda: formatting.format_history(board, history_bot, fmt)}
+    if fmt == "csv":
+        click.echo(render[sections[0]]() if sections else formatting.format_board(board, "csv"))
+        return
+    heading = (f"{record.name}: {record.config['game']} ({record.config['variant']}), "
+               f"{len(store.games(record.name))} of {record.total_games} games")
+    parts = [f"## {heading}" if fmt == "markdown" else heading, format_leaderboard(board, fmt)]
+    titles = {"h2h": "Head to head", "los": "Likelihood of superiority",
+              "seats": "Seats", "history": f"History of {history_bot}"}
+    for name in sections:
+        title = f"### {titles[name]}" if fmt == "markdown" else f"-- {titles[name]} --"
+        parts += [title, render[name]()]
+    click.echo("\n\n".join(parts))
+
+
+@main.command()
+@DB_OPTION
+@TOURNAMENT_OPTION
+@click.option("--output", "-o", "output", type=click.Path(dir_okay=False, path_type=Path),
+              default=Path("report.html"), show_default=True, help="HTML file to write")
+@RESAMPLES_OPTION
+def report(db_path: Path, tournament: str | None, output: Path, resamples: int | None) -> None:
+    """Write a tournament's report: one self-contained HTML file (no network needed)."""
+    store = open_store(db_path)
+    try:
+        record = store.resolve(tournament)
+    except StoreError as error:
+        fail(str(error))
+    board = standings(store, record, resamples=resamples)
+    html = render_report(board, record, store.games(record.name))
+    try:
+        output.write_text(html, encoding="utf-8")
+    except OSError as error:
+        fail(f"cannot write {output}: {error.strerror}")
+    click.echo(f"wrote {output} ({len(html) // 1024} KB): {record.name}, "
+               f"{board.rated_games} rated games, {len(board.rows)} bots")
 
 
 @main.command()

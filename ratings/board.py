@@ -1,0 +1,419 @@
+"""The full leaderboard: ratings with their uncertainty, head-to-head, LOS, seats, history.
+
+Everything here is computed from the game log (one :class:`Outcome` per game,
+in schedule order) and, for the fault counts, the faults table. The method
+behind every column is explained in ``docs/ratings.md``.
+
+* Ratings: TrueSkill through the trueskill package (:class:`Rater`), games
+  folded in schedule order.
+* Rank ranges: the rating is replayed over bootstrap resamples of the game
+  log (games drawn with replacement, in the drawn order), with
+  :class:`ratings.fast_trueskill.FastTrueSkill`, a float-only replica of the
+  package's update. Bot j is clearly above bot i when j's conservative
+  rating beats i's in at least 97.5% of the resamples (the 95% interval of
+  their difference excludes 0). A bot's range runs from 1 + the number of
+  bots clearly above it to n − the number clearly below it, so bots that
+  cannot be told apart share ranks.
+* LOS: P(skill_i > skill_j) under the TrueSkill posterior, widened by the
+  spread the bootstrap saw (see :func:`los`).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Iterable, Mapping, Sequence
+
+from ratings.fast_trueskill import FastTrueSkill
+from ratings.stats import friedman, normal_cdf, percentile
+from ratings.trueskill_ratings import Outcome, Rater, Row, canonical
+from tournaments.config import RatingConfig
+
+#: Resamples when the log is small enough.
+MAX_RESAMPLES = 200
+#: Fewest resamples, however long the log.
+MIN_RESAMPLES = 20
+#: Work budget of the bootstrap, in player-updates (seats × games × resamples).
+#: About 2–3 s of CPU; logs too long for 200 resamples within it get fewer.
+UPDATE_BUDGET = 240_000
+#: A bot is provisional while it has fewer games than this ...
+PROVISIONAL_GAMES = 10
+#: ... or while its sigma is above this fraction of the starting sigma.
+PROVISIONAL_SIGMA = 1 / 3
+
+
+def auto_resamples(games: int, players: float) -> int:
+    """How many bootstrap resamples a log of ``games`` games of ``players`` seats gets."""
+    if games == 0:
+        return 0
+    fits = UPDATE_BUDGET // max(1, round(games * (players - 1) ** 1.5))
+    return max(MIN_RESAMPLES, min(MAX_RESAMPLES, fits))
+
+
+@dataclass(frozen=True)
+class HistoryPoint:
+    """A bot's rating right after one of its games."""
+
+    index: int               # the game's schedule index
+    game_id: int | None
+    players: int
+    place: int
+    mu: float
+    sigma: float
+
+    @property
+    def conservative(self) -> float:
+        return self.mu - 3 * self.sigma
+
+
+@dataclass(frozen=True)
+class HeadToHead:
+    """Two bots over the games they shared (a is the higher-ranked of the two)."""
+
+    a: str
+    b: str
+    games: int
+    a_ahead: int
+    b_ahead: int
+    ties: int
+    predicted: float         # P(a finishes ahead of b) from the ratings
+
+    @property
+    def observed(self) -> float:
+        """a's share of the pair's finishes, a tie counting half."""
+        return (self.a_ahead + self.ties / 2) / self.games if self.games else 0.5
+
+
+@dataclass(frozen=True)
+class SeatStats:
+    games: int = 0
+    wins: int = 0
+    place_sum: int = 0
+
+    @property
+    def win_rate(self) -> float:
+        return self.wins / self.games if self.games else 0.0
+
+    @property
+    def mean_place(self) -> float:
+        return self.place_sum / self.games if self.games else 0.0
+
+    def add(self, place: int) -> SeatStats:
+        return SeatStats(self.games + 1, self.wins + (place == 1), self.place_sum + place)
+
+
+@dataclass(frozen=True)
+class SeatTable:
+    """Finishing place and win rate by seat at one table size, with Friedman's test."""
+
+    players: int
+    games: int
+    overall: list[SeatStats]
+    by_bot: dict[str, list[SeatStats]]
+    statistic: float
+    df: int
+    p_value: float
+
+
+@dataclass
+class Board:
+    """Everything the leaderboard commands and the report show."""
+
+    rows: list[Row]
+    params: RatingConfig
+    resamples: int
+    seed: int
+    rated_games: int
+    void_games: int
+    history: dict[str, list[HistoryPoint]]
+    h2h: list[HeadToHead]
+    los: dict[tuple[str, str], float]
+    seats: list[SeatTable]
+    faults: dict[str, dict[str, int]] = field(default_factory=dict)
+
+    def __iter__(self):
+        return iter(self.rows)
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def __getitem__(self, index: int) -> Row:
+        return self.rows[index]
+
+    @property
+    def bots(self) -> list[str]:
+        """The bots in leaderboard order."""
+        return [row.bot for row in self.rows]
+
+    def row(self, bot: str) -> Row:
+        for row in self.rows:
+            if row.bot == bot:
+                return row
+        raise KeyError(bot)
+
+    def pair(self, a: str, b: str) -> HeadToHead | None:
+        """The head-to-head record of a and b, from a's side."""
+        for entry in self.h2h:
+            if (entry.a, entry.b) == (a, b):
+                return entry
+            if (entry.a, entry.b) == (b, a):
+                return HeadToHead(a, b, entry.games, entry.b_ahead, entry.a_ahead, entry.ties,
+                                  1 - entry.predicted)
+        return None
+
+    def method(self) -> str:
+        """One line on how the rank ranges were made."""
+        if not self.rated_games:
+            return "rank ranges: no rated games"
+        if not self.resamples:
+            return "rank ranges: no resampling (resamples 0), so each range is the rank alone"
+        reduced = "" if self.resamples == MAX_RESAMPLES else \
+            f" (fewer than {MAX_RESAMPLES}: a long log; see docs/ratings.md)"
+        return (f"rank ranges: {self.resamples} bootstrap resamples of the {self.rated_games} "
+                f"rated games (seed {self.seed}){reduced}; a bot ranks clearly above another "
+                f"if its mu - 3*sigma is higher in 97.5% of them")
+
+    def parameters(self) -> str:
+        p = self.params
+        return (f"TrueSkill: mu={p.mu:g} sigma={p.sigma:.4g} beta={p.beta:.4g} tau={p.tau:.4g} "
+                f"draw_probability={p.draw_probability:g}")
+
+
+# -- building it ------------------------------------------------------------------
+
+def build_board(outcomes: Iterable[Outcome], bots: Iterable[str],
+                params: RatingConfig | None = None,
+                faults: Mapping[str, Mapping[str, int]] | None = None,
+                resamples: int | None = None, seed: int = 0) -> Board:
+    """The full leaderboard of a game log.
+
+    ``resamples``: bootstrap resamples for the rank ranges (default: as many
+    as :func:`auto_resamples` allows). ``seed`` makes the resampling, and so
+    the output, deterministic.
+    """
+    params = params or RatingConfig()
+    ordered = sorted(outcomes, key=lambda o: o.index)
+    rated = [o for o in ordered if o.rated]
+    names = list(dict.fromkeys([*bots, *(bot for o in rated for bot in o.seats)]))
+
+    rater = Rater(params)
+    history: dict[str, list[HistoryPoint]] = {bot: [] for bot in names}
+    for outcome in rated:
+        rater.add(outcome)
+        for bot, rank in zip(outcome.seats, outcome.ranks):
+            rating = rater.rating(bot)
+            history[bot].append(HistoryPoint(outcome.index, outcome.game_id, len(outcome.seats),
+                                             rank, rating.mu, rating.sigma))
+
+    if resamples is None:
+        mean_players = sum(len(o.seats) for o in rated) / len(rated) if rated else 2
+        resamples = auto_resamples(len(rated), mean_players)
+    boot = bootstrap(rated, names, params, resamples, seed)
+
+    counts = _counts(rated, names)
+    faults = {bot: dict(faults.get(bot, {})) for bot in names} if faults else \
+        {bot: {} for bot in names}
+    unsorted = []
+    for bot in names:
+        rating = rater.rating(bot)
+        games, wins, places, score, ties = counts[bot]
+        conservative = rating.mu - 3 * rating.sigma
+        samples = [mu - 3 * sigma for mu, sigma in boot[bot]]
+        low, high = (percentile(samples, 2.5), percentile(samples, 97.5)) if samples \
+            else (conservative, conservative)
+        boot_sd = _sd([mu for mu, _ in boot[bot]])
+        provisional = games < PROVISIONAL_GAMES or rating.sigma > PROVISIONAL_SIGMA * params.sigma
+        unsorted.append(dict(
+            bot=bot, mu=rating.mu, sigma=rating.sigma, conservative=conservative, games=games,
+            wins=wins, win_rate=wins / games if games else 0.0,
+            mean_place=places / games if games else 0.0, provisional=provisional,
+            norm_score=score / games if games else 0.0, ties=ties, faults=faults[bot],
+            boot_low=low, boot_high=high, boot_sd=boot_sd))
+    unsorted.sort(key=lambda r: (-r["conservative"], r["bot"]))
+    ranges = rank_ranges([[mu - 3 * sigma for mu, sigma in boot[r["bot"]]] for r in unsorted])
+    rows = [Row(rank=rank, rank_low=lo, rank_high=hi, **values)
+            for rank, (values, (lo, hi)) in enumerate(zip(unsorted, ranges), 1)]
+
+    order = [row.bot for row in rows]
+    ratings = {row.bot: (row.mu, row.sigma) for row in rows}
+    return Board(
+        rows=rows, params=params, resamples=resamples if rated else 0, seed=seed,
+        rated_games=len(rated), void_games=len(ordered) - len(rated), history=history,
+        h2h=head_to_head(rated, order, ratings, params),
+        los=los_matrix(order, ratings, boot),
+        seats=seat_tables(rated), faults=faults)
+
+
+def _counts(rated: Sequence[Outcome], names: Sequence[str]
+            ) -> dict[str, tuple[int, int, int, float, int]]:
+    """Per bot: games, wins, sum of places, sum of normalised scores, ties."""
+    totals = {bot: [0, 0, 0, 0.0, 0] for bot in names}
+    for outcome in rated:
+        n = len(outcome.seats)
+        shared = Counter(outcome.ranks)
+        for bot, rank in zip(outcome.seats, outcome.ranks):
+            entry = totals[bot]
+            entry[0] += 1
+            entry[1] += rank == 1
+            entry[2] += rank
+            entry[3] += (n - rank) / (n - 1)
+            entry[4] += shared[rank] > 1
+    return {bot: tuple(values) for bot, values in totals.items()}  # type: ignore[misc]
+
+
+def bootstrap(rated: Sequence[Outcome], names: Sequence[str], params: RatingConfig,
+              resamples: int, seed: int) -> dict[str, list[tuple[float, float]]]:
+    """Final (mu, sigma) of every bot after each of ``resamples`` resampled replays.
+
+    A resample draws len(rated) games with replacement and replays them, from
+    the prior, in the order drawn: so the spread shows both which games were
+    played and how much the online rating depends on their order.
+    """
+    result: dict[str, list[tuple[float, float]]] = {bot: [] for bot in names}
+    if not rated or resamples <= 0:
+        return result
+    engine = FastTrueSkill(params)
+    prior = (params.mu, params.sigma)
+    games = [canonical(o.seats, o.ranks) for o in rated]
+    n = len(games)
+    rng = random.Random(seed)
+    for _ in range(resamples):
+        ratings: dict[str, tuple[float, float]] = {}
+        for index in rng.choices(range(n), k=n):
+            seats, ranks = games[index]
+            updated = engine.rate([ratings.get(bot, prior) for bot in seats], ranks)
+            for bot, rating in zip(seats, updated):
+                ratings[bot] = rating
+        for bot in names:
+            result[bot].append(ratings.get(bot, prior))
+    return result
+
+
+#: A bot is clearly above another when it is above in this share of the resamples.
+CLEARLY = 0.975
+
+
+def share_above(first: Sequence[float], second: Sequence[float]) -> float:
+    """The share of resamples in which the first bot's key beats the second's (ties: half)."""
+    if not first:
+        return 0.5
+    return sum(1.0 if a > b else 0.5 if a == b else 0.0
+               for a, b in zip(first, second)) / len(first)
+
+
+def rank_ranges(samples: Sequence[Sequence[float]]) -> list[tuple[int, int]]:
+    """Rank ranges from resampled sort keys, bots in leaderboard order (best first).
+
+    ``samples[i][r]`` is bot i's key (mu − 3·sigma) in resample r. A bot's best
+    possible rank is 1 + the number of bots clearly above it (above it in at
+    least 97.5% of the resamples), its worst n − the number clearly below.
+    Comparing within each resample cancels what moves every rating at once
+    (the online ratings drift together), which intervals of each bot alone
+    would not. The range always holds the bot's own rank.
+    """
+    n = len(samples)
+    if not any(samples):       # no resampling: nothing to widen the ranks with
+        return [(i, i) for i in range(1, n + 1)]
+    ranges = []
+    for i in range(n):
+        others = [j for j in range(n) if j != i]
+        above = sum(1 for j in others if share_above(samples[j], samples[i]) >= CLEARLY)
+        below = sum(1 for j in others if share_above(samples[i], samples[j]) >= CLEARLY)
+        ranges.append((min(1 + above, i + 1), max(n - below, i + 1)))
+    return ranges
+
+
+def predicted_ahead(a: tuple[float, float], b: tuple[float, float], beta: float) -> float:
+    """P(a finishes ahead of b) in one game under the TrueSkill model (draw margin aside).
+
+    Each performance is skill + N(0, beta²) noise, so in any game, of any size,
+    P(perf_a > perf_b) = Φ((mu_a − mu_b) / √(2·beta² + sigma_a² + sigma_b²)).
+    """
+    (mu_a, sigma_a), (mu_b, sigma_b) = a, b
+    return normal_cdf((mu_a - mu_b) / math.sqrt(2 * beta ** 2 + sigma_a ** 2 + sigma_b ** 2))
+
+
+def head_to_head(rated: Sequence[Outcome], order: Sequence[str],
+                 ratings: Mapping[str, tuple[float, float]],
+                 params: RatingConfig) -> list[HeadToHead]:
+    """Every pair of bots that shared a game, in leaderboard order."""
+    tally: dict[tuple[str, str], list[int]] = {}
+    for outcome in rated:
+        for i, (bot_i, rank_i) in enumerate(zip(outcome.seats, outcome.ranks)):
+            for bot_j, rank_j in zip(outcome.seats[i + 1:], outcome.ranks[i + 1:]):
+                if bot_i == bot_j:
+                    continue
+                key = (bot_i, bot_j) if bot_i < bot_j else (bot_j, bot_i)
+                first_rank = rank_i if key[0] == bot_i else rank_j
+                second_rank = rank_j if key[0] == bot_i else rank_i
+                entry = tally.setdefault(key, [0, 0, 0, 0])
+                entry[0] += 1
+                entry[1] += first_rank < second_rank
+                entry[2] += second_rank < first_rank
+                entry[3] += first_rank == second_rank
+    position = {bot: index for index, bot in enumerate(order)}
+    pairs = []
+    for (x, y), (games, x_ahead, y_ahead, ties) in tally.items():
+        if position[x] > position[y]:
+            x, y, x_ahead, y_ahead = y, x, y_ahead, x_ahead
+        pairs.append(HeadToHead(x, y, games, x_ahead, y_ahead, ties,
+                                predicted_ahead(ratings[x], ratings[y], params.beta)))
+    pairs.sort(key=lambda p: (position[p.a], position[p.b]))
+    return pairs
+
+
+def los(a: tuple[float, float], b: tuple[float, float],
+        boot_sd: float | None = None) -> float:
+    """Likelihood of superiority P(skill_a > skill_b).
+
+    Under the TrueSkill posterior the difference of skills is normal with mean
+    mu_a − mu_b and variance sigma_a² + sigma_b². When a bootstrap was run,
+    its standard deviation of the difference of the two mus, if larger, takes
+    the place of that standard deviation: the posterior alone is
+    overconfident when the game is noisier than TrueSkill assumes.
+    """
+    (mu_a, sigma_a), (mu_b, sigma_b) = a, b
+    sd = math.sqrt(sigma_a ** 2 + sigma_b ** 2)
+    if boot_sd is not None:
+        sd = max(sd, boot_sd)
+    return normal_cdf((mu_a - mu_b) / sd) if sd > 0 else 0.5
+
+
+def _sd(values: Sequence[float]) -> float:
+    if len(values) < 2:
+        return 0.0
+    mean = sum(values) / len(values)
+    return math.sqrt(sum((v - mean) ** 2 for v in values) / (len(values) - 1))
+
+
+def los_matrix(order: Sequence[str], ratings: Mapping[str, tuple[float, float]],
+               boot: Mapping[str, Sequence[tuple[float, float]]]
+               ) -> dict[tuple[str, str], float]:
+    matrix = {}
+    for a in order:
+        for b in order:
+            if a == b:
+                continue
+            diffs = [x[0] - y[0] for x, y in zip(boot.get(a, ()), boot.get(b, ()))]
+            matrix[a, b] = los(ratings[a], ratings[b], _sd(diffs) if len(diffs) > 1 else None)
+    return matrix
+
+
+def seat_tables(rated: Sequence[Outcome]) -> list[SeatTable]:
+    """One seat table per table size present in the log."""
+    tables = []
+    for players in sorted({len(o.seats) for o in rated}):
+        games = [o for o in rated if len(o.seats) == players]
+        overall = [SeatStats() for _ in range(players)]
+        by_bot: dict[str, list[SeatStats]] = {}
+        for outcome in games:
+            for seat, (bot, rank) in enumerate(zip(outcome.seats, outcome.ranks)):
+                overall[seat] = overall[seat].add(rank)
+                stats = by_bot.setdefault(bot, [SeatStats() for _ in range(players)])
+                stats[seat] = stats[seat].add(rank)
+        statistic, df, p_value = friedman([o.ranks for o in games])
+        tables.append(SeatTable(players, len(games), overall, dict(sorted(by_bot.items())),
+                                statistic, df, p_value))
+    return tables

@@ -1,0 +1,105 @@
+"""The little statistics the leaderboards need, in the standard library only."""
+
+from __future__ import annotations
+
+import math
+from typing import Sequence
+
+
+def normal_cdf(x: float) -> float:
+    """P(Z <= x) for a standard normal Z."""
+    return 0.5 * math.erfc(-x / math.sqrt(2.0))
+
+
+def percentile(values: Sequence[float], q: float) -> float:
+    """The q-th percentile (0–100) with linear interpolation between order statistics."""
+    if not values:
+        raise ValueError("percentile of no values")
+    ordered = sorted(values)
+    position = (len(ordered) - 1) * q / 100.0
+    low = math.floor(position)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
+
+
+def chi2_sf(x: float, df: int) -> float:
+    """P(X >= x) for X chi-square with ``df`` (a positive integer) degrees of freedom.
+
+    Exact closed forms: for even df, exp(-x/2)·Σ_{i<df/2} (x/2)^i / i!; for odd df,
+    erfc(√(x/2)) + exp(-x/2)·Σ_{i=1}^{(df-1)/2} (x/2)^(i-1/2) / Γ(i+1/2).
+    """
+    if df < 1 or int(df) != df:
+        raise ValueError(f"df must be a positive integer, not {df}")
+    if x <= 0:
+        return 1.0
+    half = x / 2.0
+    if df % 2 == 0:
+        term, total = 1.0, 1.0
+        for i in range(1, df // 2):
+            term *= half / i
+            total += term
+        return min(1.0, math.exp(-half) * total)
+    total = math.erfc(math.sqrt(half))
+    if df > 1:
+        # term_i = half^(i-1/2) / Γ(i+1/2), starting at i = 1: √half / Γ(3/2).
+        term = math.sqrt(half) / math.gamma(1.5)
+        series = term
+        for i in range(2, (df - 1) // 2 + 1):
+            term *= half / (i - 0.5)
+            series += term
+        total += math.exp(-half) * series
+    return min(1.0, total)
+
+
+def midranks(ranks: Sequence[int]) -> list[float]:
+    """Competition ranks (1, 1, 3) to mid-ranks (1.5, 1.5, 3), as rank tests need."""
+    result = []
+    for rank in ranks:
+        shared = sum(1 for other in ranks if other == rank)
+        result.append(rank + (shared - 1) / 2.0)
+    return result
+
+
+def friedman(blocks: Sequence[Sequence[int]]) -> tuple[float, int, float]:
+    """Friedman's test that the treatments (columns) rank alike in every block (row).
+
+    Each block is one game's finishing places by seat (competition ranks; ties are
+    turned into mid-ranks and corrected for). Returns (statistic, df, p-value);
+    the statistic is chi-square with k − 1 degrees of freedom under the null.
+    """
+    if not blocks:
+        return 0.0, 0, 1.0
+    k = len(blocks[0])
+    if k < 2 or any(len(block) != k for block in blocks):
+        raise ValueError("every block needs the same number (≥ 2) of treatments")
+    n = len(blocks)
+    sums = [0.0] * k
+    squares = 0.0
+    for block in blocks:
+        for column, rank in enumerate(midranks(block)):
+            sums[column] += rank
+            squares += rank * rank
+    expected = n * (k + 1) / 2.0
+    denominator = squares - n * k * (k + 1) ** 2 / 4.0
+    if denominator <= 0:   # every game a full tie: nothing to test
+        return 0.0, k - 1, 1.0
+    statistic = (k - 1) * sum((total - expected) ** 2 for total in sums) / denominator
+    return statistic, k - 1, chi2_sf(statistic, k - 1)
+
+
+def kendall_tau(first: Sequence[str], second: Sequence[str]) -> float:
+    """Kendall's tau between two orderings of the same items (1: same order, −1: reversed)."""
+    if sorted(first) != sorted(second):
+        raise ValueError("both orderings must hold the same items")
+    position = {item: index for index, item in enumerate(second)}
+    n = len(first)
+    if n < 2:
+        return 1.0
+    concordant = discordant = 0
+    for i in range(n):
+        for j in range(i + 1, n):
+            if position[first[i]] < position[first[j]]:
+                concordant += 1
+            else:
+                discordant += 1
+    return (concordant - discordant) / (n * (n - 1) / 2)
