@@ -21,6 +21,8 @@ def check(*args: str):
 @pytest.mark.parametrize("command", [
     "python -m bots.random_bot --port {port}",
     "python -m bots.flea_greedy --port {port}",
+    "python -m bots.flohcati_heuristic --port {port}",
+    "python -m bots.animal_circus_heuristic --port {port}",
 ])
 def test_example_bots_pass(command):
     result = check("--command", command, "--games", "2")
