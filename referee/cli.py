@@ -18,7 +18,7 @@ from ratings.time_use import time_use
 from referee.checkbot import check_bot
 from referee.export import game_records, write_csv, write_jsonl
 from referee.games import GAMES, GameConfigError, get_game
-from referee.store import DEFAULT_DB, Store, StoreError
+from referee.store import DEFAULT_DB, Store, StoredTournament, StoreError
 from referee.tournament import Interrupted, TournamentError, TournamentRunner
 from tournaments.config import BotSpec, ConfigError, TimeConfig, load_config
 
@@ -36,6 +36,15 @@ def fail(message: str, status: int = 2) -> NoReturn:
 def open_store(db_path: Path) -> Store:
     try:
         return Store.open_existing(db_path)
+    except StoreError as error:
+        fail(str(error))
+
+
+def open_tournament(db_path: Path, name: str | None) -> tuple[Store, StoredTournament]:
+    """The store and the named (or latest) tournament in it, or a one-line error."""
+    store = open_store(db_path)
+    try:
+        return store, store.resolve(name)
     except StoreError as error:
         fail(str(error))
 
@@ -124,11 +133,7 @@ def leaderboard(db_path: Path, tournament: str | None, fmt: str, h2h: bool, los:
                                           ("history", history_bot is not None)) if wanted]
     if fmt == "csv" and len(sections) > 1:
         fail("csv holds one table: give only one of --h2h, --los, --seats, --history")
-    store = open_store(db_path)
-    try:
-        record = store.resolve(tournament)
-    except StoreError as error:
-        fail(str(error))
+    store, record = open_tournament(db_path, tournament)
     board = standings(store, record, resamples=resamples)
     if history_bot is not None and history_bot not in board.history:
         fail(f"no bot {history_bot!r} in tournament {record.name!r} "
@@ -176,11 +181,7 @@ def leaderboard(db_path: Path, tournament: str | None, fmt: str, h2h: bool, los:
 @RESAMPLES_OPTION
 def report(db_path: Path, tournament: str | None, output: Path, resamples: int | None) -> None:
     """Write a tournament's report: one self-contained HTML file (no network needed)."""
-    store = open_store(db_path)
-    try:
-        record = store.resolve(tournament)
-    except StoreError as error:
-        fail(str(error))
+    store, record = open_tournament(db_path, tournament)
     board = standings(store, record, resamples=resamples)
     html = render_report(board, record, store.games(record.name))
     try:
@@ -233,11 +234,7 @@ def replay(game_id: int, db_path: Path) -> None:
 @click.option("--bot", default=None, help="only this bot's faults")
 def faults(db_path: Path, tournament: str | None, bot: str | None) -> None:
     """List the faults bots made, with the path of each bot's log."""
-    store = open_store(db_path)
-    try:
-        record = store.resolve(tournament)
-    except StoreError as error:
-        fail(str(error))
+    store, record = open_tournament(db_path, tournament)
     log_dir = Path(record.log_dir or ".")
     rows = [[f["game_id"], f["game_index"], f["seat"], f["bot"], f["decision_id"], f["class"],
              f["policy"], f["detail"], log_dir / f"{f['bot']}.log"]
@@ -284,11 +281,7 @@ def check_bot_command(command: str | None, address: str | None, only_game: str |
               help="file to write (default: standard output)")
 def export(db_path: Path, tournament: str | None, fmt: str, output) -> None:
     """Export every game of a tournament, one record per game, replayable."""
-    store = open_store(db_path)
-    try:
-        record = store.resolve(tournament)
-    except StoreError as error:
-        fail(str(error))
+    store, record = open_tournament(db_path, tournament)
     writer = write_jsonl if fmt == "jsonl" else write_csv
     count = writer(game_records(store, record.name), output)
     if output is not sys.stdout:
@@ -300,11 +293,7 @@ def export(db_path: Path, tournament: str | None, fmt: str, output) -> None:
 @TOURNAMENT_OPTION
 def times(db_path: Path, tournament: str | None) -> None:
     """Show each bot's decision times: median, 99th percentile, maximum, total."""
-    store = open_store(db_path)
-    try:
-        record = store.resolve(tournament)
-    except StoreError as error:
-        fail(str(error))
+    store, record = open_tournament(db_path, tournament)
     rows = [[r.bot, r.decisions, f"{r.median_ms:.1f}", f"{r.p99_ms:.1f}", f"{r.max_ms:.1f}",
              f"{r.total_s:.1f}"] for r in time_use(store.games(record.name))]
     click.echo(tabulate(rows, headers=["bot", "decisions", "median ms", "p99 ms", "max ms",

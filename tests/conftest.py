@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import io
+import os
 import textwrap
 from pathlib import Path
 
 import pytest
 
+from referee import process
 from referee.store import Store
 from referee.tournament import Summary, TournamentRunner
 from tournaments.config import TournamentConfig, load_config
@@ -32,5 +34,22 @@ def run_tournament(config: TournamentConfig | Path, folder: Path, db: str = "res
 
 
 @pytest.fixture
-def tmp_folder(tmp_path: Path) -> Path:
-    return tmp_path
+def started(monkeypatch) -> list[int]:
+    """The process-group ids of every bot process the referee starts."""
+    pids: list[int] = []
+    original = process.BotProcess.start
+
+    def spy(self):
+        address = original(self)
+        pids.append(self.process.pid)
+        return address
+
+    monkeypatch.setattr(process.BotProcess, "start", spy)
+    return pids
+
+
+def assert_no_process_left(pids: list[int]) -> None:
+    assert pids
+    for pid in pids:
+        with pytest.raises(ProcessLookupError):
+            os.killpg(pid, 0)

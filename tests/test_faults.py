@@ -7,16 +7,14 @@ fault class, the policy's effect on the results, and that no process is left.
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
-from conftest import run_tournament, write_config
+from conftest import assert_no_process_left, run_tournament, write_config
 from ratings.standings import standings
-from referee import process
 from referee.cli import main
 from referee.tournament import TournamentError
 
@@ -41,28 +39,6 @@ bots:
   - name: good-2
     command: python -m bots.random_bot --port {{port}}
 """
-
-
-@pytest.fixture
-def started(monkeypatch) -> list[int]:
-    """The process-group ids of every bot process the referee starts."""
-    pids: list[int] = []
-    original = process.BotProcess.start
-
-    def spy(self):
-        address = original(self)
-        pids.append(self.process.pid)
-        return address
-
-    monkeypatch.setattr(process.BotProcess, "start", spy)
-    return pids
-
-
-def assert_no_process_left(pids: list[int]) -> None:
-    assert pids
-    for pid in pids:
-        with pytest.raises(ProcessLookupError):
-            os.killpg(pid, 0)
 
 
 def run(tmp_path, text: str, **options):

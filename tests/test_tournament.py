@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import replace
 
 from click.testing import CliRunner
 
-from conftest import run_tournament, write_config
+from conftest import assert_no_process_left, run_tournament, write_config
 from ratings.standings import standings
 from referee.cli import main
 from referee.games import GameRecord, replay
@@ -31,30 +30,13 @@ bots:
 """
 
 
-def process_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    return True
-
-
-def test_tournament_of_grpc_bot_processes(tmp_path, monkeypatch):
-    started = []
-    from referee import process
-    original = process.BotProcess.start
-
-    def spy(self):
-        address = original(self)
-        started.append(self.process.pid)
-        return address
-
-    monkeypatch.setattr(process.BotProcess, "start", spy)
+def test_tournament_of_grpc_bot_processes(tmp_path, started):
     summary, store, _ = run_tournament(write_config(tmp_path, GRPC_CONFIG), tmp_path)
     games = store.games("grpc")
     assert summary.played == len(games) == 6  # 1 table × 3 rotations × 2 rounds
     assert all(game.status == "finished" and game.actions for game in games)
-    assert len(started) == 3 and not any(map(process_alive, started))
+    assert len(started) == 3
+    assert_no_process_left(started)
     # Each bot sat in each seat once per round.
     assert sorted(game.seats[0] for game in games) == sorted(["greedy", "random", "random-b"] * 2)
     # The bot without {port} in its command found it in CIRCUS_BOT_PORT.
