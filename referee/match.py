@@ -117,6 +117,10 @@ class Match:
         self.void = False
         self.times: list[tuple[int, int, float]] = []
         self.decision_id = 0
+        # The pending decision's legal actions, listed once for the request, a
+        # substitute and apply; and the game's events, each converted and encoded once.
+        self.actions: list = []
+        self.event_cache: list[bytes] = []
 
     # -- the game ------------------------------------------------------------
     def play(self) -> MatchResult:
@@ -126,7 +130,8 @@ class Match:
             if self.stop.is_set():
                 raise MatchAbandoned(self.game_id)
             self.decision_id += 1
-            self.state.apply(self._decide())
+            self.actions = self.state.legal_actions()
+            self.state.apply(self._decide(), self.actions)
         scores = self.state.scores()
         forfeited = [seat.forfeited for seat in self.seats]
         status = "void" if self.void else "forfeit" if any(forfeited) else "finished"
@@ -186,7 +191,8 @@ class Match:
     def _ask(self, index: int, seat: SeatState) -> int:
         request = wire.decision_request(
             self.state, self.game_id, self.decision_id, seat.next_event,
-            bot_pb2.Clock(move_ms=self.time.move_ms, bank_ms=int(seat.bank_ms)))
+            bot_pb2.Clock(move_ms=self.time.move_ms, bank_ms=int(seat.bank_ms)),
+            self.actions, self.event_cache)
         seat.next_event = len(self.state.events)
         deadline_ms = self.time.move_ms + seat.bank_ms + self.time.grace_ms
         sent = time.monotonic()
@@ -214,7 +220,7 @@ class Match:
 
     def _substitute(self) -> int:
         rng = random.Random(derive_seed(self.pairing.seed, self.game_id, self.decision_id))
-        return rng.randrange(len(self.state.legal_actions()))
+        return rng.randrange(len(self.actions))
 
     def _fault(self, index: int, fault: BotFault) -> None:
         """Record a fault and apply the policy for its class."""

@@ -60,8 +60,23 @@ def card_message(card: Card) -> dict[str, Any]:
     return {"value": card.value, "color": card.color, "name": NAMES[card.value]}
 
 
+class _CardMessages(dict):
+    """Each card's message, made the first time it is asked for.
+
+    Observations list many cards at every decision; the dicts are shared, so
+    read them, never change them.
+    """
+
+    def __missing__(self, card: Card) -> dict[str, Any]:
+        message = self[card] = card_message(card)
+        return message
+
+
+CARD_MESSAGES = _CardMessages()
+
+
 def cards_message(cards: list[Card] | tuple[Card, ...]) -> list[dict[str, Any]]:
-    return [card_message(card) for card in cards]
+    return [CARD_MESSAGES[card] for card in cards]
 
 
 def card_from_message(message: dict[str, Any]) -> Card:
@@ -240,7 +255,7 @@ class AnimalCircusState(State):
         if winner >= 0:
             label += f"; seat {winner} wins the Ring ({len(self.ring)} cards)"
         return Action(f"{mode}:{card.value}", label,
-                      {"type": mode, "card": card_message(card), "ring_winner": winner})
+                      {"type": mode, "card": CARD_MESSAGES[card], "ring_winner": winner})
 
     def _options(self, ability: int) -> list[Any]:
         """The choices of an ability: seats, or (Owl) orders of the top cards."""

@@ -60,6 +60,9 @@ class Event:
         return self.visible_to is None or seat in self.visible_to
 
 
+_new_event = object.__new__
+
+
 @dataclass(frozen=True)
 class GameRecord:
     """Everything needed to replay a game: its setup and the chosen indices."""
@@ -135,11 +138,17 @@ class State(ABC):
     def _apply(self, action: Action) -> None:
         """Carry out a legal action (already validated by :meth:`apply`)."""
 
-    def apply(self, index: int) -> None:
-        """Apply the action at ``index`` of :meth:`legal_actions`."""
+    def apply(self, index: int, actions: list[Action] | None = None) -> None:
+        """Apply the action at ``index`` of :meth:`legal_actions`.
+
+        ``actions`` is for a caller that has just listed the legal actions: it
+        must be what :meth:`legal_actions` returns now, and saves listing them
+        again (the match runner and self-play loops do this at every decision).
+        """
         if self.is_terminal():
             raise IllegalActionError("the game is over: no action can be applied")
-        actions = self.legal_actions()
+        if actions is None:
+            actions = self.legal_actions()
         if not isinstance(index, int) or not 0 <= index < len(actions):
             raise IllegalActionError(
                 f"action index {index!r} is not between 0 and {len(actions) - 1}"
@@ -150,7 +159,14 @@ class State(ABC):
     def emit(self, kind: str, text: str, seat: int = -1,
              visible_to: frozenset[int] | None = None, **data: Any) -> None:
         """Append an event to the log."""
-        self.events.append(Event(kind, text, seat, data, visible_to))
+        # Event(kind, text, seat, data, visible_to), filled in directly: a frozen
+        # dataclass's __init__ sets each field through object.__setattr__, three
+        # times slower, and engines emit several events at every decision.
+        event = _new_event(Event)
+        fields = event.__dict__
+        fields["kind"], fields["text"], fields["seat"] = kind, text, seat
+        fields["data"], fields["visible_to"] = data, visible_to
+        self.events.append(event)
 
     def ranks(self) -> list[int]:
         """Ranks by seat from the scores; ties share a rank."""

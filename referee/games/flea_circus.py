@@ -44,8 +44,28 @@ def card_message(card: str) -> dict[str, Any]:
     return {"kind": card}
 
 
+# On the engine's hot path, cards' messages, places in the order and play actions are
+# looked up, made once here. The dicts are shared: read them, never change them.
+CARD_MESSAGES = {card: card_message(card) for card in CARD_ORDER}
+CARD_RANK = {card: rank for rank, card in enumerate(CARD_ORDER)}
+
+
 def sort_cards(cards: list[str]) -> list[str]:
-    return sorted(cards, key=CARD_ORDER.index)
+    return sorted(cards, key=CARD_RANK.__getitem__)
+
+
+def _play_action(card: str, count: int) -> Action:
+    code = f"play:{card}" + (f":{count}" if card == "numbers" else "")
+    label = f"play {count} × {CARD_NAMES[card]}" if card == "numbers" \
+        else f"play {CARD_NAMES[card]}"
+    return Action(code, label, {"type": "play", "card": CARD_MESSAGES[card], "count": count})
+
+
+# The play actions of each card: one, or for "numbers" one per count (1, 2, ...).
+PLAY_ACTIONS = {card: tuple(_play_action(card, count) for count in
+                            (range(1, ACTION_CARD_COUNTS["numbers"] + 1)
+                             if card == "numbers" else (1,)))
+                for card in CARD_ORDER}
 
 
 class FleaCircusState(State):
@@ -96,15 +116,12 @@ class FleaCircusState(State):
                            {"type": "target", "target": seat})
                     for seat in self._others(self.player)]
         hand = self.hands[self.player]
-        actions = []
-        for card in sort_cards(list(set(hand))):
-            counts = range(1, hand.count(card) + 1) if card == "numbers" else (1,)
-            for count in counts:
-                code = f"play:{card}" + (f":{count}" if card == "numbers" else "")
-                label = f"play {count} × {CARD_NAMES[card]}" if card == "numbers" \
-                    else f"play {CARD_NAMES[card]}"
-                actions.append(Action(code, label, {
-                    "type": "play", "card": card_message(card), "count": count}))
+        actions: list[Action] = []
+        for card in sorted(set(hand), key=CARD_RANK.__getitem__):
+            if card == "numbers":
+                actions += PLAY_ACTIONS[card][:hand.count(card)]
+            else:
+                actions.append(PLAY_ACTIONS[card][0])
         return actions
 
     def skipping(self) -> list[bool]:
@@ -114,8 +131,8 @@ class FleaCircusState(State):
         return {
             "seat": seat,
             "current_player": self.player,
-            "hand": [card_message(card) for card in sort_cards(self.hands[seat])],
-            "piles": [{"cards": [card_message(card) for card in pile]} for pile in self.piles],
+            "hand": [CARD_MESSAGES[card] for card in sort_cards(self.hands[seat])],
+            "piles": [{"cards": [CARD_MESSAGES[card] for card in pile]} for pile in self.piles],
             "loot": list(self.loot),
             "earth": self.earth,
             "deck_size": len(self.deck),

@@ -101,8 +101,13 @@ def card_message(card: str) -> dict[str, Any]:
     return {"kind": card, "code": card}
 
 
+# Every card's message, made once: observations list many cards at every decision.
+# The dicts are shared: read them, never change them.
+CARD_MESSAGES = {card: card_message(card) for card in CARD_KEYS}
+
+
 def cards_message(cards: Any) -> list[dict[str, Any]]:
-    return [card_message(card) for card in cards]
+    return [CARD_MESSAGES[card] for card in cards]
 
 
 def hand_points(hand: Any) -> int:

@@ -1,0 +1,129 @@
+"""``python -m bench``: run the benchmarks and print their table and the machine."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+import traceback
+from pathlib import Path
+
+from bench import engines, scaling, tournament, wire
+from bench.farm import Farm
+from bench.machine import machine_info
+from bench.report import Section, machine_markdown
+
+BENCHMARKS = ("engines", "wire", "scaling", "tournament")
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="python -m bench",
+        description="Benchmarks of circus-referee (docs/performance.md). Prints a markdown "
+                    "table per benchmark and the machine it ran on.")
+    parser.add_argument("benchmarks", nargs="*", metavar="NAME",
+                        help=f"which to run (default: all): {', '.join(BENCHMARKS)}")
+    parser.add_argument("--quick", action="store_true",
+                        help="everything scaled down, to finish well under a minute")
+    parser.add_argument("--scale", type=float, default=1.0,
+                        help="multiply every duration and game count (default 1)")
+    parser.add_argument("--repeats", type=int, default=None,
+                        help="interleaved rounds per timed figure (default 3, --quick 1)")
+    parser.add_argument("--games", type=int, default=None,
+                        help="games of the big tournament (default 10,000, --quick 280)")
+    parser.add_argument("--json", type=Path, default=None, help="also write the figures here")
+    args = parser.parse_args(argv)
+    unknown = [name for name in args.benchmarks if name not in BENCHMARKS]
+    if unknown:
+        parser.error(f"unknown benchmark {unknown[0]!r} (choose from {', '.join(BENCHMARKS)})")
+    return args
+
+
+def plan(args: argparse.Namespace) -> dict[str, dict]:
+    """The parameters of each benchmark for this run."""
+    s = args.scale
+    if args.quick:
+        repeats = args.repeats or 1
+        return {
+            "engines": {"seconds": 0.1 * s, "repeats": repeats},
+            "wire": {"seconds": 0.3 * s, "repeats": repeats},
+            "scaling": {"games": max(4, round(16 * s)), "repeats": repeats,
+                        "rss_games": max(4, round(16 * s))},
+            "tournament": {"games": args.games or max(1, round(280 * s)),
+                           "profile_games": max(1, round(280 * s))},
+        }
+    repeats = args.repeats or 3
+    return {
+        "engines": {"seconds": 1.0 * s, "repeats": repeats},
+        "wire": {"seconds": 2.0 * s, "repeats": repeats},
+        "scaling": {"games": max(4, round(200 * s)), "repeats": max(1, repeats - 1),
+                    "rss_games": max(4, round(320 * s))},
+        "tournament": {"games": args.games or max(1, round(10_000 * s)),
+                       "profile_games": max(1, round(1_120 * s))},
+    }
+
+
+def progress(message: str) -> None:
+    print(f"… {message}", file=sys.stderr, flush=True)
+
+
+def run(names: tuple[str, ...] = BENCHMARKS, params: dict[str, dict] | None = None,
+        say=progress, done=None, info: dict[str, str] | None = None
+        ) -> tuple[dict[str, str], list[Section]]:
+    """Run the named benchmarks; return the machine and a section per benchmark.
+
+    ``done(section)`` is called as each benchmark ends. A benchmark that fails
+    gives a section saying so, and the others still run.
+    """
+    params = params or plan(parse_args([]))
+    info = info or machine_info()
+    sections: list[Section] = []
+    farm = Farm() if {"wire", "scaling"} & set(names) else None
+    try:
+        for name in BENCHMARKS:
+            if name not in names:
+                continue
+            try:
+                if name == "engines":
+                    section = engines.run(**params["engines"], progress=say)
+                elif name == "wire":
+                    section = wire.run(farm.addresses[0], farm.echo_address,
+                                       **params["wire"], progress=say)
+                elif name == "scaling":
+                    section = scaling.run(farm.addresses, **params["scaling"], progress=say)
+                else:
+                    section = tournament.run(**params["tournament"], progress=say)
+            except Exception as error:  # report it, and go on with the next benchmark
+                section = Section(name, f"{name}: FAILED", [])
+                section.notes.append("".join(traceback.format_exception_only(error)).strip())
+                section.failed = True
+            sections.append(section)
+            if done:
+                done(section)
+    finally:
+        if farm is not None:
+            farm.close()
+    return info, sections
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parse_args(argv)
+    names = tuple(args.benchmarks) or BENCHMARKS
+    started = time.perf_counter()
+    info = machine_info()
+    print(machine_markdown(info), flush=True)
+
+    def done(section: Section) -> None:
+        print(f"\n{section.markdown()}", flush=True)
+
+    info, sections = run(names, plan(args), done=done, info=info)
+    total = time.perf_counter() - started
+    print(f"\n_{'quick run, ' if args.quick else ''}all benchmarks: {total:.1f} s_")
+    if args.json:
+        args.json.write_text(json.dumps(
+            {"machine": info, "quick": args.quick, "seconds": total,
+             "sections": {section.key: section.as_dict() for section in sections}},
+            indent=2))
+    if any(section.failed for section in sections):
+        sys.exit(1)

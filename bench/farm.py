@@ -1,0 +1,83 @@
+"""The processes the over-the-wire benchmarks talk to: random bots and the echo server.
+
+Started once per ``python -m bench`` run and shared by the wire and scaling benchmarks.
+Each is a child process of its own, started the way the referee starts ``command:`` bots
+(its own process group, stdin closed, output to a log, dying with its parent).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import grpc
+
+from referee.process import BotProcess, bot_environment, dies_with_referee, free_port, spawn
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+class Farm:
+    """``bots`` random bot processes and one echo server, until :meth:`close`."""
+
+    def __init__(self, bots: int = 4, reply_bytes: int = 4, workdir: Path | None = None,
+                 startup_s: float = 30.0) -> None:
+        self.own_workdir = workdir is None
+        self.workdir = Path(workdir or tempfile.mkdtemp(prefix="circus-bench-"))
+        self.processes: list[BotProcess] = []
+        self.addresses: list[str] = []
+        self.echo = None
+        self.echo_address = ""
+        try:
+            for number in range(bots):
+                process = BotProcess(f"random{number}", "python -m bots.random_bot --port {port}",
+                                     self.workdir / "logs" / f"random{number}.log")
+                self.addresses.append(process.start())
+                self.processes.append(process)
+            port = free_port()
+            env = bot_environment(port)
+            env["PYTHONPATH"] = os.pathsep.join(
+                [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])
+            with open(self.workdir / "logs" / "echo.log", "ab") as log:
+                self.echo = spawn(dies_with_referee(
+                    [sys.executable, "-m", "bench.echo_server", "--port", str(port),
+                     "--reply-bytes", str(reply_bytes)]),
+                    stdin=subprocess.DEVNULL, stdout=log, stderr=log, env=env, start_new_session=True)
+            self.echo_address = f"127.0.0.1:{port}"
+            for address in [*self.addresses, self.echo_address]:
+                wait_ready(address, startup_s)
+        except BaseException:
+            self.close()
+            raise
+
+    def close(self) -> None:
+        for process in self.processes:
+            process.stop()
+        if self.echo is not None and self.echo.poll() is None:
+            self.echo.terminate()
+            try:
+                self.echo.wait(5)
+            except Exception:
+                self.echo.kill()
+        if self.own_workdir:
+            shutil.rmtree(self.workdir, ignore_errors=True)
+
+    def __enter__(self) -> "Farm":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def wait_ready(address: str, timeout_s: float) -> None:
+    channel = grpc.insecure_channel(address)
+    try:
+        grpc.channel_ready_future(channel).result(timeout=timeout_s)
+    except grpc.FutureTimeoutError:
+        raise RuntimeError(f"nothing answered on {address} within {timeout_s:.0f}s") from None
+    finally:
+        channel.close()

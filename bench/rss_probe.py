@@ -1,0 +1,31 @@
+"""Run ``circus-referee tournament ARGS...`` here and print this process's peak RSS as JSON.
+
+Used by the scaling benchmark: ``python -m bench.rss_probe bots.yaml --db X --quiet``.
+"""
+
+from __future__ import annotations
+
+import json
+import resource
+import sys
+
+from referee.cli import main as cli
+from referee.store import Store
+
+
+def main(argv: list[str]) -> None:
+    try:
+        cli.main(args=["tournament", *argv], standalone_mode=False)
+    except SystemExit as stop:
+        if stop.code:
+            raise
+    db = argv[argv.index("--db") + 1]
+    store = Store(db)
+    games = sum(len(store.games(t.name)) for t in store.tournaments())
+    store.close()
+    peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # kilobytes on Linux
+    print(json.dumps({"maxrss_mb": peak_kb / 1024, "games": games}), flush=True)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

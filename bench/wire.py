@@ -1,0 +1,190 @@
+"""Benchmark 2: decisions over the wire, next to a bare gRPC unary echo.
+
+The referee side is the real one: :class:`referee.match.Match` playing whole games with a
+:class:`referee.clients.GrpcClient` in every seat, against one Python random bot process
+(``bots/random_bot.py``). The echo side sends the very DecisionRequests the referee sent
+(recorded from a few games, as raw bytes) to a server process that answers a
+Decision-sized reply without parsing anything: the cost of gRPC alone. Both run in this
+process, at the same concurrency (threads), in interleaved rounds.
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+import time
+from dataclasses import dataclass
+
+import grpc
+
+from bench.echo_server import METHOD
+from bench.report import Section, median, spread
+from referee.clients import GrpcClient
+from referee.games import GAMES
+from referee.match import FaultPolicy, Match
+from tournaments.config import DEFAULT_FAULTS, TimeConfig
+from tournaments.schedule import Pairing, derive_seed
+
+GOAL_RATIO = 0.8
+CHANNEL_OPTIONS = [("grpc.max_send_message_length", 4 * 1024 * 1024),
+                   ("grpc.max_receive_message_length", 4 * 1024 * 1024),
+                   ("grpc.enable_retries", 0)]
+
+
+@dataclass
+class Run:
+    decisions: int
+    calls: int
+    games: int
+    seconds: float
+    faults: int = 0
+
+
+class Recorder:
+    """A client that passes calls on and keeps each DecisionRequest's bytes."""
+
+    def __init__(self, client) -> None:
+        self.client = client
+        self.requests: list[bytes] = []
+
+    def __getattr__(self, name):
+        return getattr(self.client, name)
+
+    def decide(self, request, timeout):
+        self.requests.append(request.SerializeToString())
+        return self.client.decide(request, timeout)
+
+
+def play_games(client, game: str, players: int, seconds: float, concurrency: int,
+               start_index: int = 0) -> Run:
+    """Whole games, ``concurrency`` at a time, until about ``seconds`` have passed."""
+    spec = GAMES[game]
+    variant = spec.default_variant
+    counter = itertools.count(start_index)
+    policy = FaultPolicy(dict(DEFAULT_FAULTS))
+    totals = {"decisions": 0, "calls": 0, "games": 0, "faults": 0}
+    lock = threading.Lock()
+    start = time.perf_counter()
+    deadline = start + seconds
+
+    def worker() -> None:
+        while time.perf_counter() < deadline:
+            index = next(counter)
+            seats = tuple(f"random{seat}" for seat in range(players))
+            pairing = Pairing(index, index, 0, seats, derive_seed("bench-wire", index))
+            result = Match(spec, variant, pairing, f"wire/{index}", [client] * players,
+                           TimeConfig(), policy).play()
+            with lock:
+                totals["decisions"] += len(result.actions)
+                totals["calls"] += len(result.times) + 2 * players  # + StartGame, EndGame
+                totals["games"] += 1
+                totals["faults"] += len(result.faults)
+
+    threads = [threading.Thread(target=worker) for _ in range(concurrency)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return Run(totals["decisions"], totals["calls"], totals["games"],
+               time.perf_counter() - start, totals["faults"])
+
+
+def echo(call, payloads: list[bytes], seconds: float, concurrency: int) -> Run:
+    """Unary calls with the recorded payloads, ``concurrency`` threads, about ``seconds``."""
+    counts = [0] * concurrency
+    start = time.perf_counter()
+    deadline = start + seconds
+
+    def worker(slot: int) -> None:
+        done = 0
+        for payload in itertools.cycle(payloads[slot::concurrency] or payloads):
+            call(payload, timeout=10)
+            done += 1
+            if done % 16 == 0 and time.perf_counter() >= deadline:
+                break
+        counts[slot] = done
+
+    threads = [threading.Thread(target=worker, args=(slot,)) for slot in range(concurrency)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    total = sum(counts)
+    return Run(total, total, 0, time.perf_counter() - start)
+
+
+def record_requests(client, game: str, players: int, games: int = 3) -> list[bytes]:
+    recorder = Recorder(client)
+    spec = GAMES[game]
+    for index in range(games):
+        seats = tuple(f"random{seat}" for seat in range(players))
+        pairing = Pairing(index, index, 0, seats, derive_seed("bench-wire-sample", index))
+        Match(spec, spec.default_variant, pairing, f"sample/{index}", [recorder] * players,
+              TimeConfig(), FaultPolicy(dict(DEFAULT_FAULTS))).play()
+    return recorder.requests
+
+
+def run(bot_address: str, echo_address: str, games: tuple[str, ...] | None = None,
+        players: int = 4, concurrencies: tuple[int, ...] = (1, 4), seconds: float = 3.0,
+        repeats: int = 3, progress=None) -> Section:
+    started = time.perf_counter()
+    section = Section(
+        "wire", "2. Over the wire: the referee vs. a bare gRPC unary echo",
+        ["game", "concurrency", "echo calls/s", "referee decisions/s", "referee calls/s",
+         "decisions ÷ echo", "calls ÷ echo", "request bytes (mean)", "repeats (dec/s)"])
+    client = GrpcClient(bot_address)
+    channel = grpc.insecure_channel(echo_address, options=CHANNEL_OPTIONS)
+    call = channel.unary_unary(METHOD)
+    worst = None
+    faults = 0
+    try:
+        for game in games or tuple(GAMES):
+            payloads = record_requests(client, game, players)
+            mean_bytes = sum(map(len, payloads)) / len(payloads)
+            echo(call, payloads, min(0.2, seconds), 1)  # warm both paths up
+            play_games(client, game, players, min(0.2, seconds), 1, start_index=10**6)
+            for concurrency in concurrencies:
+                echoes, referees = [], []
+                for round_number in range(repeats):
+                    if progress:
+                        progress(f"wire: {game} concurrency {concurrency} "
+                                 f"round {round_number + 1}/{repeats}")
+                    echoes.append(echo(call, payloads, seconds, concurrency))
+                    referees.append(play_games(client, game, players, seconds, concurrency,
+                                               start_index=10**7 * (round_number + 1)))
+                faults += sum(r.faults for r in referees)
+                echo_rate = median(r.calls / r.seconds for r in echoes)
+                decision_rate = median(r.decisions / r.seconds for r in referees)
+                call_rate = median(r.calls / r.seconds for r in referees)
+                ratio = median(r.decisions / r.seconds / (e.calls / e.seconds)
+                               for r, e in zip(referees, echoes))
+                call_ratio = median(r.calls / r.seconds / (e.calls / e.seconds)
+                                    for r, e in zip(referees, echoes))
+                section.add(game, concurrency, echo_rate, decision_rate, call_rate,
+                            f"{ratio:.2f}", f"{call_ratio:.2f}", mean_bytes,
+                            spread(r.decisions / r.seconds for r in referees))
+                key = f"{game}.c{concurrency}"
+                section.figures[f"{key}.echo_calls_per_s"] = echo_rate
+                section.figures[f"{key}.referee_decisions_per_s"] = decision_rate
+                section.figures[f"{key}.referee_calls_per_s"] = call_rate
+                section.figures[f"{key}.ratio"] = ratio
+                section.figures[f"{key}.call_ratio"] = call_ratio
+                section.figures[f"{key}.request_bytes"] = mean_bytes
+                worst = ratio if worst is None else min(worst, ratio)
+    finally:
+        client.close()
+        channel.close()
+    section.figures["worst_ratio"] = worst if worst is not None else float("nan")
+    section.notes.append(
+        f"{players} seats, every seat the same random bot process; the referee's calls include "
+        "StartGame and EndGame (2 per seat per game), its decisions/s only Decide calls; the "
+        "echo replays the recorded DecisionRequest bytes and gets a Decision-sized reply")
+    section.notes.append(f"median of {repeats} interleaved round(s) of ~{seconds:g} s each")
+    if faults:
+        section.notes.append(f"{faults} fault(s) during the runs: the figures are suspect")
+    if worst is not None:
+        verdict = "met" if worst >= GOAL_RATIO else "NOT met"
+        section.notes.append(f"goal: referee decisions/s ≥ {GOAL_RATIO}× echo calls/s at "
+                             f"every concurrency — lowest {worst:.2f}: {verdict}")
+    section.seconds = time.perf_counter() - started
+    return section

@@ -1,0 +1,117 @@
+"""Smoke test of the benchmarks: ``python -m bench --quick`` runs and gives every figure.
+
+Nothing here looks at how fast anything was (no test asserts a time): only that each
+benchmark ran and reported each of its figures, and the machine it ran on.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from referee.games import GAMES
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def rlcard_installed() -> bool:
+    try:
+        import rlcard  # noqa: F401
+    except Exception:
+        return False
+    return True
+
+
+@pytest.fixture(scope="module")
+def quick(tmp_path_factory):
+    out = tmp_path_factory.mktemp("bench") / "bench.json"
+    completed = subprocess.run([sys.executable, "-m", "bench", "--quick", "--json", str(out)],
+                               cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert completed.returncode == 0, completed.stderr[-2000:]
+    return completed.stdout, json.loads(out.read_text())
+
+
+def figures(report, key):
+    return report["sections"][key]["figures"]
+
+
+def assert_numbers(values: dict, names: list[str]) -> None:
+    missing = [name for name in names if name not in values]
+    assert not missing, f"missing figures: {missing}"
+    for name in names:
+        assert isinstance(values[name], (int, float)) and math.isfinite(values[name]), name
+        assert values[name] >= 0, name
+
+
+@pytest.mark.slow
+def test_the_machine_and_every_table_are_printed(quick):
+    text, report = quick
+    for key in ("cpu", "cores", "python", "grpcio", "protobuf"):
+        assert report["machine"][key]
+    for title in ("### Machine", "### 1. Rules engines", "### 2. Over the wire",
+                  "### 3. Concurrency scaling", "### 4. A big in-process tournament"):
+        assert title in text
+    assert set(report["sections"]) == {"engines", "wire", "scaling", "tournament"}
+
+
+@pytest.mark.slow
+def test_engines_every_game_and_variant_and_uno(quick):
+    values = figures(quick[1], "engines")
+    names = []
+    for name, game in GAMES.items():
+        for variant in game.variants:
+            for players in (2, 4):
+                key = f"{name}.{variant}.p{players}"
+                names += [f"{key}.decisions_per_s", f"{key}.games_per_s",
+                          f"{key}.engine_decisions_per_s"]
+                if rlcard_installed():
+                    names.append(f"{key}.ratio_to_uno")
+    if rlcard_installed():
+        names += ["uno.decisions_per_s", "uno.games_per_s", "worst_ratio_to_uno"]
+    else:
+        assert any("RLCard" in note for note in quick[1]["sections"]["engines"]["notes"])
+    assert_numbers(values, names)
+    assert all(values[name] > 0 for name in names if name.endswith("_per_s"))
+
+
+@pytest.mark.slow
+def test_wire_referee_and_echo_at_concurrency_1_and_4(quick):
+    values = figures(quick[1], "wire")
+    names = [f"{game}.c{concurrency}.{figure}" for game in GAMES for concurrency in (1, 4)
+             for figure in ("echo_calls_per_s", "referee_decisions_per_s",
+                            "referee_calls_per_s", "ratio", "call_ratio", "request_bytes")]
+    assert_numbers(values, names + ["worst_ratio"])
+    assert all(values[name] > 0 for name in names)
+
+
+@pytest.mark.slow
+def test_scaling_throughput_cpu_and_memory(quick):
+    values = figures(quick[1], "scaling")
+    names = [f"c{concurrency}.{figure}" for concurrency in (1, 2, 4, 8)
+             for figure in ("games_per_s", "decisions_per_s", "cpu_us_per_decision")]
+    assert_numbers(values, names + ["rss_c1_mb", "rss_c16_mb"])
+    assert values["rss_c1_mb"] > 10 and values["rss_c16_mb"] > 10  # a Python process, measured
+
+
+@pytest.mark.slow
+def test_big_tournament_and_where_its_time_goes(quick):
+    values = figures(quick[1], "tournament")
+    shares = [f"profile.{part}.percent" for part in
+              ("engine", "bots", "wire (protobuf)", "ratings", "storage")]
+    parts = [f"parts.{part}" for part in
+             ("engine_ms", "request_ms", "bots_ms", "ratings_ms", "storage_ms", "game_ms")]
+    assert_numbers(values, ["games", "seconds", "games_per_s", "decisions_per_s",
+                            "profile.cpu_seconds", *shares, *parts])
+    assert values["games"] == 280  # one round: 70 tables × 4 seatings
+    assert 99 <= sum(v for k, v in values.items() if k.endswith(".percent")) <= 101
+
+
+def test_an_unknown_benchmark_is_refused():
+    completed = subprocess.run([sys.executable, "-m", "bench", "nonsense"], cwd=ROOT,
+                               capture_output=True, text=True, timeout=60)
+    assert completed.returncode == 2 and "unknown benchmark" in completed.stderr

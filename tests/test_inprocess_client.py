@@ -1,0 +1,128 @@
+"""The in-process bot client: answers, deadlines, a bot's own errors, closing."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from circus.v1 import bot_pb2
+from referee.clients import BotFault, InProcessClient
+
+
+class Bot:
+    def __init__(self) -> None:
+        self.release = threading.Event()
+        self.calls = 0
+
+    def hello(self, request):
+        return bot_pb2.HelloResponse(name="t")
+
+    def start_game(self, request):
+        self.calls += 1
+
+    def decide(self, request):
+        if request.game_id == "hang":
+            self.release.wait(10)
+        if request.game_id == "raise":
+            raise RuntimeError("boom")
+        if request.game_id == "exit":
+            raise SystemExit(3)
+        if request.game_id == "bad":
+            return "x"
+        return len(request.legal_actions) - 1
+
+    def end_game(self, request):
+        pass
+
+
+def request(game_id: str, actions: int = 3) -> bot_pb2.DecisionRequest:
+    return bot_pb2.DecisionRequest(game_id=game_id, decision_id=7,
+                                   legal_actions=[bot_pb2.LegalAction()] * actions)
+
+
+def test_answers_faults_and_deadlines():
+    bot = Bot()
+    client = InProcessClient(bot)
+    assert client.decide(request("ok"), 5) == bot_pb2.Decision(decision_id=7, action_index=2)
+    assert client.hello(bot_pb2.HelloRequest(), 5).name == "t"
+    with pytest.raises(BotFault) as raised:
+        client.decide(request("raise"), 5)
+    assert raised.value.fault_class == "error" and "RuntimeError: boom" in raised.value.detail
+    with pytest.raises(BotFault) as raised:
+        client.decide(request("bad"), 5)
+    assert raised.value.fault_class == "illegal"
+    with pytest.raises(SystemExit):
+        client.decide(request("exit"), 5)
+    started = time.monotonic()
+    with pytest.raises(BotFault) as raised:
+        client.decide(request("hang"), 0.2)
+    assert raised.value.fault_class == "timeout" and time.monotonic() - started < 5
+    # The hung call keeps its thread; others go on.
+    for _ in range(100):
+        client.start_game(bot_pb2.StartGameRequest(), 5)
+    assert bot.calls == 100
+    bot.release.set()
+    client.close()
+
+
+def test_at_most_four_calls_at_once_and_a_fifth_times_out_waiting():
+    bot = Bot()
+    client = InProcessClient(bot)
+    faults = []
+
+    def hang() -> None:
+        try:
+            client.decide(request("hang"), 3)
+        except BotFault as fault:
+            faults.append(fault)
+
+    threads = [threading.Thread(target=hang) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    time.sleep(0.3)
+    with pytest.raises(BotFault) as raised:
+        client.decide(request("ok"), 0.2)
+    assert raised.value.fault_class == "timeout"
+    bot.release.set()
+    for thread in threads:
+        thread.join()
+    assert not faults  # released within their deadline
+    assert client.decide(request("ok"), 5).action_index == 2
+    client.close()
+
+
+def test_concurrent_calls_from_many_threads_all_get_their_own_answer():
+    client = InProcessClient(Bot())
+    answers = []
+
+    def play(actions: int) -> None:
+        for _ in range(200):
+            answers.append((actions, client.decide(request("ok", actions), 5).action_index))
+
+    threads = [threading.Thread(target=play, args=(n,)) for n in range(1, 7)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(answers) == 1200 and all(index == actions - 1 for actions, index in answers)
+    client.close()
+
+
+def test_the_sdks_do_nothing_calls_are_skipped_and_a_bots_own_are_made():
+    from bots.random_bot import RandomBot
+
+    class Counting(RandomBot):
+        started = 0
+
+        def start_game(self, request):
+            self.started += 1
+
+    plain, counting = InProcessClient(RandomBot()), InProcessClient(Counting())
+    plain.pool.shutdown()  # any call handed to a thread now fails
+    for client in (plain, counting):
+        client.start_game(bot_pb2.StartGameRequest(), 5)
+        client.end_game(bot_pb2.EndGameRequest(), 5)
+    assert counting.bot.started == 1
+    counting.close()
