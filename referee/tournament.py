@@ -23,8 +23,7 @@ from referee.games import get_game
 from referee.match import FaultPolicy, Match, MatchAbandoned, MatchResult
 from referee.participants import BotStartError, Participant
 from referee.store import Store
-from tournaments.config import RatingConfig
-from tournaments.config import TournamentConfig
+from tournaments.config import RatingConfig, TournamentConfig
 from tournaments.schedule import Pairing, schedule
 
 
