@@ -12,8 +12,9 @@ they only make every card unique, so tests can account for each one.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import permutations
-from typing import Any, NamedTuple
+from typing import Any, Callable, ClassVar, NamedTuple
 
 from referee.games.base import Action, Game, State
 
@@ -51,8 +52,12 @@ DECISION_KINDS = {**{value: "target" for value in TARGET_ABILITIES}, MONKEY: "pi
 POINTS = {DOG: -3, GIRAFFE: 3}
 
 
+# "Mole Diver (1)" by value: card names go into most labels and event texts.
+VALUE_NAMES = {value: f"{name} ({value})" for value, name in NAMES.items()}
+
+
 def card_name(card: Card) -> str:
-    return f"{NAMES[card.value]} ({card.value})"
+    return VALUE_NAMES[card.value]
 
 
 def card_message(card: Card) -> dict[str, Any]:
@@ -88,6 +93,54 @@ def pile_points(pile: list[Card]) -> int:
     return sum(POINTS.get(card.value, 1) for card in pile)
 
 
+class _ScoreView(NamedTuple):
+    """The Score piles as observations show them: points and card messages by seat.
+
+    Kept by the state until a Score pile changes (most plays change none), so
+    observations neither recount the piles nor rebuild their messages. Shared
+    by every observation made meanwhile: read it, never change it.
+    """
+
+    points: list[int]
+    piles: list[dict[str, Any]]
+
+
+def score_view(piles: list[list[Card]], old: _ScoreView | None = None,
+               changed: set[int] | None = None) -> _ScoreView:
+    """The view of ``piles``: of every seat, or from ``old`` with the ``changed`` seats made again.
+
+    Always a new view: observations already handed out keep the old one.
+    """
+    if old is None or changed is None:
+        return _ScoreView([pile_points(pile) for pile in piles],
+                          [{"cards": cards_message(pile)} for pile in piles])
+    points, messages = list(old.points), list(old.piles)
+    for seat in changed:
+        points[seat] = pile_points(piles[seat])
+        messages[seat] = {"cards": cards_message(piles[seat])}
+    return _ScoreView(points, messages)
+
+
+@lru_cache(maxsize=4096)
+def play_action(mode: str, card: Card, winner: int, ring_size: int) -> Action:
+    """The action playing ``card`` (``mode`` "ring" or "new"); ``ring_size`` only labels a win.
+
+    The same few hundred actions come back all game long, so each is made once
+    (bounded: a long game's Rings of every size cannot grow it without end).
+    Shared by every list of legal actions: read it, never change it.
+    """
+    if mode == "ring":
+        label = f"add {card_name(card)} to the Ring"
+        if card.value == MOLE:
+            label += " (at the bottom)"
+    else:
+        label = f"start a new Ring with {card_name(card)}"
+    if winner >= 0:
+        label += f"; seat {winner} wins the Ring ({ring_size} cards)"
+    return Action(f"{mode}:{card.value}", label,
+                  {"type": mode, "card": CARD_MESSAGES[card], "ring_winner": winner})
+
+
 def one_per_value(cards: list[Card]) -> list[Card]:
     """The lowest-colored card of each value, by value: colors never change a play."""
     chosen: dict[int, Card] = {}
@@ -115,6 +168,10 @@ class AnimalCircusState(State):
     and then call :meth:`start_turn`: ``hands`` (kept sorted), ``draw_piles``
     (top first), ``put_away`` (unseen, out of the game), ``out_of_game`` (seen,
     out of the game), ``ring`` and ``score_piles`` (bottom first).
+
+    The state keeps what it derives from the piles (the Score piles' points and
+    messages, the legal actions) until an action changes them; :meth:`start_turn`
+    forgets all of it, so lay a position out by hand only before calling it.
     """
 
     game_name = "animal-circus"
@@ -145,11 +202,14 @@ class AnimalCircusState(State):
         self.score_top_at_start: Card | None = None
         # Set by the card just played, for the next player's turn.
         self.next_no_draw = self.next_parrot = self.next_bat_bind = False
+        self._scores_seen = score_view(self.score_piles)
+        self._changed_piles: set[int] = set()  # the Score piles changed since
+        self._actions: list[Action] | None = None
         self.emit("setup", f"each player puts {PUT_AWAY[players]} card(s) away unseen",
                   put_away=PUT_AWAY[players])
         for seat in range(players):
             self._draw(seat, START_HAND)
-        self.start_turn()
+        self._start_turn()
 
     # -- queries -----------------------------------------------------------
     def current_seat(self) -> int:
@@ -198,6 +258,12 @@ class AnimalCircusState(State):
         return top if top == BAT or self.bat_bind else 0
 
     def legal_actions(self) -> list[Action]:
+        """Listed once per position (``apply`` forgets them); a fresh list at each call."""
+        if self._actions is None:
+            self._actions = self._list_actions()
+        return list(self._actions)
+
+    def _list_actions(self) -> list[Action]:
         if self.is_terminal():
             return []
         if self.pending is not None:
@@ -214,9 +280,10 @@ class AnimalCircusState(State):
         cards = one_per_value(self._playable())
         if not self.ring:
             return [("new", card) for card in cards]
-        beating = [card for card in cards if self._beats(card)]
-        adds = [("ring", card) for card in cards if self._beats(card) or self._let_on(card)]
-        if beating:
+        beating = self._beating(cards)
+        adds = [("ring", card) for card, beats in zip(cards, beating)
+                if beats or self._let_on(card)]
+        if any(beating):
             return adds
         return adds + [("new", card) for card in cards]
 
@@ -225,9 +292,13 @@ class AnimalCircusState(State):
         hand = self.hands[self.player]
         return [card for card in hand if card in self.drawn] if self.parrot else list(hand)
 
-    def _beats(self, card: Card) -> bool:
+    def _beating(self, cards: list[Card]) -> list[bool]:
+        """Whether each card beats the top: lower under a Bat, else higher."""
         bound = self.lower_than()
-        return card.value < bound if bound else card.value > self.ring[-1].value
+        if bound:
+            return [card.value < bound for card in cards]
+        top = self.ring[-1].value
+        return [card.value > top for card in cards]
 
     def _let_on(self, card: Card) -> bool:
         """Whether the card's ability lets it on the Ring whatever the top."""
@@ -246,16 +317,7 @@ class AnimalCircusState(State):
 
     def _play_action(self, mode: str, card: Card) -> Action:
         winner = self._ring_winner(mode, card)
-        if mode == "ring":
-            label = f"add {card_name(card)} to the Ring"
-            if card.value == MOLE:
-                label += " (at the bottom)"
-        else:
-            label = f"start a new Ring with {card_name(card)}"
-        if winner >= 0:
-            label += f"; seat {winner} wins the Ring ({len(self.ring)} cards)"
-        return Action(f"{mode}:{card.value}", label,
-                      {"type": mode, "card": CARD_MESSAGES[card], "ring_winner": winner})
+        return play_action(mode, card, winner, len(self.ring) if winner >= 0 else 0)
 
     def _options(self, ability: int) -> list[Any]:
         """The choices of an ability: seats, or (Owl) orders of the top cards."""
@@ -290,36 +352,57 @@ class AnimalCircusState(State):
                       {"type": "target", "target": option})
 
     def observation(self, seat: int) -> dict[str, Any]:
+        """What ``seat`` sees; the Score piles' part is shared until a pile changes."""
+        draw_pile = self.draw_piles[seat]
+        known = self.known_top[seat]
+        score_view = self._score_view()
         return {
             "seat": seat,
             "current_player": self.player,
             "previous_player": self.previous,
             "hand": cards_message(self.hands[seat]),
-            "draw_size": len(self.draw_piles[seat]),
-            "known_draw_top": cards_message(self.draw_piles[seat][:self.known_top[seat]]),
+            "draw_size": len(draw_pile),
+            "known_draw_top": cards_message(draw_pile[:known]) if known else [],
             "ring": cards_message(self.ring),
-            "score_piles": [{"cards": cards_message(pile)} for pile in self.score_piles],
+            "score_piles": score_view.piles,
             "hand_sizes": [len(hand) for hand in self.hands],
             "draw_sizes": [len(pile) for pile in self.draw_piles],
-            "out_of_game": cards_message(self.out_of_game),
+            "out_of_game": cards_message(self.out_of_game) if self.out_of_game else [],
             "put_away_per_player": PUT_AWAY[self.num_players],
             "constraints": self._constraints(seat),
-            "decision": {"kind": self.decision_kind(),
-                         "ability": self.pending.ability if self.pending else 0,
-                         "copied": bool(self.pending and self.pending.copied)},
-            "scores": self.scores(),
+            "decision": self._decision(),
+            "scores": list(score_view.points),
             "turn": self.turn,
         }
+
+    def _decision(self) -> dict[str, Any]:
+        pending = self.pending
+        return {"kind": self.decision_kind(),
+                "ability": pending.ability if pending else 0,
+                "copied": bool(pending and pending.copied)}
 
     def _constraints(self, seat: int) -> dict[str, Any]:
         """What binds the current play; the Parrot's cards only for the player."""
         mine = self.parrot and seat == self.player
-        return {"bat": bool(self.lower_than()), "lower_than": self.lower_than(),
-                "parrot": self.parrot, "parrot_cards": cards_message(self.drawn if mine else []),
+        bound = self.lower_than()
+        return {"bat": bool(bound), "lower_than": bound,
+                "parrot": self.parrot, "parrot_cards": cards_message(self.drawn) if mine else [],
                 "bear": self.no_draw}
 
     def scores(self) -> list[int]:
-        return [pile_points(pile) for pile in self.score_piles]
+        return list(self._score_view().points)
+
+    def _score_view(self) -> _ScoreView:
+        """The Score piles' points and messages, made again only for the piles that changed."""
+        if self._changed_piles:
+            self._scores_seen = score_view(self.score_piles, self._scores_seen,
+                                           self._changed_piles)
+            self._changed_piles = set()
+        return self._scores_seen
+
+    def _score_piles_changed(self, *seats: int) -> None:
+        """Called by every move of a Score-pile card, with the seats whose piles it changed."""
+        self._changed_piles.update(seats)
 
     def final_state(self) -> dict[str, Any]:
         def seats(piles: list[list[Card]]) -> list[list[dict[str, Any]]]:
@@ -350,7 +433,14 @@ class AnimalCircusState(State):
 
         A player left without a card cannot play: the previous player wins the
         Ring and the turn passes, until someone can play or the game ends.
+        Public for positions laid out by hand: it forgets what was derived
+        from the piles before.
         """
+        self._score_piles_changed(*range(self.num_players))
+        self._start_turn()
+
+    def _start_turn(self) -> None:
+        self._actions = None
         while True:
             seat = self.player
             pile = self.score_piles[seat]
@@ -388,7 +478,7 @@ class AnimalCircusState(State):
 
     def _end_turn(self) -> None:
         if self._advance():
-            self.start_turn()
+            self._start_turn()
 
     def _end(self, reason: str, text: str) -> None:
         self.end_reason = reason
@@ -396,6 +486,7 @@ class AnimalCircusState(State):
 
     # -- rules ---------------------------------------------------------------
     def _apply(self, action: Action) -> None:
+        self._actions = None
         payload = action.payload
         if payload["type"] in ("ring", "new"):
             self._play(card_from_message(payload["card"]), payload["type"] == "new")
@@ -443,6 +534,7 @@ class AnimalCircusState(State):
             return False
         won, self.ring = self.ring, []
         self.score_piles[seat].extend(won)
+        self._score_piles_changed(seat)
         self.emit("win-ring", f"seat {seat} wins the Ring ({len(won)} cards)", seat,
                   cards=cards_message(won))
         if not all(self.draw_piles):
@@ -463,24 +555,19 @@ class AnimalCircusState(State):
             # Asked even when only one option is legal: every choice is a decision.
             self.pending = Pending(ability, copied)
             return False
-        effect = {
-            BAT: self._copied_bat if copied else None, CHEETAH: self._cheetah,
-            CHAMELEON: self._chameleon, PARROT: self._parrot, SEAL: self._seal,
-            CROCODILE: self._crocodile, BEAR: self._bear, TIGER: self._tiger,
-            ELEPHANT: self._elephant,
-        }.get(ability)
+        effect = self._EFFECTS.get(ability) if ability != BAT or copied else None
         if effect is None:
             return True
-        return effect() is not False  # only the Chameleon may leave a copied choice pending
+        return effect(self) is not False  # only the Chameleon may leave a copied choice pending
 
     def _choose(self, ability: int, option: Any) -> None:
         """Carry out an ability with the player's choice (a seat, or an order)."""
-        {RABBIT: self._rabbit, PENGUIN: self._penguin, CAMEL: self._camel, RAT: self._rat,
-         KANGAROO: self._kangaroo, MONKEY: self._monkey, OWL: self._owl_order}[ability](option)
+        self._CHOICES[ability](self, option)
 
     # -- the abilities ---------------------------------------------------------
     def _rabbit(self, seat: int) -> None:
         card = self.score_piles[seat].pop()
+        self._score_piles_changed(seat)
         self._give(self.player, [card])
         self.emit("rabbit", f"seat {self.player} takes {card_name(card)} from seat {seat}'s "
                   "Score pile into their Hand", self.player, target=seat, card=card_message(card))
@@ -499,6 +586,7 @@ class AnimalCircusState(State):
         moved = pile[-2:]
         del pile[-len(moved):]
         self.score_piles[self.player].extend(moved)
+        self._score_piles_changed(seat, self.player)
         self.emit("camel", f"seat {self.player} moves {len(moved)} card(s) from seat {seat}'s "
                   "Score pile onto their own", self.player, target=seat,
                   cards=cards_message(moved))
@@ -507,6 +595,7 @@ class AnimalCircusState(State):
         """The two cards keep their order: the Draw pile's top card ends on top."""
         moved = self._take_top(self.player, 2)
         self.score_piles[self.player].extend(reversed(moved))
+        self._score_piles_changed(self.player)
         self.emit("cheetah", f"seat {self.player} puts {len(moved)} Draw-pile card(s) on "
                   "their Score pile", self.player, cards=cards_message(moved))
 
@@ -529,6 +618,7 @@ class AnimalCircusState(State):
     def _rat(self, seat: int) -> None:
         mine, theirs = self.score_piles[self.player], self.score_piles[seat]
         mine[-1], theirs[-1] = theirs[-1], mine[-1]
+        self._score_piles_changed(self.player, seat)
         self.emit("rat", f"seat {self.player} swaps Score-pile tops with seat {seat}",
                   self.player, target=seat, got=card_message(mine[-1]),
                   gave=card_message(theirs[-1]))
@@ -559,6 +649,7 @@ class AnimalCircusState(State):
             return
         card = self.ring.pop(0)
         self.score_piles[self.player].append(card)
+        self._score_piles_changed(self.player)
         self.emit("crocodile", f"seat {self.player} takes {card_name(card)} from the bottom "
                   "of the Ring", self.player, card=card_message(card))
 
@@ -594,6 +685,18 @@ class AnimalCircusState(State):
         self.ring[:0] = reversed(moved)
         self.emit("elephant", f"seat {self.player} puts {len(moved)} Draw-pile card(s) under "
                   "the Ring", self.player, cards=cards_message(moved))
+
+    # The abilities by card value, looked up at each play (a table built once,
+    # not a dict of bound methods per play). A played Bat binds only by its
+    # place on the Ring; as _copied_bat, it is for a Chameleon's copy.
+    _EFFECTS: ClassVar[dict[int, Callable[[AnimalCircusState], bool | None]]] = {
+        BAT: _copied_bat, CHEETAH: _cheetah, CHAMELEON: _chameleon, PARROT: _parrot,
+        SEAL: _seal, CROCODILE: _crocodile, BEAR: _bear, TIGER: _tiger, ELEPHANT: _elephant,
+    }
+    _CHOICES: ClassVar[dict[int, Callable[[AnimalCircusState, Any], None]]] = {
+        RABBIT: _rabbit, PENGUIN: _penguin, CAMEL: _camel, RAT: _rat,
+        KANGAROO: _kangaroo, MONKEY: _monkey, OWL: _owl_order,
+    }
 
     # -- moving cards ------------------------------------------------------------
     def _take_top(self, seat: int, count: int) -> list[Card]:
