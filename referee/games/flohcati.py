@@ -75,8 +75,13 @@ def card_key(card: str) -> tuple[int, int]:
     return CARD_KEYS[card]
 
 
+# The same order as plain ints: sorting compares them much faster than tuples.
+CARD_RANKS = {card: rank
+              for rank, card in enumerate(sorted(CARD_KEYS, key=CARD_KEYS.__getitem__))}
+
+
 def sort_cards(cards: Any) -> list[str]:
-    return sorted(cards, key=CARD_KEYS.__getitem__)
+    return sorted(cards, key=CARD_RANKS.__getitem__)
 
 
 def full_deck(variant: str) -> list[str]:
@@ -110,6 +115,27 @@ def cards_message(cards: Any) -> list[dict[str, Any]]:
     return [CARD_MESSAGES[card] for card in cards]
 
 
+# Every card's name, and each display card's "take" label, made once: the legal
+# actions name cards at nearly every decision.
+CARD_NAMES = {card: card_name(card) for card in CARD_KEYS}
+TAKE_CODES = [f"take:{index}" for index in range(len(CARD_KEYS))]  # more than a display holds
+TAKE_LABELS = {card: f"take {name} from the display" for card, name in CARD_NAMES.items()}
+
+_new_action = object.__new__
+
+
+def new_action(code: str, label: str, payload: dict[str, Any]) -> Action:
+    """``Action(code, label, payload)``, filled in directly as ``State.emit`` does.
+
+    A frozen dataclass's ``__init__`` sets each field through
+    ``object.__setattr__``; the display's take actions are made at most decisions.
+    """
+    action = _new_action(Action)
+    fields = action.__dict__
+    fields["code"], fields["label"], fields["payload"] = code, label, payload
+    return action
+
+
 def hand_points(hand: Any) -> int:
     """The highest card of each colour in hand, summed."""
     best: dict[str, int] = {}
@@ -129,8 +155,29 @@ def possible_trios(hand: Any) -> list[tuple[str, ...]]:
             for trio in combinations(sort_cards(by_value[value]), 3)]
 
 
+def trios_message(trios: list[tuple[str, ...]]) -> dict[str, Any]:
+    """One seat's trios as the ``FlohcatiTrios`` message (mostly none: that is quick)."""
+    if not trios:
+        return {"trios": []}
+    return {"trios": [{"value": CIRCUS[trio[0]][1], "cards": cards_message(trio)}
+                      for trio in trios]}
+
+
 def has_every_colour(hand: Any) -> bool:
     return len({CIRCUS[card][0] for card in hand if card in CIRCUS}) == len(COLOURS)
+
+
+# The method listing each phase's legal actions (by name: a subclass may override it).
+ACTIONS_BY_PHASE = {
+    "turn": "_turn_actions",
+    "nueva": "_turn_actions",
+    "open-take": "_take_actions",
+    "match": "_match_actions",
+    "target": "_target_actions",
+    "give": "_give_actions",
+    "request": "_request_actions",
+    "end-of-turn": "_end_of_turn_actions",
+}
 
 
 class FlohcatiState(State):
@@ -158,6 +205,11 @@ class FlohcatiState(State):
         self.turn = 0
         self.flips = 0
         self.gala_caller = -1
+        self._opponents = [self.opponents(seat) for seat in range(players)]
+        # Observation lists by slot, each with a snapshot of the cards it was made from.
+        self._messages: dict[Any, tuple[Any, list[dict[str, Any]]]] = {}
+        # And by content: what others know of a hand is mostly the whole hand.
+        self._sorted_memo: dict[frozenset[str], list[dict[str, Any]]] = {}
         self._new_decision_context()
         self.phase = "turn"
 
@@ -190,37 +242,29 @@ class FlohcatiState(State):
     def legal_actions(self) -> list[Action]:
         if self.is_terminal():
             return []
-        return {
-            "turn": self._turn_actions,
-            "nueva": self._turn_actions,
-            "open-take": self._take_actions,
-            "match": self._match_actions,
-            "target": self._target_actions,
-            "give": self._give_actions,
-            "request": self._request_actions,
-            "end-of-turn": self._end_of_turn_actions,
-        }[self.phase]()
+        return getattr(self, ACTIONS_BY_PHASE[self.phase])()
 
     def _take_actions(self) -> list[Action]:
-        return [Action(f"take:{index}", f"take {card_name(card)} from the display",
-                       {"type": "take", "index": index, "card": card_message(card)})
+        # A fresh copy of each card's message: payloads are handed out, never shared.
+        return [new_action(TAKE_CODES[index], TAKE_LABELS[card],
+                           {"type": "take", "index": index, "card": {**CARD_MESSAGES[card]}})
                 for index, card in enumerate(self.display)]
 
     def _turn_actions(self) -> list[Action]:
         """Take, flip, and in es (after a flip, or with no deck) stop."""
         actions = self._take_actions()
         if self.deck:
-            actions.append(Action("flip", "flip the top card of the deck", {"type": "flip"}))
+            actions.append(new_action("flip", "flip the top card of the deck", {"type": "flip"}))
         if self.variant == "es" and (self.flips or not self.deck):
-            actions.append(Action("stop", "end the turn without taking a card",
-                                  {"type": "stop"}))
+            actions.append(new_action("stop", "end the turn without taking a card",
+                                      {"type": "stop"}))
         return actions
 
     def _match_actions(self) -> list[Action]:
         return [*self._take_actions(),
-                Action("take:match", f"take the matching card {card_name(self.match)}",
+                Action("take:match", f"take the matching card {CARD_NAMES[self.match]}",
                        {"type": "take-match", "card": card_message(self.match)}),
-                Action("stop", f"take nothing ({card_name(self.match)} is discarded)",
+                Action("stop", f"take nothing ({CARD_NAMES[self.match]} is discarded)",
                        {"type": "stop"})]
 
     def _target_actions(self) -> list[Action]:
@@ -231,7 +275,7 @@ class FlohcatiState(State):
                 for seat in self._targets()]
 
     def _give_actions(self) -> list[Action]:
-        return [Action(f"give:{card}", f"give {card_name(card)} to seat {self.player}",
+        return [Action(f"give:{card}", f"give {CARD_NAMES[card]} to seat {self.player}",
                        {"type": "give", "card": card_message(card), "target": self.player})
                 for card in self._givable()]
 
@@ -248,18 +292,18 @@ class FlohcatiState(State):
         hand = self.hands[self.player]
         actions = [Action(f"trio:{','.join(trio)}",
                           f"lay down a trio of {value_of(trio[0])}s: "
-                          + ", ".join(card_name(card) for card in trio),
+                          + ", ".join(CARD_NAMES[card] for card in trio),
                           {"type": "trio", "cards": cards_message(trio),
                            "value": value_of(trio[0])})
                    for trio in possible_trios(hand)]
         if not has_every_colour(hand):
-            return [*actions, Action("done", "end the turn", {"type": "done"})]
+            return [*actions, new_action("done", "end the turn", {"type": "done"})]
         bonus = GALA_BONUS[self.variant]
         return [*actions,
-                Action("gala:yes", f"call the Gala (+{bonus}): the game ends",
-                       {"type": "gala", "call": True}),
-                Action("gala:no", "end the turn without calling the Gala",
-                       {"type": "gala", "call": False})]
+                new_action("gala:yes", f"call the Gala (+{bonus}): the game ends",
+                           {"type": "gala", "call": True}),
+                new_action("gala:no", "end the turn without calling the Gala",
+                           {"type": "gala", "call": False})]
 
     def _targets(self) -> list[int]:
         """Opponents an action card may be aimed at: those holding cards."""
@@ -283,7 +327,7 @@ class FlohcatiState(State):
         if phase == "nueva":
             return f"seat {seat} (Nueva atracción): flip on, take a face-up card or stop"
         if phase == "match":
-            return (f"seat {seat} (Nueva atracción): {card_name(self.match)} matches the "
+            return (f"seat {seat} (Nueva atracción): {CARD_NAMES[self.match]} matches the "
                     "display; take a face-up card or it, or nothing")
         if phase == "open-take":
             return f"seat {seat} (Open the Deck): take a card from the display"
@@ -309,14 +353,12 @@ class FlohcatiState(State):
             "requested_colour": self.requested_colour,
             "direction": self.direction,
             "reason": self._reason(),
-            "hand": cards_message(sort_cards(self.hands[seat])),
+            "hand": self._sorted_messages(("hand", seat), self.hands[seat]),
             "display": cards_message(self.display),
-            "discard": cards_message(self.discard),
-            "trios": [{"trios": [{"value": value_of(trio[0]), "cards": cards_message(trio)}
-                                 for trio in trios]} for trios in self.trios],
+            "discard": self._listed_messages("discard", self.discard),
+            "trios": [trios_message(trios) for trios in self.trios],
             "hand_sizes": [len(hand) for hand in self.hands],
-            "known_cards": [{"cards": cards_message(sort_cards(self._known_for(seat, holder)))}
-                            for holder in range(self.num_players)],
+            "known_cards": self._known_cards(seat),
             "deck_size": len(self.deck),
             "flips_this_turn": self.flips,
             "turn": self.turn,
@@ -329,11 +371,43 @@ class FlohcatiState(State):
             observation["matching_card"] = card_message(self.match)
         return observation
 
+    def _sorted_messages(self, slot: Any, cards: set[str]) -> list[dict[str, Any]]:
+        """``cards_message(sort_cards(cards))``, remade only when ``cards`` changed.
+
+        Hands and knowledge change at few decisions but are shown at every one.
+        The check is by content, not by a flag set in ``apply``, so a position
+        changed by hand (scenario tests, shallow copies) is never shown stale.
+        The list is a copy: observations are handed out and may be changed.
+        """
+        entry = self._messages.get(slot)
+        if entry is None or entry[0] != cards:
+            snapshot = frozenset(cards)
+            messages = self._sorted_memo.get(snapshot)
+            if messages is None:  # the same cards are often shown in other slots
+                messages = self._sorted_memo[snapshot] = cards_message(sort_cards(cards))
+            entry = self._messages[slot] = (snapshot, messages)
+        return list(entry[1])
+
+    def _listed_messages(self, slot: Any, cards: list[str]) -> list[dict[str, Any]]:
+        """``cards_message(cards)`` for a list (the discard pile), remade only when it changed."""
+        entry = self._messages.get(slot)
+        if entry is None or entry[0] != cards:
+            entry = self._messages[slot] = (list(cards), cards_message(cards))
+        return list(entry[1])
+
+    def _known_cards(self, seat: int) -> list[dict[str, Any]]:
+        """The observation's ``known_cards``: :meth:`_known_for` every holder, in one go."""
+        known = self.known
+        own = self._known_for(seat, seat)
+        return [{"cards": self._sorted_messages((seat, holder),
+                                                own if holder == seat else known[seat][holder])}
+                for holder in range(self.num_players)]
+
     def _known_for(self, seat: int, holder: int) -> set[str]:
         """What ``seat`` knows of ``holder``'s hand; of its own: what all others know."""
         if holder != seat:
             return self.known[seat][holder]
-        others = [self.known[other][seat] for other in self.opponents(seat)]
+        others = [self.known[other][seat] for other in self._opponents[seat]]
         return set.intersection(*others) if others else set()
 
     def scores(self) -> list[int]:
@@ -395,7 +469,7 @@ class FlohcatiState(State):
     def _take_from_display(self, index: int) -> None:
         card = self.display.pop(index)
         self._gain_publicly(self.player, card)
-        self.emit("take", f"seat {self.player} takes {card_name(card)} from the display",
+        self.emit("take", f"seat {self.player} takes {CARD_NAMES[card]} from the display",
                   self.player, card=card, index=index)
         if self.match:  # es: the matching card not taken is discarded
             self._discard_match()
@@ -404,7 +478,7 @@ class FlohcatiState(State):
     def _take_match(self) -> None:
         card, self.match = self.match, ""
         self._gain_publicly(self.player, card)
-        self.emit("take", f"seat {self.player} takes the matching card {card_name(card)}",
+        self.emit("take", f"seat {self.player} takes the matching card {CARD_NAMES[card]}",
                   self.player, card=card, index=-1)
         self._end_of_turn_step()
 
@@ -417,12 +491,12 @@ class FlohcatiState(State):
     def _discard_match(self) -> None:
         card, self.match = self.match, ""
         self.discard.append(card)
-        self.emit("discard", f"{card_name(card)} is discarded", self.player, card=card)
+        self.emit("discard", f"{CARD_NAMES[card]} is discarded", self.player, card=card)
 
     def _flip(self) -> str:
         card = self.deck.pop(0)
         self.flips += 1
-        self.emit("flip", f"seat {self.player} flips {card_name(card)}", self.player,
+        self.emit("flip", f"seat {self.player} flips {CARD_NAMES[card]}", self.player,
                   card=card, deck_size=len(self.deck))
         return card
 
@@ -439,7 +513,7 @@ class FlohcatiState(State):
             self._carry_out(card)
         elif self._duplicates_display(card):
             self.discard.append(card)
-            self.emit("bust", f"{card_name(card)} matches the display: seat {self.player} "
+            self.emit("bust", f"{CARD_NAMES[card]} matches the display: seat {self.player} "
                       "is busted", self.player, card=card)
             self._end_turn()
         else:
@@ -503,7 +577,7 @@ class FlohcatiState(State):
                 continue
             self.discard.append(card)
             if is_circus(card):
-                self.emit("open-stop", f"{card_name(card)} matches the display: "
+                self.emit("open-stop", f"{CARD_NAMES[card]} matches the display: "
                           "Open the Deck stops", self.player, card=card)
                 break
             if card == "open-the-deck":
@@ -535,13 +609,13 @@ class FlohcatiState(State):
         card = self.rng.choice(sort_cards(self.hands[target]))
         if self.action_card == "pick-a-card":
             self._move_publicly(target, self.player, card)
-            self.emit("pick", f"seat {self.player} picks {card_name(card)} from seat "
+            self.emit("pick", f"seat {self.player} picks {CARD_NAMES[card]} from seat "
                       f"{target}", self.player, card=card, source=target)
         else:  # atraerse: only the two seats see the card
             self._move_privately(target, self.player, card)
             self.emit("attract", f"seat {self.player} takes a card from seat {target}",
                       self.player, source=target)
-            self.emit("attracted", f"seat {self.player} takes {card_name(card)} from seat "
+            self.emit("attracted", f"seat {self.player} takes {CARD_NAMES[card]} from seat "
                       f"{target}", self.player, frozenset({self.player, target}),
                       card=card, source=target)
         self._after_action()
@@ -565,7 +639,7 @@ class FlohcatiState(State):
     def _give(self, card: str) -> None:
         giver = self.giver
         self._move_publicly(giver, self.player, card)
-        self.emit("give", f"seat {giver} gives {card_name(card)} to seat {self.player}",
+        self.emit("give", f"seat {giver} gives {CARD_NAMES[card]} to seat {self.player}",
                   giver, card=card, receiver=self.player)
         self._after_action()
 
