@@ -50,10 +50,26 @@ NO_WHEN_PLAYED = frozenset({MOLE, MOUSE, TURTLE, DOG, GIRAFFE, CHAMELEON, LION})
 TARGET_ABILITIES = frozenset({RABBIT, PENGUIN, CAMEL, RAT, KANGAROO})
 DECISION_KINDS = {**{value: "target" for value in TARGET_ABILITIES}, MONKEY: "pile", OWL: "order"}
 POINTS = {DOG: -3, GIRAFFE: 3}
+# Points by value (index 0 unused): a list lookup, not a dict .get per card.
+VALUE_POINTS = [POINTS.get(value, 1) for value in range(CARDS_PER_COLOR + 1)]
+# Values whose ability lets them on the Ring whatever the top (beating it or not);
+# the Mouse only onto an Elephant.
+LET_ON = frozenset({MOLE, TURTLE})
+MOUSE_ON_ELEPHANT = LET_ON | {MOUSE}
 
 
 # "Mole Diver (1)" by value: card names go into most labels and event texts.
 VALUE_NAMES = {value: f"{name} ({value})" for value, name in NAMES.items()}
+
+
+# Texts and seat sets made at every draw, made once for every seat and every
+# draw (at most 4 cards): "seat 1 draws 4 card(s)" by seat and count; who alone
+# sees a seat's own cards (frozensets: events may share them).
+_SEATS = range(max(PUT_AWAY))
+DRAW_TEXTS = [[f"seat {seat} draws {count} card(s)" for count in range(5)] for seat in _SEATS]
+ONLY = [frozenset({seat}) for seat in _SEATS]
+# The drawer's text of the usual draw, a single card, by its value.
+DREW_TEXTS = {value: f"you draw {name}" for value, name in VALUE_NAMES.items()}
 
 
 def card_name(card: Card) -> str:
@@ -78,19 +94,37 @@ class _CardMessages(dict):
 
 
 CARD_MESSAGES = _CardMessages()
+# Each seat's deck in value order, made once: a game shuffles a copy (cards are
+# immutable, so games may share them).
+DECKS = [tuple(Card(value, color) for value in range(1, CARDS_PER_COLOR + 1))
+         for color in _SEATS]
+# The dict's own lookup, in C (it still calls __missing__): mapped over a pile,
+# it beats a comprehension that looks each card up in Python.
+_message_of = CARD_MESSAGES.__getitem__
 
 
 def cards_message(cards: list[Card] | tuple[Card, ...]) -> list[dict[str, Any]]:
-    return [CARD_MESSAGES[card] for card in cards]
+    return list(map(_message_of, cards))
+
+
+class _Cards(dict):
+    """Each ``(value, color)``'s Card, made the first time: a NamedTuple is slow to make."""
+
+    def __missing__(self, key: tuple[int, int]) -> Card:
+        card = self[key] = Card(*key)
+        return card
+
+
+CARDS = _Cards()
 
 
 def card_from_message(message: dict[str, Any]) -> Card:
-    return Card(message["value"], message.get("color", 0))
+    return CARDS[message["value"], message.get("color", 0)]
 
 
 def pile_points(pile: list[Card]) -> int:
     """1 per Score-pile card, but the Dog costs 3 and the Giraffe brings 3."""
-    return sum(POINTS.get(card.value, 1) for card in pile)
+    return sum([VALUE_POINTS[value] for value, _ in pile])
 
 
 class _ScoreView(NamedTuple):
@@ -141,12 +175,43 @@ def play_action(mode: str, card: Card, winner: int, ring_size: int) -> Action:
                   {"type": mode, "card": CARD_MESSAGES[card], "ring_winner": winner})
 
 
+# The actions of the abilities' choices, made once like the play actions (a
+# frozen dataclass is slow to make): shared, so read them, never change them.
+@lru_cache(maxsize=None)
+def target_action(seat: int) -> Action:
+    """Choose ``seat`` (Rabbit, Penguin, Camel, Rat, Kangaroo)."""
+    return Action(f"target:{seat}", f"choose seat {seat}", {"type": "target", "target": seat})
+
+
+@lru_cache(maxsize=None)
+def pile_action(seat: int, size: int) -> Action:
+    """Take from ``seat``'s Draw pile of ``size`` cards (Monkey); the size only labels it."""
+    return Action(f"pile:{seat}",
+                  f"take the top 2 cards of seat {seat}'s Draw pile ({size} cards)",
+                  {"type": "pile", "pile": seat})
+
+
+@lru_cache(maxsize=4096)
+def order_action(order: tuple[Card, ...]) -> Action:
+    """Put the top Draw-pile cards back in ``order``, top first (Owl)."""
+    values = "-".join(str(card.value) for card in order)
+    return Action(f"order:{values}", f"put back, top first: {values}",
+                  {"type": "order", "order": cards_message(order)})
+
+
 def one_per_value(cards: list[Card]) -> list[Card]:
-    """The lowest-colored card of each value, by value: colors never change a play."""
-    chosen: dict[int, Card] = {}
+    """The lowest-colored card of each value, by value: colors never change a play.
+
+    Sorted, a value's lowest color comes first, so a card is kept when its
+    value differs from the one before (values start at 1, so 0 never matches).
+    """
+    chosen: list[Card] = []
+    last = 0
     for card in sorted(cards):
-        chosen.setdefault(card.value, card)
-    return list(chosen.values())
+        if card.value != last:
+            chosen.append(card)
+            last = card.value
+    return chosen
 
 
 @dataclass(frozen=True)
@@ -182,7 +247,7 @@ class AnimalCircusState(State):
         self.draw_piles: list[list[Card]] = []
         self.put_away: list[list[Card]] = []
         for color in range(players):
-            deck = [Card(value, color) for value in range(1, CARDS_PER_COLOR + 1)]
+            deck = list(DECKS[color])
             self.rng.shuffle(deck)
             away = PUT_AWAY[players]
             self.put_away.append(deck[:away])
@@ -264,14 +329,39 @@ class AnimalCircusState(State):
         return list(self._actions)
 
     def _list_actions(self) -> list[Action]:
-        if self.is_terminal():
+        if self.end_reason:
             return []
         if self.pending is not None:
             return [self._option_action(option) for option in self._options(self.pending.ability)]
-        return [self._play_action(mode, card) for mode, card in self.play_options()]
+        return self._play_actions()
+
+    def _play_actions(self) -> list[Action]:
+        """The actions of :meth:`play_options`, with who wins the Ring by each play itself.
+
+        Starting a new Ring gives the Ring on the table to the previous player;
+        a Mouse added on an Elephant wins it for the player; nothing else wins.
+        """
+        adds, news = self._plays()
+        if not self.ring:
+            return [play_action("new", card, -1, 0) for card in news]
+        size = len(self.ring)
+        if self.ring[-1].value == ELEPHANT:
+            actions = [play_action("ring", card, self.player, size) if card.value == MOUSE
+                       else play_action("ring", card, -1, 0) for card in adds]
+        else:
+            actions = [play_action("ring", card, -1, 0) for card in adds]
+        previous = self.previous
+        new_size = size if previous >= 0 else 0
+        actions += [play_action("new", card, previous, new_size) for card in news]
+        return actions
 
     def play_options(self) -> list[tuple[str, Card]]:
-        """The plays open to the active player: ``("ring"|"new", card)``, adds first.
+        """The plays open to the active player: ``("ring"|"new", card)``, adds first."""
+        adds, news = self._plays()
+        return [("ring", card) for card in adds] + [("new", card) for card in news]
+
+    def _plays(self) -> tuple[list[Card], list[Card]]:
+        """The cards the player may add to the Ring, and those that may start a new one.
 
         A player who can beat the top (higher, or lower under a Bat) must add
         a card: a beating one or one whose ability lets it on. Otherwise they
@@ -279,45 +369,27 @@ class AnimalCircusState(State):
         """
         cards = one_per_value(self._playable())
         if not self.ring:
-            return [("new", card) for card in cards]
-        beating = self._beating(cards)
-        adds = [("ring", card) for card, beats in zip(cards, beating)
-                if beats or self._let_on(card)]
-        if any(beating):
-            return adds
-        return adds + [("new", card) for card in cards]
+            return [], cards
+        top = self.ring[-1].value
+        bound = self.lower_than()
+        let_on = MOUSE_ON_ELEPHANT if top == ELEPHANT else LET_ON
+        adds: list[Card] = []
+        beaten = False
+        for card in cards:
+            if (card.value < bound) if bound else (card.value > top):  # beats the top
+                beaten = True
+                adds.append(card)
+            elif card.value in let_on:
+                adds.append(card)
+        return adds, [] if beaten else cards
 
     def _playable(self) -> list[Card]:
-        """The Hand cards the player may play: under a Parrot, the ones drawn this turn."""
+        """The Hand cards the player may play: under a Parrot, the ones drawn this turn.
+
+        Without a Parrot, the Hand itself (not a copy): read it, never change it.
+        """
         hand = self.hands[self.player]
-        return [card for card in hand if card in self.drawn] if self.parrot else list(hand)
-
-    def _beating(self, cards: list[Card]) -> list[bool]:
-        """Whether each card beats the top: lower under a Bat, else higher."""
-        bound = self.lower_than()
-        if bound:
-            return [card.value < bound for card in cards]
-        top = self.ring[-1].value
-        return [card.value > top for card in cards]
-
-    def _let_on(self, card: Card) -> bool:
-        """Whether the card's ability lets it on the Ring whatever the top."""
-        return card.value in (MOLE, TURTLE) or (
-            card.value == MOUSE and self.ring[-1].value == ELEPHANT)
-
-    def _ring_winner(self, mode: str, card: Card) -> int:
-        """Who wins the Ring on the table by this play itself (-1: nobody)."""
-        if not self.ring:
-            return -1
-        if mode == "new":
-            return self.previous
-        if card.value == MOUSE and self.ring[-1].value == ELEPHANT:
-            return self.player
-        return -1
-
-    def _play_action(self, mode: str, card: Card) -> Action:
-        winner = self._ring_winner(mode, card)
-        return play_action(mode, card, winner, len(self.ring) if winner >= 0 else 0)
+        return [card for card in hand if card in self.drawn] if self.parrot else hand
 
     def _options(self, ability: int) -> list[Any]:
         """The choices of an ability: seats, or (Owl) orders of the top cards."""
@@ -340,16 +412,10 @@ class AnimalCircusState(State):
     def _option_action(self, option: Any) -> Action:
         ability = self.pending.ability if self.pending else 0
         if ability == OWL:
-            order = "-".join(str(card.value) for card in option)
-            return Action(f"order:{order}", f"put back, top first: {order}",
-                          {"type": "order", "order": cards_message(option)})
+            return order_action(option)
         if ability == MONKEY:
-            return Action(f"pile:{option}",
-                          f"take the top 2 cards of seat {option}'s Draw pile "
-                          f"({len(self.draw_piles[option])} cards)",
-                          {"type": "pile", "pile": option})
-        return Action(f"target:{option}", f"choose seat {option}",
-                      {"type": "target", "target": option})
+            return pile_action(option, len(self.draw_piles[option]))
+        return target_action(option)
 
     def observation(self, seat: int) -> dict[str, Any]:
         """What ``seat`` sees; the Score piles' part is shared until a pile changes."""
@@ -365,8 +431,8 @@ class AnimalCircusState(State):
             "known_draw_top": cards_message(draw_pile[:known]) if known else [],
             "ring": cards_message(self.ring),
             "score_piles": score_view.piles,
-            "hand_sizes": [len(hand) for hand in self.hands],
-            "draw_sizes": [len(pile) for pile in self.draw_piles],
+            "hand_sizes": list(map(len, self.hands)),
+            "draw_sizes": list(map(len, self.draw_piles)),
             "out_of_game": cards_message(self.out_of_game) if self.out_of_game else [],
             "put_away_per_player": PUT_AWAY[self.num_players],
             "constraints": self._constraints(seat),
@@ -376,10 +442,12 @@ class AnimalCircusState(State):
         }
 
     def _decision(self) -> dict[str, Any]:
+        """The pending decision; :meth:`decision_kind` spelt out (at every observation)."""
         pending = self.pending
-        return {"kind": self.decision_kind(),
-                "ability": pending.ability if pending else 0,
-                "copied": bool(pending and pending.copied)}
+        if pending is None:
+            return {"kind": "" if self.end_reason else "play", "ability": 0, "copied": False}
+        return {"kind": "" if self.end_reason else DECISION_KINDS[pending.ability],
+                "ability": pending.ability, "copied": bool(pending.copied)}
 
     def _constraints(self, seat: int) -> dict[str, Any]:
         """What binds the current play; the Parrot's cards only for the player."""
@@ -465,13 +533,13 @@ class AnimalCircusState(State):
         """Close the turn; pass it on unless the game ends. True if it goes on."""
         self.pending = None
         self.turn += 1
-        if self.is_terminal():
+        if self.end_reason:  # is_terminal(), spelt out: checked at every turn
             return False
         if not any(self.hands) and not any(self.draw_piles):
             self._end("no-cards", "no player has a card in Hand or Draw pile")
         elif self.turn >= TURN_LIMIT:
             self._end("turn-limit", f"the game is stopped after {TURN_LIMIT} turns")
-        if self.is_terminal():
+        if self.end_reason:
             return False
         self.previous, self.player = self.player, (self.player + 1) % self.num_players
         return True
@@ -488,12 +556,13 @@ class AnimalCircusState(State):
     def _apply(self, action: Action) -> None:
         self._actions = None
         payload = action.payload
-        if payload["type"] in ("ring", "new"):
-            self._play(card_from_message(payload["card"]), payload["type"] == "new")
+        kind = payload["type"]
+        if kind == "ring" or kind == "new":
+            self._play(card_from_message(payload["card"]), kind == "new")
             return
         ability = self.pending.ability if self.pending else 0
         self.pending = None
-        if payload["type"] == "order":
+        if kind == "order":
             option: Any = tuple(card_from_message(card) for card in payload["order"])
         else:
             option = payload.get("target", payload.get("pile"))
@@ -507,7 +576,7 @@ class AnimalCircusState(State):
         mouse_wins = (not new_ring and card.value == MOUSE and self.ring[-1].value == ELEPHANT)
         where = ("starts a new Ring with" if new_ring else
                  "adds to the bottom of the Ring" if card.value == MOLE else "adds to the Ring")
-        self.emit("play", f"seat {seat} {where} {card_name(card)}", seat,
+        self.emit("play", f"seat {seat} {where} {VALUE_NAMES[card.value]}", seat,
                   card=card_message(card), new_ring=new_ring)
         if new_ring:
             ended = self._win_ring(self.previous)
@@ -702,20 +771,31 @@ class AnimalCircusState(State):
     def _take_top(self, seat: int, count: int) -> list[Card]:
         """Remove up to ``count`` cards from the top of a Draw pile."""
         pile = self.draw_piles[seat]
-        taken, self.draw_piles[seat] = pile[:count], pile[count:]
-        self.known_top[seat] = max(0, self.known_top[seat] - len(taken))
+        taken = pile[:count]
+        del pile[:count]  # in place: copying the rest of the pile costs more
+        if self.known_top[seat]:
+            self.known_top[seat] = max(0, self.known_top[seat] - len(taken))
         return taken
 
     def _give(self, seat: int, cards: list[Card]) -> None:
-        self.hands[seat] = sorted(self.hands[seat] + cards)
+        """Add to a Hand, kept sorted (in place: the cards are unique, so the order is)."""
+        hand = self.hands[seat]
+        hand += cards
+        hand.sort()
 
     def _draw(self, seat: int, count: int) -> list[Card]:
+        """Draw at the start of a turn: a public count, the cards for the drawer only."""
         drawn = self._take_top(seat, count)
         self._give(seat, drawn)
-        self.emit("draw", f"seat {seat} draws {len(drawn)} card(s)", seat, count=len(drawn))
-        if drawn:
-            self.emit("drew", f"you draw {', '.join(map(card_name, drawn))}", seat,
-                      frozenset({seat}), cards=cards_message(drawn))
+        got = len(drawn)
+        self.emit("draw", DRAW_TEXTS[seat][got], seat, count=got)
+        if got == 1:  # the usual draw: the text made once per card value
+            card = drawn[0]
+            self.emit("drew", DREW_TEXTS[card.value], seat, ONLY[seat],
+                      cards=[CARD_MESSAGES[card]])
+        elif drawn:
+            self.emit("drew", "you draw " + ", ".join([VALUE_NAMES[card.value] for card in drawn]),
+                      seat, ONLY[seat], cards=cards_message(drawn))
         return drawn
 
 
