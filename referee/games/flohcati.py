@@ -111,8 +111,12 @@ def card_message(card: str) -> dict[str, Any]:
 CARD_MESSAGES = {card: card_message(card) for card in CARD_KEYS}
 
 
+_card_message = CARD_MESSAGES.__getitem__
+
+
 def cards_message(cards: Any) -> list[dict[str, Any]]:
-    return [CARD_MESSAGES[card] for card in cards]
+    # map over the bound lookup: quicker than a comprehension for a display's few cards.
+    return [*map(_card_message, cards)]
 
 
 # Every card's name, and each display card's "take" label, made once: the legal
@@ -206,6 +210,7 @@ class FlohcatiState(State):
         self.flips = 0
         self.gala_caller = -1
         self._opponents = [self.opponents(seat) for seat in range(players)]
+        self._known_slots = [("known", holder) for holder in range(players)]
         # Observation lists by slot, each with a snapshot of the cards it was made from.
         self._messages: dict[Any, tuple[Any, list[dict[str, Any]]]] = {}
         # And by content: what others know of a hand is mostly the whole hand.
@@ -341,23 +346,26 @@ class FlohcatiState(State):
         return f"seat {seat}: lay down trios, then end the turn (or call the Gala)"
 
     def observation(self, seat: int) -> dict[str, Any]:
+        # current_seat() and decision_kind() spelled out: this runs at every decision.
+        phase = self.phase
+        giving = phase == "give"
         observation: dict[str, Any] = {
             "seat": seat,
             "variant": self.variant,
             "current_player": self.player,
-            "deciding_seat": self.current_seat(),
-            "decision": self.decision_kind(),
+            "deciding_seat": self.giver if giving else self.player,
+            "decision": "" if self.end_reason else phase,
             "action_card": self.action_card,
-            "giver": self.giver if self.phase == "give" else -1,
-            "receiver": self.player if self.phase == "give" else -1,
+            "giver": self.giver if giving else -1,
+            "receiver": self.player if giving else -1,
             "requested_colour": self.requested_colour,
             "direction": self.direction,
             "reason": self._reason(),
             "hand": self._sorted_messages(("hand", seat), self.hands[seat]),
             "display": cards_message(self.display),
             "discard": self._listed_messages("discard", self.discard),
-            "trios": [trios_message(trios) for trios in self.trios],
-            "hand_sizes": [len(hand) for hand in self.hands],
+            "trios": self._trios_messages(),
+            "hand_sizes": [*map(len, self.hands)],
             "known_cards": self._known_cards(seat),
             "deck_size": len(self.deck),
             "flips_this_turn": self.flips,
@@ -381,11 +389,8 @@ class FlohcatiState(State):
         """
         entry = self._messages.get(slot)
         if entry is None or entry[0] != cards:
-            snapshot = frozenset(cards)
-            messages = self._sorted_memo.get(snapshot)
-            if messages is None:  # the same cards are often shown in other slots
-                messages = self._sorted_memo[snapshot] = cards_message(sort_cards(cards))
-            entry = self._messages[slot] = (snapshot, messages)
+            # The same cards are often shown in other slots: shared by content.
+            entry = self._messages[slot] = self._memo_entry(cards)
         return list(entry[1])
 
     def _listed_messages(self, slot: Any, cards: list[str]) -> list[dict[str, Any]]:
@@ -395,20 +400,83 @@ class FlohcatiState(State):
             entry = self._messages[slot] = (list(cards), cards_message(cards))
         return list(entry[1])
 
+    def _trios_messages(self) -> list[dict[str, Any]]:
+        """The observation's ``trios``: :func:`trios_message` for every seat.
+
+        Laid trios are shown at every decision after, so their values and card
+        messages are remade only when some seat's trios changed (checked by
+        content); the dicts and lists are fresh each time all the same
+        (observations may be changed).
+        """
+        trios = self.trios
+        if not any(trios):  # no trio laid yet: most decisions of a game
+            return [{"trios": []} for _ in trios]
+        entry = self._messages.get("trios")
+        if entry is None or entry[0] != trios:
+            entry = self._messages["trios"] = self._trio_parts()
+        return [{"trios": [{"value": value, "cards": [*cards]} for value, cards in parts]}
+                if parts else {"trios": []} for parts in entry[1]]
+
+    def _trio_parts(self) -> tuple[list[list[tuple[str, ...]]], list[list[tuple[Any, ...]]]]:
+        """A snapshot of :attr:`trios` and each trio's value and card messages, by seat."""
+        # Snapshot as tuples: a trio laid out as a list by hand never matches, so never stale.
+        snapshot = [[tuple(trio) for trio in laid] for laid in self.trios]
+        parts = [[(CIRCUS[trio[0]][1], tuple(cards_message(trio))) for trio in laid]
+                 for laid in snapshot]
+        return snapshot, parts
+
     def _known_cards(self, seat: int) -> list[dict[str, Any]]:
-        """The observation's ``known_cards``: :meth:`_known_for` every holder, in one go."""
-        known = self.known
-        own = self._known_for(seat, seat)
-        return [{"cards": self._sorted_messages((seat, holder),
-                                                own if holder == seat else known[seat][holder])}
-                for holder in range(self.num_players)]
+        """The observation's ``known_cards``: :meth:`_known_for` every holder, in one go.
+
+        :meth:`_sorted_messages` unrolled over the holders: this runs at every
+        decision, for 2 to 5 holders. The slot is the holder's, shared by every
+        observer: what seats know of a hand is mostly the same public cards (and
+        a seat's own known cards are what the others know), so the seat deciding
+        next mostly finds the cards the last one was shown.
+        """
+        known = self.known[seat]
+        slots = self._known_slots
+        cache = self._messages
+        shown = []
+        for holder in range(self.num_players):
+            cards = known[holder] if holder != seat else self._own_known(seat)
+            entry = cache.get(slots[holder])
+            if entry is None or entry[0] != cards:
+                entry = cache[slots[holder]] = self._memo_entry(cards)
+            shown.append({"cards": [*entry[1]]})
+        return shown
+
+    def _memo_entry(self, cards: Any) -> tuple[frozenset[str], list[dict[str, Any]]]:
+        """A snapshot of ``cards`` and ``cards_message(sort_cards(cards))``.
+
+        The messages are shared by content (never hand them out as they are): the
+        same cards are often shown in other slots, by other seats.
+        """
+        snapshot = frozenset(cards)
+        messages = self._sorted_memo.get(snapshot)
+        if messages is None:
+            messages = self._sorted_memo[snapshot] = cards_message(sort_cards(snapshot))
+        return snapshot, messages
 
     def _known_for(self, seat: int, holder: int) -> set[str]:
         """What ``seat`` knows of ``holder``'s hand; of its own: what all others know."""
         if holder != seat:
             return self.known[seat][holder]
-        others = [self.known[other][seat] for other in self._opponents[seat]]
-        return set.intersection(*others) if others else set()
+        return set(self._own_known(seat))  # a set of its own, as ever
+
+    def _own_known(self, seat: int) -> set[str]:
+        """What every other seat knows of ``seat``'s hand: the others' knowledge intersected.
+
+        Mostly they all know the same (public) cards: then that set as it is,
+        found by comparing rather than intersecting (callers only read it).
+        """
+        known = self.known
+        opponents = self._opponents[seat]
+        first = known[opponents[0]][seat]
+        for other in opponents:
+            if known[other][seat] != first:
+                return first.intersection(*[known[other][seat] for other in opponents])
+        return first
 
     def scores(self) -> list[int]:
         return [hand_points(self.hands[seat]) + TRIO_POINTS * len(self.trios[seat])
