@@ -17,6 +17,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Callable, TextIO
 
+from ratings.standings import outcome
 from ratings.trueskill_ratings import Outcome, Rater
 from referee.clients import BotClient
 from referee.games import get_game
@@ -207,7 +208,7 @@ class TournamentRunner:
         todo = [p for p in todo if not set(p.seats) & set(skipped)]
         live = LiveStandings(self.config.rating, sorted(done) + [p.index for p in todo])
         for game in self.store.games(self.config.name):
-            live.add(_outcome(game.game_index, game.seats, game.ranks, game.status))
+            live.add(outcome(game))
         progress = Progress(len(self.pairings), len(done), self.out, self.quiet)
         faults: dict[str, int] = {}
         previous = signal.signal(signal.SIGTERM, _raise_interrupt) \
@@ -218,8 +219,8 @@ class TournamentRunner:
             for future in futures.as_completed(pending):
                 result = future.result()
                 self.store.add_game(self.config.name, result)
-                live.add(_outcome(result.pairing.index, result.pairing.seats, result.ranks,
-                                  result.status))
+                live.add(Outcome(result.pairing.index, result.pairing.seats,
+                                 tuple(result.ranks), result.status != "void"))
                 for fault in result.faults:
                     faults[fault.fault_class] = faults.get(fault.fault_class, 0) + 1
                 progress.advance(live.leaders)
@@ -238,10 +239,6 @@ class TournamentRunner:
             self.store.finish_tournament(self.config.name)
         return Summary(self.config.name, len(self.pairings), len(todo), len(done),
                        time.monotonic() - started, faults, skipped)
-
-
-def _outcome(index: int, seats, ranks, status: str) -> Outcome:
-    return Outcome(index, tuple(seats), tuple(ranks), status != "void")
 
 
 def _raise_interrupt(signum: int, frame: object) -> None:

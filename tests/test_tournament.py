@@ -94,6 +94,7 @@ def test_cli_tournament_leaderboard_and_replay(tmp_path):
                                   str(tmp_path / "logs")])
     assert result.exit_code == 0, result.output
     assert "games 18/18" in result.output and "greedy" in result.output
+    assert "leaders after 18 games (mu-3σ): greedy" in result.output
     board = json.loads(runner.invoke(main, ["leaderboard", "--db", db, "--format", "json"]).output)
     assert {"bot", "mu", "sigma", "conservative", "games", "wins"} <= set(board[0])
     assert board[0]["bot"] == "greedy" and sum(row["games"] for row in board) == 36
