@@ -9,8 +9,8 @@ import json
 import resource
 import sys
 
-from referee.cli import main as cli
-from referee.store import Store
+from cli.main import main as cli
+from tournaments.store import Store
 
 
 def main(argv: list[str]) -> None:

@@ -1,6 +1,6 @@
 """Benchmark 3: tournament throughput with gRPC bots as concurrency grows, and memory.
 
-Whole tournaments through :class:`referee.tournament.TournamentRunner` (SQLite store,
+Whole tournaments through :class:`tournaments.runner.TournamentRunner` (SQLite store,
 live TrueSkill, progress) against already running random bot processes (``address:``
 bots, so starting them is not timed). Games/s and CPU seconds are counted from the moment
 the bots are connected to the end. Peak RSS is the referee's own (``ru_maxrss`` of a
@@ -23,9 +23,9 @@ from pathlib import Path
 import yaml
 
 from bench.report import Section, median, spread
-from referee.store import Store
-from referee.tournament import TournamentRunner
 from tournaments.config import parse_config
+from tournaments.runner import TournamentRunner
+from tournaments.store import Store
 
 RSS_GOAL_MB = 150
 ROOT = Path(__file__).resolve().parent.parent

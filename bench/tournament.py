@@ -2,7 +2,7 @@
 
 8 ``python:`` bots (4 random, 4 greedy), Amazing Flea Circus at 4 seats, round robin
 (70 tables × 4 seatings = 280 games a round): every game through the real
-:class:`referee.tournament.TournamentRunner`, stored in SQLite, rated with TrueSkill live.
+:class:`tournaments.runner.TournamentRunner`, stored in SQLite, rated with TrueSkill live.
 A second, shorter run under :class:`bench.profiling.ThreadProfiler` says where the CPU
 time goes.
 """
@@ -19,9 +19,9 @@ from pathlib import Path
 
 from bench.profiling import ThreadProfiler, breakdown, top_functions
 from bench.report import Section
-from referee.store import Store
-from referee.tournament import TournamentRunner
 from tournaments.config import parse_config
+from tournaments.runner import TournamentRunner
+from tournaments.store import Store
 
 GAMES_PER_ROUND = 280
 ORDER = ["engine", "bots", "wire (protobuf)", "bot calls (client, threads)", "match loop",
@@ -59,12 +59,12 @@ def components(db: Path, name: str, games: int, bot_classes: dict[str, type]) ->
     to the bots' threads.
     """
     from circus.v1 import bot_pb2
+    from ratings.params import RatingConfig
     from ratings.trueskill_ratings import Outcome
     from referee import wire
     from referee.games import get_game
     from referee.match import MatchResult
-    from referee.tournament import LiveStandings
-    from tournaments.config import RatingConfig
+    from tournaments.runner import LiveStandings
     from tournaments.schedule import Pairing
 
     source = Store(db)
@@ -114,13 +114,13 @@ def components(db: Path, name: str, games: int, bot_classes: dict[str, type]) ->
     ratings = timer() - t0
     sink = Store(db.parent / f"{name}-replay.sqlite")
     sink.create_tournament(name, {}, {}, len(stored), "")
-    results = [MatchResult(Pairing(g.game_index, g.group_index, g.round, tuple(g.seats), g.seed),
-                           g.game, g.variant, g.scores, g.ranks, g.status, g.end_reason,
-                           g.actions, [tuple(t) for t in g.times], [], g.started_at,
-                           g.finished_at, g.duration_s) for g in stored]
+    results = [(Pairing(g.game_index, g.group_index, g.round, tuple(g.seats), g.seed),
+                MatchResult(tuple(g.seats), g.seed, g.game, g.variant, g.scores, g.ranks,
+                            g.status, g.end_reason, g.actions, [tuple(t) for t in g.times],
+                            [], g.started_at, g.finished_at, g.duration_s)) for g in stored]
     t0 = timer()
-    for result in results:
-        sink.add_game(name, result)
+    for pairing, result in results:
+        sink.add_game(name, pairing, result)
     storage = timer() - t0
     sink.close()
     count = max(1, len(stored))

@@ -22,8 +22,8 @@ from bench.report import Section, median, spread
 from referee.clients import GrpcClient
 from referee.games import GAMES
 from referee.match import FaultPolicy, Match
-from tournaments.config import DEFAULT_FAULTS, TimeConfig
-from tournaments.schedule import Pairing, derive_seed
+from referee.seeds import derive_seed
+from referee.settings import DEFAULT_FAULTS, TimeConfig
 
 GOAL_RATIO = 0.8
 CHANNEL_OPTIONS = [("grpc.max_send_message_length", 4 * 1024 * 1024),
@@ -71,8 +71,8 @@ def play_games(client, game: str, players: int, seconds: float, concurrency: int
         while time.perf_counter() < deadline:
             index = next(counter)
             seats = tuple(f"random{seat}" for seat in range(players))
-            pairing = Pairing(index, index, 0, seats, derive_seed("bench-wire", index))
-            result = Match(spec, variant, pairing, f"wire/{index}", [client] * players,
+            seed = derive_seed("bench-wire", index)
+            result = Match(spec, variant, seats, seed, f"wire/{index}", [client] * players,
                            TimeConfig(), policy).play()
             with lock:
                 totals["decisions"] += len(result.actions)
@@ -118,8 +118,8 @@ def record_requests(client, game: str, players: int, games: int = 3) -> list[byt
     spec = GAMES[game]
     for index in range(games):
         seats = tuple(f"random{seat}" for seat in range(players))
-        pairing = Pairing(index, index, 0, seats, derive_seed("bench-wire-sample", index))
-        Match(spec, spec.default_variant, pairing, f"sample/{index}", [recorder] * players,
+        seed = derive_seed("bench-wire-sample", index)
+        Match(spec, spec.default_variant, seats, seed, f"sample/{index}", [recorder] * players,
               TimeConfig(), FaultPolicy(dict(DEFAULT_FAULTS))).play()
     return recorder.requests
 

@@ -27,9 +27,9 @@ from dataclasses import dataclass, field
 from typing import Iterable, Mapping, Sequence
 
 from ratings.fast_trueskill import FastTrueSkill
+from ratings.params import RatingConfig
 from ratings.stats import friedman, normal_cdf, percentile
 from ratings.trueskill_ratings import Outcome, Rater, Row, canonical
-from tournaments.config import RatingConfig
 
 #: Resamples when the log is small enough.
 MAX_RESAMPLES = 200
@@ -261,6 +261,17 @@ def _counts(rated: Sequence[Outcome], names: Sequence[str]
             entry[3] += (n - rank) / (n - 1)
             entry[4] += shared[rank] > 1
     return {bot: tuple(values) for bot, values in totals.items()}  # type: ignore[misc]
+
+
+def leaderboard(outcomes: Iterable[Outcome], bots: Iterable[str],
+                params: RatingConfig | None = None) -> list[Row]:
+    """One row per bot, best first by conservative rating (mu − 3·sigma).
+
+    A shared first place counts as a win. Unrated (void) games count for
+    neither games nor wins. These are the rows of :func:`build_board` without
+    resampling, so each rank range is the rank alone.
+    """
+    return build_board(outcomes, bots, params, resamples=0).rows
 
 
 def bootstrap(rated: Sequence[Outcome], names: Sequence[str], params: RatingConfig,

@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 from typing import Sequence
 
-from tournaments.config import RatingConfig
+from ratings.params import RatingConfig
 
 INF = math.inf
 DELTA = 0.0001

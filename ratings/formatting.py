@@ -16,7 +16,6 @@ from tabulate import tabulate
 
 from ratings.board import PROVISIONAL_GAMES, PROVISIONAL_SIGMA, Board, SeatTable
 from ratings.trueskill_ratings import Row
-from tournaments.config import FAULT_CLASSES
 
 FORMATS = ("table", "json", "csv", "markdown")
 _TABLEFMT = {"table": "simple", "markdown": "github"}
@@ -75,15 +74,24 @@ def footer(board: Board) -> str:
     return "\n".join(lines)
 
 
-def format_board(board: Board | Sequence[Row], fmt: str) -> str:
+def format_board(board: Board | Sequence[Row], fmt: str,
+                 fault_classes: Sequence[str] = ()) -> str:
+    """The board as table, markdown, json or csv.
+
+    CSV has a ``faults_<class>`` column for each of ``fault_classes`` (the referee's
+    classes, so every export has the same columns) and for any other class counted.
+    """
     if fmt == "json":
         return json.dumps(leaderboard_rows(board), indent=2)
     if fmt == "csv":
         dicts = []
-        for entry in leaderboard_rows(board):
+        entries = leaderboard_rows(board)
+        counted = {kind for entry in entries for kind in entry["faults"]}
+        kinds = [*fault_classes, *sorted(counted - set(fault_classes))]
+        for entry in entries:
             faults = entry.pop("faults")
             entry["faults"] = sum(faults.values())
-            for kind in FAULT_CLASSES:
+            for kind in kinds:
                 entry[f"faults_{kind}"] = faults.get(kind, 0)
             dicts.append(entry)
         names = list(dicts[0]) if dicts else ["bot"]

@@ -13,11 +13,29 @@ import html
 import json
 from collections import Counter
 from datetime import datetime
-from typing import Any, Sequence
+from typing import Any, Protocol, Sequence
 
 from ratings.board import Board, SeatTable
 from ratings.formatting import fault_text, footer, rank_range, seat_verdict
-from referee.store import StoredGame, StoredTournament
+
+
+class ReportedTournament(Protocol):
+    """What the report shows of a tournament (a stored one fits)."""
+
+    name: str
+    config: dict[str, Any]
+    total_games: int
+    created_at: str
+    finished_at: str | None
+
+
+class ReportedGame(Protocol):
+    """What the report's figures read of one game (a stored one fits)."""
+
+    status: str
+    end_reason: str
+    duration_s: float
+    actions: list[int]
 
 #: Most points drawn per bot in the chart; longer histories are thinned evenly.
 MAX_CHART_POINTS = 600
@@ -85,7 +103,7 @@ def _when(stamp: str) -> str:
 
 # -- sections -------------------------------------------------------------------------
 
-def _figures(board: Board, tournament: StoredTournament, games: Sequence[StoredGame]) -> str:
+def _figures(board: Board, tournament: ReportedTournament, games: Sequence[ReportedGame]) -> str:
     statuses = Counter(game.status for game in games)
     faults = Counter()
     for per_bot in board.faults.values():
@@ -407,8 +425,8 @@ SCRIPT = r"""
 """
 
 
-def render_report(board: Board, tournament: StoredTournament,
-                  games: Sequence[StoredGame]) -> str:
+def render_report(board: Board, tournament: ReportedTournament,
+                  games: Sequence[ReportedGame]) -> str:
     """The whole report as one HTML document."""
     config = tournament.config
     title = f"{tournament.name}: {config.get('game', '?')} tournament report"

@@ -4,9 +4,14 @@ from __future__ import annotations
 
 import statistics
 from dataclasses import dataclass
-from typing import Iterable
+from typing import Iterable, Protocol
 
-from referee.store import StoredGame
+
+class TimedGame(Protocol):
+    """A game's seats and its (seat, decision id, milliseconds) decision times."""
+
+    seats: list[str]
+    times: list[tuple[int, int, float]]
 
 
 @dataclass(frozen=True)
@@ -23,7 +28,7 @@ def percentile(ordered: list[float], fraction: float) -> float:
     return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
 
 
-def time_use(games: Iterable[StoredGame]) -> list[TimeUse]:
+def time_use(games: Iterable[TimedGame]) -> list[TimeUse]:
     """One row per bot that answered decisions, slowest median first."""
     times: dict[str, list[float]] = {}
     for game in games:

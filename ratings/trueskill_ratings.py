@@ -1,4 +1,4 @@
-"""TrueSkill ratings from game outcomes, and the leaderboard built on them.
+"""TrueSkill ratings from game outcomes, folded in schedule order.
 
 Ratings are computed in schedule order (game index), never in finish order,
 so the same games always give the same ratings whatever the concurrency.
@@ -9,11 +9,10 @@ tournament's ``rating:`` parameters, never the package's global one.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterable
 
 import trueskill
 
-from tournaments.config import RatingConfig
+from ratings.params import RatingConfig
 
 Z95 = 1.959963984540054
 
@@ -97,16 +96,3 @@ class Row:
         """Half-width of the 95% interval of mu: 1.96 × the larger of sigma and the
         bootstrap's standard deviation of mu (0 without resampling)."""
         return Z95 * max(self.sigma, self.boot_sd)
-
-
-def leaderboard(outcomes: Iterable[Outcome], bots: Iterable[str],
-                params: RatingConfig | None = None) -> list[Row]:
-    """One row per bot, best first by conservative rating (mu − 3·sigma).
-
-    A shared first place counts as a win. Unrated (void) games count for
-    neither games nor wins. These are the rows of the full leaderboard
-    (:func:`ratings.board.build_board`) without resampling, so each rank
-    range is the rank alone.
-    """
-    from ratings.board import build_board   # board builds on this module
-    return build_board(outcomes, bots, params, resamples=0).rows

@@ -18,9 +18,9 @@ from referee.clients import InProcessClient
 from referee.games import GAMES
 from referee.match import FaultPolicy, Match
 from referee.participants import BotStartError, Participant
+from referee.seeds import derive_seed
+from referee.settings import FAULT_CLASSES, BotSpec, LimitsConfig, TimeConfig
 from referee.wire import PROTOCOL_VERSION
-from tournaments.config import FAULT_CLASSES, BotSpec, LimitsConfig, TimeConfig
-from tournaments.schedule import Pairing, derive_seed
 
 CANDIDATE = "candidate"
 # Forfeit on the first fault: the rest of the game is substituted, not asked.
@@ -69,9 +69,8 @@ def play_checks(participant: Participant, game_name: str, variant: str, games: i
         seats = tuple(CANDIDATE if s == seat else f"random-{s}" for s in range(players))
         clients = [participant.client if s == seat else InProcessClient(RandomBot())
                    for s in range(players)]
-        pairing = Pairing(number, number, 0, seats, derive_seed("check-bot", game_name,
-                                                                variant, number))
-        match = Match(game, variant, pairing, f"check-bot/{game_name}/{variant}/{number}",
+        seed = derive_seed("check-bot", game_name, variant, number)
+        match = Match(game, variant, seats, seed, f"check-bot/{game_name}/{variant}/{number}",
                       clients, time_config, STRICT)
         result = match.play()
         times_ms += [ms for s, _, ms in result.times if s == seat]

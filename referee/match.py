@@ -20,8 +20,8 @@ from circus.v1 import bot_pb2
 from referee import wire
 from referee.clients import BotClient, BotFault
 from referee.games.base import Game, State, ranks_from_scores
-from tournaments.config import TimeConfig
-from tournaments.schedule import Pairing, derive_seed
+from referee.seeds import derive_seed
+from referee.settings import TimeConfig
 
 
 class MatchAbandoned(Exception):
@@ -41,7 +41,8 @@ class Fault:
 
 @dataclass
 class MatchResult:
-    pairing: Pairing
+    seats: tuple[str, ...]
+    seed: int
     game: str
     variant: str
     scores: list[int]
@@ -59,7 +60,7 @@ class MatchResult:
 
 @dataclass
 class FaultPolicy:
-    """What the referee does for each fault class (see tournaments.config)."""
+    """What the referee does for each fault class (see referee.settings)."""
 
     by_class: dict[str, str]
     max_strikes: int = 3
@@ -99,21 +100,22 @@ def final_ranks(scores: list[int], forfeited: list[bool]) -> list[int]:
 class Match:
     """One game between seated bots. Create it, then call :meth:`play`."""
 
-    def __init__(self, game: Game, variant: str, pairing: Pairing, game_id: str,
+    def __init__(self, game: Game, variant: str, seats: tuple[str, ...], seed: int, game_id: str,
                  clients: list[BotClient | None], time_config: TimeConfig,
                  policy: FaultPolicy, stop: threading.Event | None = None,
                  on_crash: Callable[[int], None] | None = None) -> None:
         self.game = game
         self.variant = variant
-        self.pairing = pairing
+        self.seat_names = seats
+        self.seed = seed
         self.game_id = game_id
         self.time = time_config
         self.policy = policy
         self.stop = stop or threading.Event()
         self.on_crash = on_crash
-        self.state: State = game.new_state(len(pairing.seats), variant, pairing.seed)
+        self.state: State = game.new_state(len(seats), variant, seed)
         self.seats = [SeatState(name, client, time_config.bank_ms)
-                      for name, client in zip(pairing.seats, clients)]
+                      for name, client in zip(seats, clients)]
         self.void = False
         self.times: list[tuple[int, int, float]] = []
         self.decision_id = 0
@@ -138,7 +140,7 @@ class Match:
         ranks = final_ranks(scores, forfeited)
         self._end_game(scores, ranks, status)
         return MatchResult(
-            pairing=self.pairing, game=self.game.name, variant=self.variant,
+            seats=self.seat_names, seed=self.seed, game=self.game.name, variant=self.variant,
             scores=scores, ranks=ranks, status=status, end_reason=self.state.end_reason,
             actions=list(self.state.history), times=self.times,
             faults=[fault for seat in self.seats for fault in seat.faults],
@@ -146,7 +148,7 @@ class Match:
             duration_s=time.monotonic() - clock_start)
 
     def _start_game(self) -> None:
-        names = list(self.pairing.seats)
+        names = list(self.seat_names)
         for index, seat in enumerate(self.seats):
             if seat.client is None:
                 self._fault(index, BotFault("crash", "the bot is not running"))
@@ -219,7 +221,7 @@ class Match:
         return reply.action_index
 
     def _substitute(self) -> int:
-        rng = random.Random(derive_seed(self.pairing.seed, self.game_id, self.decision_id))
+        rng = random.Random(derive_seed(self.seed, self.game_id, self.decision_id))
         return rng.randrange(len(self.actions))
 
     def _fault(self, index: int, fault: BotFault) -> None:

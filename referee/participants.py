@@ -17,8 +17,8 @@ import grpc
 from circus.v1 import bot_pb2
 from referee.clients import BotClient, BotFault, GrpcClient, InProcessClient, load_python_bot
 from referee.process import BotProcess
+from referee.settings import BotSpec, LimitsConfig
 from referee.wire import PROTOCOL_VERSION
-from tournaments.config import BotSpec, LimitsConfig
 
 REFEREE_NAME = "circus-referee 0.1.0"
 

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from referee import process
-from referee.store import Store
-from referee.tournament import Summary, TournamentRunner
 from tournaments.config import TournamentConfig, load_config
+from tournaments.runner import Summary, TournamentRunner
+from tournaments.store import Store
 
 
 def write_config(folder: Path, text: str, name: str = "bots.yaml") -> Path:

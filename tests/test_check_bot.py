@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from referee.cli import main
+from cli.main import main
 
 FAULT_BOTS = Path(__file__).resolve().parent / "fault_bots.py"
 FAST = ["--move-ms", "100", "--bank-ms", "200", "--startup-ms", "3000"]

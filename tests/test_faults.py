@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-
 from conftest import assert_no_process_left, run_tournament, write_config
-from ratings.standings import standings
-from referee.cli import main
-from referee.tournament import TournamentError
+
+from cli.main import main
+from tournaments.runner import TournamentError
+from tournaments.standings import standings
 
 FAULT_BOTS = Path(__file__).resolve().parent / "fault_bots.py"
 

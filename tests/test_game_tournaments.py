@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import pytest
-
 from conftest import run_tournament, write_config
-from ratings.trueskill_ratings import Outcome, leaderboard
+
+from ratings.board import leaderboard
+from ratings.trueskill_ratings import Outcome
 
 # (game, variant, players, heuristic bot module, rounds): Animal Circus's heuristic has
 # the thinnest edge (first in about half of its 4-player games), so it plays more.

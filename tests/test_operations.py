@@ -16,13 +16,13 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-
 from conftest import run_tournament, write_config
-from referee.cli import main
-from referee.export import replay_record
+
+from cli.main import main
 from referee.games import replay
-from referee.tournament import TournamentError
 from tournaments.config import load_config
+from tournaments.export import replay_record
+from tournaments.runner import TournamentError
 from tournaments.schedule import schedule
 
 CLI = str(Path(sys.executable).parent / "circus-referee")

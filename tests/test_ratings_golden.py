@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from ratings.trueskill_ratings import Outcome, leaderboard
+from ratings.board import leaderboard
+from ratings.trueskill_ratings import Outcome
 
 
 def test_new_one_vs_one_matches_the_known_result():

@@ -6,12 +6,12 @@ import json
 from dataclasses import replace
 
 from click.testing import CliRunner
-
 from conftest import assert_no_process_left, run_tournament, write_config
-from ratings.standings import standings
-from referee.cli import main
+
+from cli.main import main
 from referee.games import GameRecord, replay
 from tournaments.config import load_config
+from tournaments.standings import standings
 
 GRPC_CONFIG = """
 name: grpc

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from referee.store import Store
+from tournaments.store import Store
 
 ROOT = Path(__file__).resolve().parent.parent
 TUTORIAL = ROOT / "docs" / "writing-a-bot.md"

@@ -14,60 +14,23 @@ from typing import Any
 
 import yaml
 
+from ratings.params import RatingConfig
 from referee.games import GameConfigError, get_game
+from referee.settings import (
+    BOT_KINDS,
+    DEFAULT_FAULTS,
+    FAULT_CLASSES,
+    FAULT_POLICIES,
+    BotSpec,
+    LimitsConfig,
+    TimeConfig,
+)
 
-FAULT_CLASSES = ("timeout", "crash", "illegal", "error")
-FAULT_POLICIES = ("substitute", "forfeit", "void")
-DEFAULT_FAULTS = {"timeout": "substitute", "illegal": "substitute",
-                  "error": "substitute", "crash": "forfeit"}
-BOT_KINDS = ("command", "address", "python")
 FORMATS = ("round-robin", "gauntlet")
 
 
 class ConfigError(ValueError):
     """A config that cannot be run; the message is one line for the user."""
-
-
-@dataclass(frozen=True)
-class BotSpec:
-    """One bot entry: a name and exactly one way to reach it."""
-
-    name: str
-    command: str | None = None
-    address: str | None = None
-    python: str | None = None
-
-    @property
-    def kind(self) -> str:
-        return next(kind for kind in BOT_KINDS if getattr(self, kind) is not None)
-
-
-@dataclass(frozen=True)
-class TimeConfig:
-    move_ms: int = 1000
-    bank_ms: int = 10000
-    startup_ms: int = 10000
-    # Deadline of StartGame and EndGame.
-    call_ms: int = 5000
-    # Added to every gRPC deadline, for transport and scheduling noise.
-    grace_ms: int = 200
-
-
-@dataclass(frozen=True)
-class RatingConfig:
-    mu: float = 25.0
-    sigma: float = 25.0 / 3
-    beta: float = 25.0 / 6
-    tau: float = 25.0 / 300
-    draw_probability: float = 0.10
-
-
-@dataclass(frozen=True)
-class LimitsConfig:
-    memory_mb: int = 1024
-    cpu_seconds: int | None = None
-    # Largest message accepted or sent, in bytes.
-    message_bytes: int = 4 * 1024 * 1024
 
 
 @dataclass(frozen=True)

@@ -6,11 +6,11 @@ same games in the same order whatever the concurrency or finish order.
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 import math
 from dataclasses import dataclass
 
+from referee.seeds import derive_seed
 from tournaments.config import TournamentConfig
 
 
@@ -23,12 +23,6 @@ class Pairing:
     round: int
     seats: tuple[str, ...]
     seed: int
-
-
-def derive_seed(*parts: object) -> int:
-    """A 63-bit seed from the given parts, stable across runs and platforms."""
-    digest = hashlib.sha256("/".join(map(str, parts)).encode()).digest()
-    return int.from_bytes(digest[:8], "big") >> 1
 
 
 def rotations(seats: tuple[str, ...]) -> list[tuple[str, ...]]:

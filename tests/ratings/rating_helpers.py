@@ -16,10 +16,10 @@ import pytest
 from bots.random_bot import RandomBot
 from bots.sdk import Bot
 from ratings.board import Board
-from ratings.standings import standings
-from referee.store import Store
-from referee.tournament import TournamentRunner
 from tournaments.config import parse_config
+from tournaments.runner import TournamentRunner
+from tournaments.standings import standings
+from tournaments.store import Store
 
 KNOWN = [("p0", "bots.mixed:Mixed0"), ("p25", "bots.mixed:Mixed25"),
          ("p50", "bots.mixed:Mixed50"), ("p75", "bots.mixed:Mixed75"),

@@ -8,11 +8,17 @@ import re
 
 import pytest
 
-from ratings.board import (MAX_RESAMPLES, MIN_RESAMPLES, auto_resamples, build_board,
-                           predicted_ahead, rank_ranges)
+from ratings.board import (
+    MAX_RESAMPLES,
+    MIN_RESAMPLES,
+    auto_resamples,
+    build_board,
+    predicted_ahead,
+    rank_ranges,
+)
+from ratings.params import RatingConfig
 from ratings.stats import chi2_sf, friedman, kendall_tau, midranks, normal_cdf, percentile
 from ratings.trueskill_ratings import Outcome, Rater
-from tournaments.config import RatingConfig
 
 
 def log(*games):
@@ -268,7 +274,7 @@ def test_table_marks_provisional_bots_and_shows_the_parameters():
 def test_a_tournament_without_rated_games_still_renders_everywhere():
     from ratings import formatting
     from ratings.report import render_report
-    from referee.store import StoredTournament
+    from tournaments.store import StoredTournament
     board = build_board([Outcome(0, ("a", "b"), (1, 2), rated=False)], "ab")
     assert board.rated_games == 0 and board.void_games == 1 and board.resamples == 0
     assert [(row.games, row.mu, row.rank_low, row.rank_high) for row in board] == \

@@ -13,9 +13,10 @@ from __future__ import annotations
 import pytest
 import trueskill
 
+from ratings.board import leaderboard
 from ratings.fast_trueskill import FastTrueSkill
-from ratings.trueskill_ratings import Outcome, Rater, environment, leaderboard
-from tournaments.config import RatingConfig
+from ratings.params import RatingConfig
+from ratings.trueskill_ratings import Outcome, Rater, environment
 
 NAMES = ("a", "b", "c", "d")
 

@@ -10,7 +10,7 @@ import re
 import pytest
 from click.testing import CliRunner
 
-from referee.cli import main
+from cli.main import main
 
 CONFIG = """
 name: small

@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 
 from ratings import fast_trueskill
 from ratings.fast_trueskill import FastTrueSkill
+from ratings.params import RatingConfig
 from ratings.trueskill_ratings import Outcome, Rater
-from tournaments.config import RatingConfig
 
 BOTS = ["a", "b", "c", "d", "e", "f"]
 

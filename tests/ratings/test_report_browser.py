@@ -12,10 +12,10 @@ import re
 
 import pytest
 from click.testing import CliRunner
-
 from rating_helpers import KNOWN, chromium, chromium_or_skip, read_png, tournament
+
+from cli.main import main
 from ratings.report import colour
-from referee.cli import main
 
 WINDOW = "--window-size=1280,1600"
 

@@ -1,4 +1,8 @@
-"""The ``circus-referee`` command line."""
+"""The ``circus-referee`` command line: the top of the stack, imported by nothing.
+
+Each command parses its options, calls down into ``tournaments``, ``referee`` or
+``ratings``, and turns their errors into one line and exit status 2.
+"""
 
 from __future__ import annotations
 
@@ -13,14 +17,15 @@ from tabulate import tabulate
 
 from ratings import formatting
 from ratings.report import render_report
-from ratings.standings import standings
 from ratings.time_use import time_use
 from referee.checkbot import check_bot
-from referee.export import game_records, write_csv, write_jsonl
 from referee.games import GAMES, GameConfigError, get_game
-from referee.store import DEFAULT_DB, Store, StoredTournament, StoreError
-from referee.tournament import Interrupted, TournamentError, TournamentRunner
-from tournaments.config import BotSpec, ConfigError, TimeConfig, load_config
+from referee.settings import FAULT_CLASSES, BotSpec, TimeConfig
+from tournaments.config import ConfigError, load_config
+from tournaments.export import game_records, write_csv, write_jsonl
+from tournaments.runner import Interrupted, TournamentError, TournamentRunner
+from tournaments.standings import standings
+from tournaments.store import DEFAULT_DB, Store, StoredTournament, StoreError
 
 DB_OPTION = click.option("--db", "db_path", type=click.Path(dir_okay=False, path_type=Path),
                          default=DEFAULT_DB, show_default=True, help="results database")
@@ -92,16 +97,7 @@ def tournament(config_path: Path, db_path: Path, log_root: Path, concurrency: in
                f" in {summary.wall_s:.1f}s; faults: {faults or 'none'}; results in {db_path}",
                err=True)
     record = store.resolve(config.name)
-    click.echo(format_leaderboard(standings(store, record), "table"))
-
-
-def format_leaderboard(rows, fmt: str) -> str:
-    """The leaderboard as table, markdown, json or csv (see ratings/formatting.py).
-
-    ``rows`` is a :class:`ratings.board.Board` (table and markdown then also show the
-    rating parameters and the rank-range method) or a plain list of rows.
-    """
-    return formatting.format_board(rows, fmt)
+    click.echo(formatting.format_board(standings(store, record), "table", FAULT_CLASSES))
 
 
 RESAMPLES_OPTION = click.option(
@@ -140,7 +136,7 @@ def leaderboard(db_path: Path, tournament: str | None, fmt: str, h2h: bool, los:
              f"(bots: {', '.join(board.bots)})")
     if fmt == "json":
         if not sections:
-            click.echo(formatting.format_board(board, "json"))
+            click.echo(formatting.format_board(board, "json", FAULT_CLASSES))
             return
         data = {"tournament": record.name, "parameters": asdict(board.params),
                 "resamples": board.resamples,
@@ -160,11 +156,13 @@ def leaderboard(db_path: Path, tournament: str | None, fmt: str, h2h: bool, los:
               "seats": lambda: formatting.format_seats(board, fmt),
               "history": lambda: formatting.format_history(board, history_bot, fmt)}
     if fmt == "csv":
-        click.echo(render[sections[0]]() if sections else formatting.format_board(board, "csv"))
+        click.echo(render[sections[0]]() if sections
+                   else formatting.format_board(board, "csv", FAULT_CLASSES))
         return
     heading = (f"{record.name}: {record.config['game']} ({record.config['variant']}), "
                f"{len(store.games(record.name))} of {record.total_games} games")
-    parts = [f"## {heading}" if fmt == "markdown" else heading, format_leaderboard(board, fmt)]
+    parts = [f"## {heading}" if fmt == "markdown" else heading,
+             formatting.format_board(board, fmt, FAULT_CLASSES)]
     titles = {"h2h": "Head to head", "los": "Likelihood of superiority",
               "seats": "Seats", "history": f"History of {history_bot}"}
     for name in sections:

@@ -7,7 +7,7 @@ import json
 from typing import Any, Iterator, TextIO
 
 from referee.games import GameRecord
-from referee.store import Store
+from tournaments.store import Store
 
 FIELDS = ("tournament", "game_id", "game_index", "group", "round", "seed", "game", "variant",
           "seats", "scores", "ranks", "status", "end_reason", "faults", "duration_s",

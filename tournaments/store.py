@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from referee.match import MatchResult
+from tournaments.schedule import Pairing
 
 DEFAULT_DB = Path("runs/circus.sqlite")
 
@@ -178,9 +179,8 @@ class Store:
                             (_now(), name))
 
     # -- games ---------------------------------------------------------------
-    def add_game(self, tournament: str, result: MatchResult) -> int:
+    def add_game(self, tournament: str, pairing: Pairing, result: MatchResult) -> int:
         """Write a finished game and its faults in one transaction."""
-        pairing = result.pairing
         with self.db:
             cursor = self.db.execute(
                 "INSERT INTO games (tournament, game_index, group_index, round, seed, game,"

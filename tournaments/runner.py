@@ -17,15 +17,17 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Callable, TextIO
 
-from ratings.standings import outcome
+from ratings.params import RatingConfig
 from ratings.trueskill_ratings import Outcome, Rater
 from referee.clients import BotClient
 from referee.games import get_game
 from referee.match import FaultPolicy, Match, MatchAbandoned, MatchResult
 from referee.participants import BotStartError, Participant
-from referee.store import Store
-from tournaments.config import RatingConfig, TournamentConfig
+from tournaments.config import TournamentConfig
+from tournaments.executor import ThreadExecutor
 from tournaments.schedule import Pairing, schedule
+from tournaments.standings import outcome
+from tournaments.store import Store
 
 
 class TournamentError(Exception):
@@ -193,7 +195,7 @@ class TournamentRunner:
         if self.stop.is_set():
             raise MatchAbandoned(str(pairing.index))
         policy = FaultPolicy(self.config.faults, self.config.max_strikes)
-        match = Match(self.game, self.config.variant, pairing,
+        match = Match(self.game, self.config.variant, pairing.seats, pairing.seed,
                       f"{self.config.name}/{pairing.index}",
                       [self._client(name) for name in pairing.seats],
                       self.config.time, policy, self.stop)
@@ -213,13 +215,11 @@ class TournamentRunner:
         faults: dict[str, int] = {}
         previous = signal.signal(signal.SIGTERM, _raise_interrupt) \
             if threading.current_thread() is threading.main_thread() else None
-        pool = futures.ThreadPoolExecutor(self.config.concurrency, thread_name_prefix="match")
+        executor = ThreadExecutor(self.config.concurrency)
         try:
-            pending = {pool.submit(self._play, pairing) for pairing in todo}
-            for future in futures.as_completed(pending):
-                result = future.result()
-                self.store.add_game(self.config.name, result)
-                live.add(Outcome(result.pairing.index, result.pairing.seats,
+            for pairing, result in executor.results(self._play, todo):
+                self.store.add_game(self.config.name, pairing, result)
+                live.add(Outcome(pairing.index, pairing.seats,
                                  tuple(result.ranks), result.status != "void"))
                 for fault in result.faults:
                     faults[fault.fault_class] = faults.get(fault.fault_class, 0) + 1
@@ -232,7 +232,7 @@ class TournamentRunner:
             # Bots go first, so games blocked on a bot's reply end at once.
             self.stop.set()
             self.stop_bots()
-            pool.shutdown(wait=True, cancel_futures=True)
+            executor.close()
             if previous is not None:
                 signal.signal(signal.SIGTERM, previous)
         if progress.done == len(self.pairings):

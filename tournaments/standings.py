@@ -1,11 +1,15 @@
-"""Leaderboards of stored tournaments: the store's games, rated in schedule order."""
+"""Leaderboards of stored tournaments: the store's games turned into outcomes and rated.
+
+The bridge between the store and ``ratings``, which rates plain outcomes and knows
+nothing of where they were kept.
+"""
 
 from __future__ import annotations
 
 from ratings.board import Board, build_board
+from ratings.params import RatingConfig
 from ratings.trueskill_ratings import Outcome
-from referee.store import Store, StoredGame, StoredTournament
-from tournaments.config import RatingConfig
+from tournaments.store import Store, StoredGame, StoredTournament
 
 
 def rating_config(tournament: StoredTournament) -> RatingConfig:

@@ -1,0 +1,1 @@
+"""The ``circus-referee`` command line, on top of everything and imported by nothing."""

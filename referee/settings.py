@@ -1,0 +1,49 @@
+"""What one game needs to know about its bots: how to reach them, their clock and limits.
+
+These are the referee's own settings; a tournament config (``tournaments.config``)
+reads them from ``bots.yaml`` and checks them, and check-bot builds them from its
+options. Keeping them here lets a single game run without any tournament around it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+FAULT_CLASSES = ("timeout", "crash", "illegal", "error")
+FAULT_POLICIES = ("substitute", "forfeit", "void")
+DEFAULT_FAULTS = {"timeout": "substitute", "illegal": "substitute",
+                  "error": "substitute", "crash": "forfeit"}
+BOT_KINDS = ("command", "address", "python")
+
+
+@dataclass(frozen=True)
+class BotSpec:
+    """One bot entry: a name and exactly one way to reach it."""
+
+    name: str
+    command: str | None = None
+    address: str | None = None
+    python: str | None = None
+
+    @property
+    def kind(self) -> str:
+        return next(kind for kind in BOT_KINDS if getattr(self, kind) is not None)
+
+
+@dataclass(frozen=True)
+class TimeConfig:
+    move_ms: int = 1000
+    bank_ms: int = 10000
+    startup_ms: int = 10000
+    # Deadline of StartGame and EndGame.
+    call_ms: int = 5000
+    # Added to every gRPC deadline, for transport and scheduling noise.
+    grace_ms: int = 200
+
+
+@dataclass(frozen=True)
+class LimitsConfig:
+    memory_mb: int = 1024
+    cpu_seconds: int | None = None
+    # Largest message accepted or sent, in bytes.
+    message_bytes: int = 4 * 1024 * 1024

@@ -1,0 +1,98 @@
+"""The layout holds: every import points down the stack, and no module imports itself back.
+
+The stack, top to bottom (README, "Architecture"): the CLI and bench; tournaments
+(many games); ratings (only rating, importing nothing of the project) and referee
+(one game); the bots and their SDK; the protocol stubs. Walking the source with
+``ast`` catches an upward or circular import the moment it is written, lazy
+imports inside functions included.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGES = ("cli", "bench", "tournaments", "ratings", "referee", "bots")
+# What each package may import from the project besides itself.
+ALLOWED = {
+    "cli": {"tournaments", "ratings", "referee", "bots", "circus"},
+    # bench sits beside the CLI and measures whole commands too.
+    "bench": {"cli", "tournaments", "ratings", "referee", "bots", "circus"},
+    "tournaments": {"ratings", "referee", "circus"},
+    "ratings": set(),
+    "referee": {"bots", "circus"},
+    "bots": {"circus"},
+}
+PROJECT = set(PACKAGES) | {"circus"}
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def project_imports(path: Path) -> set[str]:
+    """The project modules a file imports, anywhere in it."""
+    found: set[str] = set()
+    package = module_name(path).rsplit(".", 1)[0] if path.name != "__init__.py" \
+        else module_name(path)
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                base = ".".join(package.split(".")[:len(package.split(".")) - node.level + 1]
+                                + ([base] if base else []))
+            found.add(base)
+            # `from referee import wire` imports the module referee.wire.
+            found |= {f"{base}.{alias.name}" for alias in node.names}
+    return {name for name in found if name.split(".")[0] in PROJECT}
+
+
+def graph() -> dict[str, set[str]]:
+    sources = {module_name(path): path for package in PACKAGES
+               for path in (ROOT / package).rglob("*.py")}
+    # A package's __init__ importing its own submodules is no cycle.
+    return {name: {imported for imported in project_imports(path)
+                   if imported in sources and imported != name}
+            for name, path in sources.items()}
+
+
+def test_every_import_points_down_the_stack():
+    upward = []
+    for package in PACKAGES:
+        for path in sorted((ROOT / package).rglob("*.py")):
+            for imported in project_imports(path):
+                top = imported.split(".")[0]
+                if top != package and top not in ALLOWED[package]:
+                    upward.append(f"{path.relative_to(ROOT)} imports {imported}")
+    assert not upward, "imports against the layout:\n" + "\n".join(upward)
+
+
+def test_no_import_cycle():
+    edges = graph()
+    cycles: list[list[str]] = []
+    state: dict[str, str] = {}
+
+    def visit(name: str, trail: list[str]) -> None:
+        state[name] = "open"
+        for imported in sorted(edges[name]):
+            if state.get(imported) == "open":
+                cycles.append(trail[trail.index(imported):] + [imported])
+            elif imported not in state:
+                visit(imported, trail + [imported])
+        state[name] = "done"
+
+    for name in sorted(edges):
+        if name not in state:
+            visit(name, [name])
+    assert not cycles, "import cycles:\n" + "\n".join(" -> ".join(c) for c in cycles)
+
+
+def test_the_walk_sees_the_imports_it_judges():
+    """A guard on the guard: the graph is not empty and knows a real edge."""
+    edges = graph()
+    assert "tournaments.store" in edges["tournaments.runner"]
+    assert "referee.games.base" in edges["referee.match"]
