@@ -530,16 +530,18 @@ class AnimalCircusState(State):
                 return
 
     def _advance(self) -> bool:
-        """Close the turn; pass it on unless the game ends. True if it goes on."""
+        """Close the turn; pass it on unless the game ends. True if it goes on.
+
+        Running out of cards is no ending of its own: the next player, unable
+        to play, hands the Ring to the one who played last, and that win ends
+        the game (the rulebook's FAQ), so the last Ring scores too.
+        """
         self.pending = None
         self.turn += 1
         if self.end_reason:  # is_terminal(), spelt out: checked at every turn
             return False
-        if not any(self.hands) and not any(self.draw_piles):
-            self._end("no-cards", "no player has a card in Hand or Draw pile")
-        elif self.turn >= TURN_LIMIT:
+        if self.turn >= TURN_LIMIT:
             self._end("turn-limit", f"the game is stopped after {TURN_LIMIT} turns")
-        if self.end_reason:
             return False
         self.previous, self.player = self.player, (self.player + 1) % self.num_players
         return True
@@ -661,9 +663,9 @@ class AnimalCircusState(State):
                   cards=cards_message(moved))
 
     def _cheetah(self) -> None:
-        """The two cards keep their order: the Draw pile's top card ends on top."""
+        """The two cards are turned over together: the Draw pile's second card ends on top."""
         moved = self._take_top(self.player, 2)
-        self.score_piles[self.player].extend(reversed(moved))
+        self.score_piles[self.player].extend(moved)
         self._score_piles_changed(self.player)
         self.emit("cheetah", f"seat {self.player} puts {len(moved)} Draw-pile card(s) on "
                   "their Score pile", self.player, cards=cards_message(moved))
@@ -749,9 +751,9 @@ class AnimalCircusState(State):
                           card=card_message(card))
 
     def _elephant(self) -> None:
-        """The two cards keep their order: the Draw pile's top card ends higher."""
+        """Turned over together, as for the Cheetah: the Draw pile's top card ends lowest."""
         moved = self._take_top(self.player, 2)
-        self.ring[:0] = reversed(moved)
+        self.ring[:0] = moved
         self.emit("elephant", f"seat {self.player} puts {len(moved)} Draw-pile card(s) under "
                   "the Ring", self.player, cards=cards_message(moved))
 

@@ -41,6 +41,12 @@ CARD_TITLES = {
 }
 TRIO_POINTS = 10
 GALA_BONUS = {"en": 10, "es": 0}
+# When a trio may be laid: en "during your turn", es only "después de tomar una carta"
+# (after taking a card), so an es turn that brought no card lays none.
+TRIO_NEEDS_A_CARD = {"en": False, "es": True}
+# After a bust, en says "You are not allowed to form a Trio or call a Gala Show either";
+# es only says the turn ends ("termina su turno"), and the Gala comes "al final de su turno".
+GALA_AFTER_BUST = {"en": False, "es": True}
 DECISION_LIMIT = 2000
 DIRECTIONS = ("cw", "ccw")
 ACTION_ORDER = tuple(kind for kinds in ACTION_KINDS.values() for kind in kinds)
@@ -208,6 +214,7 @@ class FlohcatiState(State):
         self.player = 0
         self.turn = 0
         self.flips = 0
+        self.took_card = False  # a card came into the hand of the player on turn, this turn
         self.gala_caller = -1
         self._opponents = [self.opponents(seat) for seat in range(players)]
         self._known_slots = [("known", holder) for holder in range(players)]
@@ -295,12 +302,13 @@ class FlohcatiState(State):
     def _end_of_turn_actions(self) -> list[Action]:
         """Each possible trio, then the last word: "done", or the Gala yes / no."""
         hand = self.hands[self.player]
+        trios = possible_trios(hand) if self._may_lay_trios() else []
         actions = [Action(f"trio:{','.join(trio)}",
                           f"lay down a trio of {value_of(trio[0])}s: "
                           + ", ".join(CARD_NAMES[card] for card in trio),
                           {"type": "trio", "cards": cards_message(trio),
                            "value": value_of(trio[0])})
-                   for trio in possible_trios(hand)]
+                   for trio in trios]
         if not has_every_colour(hand):
             return [*actions, new_action("done", "end the turn", {"type": "done"})]
         bonus = GALA_BONUS[self.variant]
@@ -309,6 +317,14 @@ class FlohcatiState(State):
                            {"type": "gala", "call": True}),
                 new_action("gala:no", "end the turn without calling the Gala",
                            {"type": "gala", "call": False})]
+
+    def _may_lay_trios(self) -> bool:
+        """Whether this turn allows trios: in es only if it brought the player a card.
+
+        Depends on public events only (takes, gives, Atraerse are all seen), so
+        the prompt may say it.
+        """
+        return self.took_card or not TRIO_NEEDS_A_CARD[self.variant]
 
     def _targets(self) -> list[int]:
         """Opponents an action card may be aimed at: those holding cards."""
@@ -343,6 +359,8 @@ class FlohcatiState(State):
             return f"seat {self.giver}: choose a card to give to seat {seat} ({title}{asked})"
         if phase == "request":
             return f"seat {seat} ({title}): name a colour and a direction"
+        if not self._may_lay_trios():
+            return f"seat {seat}: end the turn (or call the Gala); no card taken, so no trio"
         return f"seat {seat}: lay down trios, then end the turn (or call the Gala)"
 
     def observation(self, seat: int) -> dict[str, Any]:
@@ -583,9 +601,21 @@ class FlohcatiState(State):
             self.discard.append(card)
             self.emit("bust", f"{CARD_NAMES[card]} matches the display: seat {self.player} "
                       "is busted", self.player, card=card)
-            self._end_turn()
+            self._after_bust()
         else:
             self.display.append(card)
+
+    def _after_bust(self) -> None:
+        """en: the turn is simply over. es: the end-of-turn step, for the Gala only.
+
+        A bust takes no card, so es offers no trio; the step is asked after
+        every es bust, so its count tells nothing of the hand. A bust on the
+        last card ends the game at once in both variants (issue 3).
+        """
+        if GALA_AFTER_BUST[self.variant] and self.deck:
+            self._end_of_turn_step()
+        else:
+            self._end_turn()
 
     def _flip_in_nueva(self, card: str) -> None:
         """Nueva atracción: actions are void, a match is offered rather than busting."""
@@ -713,6 +743,13 @@ class FlohcatiState(State):
 
     # -- knowledge -------------------------------------------------------------------
     def _gain_publicly(self, seat: int, card: str) -> None:
+        """``seat`` gains a card all see.
+
+        Cards only ever go to the player on turn, so every gain (here and in
+        :meth:`_move_privately`) marks the turn as one that took a card: es
+        trios need one.
+        """
+        self.took_card = True
         self.hands[seat].add(card)
         for observer in range(self.num_players):
             if observer != seat:
@@ -733,6 +770,7 @@ class FlohcatiState(State):
         """
         self.hands[source].remove(card)
         self.hands[seat].add(card)
+        self.took_card = True
         for observer in range(self.num_players):
             if observer in (source, seat):
                 self.known[observer][source].discard(card)
@@ -777,6 +815,7 @@ class FlohcatiState(State):
         """Pass the turn on; once the deck is empty the game ends instead."""
         self.turn += 1
         self.flips = 0
+        self.took_card = False
         self._new_decision_context()
         self.phase = "turn"
         if not self.deck:

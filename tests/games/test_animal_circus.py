@@ -187,6 +187,9 @@ def test_faq_drawing_four_from_a_pile_of_two_takes_two():
 
 
 def test_faq_no_cards_to_draw_and_none_in_hand_the_previous_player_wins_and_the_game_ends():
+    """[R] FAQ: "You don't take a card. If you do not have any cards in your Hand at that
+    time, you cannot play a card and as a result the previous player wins the Ring. The
+    game ends immediately." """
     state = arrange(2, player=1, previous=0, ring=[card(TIGER), card(LION)],
                     hands={1: []}, empty_draws=(1,))
     assert state.is_terminal() and state.end_reason == "ring-won"
@@ -199,8 +202,8 @@ def test_faq_abilities_must_be_used_the_elephant_always_puts_two_cards_under_the
                     draw_tops={0: [card(DOG), card(GIRAFFE), card(LION)]})
     assert codes(state) == ["ring:21"]  # no way to play it without its ability
     play(state, "ring:21")
-    # Drew the Dog; the Giraffe (top) and Lion go under the Ring, the Giraffe above.
-    assert values(state.ring) == [LION, GIRAFFE, RAT, ELEPHANT]
+    # Drew the Dog; the Giraffe (top) and Lion, turned over together, go under the Ring.
+    assert values(state.ring) == [GIRAFFE, LION, RAT, ELEPHANT]
 
 
 # -- the cards one by one --------------------------------------------------------------------
@@ -325,11 +328,17 @@ def test_dog_and_giraffe_scores():
     assert state.observation(1)["scores"] == [-2, 4]
 
 
-def test_cheetah_puts_the_top_two_draw_cards_on_the_score_pile_in_order():
+def test_cheetah_flip_them_over_and_place_them_face_up_dont_change_the_order():
+    """[R] "Take the 2 cards on top of your Draw pile. Flip them over and place them face
+    up on your Score pile. Don't change the order." Turned over together, the card that
+    was second from the top ends on top of the Score pile."""
     state = arrange(2, player=0, previous=1, hands={0: [card(CHEETAH), card(MOLE)]},
-                    draw_tops={0: [card(DOG), card(GIRAFFE), card(LION)]})
-    play(state, "new:9")
-    assert values(state.score_piles[0]) == [LION, GIRAFFE]  # the Giraffe was above
+                    draw_tops={0: [card(DOG), card(GIRAFFE), card(LION)]},
+                    scores={0: [card(SEAL)]})
+    play(state, "new:9")  # draws the Dog, then the Giraffe (top) and the Lion
+    assert values(state.score_piles[0]) == [SEAL, GIRAFFE, LION]
+    cheetah = [e for e in state.events if e.kind == "cheetah"][-1]
+    assert [c["value"] for c in cheetah.data["cards"]] == [GIRAFFE, LION]  # bottom first
 
 
 def test_chameleon_copies_a_targeted_ability_and_you_choose_its_target():
@@ -588,7 +597,11 @@ def test_hands_stay_sorted():
     assert state.hands[0] == sorted(state.hands[0])
 
 
-def test_the_previous_player_is_the_seat_that_took_the_last_turn_even_without_a_card():
+def test_note_without_a_card_in_hand_the_previous_player_wins_and_the_next_plays_on():
+    """[R] "Note: If you have to play a card and you have no cards in your Hand, the previous
+    player automatically wins the Ring. This will probably also imply the game is over, but
+    if it isn't, the next player plays a card on an empty Ring." [I] The previous player is
+    the seat that took the last turn, also when that seat could not play."""
     state = arrange(3, player=0, previous=2, ring=[card(RAT, 2)],
                     hands={0: [card(BEAR), card(MOLE)], 1: [], 2: [card(LION, 2)]},
                     draw_tops={0: [card(DOG)]})
@@ -600,6 +613,8 @@ def test_the_previous_player_is_the_seat_that_took_the_last_turn_even_without_a_
 
 
 def test_the_game_ends_at_once_when_a_ring_is_won_while_a_draw_pile_is_empty():
+    """[R] "The game continues until a player wins the Ring while there is a player with
+    no more cards in their Draw pile." """
     state = arrange(3, player=0, previous=2, ring=[card(RAT, 2), card(LION, 1)],
                     hands={0: [card(TIGER), card(DOG)]}, empty_draws=(1,))
     draws = [len(pile) for pile in state.draw_piles]
@@ -617,11 +632,42 @@ def test_winning_an_empty_ring_is_not_winning():
     assert not state.is_terminal() and state.current_seat() == 0 and state.previous == 1
 
 
-def test_the_game_ends_when_nobody_has_a_card_left():
+def test_the_last_ring_goes_to_the_player_who_played_the_last_card():
+    """Nobody holds a card any more: the next player cannot play, so the previous player
+    wins the Ring (the Note and the FAQ) and the game ends (a Draw pile is empty)."""
     state = arrange(2, player=0, previous=1, hands={0: [card(LION)], 1: []},
                     empty_draws=(0, 1))
     play(state, "new:22")
-    assert state.end_reason == "no-cards" and values(state.ring) == [LION]
+    assert state.is_terminal() and state.end_reason == "ring-won"
+    assert values(state.score_piles[0]) == [LION] and state.ring == []
+    assert [e.kind for e in state.events][-3:] == ["no-card", "win-ring", "end"]
+
+
+def test_a_game_ending_with_every_card_played_scores_the_last_ring():
+    """The issue's 2-player game: seat 1 plays the last card onto a 10-card Ring. Seat 0,
+    with no card to draw or play, hands it to seat 1: [15, 24], not [15, 14]."""
+    ring = [card(value) for value in (2, 3, 4, 6, 7, 9, 11, 12)]  # no Dog, no Giraffe
+    state = arrange(
+        2, player=0, previous=1, ring=ring,
+        hands={0: [card(BEAR)], 1: [card(LION, 1)]}, empty_draws=(0, 1),
+        scores={0: [card(value, 1) for value in (1, 2, 3, 4, 5, 6, 7, 9, 10, 11, 12, 13, 14,
+                                                 15, 16)],
+                1: [card(value) for value in (1, 5, 10, 13, 14, 15, 16, 17, 20, 21)]
+                + [card(value, 1) for value in (17, 19, 20, 21)]})
+    assert state.scores() == [15, 14]
+    play(state, "ring:19")  # seat 0's last card; the Bear stops a draw there is none of
+    assert codes(state) == ["ring:22"] and not state.is_terminal()
+    play(state, "ring:22")  # seat 1's last card: the Ring holds 10 cards
+    assert state.is_terminal() and state.end_reason == "ring-won"
+    assert state.scores() == [15, 24] and state.ring == []
+    assert state.ranks() == [2, 1]
+
+
+def test_a_position_where_nobody_can_ever_play_is_stopped_by_the_turn_limit():
+    """Not reachable in play (an empty Ring with a live game means nobody's Draw pile ran
+    out since it was won): laid out by hand, the turns pass until the guard stops it."""
+    state = arrange(2, player=0, previous=1, hands={0: [], 1: []}, empty_draws=(0, 1))
+    assert state.end_reason == "turn-limit" and state.turn == TURN_LIMIT
 
 
 def test_the_turn_limit_stops_the_game():

@@ -14,7 +14,7 @@ from referee.games import get_game, replay
 from referee.games.animal_circus import TURN_LIMIT, AnimalCircusState, Card
 
 GAME = get_game("animal-circus")
-END_REASONS = {"ring-won", "no-cards", "turn-limit"}
+END_REASONS = {"ring-won", "turn-limit"}
 PRIVATE_KINDS = {"drew", "penguin-card", "monkey-cards", "owl-cards", "owl-order"}
 
 

@@ -19,6 +19,8 @@ from referee.games.flohcati import COLOURS, DECISION_LIMIT, FlohcatiState, full_
 GAME = get_game("flohcati")
 DAVE, BEA, CAL, DOT = 0, 1, 2, 3
 FILLER = ("grey-6", "grey-7")  # two harmless cards left in a deck so the game goes on
+DAVES_TRIO = {"red-6", "orange-6", "yellow-6"}
+EVERY_COLOUR = {f"{colour}-5" for colour in COLOURS[3:]}  # with the trio: all ten colours
 
 
 def layout(variant: str = "en", hands=(), display=(), deck=FILLER, trios=None,
@@ -88,23 +90,51 @@ def test_action_cards_differ_by_variant():
 
 
 # -- the worked examples -------------------------------------------------------------
-@pytest.mark.parametrize("variant", ["en", "es"])
-def test_dave_busts_on_the_second_rolling_globe(variant):
-    # Rope Walking, Flying Trapeze, Rolling Globe, then the 5-Rolling Globe again.
-    trio = {"red-6", "orange-6", "yellow-6"}  # a trio in hand he may not lay down
-    every_colour = {f"{colour}-5" for colour in COLOURS[3:]}
-    state = layout(variant, hands=[trio | every_colour, {"teal-1"}],
+def dave_busts(variant: str) -> FlohcatiState:
+    """Dave flips Rope Walking, Flying Trapeze, Rolling Globe, then the 5-Rolling Globe
+    again; he holds a trio and all ten colours."""
+    state = layout(variant, hands=[DAVES_TRIO | EVERY_COLOUR, {"teal-1"}],
                    deck=["red-2", "orange-3", "yellow-1", "yellow-5", *FILLER])
     play(state, "flip", "flip", "flip")
     assert state.display == ["red-2", "orange-3", "yellow-1"]
     play(state, "flip")
     assert state.discard[-1] == "yellow-5"  # out of the game
     assert state.display == ["red-2", "orange-3", "yellow-1"]  # the display stays
-    assert state.hands[DAVE] == trio | every_colour  # nothing taken
+    assert state.hands[DAVE] == DAVES_TRIO | EVERY_COLOUR  # nothing taken
+    return state
+
+
+def test_en_dave_busts_on_the_second_rolling_globe():
+    """[EN] "You are not allowed to form a Trio or call a Gala Show either." """
+    state = dave_busts("en")
     assert state.trios[DAVE] == []  # no trio, no Gala: the turn is simply over
     assert state.current_seat() == BEA and state.decision_kind() == "turn"
     assert state.flips == 0 and [e.data["card"] for e in state.events
                                  if e.kind == "bust"] == ["yellow-5"]
+
+
+def test_es_a_bust_ends_the_turn_whose_end_may_still_call_the_gala():
+    """[ES] "Si se ve obligado a detenerse girando una carta coincidente, descarta la carta
+    que acaba de girar y termina su turno." and "Cuando un jugador tiene al menos una carta de
+    cada uno de los 10 colores (pulgas) en su mano, puede elegir, al final de su turno,
+    terminar el juego inmediatamente." Nothing in es forbids the Gala after a bust; no card
+    was taken, so no trio."""
+    state = dave_busts("es")
+    assert state.current_seat() == DAVE and state.decision_kind() == "end-of-turn"
+    assert codes(state) == ["gala:yes", "gala:no"]  # he holds a trio: not offered
+    assert "no trio" in state.observation(BEA)["reason"]
+    play(state, "gala:yes")
+    assert state.end_reason == "gala" and state.trios[DAVE] == []
+
+
+def test_es_a_bust_without_all_ten_colours_still_asks_the_end_of_turn_decision():
+    """Asked after every es bust (but one on the last card), so nobody learns from the
+    count of decisions whether the busted hand holds all ten colours."""
+    state = layout("es", hands=[DAVES_TRIO], display=["red-2"], deck=["red-5", *FILLER])
+    play(state, "flip")
+    assert state.decision_kind() == "end-of-turn" and codes(state) == ["done"]
+    play(state, "done")
+    assert state.current_seat() == BEA and state.decision_kind() == "turn"
 
 
 def test_dave_takes_the_unicycle_and_lays_down_a_trio_of_ones():
@@ -391,6 +421,74 @@ def test_es_solicitar_with_two_players_has_one_direction():
     state = layout("es", hands=[set(), {"red-1"}], deck=["solicitar", *FILLER], players=2)
     play(state, "flip")
     assert codes(state) == [f"colour:{colour}:cw" for colour in COLOURS]
+
+
+# -- es: a trio only after taking a card ------------------------------------------------
+ONES = {"red-1", "orange-1"}  # a pair of 1s: the yellow-1 makes the trio
+TRIO_OF_ONES = "trio:red-1,orange-1,yellow-1"
+
+
+@pytest.mark.parametrize("hands, display, deck, moves", [
+    pytest.param([ONES], ["yellow-1"], FILLER, ["take:0"], id="from the display"),
+    pytest.param([ONES], ["blue-2"], ["yellow-1", *FILLER], ["flip", "take:1"],
+                 id="flipped, then taken"),
+    pytest.param([ONES], [], ["nueva-atraccion", "yellow-1", *FILLER],
+                 ["flip", "flip", "take:0"], id="Nueva atraccion"),
+    pytest.param([ONES], ["yellow-4"], ["nueva-atraccion", "yellow-1", *FILLER],
+                 ["flip", "flip", "take:match"], id="the matching card"),
+    pytest.param([ONES, {"yellow-1"}], [], ["atraerse", *FILLER], ["flip", "target:1"],
+                 id="Atraerse"),
+    pytest.param([ONES, {"yellow-1"}], [], ["solicitar", *FILLER],
+                 ["flip", "colour:yellow:cw", "give:yellow-1"], id="Solicitar answered"),
+])
+def test_es_after_taking_a_card_a_trio_may_be_laid(hands, display, deck, moves):
+    """[ES] "Si, después de tomar una carta, un jugador tiene un conjunto de tres cartas del
+    mismo valor, puede colocarlas boca arriba en su área de juego." [O] A card received
+    from a Solicitar counts as taken: it came into the hand this turn."""
+    state = layout("es", hands=hands, display=display, deck=deck)
+    play(state, *moves)
+    assert "yellow-1" in state.hands[DAVE] and state.decision_kind() == "end-of-turn"
+    assert codes(state) == [TRIO_OF_ONES, "done"]
+    play(state, TRIO_OF_ONES, "done")
+    assert state.trios[DAVE] == [("red-1", "orange-1", "yellow-1")]
+
+
+@pytest.mark.parametrize("hands, display, deck, moves", [
+    pytest.param([ONES | {"yellow-1"}], ["blue-2"], ["green-3", *FILLER], ["flip", "stop"],
+                 id="stop"),
+    pytest.param([ONES | {"yellow-1"}], [], ["nueva-atraccion", "green-3", *FILLER],
+                 ["flip", "flip", "stop"], id="Nueva atraccion, stop"),
+    pytest.param([ONES | {"yellow-1"}], ["green-2"], ["nueva-atraccion", "green-3", *FILLER],
+                 ["flip", "flip", "stop"], id="Nueva atraccion, the match not taken"),
+    pytest.param([ONES | {"yellow-1"}, {"blue-1"}], [], ["solicitar", *FILLER],
+                 ["flip", "colour:teal:cw"], id="Solicitar unanswered"),
+    pytest.param([ONES | {"yellow-1"}], [], ["atraerse", *FILLER], ["flip"],
+                 id="Atraerse, nobody holds a card"),
+])
+def test_es_a_turn_that_took_no_card_lays_no_trio(hands, display, deck, moves):
+    """[ES] The trio comes "después de tomar una carta": a turn that brought no card
+    offers none, though the hand holds one. The end-of-turn decision is still asked."""
+    state = layout("es", hands=hands, display=display, deck=deck)
+    play(state, *moves)
+    assert state.hands[DAVE] == ONES | {"yellow-1"} and state.decision_kind() == "end-of-turn"
+    assert codes(state) == ["done"]
+    assert "no trio" in state.prompt()
+
+
+def test_en_a_trio_may_be_laid_during_any_turn_that_did_not_bust():
+    """[EN] "During your turn, you may form a Trio if you have three cards of the same
+    value in your hand." An action card with no effect took no card: en allows it still."""
+    state = layout("en", hands=[ONES | {"yellow-1"}], deck=["pick-a-card", *FILLER])
+    play(state, "flip")
+    assert codes(state) == [TRIO_OF_ONES, "done"]
+
+
+def test_es_a_stop_without_a_card_may_still_call_the_gala():
+    """[ES] The Gala comes "al final de su turno", whatever the turn brought."""
+    state = layout("es", hands=[DAVES_TRIO | EVERY_COLOUR], display=["blue-2"],
+                   deck=["green-3", *FILLER])
+    play(state, "flip", "stop")
+    assert codes(state) == ["gala:yes", "gala:no"]
 
 
 # -- the Gala ------------------------------------------------------------------------

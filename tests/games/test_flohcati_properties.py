@@ -11,7 +11,7 @@ from hypothesis import given, settings, strategies as st
 from referee import wire
 from referee.games import get_game, replay
 from referee.games.flohcati import (DECISION_LIMIT, FlohcatiState, full_deck, has_every_colour,
-                                    is_circus)
+                                    is_circus, possible_trios)
 
 GAME = get_game("flohcati")
 ALL_CARDS = {variant: sorted(full_deck(variant)) for variant in GAME.variants}
@@ -103,6 +103,29 @@ def test_thousands_of_seeded_games_end_and_replay():
             assert replay(state.record()).final_state() == state.final_state()
     assert reasons["deck-empty", "en"] > 0 and reasons["deck-empty", "es"] > 0
     assert reasons["gala", "en"] + reasons["gala", "es"] > 0
+
+
+def test_es_trios_are_offered_exactly_in_turns_that_brought_a_card():
+    """[ES] A trio "después de tomar una carta". In their own turn a player's hand only
+    gains cards and loses laid trios, so the turn took a card iff the hand grew beyond
+    them: checked against the engine's offer at every end-of-turn decision."""
+    offered = without_card = 0
+    for seed in range(600):
+        state = GAME.new_state(2 + seed % 4, "es", seed)
+        choices = random.Random(seed)
+        turn = start = laid = -1
+        while not state.is_terminal():
+            hand, trios = state.hands[state.player], state.trios[state.player]
+            if state.turn != turn:
+                turn, start, laid = state.turn, len(hand), len(trios)
+            if state.phase == "end-of-turn":
+                took = len(hand) + 3 * (len(trios) - laid) > start
+                offers = any(a.payload["type"] == "trio" for a in state.legal_actions())
+                assert offers == (took and bool(possible_trios(hand)))
+                offered += offers
+                without_card += not took and bool(possible_trios(hand))
+            state.apply(choices.randrange(len(state.legal_actions())))
+    assert offered and without_card  # both cases come up
 
 
 # -- secrecy ---------------------------------------------------------------------------
