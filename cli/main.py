@@ -10,7 +10,7 @@ import json
 import sys
 from dataclasses import asdict, replace
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 import click
 from tabulate import tabulate
@@ -31,6 +31,9 @@ DB_OPTION = click.option("--db", "db_path", type=click.Path(dir_okay=False, path
                          default=DEFAULT_DB, show_default=True, help="results database")
 TOURNAMENT_OPTION = click.option("--tournament", "-t", default=None,
                                  help="tournament name (default: the latest)")
+RECORDS_FORMAT_OPTION = click.option(
+    "--format", "fmt", type=click.Choice(["table", "json", "csv"]), default="table",
+    show_default=True, help="table for people; json or csv for programs")
 
 
 def fail(message: str, status: int = 2) -> NoReturn:
@@ -43,6 +46,37 @@ def open_store(db_path: Path) -> Store:
         return Store.open_existing(db_path)
     except StoreError as error:
         fail(str(error))
+
+
+def emit_records(records: list[dict[str, Any]], columns: list[str], fmt: str,
+                 empty: str) -> None:
+    """Print rows as a table, a JSON array or CSV (README, "Output formats").
+
+    Tables join lists with ", "; JSON keeps them as arrays; CSV writes them
+    spreadsheet-style (see :func:`ratings.formatting.csv_value`).
+    """
+    if fmt == "json":
+        click.echo(json.dumps(records, indent=2))
+    elif fmt == "csv":
+        click.echo(formatting.csv_text(records, columns))
+    elif not records:
+        click.echo(empty)
+    else:
+        cells = [[", ".join(map(str, value)) if isinstance(value, list) else value
+                  for value in (record[column] for column in columns)] for record in records]
+        click.echo(tabulate(cells, headers=[column.replace("_", " ") for column in columns],
+                            disable_numparse=True))
+
+
+def tournament_bots(record: StoredTournament) -> list[str]:
+    return [bot["name"] for bot in record.config.get("bots", [])]
+
+
+def known_bot(record: StoredTournament, bot: str | None) -> None:
+    """Refuse a --bot that did not play in the tournament, listing those that did."""
+    if bot is not None and bot not in tournament_bots(record):
+        fail(f"no bot {bot!r} in tournament {record.name!r} "
+             f"(bots: {', '.join(tournament_bots(record))})")
 
 
 def open_tournament(db_path: Path, name: str | None) -> tuple[Store, StoredTournament]:
@@ -121,9 +155,10 @@ def leaderboard(db_path: Path, tournament: str | None, fmt: str, h2h: bool, los:
     """Show a tournament's TrueSkill leaderboard, with rank ranges from resampling.
 
     With --h2h, --los, --seats or --history the table and markdown formats
-    add those sections below the leaderboard; json then prints one object
-    with a key per section, and csv (one table only) prints just the section
-    asked for. docs/ratings.md explains every column.
+    add those sections below the leaderboard; json is always one object (the
+    tournament, the rating parameters, the leaderboard rows and a key per
+    section asked for), and csv (one table only) prints just the section asked
+    for. docs/ratings.md explains every column.
     """
     sections = [name for name, wanted in (("h2h", h2h), ("los", los), ("seats", seats),
                                           ("history", history_bot is not None)) if wanted]
@@ -135,10 +170,8 @@ def leaderboard(db_path: Path, tournament: str | None, fmt: str, h2h: bool, los:
         fail(f"no bot {history_bot!r} in tournament {record.name!r} "
              f"(bots: {', '.join(board.bots)})")
     if fmt == "json":
-        if not sections:
-            click.echo(formatting.format_board(board, "json", FAULT_CLASSES))
-            return
-        data = {"tournament": record.name, "parameters": asdict(board.params),
+        data = {"tournament": record.name, "game": record.config.get("game"),
+                "variant": record.config.get("variant"), "parameters": asdict(board.params),
                 "resamples": board.resamples,
                 "leaderboard": formatting.leaderboard_rows(board)}
         if h2h:
@@ -230,18 +263,20 @@ def replay(game_id: int, db_path: Path) -> None:
 @DB_OPTION
 @TOURNAMENT_OPTION
 @click.option("--bot", default=None, help="only this bot's faults")
-def faults(db_path: Path, tournament: str | None, bot: str | None) -> None:
+@RECORDS_FORMAT_OPTION
+def faults(db_path: Path, tournament: str | None, bot: str | None, fmt: str) -> None:
     """List the faults bots made, with the path of each bot's log."""
     store, record = open_tournament(db_path, tournament)
+    known_bot(record, bot)
     log_dir = Path(record.log_dir or ".")
-    rows = [[f["game_id"], f["game_index"], f["seat"], f["bot"], f["decision_id"], f["class"],
-             f["policy"], f["detail"], log_dir / f"{f['bot']}.log"]
-            for f in store.faults(record.name, bot)]
-    if not rows:
-        click.echo("no faults")
-        return
-    click.echo(tabulate(rows, headers=["game id", "game", "seat", "bot", "decision", "class",
-                                       "policy", "detail", "log"]))
+    records = [{"game_id": f["game_id"], "game_index": f["game_index"], "seat": f["seat"],
+                "bot": f["bot"], "decision": f["decision_id"], "class": f["class"],
+                "policy": f["policy"], "detail": f["detail"],
+                "log": str(log_dir / f"{f['bot']}.log")}
+               for f in store.faults(record.name, bot)]
+    emit_records(records, ["game_id", "game_index", "seat", "bot", "decision", "class",
+                           "policy", "detail", "log"], fmt,
+                 f"no faults{f' by {bot}' if bot else ''} in {record.name}")
 
 
 @main.command("check-bot")
@@ -274,7 +309,8 @@ def check_bot_command(command: str | None, address: str | None, only_game: str |
 @main.command()
 @DB_OPTION
 @TOURNAMENT_OPTION
-@click.option("--format", "fmt", type=click.Choice(["jsonl", "csv"]), required=True)
+@click.option("--format", "fmt", type=click.Choice(["jsonl", "csv"]), default="jsonl",
+              show_default=True, help="jsonl: one JSON record per line; csv: one row per game")
 @click.option("--output", "-o", type=click.File("w"), default="-", show_default=True,
               help="file to write (default: standard output)")
 def export(db_path: Path, tournament: str | None, fmt: str, output) -> None:
@@ -289,10 +325,58 @@ def export(db_path: Path, tournament: str | None, fmt: str, output) -> None:
 @main.command()
 @DB_OPTION
 @TOURNAMENT_OPTION
-def times(db_path: Path, tournament: str | None) -> None:
-    """Show each bot's decision times: median, 99th percentile, maximum, total."""
+@RECORDS_FORMAT_OPTION
+def times(db_path: Path, tournament: str | None, fmt: str) -> None:
+    """Show each bot's decision times in milliseconds: median, 99th percentile, maximum, total."""
     store, record = open_tournament(db_path, tournament)
-    rows = [[r.bot, r.decisions, f"{r.median_ms:.1f}", f"{r.p99_ms:.1f}", f"{r.max_ms:.1f}",
-             f"{r.total_s:.1f}"] for r in time_use(store.games(record.name))]
-    click.echo(tabulate(rows, headers=["bot", "decisions", "median ms", "p99 ms", "max ms",
-                                       "total s"]))
+    # One precision for every figure: milliseconds to 0.1 ms.
+    records = [{"bot": r.bot, "decisions": r.decisions, "median_ms": round(r.median_ms, 1),
+                "p99_ms": round(r.p99_ms, 1), "max_ms": round(r.max_ms, 1),
+                "total_ms": round(r.total_s * 1000, 1)}
+               for r in time_use(store.games(record.name))]
+    if fmt == "table":
+        records = [{key: f"{value:.1f}" if isinstance(value, float) else value
+                    for key, value in row.items()} for row in records]
+    emit_records(records, ["bot", "decisions", "median_ms", "p99_ms", "max_ms", "total_ms"],
+                 fmt, f"no decisions stored in {record.name}")
+
+
+@main.command("tournaments")
+@DB_OPTION
+@RECORDS_FORMAT_OPTION
+def tournaments_command(db_path: Path, fmt: str) -> None:
+    """List the tournaments stored in the database, newest first."""
+    store = open_store(db_path)
+    records = []
+    for stored in reversed(store.tournaments()):
+        done = len(store.done_indices(stored.name))
+        status = "finished" if stored.finished_at else \
+            "not started" if done == 0 else "unfinished (run it again to resume)"
+        records.append({"name": stored.name, "game": stored.config.get("game"),
+                        "variant": stored.config.get("variant"),
+                        "bots": tournament_bots(stored), "games_done": done,
+                        "games_total": stored.total_games, "status": status,
+                        "created": stored.created_at, "finished": stored.finished_at})
+    emit_records(records, ["name", "game", "variant", "bots", "games_done", "games_total",
+                           "status", "created", "finished"], fmt,
+                 f"no tournaments in {db_path}")
+
+
+@main.command()
+@DB_OPTION
+@TOURNAMENT_OPTION
+@click.option("--bot", default=None, help="only the games this bot played")
+@RECORDS_FORMAT_OPTION
+def played(db_path: Path, tournament: str | None, bot: str | None, fmt: str) -> None:
+    """List a tournament's stored games: the ids `replay` takes, seats, scores, status."""
+    store, record = open_tournament(db_path, tournament)
+    known_bot(record, bot)
+    records = [{"id": game.id, "index": game.game_index, "round": game.round,
+                "seats": list(game.seats), "scores": list(game.scores),
+                "ranks": list(game.ranks), "status": game.status,
+                "end_reason": game.end_reason, "decisions": len(game.actions),
+                "duration_s": round(game.duration_s, 3)}
+               for game in store.games(record.name) if bot is None or bot in game.seats]
+    emit_records(records, ["id", "index", "round", "seats", "scores", "ranks", "status",
+                           "end_reason", "decisions", "duration_s"], fmt,
+                 f"no games{f' with {bot}' if bot else ''} stored in {record.name}")

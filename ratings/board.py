@@ -62,6 +62,7 @@ class HistoryPoint:
     place: int
     mu: float
     sigma: float
+    opponents: tuple[str, ...] = ()
 
     @property
     def conservative(self) -> float:
@@ -204,8 +205,9 @@ def build_board(outcomes: Iterable[Outcome], bots: Iterable[str],
         rater.add(outcome)
         for bot, rank in zip(outcome.seats, outcome.ranks):
             rating = rater.rating(bot)
+            others = tuple(name for name in outcome.seats if name != bot)
             history[bot].append(HistoryPoint(outcome.index, outcome.game_id, len(outcome.seats),
-                                             rank, rating.mu, rating.sigma))
+                                             rank, rating.mu, rating.sigma, others))
 
     if resamples is None:
         mean_players = sum(len(o.seats) for o in rated) / len(rated) if rated else 2

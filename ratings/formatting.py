@@ -26,11 +26,24 @@ def _tabulate(rows: list[list[Any]], headers: Sequence[str], fmt: str, **options
                     **options)
 
 
-def _csv(dicts: list[dict[str, Any]], fieldnames: Sequence[str]) -> str:
+def csv_value(value: Any) -> Any:
+    """A cell as spreadsheets read it: booleans TRUE/FALSE, lists joined by "; ",
+    mappings as JSON, missing values empty."""
+    if isinstance(value, bool):
+        return "TRUE" if value else "FALSE"
+    if isinstance(value, (list, tuple)):
+        return "; ".join(str(item) for item in value)
+    if isinstance(value, dict):
+        return json.dumps(value, sort_keys=True)
+    return "" if value is None else value
+
+
+def csv_text(dicts: Sequence[dict[str, Any]], fieldnames: Sequence[str]) -> str:
+    """Rows as CSV with a header, every cell through :func:`csv_value`."""
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=list(fieldnames), lineterminator="\n")
     writer.writeheader()
-    writer.writerows(dicts)
+    writer.writerows({key: csv_value(value) for key, value in row.items()} for row in dicts)
     return buffer.getvalue().rstrip("\n")
 
 
@@ -95,7 +108,7 @@ def format_board(board: Board | Sequence[Row], fmt: str,
                 entry[f"faults_{kind}"] = faults.get(kind, 0)
             dicts.append(entry)
         names = list(dicts[0]) if dicts else ["bot"]
-        return _csv(dicts, names)
+        return csv_text(dicts, names)
     table = [[row.rank, rank_range(row), row.bot, f"{row.mu:.2f} ± {row.interval:.2f}",
               f"{row.sigma:.2f}", f"{row.conservative:.2f}",
               f"{row.games}{'*' if row.provisional else ''}", row.wins,
@@ -127,7 +140,7 @@ def format_h2h(board: Board, fmt: str) -> str:
     if fmt == "json":
         return json.dumps(h2h_rows(board), indent=2)
     if fmt == "csv":
-        return _csv(h2h_rows(board), ["a", "b", "games", "a_ahead", "b_ahead", "ties",
+        return csv_text(h2h_rows(board), ["a", "b", "games", "a_ahead", "b_ahead", "ties",
                                       "observed", "predicted"])
     table = [[p.a, p.b, p.games, p.a_ahead, p.b_ahead, p.ties, f"{100 * p.observed:.1f}%",
               f"{100 * p.predicted:.1f}%"] for p in board.h2h]
@@ -148,8 +161,8 @@ def format_los(board: Board, fmt: str) -> str:
         return json.dumps([{"bot": a, "los": {b: board.los[a, b] for b in bots if b != a}}
                            for a in bots], indent=2)
     if fmt == "csv":
-        return _csv([{"bot": a, **{b: "" if a == b else f"{board.los[a, b]:.4f}" for b in bots}}
-                     for a in bots], ["bot", *bots])
+        return csv_text([{"bot": a, **{b: "" if a == b else f"{board.los[a, b]:.4f}"
+                                       for b in bots}} for a in bots], ["bot", *bots])
     table = [[a, *("—" if a == b else f"{board.los[a, b]:.3f}" for b in bots)] for a in bots]
     text = _tabulate(table, ["P(row > column)", *bots], fmt,
                      colalign=("left", *("right",) * len(bots)))
@@ -187,7 +200,7 @@ def format_seats(board: Board, fmt: str) -> str:
                     dicts.append({"players": table.players, "bot": bot, "seat": seat,
                                   "games": s.games, "wins": s.wins, "win_rate": s.win_rate,
                                   "mean_place": s.mean_place})
-        return _csv(dicts, ["players", "bot", "seat", "games", "wins", "win_rate",
+        return csv_text(dicts, ["players", "bot", "seat", "games", "wins", "win_rate",
                             "mean_place"])
     parts = []
     order = {bot: index for index, bot in enumerate(board.bots)}
@@ -209,9 +222,9 @@ def format_seats(board: Board, fmt: str) -> str:
 # -- history -------------------------------------------------------------------------
 
 def history_rows(board: Board, bot: str) -> list[dict[str, Any]]:
-    return [{"game_index": point.index, "game_id": point.game_id, "players": point.players,
-             "place": point.place, "mu": point.mu, "sigma": point.sigma,
-             "conservative": point.conservative}
+    return [{"game_id": point.game_id, "opponents": list(point.opponents),
+             "players": point.players, "place": point.place, "mu": point.mu,
+             "sigma": point.sigma, "conservative": point.conservative}
             for point in board.history.get(bot, [])]
 
 
@@ -220,11 +233,13 @@ def format_history(board: Board, bot: str, fmt: str) -> str:
     if fmt == "json":
         return json.dumps(rows, indent=2)
     if fmt == "csv":
-        return _csv(rows, ["game_index", "game_id", "players", "place", "mu", "sigma",
-                           "conservative"])
-    table = [[number, r["game_index"], r["game_id"], f"{r['place']}/{r['players']}",
+        return csv_text(rows, ["game_id", "opponents", "players", "place", "mu", "sigma",
+                               "conservative"])
+    table = [[number, r["game_id"], f"{r['place']}/{r['players']}", ", ".join(r["opponents"]),
               f"{r['mu']:.2f}", f"{r['sigma']:.2f}", f"{r['conservative']:.2f}"]
              for number, r in enumerate(rows, 1)]
-    return (f"{bot}: rating after each of its {len(rows)} rated games\n\n"
-            + _tabulate(table, ["#", "game", "game id", "place", "mu", "sigma", "mu-3σ"], fmt,
-                        colalign=("right",) * 7))
+    return (f"{bot}: rating after each of its {len(rows)} rated games "
+            f"(game id: see `circus-referee replay`)\n\n"
+            + _tabulate(table, ["#", "game id", "place", "opponents", "mu", "sigma", "mu-3σ"],
+                        fmt, colalign=("right", "right", "right", "left", "right", "right",
+                                       "right")))

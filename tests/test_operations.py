@@ -96,7 +96,7 @@ def games_and_board(folder: Path, db: str):
     keys = ("game_index", "seed", "seats", "scores", "ranks", "status", "actions")
     board = runner.invoke(main, ["leaderboard", "--db", str(folder / db), "--format", "json"])
     rows = [{k: row[k] for k in ("bot", "mu", "sigma", "games", "wins")}
-            for row in json.loads(board.output)]
+            for row in json.loads(board.output)["leaderboard"]]
     return [{key: game[key] for key in keys} for game in games], rows
 
 

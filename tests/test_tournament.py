@@ -95,7 +95,9 @@ def test_cli_tournament_leaderboard_and_replay(tmp_path):
     assert result.exit_code == 0, result.output
     assert "games 18/18" in result.output and "greedy" in result.output
     assert "leaders after 18 games (mu-3σ): greedy" in result.output
-    board = json.loads(runner.invoke(main, ["leaderboard", "--db", db, "--format", "json"]).output)
+    data = json.loads(runner.invoke(main, ["leaderboard", "--db", db, "--format", "json"]).output)
+    assert data["tournament"] == "same" and data["game"] == "flea-circus"
+    board = data["leaderboard"]
     assert {"bot", "mu", "sigma", "conservative", "games", "wins"} <= set(board[0])
     assert board[0]["bot"] == "greedy" and sum(row["games"] for row in board) == 36
     shown = runner.invoke(main, ["replay", "1", "--db", db])

@@ -142,7 +142,7 @@ class Store:
         return None if row is None else _tournament(row)
 
     def tournaments(self) -> list[StoredTournament]:
-        rows = self.db.execute("SELECT * FROM tournaments ORDER BY created_at").fetchall()
+        rows = self.db.execute("SELECT * FROM tournaments ORDER BY created_at, rowid").fetchall()
         return [_tournament(row) for row in rows]
 
     def resolve(self, name: str | None) -> StoredTournament:

@@ -67,7 +67,9 @@ def test_table_shows_every_column_and_the_parameters_underneath(db):
 
 
 def test_json_rows_are_consistent(db):
-    rows = json.loads(ok(db, "--format", "json"))
+    data = json.loads(ok(db, "--format", "json"))
+    assert {"tournament", "game", "variant", "parameters", "resamples"} <= set(data)
+    rows = data["leaderboard"]
     assert {row["bot"] for row in rows} == BOTS
     assert {"bot", "mu", "sigma", "conservative", "games", "wins", "rank_low", "rank_high",
             "mu_low", "mu_high", "provisional", "win_rate", "mean_place", "norm_score",
@@ -146,15 +148,17 @@ def test_seats(db):
 
 def test_history(db):
     rows = json.loads(ok(db, "--history", "greedy", "--format", "json"))["history"]["greedy"]
-    board = {row["bot"]: row for row in json.loads(ok(db, "--format", "json"))}
+    board = {row["bot"]: row for row in json.loads(ok(db, "--format", "json"))["leaderboard"]}
     assert len(rows) == board["greedy"]["games"] == 18
-    assert [row["game_index"] for row in rows] == sorted(row["game_index"] for row in rows)
+    assert all("greedy" not in row["opponents"] and len(row["opponents"]) == row["players"] - 1
+               and set(row["opponents"]) <= BOTS for row in rows)
     assert rows[-1]["mu"] == pytest.approx(board["greedy"]["mu"])
     assert rows[-1]["sigma"] == pytest.approx(board["greedy"]["sigma"])
     text = ok(db, "--history", "greedy")
     assert "greedy: rating after each of its 18 rated games" in text
     history_csv = list(csv.DictReader(io.StringIO(ok(db, "--history", "half", "--format", "csv"))))
-    assert len(history_csv) == 18 and set(history_csv[0]) >= {"game_index", "mu", "sigma"}
+    assert len(history_csv) == 18 and set(history_csv[0]) >= {"game_id", "opponents", "mu"}
+    assert "game_index" not in history_csv[0], "one id column: the game id replay takes"
 
 
 def test_sections_combine_in_table_and_json(db):

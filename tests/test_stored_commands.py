@@ -1,0 +1,117 @@
+"""Commands over what is stored: tournaments, played, faults, times, export, in every format."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from bots.random_bot import RandomBot
+from bots.sdk import rng_for
+from cli.main import main
+
+CONFIG = """
+name: {name}
+game: flea-circus
+players: 2
+rounds: {rounds}
+seed: 3
+concurrency: 1
+bots:
+  - {{name: random, python: "bots.random_bot:RandomBot"}}
+  - {{name: greedy, python: "bots.flea_greedy:FleaGreedyBot"}}
+  - {{name: sloppy, python: "test_stored_commands:SloppyBot"}}
+"""
+
+
+class SloppyBot(RandomBot):
+    """Answers out of range at one decision in ten: an illegal fault, substituted."""
+
+    name = "sloppy"
+
+    def decide(self, request):
+        if rng_for(request).random() < 0.1:
+            return len(request.legal_actions)
+        return super().decide(request)
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("stored")
+    path = str(folder / "r.sqlite")
+    for name, rounds in (("first", 1), ("second", 2)):
+        (folder / f"{name}.yaml").write_text(CONFIG.format(name=name, rounds=rounds))
+        result = CliRunner().invoke(main, ["tournament", str(folder / f"{name}.yaml"), "--db",
+                                           path, "--logs", str(folder / "logs"), "-q"])
+        assert result.exit_code == 0, result.output
+    return path
+
+
+def ok(*args: str) -> str:
+    result = CliRunner().invoke(main, list(args))
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def test_tournaments_lists_every_stored_tournament(db):
+    rows = json.loads(ok("tournaments", "--db", db, "--format", "json"))
+    assert [row["name"] for row in rows] == ["second", "first"], "newest first"
+    second = rows[0]
+    assert second["bots"] == ["random", "greedy", "sloppy"]
+    assert second["games_done"] == second["games_total"] == 12
+    assert second["status"] == "finished" and second["finished"]
+    table = ok("tournaments", "--db", db)
+    assert "first" in table and "12" in table and "random, greedy, sloppy" in table
+
+
+def test_played_lists_the_ids_replay_takes(db):
+    rows = json.loads(ok("played", "--db", db, "-t", "first", "--format", "json"))
+    assert len(rows) == 6 and sorted(row["index"] for row in rows) == list(range(6))
+    for row in rows:
+        assert len(row["seats"]) == len(row["scores"]) == len(row["ranks"]) == 2
+        replayed = ok("replay", str(row["id"]), "--db", db)
+        assert f"{row['scores']}" in replayed
+    greedy = json.loads(ok("played", "--db", db, "-t", "first", "--bot", "greedy",
+                           "--format", "json"))
+    assert len(greedy) == 4 and all("greedy" in row["seats"] for row in greedy)
+
+
+def test_csv_writes_lists_and_booleans_for_spreadsheets(db):
+    rows = list(csv.DictReader(io.StringIO(ok("played", "--db", db, "--format", "csv"))))
+    assert len(rows) == 12
+    assert all(len(row["seats"].split("; ")) == 2 for row in rows)
+    board = list(csv.DictReader(io.StringIO(ok("leaderboard", "--db", db, "--format", "csv"))))
+    assert {row["provisional"] for row in board} <= {"TRUE", "FALSE"}
+
+
+def test_an_unknown_bot_is_refused_with_the_list_of_bots(db):
+    for command in ("faults", "played"):
+        result = CliRunner().invoke(main, [command, "--db", db, "--bot", "nosuch"])
+        assert result.exit_code == 2
+        assert result.output.strip() == (
+            "error: no bot 'nosuch' in tournament 'second' (bots: random, greedy, sloppy)")
+
+
+def test_faults_and_times_in_every_format(db):
+    faults = json.loads(ok("faults", "--db", db, "--format", "json"))
+    assert faults and all(f["bot"] == "sloppy" and f["class"] == "illegal" for f in faults)
+    assert ok("faults", "--db", db, "--bot", "greedy").strip() == "no faults by greedy in second"
+    table = ok("faults", "--db", db)
+    assert "sloppy" in table and "sloppy.log" in table
+    assert len(list(csv.DictReader(io.StringIO(ok("faults", "--db", db, "--format", "csv"))))) \
+        == len(faults)
+    times = json.loads(ok("times", "--db", db, "--format", "json"))
+    assert {row["bot"] for row in times} == {"random", "greedy", "sloppy"}
+    assert all(row["median_ms"] <= row["p99_ms"] <= row["max_ms"] <= row["total_ms"]
+               for row in times)
+    lines = ok("times", "--db", db).splitlines()[2:]
+    numbers = [cell for line in lines for cell in line.split()[2:]]
+    assert numbers and all(len(cell.split(".")[1]) == 1 for cell in numbers), "one precision"
+
+
+def test_export_defaults_to_jsonl(db):
+    lines = ok("export", "--db", db).splitlines()
+    assert len(lines) == 12 and all(json.loads(line)["seats"] for line in lines)
