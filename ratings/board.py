@@ -7,13 +7,13 @@ behind every column is explained in ``docs/ratings.md``.
 * Ratings: TrueSkill through the trueskill package (:class:`Rater`), games
   folded in schedule order.
 * Rank ranges: the rating is replayed over bootstrap resamples of the game
-  log (games drawn with replacement, in the drawn order), with
-  :class:`ratings.fast_trueskill.FastTrueSkill`, a float-only replica of the
-  package's update. Bot j is clearly above bot i when j's conservative
-  rating beats i's in at least 97.5% of the resamples (the 95% interval of
-  their difference excludes 0). A bot's range runs from 1 + the number of
-  bots clearly above it to n − the number clearly below it, so bots that
-  cannot be told apart share ranks.
+  log (games drawn with replacement, in the drawn order), with float-only
+  replicas of the package's update (:mod:`ratings.fast_trueskill`, and
+  :mod:`ratings.batch_trueskill` for two-player games, every resample at once).
+  Bot j is clearly above bot i when j's conservative rating beats i's in at
+  least 97.5% of the resamples (the 95% interval of their difference excludes
+  0). A bot's range runs from 1 + the number of bots clearly above it to n −
+  the number clearly below it, so bots that cannot be told apart share ranks.
 * LOS: P(skill_i > skill_j) under the TrueSkill posterior, widened by the
   spread the bootstrap saw (see :func:`los`).
 """
@@ -21,11 +21,13 @@ behind every column is explained in ``docs/ratings.md``.
 from __future__ import annotations
 
 import math
-import random
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Iterable, Mapping, Sequence
 
+import numpy as np
+
+from ratings.batch_trueskill import BatchTrueSkill
 from ratings.fast_trueskill import FastTrueSkill
 from ratings.params import RatingConfig
 from ratings.stats import friedman, normal_cdf, percentile
@@ -282,26 +284,73 @@ def bootstrap(rated: Sequence[Outcome], names: Sequence[str], params: RatingConf
 
     A resample draws len(rated) games with replacement and replays them, from
     the prior, in the order drawn: so the spread shows both which games were
-    played and how much the online rating depends on their order.
+    played and how much the online rating depends on their order. The resamples
+    are independent, so they run side by side: at each step every resample rates
+    the game it drew, two-player games in one batch (:mod:`ratings.batch_trueskill`),
+    larger tables one by one with the scalar replica.
     """
     result: dict[str, list[tuple[float, float]]] = {bot: [] for bot in names}
     if not rated or resamples <= 0:
         return result
-    engine = FastTrueSkill(params)
-    prior = (params.mu, params.sigma)
-    games = [canonical(o.seats, o.ranks) for o in rated]
-    n = len(games)
-    rng = random.Random(seed)
-    for _ in range(resamples):
-        ratings: dict[str, tuple[float, float]] = {}
-        for index in rng.choices(range(n), k=n):
-            seats, ranks = games[index]
-            updated = engine.rate([ratings.get(bot, prior) for bot in seats], ranks)
-            for bot, rating in zip(seats, updated):
-                ratings[bot] = rating
-        for bot in names:
-            result[bot].append(ratings.get(bot, prior))
+    pairs, tables = BatchTrueSkill(params), FastTrueSkill(params)
+    log = _SortedLog(rated, names)
+    mu = np.full((resamples, len(names)), params.mu)
+    sigma = np.full((resamples, len(names)), params.sigma)
+    draws = np.random.default_rng(seed).integers(0, len(rated), size=(resamples, len(rated)))
+    every_row = np.arange(resamples)
+    for step in range(len(rated)):
+        drawn = draws[:, step]
+        for size, rows in log.rows_by_size(drawn, every_row):
+            local = log.local[drawn[rows]]
+            seats = log.seats[size][local]
+            where = (rows[:, None], seats)
+            if size == 2:
+                mu[where], sigma[where] = pairs.rate_sorted(mu[where], sigma[where],
+                                                            log.ties[size][local][:, 0])
+            else:
+                _rate_each(tables, mu, sigma, rows, seats, log.ranks[size][local])
+    for column, bot in enumerate(names):
+        result[bot] = list(zip(mu[:, column].tolist(), sigma[:, column].tolist()))
     return result
+
+
+def _rate_each(engine: FastTrueSkill, mu: np.ndarray, sigma: np.ndarray, rows: np.ndarray,
+               seats: np.ndarray, ranks: np.ndarray) -> None:
+    """Rate one game per row with the scalar replica (tables of three or more)."""
+    for row, game_seats, game_ranks in zip(rows.tolist(), seats.tolist(), ranks.tolist()):
+        updated = engine.rate(list(zip(mu[row, game_seats].tolist(),
+                                       sigma[row, game_seats].tolist())), game_ranks)
+        mu[row, game_seats] = [rating[0] for rating in updated]
+        sigma[row, game_seats] = [rating[1] for rating in updated]
+
+
+class _SortedLog:
+    """A game log as arrays: per table size, each game's seats (as bot columns) in
+    rank order and which neighbours tie, so resamples can gather them in batches."""
+
+    def __init__(self, rated: Sequence[Outcome], names: Sequence[str]) -> None:
+        column = {bot: index for index, bot in enumerate(names)}
+        games = [canonical(o.seats, o.ranks) for o in rated]
+        self.size = np.array([len(seats) for seats, _ in games])
+        self.local = np.zeros(len(games), dtype=np.int64)
+        self.seats: dict[int, np.ndarray] = {}
+        self.ties: dict[int, np.ndarray] = {}
+        self.ranks: dict[int, np.ndarray] = {}
+        for size in sorted(set(self.size.tolist())):
+            members = np.nonzero(self.size == size)[0]
+            self.local[members] = np.arange(len(members))
+            self.seats[size] = np.array([[column[bot] for bot in games[i][0]] for i in members])
+            self.ranks[size] = np.array([games[i][1] for i in members])
+            self.ties[size] = np.array([[a == b for a, b in zip(games[i][1], games[i][1][1:])]
+                                        for i in members]).reshape(len(members), size - 1)
+
+    def rows_by_size(self, drawn: np.ndarray, every_row: np.ndarray
+                     ) -> list[tuple[int, np.ndarray]]:
+        """The resamples that drew a game of each table size at this step."""
+        if len(self.seats) == 1:
+            return [(next(iter(self.seats)), every_row)]
+        sizes = self.size[drawn]
+        return [(size, np.nonzero(sizes == size)[0]) for size in self.seats]
 
 
 #: A bot is clearly above another when it is above in this share of the resamples.

@@ -54,9 +54,10 @@ def test_the_machine_and_every_table_are_printed(quick):
     for key in ("cpu", "cores", "python", "grpcio", "protobuf"):
         assert report["machine"][key]
     for title in ("### Machine", "### 1. Rules engines", "### 2. Over the wire",
-                  "### 3. Concurrency scaling", "### 4. A big in-process tournament"):
+                  "### 3. Concurrency scaling", "### 4. A big in-process tournament",
+                  "### 5. The leaderboard of a long log"):
         assert title in text
-    assert set(report["sections"]) == {"engines", "wire", "scaling", "tournament"}
+    assert set(report["sections"]) == {"engines", "wire", "scaling", "tournament", "leaderboard"}
 
 
 @pytest.mark.slow
@@ -115,3 +116,12 @@ def test_an_unknown_benchmark_is_refused():
     completed = subprocess.run([sys.executable, "-m", "bench", "nonsense"], cwd=ROOT,
                                capture_output=True, text=True, timeout=60)
     assert completed.returncode == 2 and "unknown benchmark" in completed.stderr
+
+
+@pytest.mark.slow
+def test_leaderboard_headline_and_bootstrap_times(quick):
+    values = figures(quick[1], "leaderboard")
+    assert_numbers(values, [f"{part}_s_1000_{players}p" for part in ("bootstrap", "headline")
+                            for players in (2, 4)])
+    assert any("goal: the bootstrap" in note
+               for note in quick[1]["sections"]["leaderboard"]["notes"])

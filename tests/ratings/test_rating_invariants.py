@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from types import SimpleNamespace
 
+import numpy as np
 import pytest
 import trueskill
 import trueskill.backends
@@ -12,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ratings import fast_trueskill
+from ratings.batch_trueskill import BatchTrueSkill
 from ratings.fast_trueskill import FastTrueSkill
 from ratings.params import RatingConfig
 from ratings.trueskill_ratings import Outcome, Rater
@@ -149,3 +151,26 @@ def test_with_the_package_s_erfc_the_replica_runs_the_very_same_schedule(ratings
     for (want_mu, want_sigma), (mu, sigma) in zip(expected, got):
         assert mu == pytest.approx(want_mu, abs=1e-9)
         assert sigma == pytest.approx(want_sigma, abs=1e-9)
+
+
+@settings(max_examples=100, deadline=None)
+@given(data=st.data(), params=PARAMS, games=st.integers(1, 12))
+def test_the_batch_replica_rates_each_pair_as_the_scalar_one(data, params, games):
+    """A batch of independent two-player games (wins, losses and draws in any
+    seat order) gives each game the scalar replica's result."""
+    rating = st.tuples(st.floats(0, 50), st.floats(0.5, 10))
+    tables = data.draw(st.lists(st.tuples(rating, rating), min_size=games, max_size=games))
+    ranks = data.draw(st.lists(st.lists(st.integers(1, 2), min_size=2, max_size=2),
+                               min_size=games, max_size=games))
+    scalar = FastTrueSkill(params)
+    try:
+        expected = [scalar.rate(table, table_ranks) for table, table_ranks in zip(tables, ranks)]
+    except FloatingPointError:   # out of range for the scalar replica: nothing to compare
+        return
+    mu = np.array([[m for m, _ in table] for table in tables])
+    sigma = np.array([[s for _, s in table] for table in tables])
+    got_mu, got_sigma = BatchTrueSkill(params).rate(mu, sigma, np.array(ranks))
+    for game, results in enumerate(expected):
+        for seat, (want_mu, want_sigma) in enumerate(results):
+            assert got_mu[game, seat] == pytest.approx(want_mu, abs=1e-9)
+            assert got_sigma[game, seat] == pytest.approx(want_sigma, abs=1e-9)
