@@ -126,7 +126,7 @@ def bwrap_argv(argv: list[str], socket_dir: Path, isolation: Isolation,
     workdir = (isolation.workdir or Path.cwd()).resolve()
     visible = sorted({workdir, *(p.resolve() for p in isolation.visible)})
     size = str(isolation.tmp_mb * 1024 * 1024)
-    args = [bwrap() or "bwrap", *NAMESPACES, "--die-with-parent", "--as-pid-1",
+    args = [bwrap() or "bwrap", *NAMESPACES, "--die-with-parent",
             "--uid", SANDBOX_ID, "--gid", SANDBOX_ID,
             "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
     for folder in MASKED:
