@@ -4,7 +4,9 @@ Bots are written by people who want to win, so a bot must have no way around
 the referee. Each sandboxed bot runs under ``bwrap`` in its own user, PID, IPC,
 UTS, cgroup and network namespaces:
 
-* it sees no other process (PID namespace; everything it starts dies with it),
+* it sees no other process (PID namespace; everything it starts dies with it:
+  the command is the namespace's PID 1, so bwrap reaps it itself and no init
+  is left orphaned when bwrap leaves),
   has no network but its own loopback, and no capability (an unprivileged uid
   inside its user namespace, so it cannot undo a mount);
 * it sees the host read-only, with private size-bounded ``/tmp``, ``/dev/shm``,
@@ -126,7 +128,7 @@ def bwrap_argv(argv: list[str], socket_dir: Path, isolation: Isolation,
     workdir = (isolation.workdir or Path.cwd()).resolve()
     visible = sorted({workdir, *(p.resolve() for p in isolation.visible)})
     size = str(isolation.tmp_mb * 1024 * 1024)
-    args = [bwrap() or "bwrap", *NAMESPACES, "--die-with-parent",
+    args = [bwrap() or "bwrap", *NAMESPACES, "--die-with-parent", "--as-pid-1",
             "--uid", SANDBOX_ID, "--gid", SANDBOX_ID,
             "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
     for folder in MASKED:

@@ -180,6 +180,7 @@ def fork_bomb() -> str | None:
             children.append(pid)
         for pid in children:
             os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
         return 0 if len(children) == 300 else 1
     return "forked 300 processes" if in_child(bomb) == 0 else None
 
