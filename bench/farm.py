@@ -34,7 +34,7 @@ class Farm:
         self.echo_address = ""
         try:
             for number in range(bots):
-                process = BotProcess(f"random{number}", "python -m bots.random_bot --port {port}",
+                process = BotProcess(f"random{number}", "python -m bots.random_bot --address {address}",
                                      self.workdir / "logs" / f"random{number}.log")
                 self.addresses.append(process.start())
                 self.processes.append(process)

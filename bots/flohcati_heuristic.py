@@ -8,7 +8,7 @@ useful card, aims action cards where the expected gain is largest, lays down a
 trio when that raises its score, and calls the Gala when it is ahead.
 
 Deterministic: it uses no randomness at all, so the same request always gets
-the same answer. Run it with ``python -m bots.flohcati_heuristic --port N``.
+the same answer. Run it with ``python -m bots.flohcati_heuristic --address ADDRESS``.
 """
 
 from __future__ import annotations

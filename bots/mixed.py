@@ -12,7 +12,7 @@ family p = 0, 0.25, 0.5, 0.75, 1 that the rating tests use, in-process::
     bots:
       - {name: p50, python: "bots.mixed:Mixed50"}
 
-or as a process: ``python -m bots.mixed --p 0.5 --port {port}``.
+or as a process: ``python -m bots.mixed --p 0.5 --address {address}``.
 """
 
 from __future__ import annotations

@@ -13,9 +13,11 @@ A whole random bot::
     if __name__ == "__main__":
         serve(RandomBot())
 
-Run it with ``python -m mybot --port 50051``; the referee passes ``--port`` (or
-``CIRCUS_BOT_PORT``) when it starts the bot through ``command:``. The same
-class works in-process with ``python: mymodule:RandomBot`` in bots.yaml.
+Run it with ``python -m mybot --address {address}`` in a ``command:``: the
+referee gives the address to listen on (a unix socket in the bot's sandbox) in
+place of ``{address}`` and in ``CIRCUS_BOT_ADDRESS``; ``--port`` (or
+``CIRCUS_BOT_PORT``) still works for ``sandbox: false``. The same class works
+in-process with ``python: mymodule:RandomBot`` in bots.yaml.
 """
 
 from __future__ import annotations
@@ -126,28 +128,51 @@ class _Servicer(bot_pb2_grpc.BotServicer):
         return bot_pb2.EndGameResponse()
 
 
-def start_server(bot: Bot, port: int, host: str = "127.0.0.1", workers: int = 8) -> grpc.Server:
-    """Start serving ``bot`` on ``host:port`` and return the running server."""
+def start_server(bot: Bot, port: int = 0, host: str = "127.0.0.1", workers: int = 8,
+                 address: str | None = None) -> grpc.Server:
+    """Start serving ``bot`` on ``address`` (e.g. ``unix:/run/circus/bot.sock``), or on
+    ``host:port``, and return the running server."""
+    address = address or f"{host}:{port}"
     server = grpc.server(futures.ThreadPoolExecutor(max_workers=workers))
     bot_pb2_grpc.add_BotServicer_to_server(_Servicer(bot), server)
-    if server.add_insecure_port(f"{host}:{port}") == 0:
-        raise OSError(f"cannot listen on {host}:{port}")
+    if server.add_insecure_port(address) == 0:
+        raise OSError(f"cannot listen on {address}")
     server.start()
     return server
 
 
 def serve(bot: Bot, argv: Sequence[str] | None = None) -> None:
-    """Parse ``--port`` and serve until SIGTERM or SIGINT."""
+    """Parse ``--address`` or ``--port`` and serve until SIGTERM or SIGINT.
+
+    The order: ``--address``, ``--port``, ``$CIRCUS_BOT_ADDRESS``, ``$CIRCUS_BOT_PORT``.
+    """
     parser = argparse.ArgumentParser(description=f"circus-referee bot {bot.name!r}")
-    parser.add_argument("--port", type=int, default=int(os.environ.get("CIRCUS_BOT_PORT", 0)),
+    parser.add_argument("--address", default=None,
+                        help="gRPC address to listen on, e.g. unix:/run/circus/bot.sock "
+                             "(default: $CIRCUS_BOT_ADDRESS)")
+    parser.add_argument("--port", type=int, default=None,
                         help="loopback port to listen on (default: $CIRCUS_BOT_PORT)")
     args = parser.parse_args(argv)
-    if not args.port:
-        parser.error("give --port or set CIRCUS_BOT_PORT")
-    server = start_server(bot, args.port)
+    address = listen_address(args.address, args.port)
+    if address is None:
+        parser.error("give --address or --port, or set CIRCUS_BOT_ADDRESS or CIRCUS_BOT_PORT")
+    server = start_server(bot, address=address)
     stop = threading.Event()
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, lambda *_: stop.set())
-    print(f"{bot.name} listening on 127.0.0.1:{args.port}", file=sys.stderr, flush=True)
+    print(f"{bot.name} listening on {address}", file=sys.stderr, flush=True)
     stop.wait()
     server.stop(grace=0.5).wait()
+
+
+def listen_address(address: str | None, port: int | None) -> str | None:
+    """The address to listen on from the options, else from the referee's environment."""
+    if address:
+        return address
+    if port:
+        return f"127.0.0.1:{port}"
+    if os.environ.get("CIRCUS_BOT_ADDRESS"):
+        return os.environ["CIRCUS_BOT_ADDRESS"]
+    if os.environ.get("CIRCUS_BOT_PORT"):
+        return f"127.0.0.1:{int(os.environ['CIRCUS_BOT_PORT'])}"
+    return None

@@ -118,7 +118,8 @@ def tournament(config_path: Path, db_path: Path, log_root: Path, concurrency: in
     except StoreError as error:
         fail(str(error))
     runner = TournamentRunner(config, store, log_root / config.name, quiet=quiet,
-                              skip_bad_bots=skip_bad_bots, fresh=fresh)
+                              skip_bad_bots=skip_bad_bots, fresh=fresh,
+                              private=(config_path,))
     try:
         summary = runner.run()
     except TournamentError as error:
@@ -281,7 +282,7 @@ def faults(db_path: Path, tournament: str | None, bot: str | None, fmt: str) -> 
 
 @main.command("check-bot")
 @click.option("--command", "command", default=None, help="command line that starts the bot "
-              "({port} is replaced by its port)")
+              "in its sandbox ({address} is replaced by the address to listen on)")
 @click.option("--address", default=None, help="HOST:PORT of a running bot")
 @click.option("--game", "only_game", default=None, help="check only this game")
 @click.option("--games", "games", type=click.IntRange(min=1), default=3, show_default=True,
@@ -289,8 +290,11 @@ def faults(db_path: Path, tournament: str | None, bot: str | None, fmt: str) -> 
 @click.option("--move-ms", type=click.IntRange(min=1), default=1000, show_default=True)
 @click.option("--bank-ms", type=click.IntRange(min=0), default=10000, show_default=True)
 @click.option("--startup-ms", type=click.IntRange(min=1), default=10000, show_default=True)
+@click.option("--no-sandbox", is_flag=True, help="start the command unsandboxed (a trusted "
+              "bot; {port} is then its loopback port)")
 def check_bot_command(command: str | None, address: str | None, only_game: str | None,
-                      games: int, move_ms: int, bank_ms: int, startup_ms: int) -> None:
+                      games: int, move_ms: int, bank_ms: int, startup_ms: int,
+                      no_sandbox: bool) -> None:
     """Check that a bot follows the protocol: handshake, games, legal and timely replies."""
     if (command is None) == (address is None):
         fail("give exactly one of --command and --address")
@@ -298,7 +302,7 @@ def check_bot_command(command: str | None, address: str | None, only_game: str |
         fail(f"unknown game {only_game!r} (games: {', '.join(sorted(GAMES))})")
     spec = BotSpec(name="candidate", command=command, address=address)
     time_config = TimeConfig(move_ms=move_ms, bank_ms=bank_ms, startup_ms=startup_ms)
-    checks = check_bot(spec, only_game, games, time_config)
+    checks = check_bot(spec, only_game, games, time_config, sandbox=not no_sandbox)
     for check in checks:
         click.echo(check.line())
     failed = sum(not check.passed for check in checks)

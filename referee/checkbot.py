@@ -95,10 +95,14 @@ def timing_check(times_ms: list[float]) -> Check:
 
 
 def check_bot(spec: BotSpec, only_game: str | None, games: int, time_config: TimeConfig,
-              log_dir: Path | None = None) -> list[Check]:
-    """Run every check; stop early only when a later check cannot run."""
+              log_dir: Path | None = None, sandbox: bool = True) -> list[Check]:
+    """Run every check; stop early only when a later check cannot run.
+
+    A ``command:`` bot is checked in the same sandbox a tournament gives it.
+    """
     log_dir = log_dir or Path(tempfile.mkdtemp(prefix="check-bot-"))
-    participant = Participant(spec, log_dir, LimitsConfig(), time_config.startup_ms)
+    participant = Participant(spec, log_dir, LimitsConfig(), time_config.startup_ms,
+                              sandbox=sandbox)
     try:
         participant.start(None)
     except BotStartError as error:

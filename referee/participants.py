@@ -17,6 +17,7 @@ import grpc
 from circus.v1 import bot_pb2
 from referee.clients import BotClient, BotFault, GrpcClient, InProcessClient, load_python_bot
 from referee.process import BotProcess
+from referee.sandbox import Isolation
 from referee.settings import BotSpec, LimitsConfig
 from referee.wire import PROTOCOL_VERSION
 
@@ -31,11 +32,22 @@ def major(version: str) -> str:
     return version.split(".", 1)[0]
 
 
+def isolation(spec: BotSpec, limits: LimitsConfig, sandbox: bool,
+              private: tuple[Path, ...]) -> Isolation:
+    """How ``spec``'s process is isolated: the entry's choice, else the tournament's."""
+    return Isolation(sandbox=sandbox if spec.sandbox is None else spec.sandbox,
+                     workdir=Path(spec.dir) if spec.dir else None, env=spec.env,
+                     private=private, processes=limits.processes,
+                     open_files=limits.open_files, log_bytes=limits.log_bytes,
+                     tmp_mb=limits.tmp_mb, cpus=limits.cpus)
+
+
 class Participant:
     """One bot of the lineup and the client to reach it."""
 
     def __init__(self, spec: BotSpec, log_dir: Path, limits: LimitsConfig,
-                 startup_ms: int, max_restarts: int = 0) -> None:
+                 startup_ms: int, max_restarts: int = 0, sandbox: bool = True,
+                 private: tuple[Path, ...] = ()) -> None:
         self.spec = spec
         self.name = spec.name
         self.limits = limits
@@ -48,7 +60,8 @@ class Participant:
         self.lock = threading.Lock()
         if spec.command is not None:
             self.process = BotProcess(spec.name, spec.command, log_dir / f"{spec.name}.log",
-                                      limits.memory_mb, limits.cpu_seconds)
+                                      limits.memory_mb, limits.cpu_seconds,
+                                      isolation(spec, limits, sandbox, (*private, log_dir)))
 
     @property
     def log_path(self) -> Path | None:

@@ -1,14 +1,17 @@
 """Starting and stopping ``command:`` bots as isolated child processes.
 
-Each bot runs in its own process group (so stopping it stops everything it
-started), with stdin closed, stdout and stderr appended to its own log file,
-resource limits set by ``prlimit``, and a parent-death signal so that it
-cannot outlive the referee. The port is chosen here and given to
-the bot both in place of ``{port}`` and as ``CIRCUS_BOT_PORT``.
+By default a bot runs in the sandbox of :mod:`referee.sandbox` and listens on
+a unix socket, given to it in place of ``{address}`` and as
+``CIRCUS_BOT_ADDRESS``. With ``sandbox: false`` it runs as before: a loopback
+port in place of ``{port}`` (and ``{address}``) and in ``CIRCUS_BOT_PORT``.
+Either way it runs in its own process group, with stdin closed, its output
+copied to its own log file up to a cap, resource limits set by ``prlimit``,
+and a parent-death signal so that it cannot outlive the referee.
 """
 
 from __future__ import annotations
 
+import atexit
 import os
 import queue
 import shlex
@@ -17,10 +20,17 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
+
+from referee import sandbox
+from referee.sandbox import Cgroup, Isolation
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
 
 
 def free_port() -> int:
@@ -38,9 +48,14 @@ def bot_environment(port: int) -> dict[str, str]:
     """
     env = dict(os.environ)
     env["CIRCUS_BOT_PORT"] = str(port)
-    env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
+    env["PATH"] = bot_path()
     env.setdefault("PYTHONUNBUFFERED", "1")
     return env
+
+
+def bot_path() -> str:
+    """Our PATH with this interpreter's folder first."""
+    return os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
 
 
 class _Spawner:
@@ -92,56 +107,157 @@ def dies_with_referee(argv: list[str]) -> list[str]:
     return [setpriv, "--pdeathsig", "KILL", "--", *argv] if setpriv else argv
 
 
-def limited(argv: list[str], memory_mb: int | None, cpu_seconds: int | None) -> list[str]:
-    """Wrap ``argv`` in ``prlimit`` for a memory and CPU-time limit.
+def limited(argv: list[str], memory_mb: int | None, cpu_seconds: int | None,
+            open_files: int | None = None, processes: int | None = None) -> list[str]:
+    """Wrap ``argv`` in ``prlimit`` for memory, CPU-time, open-file and process limits.
 
     Memory is limited by the data segment (RLIMIT_DATA: heap and private
     writable mappings), not the address space: runtimes such as V8 and glibc's
     per-thread arenas reserve gigabytes of address space they never use.
+    RLIMIT_NPROC (``processes``) binds only a non-root uid: a cgroup's
+    ``pids.max`` is the bound that holds for root too.
     """
     limits = []
     if memory_mb:
         limits.append(f"--data={memory_mb * 1024 * 1024}")
     if cpu_seconds:
         limits.append(f"--cpu={cpu_seconds}")
+    if open_files:
+        limits.append(f"--nofile={open_files}")
+    if processes:
+        limits.append(f"--nproc={processes}")
     prlimit = shutil.which("prlimit")
     if not limits or prlimit is None:
         return argv
     return [prlimit, *limits, "--", *argv]
 
 
+_runtime: list[Path] = []
+_runtime_lock = threading.Lock()
+
+
+def runtime_root() -> Path:
+    """This referee's folder for the bots' socket folders (under /tmp, which no sandbox sees)."""
+    with _runtime_lock:
+        if not _runtime:
+            _runtime.append(Path(tempfile.mkdtemp(prefix="circus-referee-")))
+            atexit.register(shutil.rmtree, _runtime[0], True)
+        return _runtime[0]
+
+
+def copy_log(source: IO[bytes], log: IO[bytes], cap: int, name: str) -> None:
+    """Copy a bot's output into its log until the log holds ``cap`` bytes, then drain.
+
+    The bot is never blocked on a full pipe; past the cap one marker line says
+    the log was truncated and the rest of its output is discarded.
+    """
+    with source, log:
+        room = cap - log.tell()
+        while chunk := source.read1(65536):
+            if room > 0:
+                log.write(chunk[:room])
+                log.flush()
+            if room > 0 >= room - len(chunk):
+                log.write(f"\n=== log truncated at {cap} bytes: further output of {name} "
+                          "is discarded ===\n".encode())
+                log.flush()
+            room -= len(chunk)
+
+
+def group_members(pgid: int) -> list[int]:
+    """The live processes of a process group, from /proc."""
+    members = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except (OSError, IndexError):
+                continue
+            if int(fields[2]) == pgid:
+                members.append(int(entry.name))
+    return members
+
+
 class BotProcess:
     """One run of a bot's command; :meth:`start` may be called again after a crash."""
 
     def __init__(self, name: str, command: str, log_path: Path,
-                 memory_mb: int | None = None, cpu_seconds: int | None = None) -> None:
+                 memory_mb: int | None = None, cpu_seconds: int | None = None,
+                 isolation: Isolation | None = None) -> None:
         self.name = name
         self.command = command
         self.log_path = log_path
         self.memory_mb = memory_mb
         self.cpu_seconds = cpu_seconds
+        self.isolation = isolation or Isolation()
         self.process: subprocess.Popen[bytes] | None = None
         self.port = 0
         self.runs = 0
+        self.socket_dir: Path | None = None
+        self.cgroup: Cgroup | None = None
+        self.pump: threading.Thread | None = None
 
     def start(self) -> str:
-        """Start the command and return the address it is to listen on."""
-        self.port = free_port()
-        try:
-            argv = shlex.split(self.command.replace("{port}", str(self.port)))
-        except ValueError as error:
-            raise OSError(f"cannot parse command {self.command!r}: {error}") from None
+        """Start the command and return the address the referee reaches it on."""
+        self._clean_up()
+        if self.isolation.sandbox:
+            sandbox.ensure_available()
+            argv, env, address = self._sandboxed()
+        else:
+            argv, env, address = self._unsandboxed()
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         self.runs += 1
-        with open(self.log_path, "ab") as log:
-            log.write(f"=== run {self.runs} of {self.name}: {self.command} "
-                      f"(port {self.port}, {time.strftime('%Y-%m-%d %H:%M:%S')})\n".encode())
-            log.flush()
-            self.process = spawn(
-                dies_with_referee(limited(argv, self.memory_mb, self.cpu_seconds)),
-                stdin=subprocess.DEVNULL, stdout=log, stderr=log,
-                env=bot_environment(self.port), start_new_session=True)
-        return f"127.0.0.1:{self.port}"
+        log = open(self.log_path, "ab")
+        where = (f"socket {self.socket_dir / 'bot.sock'}" if self.socket_dir
+                 else f"port {self.port}")
+        log.write(f"=== run {self.runs} of {self.name}: {self.command} "
+                  f"({where}, {time.strftime('%Y-%m-%d %H:%M:%S')})\n".encode())
+        log.flush()
+        try:
+            self.process = spawn(dies_with_referee(argv), stdin=subprocess.DEVNULL,
+                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env,
+                                 cwd=self.isolation.workdir, start_new_session=True)
+        except OSError:
+            log.close()
+            raise
+        self.pump = threading.Thread(target=copy_log, name=f"log-{self.name}", daemon=True,
+                                     args=(self.process.stdout, log, self.isolation.log_bytes,
+                                           self.name))
+        self.pump.start()
+        return address
+
+    def _argv(self, address: str) -> list[str]:
+        command = self.command.replace("{address}", address).replace("{port}", str(self.port))
+        try:
+            return shlex.split(command)
+        except ValueError as error:
+            raise OSError(f"cannot parse command {self.command!r}: {error}") from None
+
+    def _sandboxed(self) -> tuple[list[str], dict[str, str], str]:
+        """The command in its sandbox and cgroups, its environment, and our address of it."""
+        if "{port}" in self.command:
+            raise OSError("{port} needs `sandbox: false`; a sandboxed bot listens on {address}")
+        iso = self.isolation
+        self.socket_dir = Path(tempfile.mkdtemp(dir=runtime_root()))
+        argv = self._argv(f"unix:{sandbox.SOCKET}")
+        self.cgroup = Cgroup(f"circus-{os.getpid()}-{self.socket_dir.name}",
+                             self.memory_mb, iso.processes, iso.cpus)
+        isolation = replace(iso, visible=(*iso.visible, Path(sys.prefix), Path(sys.base_prefix),
+                                          PROJECT_ROOT))
+        inner = sandbox.bwrap_argv(argv, self.socket_dir, isolation, runtime_root())
+        limits = limited(inner, self.memory_mb, self.cpu_seconds, iso.open_files,
+                         None if self.cgroup.enabled else iso.processes)
+        env = sandbox.environment(f"unix:{sandbox.SOCKET}", iso, bot_path())
+        return self.cgroup.wrap(limits), env, f"unix:{self.socket_dir / 'bot.sock'}"
+
+    def _unsandboxed(self) -> tuple[list[str], dict[str, str], str]:
+        self.port = free_port()
+        address = f"127.0.0.1:{self.port}"
+        argv = self._argv(address)
+        env = bot_environment(self.port)
+        env.update(dict(self.isolation.env), CIRCUS_BOT_ADDRESS=address)
+        return (limited(argv, self.memory_mb, self.cpu_seconds, self.isolation.open_files),
+                env, address)
 
     def alive(self) -> bool:
         return self.process is not None and self.process.poll() is None
@@ -155,7 +271,7 @@ class BotProcess:
             return
         for signum, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, 5.0)):
             try:
-                os.killpg(self.process.pid, signum)
+                self._signal(signum)
             except ProcessLookupError:
                 break
             try:
@@ -167,6 +283,34 @@ class BotProcess:
             except ProcessLookupError:
                 pass
             break
+        self._clean_up()
+
+    def _signal(self, signum: int) -> None:
+        """Signal the bot's process group; in a sandbox, bwrap last.
+
+        bwrap's death would orphan the bot (and kill it at once): its
+        processes get the signal first, and bwrap reaps them and leaves.
+        """
+        assert self.process is not None
+        leader = self.process.pid
+        if not self.isolation.sandbox:
+            os.killpg(leader, signum)
+            return
+        os.killpg(leader, 0)  # ProcessLookupError when nothing is left
+        for pid in [pid for pid in group_members(leader) if pid != leader] or [leader]:
+            try:
+                os.kill(pid, signum)
+            except ProcessLookupError:
+                pass
+
+    def _clean_up(self) -> None:
+        """Remove what the last run left: its cgroups and its socket folder."""
+        if self.cgroup is not None:
+            self.cgroup.remove()
+            self.cgroup = None
+        if self.socket_dir is not None:
+            shutil.rmtree(self.socket_dir, ignore_errors=True)
+            self.socket_dir = None
 
     def log_tail(self, lines: int = 5) -> str:
         """The last lines of the bot's log, for error messages."""

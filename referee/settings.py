@@ -18,12 +18,19 @@ BOT_KINDS = ("command", "address", "python")
 
 @dataclass(frozen=True)
 class BotSpec:
-    """One bot entry: a name and exactly one way to reach it."""
+    """One bot entry: a name and exactly one way to reach it.
+
+    ``dir`` (its folder and working directory), ``env`` (extra environment)
+    and ``sandbox`` (None: the tournament's choice) are for ``command:`` bots.
+    """
 
     name: str
     command: str | None = None
     address: str | None = None
     python: str | None = None
+    dir: str | None = None
+    env: tuple[tuple[str, str], ...] = ()
+    sandbox: bool | None = None
 
     @property
     def kind(self) -> str:
@@ -47,3 +54,12 @@ class LimitsConfig:
     cpu_seconds: int | None = None
     # Largest message accepted or sent, in bytes.
     message_bytes: int = 4 * 1024 * 1024
+    # Tasks (processes and threads) in a bot's sandbox.
+    processes: int = 128
+    open_files: int = 1024
+    # A bot's log file is cut here, with a marker line.
+    log_bytes: int = 16 * 1024 * 1024
+    # Size of each private tmpfs of the sandbox (/tmp, /dev/shm, /var/tmp, /run).
+    tmp_mb: int = 64
+    # CPU rate of the whole sandbox, in cores.
+    cpus: float = 1.0

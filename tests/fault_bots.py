@@ -1,6 +1,6 @@
 """Bots that misbehave on purpose: the fixtures for the fault rules.
 
-Run as ``python tests/fault_bots.py MODE --port N``. Each mode breaks the
+Run as ``python tests/fault_bots.py MODE --address ADDRESS``. Each mode breaks the
 protocol in one way; otherwise the bot plays at random, every game.
 """
 
@@ -19,7 +19,7 @@ import grpc
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bots.random_bot import RandomBot  # noqa: E402
-from bots.sdk import PROTOCOL_VERSION, _Servicer  # noqa: E402
+from bots.sdk import PROTOCOL_VERSION, _Servicer, listen_address  # noqa: E402
 from circus.v1 import bot_pb2, bot_pb2_grpc  # noqa: E402
 
 def oversize_bytes(decision: bot_pb2.Decision) -> bytes:
@@ -104,7 +104,8 @@ def raw_decide_service(bot: FaultBot) -> grpc.GenericRpcHandler:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("mode")
-    parser.add_argument("--port", type=int, default=int(os.environ.get("CIRCUS_BOT_PORT", 0)))
+    parser.add_argument("--address", default=None)
+    parser.add_argument("--port", type=int, default=None)
     parser.add_argument("--sleep-ms", type=int, default=0)
     args = parser.parse_args()
     bot = FaultBot(args.mode, args.sleep_ms)
@@ -116,9 +117,10 @@ def main() -> None:
         server.add_generic_rpc_handlers((raw_decide_service(bot),))
     else:
         bot_pb2_grpc.add_BotServicer_to_server(FaultServicer(bot), server)
-    server.add_insecure_port(f"127.0.0.1:{args.port}")
+    address = listen_address(args.address, args.port)
+    server.add_insecure_port(address)
     server.start()
-    print(f"fault bot {args.mode} (protocol {PROTOCOL_VERSION}) on port {args.port}",
+    print(f"fault bot {args.mode} (protocol {PROTOCOL_VERSION}) on {address}",
           file=sys.stderr, flush=True)
     threading.Event().wait()
 

@@ -19,10 +19,10 @@ def check(*args: str):
 
 
 @pytest.mark.parametrize("command", [
-    "python -m bots.random_bot --port {port}",
-    "python -m bots.flea_greedy --port {port}",
-    "python -m bots.flohcati_heuristic --port {port}",
-    "python -m bots.animal_circus_heuristic --port {port}",
+    "python -m bots.random_bot --address {address}",
+    "python -m bots.flea_greedy --address {address}",
+    "python -m bots.flohcati_heuristic --address {address}",
+    "python -m bots.animal_circus_heuristic --address {address}",
 ])
 def test_example_bots_pass(command):
     result = check("--command", command, "--games", "2")
@@ -31,7 +31,7 @@ def test_example_bots_pass(command):
 
 
 def test_a_bot_using_its_bank_passes():
-    result = check("--command", f"{sys.executable} {FAULT_BOTS} slow --sleep-ms 120 --port {{port}}",
+    result = check("--command", f"{sys.executable} {FAULT_BOTS} slow --sleep-ms 120 --address {{address}}",
                    "--game", "flea-circus", "--games", "1", "--move-ms", "100",
                    "--bank-ms", "10000")
     assert result.exit_code == 0, result.output
@@ -45,12 +45,12 @@ def test_a_bot_using_its_bank_passes():
     ("raise", "play flea-circus/standard", "error: UNKNOWN"),
     ("oversize", "play flea-circus/standard", "illegal: RESOURCE_EXHAUSTED"),
     ("garbage", "play flea-circus/standard", "illegal: INTERNAL"),
-    ("no-port", "handshake", "did not answer on 127.0.0.1:"),
+    ("no-port", "handshake", "did not answer on unix:"),
     ("wrong-version", "handshake", "the major versions differ"),
     ("no-game", "games", "claims no game"),
 ])
 def test_fault_bots_fail_with_the_right_message(mode, failed_check, message):
-    result = check("--command", f"{sys.executable} {FAULT_BOTS} {mode} --port {{port}}",
+    result = check("--command", f"{sys.executable} {FAULT_BOTS} {mode} --address {{address}}",
                    "--game", "flea-circus", "--games", "1", *FAST)
     assert result.exit_code == 1, result.output
     failures = [line for line in result.output.splitlines() if line.startswith("FAIL")]

@@ -33,11 +33,11 @@ time: {{move_ms: 100, bank_ms: 300, grace_ms: 100, call_ms: 2000, startup_ms: {s
 {extra}
 bots:
   - name: bad
-    command: {sys.executable} {FAULT_BOTS} {mode} --port {{port}} {bad_args}
+    command: {sys.executable} {FAULT_BOTS} {mode} --address {{address}} {bad_args}
   - name: good-1
-    command: python -m bots.random_bot --port {{port}}
+    command: python -m bots.random_bot --address {{address}}
   - name: good-2
-    command: python -m bots.random_bot --port {{port}}
+    command: python -m bots.random_bot --address {{address}}
 """
 
 
@@ -134,7 +134,7 @@ def test_forfeit_policy_forfeits_on_the_first_fault(tmp_path, started):
 
 
 @pytest.mark.parametrize("mode, message", [
-    ("no-port", "did not answer on 127.0.0.1:"),
+    ("no-port", "did not answer on unix:"),
     ("wrong-version", "speaks protocol 2.0.0, the referee speaks 1.0.0"),
     ("no-game", "does not play flea-circus (variant standard); it claims no game"),
 ])

@@ -34,10 +34,11 @@ players: 3
 rounds: 40
 seed: 17
 concurrency: 2
+secret_deals: false   # the resumed store is compared with another store's run
 bots:
-  - {name: greedy, command: "python -m bots.flea_greedy --port {port}"}
-  - {name: random, command: "python -m bots.random_bot --port {port}"}
-  - {name: random-b, command: "python -m bots.random_bot --port {port}"}
+  - {name: greedy, command: "python -m bots.flea_greedy --address {address}"}
+  - {name: random, command: "python -m bots.random_bot --address {address}"}
+  - {name: random-b, command: "python -m bots.random_bot --address {address}"}
 """
 
 
@@ -49,32 +50,35 @@ def stored_count(db: Path) -> int:
         return 0
 
 
-def bot_ports(log_dir: Path) -> set[int]:
-    ports = set()
+def bot_marks(log_dir: Path) -> set[str]:
+    """What tells each bot run apart: its socket folder (sandboxed) or its port."""
+    marks = set()
     for log in log_dir.rglob("*.log"):
-        ports |= {int(port) for port in re.findall(r"\(port (\d+),", log.read_text())}
-    return ports
+        text = log.read_text()
+        marks |= {f"CIRCUS_BOT_PORT={port}" for port in re.findall(r"\(port (\d+),", text)}
+        marks |= {Path(path).parent.name for path in re.findall(r"\(socket (\S+),", text)}
+    return marks
 
 
-def bot_processes(ports: set[int]) -> list[int]:
-    """Live processes started with one of these CIRCUS_BOT_PORTs."""
-    wanted = {f"CIRCUS_BOT_PORT={port}".encode() for port in ports}
+def bot_processes(marks: set[str]) -> list[int]:
+    """Live processes with one of these ports in their environment or socket folders mounted."""
     found = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
         try:
-            environ = set((entry / "environ").read_bytes().split(b"\0"))
+            seen = ((entry / "environ").read_bytes().decode(errors="replace")
+                    + (entry / "mountinfo").read_text())
             state = (entry / "stat").read_text().split(") ")[1].split()[0]
         except OSError:
             continue
-        if environ & wanted and state != "Z":
+        if any(mark in seen for mark in marks) and state != "Z":
             found.append(int(entry.name))
     return found
 
 
 def assert_bots_gone(log_dir: Path) -> None:
-    ports = bot_ports(log_dir)
+    ports = bot_marks(log_dir)
     assert ports
     deadline = time.monotonic() + 10
     while bot_processes(ports) and time.monotonic() < deadline:

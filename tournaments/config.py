@@ -54,22 +54,29 @@ class TournamentConfig:
     max_restarts: int = 3
     limits: LimitsConfig = LimitsConfig()
     rating: RatingConfig = RatingConfig()
+    # Run command: bots in the sandbox (referee.sandbox); a bot entry may override it.
+    sandbox: bool = True
+    # Derive deals from the seed and a secret kept in the store, not from the seed alone.
+    secret_deals: bool = True
 
     def identity(self) -> dict[str, Any]:
         """What defines the games: the keys a resumed run must not change.
 
-        Concurrency and how bots are reached may change between runs without
-        changing which games are played.
+        Concurrency and how bots are reached (and sandboxed) may change between
+        runs without changing which games are played.
         """
         data = asdict(self)
         data.pop("concurrency")
+        data.pop("sandbox")
         data["bots"] = [bot.name for bot in self.bots]
         return data
 
 
 TOP_KEYS = {"name", "game", "variant", "players", "rounds", "games_per_bot", "seed",
             "concurrency", "format", "challenger", "duplicate", "time", "faults",
-            "max_strikes", "recover", "max_restarts", "limits", "rating", "bots"}
+            "max_strikes", "recover", "max_restarts", "limits", "rating", "bots",
+            "sandbox", "secret_deals"}
+COMMAND_KEYS = ("dir", "env", "sandbox")
 
 
 def load_config(path: str | Path) -> TournamentConfig:
@@ -100,7 +107,8 @@ def parse_config(data: Any, default_name: str = "tournament") -> TournamentConfi
         variant = game.check(players, _typed(data, "variant", str))
     except GameConfigError as error:
         raise ConfigError(str(error)) from None
-    bots = _bots(data.get("bots"))
+    sandbox = _typed(data, "sandbox", bool, default=True)
+    bots = _bots(data.get("bots"), sandbox)
     if "rounds" in data and "games_per_bot" in data:
         raise ConfigError("give 'rounds' or 'games_per_bot', not both")
     if len(bots) < players:
@@ -122,6 +130,8 @@ def parse_config(data: Any, default_name: str = "tournament") -> TournamentConfi
         max_restarts=_typed(data, "max_restarts", int, default=3),
         limits=_section(data, "limits", LimitsConfig),
         rating=_section(data, "rating", RatingConfig),
+        sandbox=sandbox,
+        secret_deals=_typed(data, "secret_deals", bool, default=True),
     )
     _check_format(config)
     return config
@@ -211,7 +221,7 @@ def _faults(section: Any) -> dict[str, str]:
     return faults
 
 
-def _bots(section: Any) -> tuple[BotSpec, ...]:
+def _bots(section: Any, sandbox: bool) -> tuple[BotSpec, ...]:
     if not isinstance(section, list) or not section:
         raise ConfigError("'bots' must be a non-empty list")
     bots: list[BotSpec] = []
@@ -221,7 +231,7 @@ def _bots(section: Any) -> tuple[BotSpec, ...]:
         if not isinstance(entry, dict):
             raise ConfigError(f"{where} must be a mapping with a name and a command, "
                               "address or python")
-        _no_unknown_keys(entry, {"name", *BOT_KINDS}, f"{where}.")
+        _no_unknown_keys(entry, {"name", *BOT_KINDS, *COMMAND_KEYS}, f"{where}.")
         name = _typed(entry, "name", str, required=True, where=f"{where}.")
         if name in seen:
             raise ConfigError(f"duplicate bot name {name!r}")
@@ -232,5 +242,28 @@ def _bots(section: Any) -> tuple[BotSpec, ...]:
             raise ConfigError(f"bot {name!r} needs exactly one of command, address, python "
                               f"(found {found})")
         value = _typed(entry, ways[0], str, where=f"bot {name!r}: ")
-        bots.append(BotSpec(name=name, **{ways[0]: value}))
+        bots.append(BotSpec(name=name, **{ways[0]: value}, **_command_keys(entry, name, sandbox)))
     return tuple(bots)
+
+
+def _command_keys(entry: dict, name: str, sandbox: bool) -> dict[str, Any]:
+    """A bot entry's ``dir``, ``env`` and ``sandbox``, which only ``command:`` bots take."""
+    where = f"bot {name!r}: "
+    given = [key for key in COMMAND_KEYS if entry.get(key) is not None]
+    if entry.get("command") is None:
+        if given:
+            raise ConfigError(f"{where}{', '.join(given)} only for command: bots")
+        return {}
+    folder = _typed(entry, "dir", str, where=where)
+    if folder is not None and not Path(folder).is_dir():
+        raise ConfigError(f"{where}dir {folder!r} is not a folder")
+    env = entry.get("env") or {}
+    if not isinstance(env, dict) or not all(
+            isinstance(key, str) and isinstance(value, (str, int, float)) for key, value in env.items()):
+        raise ConfigError(f"{where}env must be a mapping of names to strings")
+    own = _typed(entry, "sandbox", bool, where=where)
+    if (sandbox if own is None else own) and "{port}" in entry["command"]:
+        raise ConfigError(f"{where}{{port}} needs `sandbox: false`; a sandboxed bot listens on "
+                          "{address}")
+    return {"dir": folder, "env": tuple((key, str(value)) for key, value in env.items()),
+            "sandbox": own}

@@ -8,6 +8,7 @@ soon as every earlier game is in, so they never depend on finish order.
 
 from __future__ import annotations
 
+import secrets
 import signal
 import sys
 import threading
@@ -23,6 +24,7 @@ from referee.clients import BotClient
 from referee.games import get_game
 from referee.match import FaultPolicy, Match, MatchAbandoned, MatchResult
 from referee.participants import BotStartError, Participant
+from referee.sandbox import SandboxUnavailable, ensure_available
 from tournaments.config import TournamentConfig
 from tournaments.executor import ThreadExecutor
 from tournaments.schedule import Pairing, schedule
@@ -121,7 +123,8 @@ class LiveStandings:
 class TournamentRunner:
     def __init__(self, config: TournamentConfig, store: Store, log_dir: Path,
                  out: TextIO | None = None, quiet: bool = False,
-                 skip_bad_bots: bool = False, fresh: bool = False) -> None:
+                 skip_bad_bots: bool = False, fresh: bool = False,
+                 private: tuple[Path, ...] = ()) -> None:
         self.config = config
         self.store = store
         self.log_dir = log_dir
@@ -130,9 +133,16 @@ class TournamentRunner:
         self.skip_bad_bots = skip_bad_bots
         self.fresh = fresh
         self.game = get_game(config.game)
+        # Seats and count of every game; the seeds are final once the store gives the secret.
         self.pairings = schedule(config)
         self.stop = threading.Event()
         self.participants: dict[str, Participant] = {}
+        # Paths no sandboxed bot may see: the config (given), the database, its
+        # folder and companions, and every bot's dir: (each bot sees its own).
+        db = store.path
+        self.private = (*private, db.parent, db, *(db.with_name(db.name + suffix)
+                                                    for suffix in ("-wal", "-shm", "-journal")),
+                        *(Path(spec.dir) for spec in config.bots if spec.dir))
 
     # -- set-up ----------------------------------------------------------------
     def _prepare_store(self) -> set[int]:
@@ -149,17 +159,36 @@ class TournamentRunner:
                     f"tournament {name!r} already exists in {self.store.path} with a "
                     f"different config (changed: {', '.join(changed)}); use --fresh to "
                     "start over or give it another name")
+            self.pairings = schedule(self.config, self._secret())
             return self.store.done_indices(name)
         self.store.create_tournament(name, _jsonable(asdict(self.config)), _jsonable(identity),
                                      len(self.pairings), str(self.log_dir))
+        self.pairings = schedule(self.config, self._secret())
         return set()
+
+    def _secret(self) -> str:
+        """The tournament's deal secret: made once, kept in the store, never given to a bot."""
+        if not self.config.secret_deals:
+            return ""
+        secret = self.store.secret(self.config.name)
+        if secret is None:
+            secret = secrets.token_hex(32)
+            self.store.set_secret(self.config.name, secret)
+        return secret
 
     def _start_bots(self, needed: set[str]) -> list[str]:
         """Start every needed bot, all at once; return the names of those that failed."""
         specs = [spec for spec in self.config.bots if spec.name in needed]
+        if any(spec.command and (self.config.sandbox if spec.sandbox is None else spec.sandbox)
+               for spec in specs):
+            try:
+                ensure_available()
+            except SandboxUnavailable as error:
+                raise TournamentError(str(error)) from None
         participants = [Participant(spec, self.log_dir, self.config.limits,
                                     self.config.time.startup_ms,
-                                    self.config.max_restarts if self.config.recover else 0)
+                                    self.config.max_restarts if self.config.recover else 0,
+                                    self.config.sandbox, self.private)
                         for spec in specs]
         errors: dict[str, str] = {}
         with futures.ThreadPoolExecutor(max(1, len(participants))) as pool:

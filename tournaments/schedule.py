@@ -52,21 +52,24 @@ def rounds_needed(config: TournamentConfig) -> int:
     return math.ceil(config.games_per_bot / fewest)
 
 
-def schedule(config: TournamentConfig) -> list[Pairing]:
+def schedule(config: TournamentConfig, secret: str = "") -> list[Pairing]:
     """All games of the tournament, indexed from 0.
 
     Each (round, table) is a group whose games are the table's seat
     rotations. With ``duplicate`` the group shares one deal seed, derived from
-    (tournament seed, group index), so card luck cancels out within it.
+    (tournament seed, group index), so card luck cancels out within it. A
+    ``secret`` (the store's, with ``secret_deals``) joins the seed, so nobody
+    who knows only the config can compute a deal.
     """
+    base = (config.seed, secret) if secret else (config.seed,)
     pairings: list[Pairing] = []
     group = 0
     for round_number in range(rounds_needed(config)):
         for table in tables(config):
             for seats in rotations(table):
                 index = len(pairings)
-                seed = (derive_seed(config.seed, "group", group) if config.duplicate
-                        else derive_seed(config.seed, "game", index))
+                seed = (derive_seed(*base, "group", group) if config.duplicate
+                        else derive_seed(*base, "game", index))
                 pairings.append(Pairing(index, group, round_number, seats, seed))
             group += 1
     return pairings

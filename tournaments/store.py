@@ -52,6 +52,10 @@ CREATE TABLE IF NOT EXISTS games (
     duration_s  REAL NOT NULL,
     UNIQUE (tournament, game_index)
 );
+CREATE TABLE IF NOT EXISTS secrets (
+    tournament  TEXT PRIMARY KEY REFERENCES tournaments(name) ON DELETE CASCADE,
+    secret      TEXT NOT NULL       -- joins the seed of every deal; never shown to a bot
+);
 CREATE TABLE IF NOT EXISTS faults (
     id          INTEGER PRIMARY KEY,
     tournament  TEXT NOT NULL REFERENCES tournaments(name) ON DELETE CASCADE,
@@ -172,6 +176,17 @@ class Store:
             self.db.execute("DELETE FROM faults WHERE tournament = ?", (name,))
             self.db.execute("DELETE FROM games WHERE tournament = ?", (name,))
             self.db.execute("DELETE FROM tournaments WHERE name = ?", (name,))
+
+    def secret(self, name: str) -> str | None:
+        """The tournament's deal secret, if it has one."""
+        row = self.db.execute("SELECT secret FROM secrets WHERE tournament = ?",
+                              (name,)).fetchone()
+        return None if row is None else row[0]
+
+    def set_secret(self, name: str, secret: str) -> None:
+        with self.db:
+            self.db.execute("INSERT INTO secrets (tournament, secret) VALUES (?, ?)",
+                            (name, secret))
 
     def finish_tournament(self, name: str) -> None:
         with self.db:

@@ -6,10 +6,10 @@
 // project's proto/ folder (../../proto from here) with @grpc/proto-loader:
 // nothing is copied or generated. The choice of each move is in rules.js.
 //
-//   npm ci                          # once, in this folder
-//   node bot.js --port 50051        # or CIRCUS_BOT_PORT=50051 node bot.js
+//   npm ci                                    # once, in this folder
+//   node bot.js --address unix:/tmp/bot.sock  # or CIRCUS_BOT_ADDRESS=...; or --port 50051
 //
-// In a bots.yaml: `command: node bots/js/bot.js --port {port}`.
+// In a bots.yaml: `command: node bots/js/bot.js --address {address}`.
 
 const path = require('path');
 const grpc = require('@grpc/grpc-js');
@@ -28,24 +28,32 @@ function log(message) {
 
 function usage(problem) {
   if (problem) process.stderr.write(`${NAME}: ${problem}\n`);
-  process.stderr.write('usage: node bot.js --port PORT   (default: $CIRCUS_BOT_PORT)\n');
+  process.stderr.write('usage: node bot.js --address ADDRESS | --port PORT   '
+    + '(default: $CIRCUS_BOT_ADDRESS, then $CIRCUS_BOT_PORT)\n');
   process.exit(problem ? 2 : 0);
 }
 
-// --port N or --port=N; else CIRCUS_BOT_PORT.
-function parsePort(argv, env) {
-  let text = env.CIRCUS_BOT_PORT;
+// The gRPC address to listen on: --address A (e.g. unix:/run/circus/bot.sock, what the
+// referee's sandbox gives), --port N (127.0.0.1:N), else CIRCUS_BOT_ADDRESS, CIRCUS_BOT_PORT.
+function parseAddress(argv, env) {
+  let address;
+  let port;
   for (let i = 0; i < argv.length; i += 1) {
     const arg = argv[i];
     if (arg === '-h' || arg === '--help') usage();
-    else if (arg === '--port') text = argv[(i += 1)];
-    else if (arg.startsWith('--port=')) text = arg.slice('--port='.length);
+    else if (arg === '--address') address = argv[(i += 1)];
+    else if (arg.startsWith('--address=')) address = arg.slice('--address='.length);
+    else if (arg === '--port') port = argv[(i += 1)];
+    else if (arg.startsWith('--port=')) port = arg.slice('--port='.length);
     else usage(`unknown argument ${JSON.stringify(arg)}`);
   }
-  if (text === undefined || text === '') usage('give --port or set CIRCUS_BOT_PORT');
-  const port = Number(text);
-  if (!Number.isInteger(port) || port < 1 || port > 65535) usage(`bad port ${JSON.stringify(text)}`);
-  return port;
+  if (address) return address;
+  if (port === undefined && env.CIRCUS_BOT_ADDRESS) return env.CIRCUS_BOT_ADDRESS;
+  const text = port === undefined ? env.CIRCUS_BOT_PORT : port;
+  if (text === undefined || text === '') usage('give --address or --port, or set CIRCUS_BOT_ADDRESS');
+  const number = Number(text);
+  if (!Number.isInteger(number) || number < 1 || number > 65535) usage(`bad port ${JSON.stringify(text)}`);
+  return `127.0.0.1:${number}`;
 }
 
 function loadService() {
@@ -111,19 +119,19 @@ const handlers = {
 };
 
 function main() {
-  const port = parsePort(process.argv.slice(2), process.env);
+  const address = parseAddress(process.argv.slice(2), process.env);
   const server = new grpc.Server({
     'grpc.max_receive_message_length': MAX_MESSAGE_BYTES,
     'grpc.max_send_message_length': MAX_MESSAGE_BYTES,
   });
   server.addService(loadService(), handlers);
-  // Loopback only: the referee runs on the same machine.
-  server.bindAsync(`127.0.0.1:${port}`, grpc.ServerCredentials.createInsecure(), (error) => {
+  // A unix socket or a loopback port: the referee runs on the same machine.
+  server.bindAsync(address, grpc.ServerCredentials.createInsecure(), (error) => {
     if (error) {
-      log(`cannot listen on 127.0.0.1:${port}: ${error.message}`);
+      log(`cannot listen on ${address}: ${error.message}`);
       process.exit(1);
     }
-    log(`listening on 127.0.0.1:${port}`);
+    log(`listening on ${address}`);
   });
 
   let stopping = false;

@@ -1,0 +1,270 @@
+"""A hostile bot for the sandbox tests: it plays legally, and tries every way around the referee.
+
+Run as ``python tests/hostile_bots.py MODE --address ADDRESS``. Mode ``attacks``
+tries each attack of issue 12 once at start-up (and the deal prediction at
+every game) and logs one line per attack: ``ATTACK name: blocked (...)`` or
+``ATTACK name: SUCCEEDED (...)``. Mode ``flood`` writes far more to its log than
+the cap allows. The targets (database, config, another bot's folder, the
+referee's pid and a TCP port in its network) come in ``HOSTILE_*`` variables, as
+a participant who studied the organiser's machine would know them.
+"""
+
+from __future__ import annotations
+
+import glob
+import mmap
+import os
+import signal
+import socket
+import sqlite3
+import sys
+import threading
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bots.random_bot import RandomBot  # noqa: E402
+from bots.sdk import serve  # noqa: E402
+from referee import wire  # noqa: E402
+from referee.games import get_game  # noqa: E402
+from referee.seeds import derive_seed  # noqa: E402
+
+TARGETS = {key[len("HOSTILE_"):].lower(): value for key, value in os.environ.items()
+           if key.startswith("HOSTILE_")}
+
+
+def report(name: str, succeeded: bool, detail: str) -> None:
+    print(f"ATTACK {name}: {'SUCCEEDED' if succeeded else 'blocked'} ({detail})",
+          file=sys.stderr, flush=True)
+
+
+def attempt(name: str, action) -> None:
+    """Run one attack; any exception means it was blocked."""
+    try:
+        detail = action()
+    except Exception as error:  # the point: whatever stopped it
+        report(name, False, f"{type(error).__name__}: {error}")
+        return
+    report(name, detail is not None, detail or "nothing found")
+
+
+def other_processes() -> str | None:
+    mine = {os.getpid(), os.getppid()}
+    seen = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit() and int(entry.name) not in mine:
+            cmdline = (entry / "cmdline").read_bytes()
+            if b"hostile_bots" not in cmdline:
+                seen.append(cmdline[:60].decode(errors="replace"))
+    return f"sees {seen}" if seen else None
+
+
+def referee_memory() -> str | None:
+    with open(f"/proc/{TARGETS['referee_pid']}/mem", "rb") as memory:
+        return f"opened the referee's memory ({memory})"
+
+
+def referee_environment() -> str | None:
+    marker = TARGETS["env_marker"]  # the name of a variable only the referee has
+    if marker in os.environ:
+        return "the referee's variable is in the bot's environment"
+    for environ in glob.glob("/proc/*/environ"):
+        try:
+            if f"{marker}=".encode() in Path(environ).read_bytes():
+                return f"found in {environ}"
+        except OSError:
+            continue
+    return None
+
+
+def other_sockets() -> list[str]:
+    """Every unix socket the bot can name: under the referee's runtime folder, /tmp, /run."""
+    paths = {p for pattern in (f"{TARGETS['runtime']}/*/bot.sock", "/tmp/**/*.sock",
+                               "/run/**/*.sock", "/var/run/**/*.sock")
+             for p in glob.glob(pattern, recursive=True)}
+    for line in Path("/proc/net/unix").read_text().splitlines()[1:]:
+        fields = line.split()
+        if len(fields) > 7 and fields[7].startswith("/"):
+            paths.add(fields[7])
+    return sorted(p for p in paths if p != "/run/circus/bot.sock")
+
+
+def connect_other_bot() -> str | None:
+    for path in other_sockets():
+        with socket.socket(socket.AF_UNIX) as probe:
+            if probe.connect_ex(path) == 0:
+                return f"connected to {path}"
+    with socket.socket() as probe:
+        probe.settimeout(1)
+        if probe.connect_ex(("127.0.0.1", int(TARGETS["tcp_port"]))) == 0:
+            return "connected to the referee's loopback"
+    return None
+
+
+def bind_other_bot() -> str | None:
+    for path in other_sockets():
+        os.unlink(path)
+        with socket.socket(socket.AF_UNIX) as squatter:
+            squatter.bind(path)
+            return f"took over {path}"
+    return None
+
+
+def open_database() -> str | None:
+    with open(TARGETS["db"], "rb") as db:
+        if db.read(16) != b"SQLite format 3\x00":
+            return None
+    with sqlite3.connect(TARGETS["db"]) as db:
+        db.execute("UPDATE games SET scores = '[99, 0, 0]'")
+    return "rewrote the results"
+
+
+def read_config() -> str | None:
+    text = Path(TARGETS["config"]).read_text()
+    return f"read {len(text)} characters" if text else None
+
+
+def read_other_dir() -> str | None:
+    found = list(Path(TARGETS["other_dir"]).iterdir())
+    return f"sees {found}" if found else None
+
+
+def write_outside() -> str | None:
+    written = []
+    for folder in (str(Path.cwd()), TARGETS["outside"]):
+        try:
+            Path(folder, "hostile-was-here").write_text("x")
+            written.append(folder)
+        except OSError:
+            continue
+    Path(os.environ["HOME"], "scratch-works").write_text("x")  # the scratch folder is ours
+    return f"wrote in {written}" if written else None
+
+
+def orphan() -> str | None:
+    """A setsid double fork whose grandchild sleeps with a token the test looks for."""
+    if os.fork() == 0:
+        os.setsid()
+        if os.fork() == 0:
+            os.execv(sys.executable, [sys.executable, "-c", "import time; time.sleep(900)",
+                                      TARGETS["token"]])
+        os._exit(0)
+    os.wait()
+    return None  # whether it outlived the tournament, the test sees
+
+
+def in_child(work) -> int:
+    """Run ``work`` in a child; its exit status, or minus the signal that killed it."""
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os._exit(work())
+        except BaseException:
+            os._exit(1)
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status)
+
+
+def fork_bomb() -> str | None:
+    def bomb() -> int:
+        children = []
+        for _ in range(300):
+            try:
+                pid = os.fork()
+            except OSError:
+                break
+            if pid == 0:
+                time.sleep(30)
+                os._exit(0)
+            children.append(pid)
+        for pid in children:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+        return 0 if len(children) == 300 else 1
+    return "forked 300 processes" if in_child(bomb) == 0 else None
+
+
+def shared_mapping() -> str | None:
+    def hog() -> int:
+        size = 400 * 1024 * 1024
+        area = mmap.mmap(-1, size, mmap.MAP_SHARED)
+        for offset in range(0, size, 4096):
+            area[offset] = 1
+        return 0
+    return "touched 400 MB of shared memory" if in_child(hog) == 0 else None
+
+
+def dev_shm() -> str | None:
+    def hog() -> int:
+        # Ballast, so that the out-of-memory killer picks this child, not the bot.
+        ballast = b"b" * (120 * 1024 * 1024)  # noqa: F841
+        with open("/dev/shm/hostile", "wb") as shm:
+            for _ in range(400):
+                shm.write(b"x" * 1024 * 1024)
+        return 0
+    try:
+        return "wrote 400 MB to /dev/shm" if in_child(hog) == 0 else None
+    finally:
+        Path("/dev/shm/hostile").unlink(missing_ok=True)
+
+
+def network() -> str | None:
+    names = [name for _, name in socket.if_nameindex() if name != "lo"]
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        try:
+            probe.connect(("192.0.2.1", 53))
+            names.append("a route out")
+        except OSError:
+            pass
+    return f"has {names}" if names else None
+
+
+ATTACKS = {"proc": other_processes, "referee-memory": referee_memory,
+           "referee-environment": referee_environment, "connect": connect_other_bot,
+           "bind": bind_other_bot, "database": open_database, "config": read_config,
+           "other-dir": read_other_dir, "write-outside": write_outside, "orphan": orphan,
+           "fork-bomb": fork_bomb, "shared-mapping": shared_mapping, "dev-shm": dev_shm,
+           "network": network}
+
+
+class DealPredictor(RandomBot):
+    """Plays at random and recomputes its first hand of each game from the config's seed."""
+
+    name = "hostile"
+
+    def __init__(self) -> None:
+        self.first: set[str] = set()
+        self.tried = self.predicted = 0
+
+    def decide(self, request):
+        if request.decision_id == 1 and request.game_id not in self.first:
+            self.first.add(request.game_id)
+            index = int(request.game_id.rsplit("/", 1)[1])
+            players = int(TARGETS["players"])
+            seed = derive_seed(int(TARGETS["seed"]), "group", index // players)
+            game = request.observation.WhichOneof("game").replace("_", "-")
+            state = get_game(game).new_state(players, TARGETS["variant"], seed)
+            self.tried += 1
+            self.predicted += (wire.observation_message(game, state.observation(request.seat))
+                               == request.observation)
+        return super().decide(request)
+
+    def end_game(self, request):
+        report("predict-deal", self.predicted > 0,
+               f"{self.predicted} of {self.tried} first hands predicted")
+
+
+def main() -> None:
+    mode = sys.argv.pop(1)
+    if mode == "flood":
+        threading.Thread(target=lambda: sys.stderr.write("flood " * 400_000), daemon=True).start()
+        serve(RandomBot())
+        return
+    for name, action in ATTACKS.items():
+        attempt(name, action)
+    serve(DealPredictor())
+
+
+if __name__ == "__main__":
+    main()
