@@ -149,6 +149,16 @@ class BotProcess:
     def exit_status(self) -> int | None:
         return None if self.process is None else self.process.poll()
 
+    def exit_description(self) -> str:
+        """How the bot ended, for reports: "exited with status 3" or "killed by SIGABRT"."""
+        status = self.exit_status()
+        if status is None or status >= 0:
+            return f"exited with status {status}"
+        try:
+            return f"killed by {signal.Signals(-status).name}"
+        except ValueError:
+            return f"killed by signal {-status}"
+
     def stop(self, grace: float = 1.0) -> None:
         """Stop the bot's whole process group: SIGTERM, then SIGKILL."""
         if self.process is None:
