@@ -91,3 +91,22 @@ def test_any_exception_from_a_client_is_a_fault_of_the_bot():
     with pytest.raises(BotFault) as fault:
         client.hello(bot_pb2.HelloRequest(), timeout=1)
     assert fault.value.fault_class == "crash" and "closed channel" in fault.value.detail
+
+
+def test_a_hung_bot_is_probed_restarted_and_then_suspended(tmp_path, started):
+    text = config_text("freeze", 1, "suspend_after: 2").replace(
+        "move_ms: 200, bank_ms: 1000", "move_ms: 100, bank_ms: 200")
+    summary, store, out = run_tournament(write_config(tmp_path, text), tmp_path, quiet=False)
+    games = store.games("crashes")
+    assert summary.played == len(games) == 12
+    faults = list(store.faults("crashes"))
+    hung = [f for f in faults if f["class"] == "timeout"]
+    # Each of the two games it hung in cost one timeout and a failed health check, no more.
+    assert len(hung) == 2 and all("no answer to a health check" in f["detail"] for f in hung)
+    assert "=== run 2" in (tmp_path / "logs" / "crashes" / "bad.log").read_text()
+    # Then it sits out: its six other games are played by substitutes and marked.
+    sat_out = [f for f in faults if f["class"] == "suspended"]
+    assert {f["bot"] for f in sat_out} == {"bad"} and len(sat_out) == 6
+    assert summary.suspended == {"bad": len(sat_out)}
+    assert "suspended: bot 'bad' after 2 faulted games in a row" in out
+    assert_no_process_left(started)

@@ -144,6 +144,7 @@ class TournamentRunner:
         # Each bot's run of consecutive faulted games, and the bots suspended for it.
         self.streaks: dict[str, int] = {}
         self.suspended: set[str] = set()
+        self.streaks_lock = threading.Lock()
 
     # -- set-up ----------------------------------------------------------------
     def _stored_games(self) -> set[int]:
@@ -223,7 +224,9 @@ class TournamentRunner:
                        for name in pairing.seats],
                       self.config.time, policy, self.stop, probe=self._probe,
                       suspended=suspended)
-        return match.play()
+        result = match.play()
+        self._count_faults(result)
+        return result
 
     def _probe(self, name: str) -> bool:
         """After a timeout: whether the bot still answers (a hung one is stopped)."""
@@ -232,12 +235,16 @@ class TournamentRunner:
     def _count_faults(self, result: MatchResult) -> None:
         """Suspend a bot once ``suspend_after`` of its games in a row had a fault.
 
-        Counted in the order games finish: a bot that keeps failing stops
-        costing the tournament its timeouts and restarts.
+        Counted as games finish, before their thread starts another game: a bot
+        that keeps failing stops costing the tournament its timeouts and restarts.
         """
         faulted = {fault.bot for fault in result.faults
                    if fault.policy != "ignored" and fault.fault_class != "suspended"}
-        for name in set(result.seats) - self.suspended:
+        with self.streaks_lock:
+            self._count_streaks(set(result.seats) - self.suspended, faulted)
+
+    def _count_streaks(self, names: set[str], faulted: set[str]) -> None:
+        for name in names:
             self.streaks[name] = self.streaks.get(name, 0) + 1 if name in faulted else 0
             if 0 < self.config.suspend_after <= self.streaks[name]:
                 self.suspended.add(name)
@@ -290,7 +297,6 @@ class TournamentRunner:
                         sat_out[fault.bot] = sat_out.get(fault.bot, 0) + 1
                     else:
                         faults[fault.fault_class] = faults.get(fault.fault_class, 0) + 1
-                self._count_faults(result)
                 progress.advance(live.leaders)
         except KeyboardInterrupt:
             raise Interrupted(
