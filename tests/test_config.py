@@ -46,7 +46,7 @@ def run_config(tmp_path, text: str):
     (GOOD + "limits: {message_bytes: 1000000000000}\n",
      "limits.message_bytes must be from 1 to 1,073,741,824"),
     (GOOD + "rating: {sigma: .nan}\n", "rating.sigma must be from 0.001 to 10,000, not nan"),
-    (GOOD + "rating: {draw_probability: 1}\n", "rating.draw_probability must be from 0 to 0.99"),
+    (GOOD + "rating: {draw_probability: 1}\n", "rating.draw_probability must be from 0.001 to 0.99"),
     (GOOD + "max_restarts: -1\n", "max_restarts must be from 0 to 1,000"),
     (GOOD + "rounds: 1000000000\n",
      "this schedule makes 2,000,000,000 games; the limit is 100,000"),

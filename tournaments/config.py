@@ -52,7 +52,7 @@ BOUNDS: dict[str, tuple[float, float]] = {
     "limits.message_bytes": (1, 1_073_741_824),
     "rating.mu": (-10_000, 10_000), "rating.sigma": (0.001, 10_000),
     "rating.beta": (0.001, 10_000), "rating.tau": (0, 10_000),
-    "rating.draw_probability": (0, 0.99),
+    "rating.draw_probability": (0.001, 0.99),  # 0 cannot rate a tie
 }
 
 
