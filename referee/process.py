@@ -22,6 +22,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from referee import reaper
+
 
 def free_port() -> int:
     """A loopback port that was free a moment ago."""
@@ -141,6 +143,7 @@ class BotProcess:
                 dies_with_referee(limited(argv, self.memory_mb, self.cpu_seconds)),
                 stdin=subprocess.DEVNULL, stdout=log, stderr=log,
                 env=bot_environment(self.port), start_new_session=True)
+        reaper.watch(self.process.pid)
         return f"127.0.0.1:{self.port}"
 
     def alive(self) -> bool:
@@ -177,6 +180,7 @@ class BotProcess:
             except ProcessLookupError:
                 pass
             break
+        reaper.forget(self.process.pid)
 
     def log_tail(self, lines: int = 5) -> str:
         """The last lines of the bot's log, for error messages."""
