@@ -25,7 +25,7 @@ from tournaments.config import ConfigError, load_config
 from tournaments.export import game_records, write_csv, write_jsonl
 from tournaments.runner import Interrupted, TournamentError, TournamentRunner
 from tournaments.standings import standings
-from tournaments.store import DEFAULT_DB, Store, StoredTournament, StoreError
+from tournaments.store import DEFAULT_DB, DEFAULT_WAIT_S, Store, StoredTournament, StoreError
 
 DB_OPTION = click.option("--db", "db_path", type=click.Path(dir_okay=False, path_type=Path),
                          default=DEFAULT_DB, show_default=True, help="results database")
@@ -104,8 +104,11 @@ def main() -> None:
 @click.option("--fresh", is_flag=True, help="discard stored games of this tournament first")
 @click.option("--skip-bad-bots", is_flag=True, help="play without bots that fail to start")
 @click.option("--quiet", "-q", is_flag=True, help="no progress lines")
+@click.option("--db-wait", "db_wait", type=click.FloatRange(min=0, max=3600),
+              default=DEFAULT_WAIT_S, show_default=True,
+              help="seconds to wait for a database another program holds")
 def tournament(config_path: Path, db_path: Path, log_root: Path, concurrency: int | None,
-               fresh: bool, skip_bad_bots: bool, quiet: bool) -> None:
+               fresh: bool, skip_bad_bots: bool, quiet: bool, db_wait: float) -> None:
     """Run (or resume) the tournament described in BOTS_YAML."""
     try:
         config = load_config(config_path)
@@ -114,7 +117,7 @@ def tournament(config_path: Path, db_path: Path, log_root: Path, concurrency: in
     if concurrency is not None:
         config = replace(config, concurrency=concurrency)
     try:
-        store = Store(db_path)
+        store = Store(db_path, wait_s=db_wait)
     except StoreError as error:
         fail(str(error))
     runner = TournamentRunner(config, store, log_root / config.name, quiet=quiet,
@@ -131,6 +134,11 @@ def tournament(config_path: Path, db_path: Path, log_root: Path, concurrency: in
                f" ({summary.already_done} already stored) of {summary.total}"
                f" in {summary.wall_s:.1f}s; faults: {faults or 'none'}; results in {db_path}",
                err=True)
+    for bot, games in summary.suspended.items():
+        click.echo(f"{bot} was suspended for failing game after game: "
+                   f"{games} of its games were played by substitutes", err=True)
+    if summary.archived is not None:
+        click.echo(f"the previous run is kept as tournament {summary.archived!r}", err=True)
     record = store.resolve(config.name)
     click.echo(formatting.format_board(standings(store, record), "table", FAULT_CLASSES))
 
@@ -239,7 +247,8 @@ def games() -> None:
 def replay(game_id: int, db_path: Path) -> None:
     """Print a stored game decision by decision, replayed from its record."""
     store = open_store(db_path)
-    stored = store.game(game_id)
+    # SQLite ids are 64-bit: a larger number names no game.
+    stored = store.game(game_id) if 0 < game_id < 2**63 else None
     if stored is None:
         fail(f"no game with id {game_id} in {db_path}")
     try:

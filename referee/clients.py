@@ -71,6 +71,8 @@ class GrpcClient:
             if code == grpc.StatusCode.INTERNAL and "serializ" not in detail.lower():
                 fault_class = "error"
             raise BotFault(fault_class, f"{code.name}: {detail}".strip(": ")) from None
+        except Exception as error:  # e.g. a channel closed by a restart under a game in flight
+            raise BotFault("crash", f"{type(error).__name__}: {error}") from None
 
     def hello(self, request: bot_pb2.HelloRequest, timeout: float) -> bot_pb2.HelloResponse:
         return self._call(self.stub.Hello, request, timeout)
@@ -89,11 +91,18 @@ class GrpcClient:
 
 
 def load_python_bot(target: str) -> Any:
-    """Instantiate ``module:Class`` for an in-process bot."""
+    """Instantiate ``module:Class`` for an in-process bot.
+
+    Anything but a subclass of the SDK's ``Bot`` is refused here, so that a
+    wrong target (``os:getcwd``) is a clear start error, not a failure later.
+    """
     module_name, _, class_name = target.partition(":")
     if not module_name or not class_name:
         raise ValueError(f"python bot {target!r} must look like module:Class")
-    return getattr(importlib.import_module(module_name), class_name)()
+    found = getattr(importlib.import_module(module_name), class_name)
+    if not (isinstance(found, type) and issubclass(found, SdkBot)):
+        raise TypeError(f"{target} is not a subclass of bots.sdk.Bot")
+    return found()
 
 
 class InProcessClient:
@@ -112,9 +121,8 @@ class InProcessClient:
                                                thread_name_prefix="inproc-bot")
 
     def _call(self, function: Callable[..., Any], request: Any, timeout: float) -> Any:
-        future = self.pool.submit(function, request)
         try:
-            return future.result(timeout=timeout)
+            return self.pool.submit(function, request).result(timeout=timeout)
         except futures.TimeoutError:
             raise BotFault("timeout", f"no answer within {timeout:.3f}s") from None
         except Exception as error:  # the bot's own failure, whatever it is

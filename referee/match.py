@@ -103,7 +103,9 @@ class Match:
     def __init__(self, game: Game, variant: str, seats: tuple[str, ...], seed: int, game_id: str,
                  clients: list[BotClient | None], time_config: TimeConfig,
                  policy: FaultPolicy, stop: threading.Event | None = None,
-                 on_crash: Callable[[int], None] | None = None) -> None:
+                 on_crash: Callable[[int], None] | None = None,
+                 probe: Callable[[str], bool] | None = None,
+                 suspended: frozenset[str] = frozenset()) -> None:
         self.game = game
         self.variant = variant
         self.seat_names = seats
@@ -113,6 +115,9 @@ class Match:
         self.policy = policy
         self.stop = stop or threading.Event()
         self.on_crash = on_crash
+        # After a timeout: does the bot still answer at all? (False: it was stopped.)
+        self.probe = probe
+        self.suspended = suspended
         self.state: State = game.new_state(len(seats), variant, seed)
         self.seats = [SeatState(name, client, time_config.bank_ms)
                       for name, client in zip(seats, clients)]
@@ -150,6 +155,9 @@ class Match:
     def _start_game(self) -> None:
         names = list(self.seat_names)
         for index, seat in enumerate(self.seats):
+            if seat.name in self.suspended:
+                self._sit_out(index, seat)
+                continue
             if seat.client is None:
                 self._fault(index, BotFault("crash", "the bot is not running"))
                 continue
@@ -162,6 +170,13 @@ class Match:
                 seat.client.start_game(request, timeout=self.time.call_ms / 1000)
             except BotFault as fault:
                 self._fault(index, BotFault(fault.fault_class, f"StartGame: {fault.detail}"))
+
+    def _sit_out(self, index: int, seat: SeatState) -> None:
+        """A suspended bot's seat: every decision substituted, and the game marked so."""
+        seat.gone = True
+        seat.faults.append(Fault(index, seat.name, 0, "suspended",
+                                 "the bot is suspended: every decision substituted",
+                                 "substitute", now()))
 
     def _end_game(self, scores: list[int], ranks: list[int], status: str) -> None:
         final_state = wire.struct(self.state.final_state())
@@ -228,6 +243,11 @@ class Match:
         """Record a fault and apply the policy for its class."""
         seat = self.seats[index]
         policy = self.policy.by_class.get(fault.fault_class, "substitute")
+        if fault.fault_class == "timeout" and self.probe is not None \
+                and not self.probe(seat.name):
+            seat.gone = True
+            fault = BotFault("timeout", f"{fault.detail}; no answer to a health check "
+                                        "either: the bot was stopped")
         if fault.fault_class == "crash":
             seat.gone = True
             if self.on_crash is not None:

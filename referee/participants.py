@@ -108,9 +108,10 @@ class Participant:
         ready = grpc.channel_ready_future(client.channel)
         while time.monotonic() < deadline:
             if self.process is not None and not self.process.alive():
+                ready.cancel()
                 client.close()
                 raise BotStartError(self._failure(
-                    f"exited with status {self.process.exit_status()} before answering"))
+                    f"{self.process.exit_description()} before answering"))
             try:
                 ready.result(timeout=0.05)
                 return
@@ -162,6 +163,8 @@ class Participant:
         with self.lock:
             if self.process is None or self.process.alive():
                 return self.client is not None
+            # Whatever the crashed bot started dies with it, restarted or not.
+            self.process.stop()
             if self.restarts >= self.max_restarts:
                 return False
             self.restarts += 1
@@ -173,6 +176,26 @@ class Participant:
                 self.client = None
                 return False
             return True
+
+    def probe(self, timeout: float) -> bool:
+        """Whether the bot still answers a Hello within ``timeout`` seconds.
+
+        Called after a timeout: a bot that is only slow answers at once, a hung
+        one does not. A hung ``command:`` bot is stopped, so it counts as
+        crashed and the next game restarts it (within ``max_restarts``).
+        """
+        with self.lock:
+            if self.client is None:
+                return False
+            request = bot_pb2.HelloRequest(protocol_version=PROTOCOL_VERSION,
+                                           referee=REFEREE_NAME)
+            try:
+                self.client.hello(request, timeout=timeout)
+                return True
+            except BotFault:
+                if self.process is not None:
+                    self.process.stop(grace=0.1)
+                return False
 
     def crashed(self) -> bool:
         return self.process is not None and not self.process.alive()

@@ -27,11 +27,10 @@ from dataclasses import replace
 from pathlib import Path
 from typing import IO, Any
 
-from referee import sandbox
+from referee import reaper, sandbox
 from referee.sandbox import Cgroup, Isolation
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
-
 
 def free_port() -> int:
     """A loopback port that was free a moment ago."""
@@ -220,6 +219,7 @@ class BotProcess:
         except OSError:
             log.close()
             raise
+        reaper.watch(self.process.pid)
         self.pump = threading.Thread(target=copy_log, name=f"log-{self.name}", daemon=True,
                                      args=(self.process.stdout, log, self.isolation.log_bytes,
                                            self.name))
@@ -265,6 +265,21 @@ class BotProcess:
     def exit_status(self) -> int | None:
         return None if self.process is None else self.process.poll()
 
+    def exit_description(self) -> str:
+        """How the bot ended, for reports: "exited with status 3" or "killed by SIGSEGV".
+
+        A sandboxed bot's death by a signal reaches us as bwrap's exit status 128 + N.
+        """
+        status = self.exit_status()
+        if status is not None and self.isolation.sandbox and status > 128:
+            status = 128 - status
+        if status is None or status >= 0:
+            return f"exited with status {status}"
+        try:
+            return f"killed by {signal.Signals(-status).name}"
+        except ValueError:
+            return f"killed by signal {-status}"
+
     def stop(self, grace: float = 1.0) -> None:
         """Stop the bot's whole process group: SIGTERM, then SIGKILL."""
         if self.process is None:
@@ -283,6 +298,7 @@ class BotProcess:
             except ProcessLookupError:
                 pass
             break
+        reaper.forget(self.process.pid)
         self._clean_up()
 
     def _signal(self, signum: int) -> None:

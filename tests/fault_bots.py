@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
+import subprocess
 import sys
 import threading
 import time
@@ -36,14 +38,35 @@ def oversize_bytes(decision: bot_pb2.Decision) -> bytes:
 
 
 class FaultBot(RandomBot):
-    """A random bot with one fault, chosen by ``mode``."""
+    """A random bot with one fault, chosen by ``mode``.
+
+    The ``crash-*`` modes start a helper process first (its pid goes to the
+    log as ``helper pid N``) and then exit: ``crash-decide`` at the 7th
+    decision of every run, ``crash-start`` in its 2nd StartGame, ``crash-end``
+    in its 1st EndGame. ``freeze`` stops the whole process at its 1st decision.
+    """
 
     def __init__(self, mode: str, sleep_ms: int) -> None:
         self.mode = mode
         self.sleep_ms = sleep_ms
         self.name = f"fault-{mode}"
+        self.calls = {"decide": 0, "start": 0, "end": 0}
         if mode == "no-game":
             self.games = {}
+        if mode.startswith("crash-"):
+            helper = subprocess.Popen(["sleep", "3600"])
+            print(f"helper pid {helper.pid}", file=sys.stderr, flush=True)
+
+    def _crash_at(self, call: str, mode: str, count: int) -> None:
+        self.calls[call] += 1
+        if self.mode == mode and self.calls[call] == count:
+            os._exit(3)
+
+    def start_game(self, request) -> None:
+        self._crash_at("start", "crash-start", 2)
+
+    def end_game(self, request) -> None:
+        self._crash_at("end", "crash-end", 1)
 
     def hello(self, request):
         response = super().hello(request)
@@ -53,7 +76,10 @@ class FaultBot(RandomBot):
 
     def decide(self, request) -> int:
         index = super().decide(request)
+        self._crash_at("decide", "crash-decide", 7)
         mode = self.mode
+        if mode == "freeze":
+            os.kill(os.getpid(), signal.SIGSTOP)
         if mode == "hang":
             time.sleep(3600)
         elif mode == "slow":
@@ -112,7 +138,7 @@ def main() -> None:
     if args.mode == "no-port":
         time.sleep(3600)
     options = [("grpc.max_send_message_length", 64 * 1024 * 1024)]
-    server = grpc.server(futures.ThreadPoolExecutor(max_workers=8), options=options)
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=32), options=options)
     if args.mode in ("garbage", "oversize"):
         server.add_generic_rpc_handlers((raw_decide_service(bot),))
     else:

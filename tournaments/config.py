@@ -7,7 +7,9 @@ reference for every key is in the README ("bots.yaml reference").
 
 from __future__ import annotations
 
+import math
 import os
+import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,6 +29,31 @@ from referee.settings import (
 )
 
 FORMATS = ("round-robin", "gauntlet")
+
+# Bot and tournament names become file and folder names: letters, digits, '.', '_'
+# and '-', starting with a letter or digit, so no name is empty, hidden, a path
+# (`../x`, `/abs`, `a/b`) or holds a control character.
+NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+NAME_RULE = "1-64 letters, digits, '.', '_' or '-', starting with a letter or digit"
+
+# The largest tournament: the schedule is built in memory, about 250 bytes a game.
+MAX_GAMES = 100_000
+
+# (lowest, highest) of every number in a config; the README lists them.
+BOUNDS: dict[str, tuple[float, float]] = {
+    # rounds and games_per_bot are bounded by MAX_GAMES, with the count in the message.
+    "rounds": (1, 10**18), "games_per_bot": (1, 10**18),
+    "seed": (0, 2**63 - 1), "concurrency": (1, 256), "max_strikes": (1, 1000),
+    "max_restarts": (0, 1000), "suspend_after": (0, 1_000_000),
+    "time.move_ms": (1, 3_600_000), "time.bank_ms": (1, 3_600_000),
+    "time.startup_ms": (1, 3_600_000), "time.call_ms": (1, 3_600_000),
+    "time.grace_ms": (1, 3_600_000),
+    "limits.memory_mb": (1, 1_048_576), "limits.cpu_seconds": (0, 604_800),
+    "limits.message_bytes": (1, 1_073_741_824),
+    "rating.mu": (-10_000, 10_000), "rating.sigma": (0.001, 10_000),
+    "rating.beta": (0.001, 10_000), "rating.tau": (0, 10_000),
+    "rating.draw_probability": (0.001, 0.99),  # 0 cannot rate a tie
+}
 
 
 class ConfigError(ValueError):
@@ -52,6 +79,8 @@ class TournamentConfig:
     max_strikes: int = 3
     recover: bool = True
     max_restarts: int = 3
+    # Consecutive faulted games after which a bot sits out the rest (0: never).
+    suspend_after: int = 10
     limits: LimitsConfig = LimitsConfig()
     rating: RatingConfig = RatingConfig()
     # Run command: bots in the sandbox (referee.sandbox); a bot entry may override it.
@@ -74,9 +103,10 @@ class TournamentConfig:
 
 TOP_KEYS = {"name", "game", "variant", "players", "rounds", "games_per_bot", "seed",
             "concurrency", "format", "challenger", "duplicate", "time", "faults",
-            "max_strikes", "recover", "max_restarts", "limits", "rating", "bots",
-            "sandbox", "secret_deals"}
+            "max_strikes", "recover", "max_restarts", "suspend_after", "limits", "rating",
+            "bots", "sandbox", "secret_deals"}
 COMMAND_KEYS = ("dir", "env", "sandbox")
+ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def load_config(path: str | Path) -> TournamentConfig:
@@ -114,27 +144,75 @@ def parse_config(data: Any, default_name: str = "tournament") -> TournamentConfi
     if len(bots) < players:
         raise ConfigError(f"{len(bots)} bot(s) listed but the table has {players} seats")
     config = TournamentConfig(
-        name=_typed(data, "name", str, default=default_name),
+        name=_tournament_name(data, default_name),
         game=game_name, variant=variant, players=players, bots=bots,
-        rounds=_positive(data, "rounds", 1),
-        games_per_bot=_positive(data, "games_per_bot", None),
-        seed=_typed(data, "seed", int, default=1),
-        concurrency=_positive(data, "concurrency", os.cpu_count() or 1),
+        rounds=_number(data, "rounds", 1),
+        games_per_bot=_number(data, "games_per_bot", None),
+        seed=_number(data, "seed", 1),
+        concurrency=_number(data, "concurrency", min(os.cpu_count() or 1, 256)),
         format=_choice(data, "format", FORMATS, "round-robin"),
         challenger=_typed(data, "challenger", str),
         duplicate=_typed(data, "duplicate", bool, default=True),
         time=_section(data, "time", TimeConfig),
         faults=_faults(data.get("faults")),
-        max_strikes=_positive(data, "max_strikes", 3),
+        max_strikes=_number(data, "max_strikes", 3),
         recover=_typed(data, "recover", bool, default=True),
-        max_restarts=_typed(data, "max_restarts", int, default=3),
+        max_restarts=_number(data, "max_restarts", 3),
+        suspend_after=_number(data, "suspend_after", 10),
         limits=_section(data, "limits", LimitsConfig),
         rating=_section(data, "rating", RatingConfig),
         sandbox=sandbox,
         secret_deals=_typed(data, "secret_deals", bool, default=True),
     )
     _check_format(config)
+    _check_size(config)
     return config
+
+
+def _tournament_name(data: dict, default_name: str) -> str:
+    if data.get("name") is not None:
+        return _checked_name(_typed(data, "name", str), "tournament name")
+    if not NAME.fullmatch(default_name):
+        raise ConfigError(f"the file name gives the tournament name {default_name!r}, which is "
+                          f"not allowed ({NAME_RULE}): give `name:`")
+    return default_name
+
+
+def _checked_name(name: str, what: str) -> str:
+    if not NAME.fullmatch(name):
+        raise ConfigError(f"{what} {name!r} is not allowed: use {NAME_RULE}")
+    return name
+
+
+def fewest_games_per_round(config: TournamentConfig) -> int:
+    """The games of one round for the bot that plays fewest of them."""
+    bots, seats = len(config.bots), config.players
+    if config.format == "gauntlet":
+        # A bot other than the challenger sits at the tables holding it.
+        return math.comb(bots - 2, seats - 2) * seats
+    return math.comb(bots - 1, seats - 1) * seats
+
+
+def rounds_needed(config: TournamentConfig) -> int:
+    """``rounds``, or the fewest rounds giving every bot ``games_per_bot`` games."""
+    if not config.games_per_bot:
+        return config.rounds
+    return math.ceil(config.games_per_bot / fewest_games_per_round(config))
+
+
+def game_count(config: TournamentConfig) -> int:
+    """How many games the schedule makes, counted without making them."""
+    bots, seats = len(config.bots), config.players
+    tables = math.comb(bots - 1, seats - 1) if config.format == "gauntlet" \
+        else math.comb(bots, seats)
+    return rounds_needed(config) * tables * seats
+
+
+def _check_size(config: TournamentConfig) -> None:
+    count = game_count(config)
+    if count > MAX_GAMES:
+        raise ConfigError(f"this schedule makes {count:,} games; the limit is {MAX_GAMES:,} "
+                          "(fewer rounds, games_per_bot or bots)")
 
 
 def _check_format(config: TournamentConfig) -> None:
@@ -170,11 +248,18 @@ def _typed(data: dict, key: str, kind: type, default: Any = None, required: bool
     return value
 
 
-def _positive(data: dict, key: str, default: int | None, where: str = "") -> int | None:
-    value = _typed(data, key, int, default=default, where=where)
-    if value is not None and value < 1:
-        raise ConfigError(f"{where}{key!r} must be at least 1, not {value}")
+def _number(data: dict, key: str, default: int | None) -> int | None:
+    """An integer within its ``BOUNDS``."""
+    value = _typed(data, key, int, default=default)
+    if value is not None:
+        _check_bounds(key, value)
     return value
+
+
+def _check_bounds(key: str, value: float) -> None:
+    low, high = BOUNDS[key]
+    if not (math.isfinite(value) and low <= value <= high):
+        raise ConfigError(f"{key} must be from {low:,} to {high:,}, not {value!r}")
 
 
 def _choice(data: dict, key: str, choices: tuple[str, ...], default: str) -> str:
@@ -195,8 +280,7 @@ def _section(data: dict, key: str, cls: type) -> Any:
         kind = float if spec.type in ("float", float) else int
         value = _typed(section, name, kind, where=f"{key}.")
         if value is not None:
-            if value < 0 or (kind is int and value == 0 and name != "cpu_seconds"):
-                raise ConfigError(f"{key}.{name} must be positive, not {value}")
+            _check_bounds(f"{key}.{name}", value)
             values[name] = value
     return cls(**values)
 
@@ -232,7 +316,8 @@ def _bots(section: Any, sandbox: bool) -> tuple[BotSpec, ...]:
             raise ConfigError(f"{where} must be a mapping with a name and a command, "
                               "address or python")
         _no_unknown_keys(entry, {"name", *BOT_KINDS, *COMMAND_KEYS}, f"{where}.")
-        name = _typed(entry, "name", str, required=True, where=f"{where}.")
+        name = _checked_name(_typed(entry, "name", str, required=True, where=f"{where}."),
+                             "bot name")
         if name in seen:
             raise ConfigError(f"duplicate bot name {name!r}")
         seen.add(name)
@@ -242,6 +327,8 @@ def _bots(section: Any, sandbox: bool) -> tuple[BotSpec, ...]:
             raise ConfigError(f"bot {name!r} needs exactly one of command, address, python "
                               f"(found {found})")
         value = _typed(entry, ways[0], str, where=f"bot {name!r}: ")
+        if any(ord(char) < 32 or ord(char) == 127 for char in value):
+            raise ConfigError(f"bot {name!r}: {ways[0]} holds a control character")
         bots.append(BotSpec(name=name, **{ways[0]: value}, **_command_keys(entry, name, sandbox)))
     return tuple(bots)
 
@@ -255,12 +342,14 @@ def _command_keys(entry: dict, name: str, sandbox: bool) -> dict[str, Any]:
             raise ConfigError(f"{where}{', '.join(given)} only for command: bots")
         return {}
     folder = _typed(entry, "dir", str, where=where)
-    if folder is not None and not Path(folder).is_dir():
+    if folder is not None and ("\0" in folder or not Path(folder).is_dir()):
         raise ConfigError(f"{where}dir {folder!r} is not a folder")
     env = entry.get("env") or {}
     if not isinstance(env, dict) or not all(
-            isinstance(key, str) and isinstance(value, (str, int, float)) for key, value in env.items()):
-        raise ConfigError(f"{where}env must be a mapping of names to strings")
+            isinstance(key, str) and ENV_NAME.fullmatch(key)
+            and isinstance(value, (str, int, float)) and "\0" not in str(value)
+            for key, value in env.items()):
+        raise ConfigError(f"{where}env must map variable names (letters, digits, _) to strings")
     own = _typed(entry, "sandbox", bool, where=where)
     if (sandbox if own is None else own) and "{port}" in entry["command"]:
         raise ConfigError(f"{where}{{port}} needs `sandbox: false`; a sandboxed bot listens on "

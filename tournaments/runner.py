@@ -29,7 +29,7 @@ from tournaments.config import TournamentConfig
 from tournaments.executor import ThreadExecutor
 from tournaments.schedule import Pairing, schedule
 from tournaments.standings import outcome
-from tournaments.store import Store
+from tournaments.store import Store, StoreError
 
 
 class TournamentError(Exception):
@@ -49,6 +49,14 @@ class Summary:
     wall_s: float
     faults: dict[str, int] = field(default_factory=dict)
     skipped_bots: list[str] = field(default_factory=list)
+    # Suspended bots and how many of their games were played by substitutes.
+    suspended: dict[str, int] = field(default_factory=dict)
+    # With --fresh: the name the previous run is kept under.
+    archived: str | None = None
+
+
+# The longest health check after a timeout: a bot that is not hung answers Hello at once.
+PROBE_S = 1.0
 
 
 def config_changes(old: dict, new: dict) -> list[str]:
@@ -143,38 +151,57 @@ class TournamentRunner:
         self.private = (*private, db.parent, db, *(db.with_name(db.name + suffix)
                                                     for suffix in ("-wal", "-shm", "-journal")),
                         *(Path(spec.dir) for spec in config.bots if spec.dir))
+        # Each bot's run of consecutive faulted games, and the bots suspended for it.
+        self.streaks: dict[str, int] = {}
+        self.suspended: set[str] = set()
+        self.streaks_lock = threading.Lock()
+        # The deal secret of this run (secret_deals), stored with the tournament's record.
+        self.secret = ""
 
     # -- set-up ----------------------------------------------------------------
-    def _prepare_store(self) -> set[int]:
-        """Create, resume or (with --fresh) restart the tournament's record."""
-        name, identity = self.config.name, self.config.identity()
+    def _stored_games(self) -> set[int]:
+        """The games already stored (none with --fresh); a changed config is refused."""
+        name = self.config.name
         existing = self.store.tournament(name)
-        if existing is not None and self.fresh:
-            self.store.delete_tournament(name)
-            existing = None
-        if existing is not None:
-            changed = config_changes(existing.identity, _jsonable(identity))
-            if changed:
-                raise TournamentError(
-                    f"tournament {name!r} already exists in {self.store.path} with a "
-                    f"different config (changed: {', '.join(changed)}); use --fresh to "
-                    "start over or give it another name")
-            self.pairings = schedule(self.config, self._secret())
-            return self.store.done_indices(name)
-        self.store.create_tournament(name, _jsonable(asdict(self.config)), _jsonable(identity),
-                                     len(self.pairings), str(self.log_dir))
-        self.pairings = schedule(self.config, self._secret())
-        return set()
+        if existing is None or self.fresh:
+            self.secret = self._new_secret()
+            self.pairings = schedule(self.config, self.secret)
+            return set()
+        changed = config_changes(existing.identity, _jsonable(self.config.identity()))
+        if changed:
+            raise TournamentError(
+                f"tournament {name!r} already exists in {self.store.path} with a "
+                f"different config (changed: {', '.join(changed)}); use --fresh to "
+                "start over or give it another name")
+        self.secret = self.store.secret(name) or ""
+        if self.config.secret_deals and not self.secret:
+            # Killed between creating the record and keeping its secret: no game was stored.
+            self.secret = self._new_secret()
+            self.store.set_secret(name, self.secret)
+        self.pairings = schedule(self.config, self.secret)
+        return self.store.done_indices(name)
 
-    def _secret(self) -> str:
-        """The tournament's deal secret: made once, kept in the store, never given to a bot."""
-        if not self.config.secret_deals:
-            return ""
-        secret = self.store.secret(self.config.name)
-        if secret is None:
-            secret = secrets.token_hex(32)
-            self.store.set_secret(self.config.name, secret)
-        return secret
+    def _record(self) -> str | None:
+        """Create the tournament's record and keep its secret, once every bot is up.
+
+        With --fresh the old run is first kept under a new name (returned), so
+        that a new run whose bots fail to start loses nothing.
+        """
+        name = self.config.name
+        existing = self.store.tournament(name)
+        archived = self.store.archive_tournament(name) if existing and self.fresh else None
+        if existing is None or archived is not None:
+            self.store.create_tournament(name, _jsonable(asdict(self.config)),
+                                         _jsonable(self.config.identity()),
+                                         len(self.pairings), str(self.log_dir))
+            if self.secret:
+                self.store.set_secret(name, self.secret)
+        return archived
+
+    def _new_secret(self) -> str:
+        """A new deal secret (none without secret_deals): kept in the store, never sent
+        to a bot, so nobody who knows only the config can compute a deal."""
+        return secrets.token_hex(32) if self.config.secret_deals else ""
 
     def _start_bots(self, needed: set[str]) -> list[str]:
         """Start every needed bot, all at once; return the names of those that failed."""
@@ -224,24 +251,73 @@ class TournamentRunner:
         if self.stop.is_set():
             raise MatchAbandoned(str(pairing.index))
         policy = FaultPolicy(self.config.faults, self.config.max_strikes)
+        suspended = frozenset(self.suspended)
         match = Match(self.game, self.config.variant, pairing.seats, pairing.seed,
                       f"{self.config.name}/{pairing.index}",
-                      [self._client(name) for name in pairing.seats],
-                      self.config.time, policy, self.stop)
-        return match.play()
+                      [None if name in suspended else self._client(name)
+                       for name in pairing.seats],
+                      self.config.time, policy, self.stop, probe=self._probe,
+                      suspended=suspended)
+        result = match.play()
+        self._count_faults(result)
+        return result
+
+    def _probe(self, name: str) -> bool:
+        """After a timeout: whether the bot still answers (a hung one is stopped)."""
+        return self.participants[name].probe(min(PROBE_S, self.config.time.call_ms / 1000))
+
+    def _count_faults(self, result: MatchResult) -> None:
+        """Suspend a bot once ``suspend_after`` of its games in a row had a fault.
+
+        Counted as games finish, before their thread starts another game: a bot
+        that keeps failing stops costing the tournament its timeouts and restarts.
+        """
+        faulted = {fault.bot for fault in result.faults
+                   if fault.policy != "ignored" and fault.fault_class != "suspended"}
+        with self.streaks_lock:
+            self._count_streaks(set(result.seats) - self.suspended, faulted)
+
+    def _count_streaks(self, names: set[str], faulted: set[str]) -> None:
+        for name in names:
+            self.streaks[name] = self.streaks.get(name, 0) + 1 if name in faulted else 0
+            if 0 < self.config.suspend_after <= self.streaks[name]:
+                self.suspended.add(name)
+                print(f"suspended: bot {name!r} after {self.streaks[name]} faulted games in a "
+                      "row; its remaining games are played by substitutes",
+                      file=self.out, flush=True)
 
     def run(self) -> Summary:
+        """Run the tournament under its lock in the store (one referee at a time)."""
+        try:
+            self.store.lock(self.config.name)
+        except StoreError as error:
+            raise TournamentError(str(error)) from None
+        try:
+            return self._run()
+        except StoreError as error:
+            raise TournamentError(f"{error}: the games stored so far are kept; run the same "
+                                  "command again to resume") from None
+        finally:
+            self.store.unlock(self.config.name)
+
+    def _run(self) -> Summary:
         started = time.monotonic()
-        done = self._prepare_store()
+        done = self._stored_games()
         todo = [p for p in self.pairings if p.index not in done]
         needed = {name for pairing in todo for name in pairing.seats}
         skipped = self._start_bots(needed) if todo else []
+        try:
+            archived = self._record()
+        except StoreError:
+            self.stop_bots()
+            raise
         todo = [p for p in todo if not set(p.seats) & set(skipped)]
         live = LiveStandings(self.config.rating, sorted(done) + [p.index for p in todo])
         for game in self.store.games(self.config.name):
             live.add(outcome(game))
         progress = Progress(len(self.pairings), len(done), self.out, self.quiet)
         faults: dict[str, int] = {}
+        sat_out: dict[str, int] = {}
         previous = signal.signal(signal.SIGTERM, _raise_interrupt) \
             if threading.current_thread() is threading.main_thread() else None
         executor = ThreadExecutor(self.config.concurrency)
@@ -251,7 +327,10 @@ class TournamentRunner:
                 live.add(Outcome(pairing.index, pairing.seats,
                                  tuple(result.ranks), result.status != "void"))
                 for fault in result.faults:
-                    faults[fault.fault_class] = faults.get(fault.fault_class, 0) + 1
+                    if fault.fault_class == "suspended":
+                        sat_out[fault.bot] = sat_out.get(fault.bot, 0) + 1
+                    else:
+                        faults[fault.fault_class] = faults.get(fault.fault_class, 0) + 1
                 progress.advance(live.leaders)
         except KeyboardInterrupt:
             raise Interrupted(
@@ -267,7 +346,9 @@ class TournamentRunner:
         if progress.done == len(self.pairings):
             self.store.finish_tournament(self.config.name)
         return Summary(self.config.name, len(self.pairings), len(todo), len(done),
-                       time.monotonic() - started, faults, skipped)
+                       time.monotonic() - started, faults, skipped,
+                       {name: sat_out.get(name, 0) for name in sorted(self.suspended)},
+                       archived)
 
 
 def _raise_interrupt(signum: int, frame: object) -> None:

@@ -7,11 +7,10 @@ same games in the same order whatever the concurrency or finish order.
 from __future__ import annotations
 
 import itertools
-import math
 from dataclasses import dataclass
 
 from referee.seeds import derive_seed
-from tournaments.config import TournamentConfig
+from tournaments.config import TournamentConfig, rounds_needed
 
 
 @dataclass(frozen=True)
@@ -38,18 +37,6 @@ def tables(config: TournamentConfig) -> list[tuple[str, ...]]:
         return [(config.challenger, *rest)
                 for rest in itertools.combinations(others, config.players - 1)]
     return list(itertools.combinations(names, config.players))
-
-
-def rounds_needed(config: TournamentConfig) -> int:
-    """``rounds``, or the fewest rounds giving every bot ``games_per_bot`` games."""
-    if not config.games_per_bot:
-        return config.rounds
-    per_round: dict[str, int] = {}
-    for table in tables(config):
-        for name in table:
-            per_round[name] = per_round.get(name, 0) + len(table)
-    fewest = min(per_round.values())
-    return math.ceil(config.games_per_bot / fewest)
 
 
 def schedule(config: TournamentConfig, secret: str = "") -> list[Pairing]:

@@ -10,7 +10,10 @@ committed games; the file stays consistent and a resume replays them.)
 from __future__ import annotations
 
 import json
+import os
+import socket
 import sqlite3
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -69,7 +72,43 @@ CREATE TABLE IF NOT EXISTS faults (
     policy      TEXT NOT NULL,      -- substitute | forfeit | void
     time        TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS locks (
+    tournament  TEXT PRIMARY KEY,   -- held by the referee running it
+    pid         INTEGER NOT NULL,
+    host        TEXT NOT NULL,
+    since       TEXT NOT NULL
+);
 """
+
+# How long a write waits for a database another program holds, by default.
+DEFAULT_WAIT_S = 10.0
+
+
+def _schema_columns() -> dict[str, set[str]]:
+    """Each table of SCHEMA and its columns, read from SQLite itself."""
+    db = sqlite3.connect(":memory:")
+    db.executescript(SCHEMA)
+    return {table: _columns(db, table) for table, in
+            db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+
+
+def _columns(db: sqlite3.Connection, table: str) -> set[str]:
+    return {row[1] for row in db.execute(f"PRAGMA table_info('{table}')")}
+
+
+def _alive(pid: int) -> bool:
+    """Whether a process of this host is running (a zombie is not)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(") ", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return True
 
 
 @dataclass(frozen=True)
@@ -110,12 +149,18 @@ class StoreError(Exception):
 
 
 class Store:
-    def __init__(self, path: Path | str) -> None:
+    def __init__(self, path: Path | str, wait_s: float = DEFAULT_WAIT_S) -> None:
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.wait_s = wait_s
         try:
-            self.db = sqlite3.connect(self.path, check_same_thread=False)
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise StoreError(f"{self.path}: cannot create its folder: "
+                             f"{error.strerror or error}") from None
+        try:
+            self.db = sqlite3.connect(self.path, timeout=wait_s, check_same_thread=False)
             self.db.row_factory = sqlite3.Row
+            self._check_foreign_tables()
             mode = self.db.execute("PRAGMA journal_mode=WAL").fetchone()[0]
             if str(mode).lower() == "wal":
                 # In WAL mode NORMAL syncs at checkpoints, not at every commit: a
@@ -126,8 +171,34 @@ class Store:
                 self.db.execute("PRAGMA synchronous=NORMAL")
             self.db.execute("PRAGMA foreign_keys=ON")
             self.db.executescript(SCHEMA)
+        except sqlite3.OperationalError as error:
+            raise self._error(error) from None
         except sqlite3.DatabaseError as error:
             raise StoreError(f"{self.path}: not a usable results database ({error})") from None
+
+    def _check_foreign_tables(self) -> None:
+        """Refuse, before changing anything, a database whose tables are another program's."""
+        for table, wanted in _schema_columns().items():
+            found = _columns(self.db, table)
+            if found and not wanted <= found:
+                raise StoreError(f"{self.path}: its table {table!r} is not circus-referee's "
+                                 "(other columns); give another --db")
+
+    def _error(self, error: sqlite3.OperationalError) -> StoreError:
+        """A one-line StoreError, saying how long we waited if another program holds the file."""
+        if "locked" in str(error) or "busy" in str(error):
+            return StoreError(f"{self.path} is locked by another program "
+                              f"(waited {self.wait_s:g}s)")
+        return StoreError(f"{self.path}: {error}")
+
+    @contextmanager
+    def _writing(self) -> Iterator[None]:
+        """One transaction; a database error becomes a StoreError."""
+        try:
+            with self.db:
+                yield
+        except sqlite3.OperationalError as error:
+            raise self._error(error) from None
 
     def close(self) -> None:
         self.db.close()
@@ -164,18 +235,70 @@ class Store:
 
     def create_tournament(self, name: str, config: dict[str, Any], identity: dict[str, Any],
                           total_games: int, log_dir: str) -> None:
-        with self.db:
+        with self._writing():
             self.db.execute(
                 "INSERT INTO tournaments (name, config, identity, total_games, created_at, log_dir)"
                 " VALUES (?, ?, ?, ?, ?, ?)",
                 (name, json.dumps(config), json.dumps(identity, sort_keys=True), total_games,
                  _now(), log_dir))
 
-    def delete_tournament(self, name: str) -> None:
-        with self.db:
-            self.db.execute("DELETE FROM faults WHERE tournament = ?", (name,))
-            self.db.execute("DELETE FROM games WHERE tournament = ?", (name,))
+    def archive_tournament(self, name: str) -> str:
+        """Keep a tournament's record and games under a new, free name; return it.
+
+        ``--fresh`` frees the name this way instead of deleting anything.
+        """
+        taken = {t.name for t in self.tournaments()}
+        archive = next(f"{name}.old-{n}" for n in range(1, len(taken) + 2)
+                       if f"{name}.old-{n}" not in taken)
+        row = dict(self.db.execute("SELECT * FROM tournaments WHERE name = ?", (name,)).fetchone())
+        row["name"] = archive
+        with self._writing():
+            self.db.execute(f"INSERT INTO tournaments ({', '.join(row)}) "
+                            f"VALUES ({', '.join('?' * len(row))})", list(row.values()))
+            for table in ("games", "faults", "secrets"):
+                self.db.execute(f"UPDATE {table} SET tournament = ? WHERE tournament = ?",
+                                (archive, name))
             self.db.execute("DELETE FROM tournaments WHERE name = ?", (name,))
+        return archive
+
+    # -- the lock: one referee per tournament --------------------------------
+    def lock(self, tournament: str) -> None:
+        """Take the tournament's lock, or raise a StoreError naming who holds it.
+
+        A lock left by a dead referee of this host is taken over; one of another
+        host cannot be checked, so it is refused like a live one.
+        """
+        me = (os.getpid(), socket.gethostname(), _now())
+        with self._writing():
+            taken = self.db.execute("INSERT OR IGNORE INTO locks VALUES (?, ?, ?, ?)",
+                                    (tournament, *me)).rowcount
+        if taken:
+            return
+        holder = self.db.execute("SELECT * FROM locks WHERE tournament = ?",
+                                 (tournament,)).fetchone()
+        if holder is not None and holder["host"] == me[1] and not _alive(holder["pid"]):
+            with self._writing():
+                taken = self.db.execute(
+                    "UPDATE locks SET pid = ?, host = ?, since = ? WHERE tournament = ?"
+                    " AND pid = ? AND host = ?", (*me, tournament, holder["pid"],
+                                                  holder["host"])).rowcount
+            if taken:
+                return
+            holder = self.db.execute("SELECT * FROM locks WHERE tournament = ?",
+                                     (tournament,)).fetchone()
+        if holder is None:  # released in between: try again
+            return self.lock(tournament)
+        raise StoreError(f"tournament {tournament!r} is being run by another referee "
+                         f"(pid {holder['pid']} on {holder['host']}, since {holder['since']})")
+
+    def unlock(self, tournament: str) -> None:
+        """Release our lock; if the database cannot be written, it goes stale and is taken over."""
+        try:
+            with self._writing():
+                self.db.execute("DELETE FROM locks WHERE tournament = ? AND pid = ? AND host = ?",
+                                (tournament, os.getpid(), socket.gethostname()))
+        except StoreError:
+            pass
 
     def secret(self, name: str) -> str | None:
         """The tournament's deal secret, if it has one."""
@@ -184,19 +307,19 @@ class Store:
         return None if row is None else row[0]
 
     def set_secret(self, name: str, secret: str) -> None:
-        with self.db:
+        with self._writing():
             self.db.execute("INSERT INTO secrets (tournament, secret) VALUES (?, ?)",
                             (name, secret))
 
     def finish_tournament(self, name: str) -> None:
-        with self.db:
+        with self._writing():
             self.db.execute("UPDATE tournaments SET finished_at = ? WHERE name = ?",
                             (_now(), name))
 
     # -- games ---------------------------------------------------------------
     def add_game(self, tournament: str, pairing: Pairing, result: MatchResult) -> int:
         """Write a finished game and its faults in one transaction."""
-        with self.db:
+        with self._writing():
             cursor = self.db.execute(
                 "INSERT INTO games (tournament, game_index, group_index, round, seed, game,"
                 " variant, seats, scores, ranks, status, end_reason, actions, times,"

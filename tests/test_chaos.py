@@ -1,0 +1,55 @@
+"""Chaos (issue 13): kill -9 the referee at random moments of a gRPC tournament whose bots
+start through a shell wrapper, resume each time, and get an uninterrupted run's result.
+
+The wrapper (``sh run.sh``) forks the real bot, which the kernel's parent-death signal
+does not reach; after every kill no bot process may be left all the same.
+"""
+
+from __future__ import annotations
+
+import random
+import signal
+import time
+
+import pytest
+from conftest import write_config
+from test_operations import assert_bots_gone, cli_run, games_and_board, stored_count
+
+CHAOS = """
+name: chaos
+game: flea-circus
+players: 2
+rounds: 6
+seed: 23
+concurrency: 2
+bots:
+  - {name: a, command: "sh run.sh {port}"}
+  - {name: b, command: "sh run.sh {port}"}
+  - {name: c, command: "sh run.sh {port}"}
+"""
+
+
+@pytest.mark.slow
+def test_kill_9_at_random_moments_then_resume_gives_the_uninterrupted_result(tmp_path):
+    (tmp_path / "run.sh").write_text('python -m bots.random_bot --port "$1"\n')
+    write_config(tmp_path, CHAOS)
+    full = cli_run(tmp_path, "full.sqlite")
+    assert full.wait(timeout=120) == 0, full.stderr.read()
+    assert_bots_gone(tmp_path / "logs")
+
+    moments = random.Random(13)
+    stored = []
+    for _ in range(3):
+        run = cli_run(tmp_path, "chaos.sqlite")
+        time.sleep(moments.uniform(0.2, 2.5))  # in start-up, or some games in
+        run.send_signal(signal.SIGKILL)
+        run.wait(timeout=30)
+        stored.append(stored_count(tmp_path / "chaos.sqlite"))
+        assert_bots_gone(tmp_path / "logs")
+    assert stored[-1] < 36  # the kills came before the end
+    resumed = cli_run(tmp_path, "chaos.sqlite")
+    assert resumed.wait(timeout=120) == 0, resumed.stderr.read()
+    assert_bots_gone(tmp_path / "logs")
+    games, board = games_and_board(tmp_path, "chaos.sqlite")
+    assert [g["game_index"] for g in games] == list(range(36))
+    assert (games, board) == games_and_board(tmp_path, "full.sqlite")
