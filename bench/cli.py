@@ -9,12 +9,12 @@ import time
 import traceback
 from pathlib import Path
 
-from bench import engines, leaderboard, scaling, tournament, wire
+from bench import engines, leaderboard, renewal, scaling, tournament, wire
 from bench.farm import Farm
 from bench.machine import machine_info
 from bench.report import Section, machine_markdown
 
-BENCHMARKS = ("engines", "wire", "scaling", "tournament", "leaderboard")
+BENCHMARKS = ("engines", "wire", "scaling", "tournament", "leaderboard", "renewal")
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -53,6 +53,7 @@ def plan(args: argparse.Namespace) -> dict[str, dict]:
             "tournament": {"games": args.games or max(1, round(280 * s)),
                            "profile_games": max(1, round(280 * s))},
             "leaderboard": {"sizes": (max(10, round(1_000 * s)),), "repeats": repeats},
+            "renewal": {"rounds": max(1, round(2 * s)), "repeats": repeats},
         }
     repeats = args.repeats or 3
     return {
@@ -64,6 +65,7 @@ def plan(args: argparse.Namespace) -> dict[str, dict]:
                        "profile_games": max(1, round(1_120 * s))},
         "leaderboard": {"sizes": (max(10, round(1_000 * s)), max(10, round(10_000 * s))),
                         "repeats": repeats},
+        "renewal": {"rounds": max(1, round(10 * s)), "repeats": repeats},
     }
 
 
@@ -97,8 +99,10 @@ def run(names: tuple[str, ...] = BENCHMARKS, params: dict[str, dict] | None = No
                     section = scaling.run(farm.addresses, **params["scaling"], progress=say)
                 elif name == "tournament":
                     section = tournament.run(**params["tournament"], progress=say)
-                else:
+                elif name == "leaderboard":
                     section = leaderboard.run(**params["leaderboard"], progress=say)
+                else:
+                    section = renewal.run(**params["renewal"], progress=say)
             except Exception as error:  # report it, and go on with the next benchmark
                 section = Section(name, f"{name}: FAILED", [])
                 section.notes.append("".join(traceback.format_exception_only(error)).strip())

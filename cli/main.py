@@ -72,6 +72,17 @@ def tournament_bots(record: StoredTournament) -> list[str]:
     return [bot["name"] for bot in record.config.get("bots", [])]
 
 
+def remembering(record: StoredTournament) -> list[str]:
+    """The bots that keep memory across games (``memory: true`` or ``address:``)."""
+    return [bot["name"] for bot in record.config.get("bots", [])
+            if bot.get("memory") or (bot.get("memory") is None and bot.get("address"))]
+
+
+def memory_note(record: StoredTournament) -> str:
+    return (f"memory across games: {', '.join(remembering(record))} (their games were dealt "
+            "deals of their own, not shared with other seat rotations)")
+
+
 def known_bot(record: StoredTournament, bot: str | None) -> None:
     """Refuse a --bot that did not play in the tournament, listing those that did."""
     if bot is not None and bot not in tournament_bots(record):
@@ -141,6 +152,8 @@ def tournament(config_path: Path, db_path: Path, log_root: Path, concurrency: in
         click.echo(f"the previous run is kept as tournament {summary.archived!r}", err=True)
     record = store.resolve(config.name)
     click.echo(formatting.format_board(standings(store, record), "table", FAULT_CLASSES))
+    if remembering(record):
+        click.echo(memory_note(record))
 
 
 RESAMPLES_OPTION = click.option(
@@ -180,7 +193,8 @@ def leaderboard(db_path: Path, tournament: str | None, fmt: str, h2h: bool, los:
              f"(bots: {', '.join(board.bots)})")
     if fmt == "json":
         data = {"tournament": record.name, "game": record.config.get("game"),
-                "variant": record.config.get("variant"), "parameters": asdict(board.params),
+                "variant": record.config.get("variant"), "memory": remembering(record),
+                "parameters": asdict(board.params),
                 "resamples": board.resamples,
                 "leaderboard": formatting.leaderboard_rows(board)}
         if h2h:
@@ -205,6 +219,8 @@ def leaderboard(db_path: Path, tournament: str | None, fmt: str, h2h: bool, los:
                f"{len(store.games(record.name))} of {record.total_games} games")
     parts = [f"## {heading}" if fmt == "markdown" else heading,
              formatting.format_board(board, fmt, FAULT_CLASSES)]
+    if remembering(record):
+        parts.append(memory_note(record))
     titles = {"h2h": "Head to head", "los": "Likelihood of superiority",
               "seats": "Seats", "history": f"History of {history_bot}"}
     for name in sections:

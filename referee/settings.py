@@ -21,7 +21,8 @@ class BotSpec:
     """One bot entry: a name and exactly one way to reach it.
 
     ``dir`` (its folder and working directory), ``env`` (extra environment)
-    and ``sandbox`` (None: the tournament's choice) are for ``command:`` bots.
+    and ``sandbox`` (None: the tournament's choice) are for ``command:`` bots;
+    ``memory`` for any.
     """
 
     name: str
@@ -31,10 +32,18 @@ class BotSpec:
     dir: str | None = None
     env: tuple[tuple[str, str], ...] = ()
     sandbox: bool | None = None
+    # Keeps what it learns across games (None: only an address: bot, which the
+    # referee cannot start afresh); such a bot's games get deals of their own.
+    memory: bool | None = None
 
     @property
     def kind(self) -> str:
         return next(kind for kind in BOT_KINDS if getattr(self, kind) is not None)
+
+    @property
+    def remembers(self) -> bool:
+        """Whether the bot may carry memory from one game into the next."""
+        return self.memory if self.memory is not None else self.kind == "address"
 
 
 @dataclass(frozen=True)

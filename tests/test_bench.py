@@ -55,9 +55,11 @@ def test_the_machine_and_every_table_are_printed(quick):
         assert report["machine"][key]
     for title in ("### Machine", "### 1. Rules engines", "### 2. Over the wire",
                   "### 3. Concurrency scaling", "### 4. A big in-process tournament",
-                  "### 5. The leaderboard of a long log"):
+                  "### 5. The leaderboard of a long log",
+                  "### 6. Duplicate deals without memory"):
         assert title in text
-    assert set(report["sections"]) == {"engines", "wire", "scaling", "tournament", "leaderboard"}
+    assert set(report["sections"]) == {"engines", "wire", "scaling", "tournament", "leaderboard",
+                                       "renewal"}
 
 
 @pytest.mark.slow
@@ -125,3 +127,10 @@ def test_leaderboard_headline_and_bootstrap_times(quick):
                             for players in (2, 4)])
     assert any("goal: the bootstrap" in note
                for note in quick[1]["sections"]["leaderboard"]["notes"])
+
+
+@pytest.mark.slow
+def test_renewal_cost_of_fresh_bots_per_rotation(quick):
+    values = figures(quick[1], "renewal")
+    assert_numbers(values, ["protected_games_per_s", "unprotected_games_per_s"])
+    assert "cost" in values

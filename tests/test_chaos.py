@@ -22,16 +22,18 @@ players: 2
 rounds: 6
 seed: 23
 concurrency: 2
+# Two databases are compared game by game: deals from the seed alone.
+secret_deals: false
 bots:
-  - {name: a, command: "sh run.sh {port}"}
-  - {name: b, command: "sh run.sh {port}"}
-  - {name: c, command: "sh run.sh {port}"}
+  - {name: a, command: "sh run.sh {address}"}
+  - {name: b, command: "sh run.sh {address}"}
+  - {name: c, command: "sh run.sh {address}"}
 """
 
 
 @pytest.mark.slow
 def test_kill_9_at_random_moments_then_resume_gives_the_uninterrupted_result(tmp_path):
-    (tmp_path / "run.sh").write_text('python -m bots.random_bot --port "$1"\n')
+    (tmp_path / "run.sh").write_text('python -m bots.random_bot --address "$1"\n')
     write_config(tmp_path, CHAOS)
     full = cli_run(tmp_path, "full.sqlite")
     assert full.wait(timeout=120) == 0, full.stderr.read()

@@ -30,6 +30,11 @@ rounds: 2
 seed: 5
 concurrency: {concurrency}
 time: {{move_ms: 200, bank_ms: 1000, grace_ms: 200, call_ms: 2000, startup_ms: 15000}}
+# One process per bot unless it crashes: the restarts counted here are the crash's.
+renew_bots: false
+# Unsandboxed, so the helper pids the bad bot logs are the host's (a sandbox would
+# kill its helpers with its PID namespace anyway).
+sandbox: false
 {extra}
 bots:
   - name: bad

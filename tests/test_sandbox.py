@@ -33,7 +33,8 @@ def hostile_config(tmp_path: Path, token: str, port: int, sandboxed: bool = True
         folder.mkdir(exist_ok=True)
     (other / "strategy.txt").write_text("the honest bot's secret strategy")
     targets = {"db": tmp_path / "results.sqlite", "config": tmp_path / "bots.yaml",
-               "other_dir": other, "outside": outside, "runtime": process.runtime_root(), "tcp_port": port,
+               "other_dir": other, "outside": outside, "runtime": process.runtime_root(),
+               "tcp_port": port,
                "referee_pid": os.getpid(), "env_marker": "REFEREE_PRIVATE_VARIABLE",
                "token": token, "seed": 7, "players": 3, "variant": "standard"}
     env = json.dumps({f"HOSTILE_{key.upper()}": str(value) for key, value in targets.items()})
@@ -63,8 +64,15 @@ def hostile_config(tmp_path: Path, token: str, port: int, sandboxed: bool = True
 
 
 def attack_lines(log: Path) -> dict[str, str]:
+    """Each attack's outcome over every run of the bot (one per rotation): a success
+    in any run counts."""
     lines = [line for line in log.read_text().splitlines() if line.startswith("ATTACK ")]
-    return {line.split()[1].rstrip(":"): line for line in lines}
+    outcome: dict[str, str] = {}
+    for line in lines:
+        name = line.split()[1].rstrip(":")
+        if "SUCCEEDED" not in outcome.get(name, ""):
+            outcome[name] = line
+    return outcome
 
 
 def orphans(token: str) -> list[int]:

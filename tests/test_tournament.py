@@ -35,12 +35,13 @@ def test_tournament_of_grpc_bot_processes(tmp_path, started):
     games = store.games("grpc")
     assert summary.played == len(games) == 6  # 1 table × 3 rotations × 2 rounds
     assert all(game.status == "finished" and game.actions for game in games)
-    assert len(started) == 3
+    # Three bots, each started afresh for each of the three seat rotations.
+    assert len(started) == 9
     assert_no_process_left(started)
     # Each bot sat in each seat once per round.
     assert sorted(game.seats[0] for game in games) == sorted(["greedy", "random", "random-b"] * 2)
     # The bot without {address} in its command found it in CIRCUS_BOT_ADDRESS.
-    assert (tmp_path / "logs" / "grpc" / "random-b.log").read_text().count("listening") == 1
+    assert (tmp_path / "logs" / "grpc" / "random-b.log").read_text().count("listening") == 3
     for game in games:
         record = GameRecord(game.game, game.variant, len(game.seats), game.seed,
                             tuple(game.actions))

@@ -49,7 +49,9 @@ BOUNDS: dict[str, tuple[float, float]] = {
     "time.startup_ms": (1, 3_600_000), "time.call_ms": (1, 3_600_000),
     "time.grace_ms": (1, 3_600_000),
     "limits.memory_mb": (1, 1_048_576), "limits.cpu_seconds": (0, 604_800),
-    "limits.message_bytes": (1, 1_073_741_824),
+    "limits.message_bytes": (1, 1_073_741_824), "limits.processes": (1, 100_000),
+    "limits.open_files": (16, 1_048_576), "limits.log_bytes": (1024, 2**40),
+    "limits.tmp_mb": (1, 1_048_576), "limits.cpus": (0.01, 1024),
     "rating.mu": (-10_000, 10_000), "rating.sigma": (0.001, 10_000),
     "rating.beta": (0.001, 10_000), "rating.tau": (0, 10_000),
     "rating.draw_probability": (0.001, 0.99),  # 0 cannot rate a tie
@@ -87,24 +89,31 @@ class TournamentConfig:
     sandbox: bool = True
     # Derive deals from the seed and a secret kept in the store, not from the seed alone.
     secret_deals: bool = True
+    # Start command: and python: bots afresh before each seat rotation of the
+    # duplicate deals, so no bot remembers a deal it is dealt again (issue 22).
+    renew_bots: bool = True
 
     def identity(self) -> dict[str, Any]:
         """What defines the games: the keys a resumed run must not change.
 
-        Concurrency and how bots are reached (and sandboxed) may change between
-        runs without changing which games are played.
+        Concurrency, how bots are reached (and sandboxed) and whether they are
+        started afresh between rotations may change between runs without
+        changing which games are played.
         """
         data = asdict(self)
         data.pop("concurrency")
         data.pop("sandbox")
+        data.pop("renew_bots")
         data["bots"] = [bot.name for bot in self.bots]
+        # Which bots remember decides which games share a deal.
+        data["remembering"] = [bot.name for bot in self.bots if bot.remembers]
         return data
 
 
 TOP_KEYS = {"name", "game", "variant", "players", "rounds", "games_per_bot", "seed",
             "concurrency", "format", "challenger", "duplicate", "time", "faults",
             "max_strikes", "recover", "max_restarts", "suspend_after", "limits", "rating",
-            "bots", "sandbox", "secret_deals"}
+            "bots", "sandbox", "secret_deals", "renew_bots"}
 COMMAND_KEYS = ("dir", "env", "sandbox")
 ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
@@ -163,6 +172,7 @@ def parse_config(data: Any, default_name: str = "tournament") -> TournamentConfi
         rating=_section(data, "rating", RatingConfig),
         sandbox=sandbox,
         secret_deals=_typed(data, "secret_deals", bool, default=True),
+        renew_bots=_typed(data, "renew_bots", bool, default=True),
     )
     _check_format(config)
     _check_size(config)
@@ -315,7 +325,7 @@ def _bots(section: Any, sandbox: bool) -> tuple[BotSpec, ...]:
         if not isinstance(entry, dict):
             raise ConfigError(f"{where} must be a mapping with a name and a command, "
                               "address or python")
-        _no_unknown_keys(entry, {"name", *BOT_KINDS, *COMMAND_KEYS}, f"{where}.")
+        _no_unknown_keys(entry, {"name", "memory", *BOT_KINDS, *COMMAND_KEYS}, f"{where}.")
         name = _checked_name(_typed(entry, "name", str, required=True, where=f"{where}."),
                              "bot name")
         if name in seen:
@@ -329,7 +339,12 @@ def _bots(section: Any, sandbox: bool) -> tuple[BotSpec, ...]:
         value = _typed(entry, ways[0], str, where=f"bot {name!r}: ")
         if any(ord(char) < 32 or ord(char) == 127 for char in value):
             raise ConfigError(f"bot {name!r}: {ways[0]} holds a control character")
-        bots.append(BotSpec(name=name, **{ways[0]: value}, **_command_keys(entry, name, sandbox)))
+        memory = _typed(entry, "memory", bool, where=f"bot {name!r}: ")
+        if memory is False and ways[0] == "address":
+            raise ConfigError(f"bot {name!r}: memory: false is only for command: and python: "
+                              "bots (the referee cannot start an address: bot afresh)")
+        bots.append(BotSpec(name=name, **{ways[0]: value}, memory=memory,
+                            **_command_keys(entry, name, sandbox)))
     return tuple(bots)
 
 

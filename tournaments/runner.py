@@ -25,6 +25,7 @@ from referee.games import get_game
 from referee.match import FaultPolicy, Match, MatchAbandoned, MatchResult
 from referee.participants import BotStartError, Participant
 from referee.sandbox import SandboxUnavailable, ensure_available
+from referee.settings import BotSpec
 from tournaments.config import TournamentConfig
 from tournaments.executor import ThreadExecutor
 from tournaments.schedule import Pairing, schedule
@@ -145,6 +146,9 @@ class TournamentRunner:
         self.pairings = schedule(config)
         self.stop = threading.Event()
         self.participants: dict[str, Participant] = {}
+        # Fresh bots being started for the next rotation (stopped with the rest).
+        self.renewal: futures.Future | None = None
+        self.retiring: list[threading.Thread] = []
         # Paths no sandboxed bot may see: the config (given), the database, its
         # folder and companions, and every bot's dir: (each bot sees its own).
         db = store.path
@@ -212,21 +216,12 @@ class TournamentRunner:
                 ensure_available()
             except SandboxUnavailable as error:
                 raise TournamentError(str(error)) from None
-        participants = [Participant(spec, self.log_dir, self.config.limits,
-                                    self.config.time.startup_ms,
-                                    self.config.max_restarts if self.config.recover else 0,
-                                    self.config.sandbox, self.private)
-                        for spec in specs]
         errors: dict[str, str] = {}
-        with futures.ThreadPoolExecutor(max(1, len(participants))) as pool:
-            starts = [pool.submit(p.start, self.config.game, self.config.variant)
-                      for p in participants]
-            for participant, start in zip(participants, starts):
-                try:
-                    start.result()
-                    self.participants[participant.name] = participant
-                except BotStartError as error:
-                    errors[participant.name] = str(error)
+        for participant, error in self._started(specs):
+            if error is None:
+                self.participants[participant.name] = participant
+            else:
+                errors[participant.name] = error
         if errors and not self.skip_bad_bots:
             self.stop_bots()
             raise TournamentError("; ".join(errors.values())
@@ -236,9 +231,87 @@ class TournamentRunner:
             print(f"skipping: {message}", file=self.out, flush=True)
         return sorted(errors)
 
+    def _started(self, specs: list[BotSpec]) -> list[tuple[Participant, str | None]]:
+        """A new participant per spec, all started at once, each with its start error."""
+        participants = [Participant(spec, self.log_dir, self.config.limits,
+                                    self.config.time.startup_ms,
+                                    self.config.max_restarts if self.config.recover else 0,
+                                    self.config.sandbox, self.private)
+                        for spec in specs]
+        outcomes: list[tuple[Participant, str | None]] = []
+        with futures.ThreadPoolExecutor(max(1, len(participants))) as pool:
+            starts = [pool.submit(p.start, self.config.game, self.config.variant)
+                      for p in participants]
+            for participant, start in zip(participants, starts):
+                try:
+                    start.result()
+                    outcomes.append((participant, None))
+                except BotStartError as error:
+                    outcomes.append((participant, str(error)))
+        return outcomes
+
     def stop_bots(self) -> None:
-        for participant in self.participants.values():
-            participant.stop()
+        """Stop every bot, those started for the next rotation too."""
+        spares = [participant for participant, _ in self.renewal.result()] \
+            if self.renewal is not None else []
+        self.renewal = None
+        _stop_all(list(self.participants.values()) + spares)
+        for stopping in self.retiring:
+            stopping.join()
+        self.retiring = []
+
+    # -- fresh bots between the rotations of duplicate deals (issue 22) ------------
+    def _epochs(self, todo: list[Pairing]) -> list[list[Pairing]]:
+        """The games to play between two renewals of the bots.
+
+        With duplicate deals and ``renew_bots``, one list per seat rotation (the
+        schedule plays them in that order): no bot process plays two games of one
+        deal. Otherwise all games at once.
+        """
+        if not (self.config.duplicate and self.config.renew_bots):
+            return [todo] if todo else []
+        epochs: dict[int, list[Pairing]] = {}
+        for pairing in todo:
+            epochs.setdefault(pairing.rotation, []).append(pairing)
+        return [epochs[rotation] for rotation in sorted(epochs)]
+
+    def _renewable(self, epoch: list[Pairing]) -> list[BotSpec]:
+        """The bots of an epoch to start afresh: all but those that keep their memory
+        (``memory: true``, ``address:``) and those suspended."""
+        playing = {name for pairing in epoch for name in pairing.seats}
+        return [spec for spec in self.config.bots
+                if spec.name in playing and spec.name in self.participants
+                and not spec.remembers and spec.name not in self.suspended]
+
+    def _prepare_renewal(self, epoch: list[Pairing]) -> futures.Future:
+        """Start the next epoch's fresh bots in the background, while this epoch plays.
+
+        A process that has played no game knows nothing, so starting it early is
+        safe, and the switch at the epoch's end then costs no start-up time.
+        """
+        pool = futures.ThreadPoolExecutor(1, thread_name_prefix="renewal")
+        future = pool.submit(self._started, self._renewable(epoch))
+        pool.shutdown(wait=False)
+        return future
+
+    def _renew(self, rotation: int) -> None:
+        """Swap in the fresh bots (all games of the last epoch are over) and stop the old."""
+        assert self.renewal is not None
+        fresh, self.renewal = self.renewal.result(), None
+        retired = []
+        for participant, error in fresh:
+            if error is not None:
+                print(f"restart for rotation {rotation + 1} failed: {error}", file=self.out,
+                      flush=True)
+            retired.append(self.participants[participant.name])
+            self.participants[participant.name] = participant
+        # The old processes stop in the background; the next games need not wait for them.
+        stopping = threading.Thread(target=_stop_all, args=(retired,), name="retire-bots")
+        stopping.start()
+        self.retiring.append(stopping)
+        if fresh and not self.quiet:
+            print(f"  rotation {rotation + 1}: {len(fresh)} bot(s) started afresh, so none "
+                  "remembers a deal it is dealt again", file=self.out, flush=True)
 
     # -- playing -----------------------------------------------------------------
     def _client(self, name: str) -> BotClient | None:
@@ -321,17 +394,23 @@ class TournamentRunner:
         previous = signal.signal(signal.SIGTERM, _raise_interrupt) \
             if threading.current_thread() is threading.main_thread() else None
         executor = ThreadExecutor(self.config.concurrency)
+        epochs = self._epochs(todo)
         try:
-            for pairing, result in executor.results(self._play, todo):
-                self.store.add_game(self.config.name, pairing, result)
-                live.add(Outcome(pairing.index, pairing.seats,
-                                 tuple(result.ranks), result.status != "void"))
-                for fault in result.faults:
-                    if fault.fault_class == "suspended":
-                        sat_out[fault.bot] = sat_out.get(fault.bot, 0) + 1
-                    else:
-                        faults[fault.fault_class] = faults.get(fault.fault_class, 0) + 1
-                progress.advance(live.leaders)
+            for number, epoch in enumerate(epochs):
+                if self.renewal is not None:
+                    self._renew(epoch[0].rotation)
+                if number + 1 < len(epochs):
+                    self.renewal = self._prepare_renewal(epochs[number + 1])
+                for pairing, result in executor.results(self._play, epoch):
+                    self.store.add_game(self.config.name, pairing, result)
+                    live.add(Outcome(pairing.index, pairing.seats,
+                                     tuple(result.ranks), result.status != "void"))
+                    for fault in result.faults:
+                        if fault.fault_class == "suspended":
+                            sat_out[fault.bot] = sat_out.get(fault.bot, 0) + 1
+                        else:
+                            faults[fault.fault_class] = faults.get(fault.fault_class, 0) + 1
+                    progress.advance(live.leaders)
         except KeyboardInterrupt:
             raise Interrupted(
                 f"interrupted: {progress.done} of {len(self.pairings)} games are stored in "
@@ -362,3 +441,11 @@ def _jsonable(value: object) -> object:
     if isinstance(value, (list, tuple)):
         return [_jsonable(item) for item in value]
     return value
+
+
+def _stop_all(participants: list[Participant]) -> None:
+    """Stop bots in parallel: each may take its grace period to exit."""
+    if not participants:
+        return
+    with futures.ThreadPoolExecutor(len(participants)) as pool:
+        list(pool.map(lambda participant: participant.stop(), participants))
