@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import json
 import sys
-from dataclasses import asdict, replace
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 import click
 from tabulate import tabulate
@@ -19,10 +19,13 @@ from ratings import formatting
 from ratings.report import render_report
 from ratings.time_use import time_use
 from referee.checkbot import check_bot
-from referee.games import GAMES, GameConfigError, get_game
+from referee.games import GAMES, GameConfigError, GameRecord
+from referee.games.base import IllegalActionError
+from referee.replay import end_reason_words, replay_frames, text_lines
 from referee.settings import FAULT_CLASSES, BotSpec, TimeConfig
+from referee.viewer import render_replay
 from tournaments.config import ConfigError, load_config
-from tournaments.export import game_records, write_csv, write_jsonl
+from tournaments.export import game_records, read_records, replay_record, write_csv, write_jsonl
 from tournaments.runner import Interrupted, TournamentError, TournamentRunner
 from tournaments.standings import standings
 from tournaments.store import DEFAULT_DB, Store, StoredTournament, StoreError
@@ -199,31 +202,110 @@ def games() -> None:
     click.echo(tabulate(rows, headers=["game", "title", "variants", "players", "summary"]))
 
 
-@main.command()
-@click.argument("game_id", type=int)
-@DB_OPTION
-def replay(game_id: int, db_path: Path) -> None:
-    """Print a stored game decision by decision, replayed from its record."""
+@dataclass(frozen=True)
+class ReplaySource:
+    """A game to replay, from the store or an export file, with what was kept of it."""
+
+    record: GameRecord
+    title: str                        # e.g. "game 12: demo #11"
+    status: str
+    seats: list[str]
+    scores: list[int]
+    ranks: list[int]
+    times: list[list[float]]
+    faults: list[dict[str, Any]]
+
+
+def stored_source(db_path: Path, game_id: int) -> ReplaySource:
     store = open_store(db_path)
     stored = store.game(game_id)
     if stored is None:
         fail(f"no game with id {game_id} in {db_path}")
+    faults = [dict(row) for row in store.faults(stored.tournament) if row["game_id"] == game_id]
+    return ReplaySource(
+        GameRecord(stored.game, stored.variant, len(stored.seats), stored.seed,
+                   tuple(stored.actions)),
+        f"game {stored.id}: {stored.tournament} #{stored.game_index}", stored.status,
+        stored.seats, stored.scores, stored.ranks, stored.times, faults)
+
+
+def exported_source(path: Path, index: int | None) -> ReplaySource:
+    """The record with schedule index ``index`` (its ``game_index``) of an export file."""
+    if not path.is_file():
+        fail(f"no export file at {path}")
     try:
-        state = get_game(stored.game).new_state(len(stored.seats), stored.variant, stored.seed)
-    except GameConfigError as error:
-        fail(str(error))
-    click.echo(f"game {stored.id}: {stored.tournament} #{stored.game_index}, {stored.game} "
-               f"({stored.variant}), seed {stored.seed}, status {stored.status}")
-    click.echo("seats: " + ", ".join(f"{seat}={name}" for seat, name in enumerate(stored.seats)))
-    for number, index in enumerate(stored.actions, 1):
-        seat = state.current_seat()
-        action = state.legal_actions()[index]
-        click.echo(f"{number:5d}  seat {seat} ({stored.seats[seat]})  "
-                   f"{state.decision_kind():<8} {action.label}")
-        state.apply(index)
-    click.echo(f"end: {state.end_reason}; scores {state.scores()}; ranks {stored.ranks}")
-    if state.scores() != stored.scores:
-        fail(f"replay gives scores {state.scores()}, the store has {stored.scores}", status=1)
+        records = read_records(path)
+    except (OSError, UnicodeDecodeError, ValueError) as error:
+        fail(f"cannot read {path}: {error}")
+    indices = [int(record.get("game_index", -1)) for record in records]
+    if index is None:
+        if len(records) != 1:
+            fail(f"{path} holds {len(records)} games: give --index N (its game_index)")
+        index = indices[0]
+    if index not in indices:
+        shown = f"{min(indices)}-{max(indices)}" if indices else "none"
+        fail(f"no game with index {index} in {path} (game_index: {shown})")
+    found = records[indices.index(index)]
+    try:
+        record = replay_record(found)
+    except (KeyError, TypeError, ValueError) as error:
+        fail(f"record {index} of {path} is not replayable ({error})")
+    return ReplaySource(
+        record, f"{found.get('tournament', path.name)} #{index}", found.get("status", "?"),
+        list(found["seats"]), list(found.get("scores") or []), list(found.get("ranks") or []),
+        list(found.get("times") or []),
+        [{**fault, "decision_id": fault.get("decision_id", 0)}
+         for fault in found.get("faults") or []])
+
+
+@main.command()
+@click.argument("game_id", type=int, required=False)
+@DB_OPTION
+@click.option("--from", "source", type=click.Path(dir_okay=False, path_type=Path),
+              default=None, help="an export file (jsonl or csv) instead of the database")
+@click.option("--index", "index", type=int, default=None,
+              help="with --from: the game's schedule index (game_index in the export)")
+@click.option("--html", "html_path", type=click.Path(dir_okay=False, path_type=Path),
+              default=None, help="write an HTML replay viewer to this file")
+@click.option("--view", "view", type=int, default=None, metavar="SEAT",
+              help="only what SEAT saw: its events and its own decisions")
+def replay(game_id: int | None, db_path: Path, source: Path | None, index: int | None,
+           html_path: Path | None, view: int | None) -> None:
+    """Replay a game from its record: decision by decision, or as an HTML viewer.
+
+    GAME_ID is the database id (`circus-referee faults` and the report show it);
+    or give --from EXPORT_FILE with --index N.
+    """
+    if (game_id is None) == (source is None):
+        fail("give a GAME_ID or --from EXPORT_FILE (not both)")
+    if index is not None and source is None:
+        fail("--index goes with --from EXPORT_FILE")
+    game = stored_source(db_path, game_id) if source is None else exported_source(source, index)
+    if view is not None and not 0 <= view < game.record.players:
+        fail(f"no seat {view} in this game (seats 0-{game.record.players - 1})")
+    try:
+        replayed = replay_frames(game.record, game.seats, game.times, game.faults,
+                                 game.ranks or None)
+    except (GameConfigError, IllegalActionError) as error:
+        fail(f"the record does not replay: {error}")
+    if html_path is not None:
+        page = render_replay(replayed, game.title)
+        try:
+            html_path.write_text(page, encoding="utf-8")
+        except OSError as error:
+            fail(f"cannot write {html_path}: {error.strerror}")
+        click.echo(f"wrote {html_path} ({len(page) // 1024} KB): {len(replayed.decisions)} "
+                   f"decisions of {game.title}")
+        return
+    record = game.record
+    click.echo(f"{game.title}, {record.game} ({record.variant}), seed {record.seed}, "
+               f"status {game.status}")
+    click.echo("seats: " + ", ".join(f"{seat}={name}" for seat, name in enumerate(game.seats)))
+    click.echo("\n".join(text_lines(replayed, view)))
+    click.echo(f"end: {end_reason_words(replayed.end_reason)} ({replayed.end_reason}); "
+               f"scores {replayed.scores}; ranks {replayed.ranks}")
+    if game.scores and replayed.scores != game.scores:
+        fail(f"replay gives scores {replayed.scores}, the record has {game.scores}", status=1)
 
 
 @main.command()
