@@ -16,19 +16,19 @@ import click
 from tabulate import tabulate
 
 from ratings import formatting
-from ratings.report import render_report
+from ratings.report import FaultRow, GameRow, ReportLinks, render_report
 from ratings.time_use import time_use
 from referee.checkbot import check_bot
 from referee.games import GAMES, GameConfigError, GameRecord
 from referee.games.base import IllegalActionError
-from referee.replay import end_reason_words, replay_frames, text_lines
+from referee.replay import END_REASONS, end_reason_words, replay_frames, text_lines
 from referee.settings import FAULT_CLASSES, BotSpec, TimeConfig
 from referee.viewer import render_replay
 from tournaments.config import ConfigError, load_config
 from tournaments.export import game_records, read_records, replay_record, write_csv, write_jsonl
 from tournaments.runner import Interrupted, TournamentError, TournamentRunner
 from tournaments.standings import standings
-from tournaments.store import DEFAULT_DB, Store, StoredTournament, StoreError
+from tournaments.store import DEFAULT_DB, Store, StoredGame, StoredTournament, StoreError
 
 DB_OPTION = click.option("--db", "db_path", type=click.Path(dir_okay=False, path_type=Path),
                          default=DEFAULT_DB, show_default=True, help="results database")
@@ -179,18 +179,64 @@ def leaderboard(db_path: Path, tournament: str | None, fmt: str, h2h: bool, los:
 @TOURNAMENT_OPTION
 @click.option("--output", "-o", "output", type=click.Path(dir_okay=False, path_type=Path),
               default=Path("report.html"), show_default=True, help="HTML file to write")
+@click.option("--replays/--no-replays", default=True, show_default=True,
+              help="write every game's HTML replay into a folder beside the report, linked "
+                   "from its games table")
 @RESAMPLES_OPTION
-def report(db_path: Path, tournament: str | None, output: Path, resamples: int | None) -> None:
-    """Write a tournament's report: one self-contained HTML file (no network needed)."""
+def report(db_path: Path, tournament: str | None, output: Path, replays: bool,
+           resamples: int | None) -> None:
+    """Write a tournament's report: one self-contained HTML file (no network needed).
+
+    With --replays (the default) each game's replay goes to REPORT-replays/game-ID.html.
+    """
     store, record = open_tournament(db_path, tournament)
     board = standings(store, record, resamples=resamples)
-    html = render_report(board, record, store.games(record.name))
+    games = store.games(record.name)
+    faults = [dict(row) for row in store.faults(record.name)]
+    folder = output.with_name(f"{output.stem}-replays")
+    links = {game.id: f"{folder.name}/game-{game.id}.html" for game in games} if replays else {}
     try:
+        if replays:
+            write_replays(games, faults, folder)
+        html = render_report(board, record, games, report_links(games, faults, links))
         output.write_text(html, encoding="utf-8")
     except OSError as error:
-        fail(f"cannot write {output}: {error.strerror}")
+        fail(f"cannot write {error.filename or output}: {error.strerror}")
     click.echo(f"wrote {output} ({len(html) // 1024} KB): {record.name}, "
-               f"{board.rated_games} rated games, {len(board.rows)} bots")
+               f"{board.rated_games} rated games, {len(board.rows)} bots"
+               + (f"; {len(games)} replays in {folder}" if replays else ""))
+
+
+def report_links(games: list[StoredGame], faults: list[dict[str, Any]],
+                 links: dict[int, str]) -> ReportLinks:
+    """The games table and fault list of the report, as the plain rows ratings/ takes."""
+    counts: dict[int, int] = {}
+    for fault in faults:
+        counts[fault["game_id"]] = counts.get(fault["game_id"], 0) + 1
+    rows = [GameRow(g.id, g.game_index, g.seats, g.scores, g.ranks, g.status, g.end_reason,
+                    len(g.actions), g.duration_s, counts.get(g.id, 0), links.get(g.id))
+            for g in games]
+    fault_rows = [FaultRow(f["game_id"], f["game_index"], f["seat"], f["bot"], f["decision_id"],
+                           f["class"], f["policy"], f["detail"],
+                           links[f["game_id"]] + f"#step={max(f['decision_id'] - 1, 0)}&view=0"
+                           if f["game_id"] in links else None)
+                  for f in faults]
+    return ReportLinks(rows, fault_rows, END_REASONS)
+
+
+def write_replays(games: list[StoredGame], faults: list[dict[str, Any]], folder: Path) -> None:
+    """Each game's HTML replay into ``folder``, replayed from its record."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for game in games:
+        record = GameRecord(game.game, game.variant, len(game.seats), game.seed,
+                            tuple(game.actions))
+        try:
+            replayed = replay_frames(record, game.seats, game.times,
+                                     [f for f in faults if f["game_id"] == game.id], game.ranks)
+        except (GameConfigError, IllegalActionError) as error:
+            fail(f"game {game.id} does not replay: {error}")
+        page = render_replay(replayed, f"game {game.id}: {game.tournament} #{game.game_index}")
+        (folder / f"game-{game.id}.html").write_text(page, encoding="utf-8")
 
 
 @main.command()
@@ -302,7 +348,7 @@ def replay(game_id: int | None, db_path: Path, source: Path | None, index: int |
                f"status {game.status}")
     click.echo("seats: " + ", ".join(f"{seat}={name}" for seat, name in enumerate(game.seats)))
     click.echo("\n".join(text_lines(replayed, view)))
-    click.echo(f"end: {end_reason_words(replayed.end_reason)} ({replayed.end_reason}); "
+    click.echo(f"end: {replayed.end_reason} ({end_reason_words(replayed.end_reason)}); "
                f"scores {replayed.scores}; ranks {replayed.ranks}")
     if game.scores and replayed.scores != game.scores:
         fail(f"replay gives scores {replayed.scores}, the record has {game.scores}", status=1)
