@@ -78,7 +78,8 @@ def page_data(replay: Replay, title: str = "") -> dict[str, Any]:
     game = get_game(record.game)
     return {
         "meta": {"title": title or f"{game.title} ({record.variant})", "game": record.game,
-                 "gameTitle": game.title, "variant": record.variant, "seed": record.seed,
+                 "gameTitle": game.title, "variant": record.variant,
+                 "seed": str(record.seed),  # 64-bit: a JS number would round it
                  "seats": replay.seats, "scores": replay.scores, "ranks": replay.ranks,
                  "endReason": replay.end_reason,
                  "endWords": end_reason_words(replay.end_reason)},

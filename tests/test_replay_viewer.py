@@ -312,6 +312,7 @@ def test_chromium_plays_every_game_and_each_seat_sees_only_its_own(store, tmp_pa
             browser.open(page.as_uri() + "#step=2&view=0")
             assert browser.js("document.documentElement.dataset.ready") == "1"
             assert browser.js("document.documentElement.dataset.step") == "2"
+            assert f"seed {record.seed} " in browser.js('document.getElementById("sub").textContent')
             walked = browser.js(WALK)
             assert [step for step, _, _ in walked] == list(range(len(record.actions) + 1))
             frames = replay_frames(record).frames
