@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import sys
-from dataclasses import asdict, replace
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -16,16 +16,20 @@ import click
 from tabulate import tabulate
 
 from ratings import formatting
-from ratings.report import render_report
+from ratings.report import FaultRow, GameRow, ReportLinks, render_report
 from ratings.time_use import time_use
 from referee.checkbot import check_bot
-from referee.games import GAMES, GameConfigError, get_game
+from referee.games import GAMES, GameConfigError, GameRecord
+from referee.games.base import IllegalActionError
+from referee.replay import END_REASONS, end_reason_words, replay_frames, text_lines
 from referee.settings import FAULT_CLASSES, BotSpec, TimeConfig
+from referee.viewer import render_replay
 from tournaments.config import ConfigError, load_config
-from tournaments.export import game_records, write_csv, write_jsonl
+from tournaments.export import game_records, read_records, replay_record, write_csv, write_jsonl
 from tournaments.runner import Interrupted, TournamentError, TournamentRunner
 from tournaments.standings import standings
-from tournaments.store import DEFAULT_DB, DEFAULT_WAIT_S, Store, StoredTournament, StoreError
+from tournaments.store import (DEFAULT_DB, DEFAULT_WAIT_S, Store, StoredGame, StoredTournament,
+                               StoreError)
 
 DB_OPTION = click.option("--db", "db_path", type=click.Path(dir_okay=False, path_type=Path),
                          default=DEFAULT_DB, show_default=True, help="results database")
@@ -234,18 +238,64 @@ def leaderboard(db_path: Path, tournament: str | None, fmt: str, h2h: bool, los:
 @TOURNAMENT_OPTION
 @click.option("--output", "-o", "output", type=click.Path(dir_okay=False, path_type=Path),
               default=Path("report.html"), show_default=True, help="HTML file to write")
+@click.option("--replays/--no-replays", default=True, show_default=True,
+              help="write every game's HTML replay into a folder beside the report, linked "
+                   "from its games table")
 @RESAMPLES_OPTION
-def report(db_path: Path, tournament: str | None, output: Path, resamples: int | None) -> None:
-    """Write a tournament's report: one self-contained HTML file (no network needed)."""
+def report(db_path: Path, tournament: str | None, output: Path, replays: bool,
+           resamples: int | None) -> None:
+    """Write a tournament's report: one self-contained HTML file (no network needed).
+
+    With --replays (the default) each game's replay goes to REPORT-replays/game-ID.html.
+    """
     store, record = open_tournament(db_path, tournament)
     board = standings(store, record, resamples=resamples)
-    html = render_report(board, record, store.games(record.name))
+    games = store.games(record.name)
+    faults = [dict(row) for row in store.faults(record.name)]
+    folder = output.with_name(f"{output.stem}-replays")
+    links = {game.id: f"{folder.name}/game-{game.id}.html" for game in games} if replays else {}
     try:
+        if replays:
+            write_replays(games, faults, folder)
+        html = render_report(board, record, games, report_links(games, faults, links))
         output.write_text(html, encoding="utf-8")
     except OSError as error:
-        fail(f"cannot write {output}: {error.strerror}")
+        fail(f"cannot write {error.filename or output}: {error.strerror}")
     click.echo(f"wrote {output} ({len(html) // 1024} KB): {record.name}, "
-               f"{board.rated_games} rated games, {len(board.rows)} bots")
+               f"{board.rated_games} rated games, {len(board.rows)} bots"
+               + (f"; {len(games)} replays in {folder}" if replays else ""))
+
+
+def report_links(games: list[StoredGame], faults: list[dict[str, Any]],
+                 links: dict[int, str]) -> ReportLinks:
+    """The games table and fault list of the report, as the plain rows ratings/ takes."""
+    counts: dict[int, int] = {}
+    for fault in faults:
+        counts[fault["game_id"]] = counts.get(fault["game_id"], 0) + 1
+    rows = [GameRow(g.id, g.game_index, g.seats, g.scores, g.ranks, g.status, g.end_reason,
+                    len(g.actions), g.duration_s, counts.get(g.id, 0), links.get(g.id))
+            for g in games]
+    fault_rows = [FaultRow(f["game_id"], f["game_index"], f["seat"], f["bot"], f["decision_id"],
+                           f["class"], f["policy"], f["detail"],
+                           links[f["game_id"]] + f"#step={max(f['decision_id'] - 1, 0)}&view=0"
+                           if f["game_id"] in links else None)
+                  for f in faults]
+    return ReportLinks(rows, fault_rows, END_REASONS)
+
+
+def write_replays(games: list[StoredGame], faults: list[dict[str, Any]], folder: Path) -> None:
+    """Each game's HTML replay into ``folder``, replayed from its record."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for game in games:
+        record = GameRecord(game.game, game.variant, len(game.seats), game.seed,
+                            tuple(game.actions))
+        try:
+            replayed = replay_frames(record, game.seats, game.times,
+                                     [f for f in faults if f["game_id"] == game.id], game.ranks)
+        except (GameConfigError, IllegalActionError) as error:
+            fail(f"game {game.id} does not replay: {error}")
+        page = render_replay(replayed, f"game {game.id}: {game.tournament} #{game.game_index}")
+        (folder / f"game-{game.id}.html").write_text(page, encoding="utf-8")
 
 
 @main.command()
@@ -257,32 +307,111 @@ def games() -> None:
     click.echo(tabulate(rows, headers=["game", "title", "variants", "players", "summary"]))
 
 
-@main.command()
-@click.argument("game_id", type=int)
-@DB_OPTION
-def replay(game_id: int, db_path: Path) -> None:
-    """Print a stored game decision by decision, replayed from its record."""
+@dataclass(frozen=True)
+class ReplaySource:
+    """A game to replay, from the store or an export file, with what was kept of it."""
+
+    record: GameRecord
+    title: str                        # e.g. "game 12: demo #11"
+    status: str
+    seats: list[str]
+    scores: list[int]
+    ranks: list[int]
+    times: list[list[float]]
+    faults: list[dict[str, Any]]
+
+
+def stored_source(db_path: Path, game_id: int) -> ReplaySource:
     store = open_store(db_path)
     # SQLite ids are 64-bit: a larger number names no game.
     stored = store.game(game_id) if 0 < game_id < 2**63 else None
     if stored is None:
         fail(f"no game with id {game_id} in {db_path}")
+    faults = [dict(row) for row in store.faults(stored.tournament) if row["game_id"] == game_id]
+    return ReplaySource(
+        GameRecord(stored.game, stored.variant, len(stored.seats), stored.seed,
+                   tuple(stored.actions)),
+        f"game {stored.id}: {stored.tournament} #{stored.game_index}", stored.status,
+        stored.seats, stored.scores, stored.ranks, stored.times, faults)
+
+
+def exported_source(path: Path, index: int | None) -> ReplaySource:
+    """The record with schedule index ``index`` (its ``game_index``) of an export file."""
+    if not path.is_file():
+        fail(f"no export file at {path}")
     try:
-        state = get_game(stored.game).new_state(len(stored.seats), stored.variant, stored.seed)
-    except GameConfigError as error:
-        fail(str(error))
-    click.echo(f"game {stored.id}: {stored.tournament} #{stored.game_index}, {stored.game} "
-               f"({stored.variant}), seed {stored.seed}, status {stored.status}")
-    click.echo("seats: " + ", ".join(f"{seat}={name}" for seat, name in enumerate(stored.seats)))
-    for number, index in enumerate(stored.actions, 1):
-        seat = state.current_seat()
-        action = state.legal_actions()[index]
-        click.echo(f"{number:5d}  seat {seat} ({stored.seats[seat]})  "
-                   f"{state.decision_kind():<8} {action.label}")
-        state.apply(index)
-    click.echo(f"end: {state.end_reason}; scores {state.scores()}; ranks {stored.ranks}")
-    if state.scores() != stored.scores:
-        fail(f"replay gives scores {state.scores()}, the store has {stored.scores}", status=1)
+        records = read_records(path)
+    except (OSError, UnicodeDecodeError, ValueError) as error:
+        fail(f"cannot read {path}: {error}")
+    indices = [int(record.get("game_index", -1)) for record in records]
+    if index is None:
+        if len(records) != 1:
+            fail(f"{path} holds {len(records)} games: give --index N (its game_index)")
+        index = indices[0]
+    if index not in indices:
+        shown = f"{min(indices)}-{max(indices)}" if indices else "none"
+        fail(f"no game with index {index} in {path} (game_index: {shown})")
+    found = records[indices.index(index)]
+    try:
+        record = replay_record(found)
+    except (KeyError, TypeError, ValueError) as error:
+        fail(f"record {index} of {path} is not replayable ({error})")
+    return ReplaySource(
+        record, f"{found.get('tournament', path.name)} #{index}", found.get("status", "?"),
+        list(found["seats"]), list(found.get("scores") or []), list(found.get("ranks") or []),
+        list(found.get("times") or []),
+        [{**fault, "decision_id": fault.get("decision_id", 0)}
+         for fault in found.get("faults") or []])
+
+
+@main.command()
+@click.argument("game_id", type=int, required=False)
+@DB_OPTION
+@click.option("--from", "source", type=click.Path(dir_okay=False, path_type=Path),
+              default=None, help="an export file (jsonl or csv) instead of the database")
+@click.option("--index", "index", type=int, default=None,
+              help="with --from: the game's schedule index (game_index in the export)")
+@click.option("--html", "html_path", type=click.Path(dir_okay=False, path_type=Path),
+              default=None, help="write an HTML replay viewer to this file")
+@click.option("--view", "view", type=int, default=None, metavar="SEAT",
+              help="only what SEAT saw: its events and its own decisions")
+def replay(game_id: int | None, db_path: Path, source: Path | None, index: int | None,
+           html_path: Path | None, view: int | None) -> None:
+    """Replay a game from its record: decision by decision, or as an HTML viewer.
+
+    GAME_ID is the database id (`circus-referee faults` and the report show it);
+    or give --from EXPORT_FILE with --index N.
+    """
+    if (game_id is None) == (source is None):
+        fail("give a GAME_ID or --from EXPORT_FILE (not both)")
+    if index is not None and source is None:
+        fail("--index goes with --from EXPORT_FILE")
+    game = stored_source(db_path, game_id) if source is None else exported_source(source, index)
+    if view is not None and not 0 <= view < game.record.players:
+        fail(f"no seat {view} in this game (seats 0-{game.record.players - 1})")
+    try:
+        replayed = replay_frames(game.record, game.seats, game.times, game.faults,
+                                 game.ranks or None)
+    except (GameConfigError, IllegalActionError) as error:
+        fail(f"the record does not replay: {error}")
+    if html_path is not None:
+        page = render_replay(replayed, game.title)
+        try:
+            html_path.write_text(page, encoding="utf-8")
+        except OSError as error:
+            fail(f"cannot write {html_path}: {error.strerror}")
+        click.echo(f"wrote {html_path} ({len(page) // 1024} KB): {len(replayed.decisions)} "
+                   f"decisions of {game.title}")
+        return
+    record = game.record
+    click.echo(f"{game.title}, {record.game} ({record.variant}), seed {record.seed}, "
+               f"status {game.status}")
+    click.echo("seats: " + ", ".join(f"{seat}={name}" for seat, name in enumerate(game.seats)))
+    click.echo("\n".join(text_lines(replayed, view)))
+    click.echo(f"end: {replayed.end_reason} ({end_reason_words(replayed.end_reason)}); "
+               f"scores {replayed.scores}; ranks {replayed.ranks}")
+    if game.scores and replayed.scores != game.scores:
+        fail(f"replay gives scores {replayed.scores}, the record has {game.scores}", status=1)
 
 
 @main.command()

@@ -11,12 +11,15 @@ from __future__ import annotations
 
 import html
 import json
+import math
 from collections import Counter
+from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Protocol, Sequence
+from typing import Any, Mapping, Protocol, Sequence
 
 from ratings.board import Board, SeatTable
 from ratings.formatting import fault_text, footer, rank_range, seat_verdict
+from ratings.time_use import TimeUse, time_use
 
 
 class ReportedTournament(Protocol):
@@ -36,6 +39,53 @@ class ReportedGame(Protocol):
     end_reason: str
     duration_s: float
     actions: list[int]
+    seats: list[str]
+    times: list[tuple[int, int, float]]
+
+
+@dataclass(frozen=True)
+class GameRow:
+    """One row of the games table; ``replay`` is a link to the game's replay, if written."""
+
+    id: int
+    index: int
+    seats: list[str]
+    scores: list[int]
+    ranks: list[int]
+    status: str
+    end_reason: str
+    decisions: int
+    duration_s: float
+    faults: int
+    replay: str | None = None
+
+
+@dataclass(frozen=True)
+class FaultRow:
+    """One fault, with a link to its decision in the game's replay, if written."""
+
+    game_id: int
+    game_index: int
+    seat: int
+    bot: str
+    decision: int
+    fault_class: str
+    policy: str
+    detail: str
+    replay: str | None = None
+
+
+@dataclass(frozen=True)
+class ReportLinks:
+    """What the report shows beyond the board, as plain data from the caller.
+
+    ``end_words`` turns end-reason codes into words (the games know them,
+    the report does not).
+    """
+
+    games: Sequence[GameRow] = ()
+    faults: Sequence[FaultRow] = ()
+    end_words: Mapping[str, str] | None = None
 
 #: Most points drawn per bot in the chart; longer histories are thinned evenly.
 MAX_CHART_POINTS = 600
@@ -78,17 +128,23 @@ def _thin(points: list[Any], limit: int) -> list[Any]:
 
 
 def chart_data(board: Board) -> dict[str, Any]:
-    """The rating chart's data: per bot, [game number, mu, sigma] after each of its games."""
+    """The rating chart's data: per bot, [its games so far, mu, sigma] after each of its games.
+
+    The x axis counts each bot's own games, not the schedule: in a schedule a
+    bot sits out some games, and a line drawn by schedule index seems to stop
+    early when the bot's last game came before the others'.
+    """
     series = []
     prior = [0, board.params.mu, board.params.sigma]
     for index, bot in enumerate(board.bots):
-        points = [[p.index + 1, round(p.mu, 3), round(p.sigma, 3)] for p in board.history[bot]]
+        points = [[played, round(p.mu, 3), round(p.sigma, 3)]
+                  for played, p in enumerate(board.history[bot], 1)]
         if not points:
             continue
         series.append({"bot": bot, "colour": colour(index),
                        "points": [prior, *_thin(points, MAX_CHART_POINTS)]})
-    last = max((p.index + 1 for h in board.history.values() for p in h), default=1)
-    return {"series": series, "games": last}
+    most = max((len(h) for h in board.history.values()), default=1)
+    return {"series": series, "games": most}
 
 
 def _when(stamp: str) -> str:
@@ -103,7 +159,8 @@ def _when(stamp: str) -> str:
 
 # -- sections -------------------------------------------------------------------------
 
-def _figures(board: Board, tournament: ReportedTournament, games: Sequence[ReportedGame]) -> str:
+def _figures(board: Board, tournament: ReportedTournament, games: Sequence[ReportedGame],
+             end_words: Mapping[str, str]) -> str:
     statuses = Counter(game.status for game in games)
     faults = Counter()
     for per_bot in board.faults.values():
@@ -134,8 +191,11 @@ def _figures(board: Board, tournament: ReportedTournament, games: Sequence[Repor
     cells = "".join(f'<div class="figure"><div class="value">{_esc(value)}</div>'
                     f'<div class="label">{_esc(label)}</div></div>' for label, value in items)
     reasons = Counter(game.end_reason for game in games)
-    ends = ", ".join(f"{_esc(reason)} {count}" for reason, count in reasons.most_common())
-    return f'<div class="figures">{cells}</div><p class="note">Game ends: {ends or "—"}.</p>'
+    ends = "".join(f"<li>{count} × {_esc(end_words.get(reason, reason or 'not ended'))}"
+                   f' <span class="pm">({_esc(reason)})</span></li>'
+                   for reason, count in reasons.most_common())
+    return (f'<div class="figures">{cells}</div><p class="note">How the games ended:</p>'
+            f'<ul class="ends">{ends or "<li>—</li>"}</ul>')
 
 
 def _interval_bar(low: float, high: float, mid: float, lo: float, hi: float, tint: str) -> str:
@@ -148,6 +208,30 @@ def _interval_bar(low: float, high: float, mid: float, lo: float, hi: float, tin
             f'aria-hidden="true"><line x1="{x(low):.1f}" x2="{x(high):.1f}" y1="7" y2="7" '
             f'stroke="{tint}" stroke-width="4" stroke-linecap="round" opacity="0.45"/>'
             f'<circle cx="{x(mid):.1f}" cy="7" r="3.6" fill="{tint}"/></svg>')
+
+
+def _nice_ticks(lo: float, hi: float, count: int = 4) -> list[float]:
+    """Round values between ``lo`` and ``hi``, about ``count`` of them."""
+    span = (hi - lo) or 1.0
+    raw = span / count
+    magnitude = 10 ** math.floor(math.log10(raw))
+    step = next(m * magnitude for m in (1, 2, 5, 10) if span / (m * magnitude) <= count)
+    first = -(-lo // step) * step
+    return [round(first + i * step, 6) for i in range(int((hi - first) / step + 1e-9) + 1)]
+
+
+def _interval_axis(lo: float, hi: float) -> str:
+    """The scale of the interval column: ticks in mu, as wide as the bars below."""
+    width, span = 140, (hi - lo) or 1.0
+    marks = []
+    for value in _nice_ticks(lo, hi):
+        x = 4 + (width - 8) * (value - lo) / span
+        marks.append(f'<line x1="{x:.1f}" x2="{x:.1f}" y1="13" y2="18" stroke="#8a939e"/>'
+                     f'<text x="{x:.1f}" y="10" text-anchor="middle">{value:g}</text>')
+    return (f'<svg class="axis-mu" width="{width}" height="18" viewBox="0 0 {width} 18" '
+            f'role="img" aria-label="mu scale from {lo:.1f} to {hi:.1f}">'
+            f'<line x1="4" x2="{width - 4}" y1="17.5" y2="17.5" stroke="#8a939e"/>'
+            f'{"".join(marks)}</svg>')
 
 
 def _leaderboard(board: Board) -> str:
@@ -170,7 +254,9 @@ def _leaderboard(board: Board) -> str:
             f'<td class="num">{row.mean_place:.2f}</td>'
             f'<td class="num">{row.norm_score:.3f}</td><td class="num">{row.ties}</td>'
             f'<td>{_esc(fault_text(row.faults))}</td></tr>')
-    head = ("<tr><th>rank</th><th>range</th><th>bot</th><th>mu ± 95%</th><th>interval</th>"
+    head = ("<tr><th>rank</th><th>range</th><th>bot</th><th>mu ± 95%</th>"
+            f'<th class="interval">mu ± 95% on one scale<br>{_interval_axis(lo, hi)}</th>'
+
             "<th>sigma</th><th>mu − 3σ</th><th>games</th><th>wins</th><th>win rate</th>"
             "<th>mean place</th><th>norm. score</th><th>ties</th><th>faults</th></tr>")
     notes = footer(board).splitlines()
@@ -256,6 +342,89 @@ def _faults(board: Board) -> str:
             f'<tbody>{rows}</tbody></table>')
 
 
+def _times(games: Sequence[ReportedGame]) -> str:
+    """Each bot's decision times: median and p99 as numbers and as bars on one scale."""
+    rows: list[TimeUse] = time_use(games)
+    if not rows:
+        return '<p class="note">No decision times stored.</p>'
+    top = max(row.p99_ms for row in rows) or 1.0
+    width = 260
+
+    def bar(row: TimeUse) -> str:
+        median, p99 = (width - 4) * row.median_ms / top, (width - 4) * row.p99_ms / top
+        return (f'<svg class="bar" width="{width}" height="14" viewBox="0 0 {width} 14" '
+                f'aria-hidden="true"><rect x="2" y="5" width="{max(p99, 1):.1f}" height="4" '
+                f'fill="#9ecae1"/><rect x="2" y="2" width="{max(median, 1):.1f}" height="10" '
+                f'fill="#2166ac"/></svg>')
+    body = "".join(
+        f'<tr><td>{_esc(r.bot)}</td><td class="num">{r.decisions}</td>'
+        f'<td class="num">{r.median_ms:.2f}</td><td class="num">{r.p99_ms:.2f}</td>'
+        f'<td class="num">{r.max_ms:.1f}</td><td class="num">{r.total_s:.2f}</td>'
+        f"<td>{bar(r)}</td></tr>" for r in rows)
+    return (f'<table class="times"><thead><tr><th>bot</th><th>decisions</th><th>median ms</th>'
+            f'<th>p99 ms</th><th>max ms</th><th>total s</th><th>median (dark) and p99 (light), '
+            f'0–{top:.1f} ms</th></tr></thead><tbody>{body}</tbody></table>')
+
+
+def _link(href: str | None, text: str) -> str:
+    return f'<a href="{_esc(href)}">{_esc(text)}</a>' if href else _esc(text)
+
+
+def _games_table(rows: Sequence[GameRow], end_words: Mapping[str, str]) -> str:
+    """Every game: sortable by a click on a header, filtered by bot; a link to its replay."""
+    if not rows:
+        return '<p class="note">No games stored.</p>'
+    bots = sorted({bot for row in rows for bot in row.seats})
+    options = "".join(f'<option value="{_esc(b)}">{_esc(b)}</option>' for b in bots)
+    body = []
+    for row in rows:
+        seats = ", ".join(
+            f'<span class="{"win" if rank == 1 else ""}">{_esc(bot)} {score}'
+            f'<sup>{rank}</sup></span>' for bot, score, rank in zip(row.seats, row.scores, row.ranks))
+        words = end_words.get(row.end_reason, row.end_reason)
+        body.append(
+            f'<tr data-bots="{_esc(chr(9).join(row.seats))}"><td class="num" data-sort="{row.index}">'
+            f'{row.index}</td><td class="num" data-sort="{row.id}">{row.id}</td><td>{seats}</td>'
+            f'<td>{_esc(row.status)}</td><td title="{_esc(row.end_reason)}">{_esc(words)}</td>'
+            f'<td class="num" data-sort="{row.decisions}">{row.decisions}</td>'
+            f'<td class="num" data-sort="{row.duration_s:.6f}">{row.duration_s:.2f}</td>'
+            f'<td class="num" data-sort="{row.faults}">{row.faults or ""}</td>'
+            f'<td>{_link(row.replay, "replay") if row.replay else "—"}</td></tr>')
+    head = "".join(f'<th data-col="{i}" title="sort">{name}</th>' for i, name in enumerate(
+        ("#", "game id", "seats: bot score<sup>rank</sup>", "status", "ended", "decisions",
+         "seconds", "faults", "replay")))
+    return (f'<p class="filter"><label>bot <select id="game-filter"><option value="">every bot'
+            f'</option>{options}</select></label> <span class="note" id="game-count"></span> '
+            f'<span class="note">Click a column to sort.</span></p>'
+            f'<div class="scroll"><table class="games" id="games-table"><thead><tr>{head}</tr></thead>'
+            f'<tbody>{"".join(body)}</tbody></table></div>')
+
+
+def _fault_list(rows: Sequence[FaultRow]) -> str:
+    if not rows:
+        return ""
+    items = "".join(
+        f"<li>{_link(row.replay, f'game {row.game_id} (#{row.game_index})')}, decision "
+        f"{row.decision}: <b>{_esc(row.bot)}</b> (seat {row.seat}) {_esc(row.fault_class)}, "
+        f"{_esc(row.policy)} — {_esc(row.detail)}</li>" for row in rows)
+    return f'<h3>Every fault</h3><ol class="fault-list">{items}</ol>'
+
+
+def _config_value(value: Any) -> str:
+    if isinstance(value, dict):
+        return _config_list(value)
+    if isinstance(value, list):
+        return "<ol>" + "".join(f"<li>{_config_value(item)}</li>" for item in value) + "</ol>"
+    return _esc(value)
+
+
+def _config_list(config: Mapping[str, Any]) -> str:
+    """The configuration as nested lists of its set keys (unset ones are defaults)."""
+    items = "".join(f"<dt>{_esc(key)}</dt><dd>{_config_value(value)}</dd>"
+                    for key, value in config.items() if value not in (None, {}, []))
+    return f'<dl class="config">{items}</dl>'
+
+
 # -- the page -------------------------------------------------------------------------
 
 CSS = """
@@ -313,6 +482,24 @@ svg.bar { vertical-align: middle; }
 pre { background: var(--panel); border: 1px solid var(--line); border-radius: 8px; padding: 12px;
       font-size: 12px; overflow: auto; max-height: 380px; }
 .two { display: grid; grid-template-columns: 1fr 1fr; gap: 24px; align-items: start; }
+.ends { margin: 2px 0 0; padding-left: 20px; color: var(--muted); font-size: 12.5px; }
+th.interval { white-space: nowrap; }
+svg.axis-mu text { font-size: 9.5px; fill: var(--muted); }
+.scroll { max-height: 520px; overflow: auto; border: 1px solid var(--line); border-radius: 8px; }
+.games { width: 100%; font-size: 13px; }
+.games thead th { position: sticky; top: 0; background: #fff; cursor: pointer; user-select: none; }
+.games thead th.asc::after { content: " \\25B2"; }
+.games thead th.desc::after { content: " \\25BC"; }
+.games .win { font-weight: 650; }
+.games sup { color: var(--muted); font-size: 9px; margin-left: 1px; }
+.filter { margin: 4px 0 8px; }
+.fault-list { font-size: 12.5px; padding-left: 22px; max-height: 300px; overflow: auto; }
+dl.config { display: grid; grid-template-columns: max-content 1fr; gap: 2px 14px; margin: 0;
+      font-size: 13px; }
+dl.config dt { color: var(--muted); }
+dl.config dd { margin: 0; }
+dl.config dl.config { font-size: 12.5px; }
+dl.config ol { margin: 0; padding-left: 18px; }
 footer { margin-top: 40px; color: var(--muted); font-size: 12px; }
 @media (max-width: 900px) { .two { grid-template-columns: 1fr; }
        .figures { grid-template-columns: repeat(2, 1fr); } }
@@ -363,7 +550,7 @@ SCRIPT = r"""
     el("text", {x: x(v), y: H - bottom + 16, "text-anchor": "middle"}, axis).textContent = v;
   });
   el("text", {x: (left + W - right) / 2, y: H - 4, "text-anchor": "middle"}, axis).textContent =
-    "games played (schedule order)";
+    "games played by the bot";
   el("text", {x: 12, y: (top + H - bottom) / 2, "text-anchor": "middle",
               transform: "rotate(-90 12 " + (top + H - bottom) / 2 + ")"}, axis).textContent = "mu ± sigma";
   var clip = el("clipPath", {id: "plot-area"}, el("defs", {}));
@@ -424,10 +611,53 @@ SCRIPT = r"""
 })();
 """
 
+TABLE_SCRIPT = r"""
+(function () {
+  "use strict";
+  var table = document.getElementById("games-table");
+  if (!table) return;
+  var body = table.tBodies[0], rows = Array.prototype.slice.call(body.rows);
+  var filter = document.getElementById("game-filter"), count = document.getElementById("game-count");
+  function key(row, col) {
+    var cell = row.cells[col];
+    var sort = cell.getAttribute("data-sort");
+    return sort === null ? cell.textContent : Number(sort);
+  }
+  function show() {
+    var bot = filter.value, shown = 0;
+    rows.forEach(function (row) {
+      var on = !bot || row.getAttribute("data-bots").split("\t").indexOf(bot) >= 0;
+      row.style.display = on ? "" : "none";
+      shown += on ? 1 : 0;
+    });
+    count.textContent = shown + " of " + rows.length + " games";
+  }
+  Array.prototype.forEach.call(table.tHead.rows[0].cells, function (th) {
+    th.addEventListener("click", function () {
+      var col = Number(th.getAttribute("data-col")), up = !th.classList.contains("asc");
+      Array.prototype.forEach.call(table.tHead.rows[0].cells, function (other) {
+        other.classList.remove("asc", "desc");
+      });
+      th.classList.add(up ? "asc" : "desc");
+      rows.sort(function (a, b) {
+        var x = key(a, col), y = key(b, col);
+        return (x < y ? -1 : x > y ? 1 : 0) * (up ? 1 : -1);
+      });
+      rows.forEach(function (row) { body.appendChild(row); });
+    });
+  });
+  filter.addEventListener("change", show);
+  show();
+  document.documentElement.setAttribute("data-games", String(rows.length));
+})();
+"""
+
 
 def render_report(board: Board, tournament: ReportedTournament,
-                  games: Sequence[ReportedGame]) -> str:
-    """The whole report as one HTML document."""
+                  games: Sequence[ReportedGame], links: ReportLinks | None = None) -> str:
+    """The whole report as one HTML document; ``links`` adds the games table and fault list."""
+    links = links or ReportLinks()
+    end_words = links.end_words or {}
     config = tournament.config
     title = f"{tournament.name}: {config.get('game', '?')} tournament report"
     subtitle = (f"{config.get('game')} ({config.get('variant')}), {config.get('players')} players, "
@@ -438,7 +668,6 @@ def render_report(board: Board, tournament: ReportedTournament,
     data = json.dumps(chart_data(board), separators=(",", ":")).replace("</", "<\\/")
     seats = "".join(_seat_table(table, board.bots) for table in board.seats) or \
         '<p class="note">No rated games.</p>'
-    config_text = json.dumps(config, indent=2)
     return f"""<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -453,7 +682,7 @@ def render_report(board: Board, tournament: ReportedTournament,
 <h1>{_esc(tournament.name)} <span style="color:var(--muted);font-weight:400">· leaderboard report</span></h1>
 <p class="sub">{_esc(subtitle)}</p>
 </header>
-{_figures(board, tournament, games)}
+{_figures(board, tournament, games, end_words)}
 
 <h2 id="leaderboard">Leaderboard</h2>
 {_leaderboard(board)}
@@ -465,7 +694,13 @@ def render_report(board: Board, tournament: ReportedTournament,
 <div class="legend" id="legend"></div>
 <div class="tip" id="tip"></div>
 </div>
-<p class="note">Each line is a bot's mu after each of its games; the band is mu ± sigma. Click a name to hide or show it.</p>
+<p class="note">Each line is a bot's mu after each of its own games (so every line runs to the bot's last game); the band is mu ± sigma. Click a name to hide or show it.</p>
+
+<h2 id="games">Games</h2>
+{_games_table(links.games, end_words)}
+
+<h2 id="times">Decision times</h2>
+{_times(games)}
 
 <h2 id="matrices">Head to head and likelihood of superiority</h2>
 <div class="matrices">
@@ -480,10 +715,11 @@ def render_report(board: Board, tournament: ReportedTournament,
 <div>
 <h2 id="faults">Faults</h2>
 {_faults(board)}
+{_fault_list(links.faults)}
 </div>
 <div>
 <h2 id="config">Configuration</h2>
-<pre>{html.escape(config_text, quote=False)}</pre>
+{_config_list(config)}
 </div>
 </div>
 
@@ -491,6 +727,7 @@ def render_report(board: Board, tournament: ReportedTournament,
 </main>
 <script type="application/json" id="chart-data">{data}</script>
 <script>{SCRIPT}</script>
+<script>{TABLE_SCRIPT}</script>
 </body>
 </html>
 """

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+from pathlib import Path
 from typing import Any, Iterator, TextIO
 
 from referee.games import GameRecord
@@ -11,7 +12,7 @@ from tournaments.store import Store
 
 FIELDS = ("tournament", "game_id", "game_index", "group", "round", "seed", "game", "variant",
           "seats", "scores", "ranks", "status", "end_reason", "faults", "duration_s",
-          "started_at", "finished_at", "actions")
+          "started_at", "finished_at", "actions", "times")
 
 
 def game_records(store: Store, tournament: str) -> Iterator[dict[str, Any]]:
@@ -30,6 +31,7 @@ def game_records(store: Store, tournament: str) -> Iterator[dict[str, Any]]:
             "end_reason": game.end_reason, "faults": faults.get(game.id, []),
             "duration_s": round(game.duration_s, 6), "started_at": game.started_at,
             "finished_at": game.finished_at, "actions": game.actions,
+            "times": game.times,
         }
 
 
@@ -58,3 +60,25 @@ def write_csv(records: Iterator[dict[str, Any]], out: TextIO) -> int:
         writer.writerow({key: json.dumps(value) if isinstance(value, (list, dict)) else value
                          for key, value in record.items()})
     return count
+
+
+_JSON_CELLS = ("seats", "scores", "ranks", "faults", "actions", "times")
+
+
+def read_records(path: Path) -> list[dict[str, Any]]:
+    """The records of an export file: JSONL, or CSV (by its ``.csv`` suffix).
+
+    Raises ``ValueError`` naming the line for a record that is not valid JSON.
+    """
+    with path.open(encoding="utf-8", newline="") as handle:
+        if path.suffix.lower() == ".csv":
+            return [{key: json.loads(value) if key in _JSON_CELLS and value else value
+                     for key, value in row.items()} for row in csv.DictReader(handle)]
+        records = []
+        for number, line in enumerate(handle, 1):
+            if line.strip():
+                try:
+                    records.append(json.loads(line))
+                except json.JSONDecodeError as error:
+                    raise ValueError(f"{path}, line {number}: not JSON ({error.msg})") from None
+        return records

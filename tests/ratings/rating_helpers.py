@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import io
-import os
-import shutil
 import struct
 import subprocess
 import zlib
 from pathlib import Path
 from typing import Sequence
 
-import pytest
+from headless import CHROMIUM_FLAGS, chromium_or_skip  # noqa: F401 (the report test's)
 
 from bots.random_bot import RandomBot
 from bots.sdk import Bot
@@ -62,26 +60,6 @@ def board_of(store: Store, name: str = "t", resamples: int | None = None) -> Boa
 
 
 # -- headless Chromium ------------------------------------------------------------------
-
-CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-                  "--no-first-run", "--disable-background-networking",
-                  "--disable-component-update", "--disable-sync",
-                  # Docker's small /dev/shm; no scrollbars in screenshots; 1 CSS px = 1 pixel.
-                  "--disable-dev-shm-usage", "--hide-scrollbars", "--force-device-scale-factor=1"]
-
-
-def chromium_or_skip() -> str:
-    """The Chromium binary; without one, skip locally but fail in CI (CI must run this test)."""
-    found = os.environ.get("CHROMIUM") or shutil.which("chromium") or \
-        (os.path.exists("/usr/bin/chromium") and "/usr/bin/chromium") or None
-    if found:
-        return found
-    message = ("headless Chromium not found: run scripts/install-chromium (Debian's chromium "
-               "package, /usr/bin/chromium) or set CHROMIUM=/path/to/chromium")
-    if os.environ.get("CI"):
-        pytest.fail(message)
-    pytest.skip(message)
-
 
 def chromium(binary: str, profile: Path, *args: str, timeout: float = 90) -> str:
     result = subprocess.run([binary, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", *args],

@@ -207,4 +207,4 @@ def test_report_is_one_self_contained_file(db, tmp_path):
     assert {series["bot"] for series in data["series"]} == BOTS
     greedy = next(s for s in data["series"] if s["bot"] == "greedy")
     assert len(greedy["points"]) == 18 + 1      # the prior, then one point per game
-    assert '"draw_probability": 0.05' in page    # the config, shown as stored
+    assert "<dt>draw_probability</dt><dd>0.05</dd>" in page  # the config, as stored

@@ -12,18 +12,22 @@ import re
 
 import pytest
 from click.testing import CliRunner
+from headless import Browser
 from rating_helpers import KNOWN, chromium, chromium_or_skip, read_png, tournament
 
 from cli.main import main
 from ratings.report import colour
 
 WINDOW = "--window-size=1280,1600"
+BOTS = [bot for bot, _ in KNOWN[:4]] + ["sloppy"]
 
 
 @pytest.fixture(scope="module")
 def report(tmp_path_factory):
     folder = tmp_path_factory.mktemp("report")
-    tournament(folder, KNOWN, players=3, rounds=2, seed=11, name="browser")
+    # The known family and a sloppy bot, so there are faults to list and link.
+    tournament(folder, KNOWN[:4] + [("sloppy", "rating_helpers:SloppyBot")], players=3,
+               rounds=2, seed=11, name="browser")
     out = folder / "report.html"
     result = CliRunner().invoke(main, ["report", "--db", str(folder / "results.sqlite"),
                                        "-o", str(out)])
@@ -41,10 +45,14 @@ def test_chromium_renders_the_report_and_draws_the_chart(report, tmp_path):
     text = re.sub(r"<[^>]+>", " ", dom)
     for phrase in ("browser", "Leaderboard", "Ratings over the tournament", "Head to head",
                    "Likelihood of superiority", "Seats", "Friedman test", "Faults",
-                   "Configuration", "TrueSkill: mu=25", "bootstrap resamples"):
+                   "Configuration", "TrueSkill: mu=25", "bootstrap resamples", "Games",
+                   "Decision times", "median ms", "Every fault",
+                   "the Earth ran out of loot", "games played by the bot"):
         assert phrase in text, phrase
-    for bot, _ in KNOWN:
+    for bot in BOTS:
         assert bot in text
+    configuration = re.search(r'<dl class="config">.*</dl>', dom, re.S).group(0)
+    assert "null" not in configuration and "{" not in configuration  # readable, not JSON
 
     # The script ran and drew one line and one band per bot, into the SVG.
     root = re.search(r"<html[^>]*>", dom).group(0)
@@ -52,8 +60,11 @@ def test_chromium_renders_the_report_and_draws_the_chart(report, tmp_path):
     lines = re.findall(r'<path class="mu-line" stroke="([^"]+)" d="M([^"]+)"', dom)
     bands = re.findall(r'<path class="band" d="M[^"]+Z" fill="[^"]+"', dom)
     assert len(lines) == 5 and len(bands) == 5
+    ends = set()
     for _, points in lines:
-        assert points.count("L") >= 24          # the prior and 24 games per bot
+        assert points.count("L") == 36          # the prior and each of the bot's 36 games
+        ends.add(points.rsplit("L", 1)[1].split(",")[0])
+    assert len(ends) == 1                       # so every line runs to the right edge
     assert len(re.findall(r'<div class="legend" id="legend">.*?</div>', dom, re.S)) == 1
     assert dom.count('<button type="button">') == 5
 
@@ -84,11 +95,44 @@ def test_chromium_renders_the_report_and_draws_the_chart(report, tmp_path):
     assert all(max(p) - min(p) < 10 for p in margin)
 
 
+@pytest.mark.slow
+def test_the_games_table_sorts_filters_and_links_replays_that_open(report, tmp_path):
+    browser = Browser(chromium_or_skip(), tmp_path / "profile", height=900)
+    try:
+        browser.open(report.resolve().as_uri())
+        assert browser.js("document.documentElement.dataset.games") == "60"
+        links = browser.js('[...document.querySelectorAll("#games-table a")].map((a) => a.href)')
+        assert len(links) == 60
+        faults = browser.js('[...document.querySelectorAll(".fault-list a")].map((a) => a.href)')
+        assert faults and all("#step=" in link for link in faults)
+        # Filter by a bot: only its games stay; sort by decisions: the column is in order.
+        shown = browser.js("""(() => { const f = document.getElementById("game-filter");
+          f.value = "sloppy"; f.dispatchEvent(new Event("change"));
+          return [...document.querySelectorAll("#games-table tbody tr")]
+            .filter((r) => r.style.display !== "none").map((r) => r.dataset.bots); })()""")
+        assert len(shown) == 36 and all("sloppy" in bots.split("\t") for bots in shown)
+        decisions = browser.js("""(() => { document.querySelector('#games-table th[data-col="5"]')
+          .click(); return [...document.querySelectorAll("#games-table tbody tr")]
+          .map((r) => Number(r.cells[5].textContent)); })()""")
+        assert decisions == sorted(decisions) and decisions[0] < decisions[-1]
+        # A replay from the table, and a fault's link, open at their step with no error.
+        for link in (links[0], faults[0]):
+            browser.open(link)
+            assert browser.js("document.documentElement.dataset.ready") == "1"
+            step = link.split("#step=")[1].split("&")[0] if "#step=" in link else "0"
+            assert browser.js("document.documentElement.dataset.step") == step
+            assert browser.js('document.querySelectorAll("#table .card").length') > 5
+        assert browser.problems == []
+        assert all(url.startswith("file://") for url in browser.requests)
+    finally:
+        browser.close()
+
+
 def test_the_report_embeds_everything_the_chart_needs(report):
     page = report.read_text()
     data = json.loads(re.search(r'id="chart-data">(.*?)</script>', page, re.S).group(1))
-    assert {s["bot"] for s in data["series"]} == {bot for bot, _ in KNOWN}
-    assert data["games"] == 60
+    assert {s["bot"] for s in data["series"]} == set(BOTS)
+    assert data["games"] == 36                  # each bot's own games, not the schedule's 60
     for series in data["series"]:
         assert series["points"][0] == [0, 25.0, 25 / 3]
         assert all(len(point) == 3 and point[2] > 0 for point in series["points"])

@@ -1,0 +1,349 @@
+"""The replay: frames rebuilt from a record, the text replay, and the HTML viewer.
+
+The viewer's promise is that a seat's view shows exactly what that seat was
+sent: the tests compare the cards drawn for a seat with the engine's own
+``observation(seat)`` at the same step, in Python and in headless Chromium.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import random
+import re
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+from headless import Browser, chromium_or_skip
+
+from bots.random_bot import RandomBot
+from cli.main import main
+from referee.games import GAMES, GameRecord, get_game, replay
+from referee.replay import replay_frames
+from referee.tables import tables
+from tournaments.config import parse_config
+from tournaments.runner import TournamentRunner
+from tournaments.store import Store
+
+SETUPS = [(game.name, variant) for game in GAMES.values() for variant in game.variants]
+
+
+class Sloppy(RandomBot):
+    """A random bot that answers out of range at every 7th decision: faults to show."""
+
+    name = "sloppy"
+
+    def decide(self, request) -> int:
+        if request.decision_id % 7 == 0:
+            return len(request.legal_actions) + 3
+        return super().decide(request)
+
+
+def random_record(game: str, variant: str, players: int = 3, seed: int = 5) -> GameRecord:
+    state = get_game(game).new_state(players, variant, seed)
+    rng = random.Random(seed)
+    while not state.is_terminal():
+        state.apply(rng.randrange(len(state.legal_actions())))
+    return state.record()
+
+
+def observed_cards(game: str, observation: Any) -> Counter:
+    """Every card an observation holds, by the id the viewer gives it (found by walking it)."""
+    found: Counter = Counter()
+
+    def walk(value: Any) -> None:
+        if isinstance(value, list):
+            for item in value:
+                walk(item)
+        elif isinstance(value, dict):
+            if game == "flohcati" and "code" in value:
+                found[value["code"]] += 1
+            elif game == "animal-circus" and {"value", "color"} <= value.keys():
+                found[f"{value['value']}-{value['color']}"] += 1
+            elif game == "flea-circus" and value.get("kind") in (
+                    "saucer", "numbers", "counterattack", "recruitment", "general"):
+                found[value.get("saucer") or value["kind"]] += 1
+            else:
+                for item in value.values():
+                    walk(item)
+    walk(observation)
+    if game == "flohcati" and observation.get("action_card"):
+        found[observation["action_card"]] += 1  # the action card being carried out, by name
+    return found
+
+
+def shown_cards(table: dict[str, Any]) -> Counter:
+    """The face-up cards of a table the viewer draws."""
+    zones = [*table["center"], *(z for seat in table["seats"] for z in seat["zones"])]
+    return Counter(card["id"] for z in zones for card in z["cards"] if "id" in card)
+
+
+def position(record: GameRecord, step: int):
+    """The engine's state before decision ``step + 1``, replayed independently of the viewer."""
+    return replay(GameRecord(record.game, record.variant, record.players, record.seed,
+                             record.actions[:step]))
+
+
+# -- frames and tables, in Python ---------------------------------------------------------------
+
+@pytest.mark.parametrize("game,variant", SETUPS)
+def test_frames_follow_the_record_with_times_and_faults(game, variant):
+    record = random_record(game, variant)
+    times = [[number % 3, number, float(number)] for number in range(2, len(record.actions), 2)]
+    faults = [{"decision_id": 0, "seat": 1, "class": "error", "detail": "StartGame: no",
+               "policy": "substitute"},
+              {"decision_id": 4, "seat": 2, "class": "illegal", "detail": "index 9",
+               "policy": "substitute"}]
+    replayed = replay_frames(record, ["a", "b", "c"], times, faults)
+    assert len(replayed.frames) == len(record.actions) + 1
+    assert [d.chosen for d in replayed.decisions] == list(record.actions)
+    assert replayed.frames[-1].decision is None
+    assert replayed.scores == replay(record).scores()
+    decisions = replayed.decisions
+    assert decisions[0].time_ms is None and decisions[1].time_ms == 2.0
+    assert [f["class"] for f in decisions[0].faults] == ["error"]
+    assert [f["class"] for f in decisions[3].faults] == ["illegal"]
+    # Every event is in exactly one frame, in order.
+    assert [i for frame in replayed.frames for i in frame.events] == \
+        list(range(len(replayed.events)))
+
+
+@pytest.mark.parametrize("game,variant", SETUPS)
+def test_a_seats_table_shows_only_cards_of_its_observation(game, variant):
+    record = random_record(game, variant, players=4, seed=9)
+    replayed = replay_frames(record)
+    revealing = 0
+    for frame in replayed.frames[::3]:
+        views = tables(game, frame.state, frame.observations, frame.scores)
+        for seat in range(record.players):
+            allowed = observed_cards(game, frame.observations[seat])
+            assert not shown_cards(views[seat + 1]) - allowed, (seat, frame.decision)
+            revealing += bool(shown_cards(views[0]) - allowed)
+    assert revealing, "the omniscient table never shows more than a seat sees"
+
+
+# -- the command ------------------------------------------------------------------------------
+
+def run_cli(*args: str) -> Any:
+    return CliRunner().invoke(main, [*args], catch_exceptions=False)
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory) -> Path:
+    """A database with a small tournament of every game and variant; bot c is sloppy."""
+    folder = tmp_path_factory.mktemp("replays")
+    db = folder / "results.sqlite"
+    for game, variant in SETUPS:
+        name = f"{game}-{variant}"
+        config = parse_config({
+            "name": name, "game": game, "variant": variant, "players": 3, "concurrency": 1,
+            "seed": 3, "bots": [{"name": "alpha", "python": "bots.random_bot:RandomBot"},
+                                {"name": "bravo-longer", "python": "bots.random_bot:RandomBot"},
+                                {"name": "c", "python": "test_replay_viewer:Sloppy"}]})
+        TournamentRunner(config, Store(db), folder / "logs", out=io.StringIO(), quiet=True).run()
+    return db
+
+
+def first_game(db: Path, tournament: str) -> int:
+    return Store(db).games(tournament)[0].id
+
+
+def test_text_replay_has_aligned_columns_hands_and_times(store):
+    game_id = first_game(store, "flea-circus-standard")
+    result = run_cli("replay", str(game_id), "--db", str(store))
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    header = next(i for i, line in enumerate(lines) if line.lstrip().startswith("#"))
+    rows = [line for line in lines[header + 1:] if re.match(r"\s+\d+\s", line)]
+    stored = Store(store).game(game_id)
+    assert len(rows) == len(stored.actions)
+    column = lines[header].index("action")
+    for row in rows:
+        assert row[column - 2:column] == "  " and row[column] != " ", row
+    # The deciding seat's hand: seat 0's cards at the first decision, as the engine dealt them.
+    first_hand = get_game("flea-circus").new_state(3, "standard", stored.seed).observation(0)
+    assert rows[0].endswith(" ".join(c.get("saucer") or c["kind"] for c in first_hand["hand"]))
+    # Times: every answered decision shows its milliseconds; faults are named.
+    assert sum(bool(re.search(r"\s\d+\.\d\s", row)) for row in rows) >= len(stored.times) - 1
+    assert "[illegal:" in result.output
+    assert "end: " in lines[-1]
+
+
+def test_text_replay_of_one_seat_shows_only_what_it_saw(store):
+    game_id = first_game(store, "flohcati-en")
+    seat = 1
+    result = run_cli("replay", str(game_id), "--db", str(store), "--view", str(seat))
+    assert result.exit_code == 0, result.output
+    stored = Store(store).game(game_id)
+    replayed = replay_frames(GameRecord("flohcati", "en", 3, stored.seed, tuple(stored.actions)))
+    mine = [d for d in replayed.decisions if d.seat == seat]
+    deciding = re.findall(r"^\s+\d+\s+(\d)\s", result.output, re.M)
+    assert deciding == [str(seat)] * len(mine)
+    for event in replayed.events:
+        if not event.visible_for(seat):
+            assert f"· {event.text}\n" not in result.output
+
+
+def test_replay_from_an_export_file_matches_the_database(store, tmp_path):
+    tournament = "animal-circus-standard"
+    games = Store(store).games(tournament)
+    for fmt in ("jsonl", "csv"):
+        out = tmp_path / f"export.{fmt}"
+        assert run_cli("export", "--db", str(store), "-t", tournament, "--format", fmt,
+                       "-o", str(out)).exit_code == 0
+        from_file = run_cli("replay", "--from", str(out), "--index", str(games[1].game_index))
+        from_db = run_cli("replay", str(games[1].id), "--db", str(store))
+        assert from_file.exit_code == 0, from_file.output
+        # The same decisions, hands and times; only the heading names the game differently.
+        assert from_file.output.splitlines()[1:] == from_db.output.splitlines()[1:]
+
+
+def test_bad_replay_arguments_are_one_line_errors(store, tmp_path):
+    export = tmp_path / "e.jsonl"
+    run_cli("export", "--db", str(store), "-t", "flea-circus-standard", "--format", "jsonl",
+            "-o", str(export))
+    cases = [
+        (["replay", "999", "--db", str(store)], "no game with id 999"),
+        (["replay", "--from", str(export), "--index", "77"], "no game with index 77"),
+        (["replay", "--from", str(tmp_path / "missing.jsonl"), "--index", "0"], "no export file"),
+        (["replay", "1", "--db", str(store), "--view", "3"], "no seat 3"),
+        (["replay", "--from", str(export)], "give --index"),
+        (["replay", "1", "--db", str(store), "--html", str(tmp_path / "no" / "x.html")],
+         "cannot write"),
+    ]
+    for args, message in cases:
+        result = CliRunner().invoke(main, args)
+        assert result.exit_code == 2, (args, result.output)
+        assert result.output.startswith("error: ") and message in result.output
+        assert result.output.count("\n") == 1
+
+
+# -- the HTML viewer in Chromium ----------------------------------------------------------------
+
+def page_json(path: Path) -> dict[str, Any]:
+    text = path.read_text()
+    return json.loads(re.search(r'id="replay-data" type="application/json">(.*?)</script>',
+                                text, re.S).group(1))
+
+
+def test_the_page_is_self_contained(store, tmp_path):
+    out = tmp_path / "g.html"
+    result = run_cli("replay", str(first_game(store, "flohcati-es")), "--db", str(store),
+                     "--html", str(out))
+    assert result.exit_code == 0, result.output
+    text = out.read_text()
+    assert not re.search(r"<(link|img|iframe)\b|\bsrc=|https?://|url\(", text)
+    data = page_json(out)
+    assert len(data["frames"]) == len(Store(store).games("flohcati-es")[0].actions) + 1
+    assert out.stat().st_size < 1_000_000
+
+
+def viewer_pages(store: Path, folder: Path) -> list[tuple[Path, GameRecord]]:
+    pages = []
+    for game, variant in SETUPS:
+        stored = Store(store).games(f"{game}-{variant}")[0]
+        out = folder / f"replay-{game}-{variant}.html"
+        assert run_cli("replay", str(stored.id), "--db", str(store), "--html",
+                       str(out)).exit_code == 0
+        pages.append((out, GameRecord(game, variant, 3, stored.seed, tuple(stored.actions))))
+    return pages
+
+
+WALK = """(() => {
+  const slider = document.getElementById("slider"), seen = [];
+  for (let i = 0; i <= Number(slider.max); i++) {
+    slider.value = String(i);
+    slider.dispatchEvent(new Event("input"));
+    const chosen = document.querySelector("#actions li.chosen");
+    seen.push([Number(document.documentElement.dataset.step),
+               document.getElementById("decisionTitle").textContent,
+               chosen ? chosen.textContent : null]);
+  }
+  return seen;
+})()"""
+
+CARDS = """(() => [...document.querySelectorAll("#table .card")]
+  .map((card) => card.dataset.card || null))()"""
+
+
+def check_seat_views(browser: Browser, record: GameRecord) -> int:
+    """At several steps, each seat's view shows only cards of its observation; returns how
+    often the omniscient view showed a card that seat did not see (the check's teeth)."""
+    revealing = 0
+    steps = len(record.actions)
+    for step in sorted({0, 1, steps // 3, steps // 2, 2 * steps // 3, steps}):
+        state = position(record, step)
+        browser.js(f"window.replay.go({step})")
+        for seat in range(record.players):
+            allowed = observed_cards(record.game, state.observation(seat))
+            browser.js(f"window.replay.setView({seat + 1})")
+            shown = browser.js(CARDS)
+            assert None in shown or step == steps  # other hands are drawn face down
+            assert not Counter(c for c in shown if c) - allowed, (record.game, step, seat)
+            browser.js("window.replay.setView(0)")
+            revealing += bool(Counter(c for c in browser.js(CARDS) if c) - allowed)
+    return revealing
+
+
+@pytest.mark.slow
+def test_chromium_plays_every_game_and_each_seat_sees_only_its_own(store, tmp_path):
+    binary = chromium_or_skip()
+    pages = viewer_pages(store, tmp_path)
+    shots = Path(os.environ.get("CIRCUS_SCREENSHOTS") or tmp_path)
+    browser = Browser(binary, tmp_path / "profile", width=1280, height=760)
+    try:
+        # The watcher itself hears a console error and a network request.
+        probe = tmp_path / "probe.html"
+        probe.write_text('<script>console.error("probe"); fetch("http://127.0.0.1:9/x")'
+                         '.catch(() => 0);</script>')
+        browser.open(probe.as_uri())
+        browser.js("new Promise((done) => setTimeout(done, 200))")
+        assert any("probe" in p for p in browser.problems)
+        assert "http://127.0.0.1:9/x" in browser.requests
+        browser.problems.clear()
+        browser.requests.clear()
+
+        revealing = 0
+        for page, record in pages:
+            browser.open(page.as_uri() + "#step=2&view=0")
+            assert browser.js("document.documentElement.dataset.ready") == "1"
+            assert browser.js("document.documentElement.dataset.step") == "2"
+            assert f"seed {record.seed} " in browser.js('document.getElementById("sub").textContent')
+            walked = browser.js(WALK)
+            assert [step for step, _, _ in walked] == list(range(len(record.actions) + 1))
+            frames = replay_frames(record).frames
+            for (step, title, chosen), frame in zip(walked, frames):
+                if frame.decision is None:
+                    assert title == "Game over" and chosen is None
+                else:
+                    assert f"Decision {step + 1} of" in title
+                    assert chosen == frame.decision.actions[frame.decision.chosen][1]
+            revealing += check_seat_views(browser, record)
+            # Keys and the play button move it too.
+            browser.js("window.replay.go(0)")
+            for key in ("ArrowRight", "ArrowRight", "ArrowLeft"):
+                browser.call("Input.dispatchKeyEvent", session=True, type="keyDown", key=key,
+                             code=key, windowsVirtualKeyCode={"ArrowRight": 39,
+                                                              "ArrowLeft": 37}[key])
+            assert browser.js("document.documentElement.dataset.step") == "1"
+            browser.js('document.getElementById("speed").value = "250";'
+                       'document.getElementById("play").click()')
+            assert browser.js("""new Promise((done) => { const t0 = Date.now();
+              const poll = () => Number(document.documentElement.dataset.step) >= 3 ||
+                Date.now() - t0 > 10000 ? done(document.documentElement.dataset.step)
+                : setTimeout(poll, 50); poll(); })""") >= "3"
+            browser.js('document.getElementById("play").click()')
+            # One step per game, for docs/img (CIRCUS_SCREENSHOTS=docs/img to refresh them).
+            browser.js(f"window.replay.setView(0); window.replay.go({len(record.actions) // 3})")
+            if record.variant != "es":
+                browser.screenshot(shots / f"replay-{record.game}.png")
+                assert (shots / f"replay-{record.game}.png").read_bytes()[:4] == b"\x89PNG"
+        assert revealing, "the omniscient view never showed more than a seat saw"
+        assert browser.problems == []
+        assert sorted(set(browser.requests)) == sorted(page.as_uri() for page, _ in pages)
+    finally:
+        browser.close()
