@@ -28,8 +28,14 @@ from tournaments.config import ConfigError, load_config
 from tournaments.export import game_records, read_records, replay_record, write_csv, write_jsonl
 from tournaments.runner import Interrupted, TournamentError, TournamentRunner
 from tournaments.standings import standings
-from tournaments.store import (DEFAULT_DB, DEFAULT_WAIT_S, Store, StoredGame, StoredTournament,
-                               StoreError)
+from tournaments.store import (
+    DEFAULT_DB,
+    DEFAULT_WAIT_S,
+    Store,
+    StoredGame,
+    StoredTournament,
+    StoreError,
+)
 
 DB_OPTION = click.option("--db", "db_path", type=click.Path(dir_okay=False, path_type=Path),
                          default=DEFAULT_DB, show_default=True, help="results database")
