@@ -24,7 +24,7 @@ def test_heuristic_ranks_above_random_over_grpc(tmp_path, game, variant, players
     randoms = "".join(f"  - {{name: random-{n}, command: \"python -m bots.random_bot --address {{address}}\"}}\n"
                       for n in range(1, players))
     text = (f"name: t\ngame: {game}\nvariant: {variant}\nplayers: {players}\nrounds: {rounds}\n"
-            f"seed: 11\nconcurrency: 2\nbots:\n"
+            f"seed: 11\nsecret_deals: false\nconcurrency: 2\nbots:\n"
             f"  - {{name: heuristic, command: \"python -m {heuristic} --address {{address}}\"}}\n"
             + randoms)
     summary, store, _ = run_tournament(write_config(tmp_path, text), tmp_path)
