@@ -55,7 +55,7 @@ def iterations_per_s(depth: int, iterations: int, repeats: int) -> float:
 
 
 def samples_per_s(game: str, variant: str, players: int, samples: int, repeats: int) -> float:
-    sampler, _ = position(game, variant, players, moves=20)
+    sampler, _ = position(game, variant, players, moves=10)
     rng, rates = random.Random(0), []
     for _ in range(repeats):
         start = time.perf_counter()
@@ -90,7 +90,7 @@ def main(argv: list[str] | None = None) -> None:
         rate = iterations_per_s(depth, args.iterations, args.repeats)
         print(f"  depth {depth or 'to the end':>10}: {rate:8,.0f}/s  "
               f"{'met' if rate >= GOAL else 'NOT met'}")
-    print("determinizer samples/s (after 20 random decisions):")
+    print("determinizer samples/s (after 10 random decisions):")
     for game, variant, players in GAMES:
         rate = samples_per_s(game, variant, players, args.samples, args.repeats)
         print(f"  {game} {variant} {players}p: {rate:8,.0f}/s")

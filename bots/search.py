@@ -34,6 +34,7 @@ from typing import Any, Callable
 
 from google.protobuf import json_format
 
+from referee.games import flohcati as fl
 from referee.games.base import Action, Event, State
 from referee.games.determinize import Sampler, determinize, sampler_for
 
@@ -181,13 +182,63 @@ def _saucer_gain(state: Any, kind: str) -> float:
     return min(SAUCER_VALUES[kind], state.earth)
 
 
-POLICIES: dict[str, Policy] = {"random": random_policy, "flea-greedy": flea_greedy_policy}
+def _gain(hand: Any, card: str) -> int:
+    """What a card adds to a Flohcati hand's points (the best card of each colour counts)."""
+    if card not in fl.CIRCUS:
+        return 0
+    colour, value = fl.CIRCUS[card]
+    best = max((fl.CIRCUS[own][1] for own in hand if fl.CIRCUS[own][0] == colour), default=0)
+    return max(0, value - best) if best or value else 0
+
+
+def flohcati_policy(state: Any, actions: list[Action], rng: random.Random) -> int:
+    """Circus Flohcati: take a card worth 2 or more (or the best once two are shown), else flip.
+
+    Gives away the card it misses least, lays a trio that raises its score, calls the Gala when
+    ahead; anything else at random. Engine-level, for playouts, like
+    :func:`flea_greedy_policy`.
+    """
+    hand, phase = state.hands[state.player], state.phase
+    kinds = [action.payload["type"] for action in actions]
+    if phase == "give":
+        giver = state.hands[state.giver]
+        points = fl.hand_points(giver)
+
+        def loss(i: int) -> int:
+            return points - fl.hand_points(giver - {actions[i].payload["card"]["code"]})
+        return min(range(len(actions)), key=loss)
+    if phase == "end-of-turn":
+        points = fl.hand_points(hand)
+        for index, action in enumerate(actions):
+            if action.payload["type"] == "trio" and fl.hand_points(
+                    hand - {card["code"] for card in action.payload["cards"]}) \
+                    + fl.TRIO_POINTS > points:
+                return index
+        if "gala" in kinds:
+            scores = state.scores()
+            ahead = scores[state.player] + fl.GALA_BONUS[state.variant] > max(scores)
+            return next(i for i, action in enumerate(actions)
+                        if action.payload["type"] == "gala" and action.payload["call"] == ahead)
+        return len(actions) - 1
+    takes = [i for i, kind in enumerate(kinds) if kind in ("take", "take-match")]
+    if takes:
+        best = max(takes, key=lambda i: _gain(hand, actions[i].payload["card"]["code"]))
+        gain = _gain(hand, actions[best].payload["card"]["code"])
+        if gain >= 2 or len(state.display) >= 2 or "flip" not in kinds:
+            return best
+    if "flip" in kinds:
+        return kinds.index("flip")
+    return rng.randrange(len(actions))
+
+
+POLICIES: dict[str, Policy] = {"random": random_policy}
+HEURISTICS: dict[str, Policy] = {"flea-circus": flea_greedy_policy, "flohcati": flohcati_policy}
 
 
 def policy_named(name: str, game: str) -> Policy:
     """A playout policy: ``random``, or ``heuristic`` (the game's own where there is one)."""
     if name == "heuristic":
-        return flea_greedy_policy if game == "flea-circus" else random_policy
+        return HEURISTICS.get(game, random_policy)
     return POLICIES[name]
 
 
@@ -264,7 +315,11 @@ def ismcts(sampler: Sampler, codes: list[str], budget: Budget, rng: random.Rando
             moves = [action.code for action in actions]
             untried = [i for i, code in enumerate(moves) if code not in node.children]
             if untried:
-                index = untried[rng.randrange(len(untried))]
+                # The playout policy's move first: at small budgets most nodes are
+                # visited once or twice, and the policy's guess beats a random one.
+                index = policy(state, actions, rng)
+                if moves[index] in node.children:
+                    index = untried[rng.randrange(len(untried))]
                 for code in moves:
                     if code in node.children:
                         node.children[code].available += 1

@@ -9,7 +9,7 @@ from click.testing import CliRunner
 
 from bots.ismcts import IsmctsBot
 from bots.pimc import PimcBot
-from bots.search import Budget, Memory, ismcts, rank_shares
+from bots.search import Budget, Memory, ismcts, playout, policy_named, rank_shares
 from circus.v1 import bot_pb2
 from cli.main import main
 from referee import wire
@@ -46,6 +46,25 @@ def test_search_bots_play_whole_games_legally_and_repeatably(game, variant, bot)
     assert state.is_terminal()
 
 
+@pytest.mark.parametrize("game, variant", GAMES)
+def test_heuristic_playouts_play_legal_games_and_beat_random_ones(game, variant):
+    """The engine-level playout policies end games and, where a game has one, win more."""
+    heuristic = policy_named("heuristic", game)
+    shares = []
+    for seed in range(30 if heuristic is not policy_named("random", game) else 2):
+        state = get_game(game).new_state(2, variant, seed)
+        rng = random.Random(seed)
+        while not state.is_terminal():
+            actions = state.legal_actions()
+            policy = heuristic if state.current_seat() == seed % 2 else policy_named("random", game)
+            index = policy(state, actions, rng)
+            assert 0 <= index < len(actions)
+            state.apply(index, actions)
+        shares.append(rank_shares(state.scores())[seed % 2])
+    if heuristic is not policy_named("random", game):
+        assert sum(shares) / len(shares) > 0.7
+
+
 def test_rank_shares_count_beaten_seats_and_split_ties():
     assert rank_shares([5, 3, 3, 1]) == [1.0, 0.5, 0.5, 0.0]
 
@@ -80,3 +99,12 @@ def test_search_bots_pass_check_bot(command):
     result = CliRunner().invoke(main, ["check-bot", "--command", command, "--games", "1"])
     assert result.exit_code == 0, result.output
     assert "FAIL" not in result.output and "PASS  timing:" in result.output
+
+
+def test_the_search_bench_reports_every_figure(capsys):
+    from bench.search import main as bench
+    bench(["--iterations", "20", "--samples", "20", "--repeats", "1", "--depths", "3"])
+    out = capsys.readouterr().out
+    assert "depth          3:" in out and "/s" in out
+    for game in ("flea-circus standard 2p", "flohcati es 4p", "animal-circus standard 4p"):
+        assert game in out
