@@ -35,6 +35,7 @@ from typing import Any, Callable
 from google.protobuf import json_format
 
 from referee.games import flohcati as fl
+from referee.games.flea_circus import SAUCER_VALUES
 from referee.games.base import Action, Event, State
 from referee.games.determinize import Sampler, determinize, sampler_for
 
@@ -91,7 +92,7 @@ class Memory:
             key = f"{request.game_id}/{request.seat}"  # an in-process bot may hold two seats
             events, last = self._games.setdefault(key, ([], [-1]))
             for message in request.events:
-                if message.sequence > last[0] or not events:
+                if message.sequence > last[0]:
                     events.append(event_of(message))
                     last[0] = message.sequence
             return list(events)
@@ -167,9 +168,6 @@ def flea_greedy_policy(state: Any, actions: list[Action], rng: random.Random) ->
         if value > best_value:
             best, best_value = index, value
     return best
-
-
-SAUCER_VALUES = {"A": 2, "B": 2, "C": 3, "D": 3, "E": 3, "F": 4, "G": 4}
 
 
 def _saucer_gain(state: Any, kind: str) -> float:
