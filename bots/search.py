@@ -1,0 +1,366 @@
+"""Search for bots: the seat's view from its requests, determinizers, PIMC and IS-MCTS.
+
+A search bot plays games forward on the pure rules engines (``referee.games``,
+the one part of the referee bots may import). It never reads what the referee
+did not send: :class:`Memory` keeps, per game, the events of every request
+the seat received, and :func:`view_of` turns a request into the engine-level
+view a determinizer takes (the observation dict as the engine made it, and
+those events). The wire drops nothing a determinizer needs: the observation
+message holds every field of the engine's dict, and the events carry their
+data (numbers come back as floats from ``Struct``; they are made ints again).
+
+The searches (Long et al. 2010; Cowling, Powley and Whitehouse 2012):
+
+- :func:`pimc`: for each legal action, the mean outcome over sampled states
+  of a playout after it, every action scored on the same samples;
+- :func:`ismcts`: single-observer IS-MCTS, one tree over the seat's
+  information sets keyed by action codes, a fresh determinization each
+  iteration, UCB over the children available in it.
+
+Outcomes are each seat's rank share (1 for first, 0 for last, ties split),
+so multi-player tables need no special case. Playouts may stop after a number
+of decisions (``depth``) and score the position reached the same way, which
+is what makes thousands of iterations a second possible in Python.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from google.protobuf import json_format
+
+from referee.games import flohcati as fl
+from referee.games.flea_circus import SAUCER_VALUES
+from referee.games.base import Action, Event, State
+from referee.games.determinize import Sampler, determinize, sampler_for
+
+__all__ = ["Budget", "Memory", "Policy", "determinize", "ismcts", "pimc", "policy_named",
+           "sampler_for", "view_of"]
+
+Policy = Callable[[State, list[Action], random.Random], int]
+
+
+# -- the seat's view, from its requests -----------------------------------------------------
+def _ints(value: Any) -> Any:
+    """``Struct`` numbers are floats: whole ones become ints again, in nested data too."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, dict):
+        return {key: _ints(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_ints(item) for item in value]
+    return value
+
+
+def game_of(request: Any) -> str:
+    """The game a request is for, from its observation's ``oneof``."""
+    return request.observation.WhichOneof("game").replace("_", "-")
+
+
+def observation_dict(request: Any) -> dict[str, Any]:
+    """The observation as the engine's dict shape (every field, defaults included)."""
+    message = getattr(request.observation, request.observation.WhichOneof("game"))
+    return json_format.MessageToDict(message, preserving_proto_field_name=True,
+                                     always_print_fields_with_no_presence=True)
+
+
+def event_of(message: Any) -> Event:
+    data = _ints(json_format.MessageToDict(message.data)) if message.HasField("data") else {}
+    return Event(message.kind, message.text, message.seat, data)
+
+
+class Memory:
+    """The events each game's requests brought, so far; one per bot, thread-safe.
+
+    A request carries only the events since the seat's previous request; the
+    determinizers want them all from the start. Sequence numbers skip any
+    event seen before (a request asked again).
+    """
+
+    def __init__(self) -> None:
+        self._games: dict[str, tuple[list[Event], list[int]]] = {}
+        self._lock = threading.Lock()
+
+    def events(self, request: Any) -> list[Event]:
+        """Every event of the request's game so far, this request's included."""
+        with self._lock:
+            key = f"{request.game_id}/{request.seat}"  # an in-process bot may hold two seats
+            events, last = self._games.setdefault(key, ([], [-1]))
+            for message in request.events:
+                if message.sequence > last[0]:
+                    events.append(event_of(message))
+                    last[0] = message.sequence
+            return list(events)
+
+    def forget(self, game_id: str) -> None:
+        with self._lock:
+            for key in [key for key in self._games if key.rsplit("/", 1)[0] == game_id]:
+                del self._games[key]
+
+
+def view_of(request: Any, memory: Memory) -> tuple[str, dict[str, Any], list[Event]]:
+    """The game, the observation dict and all events seen: a determinizer's input."""
+    return game_of(request), observation_dict(request), memory.events(request)
+
+
+# -- budgets, outcomes, playouts -------------------------------------------------------------
+@dataclass(frozen=True)
+class Budget:
+    """How long a search may run: ``iterations`` and/or ``ms`` (0: no limit), whichever ends first.
+
+    Only an iteration budget is deterministic: a time budget depends on the machine.
+    """
+
+    iterations: int = 0
+    ms: float = 0.0
+
+    def __post_init__(self) -> None:
+        if self.iterations <= 0 and self.ms <= 0:
+            raise ValueError("a budget needs iterations or ms")
+
+    def clock(self) -> Callable[[int], bool]:
+        """A test ``done(iterations so far)``; the clock is read every 8 iterations."""
+        deadline = time.perf_counter() + self.ms / 1000 if self.ms > 0 else math.inf
+        limit = self.iterations if self.iterations > 0 else math.inf
+
+        def done(count: int) -> bool:
+            return count >= limit or (count % 8 == 0 and time.perf_counter() >= deadline)
+        return done
+
+
+def rank_shares(scores: list[int]) -> list[float]:
+    """Each seat's share of the seats it beats, ties counting half: 1 first, 0 last."""
+    others = len(scores) - 1
+    return [(sum(own > other for other in scores) + 0.5 * (sum(own == other for other in scores) - 1))
+            / others for own in scores]
+
+
+def random_policy(state: State, actions: list[Action], rng: random.Random) -> int:
+    return rng.randrange(len(actions))
+
+
+def flea_greedy_policy(state: Any, actions: list[Action], rng: random.Random) -> int:
+    """Amazing Flea Circus: the play taking the most loot now (stealing first), else random.
+
+    A cheap engine-level cousin of ``bots.flea_greedy`` for playouts: it reads
+    the determinized state, which in a playout is the world being imagined.
+    """
+    if state.choosing_target:
+        return max(range(len(actions)), key=lambda i: state.loot[actions[i].payload["target"]])
+    best, best_value = rng.randrange(len(actions)), -1.0
+    for index, action in enumerate(actions):
+        payload = action.payload
+        card = payload["card"].get("saucer") or payload["card"]["kind"]
+        value = 0.0
+        if card in SAUCER_VALUES:
+            value = _saucer_gain(state, card)
+        elif card == "numbers":
+            value = min(payload["count"], state.earth) - 0.5
+        elif card == "recruitment":
+            value = sum(1 for pile in state.piles if pile and pile[-1] == "recruitment") + 1
+        elif card == "counterattack":
+            value = 1.5 * min(2, max(state.loot))
+        if value > best_value:
+            best, best_value = index, value
+    return best
+
+
+def _saucer_gain(state: Any, kind: str) -> float:
+    seat, players = state.player, state.num_players
+    for step in range(1, players):
+        other = (seat + step) % players
+        pile = state.piles[other]
+        if pile and pile[-1] == kind:
+            return 1.5 * min(SAUCER_VALUES[kind], state.loot[other])
+    return min(SAUCER_VALUES[kind], state.earth)
+
+
+def _gain(hand: Any, card: str) -> int:
+    """What a card adds to a Flohcati hand's points (the best card of each colour counts)."""
+    if card not in fl.CIRCUS:
+        return 0
+    colour, value = fl.CIRCUS[card]
+    best = max((fl.CIRCUS[own][1] for own in hand if fl.CIRCUS[own][0] == colour), default=0)
+    return max(0, value - best) if best or value else 0
+
+
+def flohcati_policy(state: Any, actions: list[Action], rng: random.Random) -> int:
+    """Circus Flohcati: take a card worth 2 or more (or the best once two are shown), else flip.
+
+    Gives away the card it misses least, lays a trio that raises its score, calls the Gala when
+    ahead; anything else at random. Engine-level, for playouts, like
+    :func:`flea_greedy_policy`.
+    """
+    hand, phase = state.hands[state.player], state.phase
+    kinds = [action.payload["type"] for action in actions]
+    if phase == "give":
+        giver = state.hands[state.giver]
+        points = fl.hand_points(giver)
+
+        def loss(i: int) -> int:
+            return points - fl.hand_points(giver - {actions[i].payload["card"]["code"]})
+        return min(range(len(actions)), key=loss)
+    if phase == "end-of-turn":
+        points = fl.hand_points(hand)
+        for index, action in enumerate(actions):
+            if action.payload["type"] == "trio" and fl.hand_points(
+                    hand - {card["code"] for card in action.payload["cards"]}) \
+                    + fl.TRIO_POINTS > points:
+                return index
+        if "gala" in kinds:
+            scores = state.scores()
+            ahead = scores[state.player] + fl.GALA_BONUS[state.variant] > max(scores)
+            return next(i for i, action in enumerate(actions)
+                        if action.payload["type"] == "gala" and action.payload["call"] == ahead)
+        return len(actions) - 1
+    takes = [i for i, kind in enumerate(kinds) if kind in ("take", "take-match")]
+    if takes:
+        best = max(takes, key=lambda i: _gain(hand, actions[i].payload["card"]["code"]))
+        gain = _gain(hand, actions[best].payload["card"]["code"])
+        if gain >= 2 or len(state.display) >= 2 or "flip" not in kinds:
+            return best
+    if "flip" in kinds:
+        return kinds.index("flip")
+    return rng.randrange(len(actions))
+
+
+POLICIES: dict[str, Policy] = {"random": random_policy}
+HEURISTICS: dict[str, Policy] = {"flea-circus": flea_greedy_policy, "flohcati": flohcati_policy}
+
+
+def policy_named(name: str, game: str) -> Policy:
+    """A playout policy: ``random``, or ``heuristic`` (the game's own where there is one)."""
+    if name == "heuristic":
+        return HEURISTICS.get(game, random_policy)
+    return POLICIES[name]
+
+
+def playout(state: State, rng: random.Random, policy: Policy, depth: int) -> list[float]:
+    """Play on for at most ``depth`` decisions (0: to the end); each seat's rank share."""
+    steps = 0
+    while not state.is_terminal() and (depth <= 0 or steps < depth):
+        actions = state.legal_actions()
+        state.apply(policy(state, actions, rng), actions)
+        steps += 1
+    return rank_shares(state.scores())
+
+
+# -- perfect-information Monte Carlo -------------------------------------------------------------
+def pimc(sampler: Sampler, codes: list[str], budget: Budget, rng: random.Random,
+         policy: Policy = random_policy, depth: int = 0) -> tuple[int, dict[str, Any]]:
+    """The index into ``codes`` (the request's legal actions) with the best mean outcome.
+
+    Each sample is dealt once per action from the same seed, so every action is
+    judged on the same worlds; the budget counts playouts.
+    """
+    totals = [0.0] * len(codes)
+    done, playouts, samples = budget.clock(), 0, 0
+    while not done(playouts):
+        seed = rng.getrandbits(64)
+        for index in range(len(codes)):
+            state = sampler.sample(random.Random(seed))
+            state.apply(index)
+            totals[index] += playout(state, rng, policy, depth)[sampler.seat]
+            playouts += 1
+        samples += 1
+    best = max(range(len(codes)), key=lambda i: totals[i])
+    return best, {"samples": samples, "playouts": playouts,
+                  "means": [total / max(samples, 1) for total in totals]}
+
+
+# -- information-set Monte Carlo tree search ----------------------------------------------------
+class Node:
+    """One information-set node: statistics of the move leading here, for the seat that made it."""
+
+    __slots__ = ("seat", "visits", "total", "available", "children")
+
+    def __init__(self, seat: int) -> None:
+        self.seat = seat
+        self.visits = 0
+        self.total = 0.0
+        self.available = 0
+        self.children: dict[str, Node] = {}
+
+
+def _select(node: Node, codes: list[str], c: float) -> int:
+    """UCB over the children available here (Cowling et al.'s subset-armed bandit)."""
+    best, best_value = 0, -math.inf
+    for index, code in enumerate(codes):
+        child = node.children[code]
+        child.available += 1
+        value = child.total / child.visits + c * math.sqrt(math.log(child.available) / child.visits)
+        if value > best_value:
+            best, best_value = index, value
+    return best
+
+
+def ismcts(sampler: Sampler, codes: list[str], budget: Budget, rng: random.Random,
+           policy: Policy = random_policy, depth: int = 0,
+           c: float = 0.7) -> tuple[int, dict[str, Any]]:
+    """The index into ``codes`` whose root child was visited most."""
+    root = Node(sampler.seat)
+    done, iterations = budget.clock(), 0
+    while not done(iterations):
+        state = sampler.sample(rng)
+        node, path = root, []
+        while not state.is_terminal():
+            actions = state.legal_actions()
+            moves = [action.code for action in actions]
+            untried = [i for i, code in enumerate(moves) if code not in node.children]
+            if untried:
+                # The playout policy's move first: at small budgets most nodes are
+                # visited once or twice, and the policy's guess beats a random one.
+                index = policy(state, actions, rng)
+                if moves[index] in node.children:
+                    index = untried[rng.randrange(len(untried))]
+                for code in moves:
+                    if code in node.children:
+                        node.children[code].available += 1
+                child = node.children[moves[index]] = Node(state.current_seat())
+                child.available = 1
+                state.apply(index, actions)
+                path.append(child)
+                break
+            index = _select(node, moves, c)
+            node = node.children[moves[index]]
+            state.apply(index, actions)
+            path.append(node)
+        outcome = playout(state, rng, policy, depth)
+        for visited in path:
+            visited.visits += 1
+            visited.total += outcome[visited.seat]
+        iterations += 1
+    visits = [root.children[code].visits if code in root.children else 0 for code in codes]
+    best = max(range(len(codes)), key=lambda i: visits[i])
+    return best, {"iterations": iterations, "visits": visits}
+
+
+# -- search bots ---------------------------------------------------------------------------------
+class SearchBot:
+    """A bot deciding by a search over determinizations of its view (mixed into ``sdk.Bot``).
+
+    Seeded by :func:`bots.sdk.rng_for`: with an iteration budget only, the same
+    request gets the same answer. A request with a single legal action is
+    answered at once.
+    """
+
+    search = staticmethod(ismcts)
+
+    def __init__(self, budget: Budget, policy: str = "random", depth: int = 0) -> None:
+        self.budget, self.policy, self.depth = budget, policy, depth
+        self.memory = Memory()
+
+    def choose(self, request: Any, rng: random.Random) -> int:
+        game, observation, events = view_of(request, self.memory)
+        if len(request.legal_actions) == 1:
+            return 0
+        sampler = sampler_for(game, observation, events)
+        codes = [action.code for action in request.legal_actions]
+        index, _ = self.search(sampler, codes, self.budget, rng,
+                               policy_named(self.policy, game), self.depth)
+        return index
