@@ -204,6 +204,7 @@ def leaderboard(db_path: Path, tournament: str | None, fmt: str, h2h: bool, los:
     if fmt == "json":
         data = {"tournament": record.name, "game": record.config.get("game"),
                 "variant": record.config.get("variant"), "memory": remembering(record),
+                "identities": identities(store, record),
                 "parameters": asdict(board.params),
                 "resamples": board.resamples,
                 "leaderboard": formatting.leaderboard_rows(board)}
@@ -263,7 +264,8 @@ def report(db_path: Path, tournament: str | None, output: Path, replays: bool,
     try:
         if replays:
             write_replays(games, faults, folder)
-        html = render_report(board, record, games, report_links(games, faults, links))
+        html = render_report(board, record, games,
+                             report_links(games, faults, links, identities(store, record)))
         output.write_text(html, encoding="utf-8")
     except OSError as error:
         fail(f"cannot write {error.filename or output}: {error.strerror}")
@@ -272,8 +274,14 @@ def report(db_path: Path, tournament: str | None, output: Path, replays: bool,
                + (f"; {len(games)} replays in {folder}" if replays else ""))
 
 
+def identities(store: Store, record: StoredTournament) -> dict[str, str]:
+    """Each bot's own name and version from its Hello, as the report shows them."""
+    return {bot: f"{name} {version} (protocol {protocol})"
+            for bot, (name, version, protocol) in store.identities(record.name).items()}
+
+
 def report_links(games: list[StoredGame], faults: list[dict[str, Any]],
-                 links: dict[int, str]) -> ReportLinks:
+                 links: dict[int, str], bot_identities: dict[str, str]) -> ReportLinks:
     """The games table and fault list of the report, as the plain rows ratings/ takes."""
     counts: dict[int, int] = {}
     for fault in faults:
@@ -286,7 +294,7 @@ def report_links(games: list[StoredGame], faults: list[dict[str, Any]],
                            links[f["game_id"]] + f"#step={max(f['decision_id'] - 1, 0)}&view=0"
                            if f["game_id"] in links else None)
                   for f in faults]
-    return ReportLinks(rows, fault_rows, END_REASONS)
+    return ReportLinks(rows, fault_rows, END_REASONS, bot_identities)
 
 
 def write_replays(games: list[StoredGame], faults: list[dict[str, Any]], folder: Path) -> None:

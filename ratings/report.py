@@ -86,6 +86,8 @@ class ReportLinks:
     games: Sequence[GameRow] = ()
     faults: Sequence[FaultRow] = ()
     end_words: Mapping[str, str] | None = None
+    # Per bot: what it calls itself in Hello, e.g. "flea-greedy 1.0 (protocol 1.0.0)".
+    identities: Mapping[str, str] | None = None
 
 #: Most points drawn per bot in the chart; longer histories are thinned evenly.
 MAX_CHART_POINTS = 600
@@ -234,7 +236,12 @@ def _interval_axis(lo: float, hi: float) -> str:
             f'{"".join(marks)}</svg>')
 
 
-def _leaderboard(board: Board) -> str:
+def _identity(identity: str | None) -> str:
+    """The bot's own name and version under its entry name, when it said them."""
+    return f'<small class="identity">{_esc(identity)}</small>' if identity else ""
+
+
+def _leaderboard(board: Board, identities: Mapping[str, str]) -> str:
     rows = list(board)
     lo = min((r.mu - r.interval for r in rows), default=0.0)
     hi = max((r.mu + r.interval for r in rows), default=1.0)
@@ -245,7 +252,8 @@ def _leaderboard(board: Board) -> str:
         provisional = '<span class="prov" title="provisional">*</span>' if row.provisional else ""
         body.append(
             f'<tr><td class="num">{row.rank}</td><td class="num range">{rank_range(row)}</td>'
-            f'<td><span class="swatch" style="background:{tint}"></span>{_esc(row.bot)}</td>'
+            f'<td><span class="swatch" style="background:{tint}"></span>{_esc(row.bot)}'
+            f'{_identity(identities.get(row.bot))}</td>'
             f'<td class="num">{row.mu:.2f} <span class="pm">± {row.interval:.2f}</span></td>'
             f'<td>{bar}</td><td class="num">{row.sigma:.2f}</td>'
             f'<td class="num strong">{row.conservative:.2f}</td>'
@@ -450,6 +458,7 @@ td.strong { font-weight: 650; }
 .board { width: 100%; }
 .board tbody tr:hover { background: #f3f7fb; }
 .pm { color: var(--muted); font-size: 12px; }
+.identity { display: block; color: var(--muted); font-size: 11px; margin-left: 16px; }
 .range { color: var(--muted); }
 .swatch { display: inline-block; width: 10px; height: 10px; border-radius: 2px; margin-right: 7px; }
 .prov { color: #b2182b; font-weight: 700; margin-left: 1px; }
@@ -685,7 +694,7 @@ def render_report(board: Board, tournament: ReportedTournament,
 {_figures(board, tournament, games, end_words)}
 
 <h2 id="leaderboard">Leaderboard</h2>
-{_leaderboard(board)}
+{_leaderboard(board, links.identities or {})}
 
 <h2 id="ratings">Ratings over the tournament</h2>
 <div class="chart-box">

@@ -202,6 +202,14 @@ class TournamentRunner:
                 self.store.set_secret(name, self.secret)
         return archived
 
+    def _keep_identities(self) -> None:
+        """Store each bot's name, version and protocol from its Hello, for the report."""
+        for name, participant in self.participants.items():
+            hello = participant.hello_response
+            if hello is not None:
+                self.store.set_identity(self.config.name, name, hello.name, hello.version,
+                                        hello.protocol_version)
+
     def _new_secret(self) -> str:
         """A new deal secret (none without secret_deals): kept in the store, never sent
         to a bot, so nobody who knows only the config can compute a deal."""
@@ -381,6 +389,7 @@ class TournamentRunner:
         skipped = self._start_bots(needed) if todo else []
         try:
             archived = self._record()
+            self._keep_identities()
         except StoreError:
             self.stop_bots()
             raise

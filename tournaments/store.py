@@ -72,6 +72,14 @@ CREATE TABLE IF NOT EXISTS faults (
     policy      TEXT NOT NULL,      -- substitute | forfeit | void
     time        TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS bot_identities (
+    tournament  TEXT NOT NULL REFERENCES tournaments(name) ON DELETE CASCADE,
+    bot         TEXT NOT NULL,      -- the entry's name in the config
+    name        TEXT NOT NULL,      -- what the bot calls itself in HelloResponse
+    version     TEXT NOT NULL,
+    protocol    TEXT NOT NULL,
+    PRIMARY KEY (tournament, bot)
+);
 CREATE TABLE IF NOT EXISTS locks (
     tournament  TEXT PRIMARY KEY,   -- held by the referee running it
     pid         INTEGER NOT NULL,
@@ -255,7 +263,7 @@ class Store:
         with self._writing():
             self.db.execute(f"INSERT INTO tournaments ({', '.join(row)}) "
                             f"VALUES ({', '.join('?' * len(row))})", list(row.values()))
-            for table in ("games", "faults", "secrets"):
+            for table in ("games", "faults", "secrets", "bot_identities"):
                 self.db.execute(f"UPDATE {table} SET tournament = ? WHERE tournament = ?",
                                 (archive, name))
             self.db.execute("DELETE FROM tournaments WHERE name = ?", (name,))
@@ -299,6 +307,19 @@ class Store:
                                 (tournament, os.getpid(), socket.gethostname()))
         except StoreError:
             pass
+
+    def set_identity(self, tournament: str, bot: str, name: str, version: str,
+                     protocol: str) -> None:
+        """Keep what a bot said of itself in Hello (the latest run's)."""
+        with self._writing():
+            self.db.execute("INSERT OR REPLACE INTO bot_identities VALUES (?, ?, ?, ?, ?)",
+                            (tournament, bot, name, version, protocol))
+
+    def identities(self, tournament: str) -> dict[str, tuple[str, str, str]]:
+        """Per bot entry: (name, version, protocol version) from its Hello."""
+        rows = self.db.execute("SELECT bot, name, version, protocol FROM bot_identities "
+                               "WHERE tournament = ?", (tournament,))
+        return {row[0]: (row[1], row[2], row[3]) for row in rows}
 
     def secret(self, name: str) -> str | None:
         """The tournament's deal secret, if it has one."""
