@@ -52,8 +52,8 @@ def plan(args: argparse.Namespace) -> dict[str, dict]:
                         "rss_games": max(4, round(16 * s))},
             "tournament": {"games": args.games or max(1, round(280 * s)),
                            "profile_games": max(1, round(280 * s))},
-            "leaderboard": {"sizes": (max(10, round(1_000 * s)),), "repeats": repeats},
-            "renewal": {"rounds": max(1, round(2 * s)), "repeats": repeats},
+            "leaderboard": {"sizes": (max(10, round(300 * s)),), "repeats": repeats},
+            "renewal": {"rounds": max(1, round(1 * s)), "repeats": repeats},
         }
     repeats = args.repeats or 3
     return {
