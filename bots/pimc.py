@@ -1,4 +1,6 @@
-"""A perfect-information Monte Carlo bot for every game and variant: ``python -m bots.pimc --port N``.
+"""A perfect-information Monte Carlo bot for every game and variant.
+
+Run as ``python -m bots.pimc --address ADDRESS`` (or ``--port N`` unsandboxed).
 
 For each legal action, the mean rank share over sampled states of playouts
 after it (Long et al. 2010), every action judged on the same samples
@@ -9,32 +11,13 @@ and ``--depth`` shape the playouts.
 
 from __future__ import annotations
 
-from bots.ismcts import options
-from bots.sdk import Bot, rng_for, serve
-from bots.search import Budget, SearchBot, pimc
-
-DEFAULTS = {"iterations": 1000, "ms": 400.0, "policy": "random", "depth": 12}
+from bots.search import SearchBot, pimc, run
 
 
-class PimcBot(SearchBot, Bot):
+class PimcBot(SearchBot):
     name = "pimc"
     search = staticmethod(pimc)
 
-    def __init__(self, iterations: int = DEFAULTS["iterations"], ms: float = DEFAULTS["ms"],
-                 policy: str = DEFAULTS["policy"], depth: int = DEFAULTS["depth"]) -> None:
-        SearchBot.__init__(self, Budget(iterations, ms), policy, depth)
-
-    def decide(self, request) -> int:
-        return self.choose(request, rng_for(request))
-
-    def end_game(self, request) -> None:
-        self.memory.forget(request.game_id)
-
-
-def main(argv: list[str] | None = None) -> None:
-    known, rest = options(__doc__.splitlines()[0], DEFAULTS).parse_known_args(argv)
-    serve(PimcBot(known.iterations, known.ms, known.policy, known.depth), rest)
-
 
 if __name__ == "__main__":
-    main()
+    run(PimcBot, __doc__.splitlines()[0])

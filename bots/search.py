@@ -25,6 +25,7 @@ is what makes thousands of iterations a second possible in Python.
 
 from __future__ import annotations
 
+import argparse
 import math
 import random
 import threading
@@ -34,10 +35,11 @@ from typing import Any, Callable
 
 from google.protobuf import json_format
 
+from bots.sdk import Bot, rng_for, serve
 from referee.games import flohcati as fl
-from referee.games.flea_circus import SAUCER_VALUES
 from referee.games.base import Action, Event, State
 from referee.games.determinize import Sampler, determinize, sampler_for
+from referee.games.flea_circus import SAUCER_VALUES
 
 __all__ = ["Budget", "Memory", "Policy", "determinize", "ismcts", "pimc", "policy_named",
            "sampler_for", "view_of"]
@@ -136,8 +138,8 @@ class Budget:
 def rank_shares(scores: list[int]) -> list[float]:
     """Each seat's share of the seats it beats, ties counting half: 1 first, 0 last."""
     others = len(scores) - 1
-    return [(sum(own > other for other in scores) + 0.5 * (sum(own == other for other in scores) - 1))
-            / others for own in scores]
+    return [(sum(own > other for other in scores)
+             + 0.5 * (sum(own == other for other in scores) - 1)) / others for own in scores]
 
 
 def random_policy(state: State, actions: list[Action], rng: random.Random) -> int:
@@ -341,19 +343,30 @@ def ismcts(sampler: Sampler, codes: list[str], budget: Budget, rng: random.Rando
 
 
 # -- search bots ---------------------------------------------------------------------------------
-class SearchBot:
-    """A bot deciding by a search over determinizations of its view (mixed into ``sdk.Bot``).
+#: Budgets and playouts of the search bots unless their command line says otherwise.
+DEFAULTS: dict[str, Any] = {"iterations": 1000, "ms": 400.0, "policy": "random", "depth": 12}
+
+
+class SearchBot(Bot):
+    """A bot deciding by a search over determinizations of its view.
 
     Seeded by :func:`bots.sdk.rng_for`: with an iteration budget only, the same
     request gets the same answer. A request with a single legal action is
-    answered at once.
+    answered at once. Subclasses name themselves and their ``search``.
     """
 
     search = staticmethod(ismcts)
 
-    def __init__(self, budget: Budget, policy: str = "random", depth: int = 0) -> None:
-        self.budget, self.policy, self.depth = budget, policy, depth
+    def __init__(self, iterations: int = DEFAULTS["iterations"], ms: float = DEFAULTS["ms"],
+                 policy: str = DEFAULTS["policy"], depth: int = DEFAULTS["depth"]) -> None:
+        self.budget, self.policy, self.depth = Budget(iterations, ms), policy, depth
         self.memory = Memory()
+
+    def decide(self, request: Any) -> int:
+        return self.choose(request, rng_for(request))
+
+    def end_game(self, request: Any) -> None:
+        self.memory.forget(request.game_id)
 
     def choose(self, request: Any, rng: random.Random) -> int:
         game, observation, events = view_of(request, self.memory)
@@ -364,3 +377,22 @@ class SearchBot:
         index, _ = self.search(sampler, codes, self.budget, rng,
                                policy_named(self.policy, game), self.depth)
         return index
+
+
+def options(description: str) -> argparse.ArgumentParser:
+    """The search options every search bot takes, besides ``serve()``'s own."""
+    parser = argparse.ArgumentParser(description=description, add_help=False)
+    parser.add_argument("--iterations", type=int, default=DEFAULTS["iterations"],
+                        help="iterations (playouts) per decision; 0: no limit")
+    parser.add_argument("--ms", type=float, default=DEFAULTS["ms"],
+                        help="milliseconds per decision at most; 0: no limit")
+    parser.add_argument("--policy", choices=("random", "heuristic"), default=DEFAULTS["policy"])
+    parser.add_argument("--depth", type=int, default=DEFAULTS["depth"],
+                        help="playout decisions before scoring the position; 0: to the end")
+    return parser
+
+
+def run(bot_class: type[SearchBot], description: str, argv: list[str] | None = None) -> None:
+    """Parse the search options, then serve the bot (``serve()`` takes the rest)."""
+    known, rest = options(description).parse_known_args(argv)
+    serve(bot_class(known.iterations, known.ms, known.policy, known.depth), rest)
