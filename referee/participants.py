@@ -15,7 +15,14 @@ from pathlib import Path
 import grpc
 
 from circus.v1 import bot_pb2
-from referee.clients import BotClient, BotFault, GrpcClient, InProcessClient, load_python_bot
+from referee.clients import (
+    BotClient,
+    BotFault,
+    GrpcClient,
+    InProcessClient,
+    WireLog,
+    load_python_bot,
+)
 from referee.process import BotProcess
 from referee.sandbox import Isolation
 from referee.settings import BotSpec, LimitsConfig
@@ -58,6 +65,7 @@ class Participant:
         self.client: BotClient | None = None
         self.process: BotProcess | None = None
         self.lock = threading.Lock()
+        self.wire_log = log_dir / f"{spec.name}.log"
         if spec.command is not None:
             self.process = BotProcess(spec.name, spec.command, log_dir / f"{spec.name}.log",
                                       limits.memory_mb, limits.cpu_seconds,
@@ -75,6 +83,8 @@ class Participant:
         """
         try:
             self.client = self._connect()
+            if self.spec.debug:
+                self.client = WireLog(self.client, self.wire_log)
             self.hello_response = self._hello()
         except BotStartError:
             self.stop()

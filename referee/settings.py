@@ -22,7 +22,7 @@ class BotSpec:
 
     ``dir`` (its folder and working directory), ``env`` (extra environment)
     and ``sandbox`` (None: the tournament's choice) are for ``command:`` bots;
-    ``memory`` for any.
+    ``memory`` and ``debug`` (log every request and reply) for any.
     """
 
     name: str
@@ -35,6 +35,7 @@ class BotSpec:
     # Keeps what it learns across games (None: only an address: bot, which the
     # referee cannot start afresh); such a bot's games get deals of their own.
     memory: bool | None = None
+    debug: bool = False
 
     @property
     def kind(self) -> str:

@@ -325,7 +325,8 @@ def _bots(section: Any, sandbox: bool) -> tuple[BotSpec, ...]:
         if not isinstance(entry, dict):
             raise ConfigError(f"{where} must be a mapping with a name and a command, "
                               "address or python")
-        _no_unknown_keys(entry, {"name", "memory", *BOT_KINDS, *COMMAND_KEYS}, f"{where}.")
+        _no_unknown_keys(entry, {"name", "memory", "debug", *BOT_KINDS, *COMMAND_KEYS},
+                         f"{where}.")
         name = _checked_name(_typed(entry, "name", str, required=True, where=f"{where}."),
                              "bot name")
         if name in seen:
@@ -343,7 +344,8 @@ def _bots(section: Any, sandbox: bool) -> tuple[BotSpec, ...]:
         if memory is False and ways[0] == "address":
             raise ConfigError(f"bot {name!r}: memory: false is only for command: and python: "
                               "bots (the referee cannot start an address: bot afresh)")
-        bots.append(BotSpec(name=name, **{ways[0]: value}, memory=memory,
+        debug = _typed(entry, "debug", bool, default=False, where=f"bot {name!r}: ")
+        bots.append(BotSpec(name=name, **{ways[0]: value}, memory=memory, debug=debug,
                             **_command_keys(entry, name, sandbox)))
     return tuple(bots)
 
