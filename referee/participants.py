@@ -39,11 +39,17 @@ def major(version: str) -> str:
     return version.split(".", 1)[0]
 
 
+def workdir(spec: BotSpec) -> Path | None:
+    """Where ``spec``'s command runs: its ``dir``, else its ``cwd``, else the referee's."""
+    folder = spec.dir or spec.cwd
+    return Path(folder) if folder else None
+
+
 def isolation(spec: BotSpec, limits: LimitsConfig, sandbox: bool,
               private: tuple[Path, ...]) -> Isolation:
     """How ``spec``'s process is isolated: the entry's choice, else the tournament's."""
     return Isolation(sandbox=sandbox if spec.sandbox is None else spec.sandbox,
-                     workdir=Path(spec.dir) if spec.dir else None, env=spec.env,
+                     workdir=workdir(spec), env=spec.env,
                      private=private, processes=limits.processes,
                      open_files=limits.open_files, log_bytes=limits.log_bytes,
                      tmp_mb=limits.tmp_mb, cpus=limits.cpus)

@@ -20,8 +20,10 @@ BOT_KINDS = ("command", "address", "python")
 class BotSpec:
     """One bot entry: a name and exactly one way to reach it.
 
-    ``dir`` (its folder and working directory), ``env`` (extra environment)
-    and ``sandbox`` (None: the tournament's choice) are for ``command:`` bots;
+    ``dir`` (its folder and working directory), ``cwd`` (its working
+    directory without ``dir``: the config file's folder; None: the referee's),
+    ``env`` (extra environment) and ``sandbox`` (None: the tournament's
+    choice) are for ``command:`` bots;
     ``memory`` and ``debug`` (log every request and reply) for any.
     """
 
@@ -30,6 +32,7 @@ class BotSpec:
     address: str | None = None
     python: str | None = None
     dir: str | None = None
+    cwd: str | None = None
     env: tuple[tuple[str, str], ...] = ()
     sandbox: bool | None = None
     # Keeps what it learns across games (None: only an address: bot, which the

@@ -130,12 +130,19 @@ def load_config(path: str | Path) -> TournamentConfig:
         where = f" at line {mark.line + 1}" if mark else ""
         raise ConfigError(f"{path}: not valid YAML{where}") from None
     try:
-        return parse_config(data, default_name=path.stem)
+        return parse_config(data, default_name=path.stem, folder=path.resolve().parent)
     except ConfigError as error:
         raise ConfigError(f"{path}: {error}") from None
 
 
-def parse_config(data: Any, default_name: str = "tournament") -> TournamentConfig:
+def parse_config(data: Any, default_name: str = "tournament",
+                 folder: Path | None = None) -> TournamentConfig:
+    """A config from its parsed YAML; ``folder`` is the config file's.
+
+    A ``command:`` bot runs in ``folder`` (or its ``dir:``, relative to
+    ``folder``), so a config means the same from any shell folder; without
+    ``folder`` (a config built in code) it runs in the referee's.
+    """
     if not isinstance(data, dict):
         raise ConfigError("the config must be a mapping of keys to values")
     _no_unknown_keys(data, TOP_KEYS, "")
@@ -147,7 +154,7 @@ def parse_config(data: Any, default_name: str = "tournament") -> TournamentConfi
     except GameConfigError as error:
         raise ConfigError(str(error)) from None
     sandbox = _typed(data, "sandbox", bool, default=True)
-    bots = _bots(data.get("bots"), sandbox)
+    bots = _bots(data.get("bots"), sandbox, folder)
     if "rounds" in data and "games_per_bot" in data:
         raise ConfigError("give 'rounds' or 'games_per_bot', not both")
     if len(bots) < players:
@@ -315,7 +322,7 @@ def _faults(section: Any) -> dict[str, str]:
     return faults
 
 
-def _bots(section: Any, sandbox: bool) -> tuple[BotSpec, ...]:
+def _bots(section: Any, sandbox: bool, folder: Path | None) -> tuple[BotSpec, ...]:
     if not isinstance(section, list) or not section:
         raise ConfigError("'bots' must be a non-empty list")
     bots: list[BotSpec] = []
@@ -346,12 +353,14 @@ def _bots(section: Any, sandbox: bool) -> tuple[BotSpec, ...]:
                               "bots (the referee cannot start an address: bot afresh)")
         debug = _typed(entry, "debug", bool, default=False, where=f"bot {name!r}: ")
         bots.append(BotSpec(name=name, **{ways[0]: value}, memory=memory, debug=debug,
-                            **_command_keys(entry, name, sandbox)))
+                            **_command_keys(entry, name, sandbox, folder)))
     return tuple(bots)
 
 
-def _command_keys(entry: dict, name: str, sandbox: bool) -> dict[str, Any]:
-    """A bot entry's ``dir``, ``env`` and ``sandbox``, which only ``command:`` bots take."""
+def _command_keys(entry: dict, name: str, sandbox: bool,
+                  config_folder: Path | None) -> dict[str, Any]:
+    """A bot entry's ``dir``, ``env`` and ``sandbox``, which only ``command:`` bots take,
+    and its working directory without ``dir``: the config's folder."""
     where = f"bot {name!r}: "
     given = [key for key in COMMAND_KEYS if entry.get(key) is not None]
     if entry.get("command") is None:
@@ -359,8 +368,11 @@ def _command_keys(entry: dict, name: str, sandbox: bool) -> dict[str, Any]:
             raise ConfigError(f"{where}{', '.join(given)} only for command: bots")
         return {}
     folder = _typed(entry, "dir", str, where=where)
+    if folder is not None and "\0" not in folder and config_folder is not None:
+        folder = str(config_folder / folder)
     if folder is not None and ("\0" in folder or not Path(folder).is_dir()):
-        raise ConfigError(f"{where}dir {folder!r} is not a folder")
+        raise ConfigError(f"{where}dir {entry['dir']!r} is not a folder"
+                          + (f" (in {config_folder})" if config_folder else ""))
     env = entry.get("env") or {}
     if not isinstance(env, dict) or not all(
             isinstance(key, str) and ENV_NAME.fullmatch(key)
@@ -372,4 +384,4 @@ def _command_keys(entry: dict, name: str, sandbox: bool) -> dict[str, Any]:
         raise ConfigError(f"{where}{{port}} needs `sandbox: false`; a sandboxed bot listens on "
                           "{address}")
     return {"dir": folder, "env": tuple((key, str(value)) for key, value in env.items()),
-            "sandbox": own}
+            "sandbox": own, "cwd": str(config_folder) if config_folder else None}
