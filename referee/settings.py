@@ -24,7 +24,8 @@ class BotSpec:
     directory without ``dir``: the config file's folder; None: the referee's),
     ``env`` (extra environment) and ``sandbox`` (None: the tournament's
     choice) are for ``command:`` bots;
-    ``memory`` and ``debug`` (log every request and reply) for any.
+    ``memory``, ``debug`` (log every request and reply) and ``time`` (a
+    handicap: its seats' time control, None: the tournament's) for any.
     """
 
     name: str
@@ -39,6 +40,7 @@ class BotSpec:
     # referee cannot start afresh); such a bot's games get deals of their own.
     memory: bool | None = None
     debug: bool = False
+    time: TimeConfig | None = None
 
     @property
     def kind(self) -> str:
