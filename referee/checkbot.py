@@ -3,8 +3,9 @@
 It starts (or connects to) the bot, checks the handshake and the games it
 claims, plays a few games of each claimed game and variant at every player
 count the game allows against random bots, plays several games of each game at
-once on the one connection (as a tournament does), and reports pass or fail for each check with a message saying what to
-fix. Any fault ends that game's check: the first problem is the one to fix.
+once on the one connection (as a tournament does), and reports pass or fail
+for each check with a message saying what to fix. Any fault ends that game's
+check: the first problem is the one to fix.
 """
 
 from __future__ import annotations

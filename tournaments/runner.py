@@ -338,7 +338,8 @@ class TournamentRunner:
 
     def _probe(self, name: str) -> bool:
         """After a timeout: whether the bot still answers (a hung one is stopped)."""
-        return self.participants[name].probe(min(PROBE_S, self.config.time_for(name).call_ms / 1000))
+        call_s = self.config.time_for(name).call_ms / 1000
+        return self.participants[name].probe(min(PROBE_S, call_s))
 
     def _count_faults(self, result: MatchResult) -> None:
         """Suspend a bot once ``suspend_after`` of its games in a row had a fault.
