@@ -18,7 +18,7 @@ from tabulate import tabulate
 from ratings import formatting
 from ratings.report import FaultRow, GameRow, ReportLinks, render_report
 from ratings.time_use import time_use
-from referee.checkbot import check_bot
+from referee.checkbot import check_bot, coverage
 from referee.games import GAMES, GameConfigError, GameRecord
 from referee.games.base import IllegalActionError
 from referee.replay import END_REASONS, end_reason_words, replay_frames, text_lines
@@ -125,16 +125,21 @@ def main() -> None:
 @click.option("--fresh", is_flag=True, help="discard stored games of this tournament first")
 @click.option("--skip-bad-bots", is_flag=True, help="play without bots that fail to start")
 @click.option("--quiet", "-q", is_flag=True, help="no progress lines")
+@click.option("--debug-wire", is_flag=True, help="write every request and reply of every bot, "
+              "as JSON, to the bot's log (as a bot entry's `debug: true` does for one bot)")
 @click.option("--db-wait", "db_wait", type=click.FloatRange(min=0, max=3600),
               default=DEFAULT_WAIT_S, show_default=True,
               help="seconds to wait for a database another program holds")
 def tournament(config_path: Path, db_path: Path, log_root: Path, concurrency: int | None,
-               fresh: bool, skip_bad_bots: bool, quiet: bool, db_wait: float) -> None:
+               fresh: bool, skip_bad_bots: bool, quiet: bool, debug_wire: bool,
+               db_wait: float) -> None:
     """Run (or resume) the tournament described in BOTS_YAML."""
     try:
         config = load_config(config_path)
     except ConfigError as error:
         fail(str(error))
+    if debug_wire:
+        config = replace(config, bots=tuple(replace(bot, debug=True) for bot in config.bots))
     if concurrency is not None:
         config = replace(config, concurrency=concurrency)
     try:
@@ -453,26 +458,38 @@ def faults(db_path: Path, tournament: str | None, bot: str | None, fmt: str) -> 
               "in its sandbox ({address} is replaced by the address to listen on)")
 @click.option("--address", default=None, help="HOST:PORT of a running bot")
 @click.option("--game", "only_game", default=None, help="check only this game")
-@click.option("--games", "games", type=click.IntRange(min=1), default=3, show_default=True,
-              help="games per claimed game and variant")
-@click.option("--move-ms", type=click.IntRange(min=1), default=1000, show_default=True)
-@click.option("--bank-ms", type=click.IntRange(min=0), default=10000, show_default=True)
-@click.option("--startup-ms", type=click.IntRange(min=1), default=10000, show_default=True)
+@click.option("--games", "games", type=click.IntRange(min=1), default=2, show_default=True,
+              help="games per claimed game, variant and player count")
+@click.option("--at-once", type=click.IntRange(min=1), default=3, show_default=True,
+              help="games played at the same time on one connection, once per game "
+                   "(1: no concurrency check)")
+@click.option("--move-ms", type=click.IntRange(min=1), default=1000, show_default=True,
+              help="time per decision, in milliseconds")
+@click.option("--bank-ms", type=click.IntRange(min=0), default=10000, show_default=True,
+              help="time bank per game for decisions over --move-ms, in milliseconds")
+@click.option("--startup-ms", type=click.IntRange(min=1), default=10000, show_default=True,
+              help="time to start and answer Hello, in milliseconds")
+@click.option("--log-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="keep the bot's log here (default: a temporary folder, removed)")
+@click.option("--debug-wire", is_flag=True, help="write every request and reply, as JSON, "
+              "to the bot's log (with --log-dir, to read it afterwards)")
 @click.option("--no-sandbox", is_flag=True, help="start the command unsandboxed (a trusted "
               "bot; {port} is then its loopback port)")
 def check_bot_command(command: str | None, address: str | None, only_game: str | None,
-                      games: int, move_ms: int, bank_ms: int, startup_ms: int,
-                      no_sandbox: bool) -> None:
+                      games: int, at_once: int, move_ms: int, bank_ms: int, startup_ms: int,
+                      log_dir: Path | None, debug_wire: bool, no_sandbox: bool) -> None:
     """Check that a bot follows the protocol: handshake, games, legal and timely replies."""
     if (command is None) == (address is None):
         fail("give exactly one of --command and --address")
     if only_game is not None and only_game not in GAMES:
         fail(f"unknown game {only_game!r} (games: {', '.join(sorted(GAMES))})")
-    spec = BotSpec(name="candidate", command=command, address=address)
+    spec = BotSpec(name="candidate", command=command, address=address, debug=debug_wire)
     time_config = TimeConfig(move_ms=move_ms, bank_ms=bank_ms, startup_ms=startup_ms)
-    checks = check_bot(spec, only_game, games, time_config, sandbox=not no_sandbox)
+    checks = check_bot(spec, only_game, games, time_config, log_dir, sandbox=not no_sandbox,
+                       at_once=at_once)
     for check in checks:
         click.echo(check.line())
+    click.echo(coverage(checks, games, at_once))
     failed = sum(not check.passed for check in checks)
     click.echo(f"{len(checks) - failed} passed, {failed} failed")
     sys.exit(1 if failed else 0)

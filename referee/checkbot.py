@@ -1,28 +1,30 @@
 """``check-bot``: a conformance check of one bot, like a chess engine tester's compliance mode.
 
 It starts (or connects to) the bot, checks the handshake and the games it
-claims, plays a few games of each claimed game and variant against the random
-bot, and reports pass or fail for each check with a message saying what to
-fix. Any fault ends that game's check: the first problem is the one to fix.
+claims, plays a few games of each claimed game and variant at every player
+count the game allows against random bots, plays several games of each game at
+once on the one connection (as a tournament does), and reports pass or fail
+for each check with a message saying what to fix. Any fault ends that game's
+check: the first problem is the one to fix.
 """
 
 from __future__ import annotations
 
 import statistics
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
 from bots.random_bot import RandomBot
-from referee.clients import InProcessClient
+from referee.clients import BotClient, InProcessClient
 from referee.games import GAMES
-from referee.match import FaultPolicy, Match
+from referee.match import FaultPolicy, Match, MatchResult
 from referee.participants import BotStartError, Participant
 from referee.seeds import derive_seed
 from referee.settings import FAULT_CLASSES, BotSpec, LimitsConfig, TimeConfig
 from referee.wire import PROTOCOL_VERSION
 
-CANDIDATE = "candidate"
 # Forfeit on the first fault: the rest of the game is substituted, not asked.
 STRICT = FaultPolicy(dict.fromkeys(FAULT_CLASSES, "forfeit"), max_strikes=1)
 
@@ -59,29 +61,70 @@ def claimed_games(participant: Participant) -> tuple[list[tuple[str, str]], list
     return pairs, [Check("games", True, ", ".join(f"{g}/{v}" for g, v in pairs))]
 
 
-def play_checks(participant: Participant, game_name: str, variant: str, games: int,
+def play_one(client: BotClient, game_name: str, variant: str, bot: str, players: int, seat: int,
+             number: int, time_config: TimeConfig) -> MatchResult:
+    """One game with the candidate in ``seat`` and random bots in the others."""
+    seats = tuple(bot if s == seat else f"random-{s}" for s in range(players))
+    clients = [client if s == seat else InProcessClient(RandomBot()) for s in range(players)]
+    seed = derive_seed("check-bot", game_name, variant, players, number)
+    game_id = f"check-bot/{game_name}/{variant}/{players}p/{number}"
+    return Match(GAMES[game_name], variant, seats, seed, game_id, clients, time_config,
+                 STRICT).play()
+
+
+def first_fault(result: MatchResult, seat: int, bot: str, where: str) -> str | None:
+    """The candidate's first fault in a game, as a message, or None."""
+    faults = [f for f in result.faults if f.seat == seat]
+    if not faults:
+        return None
+    fault = faults[0]
+    return (f"{bot} faulted in {where} (seat {seat}), decision {fault.decision_id}: "
+            f"{fault.fault_class}: {fault.detail}")
+
+
+def play_checks(participant: Participant, bot: str, game_name: str, variant: str, games: int,
                 time_config: TimeConfig, times_ms: list[float]) -> Check:
-    """Play ``games`` games in turn in every seat; fail on the candidate's first fault."""
+    """Play ``games`` games at every player count the game allows, turning the bot's seat.
+
+    Bots often assume two players; a five-player game is where they break.
+    """
     game = GAMES[game_name]
-    players = game.min_players
-    for number in range(games):
-        seat = number % players
-        seats = tuple(CANDIDATE if s == seat else f"random-{s}" for s in range(players))
-        clients = [participant.client if s == seat else InProcessClient(RandomBot())
-                   for s in range(players)]
-        seed = derive_seed("check-bot", game_name, variant, number)
-        match = Match(game, variant, seats, seed, f"check-bot/{game_name}/{variant}/{number}",
-                      clients, time_config, STRICT)
-        result = match.play()
-        times_ms += [ms for s, _, ms in result.times if s == seat]
-        faults = [f for f in result.faults if f.seat == seat]
-        if faults:
-            fault = faults[0]
-            return Check(f"play {game_name}/{variant}", False,
-                         f"game {number + 1} (seat {seat}), decision {fault.decision_id}: "
-                         f"{fault.fault_class}: {fault.detail}")
+    counts = range(game.min_players, game.max_players + 1)
+    for players in counts:
+        for number in range(games):
+            seat = number % players
+            result = play_one(participant.client, game_name, variant, bot, players, seat,
+                              number, time_config)
+            times_ms += [ms for s, _, ms in result.times if s == seat]
+            problem = first_fault(result, seat, bot,
+                                  f"game {number + 1} of {players} players")
+            if problem:
+                return Check(f"play {game_name}/{variant}", False, problem)
     return Check(f"play {game_name}/{variant}", True,
-                 f"{games} game(s), every reply legal and in time")
+                 f"{counts[0]}-{counts[-1]} players, {games} game(s) each: "
+                 f"every reply of {bot} legal and in time")
+
+
+def concurrency_check(participant: Participant, bot: str, game_name: str, variant: str,
+                      at_once: int, time_config: TimeConfig) -> Check:
+    """Play ``at_once`` games at the same time on the one connection, as a tournament does.
+
+    A bot that keeps one game's state in globals passes one game at a time
+    and fails here.
+    """
+    players = GAMES[game_name].min_players
+    with ThreadPoolExecutor(max_workers=at_once, thread_name_prefix="check-bot") as pool:
+        runs = [pool.submit(play_one, participant.client, game_name, variant, bot, players,
+                            number % players, 1000 + number, time_config)
+                for number in range(at_once)]
+        results = [run.result() for run in runs]
+    for number, result in enumerate(results):
+        problem = first_fault(result, number % players, bot,
+                              f"game {number + 1} of {at_once} played at once")
+        if problem:
+            return Check(f"concurrent {game_name}", False, problem)
+    return Check(f"concurrent {game_name}", True,
+                 f"{at_once} games at once on one connection, every reply legal and in time")
 
 
 def timing_check(times_ms: list[float]) -> Check:
@@ -95,12 +138,22 @@ def timing_check(times_ms: list[float]) -> Check:
 
 
 def check_bot(spec: BotSpec, only_game: str | None, games: int, time_config: TimeConfig,
-              log_dir: Path | None = None, sandbox: bool = True) -> list[Check]:
+              log_dir: Path | None = None, sandbox: bool = True,
+              at_once: int = 3) -> list[Check]:
     """Run every check; stop early only when a later check cannot run.
 
     A ``command:`` bot is checked in the same sandbox a tournament gives it.
+    Without ``log_dir`` its log goes to a temporary folder removed at the end.
     """
-    log_dir = log_dir or Path(tempfile.mkdtemp(prefix="check-bot-"))
+    if log_dir is not None:
+        return _check_bot(spec, only_game, games, time_config, log_dir, sandbox, at_once)
+    with tempfile.TemporaryDirectory(prefix="check-bot-") as temporary:
+        return _check_bot(spec, only_game, games, time_config, Path(temporary), sandbox,
+                          at_once)
+
+
+def _check_bot(spec: BotSpec, only_game: str | None, games: int, time_config: TimeConfig,
+               log_dir: Path, sandbox: bool, at_once: int) -> list[Check]:
     participant = Participant(spec, log_dir, LimitsConfig(), time_config.startup_ms,
                               sandbox=sandbox)
     try:
@@ -109,6 +162,7 @@ def check_bot(spec: BotSpec, only_game: str | None, games: int, time_config: Tim
         return [Check("handshake", False, str(error))]
     try:
         hello = participant.hello_response
+        bot = hello.name or spec.name
         checks = [Check("handshake", True, f"{hello.name} {hello.version}, protocol "
                                            f"{hello.protocol_version} (referee {PROTOCOL_VERSION})")]
         pairs, game_checks = claimed_games(participant)
@@ -117,13 +171,37 @@ def check_bot(spec: BotSpec, only_game: str | None, games: int, time_config: Tim
             pairs = [(g, v) for g, v in pairs if g == only_game]
             if not pairs and game_checks[0].passed:
                 checks.append(Check(f"play {only_game}", False,
-                                    f"the bot does not claim {only_game!r}"))
+                                    f"{bot} does not claim {only_game!r}"))
         times_ms: list[float] = []
         for game_name, variant in pairs:
-            checks.append(play_checks(participant, game_name, variant, games, time_config,
-                                      times_ms))
+            checks.append(play_checks(participant, bot, game_name, variant, games,
+                                      time_config, times_ms))
+        # Games at once only where games in turn passed: the first problem is the one to fix.
+        failed = {c.name.removeprefix("play ").split("/")[0] for c in checks if not c.passed}
+        for game_name, variant in first_variants(pairs):
+            if at_once > 1 and game_name not in failed:
+                checks.append(concurrency_check(participant, bot, game_name, variant, at_once,
+                                                time_config))
         if pairs:
             checks.append(timing_check(times_ms))
         return checks
     finally:
         participant.stop()
+
+
+def first_variants(pairs: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """One (game, variant) per game: concurrency is a property of the bot, not the variant."""
+    firsts: dict[str, str] = {}
+    for game, variant in pairs:
+        firsts.setdefault(game, variant)
+    return list(firsts.items())
+
+
+def coverage(checks: list[Check], games: int, at_once: int) -> str:
+    """What the run covered, in one line, so a pass is not read as more than it is."""
+    played = [c.name.removeprefix("play ") for c in checks if c.name.startswith("play ")]
+    if not played:
+        return "covered: the handshake and the claimed games only"
+    concurrency = f"; {at_once} games at once per game" if at_once > 1 else ""
+    return (f"covered: {', '.join(played)}; every player count the game allows, {games} "
+            f"game(s) each against random bots{concurrency}")

@@ -8,10 +8,16 @@ fault classes (``timeout``, ``crash``, ``illegal``, ``error``).
 from __future__ import annotations
 
 import importlib
+import json
+import threading
 from concurrent import futures
+from datetime import datetime, timezone
+from pathlib import Path
 from typing import Any, Callable, Protocol
 
 import grpc
+from google.protobuf import json_format
+from google.protobuf.message import Message
 
 from bots.sdk import Bot as SdkBot
 from circus.v1 import bot_pb2, bot_pb2_grpc
@@ -155,3 +161,63 @@ class InProcessClient:
 
     def close(self) -> None:
         self.pool.shutdown(wait=False, cancel_futures=True)
+
+
+class WireLog:
+    """Another client with every request and reply written to a log, one line each.
+
+    The referee writes it, not the bot, so it shows what really crossed the
+    wire even for a bot that logs nothing (like cutechess-cli's ``-debug``).
+    A line is ``wire TIME GAME_ID DIRECTION CALL JSON``: ``>`` a request,
+    ``<`` a reply, ``!`` a fault instead of a reply; ``-`` for Hello's game.
+    """
+
+    def __init__(self, inner: BotClient, path: Path) -> None:
+        self.inner = inner
+        path.parent.mkdir(parents=True, exist_ok=True)
+        # Appending, and one write per line: the bot's own output shares the file.
+        self.file = open(path, "a", encoding="utf-8")
+        self.lock = threading.Lock()
+
+    def _write(self, game_id: str, direction: str, call: str, body: str) -> None:
+        stamp = datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+        with self.lock:
+            if not self.file.closed:
+                self.file.write(f"wire {stamp} {game_id or '-'} {direction} {call} {body}\n")
+                self.file.flush()
+
+    def _logged(self, call: str, method: Callable[[Any, float], Any], request: Message,
+                timeout: float) -> Any:
+        game_id = getattr(request, "game_id", "")
+        self._write(game_id, ">", call, as_json(request))
+        try:
+            reply = method(request, timeout)
+        except BotFault as fault:
+            self._write(game_id, "!", call, json.dumps({"fault": fault.fault_class,
+                                                        "detail": fault.detail}))
+            raise
+        self._write(game_id, "<", call, as_json(reply) if isinstance(reply, Message) else "{}")
+        return reply
+
+    def hello(self, request: bot_pb2.HelloRequest, timeout: float) -> bot_pb2.HelloResponse:
+        return self._logged("Hello", self.inner.hello, request, timeout)
+
+    def start_game(self, request: bot_pb2.StartGameRequest, timeout: float) -> None:
+        self._logged("StartGame", self.inner.start_game, request, timeout)
+
+    def decide(self, request: bot_pb2.DecisionRequest, timeout: float) -> bot_pb2.Decision:
+        return self._logged("Decide", self.inner.decide, request, timeout)
+
+    def end_game(self, request: bot_pb2.EndGameRequest, timeout: float) -> None:
+        self._logged("EndGame", self.inner.end_game, request, timeout)
+
+    def close(self) -> None:
+        self.inner.close()
+        with self.lock:
+            self.file.close()
+
+
+def as_json(message: Message) -> str:
+    """A message as one line of JSON, with the .proto's field names."""
+    return json.dumps(json_format.MessageToDict(message, preserving_proto_field_name=True),
+                      separators=(",", ":"), ensure_ascii=False)

@@ -72,6 +72,8 @@ class SeatState:
 
     name: str
     client: BotClient | None
+    # The seat's own time control: a bot may have a handicap.
+    time: TimeConfig
     bank_ms: float
     strikes: int = 0
     forfeited: bool = False
@@ -98,10 +100,13 @@ def final_ranks(scores: list[int], forfeited: list[bool]) -> list[int]:
 
 
 class Match:
-    """One game between seated bots. Create it, then call :meth:`play`."""
+    """One game between seated bots. Create it, then call :meth:`play`.
+
+    ``time_config`` is every seat's time control, or a list of one per seat.
+    """
 
     def __init__(self, game: Game, variant: str, seats: tuple[str, ...], seed: int, game_id: str,
-                 clients: list[BotClient | None], time_config: TimeConfig,
+                 clients: list[BotClient | None], time_config: TimeConfig | list[TimeConfig],
                  policy: FaultPolicy, stop: threading.Event | None = None,
                  on_crash: Callable[[int], None] | None = None,
                  probe: Callable[[str], bool] | None = None,
@@ -111,7 +116,6 @@ class Match:
         self.seat_names = seats
         self.seed = seed
         self.game_id = game_id
-        self.time = time_config
         self.policy = policy
         self.stop = stop or threading.Event()
         self.on_crash = on_crash
@@ -119,8 +123,10 @@ class Match:
         self.probe = probe
         self.suspended = suspended
         self.state: State = game.new_state(len(seats), variant, seed)
-        self.seats = [SeatState(name, client, time_config.bank_ms)
-                      for name, client in zip(seats, clients)]
+        times = (time_config if isinstance(time_config, list)
+                 else [time_config] * len(seats))
+        self.seats = [SeatState(name, client, time, time.bank_ms)
+                      for name, client, time in zip(seats, clients, times)]
         self.void = False
         self.times: list[tuple[int, int, float]] = []
         self.decision_id = 0
@@ -164,10 +170,10 @@ class Match:
             request = bot_pb2.StartGameRequest(
                 game_id=self.game_id, game=self.game.name, variant=self.variant,
                 num_players=len(names), seat=index, seat_names=names,
-                time_control=bot_pb2.TimeControl(move_ms=self.time.move_ms,
-                                                 bank_ms=self.time.bank_ms))
+                time_control=bot_pb2.TimeControl(move_ms=seat.time.move_ms,
+                                                 bank_ms=seat.time.bank_ms))
             try:
-                seat.client.start_game(request, timeout=self.time.call_ms / 1000)
+                seat.client.start_game(request, timeout=seat.time.call_ms / 1000)
             except BotFault as fault:
                 self._fault(index, BotFault(fault.fault_class, f"StartGame: {fault.detail}"))
 
@@ -188,7 +194,7 @@ class Match:
                 reason=self.state.end_reason, final_state=final_state,
                 seat=index, status=status)
             try:
-                seat.client.end_game(request, timeout=self.time.call_ms / 1000)
+                seat.client.end_game(request, timeout=seat.time.call_ms / 1000)
             except BotFault as fault:
                 # The result stands; the fault is recorded so the bot's author hears of it.
                 seat.faults.append(Fault(index, seat.name, self.decision_id, fault.fault_class,
@@ -208,10 +214,10 @@ class Match:
     def _ask(self, index: int, seat: SeatState) -> int:
         request = wire.decision_request(
             self.state, self.game_id, self.decision_id, seat.next_event,
-            bot_pb2.Clock(move_ms=self.time.move_ms, bank_ms=int(seat.bank_ms)),
+            bot_pb2.Clock(move_ms=seat.time.move_ms, bank_ms=int(seat.bank_ms)),
             self.actions, self.event_cache)
         seat.next_event = len(self.state.events)
-        deadline_ms = self.time.move_ms + seat.bank_ms + self.time.grace_ms
+        deadline_ms = seat.time.move_ms + seat.bank_ms + seat.time.grace_ms
         sent = time.monotonic()
         try:
             reply = seat.client.decide(request, timeout=deadline_ms / 1000)
@@ -219,8 +225,8 @@ class Match:
             # Charged whether or not a reply came: a bot that hangs spends its bank.
             elapsed_ms = (time.monotonic() - sent) * 1000
             self.times.append((index, self.decision_id, round(elapsed_ms, 3)))
-            seat.bank_ms = max(0.0, seat.bank_ms - max(0.0, elapsed_ms - self.time.move_ms))
-        if elapsed_ms > deadline_ms - self.time.grace_ms:
+            seat.bank_ms = max(0.0, seat.bank_ms - max(0.0, elapsed_ms - seat.time.move_ms))
+        if elapsed_ms > deadline_ms - seat.time.grace_ms:
             raise BotFault("timeout", f"took {elapsed_ms:.0f} ms: time bank exhausted")
         return self._check(reply, len(request.legal_actions))
 

@@ -15,7 +15,14 @@ from pathlib import Path
 import grpc
 
 from circus.v1 import bot_pb2
-from referee.clients import BotClient, BotFault, GrpcClient, InProcessClient, load_python_bot
+from referee.clients import (
+    BotClient,
+    BotFault,
+    GrpcClient,
+    InProcessClient,
+    WireLog,
+    load_python_bot,
+)
 from referee.process import BotProcess
 from referee.sandbox import Isolation
 from referee.settings import BotSpec, LimitsConfig
@@ -32,11 +39,17 @@ def major(version: str) -> str:
     return version.split(".", 1)[0]
 
 
+def workdir(spec: BotSpec) -> Path | None:
+    """Where ``spec``'s command runs: its ``dir``, else its ``cwd``, else the referee's."""
+    folder = spec.dir or spec.cwd
+    return Path(folder) if folder else None
+
+
 def isolation(spec: BotSpec, limits: LimitsConfig, sandbox: bool,
               private: tuple[Path, ...]) -> Isolation:
     """How ``spec``'s process is isolated: the entry's choice, else the tournament's."""
     return Isolation(sandbox=sandbox if spec.sandbox is None else spec.sandbox,
-                     workdir=Path(spec.dir) if spec.dir else None, env=spec.env,
+                     workdir=workdir(spec), env=spec.env,
                      private=private, processes=limits.processes,
                      open_files=limits.open_files, log_bytes=limits.log_bytes,
                      tmp_mb=limits.tmp_mb, cpus=limits.cpus)
@@ -58,6 +71,7 @@ class Participant:
         self.client: BotClient | None = None
         self.process: BotProcess | None = None
         self.lock = threading.Lock()
+        self.wire_log = log_dir / f"{spec.name}.log"
         if spec.command is not None:
             self.process = BotProcess(spec.name, spec.command, log_dir / f"{spec.name}.log",
                                       limits.memory_mb, limits.cpu_seconds,
@@ -75,6 +89,8 @@ class Participant:
         """
         try:
             self.client = self._connect()
+            if self.spec.debug:
+                self.client = WireLog(self.client, self.wire_log)
             self.hello_response = self._hello()
         except BotStartError:
             self.stop()

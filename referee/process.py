@@ -191,6 +191,7 @@ class BotProcess:
         self.isolation = isolation or Isolation()
         self.process: subprocess.Popen[bytes] | None = None
         self.port = 0
+        self.started_command = command
         self.runs = 0
         self.socket_dir: Path | None = None
         self.cgroup: Cgroup | None = None
@@ -209,7 +210,7 @@ class BotProcess:
         log = open(self.log_path, "ab")
         where = (f"socket {self.socket_dir / 'bot.sock'}" if self.socket_dir
                  else f"port {self.port}")
-        log.write(f"=== run {self.runs} of {self.name}: {self.command} "
+        log.write(f"=== run {self.runs} of {self.name}: {self.started_command} "
                   f"({where}, {time.strftime('%Y-%m-%d %H:%M:%S')})\n".encode())
         log.flush()
         try:
@@ -227,7 +228,9 @@ class BotProcess:
         return address
 
     def _argv(self, address: str) -> list[str]:
+        """The command's words, with the address in; the log header shows this command."""
         command = self.command.replace("{address}", address).replace("{port}", str(self.port))
+        self.started_command = command
         try:
             return shlex.split(command)
         except ValueError as error:

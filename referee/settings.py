@@ -20,9 +20,12 @@ BOT_KINDS = ("command", "address", "python")
 class BotSpec:
     """One bot entry: a name and exactly one way to reach it.
 
-    ``dir`` (its folder and working directory), ``env`` (extra environment)
-    and ``sandbox`` (None: the tournament's choice) are for ``command:`` bots;
-    ``memory`` for any.
+    ``dir`` (its folder and working directory), ``cwd`` (its working
+    directory without ``dir``: the config file's folder; None: the referee's),
+    ``env`` (extra environment) and ``sandbox`` (None: the tournament's
+    choice) are for ``command:`` bots;
+    ``memory``, ``debug`` (log every request and reply) and ``time`` (a
+    handicap: its seats' time control, None: the tournament's) for any.
     """
 
     name: str
@@ -30,11 +33,14 @@ class BotSpec:
     address: str | None = None
     python: str | None = None
     dir: str | None = None
+    cwd: str | None = None
     env: tuple[tuple[str, str], ...] = ()
     sandbox: bool | None = None
     # Keeps what it learns across games (None: only an address: bot, which the
     # referee cannot start afresh); such a bot's games get deals of their own.
     memory: bool | None = None
+    debug: bool = False
+    time: TimeConfig | None = None
 
     @property
     def kind(self) -> str:

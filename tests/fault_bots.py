@@ -44,6 +44,8 @@ class FaultBot(RandomBot):
     log as ``helper pid N``) and then exit: ``crash-decide`` at the 7th
     decision of every run, ``crash-start`` in its 2nd StartGame, ``crash-end``
     in its 1st EndGame. ``freeze`` stops the whole process at its 1st decision.
+    ``two-players`` answers out of range in games of more than two players;
+    ``one-game`` fails when asked to decide while another game is under way.
     """
 
     def __init__(self, mode: str, sleep_ms: int) -> None:
@@ -51,6 +53,7 @@ class FaultBot(RandomBot):
         self.sleep_ms = sleep_ms
         self.name = f"fault-{mode}"
         self.calls = {"decide": 0, "start": 0, "end": 0}
+        self.players: dict[str, int] = {}
         if mode == "no-game":
             self.games = {}
         if mode.startswith("crash-"):
@@ -64,9 +67,11 @@ class FaultBot(RandomBot):
 
     def start_game(self, request) -> None:
         self._crash_at("start", "crash-start", 2)
+        self.players[request.game_id] = request.num_players
 
     def end_game(self, request) -> None:
         self._crash_at("end", "crash-end", 1)
+        self.players.pop(request.game_id, None)
 
     def hello(self, request):
         response = super().hello(request)
@@ -86,8 +91,11 @@ class FaultBot(RandomBot):
             time.sleep(self.sleep_ms / 1000)
         elif mode == "exit" and request.game_id.endswith("/0") and request.decision_id >= 3:
             os._exit(3)
-        elif mode == "out-of-range":
+        elif mode == "out-of-range" or (
+                mode == "two-players" and self.players.get(request.game_id, 2) > 2):
             return len(request.legal_actions) + 5
+        elif mode == "one-game" and len(self.players) > 1:
+            raise RuntimeError("a second game while one is under way")
         elif mode == "raise":
             raise RuntimeError("the bot's handler failed")
         elif mode == "hog":

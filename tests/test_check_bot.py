@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import sys
+import tempfile
 from pathlib import Path
 
+import click
 import pytest
 from click.testing import CliRunner
 
-from cli.main import main
+from cli.main import check_bot_command, main
 
 FAULT_BOTS = Path(__file__).resolve().parent / "fault_bots.py"
 FAST = ["--move-ms", "100", "--bank-ms", "200", "--startup-ms", "3000"]
@@ -25,14 +27,56 @@ def check(*args: str):
     "python -m bots.animal_circus_heuristic --address {address}",
 ])
 def test_example_bots_pass(command):
-    result = check("--command", command, "--games", "2")
+    result = check("--command", command, "--games", "1")
     assert result.exit_code == 0, result.output
     assert "FAIL" not in result.output and "PASS  timing:" in result.output
+    assert "games at once on one connection" in result.output
+    assert "covered: " in result.output and "every player count" in result.output
+
+
+def test_every_player_count_is_played():
+    """A bot that only copes with two players fails, named, at three."""
+    result = check("--command", f"{sys.executable} {FAULT_BOTS} two-players --address {{address}}",
+                   "--game", "flea-circus", "--games", "1", "--at-once", "1", *FAST)
+    assert result.exit_code == 1, result.output
+    assert "FAIL  play flea-circus/standard: fault-two-players faulted in game 1 of 3 players" \
+        in result.output, result.output
+
+
+def test_concurrent_games_are_played():
+    """A bot that holds one game at a time passes games in turn but not games at once."""
+    result = check("--command", f"{sys.executable} {FAULT_BOTS} one-game --address {{address}}",
+                   "--game", "flea-circus", "--games", "1", *FAST)
+    assert result.exit_code == 1, result.output
+    assert "PASS  play flea-circus/standard" in result.output, result.output
+    assert "FAIL  concurrent flea-circus: fault-one-game faulted in game" in result.output, \
+        result.output
+
+
+def test_no_temporary_folder_is_left(tmp_path, monkeypatch):
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    result = check("--command", "python -m bots.random_bot --address {address}",
+                   "--game", "flea-circus", "--games", "1", "--at-once", "1")
+    assert result.exit_code == 0, result.output
+    assert not list(tmp_path.glob("check-bot-*"))
+
+
+def test_the_log_is_kept_where_asked(tmp_path):
+    result = check("--command", "python -m bots.random_bot --address {address}",
+                   "--game", "flea-circus", "--games", "1", "--at-once", "1",
+                   "--log-dir", str(tmp_path / "logs"))
+    assert result.exit_code == 0, result.output
+    assert "=== run 1 of candidate" in (tmp_path / "logs" / "candidate.log").read_text()
+
+
+def test_every_option_has_help():
+    assert all(param.help for param in check_bot_command.params
+               if isinstance(param, click.Option)), check_bot_command.params
 
 
 def test_a_bot_using_its_bank_passes():
     result = check("--command", f"{sys.executable} {FAULT_BOTS} slow --sleep-ms 120 --address {{address}}",
-                   "--game", "flea-circus", "--games", "1", "--move-ms", "100",
+                   "--game", "flea-circus", "--games", "1", "--at-once", "1", "--move-ms", "100",
                    "--bank-ms", "10000")
     assert result.exit_code == 0, result.output
 

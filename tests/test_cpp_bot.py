@@ -178,8 +178,8 @@ def test_cpp_bot_beats_random_without_faults(cpp_bot, game, variant, tmp_path, b
         players: 2
         rounds: {TABLES[game]}
         seed: 11
-        secret_deals: false  # the margins below hold for these deals
         concurrency: 2
+        secret_deals: false   # the same deals every run: the margins below are not luck's
         limits:
           memory_mb: 256   # the bot's threads' stacks count: it must stay small
         bots:
@@ -211,7 +211,6 @@ def test_cpp_bot_beats_random_without_faults(cpp_bot, game, variant, tmp_path, b
     log = (tmp_path / "logs" / name / "cpp.log").read_text()
     assert log.count(" end ") == len(games)  # every EndGame reached it
     assert "rule failed" not in log and "no rule for" not in log
-    # SIGTERM at the end of the tournament: a clean exit, not a kill.
     # One process per seat rotation (fresh bots for each, issue 22), each ended cleanly.
     cpp = [p for p in bot_processes if p.name == "cpp"]
     assert len(cpp) == 2 and all(p.exit_status() == 0 for p in cpp)

@@ -98,7 +98,6 @@ def test_js_bot_plays_with_python_bots(game, variant, tmp_path, started):
     assert log.count(" end ") == 3  # every EndGame reached it
     assert "rule failed" not in log  # no exception in a rule
     assert "no rule for" not in log  # every decision kind met has a rule of its own
-    # SIGTERM at the end of the tournament: a clean exit, not a kill.
     # One process per seat rotation (fresh bots for each, issue 22), each ended cleanly.
     js = [p for p in started if p.name == "js"]
     assert len(js) == 3 and all(p.exit_status() == 0 for p in js)

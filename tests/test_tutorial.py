@@ -3,7 +3,9 @@
 The tutorial marks what a reader types or saves:
 
 * ``<!-- file: PATH -->`` before a fenced block: save the block as PATH;
-* ``<!-- run -->`` before a fenced block: run its commands (bash).
+* ``<!-- run -->`` before a fenced block: run its commands (bash);
+* ``<!-- output -->`` before a fenced block: what the run before it prints (a table), compared
+  in shape (columns, rows, fields per row) and ranks (the bot in each place).
 
 The test lays the marked files and runs the marked commands in order, in a
 folder that stands for a fresh clone (the repository's own files linked in,
@@ -27,7 +29,8 @@ from tournaments.store import Store
 
 ROOT = Path(__file__).resolve().parent.parent
 TUTORIAL = ROOT / "docs" / "writing-a-bot.md"
-MARKER = re.compile(r"^<!--\s*(file:\s*(?P<path>\S+)|(?P<run>run))\s*-->\s*$")
+MARKER = re.compile(
+    r"^<!--\s*(file:\s*(?P<path>\S+)|(?P<run>run)|(?P<output>output))\s*-->\s*$")
 FENCE = re.compile(r"^(```+)\s*(\w*)\s*$")
 # What the tutorial creates itself: never linked in from the repository.
 NOT_LINKED = {".git", "runs", "mybot", "mybot-js", "mybots.yaml", "node_modules"}
@@ -35,7 +38,7 @@ NOT_LINKED = {".git", "runs", "mybot", "mybot-js", "mybots.yaml", "node_modules"
 
 @dataclass
 class Step:
-    kind: str      # "file" or "run"
+    kind: str      # "file", "run" or "output"
     target: str    # the path for "file", "" for "run"
     text: str
     line: int
@@ -61,8 +64,8 @@ def tutorial_steps(text: str) -> list[Step]:
             end += 1
         assert end < len(lines), f"writing-a-bot.md:{marker_line}: unclosed fenced block"
         body = "\n".join(lines[index + 1:end]) + "\n"
-        if match.group("run"):
-            steps.append(Step("run", "", body, marker_line))
+        if match.group("run") or match.group("output"):
+            steps.append(Step("run" if match.group("run") else "output", "", body, marker_line))
         else:
             steps.append(Step("file", match.group("path"), body, marker_line))
         index = end + 1
@@ -79,6 +82,23 @@ def fresh_clone(folder: Path) -> Path:
     return clone
 
 
+def table_shape(text: str) -> tuple[list[str], list[str], list[tuple[str, str, int]]]:
+    """A printed table's column names, the lines around it with every digit as ``#``,
+    and each row's (rank, bot, number of fields).
+
+    The table starts at the line naming a ``rank`` column, the next line is its rule, and
+    it ends at a blank line; columns are separated by two spaces or more.
+    """
+    lines = [line.strip() for line in text.strip().splitlines()]
+    start = next(i for i, line in enumerate(lines) if line.startswith("rank "))
+    end = next((i for i in range(start, len(lines)) if not lines[i]), len(lines))
+    header = re.split(r"\s{2,}", lines[start])
+    rank, bot = header.index("rank"), header.index("bot")
+    rows = [re.split(r"\s{2,}", line) for line in lines[start + 2:end]]
+    around = [re.sub(r"\d", "#", line) for line in lines[:start] + lines[end:]]
+    return header, around, [(row[rank], row[bot], len(row)) for row in rows]
+
+
 def test_the_tutorial_marks_its_steps():
     steps = tutorial_steps(TUTORIAL.read_text())
     files = [step.target for step in steps if step.kind == "file"]
@@ -88,6 +108,21 @@ def test_the_tutorial_marks_its_steps():
     assert any("check-bot" in run and "mybot-js/bot.js" in run for run in runs)
     assert any("tournament mybots.yaml" in run for run in runs)
     assert any("leaderboard" in run for run in runs)
+    kinds = [step.kind for step in steps]
+    board = kinds.index("output")
+    assert kinds[board - 1] == "run" and "leaderboard" in steps[board - 1].text
+    header, _, rows = table_shape(steps[board].text)
+    assert "mu-3σ" in header and [rank for rank, _, _ in rows] == ["1", "2", "3", "4"]
+
+
+def test_the_readme_builds_the_tutorials_first_bot_the_same_way():
+    """The README's first bot is the tutorial's file, started by the tutorial's command."""
+    readme = (ROOT / "README.md").read_text()
+    tutorial = TUTORIAL.read_text()
+    commands = set(re.findall(r"python \S*mybot\S* --address \{address\}", readme))
+    assert commands == {"python mybot/mybot.py --address {address}"}, commands
+    assert all(command in tutorial for command in commands)
+    assert "python -m mybot" not in readme
 
 
 def test_the_tutorial_works_as_written(tmp_path):
@@ -100,7 +135,11 @@ def test_the_tutorial_works_as_written(tmp_path):
     env.update(npm_config_prefer_offline="true", npm_config_audit="false",
                npm_config_fund="false", npm_config_update_notifier="false")
     outputs: list[tuple[str, str]] = []  # (commands, what they printed)
+    samples: list[tuple[Step, str]] = []  # (a printed sample, what its run printed)
     for step in tutorial_steps(TUTORIAL.read_text()):
+        if step.kind == "output":
+            samples.append((step, outputs[-1][1]))
+            continue
         if step.kind == "file":
             path = clone / step.target
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -126,3 +165,9 @@ def test_the_tutorial_works_as_written(tmp_path):
     assert not [dict(fault) for fault in store.faults("my-first-tournament")]
     board = next(output for commands, output in outputs if "leaderboard" in commands)
     assert "mybot" in board and "myjsbot" in board and "greedy" in board
+    # The deals come from the seed alone (secret_deals: false): the sample is what prints.
+    assert samples
+    for sample, printed in samples:
+        assert table_shape(printed) == table_shape(sample.text), (
+            f"writing-a-bot.md:{sample.line}: the sample differs from what the run prints:\n"
+            f"{printed}")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import os
 import re
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -93,6 +93,11 @@ class TournamentConfig:
     # duplicate deals, so no bot remembers a deal it is dealt again (issue 22).
     renew_bots: bool = True
 
+    def time_for(self, bot: str) -> TimeConfig:
+        """The time control of ``bot``'s seats: its own ``time:``, else the tournament's."""
+        spec = next((spec for spec in self.bots if spec.name == bot), None)
+        return spec.time if spec is not None and spec.time is not None else self.time
+
     def identity(self) -> dict[str, Any]:
         """What defines the games: the keys a resumed run must not change.
 
@@ -105,6 +110,10 @@ class TournamentConfig:
         data.pop("sandbox")
         data.pop("renew_bots")
         data["bots"] = [bot.name for bot in self.bots]
+        # A handicap changes the games; listed only when given, so older records still match.
+        handicaps = {bot.name: asdict(bot.time) for bot in self.bots if bot.time is not None}
+        if handicaps:
+            data["bot_time"] = handicaps
         # Which bots remember decides which games share a deal.
         data["remembering"] = [bot.name for bot in self.bots if bot.remembers]
         return data
@@ -130,12 +139,19 @@ def load_config(path: str | Path) -> TournamentConfig:
         where = f" at line {mark.line + 1}" if mark else ""
         raise ConfigError(f"{path}: not valid YAML{where}") from None
     try:
-        return parse_config(data, default_name=path.stem)
+        return parse_config(data, default_name=path.stem, folder=path.resolve().parent)
     except ConfigError as error:
         raise ConfigError(f"{path}: {error}") from None
 
 
-def parse_config(data: Any, default_name: str = "tournament") -> TournamentConfig:
+def parse_config(data: Any, default_name: str = "tournament",
+                 folder: Path | None = None) -> TournamentConfig:
+    """A config from its parsed YAML; ``folder`` is the config file's.
+
+    A ``command:`` bot runs in ``folder`` (or its ``dir:``, relative to
+    ``folder``), so a config means the same from any shell folder; without
+    ``folder`` (a config built in code) it runs in the referee's.
+    """
     if not isinstance(data, dict):
         raise ConfigError("the config must be a mapping of keys to values")
     _no_unknown_keys(data, TOP_KEYS, "")
@@ -147,7 +163,8 @@ def parse_config(data: Any, default_name: str = "tournament") -> TournamentConfi
     except GameConfigError as error:
         raise ConfigError(str(error)) from None
     sandbox = _typed(data, "sandbox", bool, default=True)
-    bots = _bots(data.get("bots"), sandbox)
+    time = _section(data, "time", TimeConfig)
+    bots = _bots(data.get("bots"), sandbox, folder, time)
     if "rounds" in data and "games_per_bot" in data:
         raise ConfigError("give 'rounds' or 'games_per_bot', not both")
     if len(bots) < players:
@@ -162,7 +179,7 @@ def parse_config(data: Any, default_name: str = "tournament") -> TournamentConfi
         format=_choice(data, "format", FORMATS, "round-robin"),
         challenger=_typed(data, "challenger", str),
         duplicate=_typed(data, "duplicate", bool, default=True),
-        time=_section(data, "time", TimeConfig),
+        time=time,
         faults=_faults(data.get("faults")),
         max_strikes=_number(data, "max_strikes", 3),
         recover=_typed(data, "recover", bool, default=True),
@@ -279,20 +296,24 @@ def _choice(data: dict, key: str, choices: tuple[str, ...], default: str) -> str
     return value
 
 
-def _section(data: dict, key: str, cls: type) -> Any:
+def _section(data: dict, key: str, cls: type, base: Any = None, where: str = "") -> Any:
+    """A mapping of numbers as ``cls``; keys not given come from ``base`` (or the defaults)."""
     section = data.get(key) or {}
     if not isinstance(section, dict):
-        raise ConfigError(f"{key!r} must be a mapping")
+        raise ConfigError(f"{where}{key!r} must be a mapping")
     fields = cls.__dataclass_fields__
-    _no_unknown_keys(section, set(fields), f"{key}.")
+    _no_unknown_keys(section, set(fields), f"{where}{key}.")
     values = {}
     for name, spec in fields.items():
         kind = float if spec.type in ("float", float) else int
-        value = _typed(section, name, kind, where=f"{key}.")
+        value = _typed(section, name, kind, where=f"{where}{key}.")
         if value is not None:
-            _check_bounds(f"{key}.{name}", value)
+            try:
+                _check_bounds(f"{key}.{name}", value)
+            except ConfigError as error:
+                raise ConfigError(f"{where}{error}") from None
             values[name] = value
-    return cls(**values)
+    return replace(base, **values) if base is not None else cls(**values)
 
 
 def _faults(section: Any) -> dict[str, str]:
@@ -315,7 +336,8 @@ def _faults(section: Any) -> dict[str, str]:
     return faults
 
 
-def _bots(section: Any, sandbox: bool) -> tuple[BotSpec, ...]:
+def _bots(section: Any, sandbox: bool, folder: Path | None,
+          time: TimeConfig) -> tuple[BotSpec, ...]:
     if not isinstance(section, list) or not section:
         raise ConfigError("'bots' must be a non-empty list")
     bots: list[BotSpec] = []
@@ -325,7 +347,8 @@ def _bots(section: Any, sandbox: bool) -> tuple[BotSpec, ...]:
         if not isinstance(entry, dict):
             raise ConfigError(f"{where} must be a mapping with a name and a command, "
                               "address or python")
-        _no_unknown_keys(entry, {"name", "memory", *BOT_KINDS, *COMMAND_KEYS}, f"{where}.")
+        _no_unknown_keys(entry, {"name", "memory", "debug", "time", *BOT_KINDS,
+                                 *COMMAND_KEYS}, f"{where}.")
         name = _checked_name(_typed(entry, "name", str, required=True, where=f"{where}."),
                              "bot name")
         if name in seen:
@@ -343,13 +366,20 @@ def _bots(section: Any, sandbox: bool) -> tuple[BotSpec, ...]:
         if memory is False and ways[0] == "address":
             raise ConfigError(f"bot {name!r}: memory: false is only for command: and python: "
                               "bots (the referee cannot start an address: bot afresh)")
-        bots.append(BotSpec(name=name, **{ways[0]: value}, memory=memory,
-                            **_command_keys(entry, name, sandbox)))
+        debug = _typed(entry, "debug", bool, default=False, where=f"bot {name!r}: ")
+        # A handicap: the keys given replace the tournament's for this bot's seats.
+        own_time = (_section(entry, "time", TimeConfig, time, f"bot {name!r}: ")
+                    if entry.get("time") is not None else None)
+        bots.append(BotSpec(name=name, **{ways[0]: value}, memory=memory, debug=debug,
+                            time=own_time,
+                            **_command_keys(entry, name, sandbox, folder)))
     return tuple(bots)
 
 
-def _command_keys(entry: dict, name: str, sandbox: bool) -> dict[str, Any]:
-    """A bot entry's ``dir``, ``env`` and ``sandbox``, which only ``command:`` bots take."""
+def _command_keys(entry: dict, name: str, sandbox: bool,
+                  config_folder: Path | None) -> dict[str, Any]:
+    """A bot entry's ``dir``, ``env`` and ``sandbox``, which only ``command:`` bots take,
+    and its working directory without ``dir``: the config's folder."""
     where = f"bot {name!r}: "
     given = [key for key in COMMAND_KEYS if entry.get(key) is not None]
     if entry.get("command") is None:
@@ -357,8 +387,11 @@ def _command_keys(entry: dict, name: str, sandbox: bool) -> dict[str, Any]:
             raise ConfigError(f"{where}{', '.join(given)} only for command: bots")
         return {}
     folder = _typed(entry, "dir", str, where=where)
+    if folder is not None and "\0" not in folder and config_folder is not None:
+        folder = str(config_folder / folder)
     if folder is not None and ("\0" in folder or not Path(folder).is_dir()):
-        raise ConfigError(f"{where}dir {folder!r} is not a folder")
+        raise ConfigError(f"{where}dir {entry['dir']!r} is not a folder"
+                          + (f" (in {config_folder})" if config_folder else ""))
     env = entry.get("env") or {}
     if not isinstance(env, dict) or not all(
             isinstance(key, str) and ENV_NAME.fullmatch(key)
@@ -370,4 +403,4 @@ def _command_keys(entry: dict, name: str, sandbox: bool) -> dict[str, Any]:
         raise ConfigError(f"{where}{{port}} needs `sandbox: false`; a sandboxed bot listens on "
                           "{address}")
     return {"dir": folder, "env": tuple((key, str(value)) for key, value in env.items()),
-            "sandbox": own}
+            "sandbox": own, "cwd": str(config_folder) if config_folder else None}

@@ -242,7 +242,7 @@ class TournamentRunner:
     def _started(self, specs: list[BotSpec]) -> list[tuple[Participant, str | None]]:
         """A new participant per spec, all started at once, each with its start error."""
         participants = [Participant(spec, self.log_dir, self.config.limits,
-                                    self.config.time.startup_ms,
+                                    self.config.time_for(spec.name).startup_ms,
                                     self.config.max_restarts if self.config.recover else 0,
                                     self.config.sandbox, self.private)
                         for spec in specs]
@@ -337,7 +337,8 @@ class TournamentRunner:
                       f"{self.config.name}/{pairing.index}",
                       [None if name in suspended else self._client(name)
                        for name in pairing.seats],
-                      self.config.time, policy, self.stop, probe=self._probe,
+                      [self.config.time_for(name) for name in pairing.seats], policy,
+                      self.stop, probe=self._probe,
                       suspended=suspended)
         result = match.play()
         self._count_faults(result)
@@ -345,7 +346,8 @@ class TournamentRunner:
 
     def _probe(self, name: str) -> bool:
         """After a timeout: whether the bot still answers (a hung one is stopped)."""
-        return self.participants[name].probe(min(PROBE_S, self.config.time.call_ms / 1000))
+        call_s = self.config.time_for(name).call_ms / 1000
+        return self.participants[name].probe(min(PROBE_S, call_s))
 
     def _count_faults(self, result: MatchResult) -> None:
         """Suspend a bot once ``suspend_after`` of its games in a row had a fault.
