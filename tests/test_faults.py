@@ -22,14 +22,14 @@ FAULT_BOTS = Path(__file__).resolve().parent / "fault_bots.py"
 
 
 def config_text(mode: str, players: int = 3, extra: str = "", bad_args: str = "",
-                concurrency: int = 3, startup_ms: int = 10000) -> str:
+                concurrency: int = 3, startup_ms: int = 10000, bank_ms: int = 300) -> str:
     return f"""
 name: faults
 game: flea-circus
 players: {players}
 seed: 3
 concurrency: {concurrency}
-time: {{move_ms: 100, bank_ms: 300, grace_ms: 100, call_ms: 2000, startup_ms: {startup_ms}}}
+time: {{move_ms: 100, bank_ms: {bank_ms}, grace_ms: 100, call_ms: 2000, startup_ms: {startup_ms}}}
 {extra}
 bots:
   - name: bad
@@ -61,7 +61,9 @@ def bad_ranks(games) -> list[int]:
     ("garbage", "illegal", "serializ"),
 ])
 def test_substituted_faults_strike_out_and_forfeit(tmp_path, started, mode, fault_class, detail):
-    summary, store, games, faults = run(tmp_path, config_text(mode))
+    # A bank that only a hung bot spends: a busy machine must not add timeouts to the others.
+    bank = 300 if mode == "hang" else 5000
+    summary, store, games, faults = run(tmp_path, config_text(mode, bank_ms=bank))
     assert summary.played == len(games) == 3
     classes = {f["class"] for f in faults if f["bot"] == "bad"}
     assert classes == {fault_class}

@@ -141,7 +141,8 @@ def store(tmp_path_factory) -> Path:
         name = f"{game}-{variant}"
         config = parse_config({
             "name": name, "game": game, "variant": variant, "players": 3, "concurrency": 1,
-            "seed": 3, "bots": [{"name": "alpha", "python": "bots.random_bot:RandomBot"},
+            "seed": 3, "secret_deals": False,  # the same games every run: faults to show
+            "bots": [{"name": "alpha", "python": "bots.random_bot:RandomBot"},
                                 {"name": "bravo-longer", "python": "bots.random_bot:RandomBot"},
                                 {"name": "c", "python": "test_replay_viewer:Sloppy"}]})
         TournamentRunner(config, Store(db), folder / "logs", out=io.StringIO(), quiet=True).run()

@@ -45,6 +45,8 @@ def tournament(folder: Path, bots: Sequence[tuple[str, str]], *, players: int = 
     """Play a round robin of in-process bots ``(name, module:Class)`` into a fresh store."""
     data = {"name": name, "game": "flea-circus", "players": players, "rounds": rounds,
             "seed": seed, "concurrency": 1,
+            # Deals from the seed alone: the statistics asserted over seeds are reproducible.
+            "secret_deals": False,
             "bots": [{"name": bot, "python": target} for bot, target in bots]}
     if rating:
         data["rating"] = rating
