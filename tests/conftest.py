@@ -61,6 +61,21 @@ def live_group_members(pgids: set[int]) -> list[int]:
     return members
 
 
+@pytest.fixture
+def bot_processes(monkeypatch) -> list[process.BotProcess]:
+    """Every BotProcess started during the test, to see how each ended."""
+    processes: list[process.BotProcess] = []
+    original = process.BotProcess.start
+
+    def spy(self):
+        address = original(self)
+        processes.append(self)
+        return address
+
+    monkeypatch.setattr(process.BotProcess, "start", spy)
+    return processes
+
+
 def assert_no_process_left(pids: list[int]) -> None:
     assert pids
     assert live_group_members(set(pids)) == []

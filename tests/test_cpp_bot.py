@@ -140,21 +140,6 @@ def test_cpp_bot_listens_where_told_and_exits_cleanly_on_sigterm(cpp_bot, tmp_pa
     assert "SIGTERM: shutting down" in log
 
 
-@pytest.fixture
-def bot_processes(monkeypatch) -> list[process.BotProcess]:
-    """Every BotProcess started during the test, to see how it ended."""
-    processes: list[process.BotProcess] = []
-    original = process.BotProcess.start
-
-    def spy(self):
-        address = original(self)
-        processes.append(self)
-        return address
-
-    monkeypatch.setattr(process.BotProcess, "start", spy)
-    return processes
-
-
 # Two-player tournaments against the random bot (loaded in-process: only the
 # C++ bot is a separate process). Games are deterministic for a fixed seed
 # (both bots choose from the request alone), so the counts below replay

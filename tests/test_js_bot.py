@@ -16,7 +16,6 @@ from pathlib import Path
 import pytest
 
 from conftest import run_tournament, write_config
-from referee import process
 from referee.games import GAMES
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -47,23 +46,8 @@ def test_js_bot_passes_check_bot_in_every_game():
     assert "FAIL" not in result.stdout
 
 
-@pytest.fixture
-def started(monkeypatch):
-    """Every BotProcess started during the test, to inspect how it ended."""
-    processes: list[process.BotProcess] = []
-    original = process.BotProcess.start
-
-    def spy(self):
-        address = original(self)
-        processes.append(self)
-        return address
-
-    monkeypatch.setattr(process.BotProcess, "start", spy)
-    return processes
-
-
 @pytest.mark.parametrize("game,variant", GAME_VARIANTS, ids=[f"{g}-{v}" for g, v in GAME_VARIANTS])
-def test_js_bot_plays_with_python_bots(game, variant, tmp_path, started):
+def test_js_bot_plays_with_python_bots(game, variant, tmp_path, bot_processes):
     require_node_bot()
     specialist = SPECIALISTS.get(game, "bots.random_bot")
     config = write_config(tmp_path, f"""
@@ -99,6 +83,6 @@ def test_js_bot_plays_with_python_bots(game, variant, tmp_path, started):
     assert "rule failed" not in log  # no exception in a rule
     assert "no rule for" not in log  # every decision kind met has a rule of its own
     # One process per seat rotation (fresh bots for each, issue 22), each ended cleanly.
-    js = [p for p in started if p.name == "js"]
+    js = [p for p in bot_processes if p.name == "js"]
     assert len(js) == 3 and all(p.exit_status() == 0 for p in js)
     assert log.count("SIGTERM: shutting down") == 3

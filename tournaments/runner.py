@@ -142,8 +142,8 @@ class TournamentRunner:
         self.skip_bad_bots = skip_bad_bots
         self.fresh = fresh
         self.game = get_game(config.game)
-        # Seats and count of every game; the seeds are final once the store gives the secret.
-        self.pairings = schedule(config)
+        # Every game, made by _stored_games once the store gives the deal secret.
+        self.pairings: list[Pairing] = []
         self.stop = threading.Event()
         self.participants: dict[str, Participant] = {}
         # Fresh bots being started for the next rotation (stopped with the rest).
