@@ -479,3 +479,17 @@ def seat_tables(rated: Sequence[Outcome]) -> list[SeatTable]:
         tables.append(SeatTable(players, len(games), overall, dict(sorted(by_bot.items())),
                                 statistic, df, p_value))
     return tables
+
+
+def settled(board: Board, confidence: float, min_games: int = 0) -> bool:
+    """Whether the leaderboard's order is known: every bot has ``min_games`` rated games
+    and each bot's LOS over the next one down is at least ``confidence``.
+
+    Only neighbours are checked: once each is above the next with that
+    confidence, the order is settled as far as the evidence goes.
+    """
+    rows = list(board)
+    if not rows or any(row.games < min_games for row in rows):
+        return False
+    return all(board.los[upper.bot, lower.bot] >= confidence
+               for upper, lower in zip(rows, rows[1:]))
