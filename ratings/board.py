@@ -481,15 +481,20 @@ def seat_tables(rated: Sequence[Outcome]) -> list[SeatTable]:
     return tables
 
 
-def settled(board: Board, confidence: float, min_games: int = 0) -> bool:
-    """Whether the leaderboard's order is known: every bot has ``min_games`` rated games
-    and each bot's LOS over the next one down is at least ``confidence``.
+def settled(ratings: Mapping[str, tuple[float, float]], games: Mapping[str, int],
+            confidence: float, min_games: int = 0) -> list[str] | None:
+    """The order of the bots if it is known, else None.
 
-    Only neighbours are checked: once each is above the next with that
-    confidence, the order is settled as far as the evidence goes.
+    Known: every bot has ``min_games`` rated games, and in the order by
+    conservative rating (mu − 3σ, ties by name) each bot's LOS over the next one
+    down, under the TrueSkill posterior (``ratings``: mu and sigma per bot), is at
+    least ``confidence``. Only neighbours are checked: once each is above the next
+    with that confidence, the order is settled as far as the evidence goes.
     """
-    rows = list(board)
-    if not rows or any(row.games < min_games for row in rows):
-        return False
-    return all(board.los[upper.bot, lower.bot] >= confidence
-               for upper, lower in zip(rows, rows[1:]))
+    order = sorted(ratings, key=lambda bot: (-(ratings[bot][0] - 3 * ratings[bot][1]), bot))
+    if any(games.get(bot, 0) < min_games for bot in order):
+        return None
+    if all(los(ratings[upper], ratings[lower]) >= confidence
+           for upper, lower in zip(order, order[1:])):
+        return order
+    return None

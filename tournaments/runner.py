@@ -23,7 +23,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Callable, TextIO
 
-from ratings.board import build_board, settled
+from ratings.board import settled
 from ratings.params import RatingConfig
 from ratings.sprt import DealGame, SprtResult
 from ratings.trueskill_ratings import Outcome, Rater
@@ -79,8 +79,7 @@ class Summary:
 
 # The longest health check after a timeout: a bot that is not hung answers Hello at once.
 PROBE_S = 1.0
-#: Bootstrap resamples behind the LOS of ``stop: {when: settled}`` at each round's end.
-STOP_RESAMPLES = 50
+
 
 def config_changes(old: dict, new: dict) -> list[str]:
     """The keys whose values differ between two config identities."""
@@ -140,8 +139,8 @@ class LiveStandings:
         self.order: list[int] = []
         self.position = 0
         self.waiting: dict[int, Outcome] = {}
-        # The outcomes folded so far, in schedule order.
-        self.folded: list[Outcome] = []
+        # Rated games per bot, of those folded.
+        self.games: dict[str, int] = {}
         self.expect(indices or [])
 
     def expect(self, indices: list[int]) -> None:
@@ -157,7 +156,8 @@ class LiveStandings:
         while self.position < len(self.order) and self.order[self.position] in self.waiting:
             folded = self.waiting.pop(self.order[self.position])
             self.rater.add(folded)
-            self.folded.append(folded)
+            for bot in folded.seats if folded.rated else ():
+                self.games[bot] = self.games.get(bot, 0) + 1
             self.position += 1
 
     def conservative(self) -> dict[str, float]:
@@ -541,13 +541,15 @@ class TournamentRunner:
         rule = self.config.stop
         if rule is None:
             return None
-        bots = [bot.name for bot in self.config.bots if bot.name not in skipped]
-        board = build_board(live.folded, bots, self.config.rating, resamples=STOP_RESAMPLES)
-        if not settled(board, rule.confidence, rule.min_games_per_bot):
+        rater = live.rater
+        ratings = {bot.name: (rater.rating(bot.name).mu, rater.rating(bot.name).sigma)
+                   for bot in self.config.bots if bot.name not in skipped}
+        order = settled(ratings, live.games, rule.confidence, rule.min_games_per_bot)
+        if order is None:
             return None
         left = self.total - games_through(self.config, block)
         return (f"settled after round {block.stop}: every bot is above the next with LOS "
-                f">= {rule.confidence:g} ({' > '.join(board.bots)}); {left:,} of the "
+                f">= {rule.confidence:g} ({' > '.join(order)}); {left:,} of the "
                 f"{self.total:,} scheduled games were not needed")
 
     def _sprt(self) -> SprtResult:

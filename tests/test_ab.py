@@ -1,0 +1,157 @@
+"""A/B tests (issue 18): A and B on the same deals, decided by an SPRT.
+
+In-process bots of known strength (bots/mixed.py) through the runner and the
+store, and one A/B test of sandboxed gRPC bots through the command line.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+from click.testing import CliRunner
+from conftest import run_tournament, write_config
+
+from cli.main import main
+from ratings.sprt import DealGame, bounds, deal_scores, expected_score, llr, sprt
+from tournaments.config import ConfigError, parse_config
+from tournaments.schedule import schedule
+
+
+def ab(a: str, b: str, fillers: int = 0, players: int = 2, **more) -> dict:
+    bots = [{"name": "new", "python": f"bots.mixed:{a}"},
+            {"name": "old", "python": f"bots.mixed:{b}"}]
+    bots += [{"name": f"filler{n}", "python": "bots.mixed:Mixed50"} for n in range(fillers)]
+    return {"name": "ab", "game": "flea-circus", "players": players, "format": "ab",
+            "a": "new", "b": "old", "rounds": 60, "seed": 5, "concurrency": 2,
+            "secret_deals": False, "bots": bots,
+            "sprt": {"elo0": 0, "elo1": 100, "alpha": 0.05, "beta": 0.05}, **more}
+
+
+def test_a_and_b_play_the_same_deals_in_the_same_seats_with_the_same_fillers():
+    config = parse_config(ab("Mixed100", "Mixed0", fillers=3, players=3, rounds=1))
+    games = schedule(config)
+    assert len(games) == 8 * 2 * 3   # 8 deals a round, an A and a B table, 3 rotations
+    by_deal: dict[int, list] = {}
+    for game in games:
+        by_deal.setdefault(game.group, []).append(game)
+    for deal in by_deal.values():
+        a_games = [g for g in deal if "new" in g.seats]
+        b_games = [g for g in deal if "old" in g.seats]
+        assert len(a_games) == len(b_games) == 3 and len({g.seed for g in deal}) == 1
+        # B sits where A sat, among the same fillers in the same seats.
+        assert sorted(tuple("X" if bot == "new" else bot for bot in g.seats) for g in a_games) \
+            == sorted(tuple("X" if bot == "old" else bot for bot in g.seats) for g in b_games)
+        # Every A game comes before the B games of its deal: the fillers are started
+        # afresh between the two sides, so no process sees a deal twice.
+        assert max(g.index for g in a_games) < min(g.index for g in b_games)
+    assert len({g.seats[1:] for g in games if g.seats[0] == "new"}) > 1   # fillers rotate
+
+
+def test_a_clearly_stronger_a_is_accepted_as_h1_early(tmp_path):
+    summary, store, _ = run_tournament(parse_config(ab("Mixed100", "Mixed0")), tmp_path)
+    assert summary.sprt is not None and summary.sprt.verdict == "H1", summary.sprt
+    assert summary.sprt.llr >= summary.sprt.upper and summary.sprt.elo > 100
+    assert summary.stopped == summary.sprt.line()
+    assert len(store.games("ab")) < summary.total == 60 * 8 * 2
+    assert store.resolve("ab").finished_at is not None
+
+
+def test_identical_bots_are_accepted_as_h0(tmp_path):
+    summary, store, _ = run_tournament(parse_config(ab("Mixed50", "Mixed50")), tmp_path)
+    assert summary.sprt is not None and summary.sprt.verdict == "H0", summary.sprt
+    assert summary.sprt.llr <= summary.sprt.lower
+    assert len(store.games("ab")) < summary.total
+
+
+def test_with_fillers_a_stronger_a_is_accepted_too(tmp_path):
+    summary, _, _ = run_tournament(
+        parse_config(ab("Mixed100", "Mixed0", fillers=2, players=3)), tmp_path)
+    assert summary.sprt is not None and summary.sprt.verdict == "H1", summary.sprt
+
+
+@pytest.mark.slow
+def test_a_grpc_ab_test_is_stopped_early_and_shown_on_the_leaderboard(tmp_path):
+    command = "python -m bots.mixed --p {p} --address {{address}}"
+    text = f"""
+    name: ab-grpc
+    game: flea-circus
+    players: 2
+    format: ab
+    a: greedy
+    b: random
+    rounds: 40
+    seed: 3
+    concurrency: 2
+    secret_deals: false
+    sprt: {{elo0: 0, elo1: 150}}
+    bots:
+      - {{name: greedy, command: "{command.format(p=1)}"}}
+      - {{name: random, command: "{command.format(p=0)}"}}
+    """
+    path = write_config(tmp_path, text)
+    db = str(tmp_path / "r.sqlite")
+    result = CliRunner().invoke(main, ["tournament", str(path), "--db", db,
+                                       "--logs", str(tmp_path / "logs")])
+    assert result.exit_code == 0, result.output
+    assert "SPRT: LLR" in result.output and "H1 accepted" in result.output
+    assert "stopped early: SPRT" in result.output
+    board = CliRunner().invoke(main, ["leaderboard", "--db", db, "--format", "json"])
+    data = json.loads(board.output)
+    assert data["sprt"]["verdict"] == "H1" and "stopped early after" in data["stopped"]
+    table = CliRunner().invoke(main, ["leaderboard", "--db", db])
+    assert "A/B test: a=greedy against b=random" in table.output
+    assert "H1 accepted" in table.output
+
+
+# -- the statistics -----------------------------------------------------------------
+
+def test_llr_follows_the_gsprt_formula_of_the_chess_testers():
+    # 60 wins, 20 draws, 20 losses; elo0 0, elo1 10 (cutechess/fastchess convention).
+    count, total, squares = 100, 60 + 10, 60 + 20 * 0.25
+    mean, variance = 0.7, (60 + 5) / 100 - 0.49
+    s0, s1 = 0.5, expected_score(10)
+    expected = (s1 - s0) * (2 * mean - s0 - s1) / (2 * variance / count)
+    assert llr(count, total, squares, 0, 10) == pytest.approx(expected)
+    assert expected_score(0) == 0.5 and expected_score(400) == pytest.approx(10 / 11)
+    lower, upper = bounds(0.05, 0.05)
+    assert (lower, upper) == (pytest.approx(-2.944, abs=1e-3), pytest.approx(2.944, abs=1e-3))
+
+
+def test_the_test_stops_at_the_first_crossing_whatever_comes_after():
+    scores = [1.0, 0.5] * 20 + [0.0] * 200
+    decided = sprt(scores, 0, 100, 0.05, 0.05)
+    assert decided.verdict == "H1" and decided.deals < 40
+    assert sprt(scores[:decided.deals], 0, 100, 0.05, 0.05) == decided
+
+
+def test_deal_scores_compare_a_and_b_on_complete_deals_only():
+    games = [DealGame(0, ("a", "f"), (1, 2)), DealGame(0, ("f", "b"), (1, 2)),   # A better
+             DealGame(1, ("a", "f"), (2, 1)), DealGame(1, ("f", "b"), (2, 1)),   # equal
+             DealGame(2, ("a", "f"), (2, 1)),                                     # incomplete
+             DealGame(3, ("a", "f"), (1, 2)), DealGame(3, ("b", "f"), (1, 2), rated=False)]
+    assert deal_scores(games, "a", "b", 2) == [1.0, 0.5]
+    # No spread yet (every deal alike): no evidence either way, as in fastchess.
+    assert sprt([1.0] * 50, 0, 10, 0.05, 0.05).llr == 0.0
+    assert math.isinf(sprt([1.0], 0, 10, 0.05, 0.05).elo)
+
+
+@pytest.mark.parametrize("more, message", [
+    ({"a": None}, "format: ab needs `a: NAME`"),
+    ({"b": "nobody"}, "b 'nobody' is not one of the bots"),
+    ({"b": "new"}, "a and b must be two different bots"),
+    ({"players": 3}, "format: ab with players: 3 needs at least 2 filler bot(s) besides a and b"),
+    ({"sprt": {"elo0": 5, "elo1": 5}}, "sprt.elo0 must be below sprt.elo1"),
+    ({"sprt": {"alpha": 0.9}}, "sprt.alpha must be from"),
+    ({"sprt": {"model": "normalized"}}, "unknown key sprt.'model'"),
+    ({"format": "round-robin"}, "`a` and `b` are only for format: ab"),
+    ({"stop": {"when": "settled"}}, "(an A/B test stops by its SPRT)"),
+])
+def test_bad_ab_configs_are_refused_in_one_line(more, message):
+    data = ab("Mixed100", "Mixed0") | more
+    if more.get("format") == "round-robin":
+        data.pop("sprt")
+    with pytest.raises(ConfigError) as error:
+        parse_config(data)
+    assert message in str(error.value) and "\n" not in str(error.value)
