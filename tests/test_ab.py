@@ -128,7 +128,7 @@ def test_the_test_stops_at_the_first_crossing_whatever_comes_after():
 
 def test_deal_scores_compare_a_and_b_on_complete_deals_only():
     games = [DealGame(0, ("a", "f"), (1, 2)), DealGame(0, ("f", "b"), (1, 2)),   # A better
-             DealGame(1, ("a", "f"), (2, 1)), DealGame(1, ("f", "b"), (2, 1)),   # equal
+             DealGame(1, ("a", "f"), (2, 1)), DealGame(1, ("f", "b"), (1, 2)),   # equal
              DealGame(2, ("a", "f"), (2, 1)),                                     # incomplete
              DealGame(3, ("a", "f"), (1, 2)), DealGame(3, ("b", "f"), (1, 2), rated=False)]
     assert deal_scores(games, "a", "b", 2) == [1.0, 0.5]
