@@ -111,6 +111,15 @@ def stopped_note(store: Store, record: StoredTournament) -> str | None:
             f"({record.total_games - played:,} not needed)")
 
 
+def verdicts(store: Store, record: StoredTournament) -> list[str]:
+    """What ended the tournament, for the leaderboard and the report: an A/B test's
+    result, an early stop."""
+    test = stored_ab_test(store, record)
+    notes = [ab_line(record, test)] if test is not None else []
+    stopped = stopped_note(store, record)
+    return notes + ([stopped] if stopped is not None else [])
+
+
 def known_bot(record: StoredTournament, bot: str | None) -> None:
     """Refuse a --bot that did not play in the tournament, listing those that did."""
     if bot is not None and bot not in tournament_bots(record):
@@ -183,7 +192,7 @@ def tournament(config_path: Path, db_path: Path, log_root: Path, concurrency: in
                    f"{games} of its games were played by substitutes", err=True)
     if summary.archived is not None:
         click.echo(f"the previous run is kept as tournament {summary.archived!r}", err=True)
-    if summary.stopped is not None:
+    if summary.stopped is not None and config.format != "ab":   # an A/B test's is below
         click.echo(f"stopped early: {summary.stopped}", err=True)
     if summary.byes:
         click.echo("byes (Swiss rounds sat out): " + ", ".join(
@@ -268,11 +277,7 @@ def leaderboard(db_path: Path, tournament: str | None, fmt: str, h2h: bool, los:
              formatting.format_board(board, fmt, FAULT_CLASSES)]
     if remembering(record):
         parts.append(memory_note(record))
-    test = stored_ab_test(store, record)
-    if test is not None:
-        parts.append(ab_line(record, test))
-    if stopped_note(store, record) is not None:
-        parts.append(stopped_note(store, record))
+    parts += verdicts(store, record)
     titles = {"h2h": "Head to head", "los": "Likelihood of superiority",
               "seats": "Seats", "history": f"History of {history_bot}"}
     for name in sections:
@@ -306,7 +311,8 @@ def report(db_path: Path, tournament: str | None, output: Path, replays: bool,
         if replays:
             write_replays(games, faults, folder)
         html = render_report(board, record, games,
-                             report_links(games, faults, links, identities(store, record)))
+                             report_links(games, faults, links, identities(store, record)),
+                             verdicts(store, record))
         output.write_text(html, encoding="utf-8")
     except OSError as error:
         fail(f"cannot write {error.filename or output}: {error.strerror}")

@@ -96,7 +96,10 @@ def test_a_grpc_ab_test_is_stopped_early_and_shown_on_the_leaderboard(tmp_path):
                                        "--logs", str(tmp_path / "logs")])
     assert result.exit_code == 0, result.output
     assert "SPRT: LLR" in result.output and "H1 accepted" in result.output
-    assert "stopped early: SPRT" in result.output
+    report = tmp_path / "report.html"
+    written = CliRunner().invoke(main, ["report", "--db", db, "-o", str(report), "--no-replays"])
+    assert written.exit_code == 0, written.output
+    assert "H1 accepted" in report.read_text() and "stopped early after" in report.read_text()
     board = CliRunner().invoke(main, ["leaderboard", "--db", db, "--format", "json"])
     data = json.loads(board.output)
     assert data["sprt"]["verdict"] == "H1" and "stopped early after" in data["stopped"]
