@@ -50,8 +50,13 @@ def test_a_and_b_play_the_same_deals_in_the_same_seats_with_the_same_fillers():
 
 
 def test_a_clearly_stronger_a_is_accepted_as_h1_early(tmp_path):
-    summary, store, _ = run_tournament(parse_config(ab("Mixed100", "Mixed0")), tmp_path)
+    summary, store, out = run_tournament(parse_config(ab("Mixed100", "Mixed0")), tmp_path,
+                                         quiet=False)
     assert summary.sprt is not None and summary.sprt.verdict == "H1", summary.sprt
+    # The progress lines carry the live LLR and its bounds; the last one the verdict.
+    progress = [line for line in out.splitlines() if line.startswith("games ")]
+    assert all("SPRT: LLR" in line and "(-2.94, 2.94)" in line for line in progress)
+    assert "H1 accepted" in progress[-1]
     assert summary.sprt.llr >= summary.sprt.upper and summary.sprt.elo > 100
     assert summary.stopped == summary.sprt.line()
     assert len(store.games("ab")) < summary.total == 60 * 8 * 2
