@@ -126,7 +126,7 @@ def _simulated(elo: float, rng: random.Random, elo0: float, elo1: float, alpha: 
     scores: list[float] = []
     while len(scores) < limit:
         scores.extend(1.0 if (u := rng.random()) < better else 0.5 if u < better + equal
-                      else 0.0 for _ in range(50))
+                      else 0.0 for _ in range(max(100, len(scores))))
         result = sprt(scores, elo0, elo1, alpha, beta)
         if result.verdict is not None:
             return result.verdict

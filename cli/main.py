@@ -581,7 +581,8 @@ def tournaments_command(db_path: Path, fmt: str) -> None:
     records = []
     for stored in reversed(store.tournaments()):
         done = len(store.done_indices(stored.name))
-        status = "finished" if stored.finished_at else \
+        status = ("finished" if done >= stored.total_games else "stopped early") \
+            if stored.finished_at else \
             "not started" if done == 0 else "unfinished (run it again to resume)"
         records.append({"name": stored.name, "game": stored.config.get("game"),
                         "variant": stored.config.get("variant"),

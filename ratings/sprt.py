@@ -2,19 +2,23 @@
 
 A and B play the same deals in the same seats against the same fillers (or each
 other); each complete deal is one paired comparison: A did better than B on it
-(score 1), as well (0.5) or worse (0). The test is the generalised SPRT of
-fastchess, cutechess and fishtest in its usual normal approximation, with
-logistic Elo (docs/ratings.md, "A/B tests", has the formulas):
+(score 1), as well (0.5) or worse (0). The test is fishtest's generalised SPRT
+(GSPRT) on these trinomial results, with logistic Elo (docs/ratings.md, "A/B
+tests", has the formulas):
 
 * expected score at Elo e: s(e) = 1 / (1 + 10^(−e/400));
-* from N results with mean m and variance v = mean(x²) − m²:
-  LLR = (s1 − s0) · (2m − s0 − s1) / (2 v / N);
+* p̂: the observed frequencies of 0, ½ and 1 (each count at least 0.001, as
+  fishtest regularises); p⁽ˢ⁾: the distribution closest to p̂ (maximum
+  likelihood) whose mean is s, p⁽ˢ⁾ᵢ = p̂ᵢ / (1 + λ(xᵢ − s)) with λ solving
+  Σ p̂ᵢ (xᵢ − s) / (1 + λ(xᵢ − s)) = 0;
+* LLR = N · Σ p̂ᵢ ln(p⁽ˢ¹⁾ᵢ / p⁽ˢ⁰⁾ᵢ), s0 = s(elo0), s1 = s(elo1);
 * H1 (elo1) is accepted when LLR ≥ ln((1 − β) / α), H0 (elo0) when
   LLR ≤ ln(β / (1 − α)).
 """
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from typing import Iterable, Sequence
@@ -71,16 +75,41 @@ def bounds(alpha: float, beta: float) -> tuple[float, float]:
     return math.log(beta / (1.0 - alpha)), math.log((1.0 - beta) / alpha)
 
 
-def llr(count: int, total: float, squares: float, elo0: float, elo1: float) -> float:
-    """The LLR of ``count`` scores with sum ``total`` and sum of squares ``squares``."""
-    if count == 0:
-        return 0.0
-    mean = total / count
-    variance = squares / count - mean * mean
-    if variance <= 0.0:
-        return 0.0
-    s0, s1 = expected_score(elo0), expected_score(elo1)
-    return (s1 - s0) * (2.0 * mean - s0 - s1) / (2.0 * variance / count)
+#: The trinomial outcomes of a deal, from A's side.
+SCORES = (0.0, 0.5, 1.0)
+#: fishtest's regularisation: no outcome has a count below this.
+EPSILON = 1e-3
+
+
+def closest_distribution(frequencies: Sequence[float], mean: float) -> list[float]:
+    """The distribution over SCORES with the given mean that is most likely to have
+    produced ``frequencies`` (fishtest's MLE_expected): p̂ᵢ / (1 + λ(xᵢ − mean))."""
+    shifts = [score - mean for score in SCORES]
+    # Σ p̂ᵢ vᵢ / (1 + λ vᵢ) falls from +∞ to −∞ on the λ keeping every 1 + λ vᵢ > 0.
+    low, high = -1.0 / max(shifts), -1.0 / min(shifts)
+    for _ in range(100):
+        middle = (low + high) / 2.0
+        if sum(p * v / (1.0 + middle * v) for p, v in zip(frequencies, shifts)) > 0:
+            low = middle
+        else:
+            high = middle
+    factor = (low + high) / 2.0
+    return [p / (1.0 + factor * v) for p, v in zip(frequencies, shifts)]
+
+
+@functools.lru_cache(maxsize=65_536)
+def llr(worse: int, equal: int, better: int, elo0: float, elo1: float) -> float:
+    """The GSPRT's log-likelihood ratio of H1 (elo1) against H0 (elo0) for these counts.
+
+    Cached: the test walks every prefix of the deals again at each round's end.
+    """
+    counts = [max(EPSILON, float(count)) for count in (worse, equal, better)]
+    total = sum(counts)
+    frequencies = [count / total for count in counts]
+    under0 = closest_distribution(frequencies, expected_score(elo0))
+    under1 = closest_distribution(frequencies, expected_score(elo1))
+    return total * sum(p * math.log(p1 / p0)
+                       for p, p0, p1 in zip(frequencies, under0, under1))
 
 
 def deal_scores(games: Iterable[DealGame], a: str, b: str, per_deal: int) -> list[float]:
@@ -119,15 +148,15 @@ def sprt(scores: Sequence[float], elo0: float, elo1: float, alpha: float,
     verdict independent of how many deals were played in one go.
     """
     lower, upper = bounds(alpha, beta)
-    count, total, squares, value, verdict = 0, 0.0, 0.0, 0.0, None
+    tally = {score: 0 for score in SCORES}
+    value, verdict = 0.0, None
     for score in scores:
-        count += 1
-        total += score
-        squares += score * score
-        value = llr(count, total, squares, elo0, elo1)
+        tally[score] += 1
+        value = llr(tally[0.0], tally[0.5], tally[1.0], elo0, elo1)
         if value >= upper or value <= lower:
             verdict = "H1" if value >= upper else "H0"
             break
-    used = scores[:count]
-    return SprtResult(value, lower, upper, count, used.count(1.0), used.count(0.5),
-                      used.count(0.0), verdict, elo_of(total / count) if count else 0.0)
+    count = sum(tally.values())
+    mean = (tally[1.0] + tally[0.5] / 2) / count if count else 0.5
+    return SprtResult(value, lower, upper, count, tally[1.0], tally[0.5], tally[0.0],
+                      verdict, elo_of(mean) if count else 0.0)

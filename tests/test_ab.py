@@ -14,7 +14,15 @@ from click.testing import CliRunner
 from conftest import run_tournament, write_config
 
 from cli.main import main
-from ratings.sprt import DealGame, bounds, deal_scores, expected_score, llr, sprt
+from ratings.sprt import (
+    DealGame,
+    bounds,
+    closest_distribution,
+    deal_scores,
+    expected_score,
+    llr,
+    sprt,
+)
 from tournaments.config import ConfigError, parse_config
 from tournaments.schedule import schedule
 
@@ -108,6 +116,8 @@ def test_a_grpc_ab_test_is_stopped_early_and_shown_on_the_leaderboard(tmp_path):
     board = CliRunner().invoke(main, ["leaderboard", "--db", db, "--format", "json"])
     data = json.loads(board.output)
     assert data["sprt"]["verdict"] == "H1" and "stopped early after" in data["stopped"]
+    listed = CliRunner().invoke(main, ["tournaments", "--db", db, "--format", "json"])
+    assert json.loads(listed.output)[0]["status"] == "stopped early"
     table = CliRunner().invoke(main, ["leaderboard", "--db", db])
     assert "A/B test: a=greedy against b=random" in table.output
     assert "H1 accepted" in table.output
@@ -115,13 +125,21 @@ def test_a_grpc_ab_test_is_stopped_early_and_shown_on_the_leaderboard(tmp_path):
 
 # -- the statistics -----------------------------------------------------------------
 
-def test_llr_follows_the_gsprt_formula_of_the_chess_testers():
-    # 60 wins, 20 draws, 20 losses; elo0 0, elo1 10 (cutechess/fastchess convention).
-    count, total, squares = 100, 60 + 10, 60 + 20 * 0.25
-    mean, variance = 0.7, (60 + 5) / 100 - 0.49
+def test_llr_is_fishtests_gsprt_and_near_the_hypotheses_the_chess_testers_approximation():
     s0, s1 = 0.5, expected_score(10)
-    expected = (s1 - s0) * (2 * mean - s0 - s1) / (2 * variance / count)
-    assert llr(count, total, squares, 0, 10) == pytest.approx(expected)
+    for worse, equal, better in ((340, 320, 340), (340, 300, 360), (3400, 3000, 3600)):
+        count = worse + equal + better
+        mean = (better + equal / 2) / count
+        variance = (better + equal / 4) / count - mean * mean
+        # cutechess/fastchess: LLR ≈ (s1 − s0)(2m − s0 − s1) / (2 v / N).
+        approximation = (s1 - s0) * (2 * mean - s0 - s1) / (2 * variance / count)
+        assert llr(worse, equal, better, 0, 10) == pytest.approx(approximation, rel=0.01)
+    # The MLE distributions have the hypotheses' means: the LLR is N·Σ p̂ ln(p1/p0).
+    frequencies = [0.2, 0.3, 0.5]
+    for mean in (0.5, 0.6):
+        closest = closest_distribution(frequencies, mean)
+        assert sum(closest) == pytest.approx(1) and \
+            sum(p * x for p, x in zip(closest, (0, 0.5, 1))) == pytest.approx(mean)
     assert expected_score(0) == 0.5 and expected_score(400) == pytest.approx(10 / 11)
     lower, upper = bounds(0.05, 0.05)
     assert (lower, upper) == (pytest.approx(-2.944, abs=1e-3), pytest.approx(2.944, abs=1e-3))
@@ -140,8 +158,9 @@ def test_deal_scores_compare_a_and_b_on_complete_deals_only():
              DealGame(2, ("a", "f"), (2, 1)),                                     # incomplete
              DealGame(3, ("a", "f"), (1, 2)), DealGame(3, ("b", "f"), (1, 2), rated=False)]
     assert deal_scores(games, "a", "b", 2) == [1.0, 0.5]
-    # No spread yet (every deal alike): no evidence either way, as in fastchess.
-    assert sprt([1.0] * 50, 0, 10, 0.05, 0.05).llr == 0.0
+    # Every deal alike: regularised as fishtest does, the evidence still adds up.
+    assert sprt([0.5] * 400, 0, 10, 0.05, 0.05).verdict == "H0"
+    assert sprt([1.0] * 400, 0, 10, 0.05, 0.05).verdict == "H1"
     assert math.isinf(sprt([1.0], 0, 10, 0.05, 0.05).elo)
 
 
