@@ -83,18 +83,25 @@ EPSILON = 1e-3
 
 def closest_distribution(frequencies: Sequence[float], mean: float) -> list[float]:
     """The distribution over SCORES with the given mean that is most likely to have
-    produced ``frequencies`` (fishtest's MLE_expected): p̂ᵢ / (1 + λ(xᵢ − mean))."""
-    shifts = [score - mean for score in SCORES]
-    # Σ p̂ᵢ vᵢ / (1 + λ vᵢ) falls from +∞ to −∞ on the λ keeping every 1 + λ vᵢ > 0.
-    low, high = -1.0 / max(shifts), -1.0 / min(shifts)
-    for _ in range(100):
-        middle = (low + high) / 2.0
-        if sum(p * v / (1.0 + middle * v) for p, v in zip(frequencies, shifts)) > 0:
-            low = middle
-        else:
-            high = middle
-    factor = (low + high) / 2.0
-    return [p / (1.0 + factor * v) for p, v in zip(frequencies, shifts)]
+    produced ``frequencies`` (fishtest's MLE_expected): p̂ᵢ / (1 + λ(xᵢ − mean)).
+
+    λ solves Σ p̂ᵢ vᵢ / (1 + λ vᵢ) = 0 (vᵢ = xᵢ − mean), which falls from +∞ to −∞
+    on the interval keeping every 1 + λ vᵢ > 0; times the product of the three
+    denominators it is a quadratic, whose one root in that interval is λ.
+    """
+    v = [score - mean for score in SCORES]
+    p = frequencies
+    c0 = sum(p[i] * v[i] for i in range(3))
+    c1 = sum(p[i] * v[i] * (v[(i + 1) % 3] + v[(i + 2) % 3]) for i in range(3))
+    c2 = sum(p[i] * v[i] * v[(i + 1) % 3] * v[(i + 2) % 3] for i in range(3))
+    low, high = -1.0 / max(v), -1.0 / min(v)
+    if abs(c2) < 1e-15:
+        roots = [-c0 / c1]
+    else:
+        root = math.sqrt(max(0.0, c1 * c1 - 4 * c2 * c0))
+        roots = [(-c1 + root) / (2 * c2), (-c1 - root) / (2 * c2)]
+    factor = min(roots, key=lambda x: 0.0 if low < x < high else abs(x - (low + high) / 2))
+    return [p[i] / (1.0 + factor * v[i]) for i in range(3)]
 
 
 @functools.lru_cache(maxsize=65_536)
