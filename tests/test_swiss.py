@@ -143,10 +143,11 @@ def test_a_swiss_tournament_killed_and_resumed_makes_the_same_pairings(tmp_path)
     assert len(stored_pairings(whole)) == 84
 
 
-def test_settled_stops_a_round_robin_with_fewer_games(tmp_path):
+@pytest.mark.parametrize("fmt", ["round-robin", "swiss"])
+def test_settled_stops_a_tournament_with_fewer_games(tmp_path, fmt):
     bots = [{"name": f"p{p}", "python": f"bots.mixed:Mixed{p}"} for p in (0, 100)]
     data = {"name": "stop", "game": "flea-circus", "players": 2, "rounds": 100, "seed": 3,
-            "concurrency": 2, "secret_deals": False, "bots": bots,
+            "concurrency": 2, "secret_deals": False, "bots": bots, "format": fmt,
             "stop": {"when": "settled", "confidence": 0.95, "min_games_per_bot": 10}}
     summary, store, _ = run_tournament(parse_config(data), tmp_path)
     assert summary.stopped is not None and "settled after round" in summary.stopped
