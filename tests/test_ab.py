@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+import sqlite3
 
 import pytest
 from click.testing import CliRunner
@@ -69,6 +70,23 @@ def test_a_clearly_stronger_a_is_accepted_as_h1_early(tmp_path):
     assert summary.stopped == summary.sprt.line()
     assert len(store.games("ab")) < summary.total == 60 * 8 * 2
     assert store.resolve("ab").finished_at is not None
+    # Run again: nothing more is played, and the stored deals give the same verdict.
+    again, _, _ = run_tournament(parse_config(ab("Mixed100", "Mixed0")), tmp_path)
+    assert again.played == 0 and again.sprt == summary.sprt
+
+
+def test_an_interrupted_ab_test_resumes_to_the_same_verdict(tmp_path):
+    config = parse_config(ab("Mixed75", "Mixed50"))
+    whole, store, _ = run_tournament(config, tmp_path, db="whole.sqlite")
+    assert whole.sprt is not None and whole.sprt.verdict is not None
+    # What a kill leaves: the games of the last rounds missing, the tournament unfinished.
+    played = len(store.games("ab"))
+    with sqlite3.connect(tmp_path / "whole.sqlite") as db:
+        db.execute("DELETE FROM games WHERE game_index >= ?", (played // 2,))
+        db.execute("UPDATE tournaments SET finished_at = NULL")
+    resumed, store, _ = run_tournament(config, tmp_path, db="whole.sqlite")
+    assert resumed.already_done == played // 2 and resumed.played == played - played // 2
+    assert resumed.sprt == whole.sprt and resumed.stopped == whole.stopped
 
 
 def test_identical_bots_are_accepted_as_h0(tmp_path):
