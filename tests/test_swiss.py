@@ -105,6 +105,15 @@ def test_swiss_tables_follow_the_standings_and_the_seed(tmp_path):
     assert len(others | {tuple(first)}) > 1
 
 
+def test_a_swiss_table_that_already_played_is_broken_up():
+    config = parse_config(swiss(6, 1))
+    ratings = {bot.name: float(index) for index, bot in enumerate(config.bots)}
+    first, _ = swiss_tables(config, "", ratings, {})
+    again, _ = swiss_tables(config, "", ratings, {}, {frozenset(first[0])})
+    # The top table's lowest bot and the next table's highest change places.
+    assert again == [first[0][:2] + first[1][:1], first[0][2:] + first[1][1:]]
+
+
 def stored_pairings(db: Path, name: str = "swiss") -> list[tuple]:
     with sqlite3.connect(db) as con:
         return con.execute("SELECT game_index, round, group_index, seats, seed FROM games "

@@ -191,6 +191,8 @@ class TournamentRunner:
         self.finished = False
         # Swiss byes per bot so far; an A/B test's games so far, by deal.
         self.byes: dict[str, int] = {}
+        # The Swiss tables played so far (a table is not repeated while avoidable).
+        self.met: set[frozenset[str]] = set()
         self.deal_games: list[DealGame] = []
         self.stop = threading.Event()
         self.participants: dict[str, Participant] = {}
@@ -504,9 +506,11 @@ class TournamentRunner:
             return arrange(self.config, self.secret, block.start,
                            [fixed_groups(self.config, number) for number in block])
         assert live.position == len(live.order), "a Swiss round waits for the rounds before"
-        tables, byes = swiss_tables(self.config, self.secret, live.conservative(), self.byes)
+        tables, byes = swiss_tables(self.config, self.secret, live.conservative(), self.byes,
+                                    self.met)
         for name in byes:
             self.byes[name] = self.byes.get(name, 0) + 1
+        self.met |= {frozenset(table) for table in tables}
         return arrange(self.config, self.secret, block.start, [[[table] for table in tables]])
 
     def _fold(self, pairing: Pairing, game: StoredGame | MatchResult, live: LiveStandings

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
-from typing import Mapping, Sequence
+from typing import Collection, Mapping, Sequence
 
 from referee.seeds import derive_seed
 from tournaments.config import (
@@ -94,7 +94,8 @@ def ab_group(config: TournamentConfig, deal: int) -> Group:
 
 
 def swiss_tables(config: TournamentConfig, secret: str, conservative: Mapping[str, float],
-                 byes: Mapping[str, int]) -> tuple[list[Table], list[str]]:
+                 byes: Mapping[str, int], met: Collection[frozenset[str]] = frozenset()
+                 ) -> tuple[list[Table], list[str]]:
     """One Swiss round: tables of bots of similar conservative rating, and the byes.
 
     The field is ordered by conservative rating (mu − 3σ) after the rounds played,
@@ -102,7 +103,9 @@ def swiss_tables(config: TournamentConfig, secret: str, conservative: Mapping[st
     tournament's seed and secret. When the field does not divide into tables, the
     bots with the fewest byes so far, lowest placed first, sit the round out, so
     byes rotate: after r rounds no bot has more than one bye more than another. The
-    others sit in standings order, ``players`` to a table.
+    others sit in standings order, ``players`` to a table; a table that already
+    played (in ``met``) swaps its lowest bot with the next table's highest, so the
+    same bots do not meet again while a near neighbour in the standings is free.
     """
     base = _base(config, secret)
     order = sorted((bot.name for bot in config.bots),
@@ -112,9 +115,12 @@ def swiss_tables(config: TournamentConfig, secret: str, conservative: Mapping[st
     place = {name: number for number, name in enumerate(order)}
     resting = sorted(order, key=lambda name: (byes.get(name, 0), -place[name]))[:count]
     seated = [name for name in order if name not in resting]
-    tables = [tuple(seated[start:start + config.players])
+    tables = [list(seated[start:start + config.players])
               for start in range(0, len(seated), config.players)]
-    return tables, sorted(resting, key=place.__getitem__)
+    for number in range(len(tables) - 1):
+        if frozenset(tables[number]) in met:
+            tables[number][-1], tables[number + 1][0] = tables[number + 1][0], tables[number][-1]
+    return [tuple(table) for table in tables], sorted(resting, key=place.__getitem__)
 
 
 def arrange(config: TournamentConfig, secret: str, first_round: int,
