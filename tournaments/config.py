@@ -29,8 +29,7 @@ from referee.settings import (
 )
 
 FORMATS = ("round-robin", "gauntlet", "swiss", "ab")
-# Formats whose next round is paired from the standings, or checked by a rule that may
-# stop the tournament: they are played round by round.
+# What `stop: {when: ...}` knows: settled, the leaderboard's order is known.
 STOP_RULES = ("settled",)
 #: Deals in one round of format: ab (the SPRT is checked after each round, deal by deal).
 AB_DEALS_PER_ROUND = 8
