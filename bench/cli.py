@@ -9,12 +9,13 @@ import time
 import traceback
 from pathlib import Path
 
-from bench import engines, leaderboard, renewal, scaling, tournament, wire
+from bench import bigfields, engines, leaderboard, renewal, scaling, tournament, wire
 from bench.farm import Farm
 from bench.machine import machine_info
 from bench.report import Section, machine_markdown
 
-BENCHMARKS = ("engines", "wire", "scaling", "tournament", "leaderboard", "renewal")
+BENCHMARKS = ("engines", "wire", "scaling", "tournament", "leaderboard", "renewal", "swiss",
+              "stopping", "sprt")
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -54,6 +55,9 @@ def plan(args: argparse.Namespace) -> dict[str, dict]:
                            "profile_games": max(1, round(280 * s))},
             "leaderboard": {"sizes": (max(10, round(300 * s)),), "repeats": repeats},
             "renewal": {"rounds": max(1, round(1 * s)), "repeats": repeats},
+            "swiss": {"bots": max(6, round(30 * s)), "rounds": 2},
+            "stopping": {"seeds": max(1, round(2 * s)), "rounds": 40},
+            "sprt": {"simulations": max(10, round(100 * s)), "seeds": max(1, round(1 * s))},
         }
     repeats = args.repeats or 3
     return {
@@ -66,6 +70,9 @@ def plan(args: argparse.Namespace) -> dict[str, dict]:
         "leaderboard": {"sizes": (max(10, round(1_000 * s)), max(10, round(10_000 * s))),
                         "repeats": repeats},
         "renewal": {"rounds": max(1, round(10 * s)), "repeats": repeats},
+        "swiss": {"bots": max(6, round(200 * s)), "rounds": 8},
+        "stopping": {"seeds": max(1, round(40 * s)), "rounds": 100},
+        "sprt": {"simulations": max(10, round(2_000 * s)), "seeds": max(1, round(20 * s))},
     }
 
 
@@ -101,8 +108,14 @@ def run(names: tuple[str, ...] = BENCHMARKS, params: dict[str, dict] | None = No
                     section = tournament.run(**params["tournament"], progress=say)
                 elif name == "leaderboard":
                     section = leaderboard.run(**params["leaderboard"], progress=say)
-                else:
+                elif name == "renewal":
                     section = renewal.run(**params["renewal"], progress=say)
+                elif name == "swiss":
+                    section = bigfields.swiss(**params["swiss"], progress=say)
+                elif name == "stopping":
+                    section = bigfields.stopping(**params["stopping"], progress=say)
+                else:
+                    section = bigfields.sprt_errors(**params["sprt"], progress=say)
             except Exception as error:  # report it, and go on with the next benchmark
                 section = Section(name, f"{name}: FAILED", [])
                 section.notes.append("".join(traceback.format_exception_only(error)).strip())

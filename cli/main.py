@@ -17,6 +17,7 @@ from tabulate import tabulate
 
 from ratings import formatting
 from ratings.report import FaultRow, GameRow, ReportLinks, render_report
+from ratings.sprt import SprtResult
 from ratings.time_use import time_use
 from referee.checkbot import check_bot, coverage
 from referee.games import GAMES, GameConfigError, GameRecord
@@ -27,7 +28,7 @@ from referee.viewer import render_replay
 from tournaments.config import ConfigError, load_config
 from tournaments.export import game_records, read_records, replay_record, write_csv, write_jsonl
 from tournaments.runner import Interrupted, TournamentError, TournamentRunner
-from tournaments.standings import standings
+from tournaments.standings import standings, stored_ab_test
 from tournaments.store import (
     DEFAULT_DB,
     DEFAULT_WAIT_S,
@@ -91,6 +92,32 @@ def remembering(record: StoredTournament) -> list[str]:
 def memory_note(record: StoredTournament) -> str:
     return (f"memory across games: {', '.join(remembering(record))} (their games were dealt "
             "deals of their own, not shared with other seat rotations)")
+
+
+def ab_line(record: StoredTournament, test: SprtResult) -> str:
+    """An A/B test's result, for the summary and the leaderboard."""
+    bounds = record.config["sprt"]
+    return (f"A/B test: a={record.config['a']} against b={record.config['b']}, "
+            f"elo0={bounds['elo0']:g} elo1={bounds['elo1']:g} alpha={bounds['alpha']:g} "
+            f"beta={bounds['beta']:g}\n{test.line()}")
+
+
+def stopped_note(store: Store, record: StoredTournament) -> str | None:
+    """Whether a finished tournament stopped before its last scheduled game."""
+    played = len(store.done_indices(record.name))
+    if record.finished_at is None or played >= record.total_games:
+        return None
+    return (f"stopped early after {played:,} of {record.total_games:,} scheduled games "
+            f"({record.total_games - played:,} not needed)")
+
+
+def verdicts(store: Store, record: StoredTournament) -> list[str]:
+    """What ended the tournament, for the leaderboard and the report: an A/B test's
+    result, an early stop."""
+    test = stored_ab_test(store, record)
+    notes = [ab_line(record, test)] if test is not None else []
+    stopped = stopped_note(store, record)
+    return notes + ([stopped] if stopped is not None else [])
 
 
 def known_bot(record: StoredTournament, bot: str | None) -> None:
@@ -165,7 +192,15 @@ def tournament(config_path: Path, db_path: Path, log_root: Path, concurrency: in
                    f"{games} of its games were played by substitutes", err=True)
     if summary.archived is not None:
         click.echo(f"the previous run is kept as tournament {summary.archived!r}", err=True)
+    if summary.stopped is not None and config.format != "ab":   # an A/B test's is below
+        click.echo(f"stopped early: {summary.stopped}", err=True)
+    if summary.byes:
+        click.echo("byes (Swiss rounds sat out): " + ", ".join(
+            f"{bot} {count}" for bot, count in summary.byes.items()), err=True)
     record = store.resolve(config.name)
+    test = stored_ab_test(store, record)
+    if test is not None:
+        click.echo(ab_line(record, test))
     click.echo(formatting.format_board(standings(store, record), "table", FAULT_CLASSES))
     if remembering(record):
         click.echo(memory_note(record))
@@ -213,6 +248,11 @@ def leaderboard(db_path: Path, tournament: str | None, fmt: str, h2h: bool, los:
                 "parameters": asdict(board.params),
                 "resamples": board.resamples,
                 "leaderboard": formatting.leaderboard_rows(board)}
+        test = stored_ab_test(store, record)
+        if test is not None:
+            data["sprt"] = asdict(test)
+        if stopped_note(store, record) is not None:
+            data["stopped"] = stopped_note(store, record)
         if h2h:
             data["h2h"] = formatting.h2h_rows(board)
         if los:
@@ -237,6 +277,7 @@ def leaderboard(db_path: Path, tournament: str | None, fmt: str, h2h: bool, los:
              formatting.format_board(board, fmt, FAULT_CLASSES)]
     if remembering(record):
         parts.append(memory_note(record))
+    parts += verdicts(store, record)
     titles = {"h2h": "Head to head", "los": "Likelihood of superiority",
               "seats": "Seats", "history": f"History of {history_bot}"}
     for name in sections:
@@ -270,7 +311,8 @@ def report(db_path: Path, tournament: str | None, output: Path, replays: bool,
         if replays:
             write_replays(games, faults, folder)
         html = render_report(board, record, games,
-                             report_links(games, faults, links, identities(store, record)))
+                             report_links(games, faults, links, identities(store, record)),
+                             verdicts(store, record))
         output.write_text(html, encoding="utf-8")
     except OSError as error:
         fail(f"cannot write {error.filename or output}: {error.strerror}")
@@ -539,7 +581,8 @@ def tournaments_command(db_path: Path, fmt: str) -> None:
     records = []
     for stored in reversed(store.tournaments()):
         done = len(store.done_indices(stored.name))
-        status = "finished" if stored.finished_at else \
+        status = ("finished" if done >= stored.total_games else "stopped early") \
+            if stored.finished_at else \
             "not started" if done == 0 else "unfinished (run it again to resume)"
         records.append({"name": stored.name, "game": stored.config.get("game"),
                         "variant": stored.config.get("variant"),

@@ -479,3 +479,22 @@ def seat_tables(rated: Sequence[Outcome]) -> list[SeatTable]:
         tables.append(SeatTable(players, len(games), overall, dict(sorted(by_bot.items())),
                                 statistic, df, p_value))
     return tables
+
+
+def settled(ratings: Mapping[str, tuple[float, float]], games: Mapping[str, int],
+            confidence: float, min_games: int = 0) -> list[str] | None:
+    """The order of the bots if it is known, else None.
+
+    Known: every bot has ``min_games`` rated games, and in the order by
+    conservative rating (mu − 3σ, ties by name) each bot's LOS over the next one
+    down, under the TrueSkill posterior (``ratings``: mu and sigma per bot), is at
+    least ``confidence``. Only neighbours are checked: once each is above the next
+    with that confidence, the order is settled as far as the evidence goes.
+    """
+    order = sorted(ratings, key=lambda bot: (-(ratings[bot][0] - 3 * ratings[bot][1]), bot))
+    if any(games.get(bot, 0) < min_games for bot in order):
+        return None
+    if all(los(ratings[upper], ratings[lower]) >= confidence
+           for upper, lower in zip(order, order[1:])):
+        return order
+    return None

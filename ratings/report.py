@@ -443,6 +443,7 @@ body { margin: 0; font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, 
 main { max-width: 1180px; margin: 0 auto; padding: 28px 32px 60px; }
 header h1 { font-size: 26px; margin: 0 0 4px; letter-spacing: -0.01em; }
 header .sub { color: var(--muted); margin: 0 0 18px; }
+header .verdict { font-weight: 600; margin: -10px 0 14px; white-space: pre-line; }
 h2 { font-size: 18px; margin: 34px 0 10px; padding-bottom: 6px; border-bottom: 1px solid var(--line); }
 .note { color: var(--muted); font-size: 12.5px; margin: 6px 0; }
 .figures { display: grid; grid-template-columns: repeat(5, 1fr); gap: 10px; }
@@ -663,8 +664,10 @@ TABLE_SCRIPT = r"""
 
 
 def render_report(board: Board, tournament: ReportedTournament,
-                  games: Sequence[ReportedGame], links: ReportLinks | None = None) -> str:
-    """The whole report as one HTML document; ``links`` adds the games table and fault list."""
+                  games: Sequence[ReportedGame], links: ReportLinks | None = None,
+                  notes: Sequence[str] = ()) -> str:
+    """The whole report as one HTML document; ``links`` adds the games table and fault list,
+    ``notes`` lines under the title (an A/B test's result, an early stop)."""
     links = links or ReportLinks()
     end_words = links.end_words or {}
     config = tournament.config
@@ -690,6 +693,7 @@ def render_report(board: Board, tournament: ReportedTournament,
 <header>
 <h1>{_esc(tournament.name)} <span style="color:var(--muted);font-weight:400">· leaderboard report</span></h1>
 <p class="sub">{_esc(subtitle)}</p>
+{"".join(f'<p class="verdict">{_esc(note)}</p>' for note in notes)}
 </header>
 {_figures(board, tournament, games, end_words)}
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from typing import Mapping, Sequence
 
 
 def normal_cdf(x: float) -> float:
@@ -103,3 +103,21 @@ def kendall_tau(first: Sequence[str], second: Sequence[str]) -> float:
             else:
                 discordant += 1
     return (concordant - discordant) / (n * (n - 1) / 2)
+
+
+def kendall_tau_b(order: Sequence[str], strength: Mapping[str, float]) -> float:
+    """Kendall's tau-b between an ordering (best first) and known strengths, which may tie.
+
+    Pairs of equal strength count in neither direction; the score is
+    (concordant − discordant) / √(pairs · pairs of unequal strength).
+    """
+    n = len(order)
+    pairs = n * (n - 1) // 2
+    concordant = discordant = 0
+    for i in range(n):
+        for j in range(i + 1, n):
+            difference = strength[order[i]] - strength[order[j]]
+            concordant += difference > 0
+            discordant += difference < 0
+    unequal = concordant + discordant
+    return (concordant - discordant) / math.sqrt(pairs * unequal) if unequal else 0.0

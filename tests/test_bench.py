@@ -59,7 +59,7 @@ def test_the_machine_and_every_table_are_printed(quick):
                   "### 6. Duplicate deals without memory"):
         assert title in text
     assert set(report["sections"]) == {"engines", "wire", "scaling", "tournament", "leaderboard",
-                                       "renewal"}
+                                       "renewal", "swiss", "stopping", "sprt"}
 
 
 @pytest.mark.slow
@@ -135,3 +135,16 @@ def test_renewal_cost_of_fresh_bots_per_rotation(quick):
     values = figures(quick[1], "renewal")
     assert_numbers(values, ["protected_games_per_s", "unprotected_games_per_s"])
     assert "cost" in values
+
+
+@pytest.mark.slow
+def test_big_fields_swiss_order_early_stopping_and_sprt_errors(quick):
+    swiss = figures(quick[1], "swiss")
+    assert_numbers(swiss, ["tau_round_1", "tau_round_2", "tau_last", "seconds_per_round"])
+    stopping = figures(quick[1], "stopping")
+    assert_numbers(stopping, ["runs", "stopped", "true_order_rate", "median_share",
+                              "half_or_less_rate"])
+    assert stopping["runs"] == 2 and stopping["median_share"] <= 1
+    sprt = figures(quick[1], "sprt")
+    assert_numbers(sprt, ["simulated_error_alpha", "simulated_error_beta", "identical_error",
+                          "stronger_error", "identical_median_deals", "stronger_median_deals"])

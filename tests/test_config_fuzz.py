@@ -46,8 +46,16 @@ def valid_configs(draw) -> dict:
                    "draw_probability": draw(st.floats(0.001, 0.5))},
         "bots": [{"name": name, "python": "bots.random_bot:RandomBot"} for name in names],
     }
-    if draw(st.booleans()):
+    fmt = draw(st.sampled_from(["round-robin", "gauntlet", "swiss", "ab"]))
+    if fmt == "gauntlet":
         config |= {"format": "gauntlet", "challenger": names[0]}
+    elif fmt == "swiss":
+        config |= {"format": "swiss"}
+    elif fmt == "ab":
+        config |= {"format": "ab", "a": names[0], "b": names[1], "players": 2,
+                   "sprt": {"elo0": 0, "elo1": draw(st.sampled_from([200, 400]))}}
+    if fmt in ("round-robin", "swiss") and draw(st.booleans()):
+        config["stop"] = {"when": "settled", "confidence": draw(st.floats(0.5, 0.99))}
     return config
 
 
@@ -58,14 +66,16 @@ ANYTHING = st.one_of(
                                                                      st.integers(), max_size=2),
     st.sampled_from(["../x", "/abs", ".hidden", "a/b", "a\x00b", "t\tab", "", "a" * 65, "ünï",
                      "os:getcwd", "nowhere:Bot", "bots.random_bot", "chess", "gauntlet",
-                     "turbo", "explode"]))
+                     "turbo", "explode", "swiss", "ab", "settled"]))
 PATHS = st.sampled_from(
     ["name", "game", "variant", "players", "rounds", "games_per_bot", "seed", "concurrency",
      "format", "challenger", "duplicate", "faults", "max_strikes", "recover", "max_restarts",
      "suspend_after", "limits", "rating", "bots", "colour", "time", *(f"time.{t}" for t in TIMES),
      "limits.memory_mb", "limits.cpu_seconds", "limits.message_bytes", "rating.mu",
      "rating.sigma", "rating.beta", "rating.tau", "rating.draw_probability", "faults.crash",
-     "bots.0", "bots.0.name", "bots.1.name", "bots.0.python", "bots.1.address", "bots.0.x"])
+     "bots.0", "bots.0.name", "bots.1.name", "bots.0.python", "bots.1.address", "bots.0.x",
+     "stop", "stop.when", "stop.confidence", "stop.min_games_per_bot", "a", "b", "sprt",
+     "sprt.elo0", "sprt.alpha"])
 
 
 def mutate(config: dict, path: str, value: object) -> None:

@@ -28,7 +28,11 @@ from referee.settings import (
     TimeConfig,
 )
 
-FORMATS = ("round-robin", "gauntlet")
+FORMATS = ("round-robin", "gauntlet", "swiss", "ab")
+# What `stop: {when: ...}` knows: settled, the leaderboard's order is known.
+STOP_RULES = ("settled",)
+#: Deals in one round of format: ab (the SPRT is checked after each round, deal by deal).
+AB_DEALS_PER_ROUND = 8
 
 # Bot and tournament names become file and folder names: letters, digits, '.', '_'
 # and '-', starting with a letter or digit, so no name is empty, hidden, a path
@@ -55,11 +59,40 @@ BOUNDS: dict[str, tuple[float, float]] = {
     "rating.mu": (-10_000, 10_000), "rating.sigma": (0.001, 10_000),
     "rating.beta": (0.001, 10_000), "rating.tau": (0, 10_000),
     "rating.draw_probability": (0.001, 0.99),  # 0 cannot rate a tie
+    "stop.confidence": (0.5, 0.999999), "stop.min_games_per_bot": (0, 10**9),
+    "sprt.elo0": (-2000, 2000), "sprt.elo1": (-2000, 2000),
+    "sprt.alpha": (0.000001, 0.5), "sprt.beta": (0.000001, 0.5),
 }
 
 
 class ConfigError(ValueError):
     """A config that cannot be run; the message is one line for the user."""
+
+
+@dataclass(frozen=True)
+class StopConfig:
+    """``stop:``: end a round robin or Swiss tournament once its order is settled.
+
+    Checked at round ends only, from the stored games of the rounds played, so a
+    resumed or concurrent run stops at the same round.
+    """
+
+    when: str = "settled"
+    # Every pair of neighbours on the leaderboard ordered with at least this LOS.
+    confidence: float = 0.95
+    # ... and every bot with at least this many rated games.
+    min_games_per_bot: int = 0
+
+
+@dataclass(frozen=True)
+class SprtConfig:
+    """``sprt:`` of ``format: ab``: H0 elo(A − B) = elo0 against H1 = elo1 (logistic Elo),
+    with error rates alpha (accepting H1 under H0) and beta (H0 under H1)."""
+
+    elo0: float = 0.0
+    elo1: float = 10.0
+    alpha: float = 0.05
+    beta: float = 0.05
 
 
 @dataclass(frozen=True)
@@ -92,6 +125,12 @@ class TournamentConfig:
     # Start command: and python: bots afresh before each seat rotation of the
     # duplicate deals, so no bot remembers a deal it is dealt again (issue 22).
     renew_bots: bool = True
+    # Early stopping (round-robin and swiss).
+    stop: StopConfig | None = None
+    # format: ab: the new bot, the old one, and the test deciding between them.
+    a: str | None = None
+    b: str | None = None
+    sprt: SprtConfig | None = None
 
     def time_for(self, bot: str) -> TimeConfig:
         """The time control of ``bot``'s seats: its own ``time:``, else the tournament's."""
@@ -122,7 +161,7 @@ class TournamentConfig:
 TOP_KEYS = {"name", "game", "variant", "players", "rounds", "games_per_bot", "seed",
             "concurrency", "format", "challenger", "duplicate", "time", "faults",
             "max_strikes", "recover", "max_restarts", "suspend_after", "limits", "rating",
-            "bots", "sandbox", "secret_deals", "renew_bots"}
+            "bots", "sandbox", "secret_deals", "renew_bots", "stop", "a", "b", "sprt"}
 COMMAND_KEYS = ("dir", "env", "sandbox")
 ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
@@ -169,6 +208,7 @@ def parse_config(data: Any, default_name: str = "tournament",
         raise ConfigError("give 'rounds' or 'games_per_bot', not both")
     if len(bots) < players:
         raise ConfigError(f"{len(bots)} bot(s) listed but the table has {players} seats")
+    fmt = _choice(data, "format", FORMATS, "round-robin")
     config = TournamentConfig(
         name=_tournament_name(data, default_name),
         game=game_name, variant=variant, players=players, bots=bots,
@@ -176,7 +216,7 @@ def parse_config(data: Any, default_name: str = "tournament",
         games_per_bot=_number(data, "games_per_bot", None),
         seed=_number(data, "seed", 1),
         concurrency=_number(data, "concurrency", min(os.cpu_count() or 1, 256)),
-        format=_choice(data, "format", FORMATS, "round-robin"),
+        format=fmt,
         challenger=_typed(data, "challenger", str),
         duplicate=_typed(data, "duplicate", bool, default=True),
         time=time,
@@ -190,6 +230,9 @@ def parse_config(data: Any, default_name: str = "tournament",
         sandbox=sandbox,
         secret_deals=_typed(data, "secret_deals", bool, default=True),
         renew_bots=_typed(data, "renew_bots", bool, default=True),
+        stop=_stop(data.get("stop")),
+        a=_typed(data, "a", str), b=_typed(data, "b", str),
+        sprt=_section(data, "sprt", SprtConfig) if fmt == "ab" else _not_given(data, "sprt"),
     )
     _check_format(config)
     _check_size(config)
@@ -211,12 +254,37 @@ def _checked_name(name: str, what: str) -> str:
     return name
 
 
+def fillers(config: TournamentConfig) -> list[str]:
+    """format: ab: the bots that fill the other seats, in config order."""
+    return [bot.name for bot in config.bots if bot.name not in (config.a, config.b)]
+
+
+def tables_per_round(config: TournamentConfig) -> int:
+    """The tables of one round (for format: ab, the A and the B tables of its deals)."""
+    bots, seats = len(config.bots), config.players
+    if config.format == "gauntlet":
+        return math.comb(bots - 1, seats - 1)
+    if config.format == "swiss":
+        return bots // seats
+    if config.format == "ab":
+        return AB_DEALS_PER_ROUND * (2 if fillers(config) else 1)
+    return math.comb(bots, seats)
+
+
+def games_per_round(config: TournamentConfig) -> int:
+    """Every table of a round is played in every seat rotation."""
+    return tables_per_round(config) * config.players
+
+
 def fewest_games_per_round(config: TournamentConfig) -> int:
-    """The games of one round for the bot that plays fewest of them."""
+    """The games of one round for the bot that plays fewest of them (a Swiss bye aside)."""
     bots, seats = len(config.bots), config.players
     if config.format == "gauntlet":
         # A bot other than the challenger sits at the tables holding it.
         return math.comb(bots - 2, seats - 2) * seats
+    if config.format in ("swiss", "ab"):
+        # A Swiss bot plays its table's rotations; A (and B) one table per deal.
+        return seats * (AB_DEALS_PER_ROUND if config.format == "ab" else 1)
     return math.comb(bots - 1, seats - 1) * seats
 
 
@@ -224,22 +292,29 @@ def rounds_needed(config: TournamentConfig) -> int:
     """``rounds``, or the fewest rounds giving every bot ``games_per_bot`` games."""
     if not config.games_per_bot:
         return config.rounds
-    return math.ceil(config.games_per_bot / fewest_games_per_round(config))
+    rounds = math.ceil(config.games_per_bot / fewest_games_per_round(config))
+    if config.format == "swiss" and rounds * games_per_round(config) <= MAX_GAMES:
+        # Byes rotate fairly: after r rounds no bot has sat out more than ceil(r·byes/n).
+        bots, byes = len(config.bots), len(config.bots) % config.players
+        while (rounds - math.ceil(rounds * byes / bots)) * config.players < config.games_per_bot:
+            rounds += 1
+    return rounds
 
 
 def game_count(config: TournamentConfig) -> int:
-    """How many games the schedule makes, counted without making them."""
-    bots, seats = len(config.bots), config.players
-    tables = math.comb(bots - 1, seats - 1) if config.format == "gauntlet" \
-        else math.comb(bots, seats)
-    return rounds_needed(config) * tables * seats
+    """How many games the schedule makes, counted without making them (the most, with
+    ``stop`` or an SPRT that may end it sooner)."""
+    return rounds_needed(config) * games_per_round(config)
 
 
 def _check_size(config: TournamentConfig) -> None:
     count = game_count(config)
     if count > MAX_GAMES:
+        hint = ("fewer rounds or games_per_bot" if config.format in ("swiss", "ab") else
+                "fewer rounds or bots, games_per_bot, or format: swiss, whose rounds grow "
+                "linearly with the field")
         raise ConfigError(f"this schedule makes {count:,} games; the limit is {MAX_GAMES:,} "
-                          "(fewer rounds, games_per_bot or bots)")
+                          f"({hint})")
 
 
 def _check_format(config: TournamentConfig) -> None:
@@ -251,6 +326,55 @@ def _check_format(config: TournamentConfig) -> None:
             raise ConfigError(f"challenger {config.challenger!r} is not one of the bots")
     elif config.challenger is not None:
         raise ConfigError("`challenger` is only for format: gauntlet")
+    if config.format == "ab":
+        _check_ab(config, names)
+    elif config.a is not None or config.b is not None:
+        raise ConfigError("`a` and `b` are only for format: ab")
+    if config.stop is not None and config.format not in ("round-robin", "swiss"):
+        why = " (an A/B test stops by its SPRT)" if config.format == "ab" else ""
+        raise ConfigError(f"`stop` is for format: round-robin or swiss, not {config.format}{why}")
+
+
+def _check_ab(config: TournamentConfig, names: list[str]) -> None:
+    for key in ("a", "b"):
+        value = getattr(config, key)
+        if value is None:
+            raise ConfigError(f"format: ab needs `{key}: NAME` (a: the new bot, b: the old)")
+        if value not in names:
+            raise ConfigError(f"{key} {value!r} is not one of the bots")
+    if config.a == config.b:
+        raise ConfigError("a and b must be two different bots")
+    others = len(fillers(config))
+    if others and others < config.players - 1 or not others and config.players != 2:
+        raise ConfigError(f"format: ab with players: {config.players} needs at least "
+                          f"{config.players - 1} filler bot(s) besides a and b (has {others}); "
+                          "without fillers, players: 2 plays a against b")
+    assert config.sprt is not None
+    if not config.sprt.elo0 < config.sprt.elo1:
+        raise ConfigError(f"sprt.elo0 must be below sprt.elo1 (got {config.sprt.elo0:g} and "
+                          f"{config.sprt.elo1:g})")
+
+
+def _stop(section: Any) -> StopConfig | None:
+    """``stop: {when: settled, confidence: 0.95, min_games_per_bot: N}``."""
+    if section is None:
+        return None
+    if not isinstance(section, dict):
+        raise ConfigError("'stop' must be a mapping, e.g. {when: settled, confidence: 0.95}")
+    _no_unknown_keys(section, set(StopConfig.__dataclass_fields__), "stop.")
+    when = _typed(section, "when", str, required=True, where="stop.")
+    if when not in STOP_RULES:
+        raise ConfigError(f"stop.when must be one of {', '.join(STOP_RULES)}, not {when!r}")
+    confidence = _typed(section, "confidence", float, default=0.95, where="stop.")
+    _check_bounds("stop.confidence", confidence)
+    least = _typed(section, "min_games_per_bot", int, default=0, where="stop.")
+    _check_bounds("stop.min_games_per_bot", least)
+    return StopConfig(when, confidence, least)
+
+
+def _not_given(data: dict, key: str) -> None:
+    if data.get(key) is not None:
+        raise ConfigError(f"`{key}` is only for format: ab")
 
 
 def _no_unknown_keys(data: dict, allowed: set[str], where: str) -> None:

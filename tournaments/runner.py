@@ -4,6 +4,11 @@ The schedule says which games exist; this module plays the ones not yet in
 the store (so running the same command again resumes), ``concurrency`` at a
 time, and writes each as it ends. Ratings are folded in schedule order as
 soon as every earlier game is in, so they never depend on finish order.
+
+Rounds are played together, or one after another when a round is paired from
+the standings (Swiss) or a rule may stop the tournament at a round's end
+(``stop``, an A/B test's SPRT): the pairing and the decision then depend only on
+the stored games of the rounds before, so a resume makes the same ones.
 """
 
 from __future__ import annotations
@@ -18,7 +23,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Callable, TextIO
 
+from ratings.board import settled
 from ratings.params import RatingConfig
+from ratings.sprt import DealGame, SprtResult
 from ratings.trueskill_ratings import Outcome, Rater
 from referee.clients import BotClient
 from referee.games import get_game
@@ -26,11 +33,19 @@ from referee.match import FaultPolicy, Match, MatchAbandoned, MatchResult
 from referee.participants import BotStartError, Participant
 from referee.sandbox import SandboxUnavailable, ensure_available
 from referee.settings import BotSpec
-from tournaments.config import TournamentConfig
+from tournaments.config import TournamentConfig, fillers, game_count, games_per_round
 from tournaments.executor import ThreadExecutor
-from tournaments.schedule import Pairing, schedule
-from tournaments.standings import outcome
-from tournaments.store import Store, StoreError
+from tournaments.schedule import (
+    Pairing,
+    arrange,
+    blocks,
+    fixed_groups,
+    round_by_round,
+    schedule,
+    swiss_tables,
+)
+from tournaments.standings import ab_test
+from tournaments.store import Store, StoredGame, StoreError
 
 
 class TournamentError(Exception):
@@ -54,6 +69,12 @@ class Summary:
     suspended: dict[str, int] = field(default_factory=dict)
     # With --fresh: the name the previous run is kept under.
     archived: str | None = None
+    # Why the tournament ended before its last scheduled game (stop:, the SPRT).
+    stopped: str | None = None
+    # Swiss byes per bot.
+    byes: dict[str, int] = field(default_factory=dict)
+    # format: ab: the test's result.
+    sprt: SprtResult | None = None
 
 
 # The longest health check after a timeout: a bot that is not hung answers Hello at once.
@@ -73,8 +94,11 @@ class Progress:
     """
 
     def __init__(self, total: int, done: int, out: TextIO, quiet: bool,
-                 every: float = 2.0, leaders_every: float = 15.0) -> None:
+                 every: float = 2.0, leaders_every: float = 15.0,
+                 note: Callable[[], str] | None = None) -> None:
         self.total, self.done, self.started_with = total, done, done
+        # More for the progress line: an A/B test's live LLR.
+        self.note = note
         self.out, self.quiet = out, quiet
         self.every, self.leaders_every = every, leaders_every
         self.start = time.monotonic()
@@ -86,8 +110,9 @@ class Progress:
         rate = played / elapsed if elapsed > 0 else 0.0
         left = self.total - self.done
         eta = f"{left / rate:,.0f}s" if rate > 0 else "?"
+        note = f"  {self.note()}" if self.note is not None else ""
         return (f"games {self.done}/{self.total} ({100 * self.done / max(self.total, 1):.0f}%)"
-                f"  {rate:.1f} games/s  ETA {eta}")
+                f"  {rate:.1f} games/s  ETA {eta}{note}")
 
     def advance(self, leaders: Callable[[], str]) -> None:
         self.done += 1
@@ -109,17 +134,35 @@ class LiveStandings:
     predecessors are rated keeps the live ratings equal to the final ones.
     """
 
-    def __init__(self, params: RatingConfig, indices: list[int]) -> None:
+    def __init__(self, params: RatingConfig, indices: list[int] | None = None) -> None:
         self.rater = Rater(params)
-        self.order = sorted(indices)
+        self.order: list[int] = []
         self.position = 0
         self.waiting: dict[int, Outcome] = {}
+        # Rated games per bot, of those folded.
+        self.games: dict[str, int] = {}
+        self.expect(indices or [])
+
+    def expect(self, indices: list[int]) -> None:
+        """Add games to wait for: those of the next rounds, all after the ones expected."""
+        self.order.extend(sorted(indices))
+        self._fold()
 
     def add(self, outcome: Outcome) -> None:
         self.waiting[outcome.index] = outcome
+        self._fold()
+
+    def _fold(self) -> None:
         while self.position < len(self.order) and self.order[self.position] in self.waiting:
-            self.rater.add(self.waiting.pop(self.order[self.position]))
+            folded = self.waiting.pop(self.order[self.position])
+            self.rater.add(folded)
+            for bot in folded.seats if folded.rated else ():
+                self.games[bot] = self.games.get(bot, 0) + 1
             self.position += 1
+
+    def conservative(self) -> dict[str, float]:
+        """Every rated bot's mu − 3σ, from the games folded so far."""
+        return {bot: rating.mu - 3 * rating.sigma for bot, rating in self.rater.ratings.items()}
 
     def leaders(self, count: int = 3) -> str:
         ratings = sorted(self.rater.ratings.items(),
@@ -142,8 +185,15 @@ class TournamentRunner:
         self.skip_bad_bots = skip_bad_bots
         self.fresh = fresh
         self.game = get_game(config.game)
-        # Every game, made by _stored_games once the store gives the deal secret.
-        self.pairings: list[Pairing] = []
+        # The most games the schedule makes (fewer if a stop rule ends it).
+        self.total = game_count(config)
+        # Whether the stored tournament was finished (or stopped): nothing left to play.
+        self.finished = False
+        # Swiss byes per bot so far; an A/B test's games so far, by deal.
+        self.byes: dict[str, int] = {}
+        # The Swiss tables played so far (a table is not repeated while avoidable).
+        self.met: set[frozenset[str]] = set()
+        self.deal_games: list[DealGame] = []
         self.stop = threading.Event()
         self.participants: dict[str, Participant] = {}
         # Fresh bots being started for the next rotation (stopped with the rest).
@@ -169,7 +219,6 @@ class TournamentRunner:
         existing = self.store.tournament(name)
         if existing is None or self.fresh:
             self.secret = self._new_secret()
-            self.pairings = schedule(self.config, self.secret)
             return set()
         changed = config_changes(existing.identity, _jsonable(self.config.identity()))
         if changed:
@@ -182,8 +231,18 @@ class TournamentRunner:
             # Killed between creating the record and keeping its secret: no game was stored.
             self.secret = self._new_secret()
             self.store.set_secret(name, self.secret)
-        self.pairings = schedule(self.config, self.secret)
+        self.finished = existing.finished_at is not None
         return self.store.done_indices(name)
+
+    def _needed(self, done: set[int]) -> set[str]:
+        """The bots with games left to play: every bot, when rounds are paired or may
+        stop as they go."""
+        if self.finished:
+            return set()
+        if round_by_round(self.config):
+            return {bot.name for bot in self.config.bots}
+        return {name for pairing in schedule(self.config, self.secret)
+                if pairing.index not in done for name in pairing.seats}
 
     def _record(self) -> str | None:
         """Create the tournament's record and keep its secret, once every bot is up.
@@ -197,7 +256,7 @@ class TournamentRunner:
         if existing is None or archived is not None:
             self.store.create_tournament(name, _jsonable(asdict(self.config)),
                                          _jsonable(self.config.identity()),
-                                         len(self.pairings), str(self.log_dir))
+                                         self.total, str(self.log_dir))
             if self.secret:
                 self.store.set_secret(name, self.secret)
         return archived
@@ -386,45 +445,41 @@ class TournamentRunner:
     def _run(self) -> Summary:
         started = time.monotonic()
         done = self._stored_games()
-        todo = [p for p in self.pairings if p.index not in done]
-        needed = {name for pairing in todo for name in pairing.seats}
-        skipped = self._start_bots(needed) if todo else []
+        needed = self._needed(done)
+        skipped = self._start_bots(needed) if needed else []
         try:
             archived = self._record()
             self._keep_identities()
         except StoreError:
             self.stop_bots()
             raise
-        todo = [p for p in todo if not set(p.seats) & set(skipped)]
-        live = LiveStandings(self.config.rating, sorted(done) + [p.index for p in todo])
-        for game in self.store.games(self.config.name):
-            live.add(outcome(game))
-        progress = Progress(len(self.pairings), len(done), self.out, self.quiet)
-        faults: dict[str, int] = {}
-        sat_out: dict[str, int] = {}
+        live = LiveStandings(self.config.rating)
+        stored = {game.game_index: game for game in self.store.games(self.config.name)}
+        progress = Progress(self.total, len(done), self.out, self.quiet,
+                            note=self._live_sprt if self.config.format == "ab" else None)
+        tally = Tally()
         previous = signal.signal(signal.SIGTERM, _raise_interrupt) \
             if threading.current_thread() is threading.main_thread() else None
         executor = ThreadExecutor(self.config.concurrency)
-        epochs = self._epochs(todo)
+        played, stopped = 0, None
         try:
-            for number, epoch in enumerate(epochs):
-                if self.renewal is not None:
-                    self._renew(epoch[0].rotation)
-                if number + 1 < len(epochs):
-                    self.renewal = self._prepare_renewal(epochs[number + 1])
-                for pairing, result in executor.results(self._play, epoch):
-                    self.store.add_game(self.config.name, pairing, result)
-                    live.add(Outcome(pairing.index, pairing.seats,
-                                     tuple(result.ranks), result.status != "void"))
-                    for fault in result.faults:
-                        if fault.fault_class == "suspended":
-                            sat_out[fault.bot] = sat_out.get(fault.bot, 0) + 1
-                        else:
-                            faults[fault.fault_class] = faults.get(fault.fault_class, 0) + 1
-                    progress.advance(live.leaders)
+            for block in blocks(self.config):
+                pairings = self._pairings(block, live)
+                todo = [] if self.finished else [
+                    p for p in pairings if p.index not in done and not set(p.seats) & set(skipped)]
+                live.expect([p.index for p in pairings if p.index in done] +
+                            [p.index for p in todo])
+                for pairing in pairings:
+                    if pairing.index in stored:
+                        self._fold(pairing, stored[pairing.index], live)
+                played += len(todo)
+                self._play_block(todo, executor, live, progress, tally)
+                stopped = self._verdict(block, live, skipped)
+                if stopped is not None:
+                    break
         except KeyboardInterrupt:
             raise Interrupted(
-                f"interrupted: {progress.done} of {len(self.pairings)} games are stored in "
+                f"interrupted: {progress.done} of {self.total} games are stored in "
                 f"{self.store.path}; run the same command again to resume") from None
         finally:
             # Bots go first, so games blocked on a bot's reply end at once.
@@ -433,12 +488,103 @@ class TournamentRunner:
             executor.close()
             if previous is not None:
                 signal.signal(signal.SIGTERM, previous)
-        if progress.done == len(self.pairings):
+        if stopped is not None and not self.quiet:
+            print(progress.line(), file=self.out, flush=True)
+        if progress.done == self.total or stopped is not None:
             self.store.finish_tournament(self.config.name)
-        return Summary(self.config.name, len(self.pairings), len(todo), len(done),
-                       time.monotonic() - started, faults, skipped,
-                       {name: sat_out.get(name, 0) for name in sorted(self.suspended)},
-                       archived)
+        return Summary(self.config.name, self.total, played, len(done),
+                       time.monotonic() - started, tally.faults, skipped,
+                       {name: tally.sat_out.get(name, 0) for name in sorted(self.suspended)},
+                       archived, stopped, dict(sorted(self.byes.items())),
+                       self._sprt() if self.config.format == "ab" else None)
+
+    # -- rounds: pairing, playing, deciding --------------------------------------------
+    def _pairings(self, block: range, live: LiveStandings) -> list[Pairing]:
+        """The games of the rounds in ``block``; a Swiss round is paired from the
+        standings after every earlier round (all of them folded into ``live``)."""
+        if self.config.format != "swiss":
+            return arrange(self.config, self.secret, block.start,
+                           [fixed_groups(self.config, number) for number in block])
+        assert live.position == len(live.order), "a Swiss round waits for the rounds before"
+        tables, byes = swiss_tables(self.config, self.secret, live.conservative(), self.byes,
+                                    self.met)
+        for name in byes:
+            self.byes[name] = self.byes.get(name, 0) + 1
+        self.met |= {frozenset(table) for table in tables}
+        return arrange(self.config, self.secret, block.start, [[[table] for table in tables]])
+
+    def _fold(self, pairing: Pairing, game: StoredGame | MatchResult, live: LiveStandings
+              ) -> None:
+        """A game (stored, or just played) into the live ratings and the A/B test."""
+        rated = game.status != "void"
+        live.add(Outcome(pairing.index, pairing.seats, tuple(game.ranks), rated))
+        if self.config.format == "ab":
+            self.deal_games.append(DealGame(pairing.group, pairing.seats, tuple(game.ranks),
+                                            rated))
+
+    def _play_block(self, todo: list[Pairing], executor: ThreadExecutor,
+                    live: LiveStandings, progress: Progress, tally: Tally) -> None:
+        """Play a block's games epoch by epoch, storing each as it ends."""
+        epochs = self._epochs(todo)
+        for number, epoch in enumerate(epochs):
+            if self.renewal is not None:
+                self._renew(epoch[0].rotation)
+            if number + 1 < len(epochs):
+                self.renewal = self._prepare_renewal(epochs[number + 1])
+            for pairing, result in executor.results(self._play, epoch):
+                self.store.add_game(self.config.name, pairing, result)
+                self._fold(pairing, result, live)
+                tally.add(result)
+                progress.advance(live.leaders)
+
+    def _verdict(self, block: range, live: LiveStandings, skipped: list[str]) -> str | None:
+        """Why the tournament stops after ``block``, or None to go on."""
+        if self.config.format == "ab":
+            result = self._sprt()
+            return None if result.verdict is None else result.line()
+        rule = self.config.stop
+        if rule is None:
+            return None
+        rater = live.rater
+        ratings = {bot.name: (rater.rating(bot.name).mu, rater.rating(bot.name).sigma)
+                   for bot in self.config.bots if bot.name not in skipped}
+        order = settled(ratings, live.games, rule.confidence, rule.min_games_per_bot)
+        if order is None:
+            return None
+        left = self.total - games_through(self.config, block)
+        return (f"settled after round {block.stop}: every bot is above the next with LOS "
+                f">= {rule.confidence:g} ({' > '.join(order)}); {left:,} of the "
+                f"{self.total:,} scheduled games were not needed")
+
+    def _sprt(self) -> SprtResult:
+        """The A/B test over the deals played so far, decided at its first crossing."""
+        config = self.config
+        assert config.a is not None and config.b is not None and config.sprt is not None
+        per_deal = config.players * (2 if fillers(config) else 1)
+        return ab_test(config.a, config.b, per_deal, asdict(config.sprt), self.deal_games)
+
+    def _live_sprt(self) -> str:
+        return self._sprt().line()
+
+
+@dataclass
+class Tally:
+    """Faults per class, and games each suspended bot sat out, of this run."""
+
+    faults: dict[str, int] = field(default_factory=dict)
+    sat_out: dict[str, int] = field(default_factory=dict)
+
+    def add(self, result: MatchResult) -> None:
+        for fault in result.faults:
+            if fault.fault_class == "suspended":
+                self.sat_out[fault.bot] = self.sat_out.get(fault.bot, 0) + 1
+            else:
+                self.faults[fault.fault_class] = self.faults.get(fault.fault_class, 0) + 1
+
+
+def games_through(config: TournamentConfig, block: range) -> int:
+    """The games of every round up to the end of ``block``."""
+    return block.stop * games_per_round(config)
 
 
 def _raise_interrupt(signum: int, frame: object) -> None:

@@ -1,17 +1,34 @@
 """Which bots play which game, in which seats, with which deal.
 
-Pure: a schedule depends only on the config (and the store's secret), so the
-same config gives the same games in the same order whatever the concurrency or
-finish order.
+Pure: the games of a round depend only on the config, the store's secret and,
+for Swiss pairings, the standings after the rounds before it (which the store
+holds), so the same config gives the same games with the same indices whatever
+the concurrency, finish order or number of resumes.
+
+A round is a list of *groups*; a group is the tables that share one deal (one
+table, or in an A/B test the A table and the B table), and each table is played
+in every seat rotation. Every round of a tournament has the same number of
+games, so a game's index is known before its round is paired.
 """
 
 from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
+from typing import Collection, Mapping, Sequence
 
 from referee.seeds import derive_seed
-from tournaments.config import TournamentConfig, rounds_needed
+from tournaments.config import (
+    AB_DEALS_PER_ROUND,
+    TournamentConfig,
+    fillers,
+    games_per_round,
+    rounds_needed,
+)
+
+Table = tuple[str, ...]
+#: The tables of one group: they share a deal.
+Group = list[Table]
 
 
 @dataclass(frozen=True)
@@ -23,8 +40,10 @@ class Pairing:
     round: int
     seats: tuple[str, ...]
     seed: int
-    # Which seat rotation of its group: with duplicate deals, games are played
-    # rotation by rotation, and bots start afresh between rotations.
+    # Which renewal epoch of its round: with duplicate deals, games are played
+    # epoch by epoch and bots start afresh between epochs, so no process plays a
+    # deal twice. The epoch is the seat rotation, and in an A/B test the side
+    # (A's tables first, then B's: the fillers see each deal on both).
     rotation: int = 0
 
 
@@ -33,45 +52,120 @@ def rotations(seats: tuple[str, ...]) -> list[tuple[str, ...]]:
     return [seats[shift:] + seats[:shift] for shift in range(len(seats))]
 
 
-def tables(config: TournamentConfig) -> list[tuple[str, ...]]:
-    """The sets of bots that meet once per round, seated in config order."""
+def round_by_round(config: TournamentConfig) -> bool:
+    """Whether rounds are played one after another: a Swiss round is paired from the
+    standings, and a tournament that may stop (``stop``, an SPRT) is checked at round
+    ends. Otherwise all rounds are played together, rotation by rotation."""
+    return config.format in ("swiss", "ab") or config.stop is not None
+
+
+def blocks(config: TournamentConfig) -> list[range]:
+    """The rounds played together, in order."""
+    count = rounds_needed(config)
+    if round_by_round(config):
+        return [range(number, number + 1) for number in range(count)]
+    return [range(count)]
+
+
+def fixed_groups(config: TournamentConfig, round_number: int) -> list[Group]:
+    """The groups of a round that needs no standings (every format but Swiss)."""
     names = [bot.name for bot in config.bots]
     if config.format == "gauntlet":
         others = [name for name in names if name != config.challenger]
-        return [(config.challenger, *rest)
+        return [[(config.challenger, *rest)]
                 for rest in itertools.combinations(others, config.players - 1)]
-    return list(itertools.combinations(names, config.players))
+    if config.format == "ab":
+        return [ab_group(config, round_number * AB_DEALS_PER_ROUND + deal)
+                for deal in range(AB_DEALS_PER_ROUND)]
+    if config.format == "swiss":
+        raise ValueError("Swiss rounds are paired from the standings: see swiss_tables")
+    return [[table] for table in itertools.combinations(names, config.players)]
 
 
-def schedule(config: TournamentConfig, secret: str = "") -> list[Pairing]:
-    """All games of the tournament, indexed from 0 in the order they are played.
+def ab_group(config: TournamentConfig, deal: int) -> Group:
+    """A/B test: A and B each at a table with the same fillers, on one deal (the fillers
+    rotate with the deal); without fillers, A against B."""
+    assert config.a is not None and config.b is not None
+    others = fillers(config)
+    if not others:
+        return [(config.a, config.b)]
+    window = tuple(others[(deal + seat) % len(others)] for seat in range(config.players - 1))
+    return [(config.a, *window), (config.b, *window)]
 
-    Each (round, table) is a group whose games are the table's seat rotations.
-    With ``duplicate`` the group shares one deal seed, derived from (tournament
-    seed, group index), so card luck cancels out within it; the games are then
-    played rotation by rotation (every group's first rotation, then every group's
-    second, ...), so a bot process started afresh for each rotation never plays a
-    deal it has seen (issue 22; ``renew_bots``). A game with a bot that keeps its
-    memory (``memory: true``, or an ``address:`` bot) gets a deal of its own. A
-    ``secret`` (the store's, with ``secret_deals``) joins every seed, so nobody who
-    knows only the config can compute a deal.
+
+def swiss_tables(config: TournamentConfig, secret: str, conservative: Mapping[str, float],
+                 byes: Mapping[str, int], met: Collection[frozenset[str]] = frozenset()
+                 ) -> tuple[list[Table], list[str]]:
+    """One Swiss round: tables of bots of similar conservative rating, and the byes.
+
+    The field is ordered by conservative rating (mu − 3σ) after the rounds played,
+    ties (all of them in the first round) broken by a key derived from the
+    tournament's seed and secret. When the field does not divide into tables, the
+    bots with the fewest byes so far, lowest placed first, sit the round out, so
+    byes rotate: after r rounds no bot has more than one bye more than another. The
+    others sit in standings order, ``players`` to a table; a table that already
+    played (in ``met``) swaps its lowest bot with the next table's highest, so the
+    same bots do not meet again while a near neighbour in the standings is free.
     """
-    base = (config.seed, secret) if secret else (config.seed,)
+    base = _base(config, secret)
+    order = sorted((bot.name for bot in config.bots),
+                   key=lambda name: (-conservative.get(name, 0.0),
+                                     derive_seed(*base, "swiss", name)))
+    count = len(order) % config.players
+    place = {name: number for number, name in enumerate(order)}
+    resting = sorted(order, key=lambda name: (byes.get(name, 0), -place[name]))[:count]
+    seated = [name for name in order if name not in resting]
+    tables = [list(seated[start:start + config.players])
+              for start in range(0, len(seated), config.players)]
+    for number in range(len(tables) - 1):
+        if frozenset(tables[number]) in met:
+            tables[number][-1], tables[number + 1][0] = tables[number + 1][0], tables[number][-1]
+    return [tuple(table) for table in tables], sorted(resting, key=place.__getitem__)
+
+
+def arrange(config: TournamentConfig, secret: str, first_round: int,
+            rounds: Sequence[list[Group]]) -> list[Pairing]:
+    """The games of consecutive rounds played together, from ``first_round`` on.
+
+    Each group shares one deal seed, derived from (tournament seed, group index),
+    so card luck cancels out within it. With ``duplicate`` the games are played
+    epoch by epoch (every group's first rotation, then every group's second, ...;
+    in an A/B test every A table's rotations before the B tables'), so a bot
+    process started afresh for each epoch never plays a deal it has seen (issue
+    22; ``renew_bots``). A game with a bot that keeps its memory (``memory: true``,
+    or an ``address:`` bot) gets a deal of its own. A ``secret`` (the store's, with
+    ``secret_deals``) joins every seed, so nobody who knows only the config can
+    compute a deal.
+    """
+    base = _base(config, secret)
     remembering = {bot.name for bot in config.bots if bot.remembers}
-    groups = [(round_number, table) for round_number in range(rounds_needed(config))
-              for table in tables(config)]
+    per_round = len(rounds[0]) if rounds else 0
+    games: list[tuple[int, int, Table, int]] = []   # (round, group, seats, epoch)
+    for offset, groups in enumerate(rounds):
+        for number, tables in enumerate(groups):
+            group = (first_round + offset) * per_round + number
+            for side, table in enumerate(tables):
+                games.extend((first_round + offset, group, seats, side * config.players + turn)
+                             for turn, seats in enumerate(rotations(table)))
     if config.duplicate:
-        order = [(group, rotation) for rotation in range(config.players)
-                 for group in range(len(groups))]
-    else:
-        order = [(group, rotation) for group in range(len(groups))
-                 for rotation in range(config.players)]
-    pairings: list[Pairing] = []
-    for index, (group, rotation) in enumerate(order):
-        round_number, table = groups[group]
-        seats = rotations(table)[rotation]
+        games.sort(key=lambda game: game[3])   # stable: groups stay in order within an epoch
+    start = first_round * games_per_round(config)
+    pairings = []
+    for index, (round_number, group, seats, epoch) in enumerate(games, start):
         shared = config.duplicate and not remembering & set(seats)
         seed = (derive_seed(*base, "group", group) if shared
                 else derive_seed(*base, "game", index))
-        pairings.append(Pairing(index, group, round_number, seats, seed, rotation))
+        pairings.append(Pairing(index, group, round_number, seats, seed, epoch))
     return pairings
+
+
+def schedule(config: TournamentConfig, secret: str = "") -> list[Pairing]:
+    """All games of a tournament whose rounds need no standings, indexed from 0 in the
+    order they are played (a Swiss tournament is paired round by round instead)."""
+    return [pairing for block in blocks(config)
+            for pairing in arrange(config, secret, block.start,
+                                   [fixed_groups(config, number) for number in block])]
+
+
+def _base(config: TournamentConfig, secret: str) -> tuple[object, ...]:
+    return (config.seed, secret) if secret else (config.seed,)

@@ -6,8 +6,11 @@ nothing of where they were kept.
 
 from __future__ import annotations
 
+from typing import Any, Iterable, Mapping
+
 from ratings.board import Board, build_board
 from ratings.params import RatingConfig
+from ratings.sprt import DealGame, SprtResult, deal_scores, sprt
 from ratings.trueskill_ratings import Outcome
 from tournaments.store import Store, StoredGame, StoredTournament
 
@@ -37,3 +40,21 @@ def standings(store: Store, tournament: StoredTournament, resamples: int | None 
     bots = [bot["name"] for bot in tournament.config["bots"]]
     return build_board(map(outcome, games), bots, rating_config(tournament),
                        fault_counts(store, tournament.name), resamples=resamples, seed=seed)
+
+
+def ab_test(a: str, b: str, per_deal: int, test: Mapping[str, float],
+            games: Iterable[DealGame]) -> SprtResult:
+    """An A/B test's SPRT over its games so far (``test``: elo0, elo1, alpha, beta)."""
+    return sprt(deal_scores(games, a, b, per_deal), test["elo0"], test["elo1"],
+                test["alpha"], test["beta"])
+
+
+def stored_ab_test(store: Store, tournament: StoredTournament) -> SprtResult | None:
+    """The SPRT of a stored ``format: ab`` tournament (None for other formats)."""
+    config: dict[str, Any] = tournament.config
+    if config.get("format") != "ab":
+        return None
+    sides = 2 if len(config["bots"]) > 2 else 1
+    games = (DealGame(game.group_index, tuple(game.seats), tuple(game.ranks),
+                      game.status != "void") for game in store.games(tournament.name))
+    return ab_test(config["a"], config["b"], config["players"] * sides, config["sprt"], games)

@@ -1,0 +1,209 @@
+"""Big fields (issue 18): Swiss rounds, early stopping, bounded schedules.
+
+Real tournaments of in-process bots of known strength (bots/mixed.py: the
+greedy move with probability p, else a random one), through the runner and the
+store, with deals from the seed alone (``secret_deals: false``) so that two
+stores of one config can be compared game by game.
+"""
+
+from __future__ import annotations
+
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
+import yaml
+from conftest import run_tournament, write_config
+
+from ratings.stats import kendall_tau_b
+from tournaments.config import ConfigError, game_count, parse_config, rounds_needed
+from tournaments.schedule import swiss_tables
+from tournaments.standings import standings
+
+CLI = str(Path(sys.executable).parent / "circus-referee")
+STRENGTHS = (0, 25, 50, 75, 100)
+
+
+def family(count: int) -> list[dict]:
+    """``count`` in-process bots, p cycling through 0, .25, .5, .75, 1."""
+    return [{"name": f"b{number:03d}-p{STRENGTHS[number % 5]}",
+             "python": f"bots.mixed:Mixed{STRENGTHS[number % 5]}"} for number in range(count)]
+
+
+def strength(bot: str) -> float:
+    return float(bot.rsplit("-p", 1)[1])
+
+
+def swiss(count: int, rounds: int, **more) -> dict:
+    return {"name": "swiss", "game": "flea-circus", "players": 3, "rounds": rounds,
+            "format": "swiss", "concurrency": 2, "secret_deals": False, "seed": 7,
+            "bots": family(count), **more}
+
+
+def rounds_of(store, name: str = "swiss") -> dict[int, list[tuple[str, ...]]]:
+    """Each round's games: seats in game-index order."""
+    games: dict[int, list[tuple[str, ...]]] = {}
+    for game in store.games(name):
+        games.setdefault(game.round, []).append(tuple(game.seats))
+    return games
+
+
+@pytest.mark.slow
+def test_a_swiss_round_of_200_bots_seats_every_bot_once_and_orders_by_strength(tmp_path):
+    config = parse_config(swiss(200, 3))
+    summary, store, _ = run_tournament(config, tmp_path)
+    # 200 bots at tables of 3: 66 tables and 2 byes a round, every table in 3 rotations.
+    assert summary.total == summary.played == 3 * 66 * 3
+    names = {bot.name for bot in config.bots}
+    byes: Counter[str] = Counter()
+    for number, games in rounds_of(store).items():
+        assert len(games) == 66 * 3
+        per_bot = Counter(bot for seats in games for bot in seats)
+        sitting_out = names - set(per_bot)
+        assert len(sitting_out) == 2 and set(per_bot.values()) == {3}, number
+        # Each bot sits at one table, once in each seat.
+        tables = {frozenset(seats) for seats in games}
+        assert len(tables) == 66 and sum(len(t) for t in tables) == 198
+        byes.update(sitting_out)
+    assert byes == Counter(summary.byes) and max(byes.values()) == 1
+    # The later rounds seat bots of similar rating together: the field's order
+    # already follows the true strengths (the bench measures it over more rounds).
+    board = standings(store, store.resolve("swiss"), resamples=0)
+    assert kendall_tau_b(board.bots, {bot: strength(bot) for bot in board.bots}) > 0.3
+
+
+def test_swiss_byes_rotate_over_the_field(tmp_path):
+    config = parse_config(swiss(7, 1, players=3))
+    byes: dict[str, int] = {}
+    for _ in range(7):
+        tables, resting = swiss_tables(config, "", {}, byes)
+        assert len(tables) == 2 and len(resting) == 1
+        seated = [bot for table in tables for bot in table]
+        assert sorted(seated + resting) == sorted(bot.name for bot in config.bots)
+        for bot in resting:
+            byes[bot] = byes.get(bot, 0) + 1
+    # Seven rounds, one bye each: every bot sat out exactly once.
+    assert sorted(byes.values()) == [1] * 7
+
+
+def test_swiss_tables_follow_the_standings_and_the_seed(tmp_path):
+    config = parse_config(swiss(6, 1))
+    ratings = {bot.name: float(index) for index, bot in enumerate(config.bots)}
+    tables, resting = swiss_tables(config, "", ratings, {})
+    best = sorted(ratings, key=lambda bot: -ratings[bot])
+    assert tables == [tuple(best[:3]), tuple(best[3:])] and resting == []
+    # The first round (no ratings) is seeded: the tournament's seed decides it.
+    first = swiss_tables(config, "", {}, {})[0]
+    assert first == swiss_tables(config, "", {}, {})[0]
+    others = {tuple(swiss_tables(parse_config(swiss(6, 1, seed=seed)), "", {}, {})[0])
+              for seed in range(8, 12)}
+    assert len(others | {tuple(first)}) > 1
+
+
+def test_a_swiss_table_that_already_played_is_broken_up():
+    config = parse_config(swiss(6, 1))
+    ratings = {bot.name: float(index) for index, bot in enumerate(config.bots)}
+    first, _ = swiss_tables(config, "", ratings, {})
+    again, _ = swiss_tables(config, "", ratings, {}, {frozenset(first[0])})
+    # The top table's lowest bot and the next table's highest change places.
+    assert again == [first[0][:2] + first[1][:1], first[0][2:] + first[1][1:]]
+
+
+def stored_pairings(db: Path, name: str = "swiss") -> list[tuple]:
+    with sqlite3.connect(db) as con:
+        return con.execute("SELECT game_index, round, group_index, seats, seed FROM games "
+                           "WHERE tournament = ? ORDER BY game_index", (name,)).fetchall()
+
+
+def stored_count(db: Path) -> int:
+    try:
+        with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as con:
+            return con.execute("SELECT count(*) FROM games").fetchone()[0]
+    except sqlite3.OperationalError:
+        return 0
+
+
+@pytest.mark.slow
+def test_a_swiss_tournament_killed_and_resumed_makes_the_same_pairings(tmp_path):
+    # 23 bots: 7 tables and 2 byes a round, 21 games a round.
+    data = swiss(23, 4)
+    path = write_config(tmp_path, yaml.safe_dump(data))
+    whole = tmp_path / "whole.sqlite"
+    run_tournament(parse_config(data), tmp_path, db=whole.name)
+    killed = tmp_path / "killed.sqlite"
+    command = [CLI, "tournament", str(path), "--db", str(killed), "--quiet"]
+    run = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 120
+    while stored_count(killed) < 30 and time.monotonic() < deadline and run.poll() is None:
+        time.sleep(0.05)
+    run.send_signal(signal.SIGKILL)
+    run.wait()
+    stored = stored_count(killed)
+    assert 30 <= stored < 84, stored   # killed in the second round or later
+    resumed = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    assert resumed.returncode == 0, resumed.stderr
+    assert f"{84 - stored} games played ({stored} already stored)" in resumed.stderr
+    assert stored_pairings(killed) == stored_pairings(whole)
+    assert len(stored_pairings(whole)) == 84
+
+
+@pytest.mark.parametrize("fmt", ["round-robin", "swiss"])
+def test_settled_stops_a_tournament_with_fewer_games(tmp_path, fmt):
+    bots = [{"name": f"p{p}", "python": f"bots.mixed:Mixed{p}"} for p in (0, 100)]
+    data = {"name": "stop", "game": "flea-circus", "players": 2, "rounds": 100, "seed": 3,
+            "concurrency": 2, "secret_deals": False, "bots": bots, "format": fmt,
+            "stop": {"when": "settled", "confidence": 0.95, "min_games_per_bot": 10}}
+    summary, store, _ = run_tournament(parse_config(data), tmp_path)
+    assert summary.stopped is not None and "settled after round" in summary.stopped
+    assert "p100 > p0" in summary.stopped
+    played = len(store.games("stop"))
+    assert 10 <= played < summary.total == 200 and summary.played == played
+    assert store.resolve("stop").finished_at is not None
+    # Resuming a stopped tournament plays nothing more and stops at the same round.
+    again, _, _ = run_tournament(parse_config(data), tmp_path)
+    assert (again.played, again.stopped) == (0, summary.stopped)
+
+
+def test_min_games_per_bot_holds_the_stop_back(tmp_path):
+    bots = [{"name": f"p{p}", "python": f"bots.mixed:Mixed{p}"} for p in (0, 100)]
+    data = {"name": "stop", "game": "flea-circus", "players": 2, "rounds": 12, "seed": 3,
+            "concurrency": 2, "secret_deals": False, "bots": bots,
+            "stop": {"when": "settled", "confidence": 0.5, "min_games_per_bot": 20}}
+    summary, store, _ = run_tournament(parse_config(data), tmp_path)
+    # Two games a round: the tenth round gives each bot its 20th game.
+    assert len(store.games("stop")) == 20 and "after round 10" in summary.stopped
+
+
+GOOD = {"name": "t", "game": "flea-circus", "players": 3, "bots": family(6)}
+
+
+@pytest.mark.parametrize("more, message", [
+    ({"bots": family(40), "players": 4, "rounds": 2},
+     "this schedule makes 731,120 games; the limit is 100,000 (fewer rounds or bots, "
+     "games_per_bot, or format: swiss"),
+    ({"bots": family(200), "players": 4, "format": "swiss", "rounds": 600},
+     "this schedule makes 120,000 games; the limit is 100,000 (fewer rounds or games_per_bot)"),
+    ({"stop": {"when": "bored"}}, "stop.when must be one of settled, not 'bored'"),
+    ({"stop": {"when": "settled", "confidence": 1.5}}, "stop.confidence must be from 0.5"),
+    ({"stop": {"when": "settled", "patience": 3}}, "unknown key stop.'patience'"),
+    ({"stop": "soon"}, "'stop' must be a mapping"),
+    ({"stop": {"when": "settled"}, "format": "gauntlet", "challenger": "b000-p0"},
+     "`stop` is for format: round-robin or swiss, not gauntlet"),
+])
+def test_bad_big_field_configs_are_refused_in_one_line(more, message):
+    with pytest.raises(ConfigError) as error:
+        parse_config(GOOD | more)
+    assert message in str(error.value) and "\n" not in str(error.value)
+
+
+def test_games_per_bot_in_swiss_counts_the_byes():
+    config = parse_config(GOOD | {"bots": family(7), "format": "swiss", "games_per_bot": 12})
+    # 7 bots at tables of 3: one bye a round; 3 games a round otherwise. Five rounds
+    # leave some bot with a bye (12 games); four would leave one with 9.
+    assert config.rounds == 1 and config.games_per_bot == 12
+    assert rounds_needed(config) == 5 and game_count(config) == 5 * 2 * 3
