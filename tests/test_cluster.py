@@ -47,9 +47,15 @@ seed: 7
 concurrency: 2
 secret_deals: false   # the same deals in every store: runs are comparable
 bots:
-  - {{name: greedy, command: "python -m bots.flea_greedy --address {{address}}", env: {{MARK: "{mark}"}}}}
-  - {{name: random, command: "python -m bots.random_bot --address {{address}}", env: {{MARK: "{mark}"}}}}
-  - {{name: random-b, command: "{bot} --address {{address}}", env: {{MARK: "{mark}"}}}}
+  - name: greedy
+    command: python -m bots.flea_greedy --address {{address}}
+    env: {{MARK: "{mark}"}}
+  - name: random
+    command: python -m bots.random_bot --address {{address}}
+    env: {{MARK: "{mark}"}}
+  - name: random-b
+    command: {bot} --address {{address}}
+    env: {{MARK: "{mark}"}}
 """
 
 
@@ -278,9 +284,15 @@ seed: 3
 concurrency: 2
 secret_deals: false
 bots:
-  - {{name: a, command: "python {bot} slow --sleep-ms 15 --address {{address}}", env: {{MARK: "{mark}"}}}}
-  - {{name: b, command: "python {bot} slow --sleep-ms 15 --address {{address}}", env: {{MARK: "{mark}"}}}}
-  - {{name: c, command: "python -m bots.random_bot --address {{address}}", env: {{MARK: "{mark}"}}}}
+  - name: a
+    command: python {bot} slow --sleep-ms 15 --address {{address}}
+    env: {{MARK: "{mark}"}}
+  - name: b
+    command: python {bot} slow --sleep-ms 15 --address {{address}}
+    env: {{MARK: "{mark}"}}
+  - name: c
+    command: python -m bots.random_bot --address {{address}}
+    env: {{MARK: "{mark}"}}
 """
 
 
