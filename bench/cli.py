@@ -9,12 +9,12 @@ import time
 import traceback
 from pathlib import Path
 
-from bench import engines, leaderboard, renewal, scaling, tournament, wire
+from bench import cluster, engines, leaderboard, renewal, scaling, tournament, wire
 from bench.farm import Farm
 from bench.machine import machine_info
 from bench.report import Section, machine_markdown
 
-BENCHMARKS = ("engines", "wire", "scaling", "tournament", "leaderboard", "renewal")
+BENCHMARKS = ("engines", "wire", "scaling", "tournament", "leaderboard", "renewal", "cluster")
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -54,6 +54,7 @@ def plan(args: argparse.Namespace) -> dict[str, dict]:
                            "profile_games": max(1, round(280 * s))},
             "leaderboard": {"sizes": (max(10, round(300 * s)),), "repeats": repeats},
             "renewal": {"rounds": max(1, round(1 * s)), "repeats": repeats},
+            "cluster": {"rounds": max(1, round(1 * s))},
         }
     repeats = args.repeats or 3
     return {
@@ -66,6 +67,7 @@ def plan(args: argparse.Namespace) -> dict[str, dict]:
         "leaderboard": {"sizes": (max(10, round(1_000 * s)), max(10, round(10_000 * s))),
                         "repeats": repeats},
         "renewal": {"rounds": max(1, round(10 * s)), "repeats": repeats},
+        "cluster": {"rounds": max(1, round(4 * s))},
     }
 
 
@@ -101,8 +103,10 @@ def run(names: tuple[str, ...] = BENCHMARKS, params: dict[str, dict] | None = No
                     section = tournament.run(**params["tournament"], progress=say)
                 elif name == "leaderboard":
                     section = leaderboard.run(**params["leaderboard"], progress=say)
-                else:
+                elif name == "renewal":
                     section = renewal.run(**params["renewal"], progress=say)
+                else:
+                    section = cluster.run(**params["cluster"], progress=say)
             except Exception as error:  # report it, and go on with the next benchmark
                 section = Section(name, f"{name}: FAILED", [])
                 section.notes.append("".join(traceback.format_exception_only(error)).strip())

@@ -164,6 +164,8 @@ def test_cluster_plays_the_games_of_one_machine(tmp_path, dask_cluster):
     # Every worker started the bots, and their logs came back into the logs folder.
     logs = sorted((tmp_path / "logs" / "spread" / "workers").glob("*/greedy.log"))
     assert len(logs) == 2 and all(b"listening" in log.read_bytes() for log in logs)
+    # Each worker started each bot afresh for each of the two seat rotations (issue 22).
+    assert [log.read_bytes().count(b"=== run 1 of greedy") for log in logs] == [2, 2]
     assert remote.identities("spread")["greedy"][0] == "flea-greedy"
 
 

@@ -151,19 +151,47 @@ class RunBots:
         # `concurrency` is games per worker, whatever its thread count.
         self.slots = threading.BoundedSemaphore(spec.config.concurrency)
         self.remembering = {bot.name for bot in spec.config.bots if bot.remembers}
+        config = spec.config
+        self.epochs = config.players if config.duplicate and config.renew_bots else 1
+        # The latest epoch a game was played in here, and the bots played with so far.
+        self.current = -1
+        self.used: set[str] = set()
 
     def lineup(self, name: str, epoch: int) -> Lineup:
-        """The lineup ``name`` plays from in ``epoch``; a newer epoch retires the older ones."""
+        """The lineup ``name`` plays from in ``epoch``.
+
+        The first game of a newer epoch retires the older epochs' bots and starts
+        the next epoch's in the background: a process that has played no game
+        knows nothing, and the switch then costs the next epoch no start-up time.
+        """
         key = None if name in self.remembering else epoch
         retired: list[Lineup] = []
         with self.lock:
-            if key is not None and key not in self.lineups:
+            self.used.add(name)
+            if key is not None and key > self.current:
+                self.current = key
                 retired = [self.lineups.pop(old) for old in list(self.lineups)
                            if old is not None and old < key]
+                if key + 1 < self.epochs:
+                    self._prepare(key + 1, sorted(self.used - self.remembering))
             lineup = self.lineups.setdefault(key, Lineup(self.spec, key, self.log_dir))
         for old in retired:
             old.stop()
         return lineup
+
+    def expect(self, names: tuple[str, ...]) -> None:
+        """The bots about to be started here, so the next epoch's are started too."""
+        with self.lock:
+            self.used.update(names)
+
+    def _prepare(self, epoch: int, names: list[str]) -> None:
+        """Start ``epoch``'s lineup of these bots in the background (the caller holds the
+        lock): the bots this worker has played with."""
+        lineup = self.lineups.setdefault(epoch, Lineup(self.spec, epoch, self.log_dir))
+        for name in names:
+            lineup.starting.setdefault(name, threading.Lock())
+        threading.Thread(target=lambda: [lineup.participant(name) for name in names],
+                         name=f"prepare-epoch-{epoch}", daemon=True).start()
 
     def client(self, name: str, epoch: int) -> BotClient | None:
         """``name``'s client for a game of ``epoch``; a crashed bot is restarted first."""
@@ -254,6 +282,7 @@ def start_lineup(spec: RunSpec, epoch: int, names: tuple[str, ...]
     identity (name, version, protocol), for the referee's checks and store.
     """
     bots = WORKER.run(spec)
+    bots.expect(names)
     with futures.ThreadPoolExecutor(max(1, len(names))) as pool:
         started = dict(zip(names, pool.map(lambda name: bots.participant(name, epoch), names)))
     report: dict[str, tuple[str | None, tuple[str, str, str] | None]] = {}
