@@ -26,7 +26,7 @@ from conftest import run_tournament, write_config
 
 from cli.main import main
 from tournaments import cluster
-from tournaments.config import load_config
+from tournaments.config import ConfigError, load_config
 from tournaments.runner import TournamentError, TournamentRunner
 from tournaments.schedule import schedule
 from tournaments.standings import standings
@@ -243,6 +243,16 @@ def test_without_distributed_the_flag_says_how_to_install_it(tmp_path, monkeypat
     assert result.exit_code == 2
     assert result.output == ("error: --cluster needs Dask distributed, which is not installed:"
                              " pip install 'circus-referee[cluster]'\n")
+
+
+def test_cluster_key_is_where_games_run_not_which_games(tmp_path):
+    here = load_config(config_file(tmp_path, "unused"))
+    there = load_config(config_file(tmp_path, "unused", extra="cluster: tcp://10.0.0.5:8786\n"))
+    assert (here.cluster, there.cluster) == (None, "tcp://10.0.0.5:8786")
+    # A run may resume on a cluster what it began on one machine, and the other way round.
+    assert here.identity() == there.identity()
+    with pytest.raises(ConfigError, match="cluster '' is not a scheduler address"):
+        load_config(config_file(tmp_path, "unused", extra="cluster: ''\n"))
 
 
 def test_a_game_is_stored_once_however_often_it_is_added(tmp_path):
