@@ -54,7 +54,8 @@ def plan(args: argparse.Namespace) -> dict[str, dict]:
                            "profile_games": max(1, round(280 * s))},
             "leaderboard": {"sizes": (max(10, round(300 * s)),), "repeats": repeats},
             "renewal": {"rounds": max(1, round(1 * s)), "repeats": repeats},
-            "cluster": {"rounds": max(1, round(1 * s))},
+            # Two cluster sizes only: each cluster takes seconds to start.
+            "cluster": {"rounds": max(1, round(1 * s)), "workers": (1, 2)},
         }
     repeats = args.repeats or 3
     return {

@@ -443,6 +443,15 @@ def replay(game_id: int | None, db_path: Path, source: Path | None, index: int |
         fail(f"replay gives scores {replayed.scores}, the record has {game.scores}", status=1)
 
 
+def bot_log(log_dir: Path, bot: str) -> str:
+    """Where a bot's log is: in the logs folder, or after a cluster run one per worker,
+    under ``workers/`` (README, "Running on several machines")."""
+    here = log_dir / f"{bot}.log"
+    if not here.exists() and (log_dir / "workers").is_dir():
+        return str(log_dir / "workers" / "*" / f"{bot}.log")
+    return str(here)
+
+
 @main.command()
 @DB_OPTION
 @TOURNAMENT_OPTION
@@ -456,7 +465,7 @@ def faults(db_path: Path, tournament: str | None, bot: str | None, fmt: str) -> 
     records = [{"game_id": f["game_id"], "game_index": f["game_index"], "seat": f["seat"],
                 "bot": f["bot"], "decision": f["decision_id"], "class": f["class"],
                 "policy": f["policy"], "detail": f["detail"],
-                "log": str(log_dir / f"{f['bot']}.log")}
+                "log": bot_log(log_dir, f["bot"])}
                for f in store.faults(record.name, bot)]
     emit_records(records, ["game_id", "game_index", "seat", "bot", "decision", "class",
                            "policy", "detail", "log"], fmt,

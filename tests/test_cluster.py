@@ -24,7 +24,7 @@ import pytest
 from click.testing import CliRunner
 from conftest import run_tournament, write_config
 
-from cli.main import main
+from cli.main import bot_log, main
 from tournaments import cluster
 from tournaments.config import ConfigError, load_config
 from tournaments.runner import TournamentError, TournamentRunner
@@ -166,6 +166,9 @@ def test_cluster_plays_the_games_of_one_machine(tmp_path, dask_cluster):
     assert len(logs) == 2 and all(b"listening" in log.read_bytes() for log in logs)
     # Each worker started each bot afresh for each of the two seat rotations (issue 22).
     assert [log.read_bytes().count(b"=== run 1 of greedy") for log in logs] == [2, 2]
+    # `circus-referee faults` points at them.
+    assert bot_log(tmp_path / "logs" / "spread", "greedy") == str(
+        tmp_path / "logs" / "spread" / "workers" / "*" / "greedy.log")
     assert remote.identities("spread")["greedy"][0] == "flea-greedy"
 
 

@@ -24,7 +24,6 @@ from typing import Callable, TextIO
 from ratings.params import RatingConfig
 from ratings.trueskill_ratings import Outcome, Rater
 from referee.clients import BotClient
-from referee.games import get_game
 from referee.match import MatchAbandoned, MatchResult
 from referee.participants import BotStartError, Participant
 from referee.sandbox import SandboxUnavailable, ensure_available
@@ -152,7 +151,6 @@ class TournamentRunner:
         self.quiet = quiet
         self.skip_bad_bots = skip_bad_bots
         self.fresh = fresh
-        self.game = get_game(config.game)
         # Every game, made by _stored_games once the store gives the deal secret.
         self.pairings: list[Pairing] = []
         self.stop = threading.Event()
