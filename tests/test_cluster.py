@@ -152,7 +152,7 @@ def test_cluster_plays_the_games_of_one_machine(tmp_path, dask_cluster):
     _, local, _ = run_tournament(path, tmp_path, db="local.sqlite")
     db = tmp_path / "cluster.sqlite"
     result = CliRunner().invoke(main, ["tournament", str(path), "--db", str(db), "--logs",
-                                       str(tmp_path / "logs"), "--cluster",
+                                       str(tmp_path / "cluster-logs"), "--cluster",
                                        dask_cluster.address])
     assert result.exit_code == 0, result.output
     assert "on 2 worker(s)" in result.output
@@ -162,13 +162,14 @@ def test_cluster_plays_the_games_of_one_machine(tmp_path, dask_cluster):
     assert board(remote, "spread") == board(local, "spread")
     assert wait_until_gone(mark) == []
     # Every worker started the bots, and their logs came back into the logs folder.
-    logs = sorted((tmp_path / "logs" / "spread" / "workers").glob("*/greedy.log"))
+    folder = tmp_path / "cluster-logs" / "spread"
+    assert not (folder / "greedy.log").exists()
+    logs = sorted((folder / "workers").glob("*/greedy.log"))
     assert len(logs) == 2 and all(b"listening" in log.read_bytes() for log in logs)
     # Each worker started each bot afresh for each of the two seat rotations (issue 22).
     assert [log.read_bytes().count(b"=== run 1 of greedy") for log in logs] == [2, 2]
     # `circus-referee faults` points at them.
-    assert bot_log(tmp_path / "logs" / "spread", "greedy") == str(
-        tmp_path / "logs" / "spread" / "workers" / "*" / "greedy.log")
+    assert bot_log(folder, "greedy") == str(folder / "workers" / "*" / "greedy.log")
     assert remote.identities("spread")["greedy"][0] == "flea-greedy"
 
 
