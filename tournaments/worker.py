@@ -237,14 +237,21 @@ class WorkerBots:
     def __init__(self) -> None:
         self.runs: dict[str, RunBots] = {}
         self.lock = threading.Lock()
+        # Runs whose referee has ended them here: a game of theirs still on its way
+        # starts no bot.
+        self.ended: set[str] = set()
 
     def run(self, spec: RunSpec) -> RunBots:
         """The run's bots here; a newer run of the same tournament ends an older one's
         (its referee is gone: the store lets one referee run a tournament at a time)."""
         with self.lock:
+            if spec.run in self.ended:
+                raise MatchAbandoned(f"the run {spec.run} has ended")
             bots = self.runs.get(spec.config.name)
             if bots is not None and bots.spec.run == spec.run:
                 return bots
+            if bots is not None:
+                self.ended.add(bots.spec.run)
             stale, bots = bots, RunBots(spec, log_root() / spec.run)
             self.runs[spec.config.name] = bots
         if stale is not None:
@@ -253,6 +260,7 @@ class WorkerBots:
 
     def close(self, run: str) -> dict[str, bytes]:
         with self.lock:
+            self.ended.add(run)
             name = next((name for name, bots in self.runs.items() if bots.spec.run == run), None)
             bots = self.runs.pop(name) if name is not None else None
         return bots.close() if bots is not None else {}
