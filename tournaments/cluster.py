@@ -104,7 +104,12 @@ def start_bots(client: Any, spec: RunSpec, epoch: int, names: tuple[str, ...]) -
 
 
 def finish(client: Any, run: str, log_dir: Path) -> None:
-    """Stop the run's bots on every worker and keep their logs under ``log_dir/workers/``."""
+    """Stop the run's bots on every worker and keep their logs under ``log_dir/workers/``.
+
+    A task on each worker like any other, not ``Client.run``: that runs the function on
+    the worker's event loop, which stopping processes must not block (the worker then
+    stops answering). After Ctrl-C it runs once a game in play on the worker ends.
+    """
     for worker, logs in on_each_worker(client, finish_run, run).items():
         if isinstance(logs, Exception):
             continue
