@@ -9,13 +9,13 @@ import time
 import traceback
 from pathlib import Path
 
-from bench import bigfields, engines, leaderboard, renewal, scaling, tournament, wire
+from bench import bigfields, cluster, engines, leaderboard, renewal, scaling, tournament, wire
 from bench.farm import Farm
 from bench.machine import machine_info
 from bench.report import Section, machine_markdown
 
 BENCHMARKS = ("engines", "wire", "scaling", "tournament", "leaderboard", "renewal", "swiss",
-              "stopping", "sprt")
+              "stopping", "sprt", "cluster")
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -58,6 +58,8 @@ def plan(args: argparse.Namespace) -> dict[str, dict]:
             "swiss": {"bots": max(6, round(30 * s)), "rounds": 2},
             "stopping": {"seeds": max(1, round(2 * s)), "rounds": 40},
             "sprt": {"simulations": max(10, round(100 * s)), "seeds": max(1, round(1 * s))},
+            # Two cluster sizes only: each cluster takes seconds to start.
+            "cluster": {"rounds": max(1, round(1 * s)), "workers": (1, 2)},
         }
     repeats = args.repeats or 3
     return {
@@ -73,6 +75,7 @@ def plan(args: argparse.Namespace) -> dict[str, dict]:
         "swiss": {"bots": max(6, round(200 * s)), "rounds": 8},
         "stopping": {"seeds": max(1, round(40 * s)), "rounds": 100},
         "sprt": {"simulations": max(10, round(2_000 * s)), "seeds": max(1, round(20 * s))},
+        "cluster": {"rounds": max(1, round(4 * s))},
     }
 
 
@@ -114,8 +117,10 @@ def run(names: tuple[str, ...] = BENCHMARKS, params: dict[str, dict] | None = No
                     section = bigfields.swiss(**params["swiss"], progress=say)
                 elif name == "stopping":
                     section = bigfields.stopping(**params["stopping"], progress=say)
-                else:
+                elif name == "sprt":
                     section = bigfields.sprt_errors(**params["sprt"], progress=say)
+                else:
+                    section = cluster.run(**params["cluster"], progress=say)
             except Exception as error:  # report it, and go on with the next benchmark
                 section = Section(name, f"{name}: FAILED", [])
                 section.notes.append("".join(traceback.format_exception_only(error)).strip())

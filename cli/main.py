@@ -25,6 +25,7 @@ from referee.games.base import IllegalActionError
 from referee.replay import END_REASONS, end_reason_words, replay_frames, text_lines
 from referee.settings import FAULT_CLASSES, BotSpec, TimeConfig
 from referee.viewer import render_replay
+from tournaments import cluster
 from tournaments.config import ConfigError, load_config
 from tournaments.export import game_records, read_records, replay_record, write_csv, write_jsonl
 from tournaments.runner import Interrupted, TournamentError, TournamentRunner
@@ -136,6 +137,12 @@ def open_tournament(db_path: Path, name: str | None) -> tuple[Store, StoredTourn
         fail(str(error))
 
 
+CLUSTER_OPTION = click.option(
+    "--cluster", "cluster_address", metavar="tcp://HOST:PORT", default=None,
+    help="play the games on the workers of this Dask scheduler (overrides the config's "
+         "`cluster:`); needs pip install 'circus-referee[cluster]'")
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option("0.1.0", prog_name="circus-referee")
 def main() -> None:
@@ -157,9 +164,10 @@ def main() -> None:
 @click.option("--db-wait", "db_wait", type=click.FloatRange(min=0, max=3600),
               default=DEFAULT_WAIT_S, show_default=True,
               help="seconds to wait for a database another program holds")
+@CLUSTER_OPTION
 def tournament(config_path: Path, db_path: Path, log_root: Path, concurrency: int | None,
                fresh: bool, skip_bad_bots: bool, quiet: bool, debug_wire: bool,
-               db_wait: float) -> None:
+               db_wait: float, cluster_address: str | None) -> None:
     """Run (or resume) the tournament described in BOTS_YAML."""
     try:
         config = load_config(config_path)
@@ -169,6 +177,8 @@ def tournament(config_path: Path, db_path: Path, log_root: Path, concurrency: in
         config = replace(config, bots=tuple(replace(bot, debug=True) for bot in config.bots))
     if concurrency is not None:
         config = replace(config, concurrency=concurrency)
+    if cluster_address is not None:
+        config = replace(config, cluster=cluster_address)
     try:
         store = Store(db_path, wait_s=db_wait)
     except StoreError as error:
@@ -475,6 +485,15 @@ def replay(game_id: int | None, db_path: Path, source: Path | None, index: int |
         fail(f"replay gives scores {replayed.scores}, the record has {game.scores}", status=1)
 
 
+def bot_log(log_dir: Path, bot: str) -> str:
+    """Where a bot's log is: in the logs folder, or after a cluster run one per worker,
+    under ``workers/`` (README, "Running on several machines")."""
+    here = log_dir / f"{bot}.log"
+    if not here.exists() and (log_dir / "workers").is_dir():
+        return str(log_dir / "workers" / "*" / f"{bot}.log")
+    return str(here)
+
+
 @main.command()
 @DB_OPTION
 @TOURNAMENT_OPTION
@@ -488,7 +507,7 @@ def faults(db_path: Path, tournament: str | None, bot: str | None, fmt: str) -> 
     records = [{"game_id": f["game_id"], "game_index": f["game_index"], "seat": f["seat"],
                 "bot": f["bot"], "decision": f["decision_id"], "class": f["class"],
                 "policy": f["policy"], "detail": f["detail"],
-                "log": str(log_dir / f"{f['bot']}.log")}
+                "log": bot_log(log_dir, f["bot"])}
                for f in store.faults(record.name, bot)]
     emit_records(records, ["game_id", "game_index", "seat", "bot", "decision", "class",
                            "policy", "detail", "log"], fmt,
@@ -612,3 +631,72 @@ def played(db_path: Path, tournament: str | None, bot: str | None, fmt: str) -> 
     emit_records(records, ["id", "index", "round", "seats", "scores", "ranks", "status",
                            "end_reason", "decisions", "duration_s"], fmt,
                  f"no games{f' with {bot}' if bot else ''} stored in {record.name}")
+
+
+@main.command("cluster-check")
+@click.argument("config_path", metavar="[BOTS_YAML]", required=False,
+                type=click.Path(path_type=Path))
+@click.option("--cluster", "cluster_address", metavar="tcp://HOST:PORT", default=None,
+              help="the Dask scheduler (default: the config's `cluster:`)")
+def cluster_check(config_path: Path | None, cluster_address: str | None) -> None:
+    """Say which workers a Dask scheduler has and whether each can run each bot.
+
+    Starts no tournament and stores nothing. With BOTS_YAML, every worker plays a
+    check-bot game of the config's game at every player count with each bot,
+    started as a tournament would start it there. Exits 0 only if every check passes.
+    """
+    config = None
+    if config_path is not None:
+        try:
+            config = load_config(config_path)
+        except ConfigError as error:
+            fail(str(error))
+    address = cluster_address or (config.cluster if config is not None else None)
+    if address is None:
+        fail("give --cluster tcp://HOST:PORT (or `cluster:` in BOTS_YAML)")
+    try:
+        client = cluster.connect(address)
+    except cluster.ClusterError as error:
+        fail(str(error))
+    try:
+        reports = cluster.check(client, config)
+    finally:
+        client.close()
+    ours = package_version()
+    failed = 0
+    click.echo(f"{len(reports)} worker(s) at {address}")
+    for worker, report in reports.items():
+        lines, bad = worker_lines(report, ours)
+        failed += bad
+        click.echo(f"{worker}: " + lines[0])
+        for line in lines[1:]:
+            click.echo(f"  {line}")
+    click.echo("every worker can run every bot" if not failed and config is not None else
+               "every worker answered" if not failed else f"{failed} problem(s)")
+    sys.exit(1 if failed else 0)
+
+
+def package_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("circus-referee")
+    except PackageNotFoundError:
+        return "not installed"
+
+
+def worker_lines(report: Any, ours: str) -> tuple[list[str], int]:
+    """One worker's report as lines, and how many problems it shows."""
+    if isinstance(report, Exception):
+        return [f"FAIL  {type(report).__name__}: {report}"], 1
+    problems = 0
+    head = f"circus-referee {report.version}, Python {report.python}"
+    if report.version != ours:
+        head += f" (FAIL: this referee is {ours}; install the same version everywhere)"
+        problems += 1
+    lines = [head, "sandbox: available" if report.sandbox is None
+             else f"sandbox: unavailable ({report.sandbox})"]
+    for bot, failure in report.bots.items():
+        lines.append(f"PASS  {bot}" if failure is None else f"FAIL  {bot}: {failure}")
+        problems += failure is not None
+    return lines, problems

@@ -56,10 +56,11 @@ def test_the_machine_and_every_table_are_printed(quick):
     for title in ("### Machine", "### 1. Rules engines", "### 2. Over the wire",
                   "### 3. Concurrency scaling", "### 4. A big in-process tournament",
                   "### 5. The leaderboard of a long log",
-                  "### 6. Duplicate deals without memory"):
+                  "### 6. Duplicate deals without memory",
+                  "### 7. A tournament on a Dask cluster"):
         assert title in text
     assert set(report["sections"]) == {"engines", "wire", "scaling", "tournament", "leaderboard",
-                                       "renewal", "swiss", "stopping", "sprt"}
+                                       "renewal", "swiss", "stopping", "sprt", "cluster"}
 
 
 @pytest.mark.slow
@@ -148,3 +149,14 @@ def test_big_fields_swiss_order_early_stopping_and_sprt_errors(quick):
     sprt = figures(quick[1], "sprt")
     assert_numbers(sprt, ["simulated_error_alpha", "simulated_error_beta", "identical_error",
                           "stronger_error", "identical_median_deals", "stronger_median_deals"])
+
+
+@pytest.mark.slow
+def test_cluster_games_per_second_by_workers(quick):
+    values = figures(quick[1], "cluster")
+    assert_numbers(values, ["local_games_per_s", *(f"workers_{count}_{figure}"
+                                                   for count in (1, 2)
+                                                   for figure in ("games_per_s",
+                                                                  "whole_run_games_per_s"))])
+    assert any("goal: games/s grows" in note
+               for note in quick[1]["sections"]["cluster"]["notes"])

@@ -131,6 +131,8 @@ class TournamentConfig:
     a: str | None = None
     b: str | None = None
     sprt: SprtConfig | None = None
+    # A Dask scheduler (tcp://HOST:PORT) whose workers play the games; None: this machine.
+    cluster: str | None = None
 
     def time_for(self, bot: str) -> TimeConfig:
         """The time control of ``bot``'s seats: its own ``time:``, else the tournament's."""
@@ -140,12 +142,13 @@ class TournamentConfig:
     def identity(self) -> dict[str, Any]:
         """What defines the games: the keys a resumed run must not change.
 
-        Concurrency, how bots are reached (and sandboxed) and whether they are
-        started afresh between rotations may change between runs without
-        changing which games are played.
+        Concurrency, how bots are reached (and sandboxed), whether they are
+        started afresh between rotations and where games run (a cluster) may
+        change between runs without changing which games are played.
         """
         data = asdict(self)
         data.pop("concurrency")
+        data.pop("cluster")
         data.pop("sandbox")
         data.pop("renew_bots")
         data["bots"] = [bot.name for bot in self.bots]
@@ -161,7 +164,8 @@ class TournamentConfig:
 TOP_KEYS = {"name", "game", "variant", "players", "rounds", "games_per_bot", "seed",
             "concurrency", "format", "challenger", "duplicate", "time", "faults",
             "max_strikes", "recover", "max_restarts", "suspend_after", "limits", "rating",
-            "bots", "sandbox", "secret_deals", "renew_bots", "stop", "a", "b", "sprt"}
+            "bots", "sandbox", "secret_deals", "renew_bots", "stop", "a", "b", "sprt",
+            "cluster"}
 COMMAND_KEYS = ("dir", "env", "sandbox")
 ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
@@ -233,10 +237,21 @@ def parse_config(data: Any, default_name: str = "tournament",
         stop=_stop(data.get("stop")),
         a=_typed(data, "a", str), b=_typed(data, "b", str),
         sprt=_section(data, "sprt", SprtConfig) if fmt == "ab" else _not_given(data, "sprt"),
+        cluster=_cluster(data),
     )
     _check_format(config)
     _check_size(config)
     return config
+
+
+def _cluster(data: dict) -> str | None:
+    """``cluster:``, a Dask scheduler's address such as tcp://10.0.0.5:8786."""
+    address = _typed(data, "cluster", str)
+    if address is not None and (not address.strip() or any(
+            ord(char) < 32 or ord(char) == 127 for char in address)):
+        raise ConfigError(f"cluster {address!r} is not a scheduler address "
+                          "(such as tcp://10.0.0.5:8786)")
+    return address
 
 
 def _tournament_name(data: dict, default_name: str) -> str:

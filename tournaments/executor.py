@@ -2,14 +2,15 @@
 
 The runner hands an executor the games to play and a function that plays one;
 the executor gives back each result as it finishes, in any order (the runner
-stores and rates them in schedule order). Today games run on a local thread
-pool; a cluster backend is another class with the same two methods.
+stores and rates them in schedule order). Games run on a local thread pool
+(:class:`ThreadExecutor`) or as tasks of a Dask cluster (:class:`DaskExecutor`).
 """
 
 from __future__ import annotations
 
+import time
 from concurrent import futures
-from typing import Callable, Iterable, Iterator, Protocol, TypeVar
+from typing import Any, Callable, Iterable, Iterator, Protocol, TypeVar
 
 Item = TypeVar("Item")
 Result = TypeVar("Result")
@@ -38,3 +39,88 @@ class ThreadExecutor:
 
     def close(self) -> None:
         self.pool.shutdown(wait=True, cancel_futures=True)
+
+
+class ClusterLost(Exception):
+    """The cluster cannot go on (its scheduler went away, or a game killed worker after
+    worker); the games returned before are kept."""
+
+
+# How often the number of workers (and so the games in flight) is looked up again.
+WORKERS_EVERY_S = 2.0
+# How long one wait for the next result lasts, so Ctrl-C is heard (a lost scheduler
+# ends the wait at once).
+POLL_S = 1.0
+
+
+class DaskExecutor:
+    """Games as tasks of a Dask cluster, ``per_worker`` games in flight per worker.
+
+    ``play`` and the tasks must be picklable, as they go to other machines: each
+    item is made into its task by ``prepare`` as late as possible, when a slot
+    frees up, so a task carries what the referee knows at that moment (which bots
+    are suspended). A worker that dies takes its games with it and Dask sends them
+    to another worker, where they are played again from their seeds; each item
+    still gives exactly one result. A lost scheduler raises :class:`ClusterLost`.
+    """
+
+    def __init__(self, client: Any, per_worker: int, prepare: Callable[[Item], Any]) -> None:
+        self.client = client
+        self.per_worker = per_worker
+        self.prepare = prepare
+        self.workers, self.counted = 1, float("-inf")
+        # The games sent and not yet returned, by their Dask futures.
+        self.pending: dict[Any, Any] = {}
+
+    def worker_count(self) -> int:
+        """The workers there now (at least one), looked up at most every WORKERS_EVERY_S."""
+        if time.monotonic() - self.counted >= WORKERS_EVERY_S:
+            self.workers = max(1, len(self.client.nthreads()))
+            self.counted = time.monotonic()
+        return self.workers
+
+    def results(self, play: Callable[[Any], Result],
+                items: Iterable[Item]) -> Iterator[tuple[Item, Result]]:
+        from distributed import wait
+
+        waiting, pending = iter(items), self.pending
+        self._fill(play, waiting, pending)
+        while pending:
+            try:
+                done, _ = wait(list(pending), timeout=POLL_S, return_when="FIRST_COMPLETED")
+            except futures.TimeoutError:
+                continue
+            except futures.CancelledError:
+                raise ClusterLost(LOST) from None
+            for future in done:
+                yield pending.pop(future), self._result(future)
+            self._fill(play, waiting, pending)
+
+    def _fill(self, play: Callable[[Any], Result], waiting: Iterator[Item],
+              pending: dict[Any, Item]) -> None:
+        while len(pending) < self.per_worker * self.worker_count():
+            item = next(waiting, _END)
+            if item is _END:
+                return
+            pending[self.client.submit(play, self.prepare(item), pure=False)] = item
+
+    def _result(self, future: Any) -> Any:
+        from distributed import KilledWorker
+
+        try:
+            return future.result()
+        except futures.CancelledError:
+            raise ClusterLost(LOST) from None
+        except KilledWorker as error:
+            raise ClusterLost(f"a game was running on each of several workers that died "
+                              f"({error})") from None
+
+    def close(self) -> None:
+        """Cancel the games not yet returned; the referee stops the workers' bots itself."""
+        outstanding, self.pending = list(self.pending), {}
+        if outstanding and self.client.status == "running":
+            self.client.cancel(outstanding)
+
+
+_END = object()
+LOST = "the connection to its scheduler broke"

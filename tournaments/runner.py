@@ -9,6 +9,10 @@ Rounds are played together, or one after another when a round is paired from
 the standings (Swiss) or a rule may stop the tournament at a round's end
 (``stop``, an A/B test's SPRT): the pairing and the decision then depend only on
 the stored games of the rounds before, so a resume makes the same ones.
+
+With ``cluster`` the games are tasks of a Dask cluster whose workers start
+and keep the bots (``tournaments.worker``); this process still decides,
+stores and rates everything.
 """
 
 from __future__ import annotations
@@ -28,13 +32,12 @@ from ratings.params import RatingConfig
 from ratings.sprt import DealGame, SprtResult
 from ratings.trueskill_ratings import Outcome, Rater
 from referee.clients import BotClient
-from referee.games import get_game
-from referee.match import FaultPolicy, Match, MatchAbandoned, MatchResult
+from referee.match import MatchAbandoned, MatchResult
 from referee.participants import BotStartError, Participant
 from referee.sandbox import SandboxUnavailable, ensure_available
 from referee.settings import BotSpec
 from tournaments.config import TournamentConfig, fillers, game_count, games_per_round
-from tournaments.executor import ThreadExecutor
+from tournaments.executor import ClusterLost, DaskExecutor, Executor, ThreadExecutor
 from tournaments.schedule import (
     Pairing,
     arrange,
@@ -46,6 +49,14 @@ from tournaments.schedule import (
 )
 from tournaments.standings import ab_test
 from tournaments.store import Store, StoredGame, StoreError
+from tournaments.worker import (
+    GameTask,
+    RunSpec,
+    epoch_of,
+    new_match,
+    play_game,
+    probe_timeout,
+)
 
 
 class TournamentError(Exception):
@@ -77,10 +88,6 @@ class Summary:
     sprt: SprtResult | None = None
 
 
-# The longest health check after a timeout: a bot that is not hung answers Hello at once.
-PROBE_S = 1.0
-
-
 def config_changes(old: dict, new: dict) -> list[str]:
     """The keys whose values differ between two config identities."""
     return sorted(key for key in old.keys() | new.keys() if old.get(key) != new.get(key))
@@ -95,10 +102,13 @@ class Progress:
 
     def __init__(self, total: int, done: int, out: TextIO, quiet: bool,
                  every: float = 2.0, leaders_every: float = 15.0,
-                 note: Callable[[], str] | None = None) -> None:
+                 note: Callable[[], str] | None = None,
+                 workers: Callable[[], int] | None = None) -> None:
         self.total, self.done, self.started_with = total, done, done
         # More for the progress line: an A/B test's live LLR.
         self.note = note
+        # On a cluster: how many workers are playing.
+        self.workers = workers
         self.out, self.quiet = out, quiet
         self.every, self.leaders_every = every, leaders_every
         self.start = time.monotonic()
@@ -110,9 +120,10 @@ class Progress:
         rate = played / elapsed if elapsed > 0 else 0.0
         left = self.total - self.done
         eta = f"{left / rate:,.0f}s" if rate > 0 else "?"
+        where = f"  on {self.workers()} worker(s)" if self.workers is not None else ""
         note = f"  {self.note()}" if self.note is not None else ""
         return (f"games {self.done}/{self.total} ({100 * self.done / max(self.total, 1):.0f}%)"
-                f"  {rate:.1f} games/s  ETA {eta}{note}")
+                f"  {rate:.1f} games/s  ETA {eta}{where}{note}")
 
     def advance(self, leaders: Callable[[], str]) -> None:
         self.done += 1
@@ -184,7 +195,6 @@ class TournamentRunner:
         self.quiet = quiet
         self.skip_bad_bots = skip_bad_bots
         self.fresh = fresh
-        self.game = get_game(config.game)
         # The most games the schedule makes (fewer if a stop rule ends it).
         self.total = game_count(config)
         # Whether the stored tournament was finished (or stopped): nothing left to play.
@@ -211,6 +221,12 @@ class TournamentRunner:
         self.streaks_lock = threading.Lock()
         # The deal secret of this run (secret_deals), stored with the tournament's record.
         self.secret = ""
+        # Each bot's name, version and protocol from its Hello, for the store.
+        self.identities: dict[str, tuple[str, str, str]] = {}
+        # On a cluster: the Dask client, and what every game of this run shares.
+        self.client = None
+        self.remote = RunSpec(f"{config.name}-{secrets.token_hex(6)}", config,
+                              tuple(str(path) for path in self.private))
 
     # -- set-up ----------------------------------------------------------------
     def _stored_games(self) -> set[int]:
@@ -244,6 +260,15 @@ class TournamentRunner:
         return {name for pairing in schedule(self.config, self.secret)
                 if pairing.index not in done for name in pairing.seats}
 
+    def _first_epoch(self, done: set[int]) -> int:
+        """The epoch of the first game left to play (0 when rounds are paired as they go:
+        a resumed run's workers then start their bots afresh at its first game)."""
+        if round_by_round(self.config):
+            return 0
+        return next((epoch_of(self.config, pairing)
+                     for pairing in schedule(self.config, self.secret)
+                     if pairing.index not in done), 0)
+
     def _record(self) -> str | None:
         """Create the tournament's record and keep its secret, once every bot is up.
 
@@ -263,20 +288,31 @@ class TournamentRunner:
 
     def _keep_identities(self) -> None:
         """Store each bot's name, version and protocol from its Hello, for the report."""
-        for name, participant in self.participants.items():
-            hello = participant.hello_response
-            if hello is not None:
-                self.store.set_identity(self.config.name, name, hello.name, hello.version,
-                                        hello.protocol_version)
+        for name, (bot, version, protocol) in sorted(self.identities.items()):
+            self.store.set_identity(self.config.name, name, bot, version, protocol)
 
     def _new_secret(self) -> str:
         """A new deal secret (none without secret_deals): kept in the store, never sent
         to a bot, so nobody who knows only the config can compute a deal."""
         return secrets.token_hex(32) if self.config.secret_deals else ""
 
-    def _start_bots(self, needed: set[str]) -> list[str]:
-        """Start every needed bot, all at once; return the names of those that failed."""
+    def _start_bots(self, needed: set[str], epoch: int) -> list[str]:
+        """Start every needed bot, all at once; return the names of those that failed.
+        On a cluster, every worker starts them for ``epoch``, the first one to play."""
         specs = [spec for spec in self.config.bots if spec.name in needed]
+        errors = (self._start_remote(specs, epoch) if self.config.cluster
+                  else self._start_here(specs))
+        if errors and not self.skip_bad_bots:
+            self.stop_bots()
+            raise TournamentError("; ".join(errors.values())
+                                  + " (the tournament did not start; --skip-bad-bots plays "
+                                    "without them)")
+        for message in errors.values():
+            print(f"skipping: {message}", file=self.out, flush=True)
+        return sorted(errors)
+
+    def _start_here(self, specs: list[BotSpec]) -> dict[str, str]:
+        """Start the bots on this machine; return the start error of each that failed."""
         if any(spec.command and (self.config.sandbox if spec.sandbox is None else spec.sandbox)
                for spec in specs):
             try:
@@ -287,16 +323,28 @@ class TournamentRunner:
         for participant, error in self._started(specs):
             if error is None:
                 self.participants[participant.name] = participant
+                hello = participant.hello_response
+                if hello is not None:
+                    self.identities[participant.name] = (hello.name, hello.version,
+                                                         hello.protocol_version)
             else:
                 errors[participant.name] = error
-        if errors and not self.skip_bad_bots:
+        return errors
+
+    def _start_remote(self, specs: list[BotSpec], epoch: int) -> dict[str, str]:
+        """Connect to the cluster and start the first epoch's bots on every worker, so a
+        bot that cannot run on some worker stops the tournament before its first game."""
+        from tournaments import cluster
+
+        try:
+            self.client = cluster.connect(self.config.cluster)
+            started = cluster.start_bots(self.client, self.remote, epoch,
+                                         tuple(spec.name for spec in specs))
+        except cluster.ClusterError as error:
             self.stop_bots()
-            raise TournamentError("; ".join(errors.values())
-                                  + " (the tournament did not start; --skip-bad-bots plays "
-                                    "without them)")
-        for message in errors.values():
-            print(f"skipping: {message}", file=self.out, flush=True)
-        return sorted(errors)
+            raise TournamentError(str(error)) from None
+        self.identities.update(started.identities)
+        return started.errors
 
     def _started(self, specs: list[BotSpec]) -> list[tuple[Participant, str | None]]:
         """A new participant per spec, all started at once, each with its start error."""
@@ -318,7 +366,10 @@ class TournamentRunner:
         return outcomes
 
     def stop_bots(self) -> None:
-        """Stop every bot, those started for the next rotation too."""
+        """Stop every bot, those started for the next rotation and those on a cluster's
+        workers too (whose logs come back into the logs folder)."""
+        if self.client is not None:
+            self._stop_remote()
         spares = [participant for participant, _ in self.renewal.result()] \
             if self.renewal is not None else []
         self.renewal = None
@@ -326,6 +377,16 @@ class TournamentRunner:
         for stopping in self.retiring:
             stopping.join()
         self.retiring = []
+
+    def _stop_remote(self) -> None:
+        from tournaments import cluster
+
+        client, self.client = self.client, None
+        try:
+            if client.status == "running":
+                cluster.finish(client, self.remote.run, self.log_dir)
+        finally:
+            client.close()
 
     # -- fresh bots between the rotations of duplicate deals (issue 22) ------------
     def _epochs(self, todo: list[Pairing]) -> list[list[Pairing]]:
@@ -390,23 +451,26 @@ class TournamentRunner:
     def _play(self, pairing: Pairing) -> MatchResult:
         if self.stop.is_set():
             raise MatchAbandoned(str(pairing.index))
-        policy = FaultPolicy(self.config.faults, self.config.max_strikes)
         suspended = frozenset(self.suspended)
-        match = Match(self.game, self.config.variant, pairing.seats, pairing.seed,
-                      f"{self.config.name}/{pairing.index}",
-                      [None if name in suspended else self._client(name)
-                       for name in pairing.seats],
-                      [self.config.time_for(name) for name in pairing.seats], policy,
-                      self.stop, probe=self._probe,
-                      suspended=suspended)
-        result = match.play()
+        clients = [None if name in suspended else self._client(name) for name in pairing.seats]
+        result = new_match(self.config, pairing, clients, self.stop, self._probe,
+                           suspended).play()
         self._count_faults(result)
         return result
 
     def _probe(self, name: str) -> bool:
         """After a timeout: whether the bot still answers (a hung one is stopped)."""
-        call_s = self.config.time_for(name).call_ms / 1000
-        return self.participants[name].probe(min(PROBE_S, call_s))
+        return self.participants[name].probe(probe_timeout(self.config, name))
+
+    def _task(self, pairing: Pairing) -> GameTask:
+        """A game for a cluster worker, with the bots suspended as it is sent."""
+        return GameTask(self.remote, pairing, epoch_of(self.config, pairing),
+                        frozenset(self.suspended))
+
+    def _executor(self) -> Executor:
+        if self.client is not None:
+            return DaskExecutor(self.client, self.config.concurrency, self._task)
+        return ThreadExecutor(self.config.concurrency)
 
     def _count_faults(self, result: MatchResult) -> None:
         """Suspend a bot once ``suspend_after`` of its games in a row had a fault.
@@ -446,7 +510,7 @@ class TournamentRunner:
         started = time.monotonic()
         done = self._stored_games()
         needed = self._needed(done)
-        skipped = self._start_bots(needed) if needed else []
+        skipped = self._start_bots(needed, self._first_epoch(done)) if needed else []
         try:
             archived = self._record()
             self._keep_identities()
@@ -455,12 +519,14 @@ class TournamentRunner:
             raise
         live = LiveStandings(self.config.rating)
         stored = {game.game_index: game for game in self.store.games(self.config.name)}
+        executor = self._executor()
         progress = Progress(self.total, len(done), self.out, self.quiet,
-                            note=self._live_sprt if self.config.format == "ab" else None)
+                            note=self._live_sprt if self.config.format == "ab" else None,
+                            workers=executor.worker_count
+                            if isinstance(executor, DaskExecutor) else None)
         tally = Tally()
         previous = signal.signal(signal.SIGTERM, _raise_interrupt) \
             if threading.current_thread() is threading.main_thread() else None
-        executor = ThreadExecutor(self.config.concurrency)
         played, stopped = 0, None
         try:
             for block in blocks(self.config):
@@ -481,9 +547,17 @@ class TournamentRunner:
             raise Interrupted(
                 f"interrupted: {progress.done} of {self.total} games are stored in "
                 f"{self.store.path}; run the same command again to resume") from None
+        except ClusterLost as error:
+            raise TournamentError(
+                f"the cluster at {self.config.cluster} was lost ({error}): {progress.done} of "
+                f"{self.total} games are stored in {self.store.path}; run the same "
+                "command again to resume (on a cluster or on this machine)") from None
         finally:
-            # Bots go first, so games blocked on a bot's reply end at once.
+            # Bots go first, so games blocked on a bot's reply end at once; on a cluster
+            # the games not yet started are dropped first, so none starts with no bots.
             self.stop.set()
+            if self.client is not None:
+                executor.close()
             self.stop_bots()
             executor.close()
             if previous is not None:
@@ -522,16 +596,21 @@ class TournamentRunner:
             self.deal_games.append(DealGame(pairing.group, pairing.seats, tuple(game.ranks),
                                             rated))
 
-    def _play_block(self, todo: list[Pairing], executor: ThreadExecutor,
+    def _play_block(self, todo: list[Pairing], executor: Executor,
                     live: LiveStandings, progress: Progress, tally: Tally) -> None:
-        """Play a block's games epoch by epoch, storing each as it ends."""
+        """Play a block's games epoch by epoch, storing each as it ends. On a cluster
+        the workers renew their own bots, and faults are counted here."""
+        remote = self.client is not None
         epochs = self._epochs(todo)
         for number, epoch in enumerate(epochs):
             if self.renewal is not None:
                 self._renew(epoch[0].rotation)
-            if number + 1 < len(epochs):
+            if number + 1 < len(epochs) and not remote:
                 self.renewal = self._prepare_renewal(epochs[number + 1])
-            for pairing, result in executor.results(self._play, epoch):
+            for pairing, result in executor.results(play_game if remote else self._play,
+                                                    epoch):
+                if remote:
+                    self._count_faults(result)
                 self.store.add_game(self.config.name, pairing, result)
                 self._fold(pairing, result, live)
                 tally.add(result)

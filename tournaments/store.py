@@ -339,11 +339,16 @@ class Store:
 
     # -- games ---------------------------------------------------------------
     def add_game(self, tournament: str, pairing: Pairing, result: MatchResult) -> int:
-        """Write a finished game and its faults in one transaction."""
+        """Write a finished game and its faults in one transaction.
+
+        Idempotent on (tournament, game index): a game already stored (say, a
+        cluster game played twice after its worker was lost) is kept as it is,
+        and its id returned.
+        """
         with self._writing():
             cursor = self.db.execute(
-                "INSERT INTO games (tournament, game_index, group_index, round, seed, game,"
-                " variant, seats, scores, ranks, status, end_reason, actions, times,"
+                "INSERT OR IGNORE INTO games (tournament, game_index, group_index, round, seed,"
+                " game, variant, seats, scores, ranks, status, end_reason, actions, times,"
                 " started_at, finished_at, duration_s)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (tournament, pairing.index, pairing.group, pairing.round, pairing.seed,
@@ -351,6 +356,10 @@ class Store:
                  json.dumps(result.scores), json.dumps(result.ranks), result.status,
                  result.end_reason, json.dumps(result.actions), json.dumps(result.times),
                  result.started_at, result.finished_at, result.duration_s))
+            if cursor.rowcount == 0:
+                return self.db.execute(
+                    "SELECT id FROM games WHERE tournament = ? AND game_index = ?",
+                    (tournament, pairing.index)).fetchone()[0]
             game_id = cursor.lastrowid
             self.db.executemany(
                 "INSERT INTO faults (tournament, game_id, game_index, seat, bot, decision_id,"

@@ -1,0 +1,403 @@
+"""Tournaments on a real Dask cluster: a scheduler and worker processes on this machine.
+
+The games a cluster plays must be the games one machine plays (same rows, same
+leaderboard), every game stored once even when a worker is killed mid-run, and
+no bot process left on a worker afterwards.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import signal
+import socket
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from conftest import run_tournament, write_config
+
+from cli.main import bot_log, main
+from tournaments import cluster
+from tournaments.config import ConfigError, load_config
+from tournaments.runner import TournamentError, TournamentRunner
+from tournaments.schedule import schedule
+from tournaments.standings import standings
+from tournaments.store import Store
+
+pytest.importorskip("distributed")
+
+DASK = str(Path(sys.executable).with_name("dask"))
+FAULT_BOTS = Path(__file__).resolve().parent / "fault_bots.py"
+
+# Three bots, two seats: 3 tables × 2 rotations. Every bot carries a mark in its
+# environment, to find its processes wherever they run.
+CONFIG = """
+name: spread
+game: flea-circus
+players: 2
+seed: 7
+concurrency: 2
+secret_deals: false   # the same deals in every store: runs are comparable
+bots:
+  - name: greedy
+    command: python -m bots.flea_greedy --address {{address}}
+    env: {{MARK: "{mark}"}}
+  - name: random
+    command: python -m bots.random_bot --address {{address}}
+    env: {{MARK: "{mark}"}}
+  - name: random-b
+    command: {bot} --address {{address}}
+    env: {{MARK: "{mark}"}}
+"""
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class DaskCluster:
+    """A `dask scheduler` and `dask worker` processes, each in a process group of its own."""
+
+    def __init__(self, folder: Path, workers: int = 2, threads: int = 2) -> None:
+        self.folder = folder
+        self.address = f"tcp://127.0.0.1:{free_port()}"
+        self.processes: list[subprocess.Popen] = []
+        self.scheduler = self._spawn("scheduler", [
+            DASK, "scheduler", "--host", "127.0.0.1", "--port", self.address.rsplit(":", 1)[1],
+            "--no-dashboard"])
+        self.workers = [self._spawn(f"worker-{number}", [
+            DASK, "worker", self.address, "--nworkers", "1", "--nthreads", str(threads),
+            "--no-nanny", "--no-dashboard", "--host", "127.0.0.1",
+            "--local-directory", str(folder / f"worker-{number}")])
+            for number in range(workers)]
+        client = cluster.connect(self.address, timeout=60)
+        try:
+            client.wait_for_workers(workers, timeout=60)
+        finally:
+            client.close()
+
+    def _spawn(self, name: str, argv: list[str]) -> subprocess.Popen:
+        log = open(self.folder / f"{name}.log", "wb")
+        process = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT,
+                                   start_new_session=True)
+        self.processes.append(process)
+        return process
+
+    def close(self) -> None:
+        for process in self.processes:
+            try:
+                os.killpg(process.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            process.wait()
+
+
+@pytest.fixture(scope="module")
+def dask_cluster(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("dask")
+    running = DaskCluster(folder)
+    yield running
+    running.close()
+
+
+def marked(mark: str) -> list[int]:
+    """The processes whose environment holds MARK=mark (bots of one test, wherever started)."""
+    needle = f"MARK={mark}".encode()
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if needle in (entry / "environ").read_bytes().split(b"\0"):
+                found.append(int(entry.name))
+        except (OSError, ValueError):
+            continue
+    return found
+
+
+def config_file(folder: Path, mark: str, bot: str = "python -m bots.random_bot",
+                extra: str = "") -> Path:
+    return write_config(folder, CONFIG.format(mark=mark, bot=bot) + extra)
+
+
+def rows(store: Store, name: str) -> list[tuple]:
+    return [(g.game_index, g.seed, g.seats, g.scores, g.ranks, g.actions)
+            for g in store.games(name)]
+
+
+def board(store: Store, name: str) -> list[tuple]:
+    return [(r.bot, r.mu, r.sigma) for r in standings(store, store.resolve(name))]
+
+
+def wait_until_gone(mark: str, seconds: float = 10.0) -> list[int]:
+    """The marked processes still there after up to ``seconds`` (bots take a moment to die)."""
+    deadline = time.monotonic() + seconds
+    while marked(mark) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return marked(mark)
+
+
+@pytest.mark.slow
+def test_cluster_plays_the_games_of_one_machine(tmp_path, dask_cluster):
+    mark = uuid.uuid4().hex
+    path = config_file(tmp_path, mark)
+    _, local, _ = run_tournament(path, tmp_path, db="local.sqlite")
+    db = tmp_path / "cluster.sqlite"
+    result = CliRunner().invoke(main, ["tournament", str(path), "--db", str(db), "--logs",
+                                       str(tmp_path / "cluster-logs"), "--cluster",
+                                       dask_cluster.address])
+    assert result.exit_code == 0, result.output
+    assert "on 2 worker(s)" in result.output
+    remote = Store(db)
+    assert len(rows(remote, "spread")) == 6
+    assert rows(remote, "spread") == rows(local, "spread")
+    assert board(remote, "spread") == board(local, "spread")
+    assert wait_until_gone(mark) == []
+    # Every worker started the bots, and their logs came back into the logs folder.
+    folder = tmp_path / "cluster-logs" / "spread"
+    assert not (folder / "greedy.log").exists()
+    logs = sorted((folder / "workers").glob("*/greedy.log"))
+    assert len(logs) == 2 and all(b"listening" in log.read_bytes() for log in logs)
+    # Each worker started each bot afresh for each of the two seat rotations (issue 22).
+    assert [log.read_bytes().count(b"=== run 1 of greedy") for log in logs] == [2, 2]
+    # `circus-referee faults` points at them.
+    assert bot_log(folder, "greedy") == str(folder / "workers" / "*" / "greedy.log")
+    assert remote.identities("spread")["greedy"][0] == "flea-greedy"
+
+
+@pytest.mark.slow
+def test_resume_across_local_and_cluster_runs(tmp_path, dask_cluster):
+    """Half the games stored by a local run; the cluster plays the rest as one machine
+    would have."""
+    mark = uuid.uuid4().hex
+    path = config_file(tmp_path, mark)
+    _, local, _ = run_tournament(path, tmp_path, db="local.sqlite")
+    partial = tmp_path / "partial.sqlite"
+    local.db.execute("VACUUM INTO ?", (str(partial),))
+    with sqlite3.connect(partial) as db:
+        db.execute("DELETE FROM faults WHERE game_index >= 2")
+        db.execute("DELETE FROM games WHERE game_index >= 2")
+        db.execute("UPDATE tournaments SET finished_at = NULL")
+    summary, resumed, _ = run_tournament(
+        replace(load_config(path), cluster=dask_cluster.address),
+        tmp_path, db="partial.sqlite")
+    assert (summary.already_done, summary.played) == (2, 4)
+    assert rows(resumed, "spread") == rows(local, "spread")
+    assert board(resumed, "spread") == board(local, "spread")
+    assert wait_until_gone(mark) == []
+
+
+def test_a_bot_that_cannot_start_on_the_workers_stops_the_tournament(tmp_path, dask_cluster):
+    mark = uuid.uuid4().hex
+    path = config_file(tmp_path, mark, bot="./no-such-bot")
+    config = load_config(path)
+    with pytest.raises(TournamentError, match="bot 'random-b' on worker tcp://127.0.0.1"):
+        TournamentRunner(replace(config, cluster=dask_cluster.address),
+                         Store(tmp_path / "r.sqlite"), tmp_path / "logs",
+                         out=io.StringIO(), quiet=True).run()
+    assert Store(tmp_path / "r.sqlite").games("spread") == []
+    assert wait_until_gone(mark) == []
+
+
+def test_cluster_check_runs_each_bot_on_each_worker(tmp_path, dask_cluster):
+    path = write_config(tmp_path, f"""
+        name: check
+        game: flea-circus
+        cluster: {dask_cluster.address}
+        bots:
+          - {{name: random, command: "python -m bots.random_bot --address {{address}}"}}
+          - {{name: broken, command: "python {FAULT_BOTS} out-of-range --address {{address}}"}}
+        """)
+    result = CliRunner().invoke(main, ["cluster-check", str(path)])
+    assert result.exit_code == 1, result.output
+    assert "2 worker(s) at" in result.output
+    assert result.output.count("PASS  random") == 2
+    assert result.output.count("FAIL  broken:") == 2
+    listing = CliRunner().invoke(main, ["cluster-check", "--cluster", dask_cluster.address])
+    assert listing.exit_code == 0, listing.output
+    assert "every worker answered" in listing.output
+
+
+def test_unreachable_scheduler_is_one_line_and_status_2(tmp_path, monkeypatch):
+    monkeypatch.setattr(cluster, "CONNECT_S", 1.0)
+    path = config_file(tmp_path, "unused")
+    address = f"tcp://127.0.0.1:{free_port()}"
+    for args in (["tournament", str(path), "--db", str(tmp_path / "r.sqlite"),
+                  "--cluster", address], ["cluster-check", "--cluster", address]):
+        result = CliRunner().invoke(main, args)
+        assert result.exit_code == 2
+        assert result.output.count("\n") == 1
+        assert f"cannot reach the Dask scheduler at {address}" in result.output
+
+
+def test_without_distributed_the_flag_says_how_to_install_it(tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "distributed", None)
+    path = config_file(tmp_path, "unused")
+    result = CliRunner().invoke(main, ["tournament", str(path), "--db",
+                                       str(tmp_path / "r.sqlite"), "--cluster",
+                                       "tcp://127.0.0.1:1"])
+    assert result.exit_code == 2
+    assert result.output == ("error: --cluster needs Dask distributed, which is not installed:"
+                             " pip install 'circus-referee[cluster]'\n")
+
+
+def test_cluster_key_is_where_games_run_not_which_games(tmp_path):
+    here = load_config(config_file(tmp_path, "unused"))
+    there = load_config(config_file(tmp_path, "unused", extra="cluster: tcp://10.0.0.5:8786\n"))
+    assert (here.cluster, there.cluster) == (None, "tcp://10.0.0.5:8786")
+    # A run may resume on a cluster what it began on one machine, and the other way round.
+    assert here.identity() == there.identity()
+    with pytest.raises(ConfigError, match="cluster '' is not a scheduler address"):
+        load_config(config_file(tmp_path, "unused", extra="cluster: ''\n"))
+
+
+def test_a_game_is_stored_once_however_often_it_is_added(tmp_path):
+    """A game played twice (its worker was lost after it finished) is stored once."""
+    config = load_config(write_config(tmp_path, IN_PROCESS))
+    _, store, _ = run_tournament(config, tmp_path)
+    first = store.games("twice")[0]
+    pairing = schedule(config)[first.game_index]
+    result = run_one_again(config, pairing)
+    assert store.add_game("twice", pairing, result) == first.id
+    assert len(store.games("twice")) == len(schedule(config))
+    assert store.game(first.id).actions == first.actions
+
+
+IN_PROCESS = """
+name: twice
+game: flea-circus
+secret_deals: false
+bots:
+  - {name: random, python: "bots.random_bot:RandomBot"}
+  - {name: random-b, python: "bots.random_bot:RandomBot"}
+"""
+
+
+def run_one_again(config, pairing):
+    from referee.clients import InProcessClient, load_python_bot
+    from tournaments.worker import new_match
+
+    clients = [InProcessClient(load_python_bot(spec.python)) for spec in config.bots]
+    return new_match(config, pairing, clients, threading.Event(), lambda name: True,
+                     frozenset()).play()
+
+
+# -- faults of the cluster (their own cluster: they kill its processes) -----------------
+SLOW = """
+name: slow
+game: flea-circus
+players: 2
+rounds: 2
+seed: 3
+concurrency: 2
+secret_deals: false
+bots:
+  - name: a
+    command: python {bot} slow --sleep-ms 15 --address {{address}}
+    env: {{MARK: "{mark}"}}
+  - name: b
+    command: python {bot} slow --sleep-ms 15 --address {{address}}
+    env: {{MARK: "{mark}"}}
+  - name: c
+    command: python -m bots.random_bot --address {{address}}
+    env: {{MARK: "{mark}"}}
+"""
+
+
+@pytest.mark.slow
+def test_a_worker_killed_mid_run_loses_no_game(tmp_path):
+    mark = uuid.uuid4().hex
+    path = write_config(tmp_path, SLOW.format(bot=FAULT_BOTS, mark=mark))
+    config = load_config(path)
+    _, local, _ = run_tournament(config, tmp_path, db="local.sqlite")
+    running = DaskCluster(tmp_path)
+    try:
+        store = Store(tmp_path / "cluster.sqlite")
+        runner = TournamentRunner(replace(config, cluster=running.address),
+                                  store, tmp_path / "logs", out=io.StringIO(), quiet=True)
+        outcome: dict = {}
+        thread = threading.Thread(target=lambda: outcome.update(summary=runner.run()))
+        thread.start()
+        victim = running.workers[0]
+        # Mid-run: some games stored, and the victim's bots running.
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not (
+                Store(tmp_path / "cluster.sqlite").done_indices("slow")
+                and any(pid in children(victim.pid) for pid in marked(mark))):
+            time.sleep(0.05)
+        victim.send_signal(signal.SIGKILL)
+        assert 0 < len(Store(tmp_path / "cluster.sqlite").done_indices("slow")) < 12
+        thread.join(timeout=240)
+        assert not thread.is_alive()
+        assert outcome["summary"].played == 12
+        assert rows(store, "slow") == rows(local, "slow")
+        assert board(store, "slow") == board(local, "slow")
+        assert wait_until_gone(mark) == []
+    finally:
+        running.close()
+
+
+def children(pid: int) -> set[int]:
+    """Every descendant of ``pid``."""
+    parents: dict[int, int] = {}
+    for entry in Path("/proc").iterdir():
+        try:
+            parents[int(entry.name)] = int(
+                (entry / "stat").read_text().rsplit(") ", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+    found, frontier = set(), {pid}
+    while frontier:
+        frontier = {child for child, parent in parents.items() if parent in frontier}
+        found |= frontier
+    return found
+
+
+@pytest.mark.slow
+def test_a_lost_scheduler_stops_the_referee_with_a_resume_hint(tmp_path):
+    mark = uuid.uuid4().hex
+    path = write_config(tmp_path, SLOW.format(bot=FAULT_BOTS, mark=mark))
+    config = load_config(path)
+    running = DaskCluster(tmp_path, workers=1)
+    try:
+        store = Store(tmp_path / "cluster.sqlite")
+        runner = TournamentRunner(replace(config, cluster=running.address),
+                                  store, tmp_path / "logs", out=io.StringIO(), quiet=True)
+        outcome: dict = {}
+
+        def run() -> None:
+            try:
+                runner.run()
+            except TournamentError as error:
+                outcome["error"] = str(error)
+
+        thread = threading.Thread(target=run)
+        thread.start()
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not store.done_indices("slow"):
+            time.sleep(0.05)
+        running.scheduler.send_signal(signal.SIGKILL)
+        thread.join(timeout=120)
+        assert not thread.is_alive()
+        stored = len(store.games("slow"))
+        assert 0 < stored < 12
+        assert f"the cluster at {running.address} was lost" in outcome["error"]
+        assert f"{stored} of 12 games are stored" in outcome["error"]
+        assert "run the same command again to resume" in outcome["error"]
+        # The worker leaves with its scheduler, and its bots with it.
+        assert wait_until_gone(mark, 30) == []
+        # And the rest plays on this machine, as one run would have.
+        summary, _, _ = run_tournament(config, tmp_path, db="cluster.sqlite")
+        assert summary.already_done == stored
+        _, local, _ = run_tournament(config, tmp_path, db="local.sqlite")
+        assert rows(store, "slow") == rows(local, "slow")
+    finally:
+        running.close()
