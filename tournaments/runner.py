@@ -247,7 +247,9 @@ class TournamentRunner:
             # Killed between creating the record and keeping its secret: no game was stored.
             self.secret = self._new_secret()
             self.store.set_secret(name, self.secret)
-        self.finished = existing.finished_at is not None
+        # A finished tournament paired round by round ended where its rule stopped it (or
+        # played all): nothing more to play. A fixed schedule plays whatever is missing.
+        self.finished = existing.finished_at is not None and round_by_round(self.config)
         return self.store.done_indices(name)
 
     def _needed(self, done: set[int]) -> set[str]:
