@@ -40,31 +40,38 @@ CONCURRENCY = 2
 
 
 class LocalCluster:
-    """A scheduler and ``workers`` worker processes on this machine; closed by killing them."""
+    """A `dask scheduler` and ``workers`` `dask worker` processes on this machine, each in a
+    process group of its own and logging to ``folder``; closed by killing them.
+
+    Workers run without a nanny, so a worker killed (by a test) stays dead."""
 
     def __init__(self, workers: int, threads: int, folder: Path) -> None:
+        self.folder = folder
         with socket.socket() as probe:
             probe.bind(("127.0.0.1", 0))
             port = probe.getsockname()[1]
         self.address = f"tcp://127.0.0.1:{port}"
         dask = str(Path(sys.executable).with_name("dask"))
-        self.processes = [self._spawn([dask, "scheduler", "--host", "127.0.0.1", "--port",
-                                       str(port), "--no-dashboard"])]
-        self.processes += [self._spawn([dask, "worker", self.address, "--nworkers", "1",
-                                        "--nthreads", str(threads), "--no-dashboard",
-                                        "--host", "127.0.0.1",
-                                        "--local-directory", str(folder / f"w{number}")])
-                           for number in range(workers)]
+        self.processes: list[subprocess.Popen] = []
+        self.scheduler = self._spawn("scheduler", [
+            dask, "scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"])
+        self.workers = [self._spawn(f"worker-{number}", [
+            dask, "worker", self.address, "--nworkers", "1", "--nthreads", str(threads),
+            "--no-nanny", "--no-dashboard", "--host", "127.0.0.1",
+            "--local-directory", str(folder / f"worker-{number}")])
+            for number in range(workers)]
         client = connect(self.address, timeout=60)
         try:
             client.wait_for_workers(workers, timeout=120)
         finally:
             client.close()
 
-    @staticmethod
-    def _spawn(argv: list[str]) -> subprocess.Popen:
-        return subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                start_new_session=True)
+    def _spawn(self, name: str, argv: list[str]) -> subprocess.Popen:
+        with open(self.folder / f"{name}.log", "wb") as log:
+            process = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT,
+                                       start_new_session=True)
+        self.processes.append(process)
+        return process
 
     def close(self) -> None:
         for process in self.processes:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import sqlite3
 import textwrap
 from pathlib import Path
 
@@ -45,6 +46,15 @@ def started(monkeypatch) -> list[int]:
 
     monkeypatch.setattr(process.BotProcess, "start", spy)
     return pids
+
+
+def stored_count(db: Path) -> int:
+    """How many games a database holds, read while a referee may be writing it."""
+    try:
+        with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as con:
+            return con.execute("SELECT count(*) FROM games").fetchone()[0]
+    except sqlite3.OperationalError:
+        return 0
 
 
 def live_group_members(pgids: set[int]) -> list[int]:

@@ -24,6 +24,7 @@ from bots.random_bot import RandomBot  # noqa: E402
 from bots.sdk import PROTOCOL_VERSION, _Servicer, listen_address  # noqa: E402
 from circus.v1 import bot_pb2, bot_pb2_grpc  # noqa: E402
 
+
 def oversize_bytes(decision: bot_pb2.Decision) -> bytes:
     """A Decision with an unknown length-delimited field (number 100) of 5 MiB:
     valid protobuf, but over the referee's default 4 MiB message limit."""

@@ -8,11 +8,8 @@ no bot process left on a worker afterwards.
 from __future__ import annotations
 
 import io
-import os
 import signal
-import socket
 import sqlite3
-import subprocess
 import sys
 import threading
 import time
@@ -24,7 +21,9 @@ import pytest
 from click.testing import CliRunner
 from conftest import run_tournament, write_config
 
+from bench.cluster import LocalCluster
 from cli.main import bot_log, main
+from referee.process import free_port
 from tournaments import cluster
 from tournaments.config import ConfigError, load_config
 from tournaments.runner import TournamentError, TournamentRunner
@@ -34,7 +33,6 @@ from tournaments.store import Store
 
 pytest.importorskip("distributed")
 
-DASK = str(Path(sys.executable).with_name("dask"))
 FAULT_BOTS = Path(__file__).resolve().parent / "fault_bots.py"
 
 # Three bots, two seats: 3 tables × 2 rotations. Every bot carries a mark in its
@@ -59,53 +57,10 @@ bots:
 """
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-class DaskCluster:
-    """A `dask scheduler` and `dask worker` processes, each in a process group of its own."""
-
-    def __init__(self, folder: Path, workers: int = 2, threads: int = 2) -> None:
-        self.folder = folder
-        self.address = f"tcp://127.0.0.1:{free_port()}"
-        self.processes: list[subprocess.Popen] = []
-        self.scheduler = self._spawn("scheduler", [
-            DASK, "scheduler", "--host", "127.0.0.1", "--port", self.address.rsplit(":", 1)[1],
-            "--no-dashboard"])
-        self.workers = [self._spawn(f"worker-{number}", [
-            DASK, "worker", self.address, "--nworkers", "1", "--nthreads", str(threads),
-            "--no-nanny", "--no-dashboard", "--host", "127.0.0.1",
-            "--local-directory", str(folder / f"worker-{number}")])
-            for number in range(workers)]
-        client = cluster.connect(self.address, timeout=60)
-        try:
-            client.wait_for_workers(workers, timeout=60)
-        finally:
-            client.close()
-
-    def _spawn(self, name: str, argv: list[str]) -> subprocess.Popen:
-        log = open(self.folder / f"{name}.log", "wb")
-        process = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT,
-                                   start_new_session=True)
-        self.processes.append(process)
-        return process
-
-    def close(self) -> None:
-        for process in self.processes:
-            try:
-                os.killpg(process.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-            process.wait()
-
-
 @pytest.fixture(scope="module")
 def dask_cluster(tmp_path_factory):
     folder = tmp_path_factory.mktemp("dask")
-    running = DaskCluster(folder)
+    running = LocalCluster(2, 2, folder)
     yield running
     running.close()
 
@@ -318,7 +273,7 @@ def test_a_worker_killed_mid_run_loses_no_game(tmp_path):
     path = write_config(tmp_path, SLOW.format(bot=FAULT_BOTS, mark=mark))
     config = load_config(path)
     _, local, _ = run_tournament(config, tmp_path, db="local.sqlite")
-    running = DaskCluster(tmp_path)
+    running = LocalCluster(2, 2, tmp_path)
     try:
         store = Store(tmp_path / "cluster.sqlite")
         runner = TournamentRunner(replace(config, cluster=running.address),
@@ -366,7 +321,7 @@ def test_a_lost_scheduler_stops_the_referee_with_a_resume_hint(tmp_path):
     mark = uuid.uuid4().hex
     path = write_config(tmp_path, SLOW.format(bot=FAULT_BOTS, mark=mark))
     config = load_config(path)
-    running = DaskCluster(tmp_path, workers=1)
+    running = LocalCluster(1, 2, tmp_path)
     try:
         store = Store(tmp_path / "cluster.sqlite")
         runner = TournamentRunner(replace(config, cluster=running.address),

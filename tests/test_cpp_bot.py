@@ -22,9 +22,9 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import run_tournament, write_config
 
 from circus.v1 import bot_pb2
-from conftest import run_tournament, write_config
 from referee import process
 from referee.clients import GrpcClient
 from referee.games import GAMES

@@ -14,8 +14,8 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import run_tournament, write_config
+
 from referee.games import GAMES
 
 ROOT = Path(__file__).resolve().parent.parent

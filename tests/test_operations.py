@@ -7,7 +7,6 @@ import io
 import json
 import re
 import signal
-import sqlite3
 import subprocess
 import sys
 import time
@@ -16,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import run_tournament, write_config
+from conftest import run_tournament, stored_count, write_config
 
 from cli.main import main
 from referee.games import replay
@@ -40,14 +39,6 @@ bots:
   - {name: random, command: "python -m bots.random_bot --address {address}"}
   - {name: random-b, command: "python -m bots.random_bot --address {address}"}
 """
-
-
-def stored_count(db: Path) -> int:
-    try:
-        with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as con:
-            return con.execute("SELECT count(*) FROM games").fetchone()[0]
-    except sqlite3.OperationalError:
-        return 0
 
 
 def bot_marks(log_dir: Path) -> set[str]:

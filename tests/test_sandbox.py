@@ -14,8 +14,8 @@ import uuid
 from pathlib import Path
 
 import pytest
-
 from conftest import run_tournament, write_config
+
 from referee import process, sandbox
 from tournaments.config import ConfigError, load_config
 from tournaments.runner import TournamentError

@@ -9,7 +9,7 @@ from click.testing import CliRunner
 
 from bots.ismcts import IsmctsBot
 from bots.pimc import PimcBot
-from bots.search import Budget, Memory, ismcts, playout, policy_named, rank_shares
+from bots.search import Budget, Memory, ismcts, policy_named, rank_shares
 from circus.v1 import bot_pb2
 from cli.main import main
 from referee import wire

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import run_tournament, write_config
+from conftest import run_tournament, stored_count, write_config
 
 from ratings.stats import kendall_tau_b
 from tournaments.config import ConfigError, game_count, parse_config, rounds_needed
@@ -118,14 +118,6 @@ def stored_pairings(db: Path, name: str = "swiss") -> list[tuple]:
     with sqlite3.connect(db) as con:
         return con.execute("SELECT game_index, round, group_index, seats, seed FROM games "
                            "WHERE tournament = ? ORDER BY game_index", (name,)).fetchall()
-
-
-def stored_count(db: Path) -> int:
-    try:
-        with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as con:
-            return con.execute("SELECT count(*) FROM games").fetchone()[0]
-    except sqlite3.OperationalError:
-        return 0
 
 
 @pytest.mark.slow

@@ -6,9 +6,31 @@ import pytest
 
 from referee.games import get_game
 from referee.games.animal_circus import (
-    BAT, BEAR, CAMEL, CHAMELEON, CHEETAH, CROCODILE, DOG, ELEPHANT, GIRAFFE, KANGAROO, LION,
-    MOLE, MONKEY, MOUSE, OWL, PARROT, PENGUIN, RABBIT, RAT, SEAL, TIGER, TURN_LIMIT, TURTLE,
-    AnimalCircusState, Card,
+    BAT,
+    BEAR,
+    CAMEL,
+    CHAMELEON,
+    CHEETAH,
+    CROCODILE,
+    DOG,
+    ELEPHANT,
+    GIRAFFE,
+    KANGAROO,
+    LION,
+    MOLE,
+    MONKEY,
+    MOUSE,
+    OWL,
+    PARROT,
+    PENGUIN,
+    RABBIT,
+    RAT,
+    SEAL,
+    TIGER,
+    TURN_LIMIT,
+    TURTLE,
+    AnimalCircusState,
+    Card,
 )
 from referee.games.base import IllegalActionError
 

@@ -6,7 +6,8 @@ import copy
 import random
 from collections import Counter
 
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from circus.v1 import bot_pb2
 from referee import wire

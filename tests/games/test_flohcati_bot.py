@@ -7,13 +7,12 @@ is a ``DecisionRequest`` built by ``referee.wire`` for the deciding seat only
 
 from __future__ import annotations
 
+from bots.flohcati_heuristic import FlohcatiHeuristicBot
+from bots.random_bot import RandomBot
 from circus.v1 import bot_pb2
 from referee import wire
 from referee.games import get_game
 from referee.games.flohcati import FlohcatiState
-
-from bots.flohcati_heuristic import FlohcatiHeuristicBot
-from bots.random_bot import RandomBot
 
 GAMES_PER_VARIANT = 100  # 200 three-player games in all
 

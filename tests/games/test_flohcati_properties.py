@@ -6,12 +6,19 @@ import copy
 import random
 from collections import Counter
 
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from referee import wire
 from referee.games import get_game, replay
-from referee.games.flohcati import (DECISION_LIMIT, FlohcatiState, full_deck, has_every_colour,
-                                    is_circus, possible_trios)
+from referee.games.flohcati import (
+    DECISION_LIMIT,
+    FlohcatiState,
+    full_deck,
+    has_every_colour,
+    is_circus,
+    possible_trios,
+)
 
 GAME = get_game("flohcati")
 ALL_CARDS = {variant: sorted(full_deck(variant)) for variant in GAME.variants}

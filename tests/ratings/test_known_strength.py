@@ -16,8 +16,8 @@ import itertools
 import math
 
 import pytest
-
 from rating_helpers import KNOWN, TRUE_ORDER, board_of, tournament
+
 from ratings.stats import kendall_tau
 
 SEEDS = (1, 2, 3, 4)
