@@ -52,7 +52,8 @@ def plan(args: argparse.Namespace) -> dict[str, dict]:
                         "rss_games": max(4, round(16 * s))},
             "tournament": {"games": args.games or max(1, round(280 * s)),
                            "profile_games": max(1, round(280 * s))},
-            "leaderboard": {"sizes": (max(10, round(300 * s)),), "repeats": repeats},
+            "leaderboard": {"sizes": (max(10, round(300 * s)),), "repeats": repeats,
+                            "stored_games": max(10, round(2_000 * s))},
             "renewal": {"rounds": max(1, round(1 * s)), "repeats": repeats},
         }
     repeats = args.repeats or 3
@@ -64,7 +65,7 @@ def plan(args: argparse.Namespace) -> dict[str, dict]:
         "tournament": {"games": args.games or max(1, round(10_000 * s)),
                        "profile_games": max(1, round(1_120 * s))},
         "leaderboard": {"sizes": (max(10, round(1_000 * s)), max(10, round(10_000 * s))),
-                        "repeats": repeats},
+                        "repeats": repeats, "stored_games": max(10, round(100_000 * s))},
         "renewal": {"rounds": max(1, round(10 * s)), "repeats": repeats},
     }
 

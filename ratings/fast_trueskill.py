@@ -72,60 +72,88 @@ class FastTrueSkill:
         dl_pi, dl_tau, dr_pi, dr_tau = zeros[:], zeros[:], zeros[:], zeros[:]
         dd_pi, dd_tau, tr_pi, tr_tau = zeros[:], zeros[:], zeros[:], zeros[:]
         d_pi, d_tau = zeros[:], zeros[:]
-        margin = self.margin
+        margin, sqrt, exp = self.margin, math.sqrt, math.exp
 
-        def diff_down(j: int) -> None:
+        def diff_down_trunc_up(j: int) -> float:
             # SumFactor(diff j; team perf j, team perf j+1; +1, -1).down()
-            pi, tau = _sum2(t_pi[j], t_tau[j], dl_pi[j], dl_tau[j], 1,
-                            t_pi[j + 1], t_tau[j + 1], dr_pi[j], dr_tau[j], -1)
+            x_pi, y_pi = t_pi[j] - dl_pi[j], t_pi[j + 1] - dr_pi[j]
+            if x_pi and y_pi:   # _sum2 without its branches for a 0 precision
+                pi = 1. / (0 + 1 / x_pi + 1 / y_pi)
+                tau = pi * (0 + 1 * ((t_tau[j] - dl_tau[j]) / x_pi)
+                            + -1 * ((t_tau[j + 1] - dr_tau[j]) / y_pi))
+            else:
+                pi, tau = _sum2(t_pi[j], t_tau[j], dl_pi[j], dl_tau[j], 1,
+                                t_pi[j + 1], t_tau[j + 1], dr_pi[j], dr_tau[j], -1)
             d_pi[j] = d_pi[j] - dd_pi[j] + pi      # Variable.update_message
             d_tau[j] = d_tau[j] - dd_tau[j] + tau
             dd_pi[j], dd_tau[j] = pi, tau
-
-        def trunc_up(j: int) -> float:
             # TruncateFactor.up()
             div_pi, div_tau = d_pi[j] - tr_pi[j], d_tau[j] - tr_tau[j]
-            sqrt_pi = math.sqrt(div_pi)
-            v, w = (_v_w_draw if tie[j] else _v_w_win)(div_tau / sqrt_pi, margin * sqrt_pi)
+            sqrt_pi = sqrt(div_pi)
+            if tie[j]:
+                v, w = _v_w_draw(div_tau / sqrt_pi, margin * sqrt_pi)
+            else:   # _v_w_win written out: most of the time goes here
+                x = div_tau / sqrt_pi - margin * sqrt_pi
+                z = -(x - 0) / _SQRT2
+                a = abs(z)
+                t = 1. / (1. + a / 2.)
+                r = t * exp(-a * a - 1.26551223 + t * (1.00002368 + t * (
+                    0.37409196 + t * (0.09678418 + t * (-0.18628806 + t * (
+                        0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (
+                            -0.82215223 + t * 0.17087277)))))))))
+                cdf = 0.5 * (2. - r if z < 0 else r)
+                v = (_PDF_SCALE * exp(-((x / 1) ** 2 / 2)) / cdf) if cdf else -x
+                w = v * (v + x)
+                if not 0 < w < 1:
+                    raise FloatingPointError(_PRECISION)
             denom = (1. - w)
             pi, tau = div_pi / denom, (div_tau + sqrt_pi * v) / denom
             # Variable.update_value, then Variable.delta
             tr_pi[j] = pi + tr_pi[j] - d_pi[j]
             tr_tau[j] = tau + tr_tau[j] - d_tau[j]
             pi_delta = abs(d_pi[j] - pi)
-            delta = 0. if pi_delta == INF else max(abs(d_tau[j] - tau), math.sqrt(pi_delta))
+            delta = 0. if pi_delta == INF else max(abs(d_tau[j] - tau), sqrt(pi_delta))
             d_pi[j], d_tau[j] = pi, tau
             return delta
 
         def diff_up_left(j: int) -> None:
             # SumFactor.up(0): team perf j from diff j and team perf j+1 (coefficients 1., 1.)
-            pi, tau = _sum2(d_pi[j], d_tau[j], dd_pi[j], dd_tau[j], 1.,
-                            t_pi[j + 1], t_tau[j + 1], dr_pi[j], dr_tau[j], 1.)
+            x_pi, y_pi = d_pi[j] - dd_pi[j], t_pi[j + 1] - dr_pi[j]
+            if x_pi and y_pi:
+                pi = 1. / (0 + 1. ** 2 / x_pi + 1. ** 2 / y_pi)
+                tau = pi * (0 + 1. * ((d_tau[j] - dd_tau[j]) / x_pi)
+                            + 1. * ((t_tau[j + 1] - dr_tau[j]) / y_pi))
+            else:
+                pi, tau = _sum2(d_pi[j], d_tau[j], dd_pi[j], dd_tau[j], 1.,
+                                t_pi[j + 1], t_tau[j + 1], dr_pi[j], dr_tau[j], 1.)
             t_pi[j] = t_pi[j] - dl_pi[j] + pi
             t_tau[j] = t_tau[j] - dl_tau[j] + tau
             dl_pi[j], dl_tau[j] = pi, tau
 
         def diff_up_right(j: int) -> None:
             # SumFactor.up(1): team perf j+1 from team perf j and diff j (coefficients 1., -1.)
-            pi, tau = _sum2(t_pi[j], t_tau[j], dl_pi[j], dl_tau[j], 1.,
-                            d_pi[j], d_tau[j], dd_pi[j], dd_tau[j], -1.)
+            x_pi, y_pi = t_pi[j] - dl_pi[j], d_pi[j] - dd_pi[j]
+            if x_pi and y_pi:
+                pi = 1. / (0 + 1. ** 2 / x_pi + (-1.) ** 2 / y_pi)
+                tau = pi * (0 + 1. * ((t_tau[j] - dl_tau[j]) / x_pi)
+                            + -1. * ((d_tau[j] - dd_tau[j]) / y_pi))
+            else:
+                pi, tau = _sum2(t_pi[j], t_tau[j], dl_pi[j], dl_tau[j], 1.,
+                                d_pi[j], d_tau[j], dd_pi[j], dd_tau[j], -1.)
             t_pi[j + 1] = t_pi[j + 1] - dr_pi[j] + pi
             t_tau[j + 1] = t_tau[j + 1] - dr_tau[j] + tau
             dr_pi[j], dr_tau[j] = pi, tau
 
         for _ in range(10):                      # TrueSkill.run_schedule
             if m == 1:
-                diff_down(0)
-                delta = trunc_up(0)
+                delta = diff_down_trunc_up(0)
             else:
                 delta = 0
                 for j in range(m - 1):
-                    diff_down(j)
-                    delta = max(delta, trunc_up(j))
+                    delta = max(delta, diff_down_trunc_up(j))
                     diff_up_right(j)
                 for j in range(m - 1, 0, -1):
-                    diff_down(j)
-                    delta = max(delta, trunc_up(j))
+                    delta = max(delta, diff_down_trunc_up(j))
                     diff_up_left(j)
             if delta <= DELTA:
                 break
@@ -265,6 +293,7 @@ def _sum2(a_pi: float, a_tau: float, am_pi: float, am_tau: float, a_coeff: float
 # The package's backends.erfc, cdf and pdf (trueskill's default, backend None) and its
 # TrueSkill.v_win / w_win / v_draw / w_draw, with the same expressions, inlined.
 _SQRT2 = 1 * math.sqrt(2)
+_PRECISION = 'Cannot calculate correctly, set backend to "mpmath"'
 _PDF_SCALE = 1 / math.sqrt(2 * math.pi) * abs(1)
 
 
@@ -297,7 +326,7 @@ def _v_w_win(diff: float, draw_margin: float) -> tuple[float, float]:
     w = v * (v + x)
     if 0 < w < 1:
         return v, w
-    raise FloatingPointError("Cannot calculate correctly, set backend to \"mpmath\"")
+    raise FloatingPointError(_PRECISION)
 
 
 def _v_w_draw(diff: float, draw_margin: float) -> tuple[float, float]:
@@ -306,7 +335,7 @@ def _v_w_draw(diff: float, draw_margin: float) -> tuple[float, float]:
     a, b = draw_margin - abs_diff, -draw_margin - abs_diff
     denom = _cdf(a) - _cdf(b)
     if not denom:
-        raise FloatingPointError("Cannot calculate correctly, set backend to \"mpmath\"")
+        raise FloatingPointError(_PRECISION)
     pdf_a, pdf_b = _pdf(a), _pdf(b)
     v_abs = (pdf_b - pdf_a) / denom
     v = v_abs * (-1 if diff < 0 else +1)

@@ -126,8 +126,10 @@ def test_leaderboard_headline_and_bootstrap_times(quick):
     size = next(name for name in values if name.startswith("bootstrap_s_")).split("_")[2]
     assert_numbers(values, [f"{part}_s_{size}_{players}p" for part in ("bootstrap", "headline")
                             for players in (2, 4)])
-    assert any("goal: the bootstrap" in note
-               for note in quick[1]["sections"]["leaderboard"]["notes"])
+    assert_numbers(values, ["stored_games", "stored_leaderboard_s"])
+    notes = quick[1]["sections"]["leaderboard"]["notes"]
+    assert any("goal: the bootstrap" in note for note in notes)
+    assert any("goal: the closing leaderboard" in note for note in notes)
 
 
 @pytest.mark.slow

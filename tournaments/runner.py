@@ -397,7 +397,7 @@ class TournamentRunner:
             raise
         todo = [p for p in todo if not set(p.seats) & set(skipped)]
         live = LiveStandings(self.config.rating, sorted(done) + [p.index for p in todo])
-        for game in self.store.games(self.config.name):
+        for game in self.store.results(self.config.name):
             live.add(outcome(game))
         progress = Progress(len(self.pairings), len(done), self.out, self.quiet)
         faults: dict[str, int] = {}
