@@ -9,12 +9,13 @@ import time
 import traceback
 from pathlib import Path
 
-from bench import engines, leaderboard, renewal, scaling, tournament, wire
+from bench import command, engines, leaderboard, renewal, scaling, startup, tournament, wire
 from bench.farm import Farm
 from bench.machine import machine_info
 from bench.report import Section, machine_markdown
 
-BENCHMARKS = ("engines", "wire", "scaling", "tournament", "leaderboard", "renewal")
+BENCHMARKS = ("engines", "wire", "scaling", "tournament", "leaderboard", "renewal", "startup",
+              "command")
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -55,6 +56,9 @@ def plan(args: argparse.Namespace) -> dict[str, dict]:
             "leaderboard": {"sizes": (max(10, round(300 * s)),), "repeats": repeats,
                             "stored_games": max(10, round(2_000 * s))},
             "renewal": {"rounds": max(1, round(1 * s)), "repeats": repeats},
+            "startup": {"repeats": repeats},
+            "command": {"games": max(2, round(60 * s)), "repeats": repeats,
+                        "seconds": 0.3 * s},
         }
     repeats = args.repeats or 3
     return {
@@ -67,6 +71,8 @@ def plan(args: argparse.Namespace) -> dict[str, dict]:
         "leaderboard": {"sizes": (max(10, round(1_000 * s)), max(10, round(10_000 * s))),
                         "repeats": repeats, "stored_games": max(10, round(100_000 * s))},
         "renewal": {"rounds": max(1, round(10 * s)), "repeats": repeats},
+        "startup": {"repeats": max(3, repeats)},
+        "command": {"games": max(2, round(600 * s)), "repeats": repeats, "seconds": 2.0 * s},
     }
 
 
@@ -85,7 +91,7 @@ def run(names: tuple[str, ...] = BENCHMARKS, params: dict[str, dict] | None = No
     params = params or plan(parse_args([]))
     info = info or machine_info()
     sections: list[Section] = []
-    farm = Farm() if {"wire", "scaling"} & set(names) else None
+    farm = Farm() if {"wire", "scaling", "command"} & set(names) else None
     try:
         for name in BENCHMARKS:
             if name not in names:
@@ -102,8 +108,13 @@ def run(names: tuple[str, ...] = BENCHMARKS, params: dict[str, dict] | None = No
                     section = tournament.run(**params["tournament"], progress=say)
                 elif name == "leaderboard":
                     section = leaderboard.run(**params["leaderboard"], progress=say)
-                else:
+                elif name == "renewal":
                     section = renewal.run(**params["renewal"], progress=say)
+                elif name == "startup":
+                    section = startup.run(**params["startup"], progress=say)
+                else:
+                    section = command.run(farm.addresses[0], farm.echo_address,
+                                          **params["command"], progress=say)
             except Exception as error:  # report it, and go on with the next benchmark
                 section = Section(name, f"{name}: FAILED", [])
                 section.notes.append("".join(traceback.format_exception_only(error)).strip())

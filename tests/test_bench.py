@@ -56,10 +56,11 @@ def test_the_machine_and_every_table_are_printed(quick):
     for title in ("### Machine", "### 1. Rules engines", "### 2. Over the wire",
                   "### 3. Concurrency scaling", "### 4. A big in-process tournament",
                   "### 5. The leaderboard of a long log",
-                  "### 6. Duplicate deals without memory"):
+                  "### 6. Duplicate deals without memory",
+                  "### 7. Bot start-up", "### 8. The whole command"):
         assert title in text
     assert set(report["sections"]) == {"engines", "wire", "scaling", "tournament", "leaderboard",
-                                       "renewal"}
+                                       "renewal", "startup", "command"}
 
 
 @pytest.mark.slow
@@ -137,3 +138,19 @@ def test_renewal_cost_of_fresh_bots_per_rotation(quick):
     values = figures(quick[1], "renewal")
     assert_numbers(values, ["protected_games_per_s", "unprotected_games_per_s"])
     assert "cost" in values
+
+
+@pytest.mark.slow
+def test_startup_of_four_bots_side_by_side_with_grpc_s_backoff(quick):
+    values = figures(quick[1], "startup")
+    assert_numbers(values, ["start_s", "grpc_default_start_s", "import_cpu_s", "bots"])
+    assert values["bots"] == 4
+    assert any("goal: 4 Python bots" in note for note in quick[1]["sections"]["startup"]["notes"])
+
+
+@pytest.mark.slow
+def test_whole_command_against_the_echo(quick):
+    values = figures(quick[1], "command")
+    assert_numbers(values, ["games", "seconds", "decisions", "decisions_per_s",
+                            "echo_calls_per_s", "ratio", "tournament_s"])
+    assert values["games"] == 60 and values["decisions"] > values["games"]
