@@ -166,10 +166,11 @@ class FastTrueSkill:
         """:meth:`rate` for two players, the schedule written out: one difference
         factor, so the messages to the team performances stay N(0, 0) until the end.
         None when a precision is 0 (where the package takes its special branches)."""
-        r_pi, r_tau, p_pi, p_tau, t_pi, t_tau = self._down(ratings, order)
-        (a_pi, b_pi), (a_tau, b_tau) = t_pi, t_tau
-        if not (a_pi and b_pi):
+        first, second = order
+        down_a, down_b = self._down_one(*ratings[first]), self._down_one(*ratings[second])
+        if down_a is None or down_b is None:
             return None
+        a_pi, a_tau, b_pi, b_tau = down_a[4], down_a[5], down_b[4], down_b[5]
         # SumFactor(diff; team perf 0, team perf 1; +1, -1).down(): the same every sweep.
         down_pi = 1. / (0 + 1 / a_pi + 1 / b_pi)
         down_tau = down_pi * (0 + 1 * (a_tau / a_pi) + -1 * (b_tau / b_pi))
@@ -204,8 +205,38 @@ class FastTrueSkill:
             return None
         pi = 1. / (0 + 1. ** 2 / y_pi + (-1.) ** 2 / x_pi)
         tau = pi * (0 + 1. * (y_tau / y_pi) + -1. * (x_tau / x_pi))
-        final_pi, final_tau = [a_pi, b_pi - 0.0 + pi], [a_tau, b_tau - 0.0 + tau]
-        return self._up(order, r_pi, r_tau, p_pi, p_tau, final_pi, final_tau, t_pi, t_tau)
+        result: list[tuple[float, float]] = [(0.0, 0.0), (0.0, 0.0)]
+        result[first] = self._up_one(down_a, a_pi, a_tau)
+        result[second] = self._up_one(down_b, b_pi - 0.0 + pi, b_tau - 0.0 + tau)
+        return result
+
+    def _down_one(self, mu: float, sigma: float) -> tuple[float, ...] | None:
+        """One player's rating, performance and team-performance (pi, tau) on the way
+        down (:meth:`_down` for one, none of them 0); None where a precision is 0."""
+        pi = sigma ** -2                          # Rating(mu, sigma)
+        if not pi:
+            return None
+        tau = pi * mu
+        sigma = math.sqrt(math.sqrt(1 / pi) ** 2 + self.dynamic ** 2)   # PriorFactor.down
+        r_pi = sigma ** -2
+        r_tau = r_pi * (tau / pi)
+        a = 1. / (1. + self.variance * r_pi)      # LikelihoodFactor.down
+        p_pi, p_tau = a * r_pi, a * r_tau
+        if not p_pi:
+            return None
+        t_pi = 1. / (0 + 1 / p_pi)                # SumFactor(team perf; perf).down
+        return r_pi, r_tau, p_pi, p_tau, t_pi, t_pi * (0 + 1 * (p_tau / p_pi))
+
+    def _up_one(self, down: tuple[float, ...], t_pi: float, t_tau: float
+                ) -> tuple[float, float]:
+        """One player's way back up (:meth:`_up` for one), from the final team perf."""
+        r_pi, r_tau, p_pi, p_tau, st_pi, st_tau = down
+        pi, tau = _sum1(t_pi, t_tau, st_pi, st_tau)  # SumFactor.up(0)
+        msg_pi, msg_tau = p_pi + pi - p_pi, p_tau + tau - p_tau   # LikelihoodFactor.up
+        a = 1. / (1. + self.variance * msg_pi)
+        pi, tau = r_pi + a * msg_pi, r_tau + a * msg_tau
+        return (float(pi and tau / pi),           # Rating(float(mu), float(sigma))
+                float(math.sqrt(1 / pi) if pi else INF))
 
     def _down(self, ratings: Sequence[tuple[float, float]], order: list[int]
               ) -> tuple[list[float], ...]:
