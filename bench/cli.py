@@ -53,7 +53,7 @@ def plan(args: argparse.Namespace) -> dict[str, dict]:
                         "rss_games": max(4, round(16 * s))},
             "tournament": {"games": args.games or max(1, round(280 * s)),
                            "profile_games": max(1, round(280 * s))},
-            "leaderboard": {"sizes": (max(10, round(300 * s)),), "repeats": repeats,
+            "leaderboard": {"sizes": (max(10, round(100 * s)),), "repeats": repeats,
                             "stored_games": max(10, round(2_000 * s))},
             "renewal": {"rounds": max(1, round(1 * s)), "repeats": repeats},
             "startup": {"repeats": repeats},
