@@ -75,9 +75,15 @@ class Rater:
 
 def canonical(seats: tuple[str, ...], ranks: tuple[int, ...]
               ) -> tuple[tuple[str, ...], tuple[int, ...]]:
-    """Seats and ranks sorted by (rank, bot name): the order ratings are computed in."""
-    order = sorted(range(len(seats)), key=lambda i: (ranks[i], seats[i]))
-    return tuple(seats[i] for i in order), tuple(ranks[i] for i in order)
+    """Seats and ranks sorted by (rank, bot name): the order ratings are computed in.
+
+    Keys compared directly: a long log's leaderboard calls this once per game."""
+    if len(seats) == 2:
+        if (ranks[1], seats[1]) < (ranks[0], seats[0]):
+            return (seats[1], seats[0]), (ranks[1], ranks[0])
+        return tuple(seats), tuple(ranks)
+    keyed = sorted(zip(ranks, seats, range(len(seats))))
+    return tuple(seat for _, seat, _ in keyed), tuple(rank for rank, _, _ in keyed)
 
 
 @dataclass(frozen=True)

@@ -166,3 +166,13 @@ def test_the_batch_replica_rates_each_pair_as_the_scalar_one(data, params, games
         for seat, (want_mu, want_sigma) in enumerate(results):
             assert got_mu[game, seat] == pytest.approx(want_mu, abs=1e-9)
             assert got_sigma[game, seat] == pytest.approx(want_sigma, abs=1e-9)
+
+
+@settings(max_examples=200, deadline=None)
+@given(table=st.lists(st.tuples(st.integers(1, 5), st.sampled_from(BOTS)), min_size=2,
+                      max_size=5))
+def test_canonical_order_is_rank_then_name_keeping_seat_order_on_equal_keys(table):
+    ranks, seats = tuple(rank for rank, _ in table), tuple(seat for _, seat in table)
+    order = sorted(range(len(seats)), key=lambda i: (ranks[i], seats[i]))   # stable
+    assert canonical(seats, ranks) == (tuple(seats[i] for i in order),
+                                       tuple(ranks[i] for i in order))
