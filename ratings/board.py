@@ -21,7 +21,6 @@ behind every column is explained in ``docs/ratings.md``.
 from __future__ import annotations
 
 import math
-from collections import Counter
 from dataclasses import dataclass, field
 from typing import Iterable, Mapping, NamedTuple, Sequence
 
@@ -265,14 +264,14 @@ def _counts(rated: Sequence[Outcome], names: Sequence[str]
     totals = {bot: [0, 0, 0, 0.0, 0] for bot in names}
     for outcome in rated:
         n = len(outcome.seats)
-        shared = Counter(outcome.ranks)
-        for bot, rank in zip(outcome.seats, outcome.ranks):
+        ranks = outcome.ranks
+        for bot, rank in zip(outcome.seats, ranks):
             entry = totals[bot]
             entry[0] += 1
             entry[1] += rank == 1
             entry[2] += rank
             entry[3] += (n - rank) / (n - 1)
-            entry[4] += shared[rank] > 1
+            entry[4] += ranks.count(rank) > 1
     return {bot: tuple(values) for bot, values in totals.items()}  # type: ignore[misc]
 
 
