@@ -9,13 +9,24 @@ import time
 import traceback
 from pathlib import Path
 
-from bench import bigfields, cluster, engines, leaderboard, renewal, scaling, tournament, wire
+from bench import (
+    bigfields,
+    cluster,
+    command,
+    engines,
+    leaderboard,
+    renewal,
+    scaling,
+    startup,
+    tournament,
+    wire,
+)
 from bench.farm import Farm
 from bench.machine import machine_info
 from bench.report import Section, machine_markdown
 
-BENCHMARKS = ("engines", "wire", "scaling", "tournament", "leaderboard", "renewal", "swiss",
-              "stopping", "sprt", "cluster")
+BENCHMARKS = ("engines", "wire", "scaling", "tournament", "leaderboard", "renewal", "startup",
+              "command", "swiss", "stopping", "sprt", "cluster")
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -53,8 +64,12 @@ def plan(args: argparse.Namespace) -> dict[str, dict]:
                         "rss_games": max(4, round(16 * s))},
             "tournament": {"games": args.games or max(1, round(280 * s)),
                            "profile_games": max(1, round(280 * s))},
-            "leaderboard": {"sizes": (max(10, round(300 * s)),), "repeats": repeats},
+            "leaderboard": {"sizes": (max(10, round(100 * s)),), "repeats": repeats,
+                            "stored_games": max(10, round(2_000 * s))},
             "renewal": {"rounds": max(1, round(1 * s)), "repeats": repeats},
+            "startup": {"repeats": repeats},
+            "command": {"games": max(2, round(60 * s)), "repeats": repeats,
+                        "seconds": 0.3 * s},
             "swiss": {"bots": max(6, round(30 * s)), "rounds": 2},
             "stopping": {"seeds": max(1, round(2 * s)), "rounds": 40},
             "sprt": {"simulations": max(10, round(100 * s)), "seeds": max(1, round(1 * s))},
@@ -70,8 +85,10 @@ def plan(args: argparse.Namespace) -> dict[str, dict]:
         "tournament": {"games": args.games or max(1, round(10_000 * s)),
                        "profile_games": max(1, round(1_120 * s))},
         "leaderboard": {"sizes": (max(10, round(1_000 * s)), max(10, round(10_000 * s))),
-                        "repeats": repeats},
+                        "repeats": repeats, "stored_games": max(10, round(100_000 * s))},
         "renewal": {"rounds": max(1, round(10 * s)), "repeats": repeats},
+        "startup": {"repeats": max(3, repeats)},
+        "command": {"games": max(2, round(600 * s)), "repeats": repeats, "seconds": 2.0 * s},
         "swiss": {"bots": max(6, round(200 * s)), "rounds": 8},
         "stopping": {"seeds": max(1, round(40 * s)), "rounds": 100},
         "sprt": {"simulations": max(10, round(2_000 * s)), "seeds": max(1, round(20 * s))},
@@ -94,7 +111,7 @@ def run(names: tuple[str, ...] = BENCHMARKS, params: dict[str, dict] | None = No
     params = params or plan(parse_args([]))
     info = info or machine_info()
     sections: list[Section] = []
-    farm = Farm() if {"wire", "scaling"} & set(names) else None
+    farm = Farm() if {"wire", "scaling", "command"} & set(names) else None
     try:
         for name in BENCHMARKS:
             if name not in names:
@@ -113,6 +130,11 @@ def run(names: tuple[str, ...] = BENCHMARKS, params: dict[str, dict] | None = No
                     section = leaderboard.run(**params["leaderboard"], progress=say)
                 elif name == "renewal":
                     section = renewal.run(**params["renewal"], progress=say)
+                elif name == "startup":
+                    section = startup.run(**params["startup"], progress=say)
+                elif name == "command":
+                    section = command.run(farm.addresses[0], farm.echo_address,
+                                          **params["command"], progress=say)
                 elif name == "swiss":
                     section = bigfields.swiss(**params["swiss"], progress=say)
                 elif name == "stopping":

@@ -114,7 +114,7 @@ def games_per_second(rounds: int, cluster: str | None,
 def run(rounds: int = 4, workers: tuple[int, ...] = WORKERS,
         progress: Callable[[str], None] = print) -> Section:
     started = time.perf_counter()
-    section = Section("cluster", "7. A tournament on a Dask cluster of several workers",
+    section = Section("cluster", "9. A tournament on a Dask cluster of several workers",
                       ["where", "games", "games/s playing", "× the fewest workers",
                        "games/s, whole run"])
     workdir = Path(tempfile.mkdtemp(prefix="circus-bench-cluster-"))

@@ -218,7 +218,8 @@ def tournament(config_path: Path, db_path: Path, log_root: Path, concurrency: in
 
 RESAMPLES_OPTION = click.option(
     "--resamples", type=click.IntRange(min=0), default=None,
-    help="bootstrap resamples for the rank ranges (default: 200, fewer for long logs; 0: none)")
+    help="bootstrap resamples for the rank ranges (default: 200, fewer for long logs, none "
+         "for very long ones; 0: none)")
 
 
 @main.command()

@@ -21,9 +21,8 @@ behind every column is explained in ``docs/ratings.md``.
 from __future__ import annotations
 
 import math
-from collections import Counter
 from dataclasses import dataclass, field
-from typing import Iterable, Mapping, Sequence
+from typing import Iterable, Mapping, NamedTuple, Sequence
 
 import numpy as np
 
@@ -35,7 +34,8 @@ from ratings.trueskill_ratings import Outcome, Rater, Row, canonical
 
 #: Resamples when the log is small enough.
 MAX_RESAMPLES = 200
-#: Fewest resamples, however long the log.
+#: Fewest resamples a log gets by default; a log too long for these within the
+#: budget gets none unless asked (``resamples=N``), so its board stays fast.
 MIN_RESAMPLES = 20
 #: Work budget of the bootstrap, in player-updates (seats × games × resamples).
 #: About 2–3 s of CPU; logs too long for 200 resamples within it get fewer.
@@ -51,12 +51,13 @@ def auto_resamples(games: int, players: float) -> int:
     if games == 0:
         return 0
     fits = UPDATE_BUDGET // max(1, round(games * (players - 1) ** 1.5))
-    return max(MIN_RESAMPLES, min(MAX_RESAMPLES, fits))
+    return min(MAX_RESAMPLES, fits) if fits >= MIN_RESAMPLES else 0
 
 
-@dataclass(frozen=True)
-class HistoryPoint:
-    """A bot's rating right after one of its games."""
+class HistoryPoint(NamedTuple):
+    """A bot's rating right after one of its games (a named tuple: a long log has a
+    point per bot per game, and a tuple is made several times faster than a frozen
+    dataclass)."""
 
     index: int               # the game's schedule index
     game_id: int | None
@@ -103,9 +104,6 @@ class SeatStats:
     def mean_place(self) -> float:
         return self.place_sum / self.games if self.games else 0.0
 
-    def add(self, place: int) -> SeatStats:
-        return SeatStats(self.games + 1, self.wins + (place == 1), self.place_sum + place)
-
 
 @dataclass(frozen=True)
 class SeatTable:
@@ -135,6 +133,8 @@ class Board:
     los: dict[tuple[str, str], float]
     seats: list[SeatTable]
     faults: dict[str, dict[str, int]] = field(default_factory=dict)
+    # No resampling because the log is too long for the default (not because asked).
+    too_long: bool = False
 
     def __iter__(self):
         return iter(self.rows)
@@ -170,6 +170,10 @@ class Board:
         """One line on how the rank ranges were made."""
         if not self.rated_games:
             return "rank ranges: no rated games"
+        if self.too_long:
+            return (f"rank ranges: not resampled by default for a log this long "
+                    f"({self.rated_games} rated games), so each range is the rank alone; "
+                    f"--resamples {MIN_RESAMPLES} computes them")
         if not self.resamples:
             return "rank ranges: no resampling (resamples 0), so each range is the rank alone"
         reduced = "" if self.resamples == MAX_RESAMPLES else \
@@ -203,14 +207,17 @@ def build_board(outcomes: Iterable[Outcome], bots: Iterable[str],
 
     rater = Rater(params)
     history: dict[str, list[HistoryPoint]] = {bot: [] for bot in names}
+    ratings = rater.ratings
     for outcome in rated:
         rater.add(outcome)
-        for bot, rank in zip(outcome.seats, outcome.ranks):
-            rating = rater.rating(bot)
-            others = tuple(name for name in outcome.seats if name != bot)
-            history[bot].append(HistoryPoint(outcome.index, outcome.game_id, len(outcome.seats),
+        seats = outcome.seats
+        for bot, rank in zip(seats, outcome.ranks):
+            rating = ratings[bot]
+            others = tuple([name for name in seats if name != bot])
+            history[bot].append(HistoryPoint(outcome.index, outcome.game_id, len(seats),
                                              rank, rating.mu, rating.sigma, others))
 
+    asked = resamples is not None
     if resamples is None:
         mean_players = sum(len(o.seats) for o in rated) / len(rated) if rated else 2
         resamples = auto_resamples(len(rated), mean_players)
@@ -247,7 +254,8 @@ def build_board(outcomes: Iterable[Outcome], bots: Iterable[str],
         rated_games=len(rated), void_games=len(ordered) - len(rated), history=history,
         h2h=head_to_head(rated, order, ratings, params),
         los=los_matrix(order, ratings, boot),
-        seats=seat_tables(rated), faults=faults)
+        seats=seat_tables(rated), faults=faults,
+        too_long=bool(rated) and not asked and not resamples)
 
 
 def _counts(rated: Sequence[Outcome], names: Sequence[str]
@@ -256,14 +264,14 @@ def _counts(rated: Sequence[Outcome], names: Sequence[str]
     totals = {bot: [0, 0, 0, 0.0, 0] for bot in names}
     for outcome in rated:
         n = len(outcome.seats)
-        shared = Counter(outcome.ranks)
-        for bot, rank in zip(outcome.seats, outcome.ranks):
+        ranks = outcome.ranks
+        for bot, rank in zip(outcome.seats, ranks):
             entry = totals[bot]
             entry[0] += 1
             entry[1] += rank == 1
             entry[2] += rank
             entry[3] += (n - rank) / (n - 1)
-            entry[4] += shared[rank] > 1
+            entry[4] += ranks.count(rank) > 1
     return {bot: tuple(values) for bot, values in totals.items()}  # type: ignore[misc]
 
 
@@ -468,15 +476,22 @@ def seat_tables(rated: Sequence[Outcome]) -> list[SeatTable]:
     tables = []
     for players in sorted({len(o.seats) for o in rated}):
         games = [o for o in rated if len(o.seats) == players]
-        overall = [SeatStats() for _ in range(players)]
-        by_bot: dict[str, list[SeatStats]] = {}
+        # Per seat: [games, wins, sum of places], overall and per bot, counted in place.
+        overall = [[0, 0, 0] for _ in range(players)]
+        by_bot: dict[str, list[list[int]]] = {}
         for outcome in games:
             for seat, (bot, rank) in enumerate(zip(outcome.seats, outcome.ranks)):
-                overall[seat] = overall[seat].add(rank)
-                stats = by_bot.setdefault(bot, [SeatStats() for _ in range(players)])
-                stats[seat] = stats[seat].add(rank)
+                stats = by_bot.get(bot)
+                if stats is None:
+                    stats = by_bot[bot] = [[0, 0, 0] for _ in range(players)]
+                for counts in (overall[seat], stats[seat]):
+                    counts[0] += 1
+                    counts[1] += rank == 1
+                    counts[2] += rank
         statistic, df, p_value = friedman([o.ranks for o in games])
-        tables.append(SeatTable(players, len(games), overall, dict(sorted(by_bot.items())),
+        tables.append(SeatTable(players, len(games), [SeatStats(*counts) for counts in overall],
+                                {bot: [SeatStats(*counts) for counts in stats]
+                                 for bot, stats in sorted(by_bot.items())},
                                 statistic, df, p_value))
     return tables
 

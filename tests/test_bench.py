@@ -57,10 +57,12 @@ def test_the_machine_and_every_table_are_printed(quick):
                   "### 3. Concurrency scaling", "### 4. A big in-process tournament",
                   "### 5. The leaderboard of a long log",
                   "### 6. Duplicate deals without memory",
-                  "### 7. A tournament on a Dask cluster"):
+                  "### 7. Bot start-up", "### 8. The whole command",
+                  "### 9. A tournament on a Dask cluster"):
         assert title in text
     assert set(report["sections"]) == {"engines", "wire", "scaling", "tournament", "leaderboard",
-                                       "renewal", "swiss", "stopping", "sprt", "cluster"}
+                                       "renewal", "startup", "command", "swiss", "stopping",
+                                       "sprt", "cluster"}
 
 
 @pytest.mark.slow
@@ -127,8 +129,10 @@ def test_leaderboard_headline_and_bootstrap_times(quick):
     size = next(name for name in values if name.startswith("bootstrap_s_")).split("_")[2]
     assert_numbers(values, [f"{part}_s_{size}_{players}p" for part in ("bootstrap", "headline")
                             for players in (2, 4)])
-    assert any("goal: the bootstrap" in note
-               for note in quick[1]["sections"]["leaderboard"]["notes"])
+    assert_numbers(values, ["stored_games", "stored_leaderboard_s"])
+    notes = quick[1]["sections"]["leaderboard"]["notes"]
+    assert any("goal: the bootstrap" in note for note in notes)
+    assert any("goal: the closing leaderboard" in note for note in notes)
 
 
 @pytest.mark.slow
@@ -136,6 +140,22 @@ def test_renewal_cost_of_fresh_bots_per_rotation(quick):
     values = figures(quick[1], "renewal")
     assert_numbers(values, ["protected_games_per_s", "unprotected_games_per_s"])
     assert "cost" in values
+
+
+@pytest.mark.slow
+def test_startup_of_four_bots_side_by_side_with_grpc_s_backoff(quick):
+    values = figures(quick[1], "startup")
+    assert_numbers(values, ["start_s", "grpc_default_start_s", "import_cpu_s", "bots"])
+    assert values["bots"] == 4
+    assert any("goal: 4 Python bots" in note for note in quick[1]["sections"]["startup"]["notes"])
+
+
+@pytest.mark.slow
+def test_whole_command_against_the_echo(quick):
+    values = figures(quick[1], "command")
+    assert_numbers(values, ["games", "seconds", "decisions", "decisions_per_s",
+                            "echo_calls_per_s", "ratio", "tournament_s"])
+    assert values["games"] == 60 and values["decisions"] > values["games"]
 
 
 @pytest.mark.slow

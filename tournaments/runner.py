@@ -48,7 +48,7 @@ from tournaments.schedule import (
     swiss_tables,
 )
 from tournaments.standings import ab_test
-from tournaments.store import Store, StoredGame, StoreError
+from tournaments.store import GameResult, Store, StoreError
 from tournaments.worker import (
     GameTask,
     RunSpec,
@@ -520,7 +520,7 @@ class TournamentRunner:
             self.stop_bots()
             raise
         live = LiveStandings(self.config.rating)
-        stored = {game.game_index: game for game in self.store.games(self.config.name)}
+        stored = {game.game_index: game for game in self.store.results(self.config.name)}
         executor = self._executor()
         progress = Progress(self.total, len(done), self.out, self.quiet,
                             note=self._live_sprt if self.config.format == "ab" else None,
@@ -589,7 +589,7 @@ class TournamentRunner:
         self.met |= {frozenset(table) for table in tables}
         return arrange(self.config, self.secret, block.start, [[[table] for table in tables]])
 
-    def _fold(self, pairing: Pairing, game: StoredGame | MatchResult, live: LiveStandings
+    def _fold(self, pairing: Pairing, game: GameResult | MatchResult, live: LiveStandings
               ) -> None:
         """A game (stored, or just played) into the live ratings and the A/B test."""
         rated = game.status != "void"

@@ -12,14 +12,14 @@ from ratings.board import Board, build_board
 from ratings.params import RatingConfig
 from ratings.sprt import DealGame, SprtResult, deal_scores, sprt
 from ratings.trueskill_ratings import Outcome
-from tournaments.store import Store, StoredGame, StoredTournament
+from tournaments.store import GameResult, Store, StoredTournament
 
 
 def rating_config(tournament: StoredTournament) -> RatingConfig:
     return RatingConfig(**tournament.config.get("rating", {}))
 
 
-def outcome(game: StoredGame) -> Outcome:
+def outcome(game: GameResult) -> Outcome:
     return Outcome(game.game_index, tuple(game.seats), tuple(game.ranks), game.status != "void",
                    tuple(game.scores), game.id)
 
@@ -36,7 +36,7 @@ def fault_counts(store: Store, tournament: str) -> dict[str, dict[str, int]]:
 def standings(store: Store, tournament: StoredTournament, resamples: int | None = None,
               seed: int = 0) -> Board:
     """The tournament's full leaderboard (iterating it gives the rows, best first)."""
-    games = store.games(tournament.name)
+    games = store.results(tournament.name)
     bots = [bot["name"] for bot in tournament.config["bots"]]
     return build_board(map(outcome, games), bots, rating_config(tournament),
                        fault_counts(store, tournament.name), resamples=resamples, seed=seed)

@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Iterator, NamedTuple
 
 from referee.match import MatchResult
 from tournaments.schedule import Pairing
@@ -139,6 +139,17 @@ class StoredGame:
     started_at: str
     finished_at: str
     duration_s: float
+
+
+class GameResult(NamedTuple):
+    """The result columns of a stored game (:meth:`Store.results`)."""
+
+    id: int
+    game_index: int
+    seats: list[str]
+    scores: list[int]
+    ranks: list[int]
+    status: str
 
 
 @dataclass(frozen=True)
@@ -379,6 +390,16 @@ class Store:
         rows = self.db.execute(
             "SELECT * FROM games WHERE tournament = ? ORDER BY game_index", (tournament,))
         return [_game(row) for row in rows]
+
+    def results(self, tournament: str) -> list[GameResult]:
+        """The tournament's games in schedule order, only what ratings need: a long
+        log's leaderboard need not parse every game's actions and times."""
+        rows = self.db.execute(
+            "SELECT id, game_index, seats, scores, ranks, status FROM games "
+            "WHERE tournament = ? ORDER BY game_index", (tournament,))
+        loads = json.loads
+        return [GameResult(row[0], row[1], loads(row[2]), loads(row[3]), loads(row[4]), row[5])
+                for row in rows]
 
     def game(self, game_id: int) -> StoredGame | None:
         row = self.db.execute("SELECT * FROM games WHERE id = ?", (game_id,)).fetchone()

@@ -179,13 +179,24 @@ def test_bootstrap_is_seeded_and_separates_a_clearly_better_bot():
 def test_long_logs_get_fewer_resamples_but_never_too_few():
     assert auto_resamples(120, 3) == MAX_RESAMPLES
     assert MIN_RESAMPLES < auto_resamples(1000, 3) < MAX_RESAMPLES
-    assert auto_resamples(10_000, 3) == MIN_RESAMPLES
-    assert auto_resamples(10_000, 2) >= auto_resamples(10_000, 4)
+    assert MIN_RESAMPLES <= auto_resamples(2_000, 4) < MAX_RESAMPLES
+    assert auto_resamples(10_000, 2) >= MIN_RESAMPLES
     assert auto_resamples(0, 3) == 0
     games = log(*[(("a", "b"), (1, 2))] * 3000)
     board = build_board(games, "ab")
     assert board.resamples == auto_resamples(3000, 2) < MAX_RESAMPLES
     assert "fewer than 200" in board.method()
+
+
+def test_a_log_too_long_for_the_fewest_resamples_gets_ranges_only_when_asked():
+    assert auto_resamples(10_000, 3) == 0 == auto_resamples(100_000, 2)
+    games = log(*[(("a", "b", "c"), (1, 2, 3))] * 5_000)
+    board = build_board(games, "abc")
+    assert board.resamples == 0 and board.too_long
+    assert [(row.rank_low, row.rank_high) for row in board] == [(1, 1), (2, 2), (3, 3)]
+    assert "not resampled by default" in board.method() and "--resamples 20" in board.method()
+    asked = build_board(games[:3000], "abc", resamples=0)
+    assert not asked.too_long and "(resamples 0)" in asked.method()
 
 
 # -- head to head, LOS, seats --------------------------------------------------------------
