@@ -47,8 +47,8 @@ class TimedRunner(TournamentRunner):
     bots_ready = 0.0
     cpu_ready = 0.0
 
-    def _start_bots(self, needed):
-        skipped = super()._start_bots(needed)
+    def _start_bots(self, needed: set[str], epoch: int) -> list[str]:
+        skipped = super()._start_bots(needed, epoch)
         self.bots_ready, self.cpu_ready = time.perf_counter(), time.process_time()
         return skipped
 
