@@ -1,7 +1,8 @@
 """Benchmark: a baselines ladder without the search bots' time caps, ``python -m bench.ladder L``.
 
 ``L`` names a ``tournaments/baselines-<L>.yaml`` (flea-circus, flohcati,
-flohcati-es, animal-circus). It is played as written but for time: each search
+flohcati-es, animal-circus), or is the path of another config (a variant of a
+ladder being tried). It is played as written but for time: each search
 bot's ``--ms`` cap is dropped, so its iteration budget alone ends a decision
 and the result does not depend on how loaded the machine is (on a busy
 machine the ladder's caps bind first and the search bots play weaker), and
@@ -38,8 +39,13 @@ def uncapped(command: str) -> str:
     return re.sub(r"--ms\s+\S+", "--ms 0", command)
 
 
+def ladder_file(ladder: str) -> Path:
+    """A ladder's config file, by name or path."""
+    return FOLDER / f"baselines-{ladder}.yaml" if ladder in LADDERS else Path(ladder)
+
+
 def ladder_config(ladder: str, rounds: int | None, concurrency: int) -> dict[str, Any]:
-    data = yaml.safe_load((FOLDER / f"baselines-{ladder}.yaml").read_text())
+    data = yaml.safe_load(ladder_file(ladder).read_text())
     for bot in data["bots"]:
         bot["command"] = uncapped(bot["command"])
     data["time"] = {"move_ms": MOVE_MS}
@@ -52,7 +58,7 @@ def ladder_config(ladder: str, rounds: int | None, concurrency: int) -> dict[str
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("ladder", choices=LADDERS)
+    parser.add_argument("ladder", help=f"one of {', '.join(LADDERS)}, or a config's path")
     parser.add_argument("--rounds", type=int, default=None, help="instead of the file's")
     parser.add_argument("--concurrency", type=int, default=2)
     parser.add_argument("--db", type=Path, default=Path("runs/ladders.sqlite"))

@@ -280,12 +280,13 @@ def playout(state: State, rng: random.Random, policy: Policy, depth: int,
 # -- perfect-information Monte Carlo -------------------------------------------------------------
 def pimc(sampler: Sampler, codes: list[str], budget: Budget, rng: random.Random,
          policy: Policy = random_policy, depth: int = 0, spread: float = 0.0,
-         hint: int = -1, bias: float = 0.0) -> tuple[int, dict[str, Any]]:
+         hint: int = -1, bias: float = 0.0, sweep: bool = True) -> tuple[int, dict[str, Any]]:
     """The index into ``codes`` (the request's legal actions) with the best mean outcome.
 
     Each sample is dealt once per action from the same seed, so every action is
-    judged on the same worlds; the budget counts playouts. ``hint`` and ``bias``
-    are IS-MCTS's (PIMC weighs every action alike), taken so both searches are called alike.
+    judged on the same worlds; the budget counts playouts. ``hint``, ``bias`` and
+    ``sweep`` are IS-MCTS's (PIMC always sweeps and weighs every action alike), taken so
+    both searches are called alike.
     """
     totals = [0.0] * len(codes)
     done, playouts, samples = budget.clock(), 0, 0
@@ -337,57 +338,87 @@ def _select(node: Node, codes: list[str], c: float, hinted: str | None = None,
 
 def ismcts(sampler: Sampler, codes: list[str], budget: Budget, rng: random.Random,
            policy: Policy = random_policy, depth: int = 0, spread: float = 0.0,
-           hint: int = -1, bias: float = 0.0, c: float = 0.7) -> tuple[int, dict[str, Any]]:
-    """The index into ``codes`` whose root child was visited most.
+           hint: int = -1, bias: float = 0.0, sweep: bool = False,
+           c: float = 0.7) -> tuple[int, dict[str, Any]]:
+    """The index into ``codes`` whose root child was visited most (with ``sweep``: scored best).
 
     ``hint``, an index into ``codes`` (-1: none), is the move a heuristic
     prefers: the root expands it first and, with ``bias``, favours it in UCB
     until its own visits outweigh the prior.
+
+    With ``sweep`` the root is not a bandit: each determinization is played
+    once after every root move (the same deal for each, as PIMC does), and the
+    tree below each move is IS-MCTS as usual. Comparing the moves on the same
+    deals removes the deals' luck from their difference, which in a game as
+    noisy as Flea Circus at four is most of it; the move with the best mean wins.
     """
-    hinted = codes[hint] if hint >= 0 else None
+    hinted = codes[hint] if hint >= 0 and not sweep else None
     root = Node(sampler.seat)
     done, iterations = budget.clock(), 0
     while not done(iterations):
-        state = sampler.sample(rng)
-        node, path = root, []
-        while not state.is_terminal():
-            actions = state.legal_actions()
-            moves = [action.code for action in actions]
-            untried = [i for i, code in enumerate(moves) if code not in node.children]
-            if untried:
-                # The playout policy's move first: at small budgets most nodes are
-                # visited once or twice, and the policy's guess beats a random one.
-                index = policy(state, actions, rng)
-                if node is root and hinted is not None and hinted not in node.children:
-                    index = moves.index(hinted)
-                if moves[index] in node.children:
-                    index = untried[rng.randrange(len(untried))]
-                for code in moves:
-                    if code in node.children:
-                        node.children[code].available += 1
-                child = node.children[moves[index]] = Node(state.current_seat())
-                child.available = 1
-                state.apply(index, actions)
-                path.append(child)
-                break
-            index = _select(node, moves, c, hinted if node is root else None, bias)
-            node = node.children[moves[index]]
-            state.apply(index, actions)
-            path.append(node)
-        outcome = playout(state, rng, policy, depth, spread)
-        for visited in path:
-            visited.visits += 1
-            visited.total += outcome[visited.seat]
-        iterations += 1
+        if not sweep:
+            _iterate(root, [], sampler.sample(rng), rng, policy, depth, spread, c, hinted, bias)
+            iterations += 1
+            continue
+        seed = rng.getrandbits(64)
+        for index, code in enumerate(codes):
+            state = sampler.sample(random.Random(seed))
+            state.apply(index)
+            child = root.children.setdefault(code, Node(sampler.seat))
+            _iterate(child, [child], state, rng, policy, depth, spread, c, None, 0.0)
+            iterations += 1
     visits = [root.children[code].visits if code in root.children else 0 for code in codes]
+    if sweep:
+        means = [root.children[code].total / max(root.children[code].visits, 1)
+                 for code in codes]
+        return max(range(len(codes)), key=lambda i: means[i]), \
+            {"iterations": iterations, "visits": visits, "means": means}
     best = max(range(len(codes)), key=lambda i: visits[i])
     return best, {"iterations": iterations, "visits": visits}
+
+
+def _iterate(node: Node, path: list[Node], state: State, rng: random.Random, policy: Policy,
+             depth: int, spread: float, c: float, hinted: str | None, bias: float) -> None:
+    """One IS-MCTS iteration from ``node`` in ``state``: descend, expand, play out, back up.
+
+    ``path`` holds the nodes already on the way (their statistics are backed
+    up too); ``hinted`` and ``bias`` apply at ``node`` only.
+    """
+    top = node
+    while not state.is_terminal():
+        actions = state.legal_actions()
+        moves = [action.code for action in actions]
+        untried = [i for i, code in enumerate(moves) if code not in node.children]
+        if untried:
+            # The playout policy's move first: at small budgets most nodes are
+            # visited once or twice, and the policy's guess beats a random one.
+            index = policy(state, actions, rng)
+            if node is top and hinted is not None and hinted not in node.children:
+                index = moves.index(hinted)
+            if moves[index] in node.children:
+                index = untried[rng.randrange(len(untried))]
+            for code in moves:
+                if code in node.children:
+                    node.children[code].available += 1
+            child = node.children[moves[index]] = Node(state.current_seat())
+            child.available = 1
+            state.apply(index, actions)
+            path.append(child)
+            break
+        index = _select(node, moves, c, hinted if node is top else None, bias)
+        node = node.children[moves[index]]
+        state.apply(index, actions)
+        path.append(node)
+    outcome = playout(state, rng, policy, depth, spread)
+    for visited in path:
+        visited.visits += 1
+        visited.total += outcome[visited.seat]
 
 
 # -- search bots ---------------------------------------------------------------------------------
 #: Budgets and playouts of the search bots unless their command line says otherwise.
 DEFAULTS: dict[str, Any] = {"iterations": 1000, "ms": 400.0, "policy": "random", "depth": 12,
-                            "spread": 0.0, "bias": 0.0}
+                            "spread": 0.0, "bias": 0.0, "sweep": False}
 #: Each game's hand-written bot, whose move is IS-MCTS's root hint when ``bias`` is set.
 HINTS: dict[str, type[Bot]] = {"flea-circus": FleaGreedyBot, "flohcati": FlohcatiHeuristicBot,
                                "animal-circus": AnimalCircusHeuristicBot}
@@ -405,16 +436,17 @@ class SearchBot(Bot):
 
     def __init__(self, iterations: int = DEFAULTS["iterations"], ms: float = DEFAULTS["ms"],
                  policy: str = DEFAULTS["policy"], depth: int = DEFAULTS["depth"],
-                 spread: float = DEFAULTS["spread"], bias: float = DEFAULTS["bias"]) -> None:
+                 spread: float = DEFAULTS["spread"], bias: float = DEFAULTS["bias"],
+                 sweep: bool = DEFAULTS["sweep"]) -> None:
         self.budget, self.policy, self.depth = Budget(iterations, ms), policy, depth
-        self.spread, self.bias = spread, bias
+        self.spread, self.bias, self.sweep = spread, bias, sweep
         self.memory = Memory()
 
     @classmethod
     def from_options(cls, known: argparse.Namespace) -> SearchBot:
         """The bot an :func:`options` command line asks for."""
         return cls(known.iterations, known.ms, known.policy, known.depth, known.spread,
-                   known.bias)
+                   known.bias, known.sweep)
 
     def decide(self, request: Any) -> int:
         return self.choose(request, rng_for(request))
@@ -430,7 +462,7 @@ class SearchBot(Bot):
         codes = [action.code for action in request.legal_actions]
         hint = HINTS[game]().decide(request) if self.bias > 0 else -1
         index, _ = self.search(sampler, codes, self.budget, rng, policy_named(self.policy, game),
-                               self.depth, self.spread, hint, self.bias)
+                               self.depth, self.spread, hint, self.bias, self.sweep)
         return index
 
 
@@ -450,6 +482,9 @@ def options(description: str) -> argparse.ArgumentParser:
     parser.add_argument("--bias", type=float, default=DEFAULTS["bias"],
                         help="IS-MCTS: progressive bias towards the game's heuristic bot's "
                              "move at the root; 0: none")
+    parser.add_argument("--sweep", action="store_true",
+                        help="IS-MCTS: play every root move on each determinization (shared "
+                             "deals, as PIMC) and pick the best mean, the tree below as usual")
     return parser
 
 

@@ -9,8 +9,17 @@ from click.testing import CliRunner
 
 from bots.ismcts import IsmctsBot
 from bots.pimc import PimcBot
-from bots.search import (Budget, Memory, SearchBot, ismcts, options, playout, policy_named,
-                         rank_shares, soft_rank_shares)
+from bots.search import (
+    Budget,
+    Memory,
+    SearchBot,
+    ismcts,
+    options,
+    playout,
+    policy_named,
+    rank_shares,
+    soft_rank_shares,
+)
 from circus.v1 import bot_pb2
 from cli.main import main
 from referee import wire
@@ -107,13 +116,26 @@ def test_the_hinted_move_is_expanded_first_and_a_strong_bias_keeps_it_chosen():
     assert codes[index] == "play:F", info  # a fading prior: the search overrules it
 
 
+def test_a_sweeping_root_plays_every_move_on_the_same_deals_and_picks_the_best_mean():
+    state = get_game("flea-circus").new_state(2, None, 11)
+    state.hands[0] = ["F", "numbers", "numbers", "A", "B"]
+    state.piles[1] = ["F"]
+    state.loot, state.earth = [10, 12], 1
+    codes = [action.code for action in state.legal_actions()]
+    sampler = sampler_for("flea-circus", state.observation(0), [])
+    index, info = ismcts(sampler, codes, Budget(iterations=100), random.Random(0), sweep=True)
+    assert info["visits"] == [20] * len(codes)  # a sweep is one iteration per root move
+    assert codes[index] == "play:F" and info["means"][index] == max(info["means"]), info
+
+
 def test_the_search_options_reach_the_bot():
     known, rest = options("x").parse_known_args(
         ["--iterations", "7", "--ms", "0", "--policy", "heuristic", "--depth", "3",
-         "--spread", "2.5", "--bias", "1", "--address", "a"])
+         "--spread", "2.5", "--bias", "1", "--sweep", "--address", "a"])
     bot = SearchBot.from_options(known)
-    assert (bot.budget, bot.policy, bot.depth, bot.spread, bot.bias) == \
-        (Budget(7, 0.0), "heuristic", 3, 2.5, 1.0)
+    assert (bot.budget, bot.policy, bot.depth, bot.spread, bot.bias, bot.sweep) == \
+        (Budget(7, 0.0), "heuristic", 3, 2.5, 1.0, True)
+    assert SearchBot.from_options(options("x").parse_known_args([])[0]).sweep is False
     assert rest == ["--address", "a"]
 
 
