@@ -268,8 +268,8 @@ def playout(state: State, rng: random.Random, policy: Policy, depth: int,
     A playout cut by ``depth`` scores its position by :func:`soft_rank_shares`
     with ``spread``; an ended game by the exact rank shares.
     """
-    steps = 0
-    while not state.is_terminal() and (depth <= 0 or steps < depth):
+    steps, limit = 0, depth if depth > 0 else math.inf
+    while steps < limit and not state.is_terminal():
         actions = state.legal_actions()
         state.apply(policy(state, actions, rng), actions)
         steps += 1
@@ -324,13 +324,14 @@ def _select(node: Node, codes: list[str], c: float, hinted: str | None = None,
     The ``hinted`` child gets ``bias / (visits + 1)`` more: progressive bias
     (Chaslot et al. 2008), a prior that fades as the child's own visits grow.
     """
-    best, best_value = 0, -math.inf
+    best, best_value, children, sqrt, log = 0, -math.inf, node.children, math.sqrt, math.log
     for index, code in enumerate(codes):
-        child = node.children[code]
+        child = children[code]
         child.available += 1
-        value = child.total / child.visits + c * math.sqrt(math.log(child.available) / child.visits)
+        visits = child.visits
+        value = child.total / visits + c * sqrt(log(child.available) / visits)
         if code == hinted:
-            value += bias / (child.visits + 1)
+            value += bias / (visits + 1)
         if value > best_value:
             best, best_value = index, value
     return best
