@@ -9,7 +9,17 @@ from click.testing import CliRunner
 
 from bots.ismcts import IsmctsBot
 from bots.pimc import PimcBot
-from bots.search import Budget, Memory, ismcts, policy_named, rank_shares
+from bots.search import (
+    Budget,
+    Memory,
+    SearchBot,
+    ismcts,
+    options,
+    playout,
+    policy_named,
+    rank_shares,
+    soft_rank_shares,
+)
 from circus.v1 import bot_pb2
 from cli.main import main
 from referee import wire
@@ -69,6 +79,66 @@ def test_rank_shares_count_beaten_seats_and_split_ties():
     assert rank_shares([5, 3, 3, 1]) == [1.0, 0.5, 0.5, 0.0]
 
 
+def test_soft_rank_shares_keep_the_order_and_the_total_and_sharpen_to_ranks():
+    scores = [5, 3, 3, 1]
+    soft = soft_rank_shares(scores, 3.0)
+    assert soft[0] > soft[1] == soft[2] > soft[3]
+    assert sum(soft) == pytest.approx(sum(rank_shares(scores)))  # each pair shares one win
+    assert 0.5 < soft[0] < 1.0  # two points ahead is likely, not sure, to hold
+    assert soft_rank_shares(scores, 0.0) == rank_shares(scores)
+    assert soft_rank_shares(scores, 0.01) == pytest.approx(rank_shares(scores))
+
+
+def test_a_cut_playout_scores_soft_ranks_and_an_ended_game_exact_ones():
+    state = get_game("flea-circus").new_state(2, None, 5)
+    cut = playout(state, random.Random(0), policy_named("random", "flea-circus"), 1, 3.0)
+    assert cut == soft_rank_shares(state.scores(), 3.0)
+    ended = playout(state, random.Random(0), policy_named("random", "flea-circus"), 0, 3.0)
+    assert state.is_terminal() and ended == rank_shares(state.scores())
+
+
+def test_the_hinted_move_is_expanded_first_and_a_strong_bias_keeps_it_chosen():
+    """Progressive bias: the heuristic's move wins the visits while the prior outweighs UCB."""
+    state = get_game("flea-circus").new_state(2, None, 11)
+    state.hands[0] = ["F", "numbers", "numbers", "A", "B"]
+    state.piles[1] = ["F"]
+    state.loot, state.earth = [10, 12], 1
+    codes = [action.code for action in state.legal_actions()]
+    sampler = sampler_for("flea-circus", state.observation(0), [])
+    hint = codes.index("play:A")  # a poor move: the saucer F steals 4
+    _, info = ismcts(sampler, codes, Budget(iterations=1), random.Random(0), hint=hint)
+    assert info["visits"][hint] == 1
+    index, info = ismcts(sampler, codes, Budget(iterations=60), random.Random(0),
+                         hint=hint, bias=1000.0)
+    assert index == hint, info
+    index, info = ismcts(sampler, codes, Budget(iterations=300), random.Random(0),
+                         hint=hint, bias=1.0)
+    assert codes[index] == "play:F", info  # a fading prior: the search overrules it
+
+
+def test_a_sweeping_root_plays_every_move_on_the_same_deals_and_picks_the_best_mean():
+    state = get_game("flea-circus").new_state(2, None, 11)
+    state.hands[0] = ["F", "numbers", "numbers", "A", "B"]
+    state.piles[1] = ["F"]
+    state.loot, state.earth = [10, 12], 1
+    codes = [action.code for action in state.legal_actions()]
+    sampler = sampler_for("flea-circus", state.observation(0), [])
+    index, info = ismcts(sampler, codes, Budget(iterations=100), random.Random(0), sweep=True)
+    assert info["visits"] == [20] * len(codes)  # a sweep is one iteration per root move
+    assert codes[index] == "play:F" and info["means"][index] == max(info["means"]), info
+
+
+def test_the_search_options_reach_the_bot():
+    known, rest = options("x").parse_known_args(
+        ["--iterations", "7", "--ms", "0", "--policy", "heuristic", "--depth", "3",
+         "--spread", "2.5", "--bias", "1", "--sweep", "--address", "a"])
+    bot = SearchBot.from_options(known)
+    assert (bot.budget, bot.policy, bot.depth, bot.spread, bot.bias, bot.sweep) == \
+        (Budget(7, 0.0), "heuristic", 3, 2.5, 1.0, True)
+    assert SearchBot.from_options(options("x").parse_known_args([])[0]).sweep is False
+    assert rest == ["--address", "a"]
+
+
 def test_the_memory_forgets_a_finished_game():
     memory = Memory()
     state = get_game("flea-circus").new_state(2, None, 1)
@@ -105,6 +175,34 @@ def test_the_search_bench_reports_every_figure(capsys):
     from bench.search import main as bench
     bench(["--iterations", "20", "--samples", "20", "--repeats", "1", "--depths", "3"])
     out = capsys.readouterr().out
-    assert "depth          3:" in out and "/s" in out
+    assert "depth 3:" in out and "wall clock" in out and "of CPU time" in out
     for game in ("flea-circus standard 2p", "flohcati es 4p", "animal-circus standard 4p"):
         assert game in out
+
+
+@pytest.mark.parametrize("ladder", ["flea-circus", "flohcati", "flohcati-es", "animal-circus"])
+def test_the_ladder_bench_plays_each_ladder_as_written_but_without_time_caps(ladder):
+    import yaml
+
+    from bench.ladder import FOLDER, ladder_config, uncapped
+    from tournaments.config import parse_config
+
+    written = yaml.safe_load((FOLDER / f"baselines-{ladder}.yaml").read_text())
+    data = ladder_config(ladder, rounds=2, concurrency=2)
+    parse_config(data, folder=FOLDER)
+    assert data["rounds"] == 2 and data["renew_bots"] is False
+    assert [bot["command"] for bot in data["bots"]] == \
+        [uncapped(bot["command"]) for bot in written["bots"]]
+    for bot in data["bots"]:
+        if bot["name"] in ("pimc", "ismcts"):
+            assert "--ms 0 " in bot["command"] and "--ms 0 " not in \
+                next(b["command"] for b in written["bots"] if b["name"] == bot["name"])
+
+
+def test_uncapped_sets_only_the_time_cap_to_none():
+    from bench.ladder import uncapped
+
+    assert uncapped("python -m bots.ismcts --iterations 5 --ms 400 --address {address}") == \
+        "python -m bots.ismcts --iterations 5 --ms 0 --address {address}"
+    assert uncapped("python -m bots.random_bot --address {address}") == \
+        "python -m bots.random_bot --address {address}"

@@ -89,6 +89,9 @@ class State(ABC):
     """
 
     game_name: ClassVar[str]
+    #: False for a state whose :meth:`emit` records nothing (a search's copy): an
+    #: engine may then skip building events on its hot path. The rules are the same.
+    records_events: ClassVar[bool] = True
 
     def __init__(self, players: int, variant: str, seed: int) -> None:
         self.num_players = players

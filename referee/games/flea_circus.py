@@ -24,6 +24,9 @@ CARD_NAMES = {
     **{kind: f"saucer {kind} ({value})" for kind, value in SAUCER_VALUES.items()},
 }
 LOOT_TOKENS = 36
+# The other seats of each seat at each table size, clockwise from the left neighbour.
+OTHERS = {players: tuple(tuple((seat + step) % players for step in range(1, players))
+                         for seat in range(players)) for players in range(2, 6)}
 HAND_SIZE = 5
 COUNTERATTACK_LOOT = 2
 TURN_LIMIT = 1000
@@ -66,6 +69,25 @@ PLAY_ACTIONS = {card: tuple(_play_action(card, count) for count in
                             (range(1, ACTION_CARD_COUNTS["numbers"] + 1)
                              if card == "numbers" else (1,)))
                 for card in CARD_ORDER}
+# Each play action's card and count, by code: what applying it reads.
+PLAYS = {action.code: (card, action.payload["count"])
+         for card, actions in PLAY_ACTIONS.items() for action in actions}
+# The play actions of each hand (as its sorted cards): a hand holds at most five of
+# eleven kinds, so there are a few thousand, and searches list them millions of times.
+_HAND_ACTIONS: dict[tuple[str, ...], tuple[Action, ...]] = {}
+
+
+def hand_actions(hand: list[str]) -> tuple[Action, ...]:
+    """The play actions of ``hand``, in the card order; ``numbers`` once per count held."""
+    key = tuple(sorted(hand))
+    actions = _HAND_ACTIONS.get(key)
+    if actions is None:
+        listed: list[Action] = []
+        for card in sorted(set(hand), key=CARD_RANK.__getitem__):
+            listed += PLAY_ACTIONS[card][:hand.count(card)] if card == "numbers" \
+                else PLAY_ACTIONS[card][:1]
+        actions = _HAND_ACTIONS[key] = tuple(listed)
+    return actions
 
 
 class FleaCircusState(State):
@@ -108,21 +130,14 @@ class FleaCircusState(State):
         return bool(self.end_reason)
 
     def legal_actions(self) -> list[Action]:
-        if self.is_terminal():
+        if self.end_reason:
             return []
         if self.choosing_target:
             return [Action(f"target:{seat}",
                            f"take loot from seat {seat} ({self.loot[seat]} loot)",
                            {"type": "target", "target": seat})
                     for seat in self._others(self.player)]
-        hand = self.hands[self.player]
-        actions: list[Action] = []
-        for card in sorted(set(hand), key=CARD_RANK.__getitem__):
-            if card == "numbers":
-                actions += PLAY_ACTIONS[card][:hand.count(card)]
-            else:
-                actions.append(PLAY_ACTIONS[card][0])
-        return actions
+        return list(hand_actions(self.hands[self.player]))
 
     def skipping(self) -> list[bool]:
         return [not hand and not self.deck for hand in self.hands]
@@ -156,22 +171,23 @@ class FleaCircusState(State):
 
     # -- rules ---------------------------------------------------------------
     def _apply(self, action: Action) -> None:
-        payload = action.payload
-        if payload["type"] == "target":
-            self.choosing_target = False
-            self._take_from_seat(payload["target"], COUNTERATTACK_LOOT)
-            self._end_turn()
+        play = PLAYS.get(action.code)
+        if play:
+            self._play(*play)
             return
-        card, count = payload["card"].get("saucer") or payload["card"]["kind"], payload["count"]
-        self._play(card, count)
+        self.choosing_target = False
+        self._take_from_seat(action.payload["target"], COUNTERATTACK_LOOT)
+        self._end_turn()
 
     def _play(self, card: str, count: int) -> None:
         seat = self.player
+        hand = self.hands[seat]
         for _ in range(count):
-            self.hands[seat].remove(card)
-            self.piles[seat].append(card)
-        self.emit("play", f"seat {seat} plays {count} × {CARD_NAMES[card]}", seat,
-                  card=card, count=count)
+            hand.remove(card)
+        self.piles[seat] += [card] * count
+        if self.records_events:
+            self.emit("play", f"seat {seat} plays {count} × {CARD_NAMES[card]}", seat,
+                      card=card, count=count)
         if card in SAUCER_VALUES:
             self._resolve_saucer(card)
         elif card == "numbers":
@@ -185,13 +201,15 @@ class FleaCircusState(State):
             return
         self._end_turn()
 
-    def _others(self, seat: int) -> list[int]:
+    def _others(self, seat: int) -> tuple[int, ...]:
         """The other seats, clockwise from the left neighbour."""
-        return [(seat + step) % self.num_players for step in range(1, self.num_players)]
+        return OTHERS[self.num_players][seat]
 
     def _resolve_saucer(self, kind: str) -> None:
+        piles = self.piles
         for other in self._others(self.player):
-            if self.piles[other] and self.piles[other][-1] == kind:
+            pile = piles[other]
+            if pile and pile[-1] == kind:
                 self._take_from_seat(other, SAUCER_VALUES[kind])
                 return
         self._take_from_earth(SAUCER_VALUES[kind])
@@ -228,8 +246,9 @@ class FleaCircusState(State):
         taken = min(amount, self.earth)
         self.earth -= taken
         self.loot[self.player] += taken
-        self.emit("loot", f"seat {self.player} takes {taken} loot from the Earth",
-                  self.player, source="earth", amount=taken)
+        if self.records_events:
+            self.emit("loot", f"seat {self.player} takes {taken} loot from the Earth",
+                      self.player, source="earth", amount=taken)
         if self.earth == 0:
             self.end_reason = "earth-empty"
 
@@ -237,30 +256,35 @@ class FleaCircusState(State):
         taken = min(amount, self.loot[other])
         self.loot[other] -= taken
         self.loot[self.player] += taken
-        self.emit("loot", f"seat {self.player} takes {taken} loot from seat {other}",
-                  self.player, source="seat", victim=other, amount=taken)
+        if self.records_events:
+            self.emit("loot", f"seat {self.player} takes {taken} loot from seat {other}",
+                      self.player, source="seat", victim=other, amount=taken)
 
     def _draw_up(self, seat: int) -> None:
         """Draw up to five cards, as far as the deck allows."""
-        count = min(HAND_SIZE - len(self.hands[seat]), len(self.deck))
+        deck = self.deck
+        count = min(HAND_SIZE - len(self.hands[seat]), len(deck))
         if count <= 0:
             return
-        drawn, self.deck = self.deck[:count], self.deck[count:]
-        self.hands[seat].extend(drawn)
-        self.emit("draw", f"seat {seat} draws {count} card(s)", seat, count=count)
-        self.emit("drew", f"you draw {', '.join(CARD_NAMES[c] for c in drawn)}", seat,
-                  frozenset({seat}), cards=drawn)
+        drawn = deck[:count]
+        del deck[:count]
+        self.hands[seat] += drawn
+        if self.records_events:
+            self.emit("draw", f"seat {seat} draws {count} card(s)", seat, count=count)
+            self.emit("drew", f"you draw {', '.join(CARD_NAMES[c] for c in drawn)}", seat,
+                      frozenset({seat}), cards=drawn)
 
     def _end_turn(self) -> None:
         self.turn += 1
-        if self.is_terminal():
+        if self.end_reason:
             return
         self._draw_up(self.player)
         if self.turn >= TURN_LIMIT:
             self.end_reason = "turn-limit"
             return
         self.player = (self.player + 1) % self.num_players
-        self._begin_turn()
+        if not self.hands[self.player]:  # else the seat plays: _begin_turn would do nothing
+            self._begin_turn()
 
     def _begin_turn(self) -> None:
         """Move to the next seat that can play, drawing for empty hands first.

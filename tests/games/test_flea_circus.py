@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from referee.games import get_game
@@ -160,3 +162,22 @@ def test_illegal_index_is_refused_with_a_clear_error():
 def test_deal_gives_five_cards_each_and_the_rest_to_the_deck():
     state = get_game("flea-circus").new_state(5, None, 3)
     assert [len(hand) for hand in state.hands] == [5] * 5 and len(state.deck) == 30
+
+
+def test_a_silent_state_plays_exactly_as_a_logging_one():
+    """A search's states skip building events: the rules, actions and chance must not change."""
+    from referee.games.determinize import silent
+
+    for seed in range(12):
+        logging = get_game("flea-circus").new_state(2 + seed % 4, None, seed)
+        quiet = get_game("flea-circus").new_state(2 + seed % 4, None, seed)
+        quiet.__class__ = silent(type(quiet))
+        logged, rng = len(quiet.events), random.Random(seed)
+        while not logging.is_terminal():
+            actions = logging.legal_actions()
+            assert [a.code for a in quiet.legal_actions()] == [a.code for a in actions]
+            index = rng.randrange(len(actions))
+            logging.apply(index)
+            quiet.apply(index)
+        assert quiet.is_terminal() and quiet.final_state() == logging.final_state()
+        assert quiet.end_reason == logging.end_reason and len(quiet.events) == logged
