@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from typing import Callable
 
 import pytest
 from click.testing import CliRunner
@@ -97,14 +98,20 @@ def test_a_cut_playout_scores_soft_ranks_and_an_ended_game_exact_ones():
     assert state.is_terminal() and ended == rank_shares(state.scores())
 
 
-def test_the_hinted_move_is_expanded_first_and_a_strong_bias_keeps_it_chosen():
-    """Progressive bias: the heuristic's move wins the visits while the prior outweighs UCB."""
+def steal_position() -> tuple[list[str], Callable]:
+    """Two players, Earth nearly empty: stealing 4 from the rival with the saucer F wins,
+    the Earth's 1 does not. The legal moves' codes, and seat 0's sampler."""
     state = get_game("flea-circus").new_state(2, None, 11)
     state.hands[0] = ["F", "numbers", "numbers", "A", "B"]
     state.piles[1] = ["F"]
     state.loot, state.earth = [10, 12], 1
     codes = [action.code for action in state.legal_actions()]
-    sampler = sampler_for("flea-circus", state.observation(0), [])
+    return codes, sampler_for("flea-circus", state.observation(0), [])
+
+
+def test_the_hinted_move_is_expanded_first_and_a_strong_bias_keeps_it_chosen():
+    """Progressive bias: the heuristic's move wins the visits while the prior outweighs UCB."""
+    codes, sampler = steal_position()
     hint = codes.index("play:A")  # a poor move: the saucer F steals 4
     _, info = ismcts(sampler, codes, Budget(iterations=1), random.Random(0), hint=hint)
     assert info["visits"][hint] == 1
@@ -117,12 +124,7 @@ def test_the_hinted_move_is_expanded_first_and_a_strong_bias_keeps_it_chosen():
 
 
 def test_a_sweeping_root_plays_every_move_on_the_same_deals_and_picks_the_best_mean():
-    state = get_game("flea-circus").new_state(2, None, 11)
-    state.hands[0] = ["F", "numbers", "numbers", "A", "B"]
-    state.piles[1] = ["F"]
-    state.loot, state.earth = [10, 12], 1
-    codes = [action.code for action in state.legal_actions()]
-    sampler = sampler_for("flea-circus", state.observation(0), [])
+    codes, sampler = steal_position()
     index, info = ismcts(sampler, codes, Budget(iterations=100), random.Random(0), sweep=True)
     assert info["visits"] == [20] * len(codes)  # a sweep is one iteration per root move
     assert codes[index] == "play:F" and info["means"][index] == max(info["means"]), info
@@ -149,13 +151,8 @@ def test_the_memory_forgets_a_finished_game():
 
 
 def test_ismcts_takes_the_loot_a_saucer_can_steal():
-    """Two players, Earth nearly empty: stealing 4 from the rival wins, the Earth's 1 does not."""
-    state = get_game("flea-circus").new_state(2, None, 11)
-    state.hands[0] = ["F", "numbers", "numbers", "A", "B"]
-    state.piles[1] = ["F"]
-    state.loot, state.earth = [10, 12], 1
-    codes = [action.code for action in state.legal_actions()]
-    sampler = sampler_for("flea-circus", state.observation(0), [])
+    """The loot a saucer can steal wins the game; the Earth's last one does not."""
+    codes, sampler = steal_position()
     index, info = ismcts(sampler, codes, Budget(iterations=300), random.Random(0))
     assert codes[index] == "play:F", info
 
