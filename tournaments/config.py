@@ -274,6 +274,12 @@ def fillers(config: TournamentConfig) -> list[str]:
     return [bot.name for bot in config.bots if bot.name not in (config.a, config.b)]
 
 
+def ab_tables_per_deal(bots: int) -> int:
+    """format: ab: a deal's tables: A's and B's with fillers (more than two bots), else
+    the one table of A against B."""
+    return 2 if bots > 2 else 1
+
+
 def tables_per_round(config: TournamentConfig) -> int:
     """The tables of one round (for format: ab, the A and the B tables of its deals)."""
     bots, seats = len(config.bots), config.players
@@ -282,7 +288,7 @@ def tables_per_round(config: TournamentConfig) -> int:
     if config.format == "swiss":
         return bots // seats
     if config.format == "ab":
-        return AB_DEALS_PER_ROUND * (2 if fillers(config) else 1)
+        return AB_DEALS_PER_ROUND * ab_tables_per_deal(bots)
     return math.comb(bots, seats)
 
 

@@ -36,7 +36,7 @@ from referee.match import MatchAbandoned, MatchResult
 from referee.participants import BotStartError, Participant
 from referee.sandbox import SandboxUnavailable, ensure_available
 from referee.settings import BotSpec
-from tournaments.config import TournamentConfig, fillers, game_count, games_per_round
+from tournaments.config import TournamentConfig, ab_tables_per_deal, game_count, games_per_round
 from tournaments.executor import ClusterLost, DaskExecutor, Executor, ThreadExecutor
 from tournaments.schedule import (
     Pairing,
@@ -252,24 +252,20 @@ class TournamentRunner:
         self.finished = existing.finished_at is not None and round_by_round(self.config)
         return self.store.done_indices(name)
 
-    def _needed(self, done: set[int]) -> set[str]:
-        """The bots with games left to play: every bot, when rounds are paired or may
-        stop as they go."""
-        if self.finished:
-            return set()
-        if round_by_round(self.config):
-            return {bot.name for bot in self.config.bots}
-        return {name for pairing in schedule(self.config, self.secret)
-                if pairing.index not in done for name in pairing.seats}
+    def _left(self, done: set[int]) -> tuple[set[str], int]:
+        """The bots with games left to play, and the epoch of the first such game.
 
-    def _first_epoch(self, done: set[int]) -> int:
-        """The epoch of the first game left to play (0 when rounds are paired as they go:
-        a resumed run's workers then start their bots afresh at its first game)."""
+        Every bot, from epoch 0, when rounds are paired or may stop as they go (a
+        resumed run's cluster workers then start their bots afresh at its first game).
+        """
+        if self.finished:
+            return set(), 0
         if round_by_round(self.config):
-            return 0
-        return next((epoch_of(self.config, pairing)
-                     for pairing in schedule(self.config, self.secret)
-                     if pairing.index not in done), 0)
+            return {bot.name for bot in self.config.bots}, 0
+        todo = [pairing for pairing in schedule(self.config, self.secret)
+                if pairing.index not in done]
+        return ({name for pairing in todo for name in pairing.seats},
+                epoch_of(self.config, todo[0]) if todo else 0)
 
     def _record(self) -> str | None:
         """Create the tournament's record and keep its secret, once every bot is up.
@@ -511,8 +507,8 @@ class TournamentRunner:
     def _run(self) -> Summary:
         started = time.monotonic()
         done = self._stored_games()
-        needed = self._needed(done)
-        skipped = self._start_bots(needed, self._first_epoch(done)) if needed else []
+        needed, first_epoch = self._left(done)
+        skipped = self._start_bots(needed, first_epoch) if needed else []
         try:
             archived = self._record()
             self._keep_identities()
@@ -641,7 +637,7 @@ class TournamentRunner:
         """The A/B test over the deals played so far, decided at its first crossing."""
         config = self.config
         assert config.a is not None and config.b is not None and config.sprt is not None
-        per_deal = config.players * (2 if fillers(config) else 1)
+        per_deal = config.players * ab_tables_per_deal(len(config.bots))
         return ab_test(config.a, config.b, per_deal, asdict(config.sprt), self.deal_games)
 
     def _live_sprt(self) -> str:

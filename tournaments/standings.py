@@ -12,6 +12,7 @@ from ratings.board import Board, build_board
 from ratings.params import RatingConfig
 from ratings.sprt import DealGame, SprtResult, deal_scores, sprt
 from ratings.trueskill_ratings import Outcome
+from tournaments.config import ab_tables_per_deal
 from tournaments.store import GameResult, Store, StoredTournament
 
 
@@ -54,7 +55,7 @@ def stored_ab_test(store: Store, tournament: StoredTournament) -> SprtResult | N
     config: dict[str, Any] = tournament.config
     if config.get("format") != "ab":
         return None
-    sides = 2 if len(config["bots"]) > 2 else 1
     games = (DealGame(game.group_index, tuple(game.seats), tuple(game.ranks),
                       game.status != "void") for game in store.games(tournament.name))
-    return ab_test(config["a"], config["b"], config["players"] * sides, config["sprt"], games)
+    per_deal = config["players"] * ab_tables_per_deal(len(config["bots"]))
+    return ab_test(config["a"], config["b"], per_deal, config["sprt"], games)
