@@ -26,6 +26,7 @@ from ratings.sprt import (
 )
 from tournaments.config import ConfigError, parse_config
 from tournaments.schedule import schedule
+from tournaments.worker import epoch_count, epoch_of
 
 
 def ab(a: str, b: str, fillers: int = 0, players: int = 2, **more) -> dict:
@@ -36,6 +37,19 @@ def ab(a: str, b: str, fillers: int = 0, players: int = 2, **more) -> dict:
             "a": "new", "b": "old", "rounds": 60, "seed": 5, "concurrency": 2,
             "secret_deals": False, "bots": bots,
             "sprt": {"elo0": 0, "elo1": 100, "alpha": 0.05, "beta": 0.05}, **more}
+
+
+def test_on_a_cluster_every_round_of_an_ab_test_has_epochs_of_its_own():
+    """A worker's bots are renewed when the epoch grows: epochs rise in play order,
+    and no epoch spans two rounds (A's and B's rotations included)."""
+    config = parse_config(ab("Mixed100", "Mixed0", fillers=3, players=3, rounds=3))
+    epochs = [(epoch_of(config, game), game.round) for game in schedule(config)]
+    assert [epoch for epoch, _ in epochs] == sorted(epoch for epoch, _ in epochs)
+    rounds_of: dict[int, set[int]] = {}
+    for epoch, round_number in epochs:
+        rounds_of.setdefault(epoch, set()).add(round_number)
+    assert all(len(rounds) == 1 for rounds in rounds_of.values())
+    assert len(rounds_of) == 3 * 2 * 3 == epoch_count(config)
 
 
 def test_a_and_b_play_the_same_deals_in_the_same_seats_with_the_same_fillers():

@@ -35,7 +35,7 @@ from referee.match import FaultPolicy, Match, MatchAbandoned, MatchResult
 from referee.participants import BotStartError, Participant
 from referee.sandbox import unavailable_reason
 from referee.settings import BotSpec
-from tournaments.config import TournamentConfig, rounds_needed
+from tournaments.config import TournamentConfig, ab_tables_per_deal, rounds_needed
 from tournaments.schedule import Pairing, round_by_round
 
 # The longest health check after a timeout: a bot that is not hung answers Hello at once.
@@ -62,12 +62,13 @@ def probe_timeout(config: TournamentConfig, name: str) -> float:
 
 def epoch_of(config: TournamentConfig, pairing: Pairing) -> int:
     """Between which renewals of the bots ``pairing`` is played (the runner's epochs):
-    with duplicate deals and ``renew_bots``, its seat rotation, counted on through the
-    rounds of a format played round by round (Swiss, ``stop:``, A/B)."""
+    with duplicate deals and ``renew_bots``, its seat rotation (``Pairing.rotation``),
+    counted on through the rounds of a format played round by round (Swiss, ``stop:``,
+    A/B), so no two rounds share an epoch."""
     if not (config.duplicate and config.renew_bots):
         return 0
     if round_by_round(config):
-        return pairing.round * config.players + pairing.rotation
+        return pairing.round * _epochs_per_round(config) + pairing.rotation
     return pairing.rotation
 
 
@@ -75,7 +76,13 @@ def epoch_count(config: TournamentConfig) -> int:
     """How many epochs a run has at most (see :func:`epoch_of`)."""
     if not (config.duplicate and config.renew_bots):
         return 1
-    return config.players * (rounds_needed(config) if round_by_round(config) else 1)
+    return _epochs_per_round(config) * (rounds_needed(config) if round_by_round(config) else 1)
+
+
+def _epochs_per_round(config: TournamentConfig) -> int:
+    """The seat rotations of a round: an A/B test with fillers has A's, then B's."""
+    tables = ab_tables_per_deal(len(config.bots)) if config.format == "ab" else 1
+    return config.players * tables
 
 
 @dataclass(frozen=True)
