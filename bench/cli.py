@@ -19,14 +19,15 @@ from bench import (
     scaling,
     startup,
     tournament,
+    transport,
     wire,
 )
 from bench.farm import Farm
 from bench.machine import machine_info
 from bench.report import Section, machine_markdown
 
-BENCHMARKS = ("engines", "wire", "scaling", "tournament", "leaderboard", "renewal", "startup",
-              "command", "swiss", "stopping", "sprt", "cluster")
+BENCHMARKS = ("engines", "wire", "transport", "scaling", "tournament", "leaderboard", "renewal",
+              "startup", "command", "swiss", "stopping", "sprt", "cluster")
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -60,6 +61,7 @@ def plan(args: argparse.Namespace) -> dict[str, dict]:
         return {
             "engines": {"seconds": 0.1 * s, "repeats": repeats},
             "wire": {"seconds": 0.3 * s, "repeats": repeats},
+            "transport": {"seconds": 0.2 * s, "repeats": repeats},
             "scaling": {"games": max(4, round(16 * s)), "repeats": repeats,
                         "rss_games": max(4, round(16 * s))},
             "tournament": {"games": args.games or max(1, round(280 * s)),
@@ -80,6 +82,7 @@ def plan(args: argparse.Namespace) -> dict[str, dict]:
     return {
         "engines": {"seconds": 1.0 * s, "repeats": repeats},
         "wire": {"seconds": 2.0 * s, "repeats": repeats},
+        "transport": {"seconds": 1.5 * s, "repeats": repeats},
         "scaling": {"games": max(4, round(200 * s)), "repeats": max(1, repeats - 1),
                     "rss_games": max(4, round(320 * s))},
         "tournament": {"games": args.games or max(1, round(10_000 * s)),
@@ -122,6 +125,8 @@ def run(names: tuple[str, ...] = BENCHMARKS, params: dict[str, dict] | None = No
                 elif name == "wire":
                     section = wire.run(farm.addresses[0], farm.echo_address,
                                        **params["wire"], progress=say)
+                elif name == "transport":
+                    section = transport.run(**params["transport"], progress=say)
                 elif name == "scaling":
                     section = scaling.run(farm.addresses, **params["scaling"], progress=say)
                 elif name == "tournament":

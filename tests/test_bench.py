@@ -60,7 +60,7 @@ def test_the_machine_and_every_table_are_printed(quick):
                   "### 7. Bot start-up", "### 8. The whole command",
                   "### 9. A tournament on a Dask cluster"):
         assert title in text
-    assert set(report["sections"]) == {"engines", "wire", "scaling", "tournament", "leaderboard",
+    assert set(report["sections"]) == {"engines", "wire", "transport", "scaling", "tournament", "leaderboard",
                                        "renewal", "startup", "command", "swiss", "stopping",
                                        "sprt", "cluster"}
 
@@ -92,6 +92,16 @@ def test_wire_referee_and_echo_at_concurrency_1_and_4(quick):
              for figure in ("echo_calls_per_s", "referee_decisions_per_s",
                             "referee_calls_per_s", "ratio", "call_ratio", "request_bytes")]
     assert_numbers(values, names + ["worst_ratio"])
+    assert all(values[name] > 0 for name in names)
+
+
+@pytest.mark.slow
+def test_transport_every_way_against_the_echo_baseline(quick):
+    from bench.transport import WAYS
+    values = figures(quick[1], "transport")
+    names = [f"{label}.c{concurrency}.ratio" for label, *_ in WAYS for concurrency in (1, 4)]
+    assert_numbers(values, names)
+    assert values[f"{WAYS[0][0]}.c1.ratio"] == 1.0  # the baseline against itself
     assert all(values[name] > 0 for name in names)
 
 
