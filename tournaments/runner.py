@@ -27,10 +27,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Callable, TextIO
 
-from ratings.board import settled
+from ratings.board import Fold, fold_key, settled
 from ratings.params import RatingConfig
 from ratings.sprt import DealGame, SprtResult
-from ratings.trueskill_ratings import Outcome, Rater
+from ratings.trueskill_ratings import Outcome
 from referee.clients import BotClient
 from referee.match import MatchAbandoned, MatchResult
 from referee.participants import BotStartError, Participant
@@ -146,13 +146,19 @@ class LiveStandings:
     """
 
     def __init__(self, params: RatingConfig, indices: list[int] | None = None) -> None:
-        self.rater = Rater(params)
+        # The ratings and the leaderboard's counts: kept in the store at the end, so
+        # the closing leaderboard need not fold the games again.
+        self.fold = Fold(params)
+        self.rater = self.fold.rater
         self.order: list[int] = []
         self.position = 0
         self.waiting: dict[int, Outcome] = {}
-        # Rated games per bot, of those folded.
-        self.games: dict[str, int] = {}
         self.expect(indices or [])
+
+    @property
+    def games(self) -> dict[str, int]:
+        """Rated games per bot, of those folded."""
+        return {bot: counts[0] for bot, counts in self.fold.tally.counts.items()}
 
     def expect(self, indices: list[int]) -> None:
         """Add games to wait for: those of the next rounds, all after the ones expected."""
@@ -165,10 +171,7 @@ class LiveStandings:
 
     def _fold(self) -> None:
         while self.position < len(self.order) and self.order[self.position] in self.waiting:
-            folded = self.waiting.pop(self.order[self.position])
-            self.rater.add(folded)
-            for bot in folded.seats if folded.rated else ():
-                self.games[bot] = self.games.get(bot, 0) + 1
+            self.fold.add(self.waiting.pop(self.order[self.position]))
             self.position += 1
 
     def conservative(self) -> dict[str, float]:
@@ -535,12 +538,16 @@ class TournamentRunner:
                             [p.index for p in todo])
                 for pairing in pairings:
                     if pairing.index in stored:
-                        self._fold(pairing, stored[pairing.index], live)
+                        self._fold(pairing, stored[pairing.index], stored[pairing.index].id,
+                                   live)
                 played += len(todo)
                 self._play_block(todo, executor, live, progress, tally)
                 stopped = self._verdict(block, live, skipped)
                 if stopped is not None:
                     break
+            if not live.waiting:   # every stored game folded: the closing board's snapshot
+                self.store.keep_snapshot(self.config.name, fold_key(self.config.rating),
+                                         live.fold.to_json())
         except KeyboardInterrupt:
             raise Interrupted(
                 f"interrupted: {progress.done} of {self.total} games are stored in "
@@ -585,11 +592,13 @@ class TournamentRunner:
         self.met |= {frozenset(table) for table in tables}
         return arrange(self.config, self.secret, block.start, [[[table] for table in tables]])
 
-    def _fold(self, pairing: Pairing, game: GameResult | MatchResult, live: LiveStandings
-              ) -> None:
-        """A game (stored, or just played) into the live ratings and the A/B test."""
+    def _fold(self, pairing: Pairing, game: GameResult | MatchResult, game_id: int,
+              live: LiveStandings) -> None:
+        """A game (stored, or just played; ``game_id``: its id in the store) into the
+        live ratings and the A/B test."""
         rated = game.status != "void"
-        live.add(Outcome(pairing.index, pairing.seats, tuple(game.ranks), rated))
+        live.add(Outcome(pairing.index, pairing.seats, tuple(game.ranks), rated,
+                         game_id=game_id))
         if self.config.format == "ab":
             self.deal_games.append(DealGame(pairing.group, pairing.seats, tuple(game.ranks),
                                             rated))
@@ -609,8 +618,8 @@ class TournamentRunner:
                                                     epoch):
                 if remote:
                     self._count_faults(result)
-                self.store.add_game(self.config.name, pairing, result)
-                self._fold(pairing, result, live)
+                game_id = self.store.add_game(self.config.name, pairing, result)
+                self._fold(pairing, result, game_id, live)
                 tally.add(result)
                 progress.advance(live.leaders)
 
