@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
-from typing import Collection, Mapping, Sequence
+from typing import Collection, Iterator, Mapping, Sequence
 
 from referee.seeds import derive_seed
 from tournaments.config import (
@@ -31,9 +31,9 @@ Table = tuple[str, ...]
 Group = list[Table]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Pairing:
-    """One scheduled game."""
+    """One scheduled game (slots: a long tournament's schedule holds one per game)."""
 
     index: int
     group: int
@@ -140,23 +140,46 @@ def arrange(config: TournamentConfig, secret: str, first_round: int,
     base = _base(config, secret)
     remembering = {bot.name for bot in config.bots if bot.remembers}
     per_round = len(rounds[0]) if rounds else 0
-    games: list[tuple[int, int, Table, int]] = []   # (round, group, seats, epoch)
-    for offset, groups in enumerate(rounds):
-        for number, tables in enumerate(groups):
-            group = (first_round + offset) * per_round + number
-            for side, table in enumerate(tables):
-                games.extend((first_round + offset, group, seats, side * config.players + turn)
-                             for turn, seats in enumerate(rotations(table)))
-    if config.duplicate:
-        games.sort(key=lambda game: game[3])   # stable: groups stay in order within an epoch
+    # Each table once, with its rotations made once: the games share their seats tuples.
+    seatings: dict[Table, list[Table]] = {}
+    tables = [(first_round + offset, (first_round + offset) * per_round + number, side,
+               seatings.setdefault(table, rotations(table)))
+              for offset, groups in enumerate(rounds)
+              for number, group_tables in enumerate(groups)
+              for side, table in enumerate(group_tables)]
     start = first_round * games_per_round(config)
+    group_seeds: dict[int, int] = {}
     pairings = []
-    for index, (round_number, group, seats, epoch) in enumerate(games, start):
-        shared = config.duplicate and not remembering & set(seats)
-        seed = (derive_seed(*base, "group", group) if shared
-                else derive_seed(*base, "game", index))
+    for index, (round_number, group, seats, epoch) in enumerate(_in_play_order(config, tables),
+                                                                start):
+        if config.duplicate and not remembering & set(seats):
+            seed = group_seeds.get(group)
+            if seed is None:
+                seed = group_seeds[group] = derive_seed(*base, "group", group)
+        else:
+            seed = derive_seed(*base, "game", index)
         pairings.append(Pairing(index, group, round_number, seats, seed, epoch))
     return pairings
+
+
+def _in_play_order(config: TournamentConfig,
+                   tables: list[tuple[int, int, int, list[Table]]]
+                   ) -> Iterator[tuple[int, int, Table, int]]:
+    """(round, group, seats, epoch) of every game, in the order they are played: table
+    by table, each in all its rotations; with ``duplicate``, epoch by epoch (an epoch
+    is side × players + rotation), tables in order within each."""
+    if not config.duplicate:
+        for round_number, group, side, seatings in tables:
+            for turn, seats in enumerate(seatings):
+                yield round_number, group, seats, side * config.players + turn
+        return
+    epochs = sorted({side * config.players + turn for _, _, side, seatings in tables
+                     for turn in range(len(seatings))})
+    for epoch in epochs:
+        side, turn = divmod(epoch, config.players)
+        for round_number, group, table_side, seatings in tables:
+            if table_side == side and turn < len(seatings):
+                yield round_number, group, seatings[turn], epoch
 
 
 def schedule(config: TournamentConfig, secret: str = "") -> list[Pairing]:
