@@ -14,7 +14,7 @@ from ratings.params import RatingConfig
 from ratings.sprt import DealGame, SprtResult, deal_scores, sprt
 from ratings.trueskill_ratings import Outcome
 from tournaments.config import ab_tables_per_deal
-from tournaments.store import GameResult, Store, StoreError, StoredTournament
+from tournaments.store import GameResult, Store, StoredTournament, StoreError
 
 
 def rating_config(tournament: StoredTournament) -> RatingConfig:
