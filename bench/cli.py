@@ -76,7 +76,7 @@ def plan(args: argparse.Namespace) -> dict[str, dict]:
             "sprt": {"simulations": max(10, round(100 * s)), "seeds": max(1, round(1 * s))},
             # Two cluster sizes only: each cluster takes seconds to start.
             "cluster": {"rounds": max(1, round(1 * s)), "workers": (1, 2)},
-            "memory": {"small": max(1, round(280 * s)), "large": max(2, round(1_120 * s))},
+            "memory": {"small": max(1, round(20 * s)), "large": max(2, round(100 * s))},
         }
     repeats = args.repeats or 3
     return {
