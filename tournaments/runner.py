@@ -514,7 +514,6 @@ class TournamentRunner:
             self.stop_bots()
             raise
         live = LiveStandings(self.config.rating)
-        stored = {game.game_index: game for game in self.store.results(self.config.name)}
         executor = self._executor()
         progress = Progress(self.total, len(done), self.out, self.quiet,
                             note=self._live_sprt if self.config.format == "ab" else None,
@@ -526,7 +525,7 @@ class TournamentRunner:
         stopped = None
         try:
             for block in blocks(self.config):
-                self._play_block(block, live, done, stored, skipped, executor, progress, tally)
+                self._play_block(block, live, done, skipped, executor, progress, tally)
                 stopped = self._verdict(block, live, skipped)
                 if stopped is not None:
                     break
@@ -589,15 +588,21 @@ class TournamentRunner:
         return [p for p in part if p.index not in done and not set(p.seats) & set(skipped)]
 
     def _todo(self, parts: Iterator[list[Pairing]], live: LiveStandings, done: set[int],
-              stored: dict[int, GameResult], skipped: list[str]) -> Iterator[list[Pairing]]:
+              skipped: list[str]) -> Iterator[list[Pairing]]:
         """The games left to play, a part at a time in play order. As each part is
-        reached, the live ratings expect its games and fold in those already stored."""
+        reached, the live ratings expect its games and fold in those already stored
+        (read from the store part by part: a resumed long tournament does not hold
+        every stored game)."""
         for part in parts:
             todo = self._unplayed(part, done, skipped)
             live.expect([p.index for p in part if p.index in done] + [p.index for p in todo])
-            for pairing in part:
-                if pairing.index in stored:
-                    self._fold(pairing, stored[pairing.index], stored[pairing.index].id, live)
+            if any(pairing.index in done for pairing in part):
+                stored = {game.game_index: game for game in self.store.results(
+                    self.config.name, range(part[0].index, part[-1].index + 1))}
+                for pairing in part:
+                    if pairing.index in stored:
+                        game = stored[pairing.index]
+                        self._fold(pairing, game, game.id, live)
             if todo:
                 yield todo
 
@@ -621,8 +626,8 @@ class TournamentRunner:
                                             rated))
 
     def _play_block(self, block: range, live: LiveStandings, done: set[int],
-                    stored: dict[int, GameResult], skipped: list[str], executor: Executor,
-                    progress: Progress, tally: Tally) -> None:
+                    skipped: list[str], executor: Executor, progress: Progress,
+                    tally: Tally) -> None:
         """Play a block's games left, storing each as it ends.
 
         With duplicate deals and ``renew_bots``, epoch by epoch, the next epoch's fresh
@@ -632,7 +637,7 @@ class TournamentRunner:
         On a cluster the workers renew their own bots.
         """
         parts = self._pairings(block, live)
-        todo = self._todo(parts(), live, done, stored, skipped)
+        todo = self._todo(parts(), live, done, skipped)
         if not (self.config.duplicate and self.config.renew_bots):
             self._play_games(itertools.chain.from_iterable(todo), executor, live, progress,
                              tally)

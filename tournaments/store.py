@@ -398,13 +398,17 @@ class Store:
             "SELECT * FROM games WHERE tournament = ? ORDER BY game_index", (tournament,))
         return [_game(row) for row in rows]
 
-    def results(self, tournament: str) -> Iterator[GameResult]:
-        """The tournament's games in schedule order, only what ratings need, one at a
-        time: a long log's leaderboard need not parse every game's actions and times,
-        nor hold every game at once."""
-        rows = self.db.execute(
-            "SELECT id, game_index, seats, scores, ranks, status FROM games "
-            "WHERE tournament = ? ORDER BY game_index", (tournament,))
+    def results(self, tournament: str, indices: range | None = None) -> Iterator[GameResult]:
+        """The tournament's games (those of ``indices`` if given) in schedule order, only
+        what ratings need, one at a time: a long log's leaderboard need not parse every
+        game's actions and times, nor hold every game at once."""
+        query = ("SELECT id, game_index, seats, scores, ranks, status FROM games "
+                 "WHERE tournament = ?")
+        params: tuple[Any, ...] = (tournament,)
+        if indices is not None:
+            query += " AND game_index >= ? AND game_index < ?"
+            params += (indices.start, indices.stop)
+        rows = self.db.execute(query + " ORDER BY game_index", params)
         loads = json.loads
         for row in rows:
             yield GameResult(row[0], row[1], loads(row[2]), loads(row[3]), loads(row[4]), row[5])
