@@ -15,6 +15,7 @@ from bench import (
     command,
     engines,
     leaderboard,
+    memory,
     renewal,
     scaling,
     startup,
@@ -27,7 +28,7 @@ from bench.machine import machine_info
 from bench.report import Section, machine_markdown
 
 BENCHMARKS = ("engines", "wire", "transport", "scaling", "tournament", "leaderboard", "renewal",
-              "startup", "command", "swiss", "stopping", "sprt", "cluster")
+              "startup", "command", "swiss", "stopping", "sprt", "cluster", "memory")
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -77,6 +78,7 @@ def plan(args: argparse.Namespace) -> dict[str, dict]:
             "sprt": {"simulations": max(10, round(100 * s)), "seeds": max(1, round(1 * s))},
             # Two cluster sizes only: each cluster takes seconds to start.
             "cluster": {"rounds": max(1, round(1 * s)), "workers": (1, 2)},
+            "memory": {"small": max(1, round(20 * s)), "large": max(2, round(100 * s))},
         }
     repeats = args.repeats or 3
     return {
@@ -96,6 +98,7 @@ def plan(args: argparse.Namespace) -> dict[str, dict]:
         "stopping": {"seeds": max(1, round(40 * s)), "rounds": 100},
         "sprt": {"simulations": max(10, round(2_000 * s)), "seeds": max(1, round(20 * s))},
         "cluster": {"rounds": max(1, round(4 * s))},
+        "memory": {"small": max(1, round(1_000 * s)), "large": max(2, round(100_000 * s))},
     }
 
 
@@ -146,6 +149,8 @@ def run(names: tuple[str, ...] = BENCHMARKS, params: dict[str, dict] | None = No
                     section = bigfields.stopping(**params["stopping"], progress=say)
                 elif name == "sprt":
                     section = bigfields.sprt_errors(**params["sprt"], progress=say)
+                elif name == "memory":
+                    section = memory.run(**params["memory"], progress=say)
                 else:
                     section = cluster.run(**params["cluster"], progress=say)
             except Exception as error:  # report it, and go on with the next benchmark

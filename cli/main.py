@@ -249,7 +249,7 @@ def leaderboard(db_path: Path, tournament: str | None, fmt: str, h2h: bool, los:
         fail("csv holds one table: give only one of --h2h, --los, --seats, --history")
     store, record = open_tournament(db_path, tournament)
     board = standings(store, record, resamples=resamples)
-    if history_bot is not None and history_bot not in board.history:
+    if history_bot is not None and history_bot not in board.bots:
         fail(f"no bot {history_bot!r} in tournament {record.name!r} "
              f"(bots: {', '.join(board.bots)})")
     if fmt == "json":
@@ -283,7 +283,7 @@ def leaderboard(db_path: Path, tournament: str | None, fmt: str, h2h: bool, los:
                    else formatting.format_board(board, "csv", FAULT_CLASSES))
         return
     heading = (f"{record.name}: {record.config['game']} ({record.config['variant']}), "
-               f"{len(store.games(record.name))} of {record.total_games} games")
+               f"{len(store.done_indices(record.name))} of {record.total_games} games")
     parts = [f"## {heading}" if fmt == "markdown" else heading,
              formatting.format_board(board, fmt, FAULT_CLASSES)]
     if remembering(record):

@@ -22,14 +22,16 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Iterable, Mapping, NamedTuple, Sequence
+from functools import cached_property
+from typing import Any, Callable, Iterable, Mapping, NamedTuple, Sequence
 
 import numpy as np
+import trueskill
 
 from ratings.batch_trueskill import BatchTrueSkill
 from ratings.fast_trueskill import FastTrueSkill
 from ratings.params import RatingConfig
-from ratings.stats import friedman, normal_cdf, percentile
+from ratings.stats import FriedmanSums, normal_cdf, percentile
 from ratings.trueskill_ratings import Outcome, Rater, Row, canonical
 
 #: Resamples when the log is small enough.
@@ -44,6 +46,10 @@ UPDATE_BUDGET = 240_000
 PROVISIONAL_GAMES = 10
 #: ... or while its sigma is above this fraction of the starting sigma.
 PROVISIONAL_SIGMA = 1 / 3
+#: The version of what :class:`Fold` computes: raise it when a change makes a fold of
+#: the same games give other values, so folds kept with a log (the store's snapshots)
+#: are made again.
+FOLD_VERSION = 1
 
 
 def auto_resamples(games: int, players: float) -> int:
@@ -128,13 +134,20 @@ class Board:
     seed: int
     rated_games: int
     void_games: int
-    history: dict[str, list[HistoryPoint]]
     h2h: list[HeadToHead]
     los: dict[tuple[str, str], float]
     seats: list[SeatTable]
+    # Each bot's history from the log, made when first asked for (a point per bot and
+    # game: a long log's board shown without it should not pay for it).
+    replay: Callable[[], dict[str, list[HistoryPoint]]]
     faults: dict[str, dict[str, int]] = field(default_factory=dict)
     # No resampling because the log is too long for the default (not because asked).
     too_long: bool = False
+
+    @cached_property
+    def history(self) -> dict[str, list[HistoryPoint]]:
+        """Per bot, its rating after each of its rated games."""
+        return self.replay()
 
     def __iter__(self):
         return iter(self.rows)
@@ -190,6 +203,145 @@ class Board:
 
 # -- building it ------------------------------------------------------------------
 
+class Tally:
+    """The board's counts over the rated games, added one game at a time in schedule
+    order: per bot (games, wins, sum of places, sum of normalised scores, ties), per
+    pair of bots, per table size and seat, and the seat test's sums. Nothing per game
+    is kept, so a long log's counts take the memory of its bots, not of its games."""
+
+    def __init__(self) -> None:
+        self.rated = self.void = self.seated = 0   # seated: players summed over rated games
+        # Per bot, in the order of their first rated game.
+        self.counts: dict[str, list[Any]] = {}
+        # Per pair (a, b), a < b: [games, a ahead, b ahead, ties].
+        self.pairs: dict[tuple[str, str], list[int]] = {}
+        # Per table size: [games, wins, sum of places] per seat, overall and per bot.
+        self.overall: dict[int, list[list[int]]] = {}
+        self.by_bot: dict[int, dict[str, list[list[int]]]] = {}
+        self.friedman: dict[int, FriedmanSums] = {}
+
+    def add(self, outcome: Outcome) -> None:
+        if not outcome.rated:
+            self.void += 1
+            return
+        seats, ranks = outcome.seats, outcome.ranks
+        n = len(seats)
+        self.rated += 1
+        self.seated += n
+        self._count(seats, ranks, n)
+        self._pair(seats, ranks)
+        self._seat(seats, ranks, n)
+
+    def _count(self, seats: tuple[str, ...], ranks: tuple[int, ...], n: int) -> None:
+        counts = self.counts
+        for bot, rank in zip(seats, ranks):
+            entry = counts.get(bot)
+            if entry is None:
+                entry = counts[bot] = [0, 0, 0, 0.0, 0]
+            entry[0] += 1
+            entry[1] += rank == 1
+            entry[2] += rank
+            entry[3] += (n - rank) / (n - 1)
+            entry[4] += ranks.count(rank) > 1
+
+    def _pair(self, seats: tuple[str, ...], ranks: tuple[int, ...]) -> None:
+        pairs = self.pairs
+        for i, (bot_i, rank_i) in enumerate(zip(seats, ranks)):
+            for bot_j, rank_j in zip(seats[i + 1:], ranks[i + 1:]):
+                if bot_i == bot_j:
+                    continue
+                if bot_i < bot_j:
+                    key, first, second = (bot_i, bot_j), rank_i, rank_j
+                else:
+                    key, first, second = (bot_j, bot_i), rank_j, rank_i
+                entry = pairs.get(key)
+                if entry is None:
+                    entry = pairs[key] = [0, 0, 0, 0]
+                entry[0] += 1
+                entry[1] += first < second
+                entry[2] += second < first
+                entry[3] += first == second
+
+    def _seat(self, seats: tuple[str, ...], ranks: tuple[int, ...], n: int) -> None:
+        overall = self.overall.get(n)
+        if overall is None:
+            overall = self.overall[n] = [[0, 0, 0] for _ in range(n)]
+            self.by_bot[n] = {}
+            self.friedman[n] = FriedmanSums(n)
+        by_bot = self.by_bot[n]
+        for seat, (bot, rank) in enumerate(zip(seats, ranks)):
+            stats = by_bot.get(bot)
+            if stats is None:
+                stats = by_bot[bot] = [[0, 0, 0] for _ in range(n)]
+            for counts in (overall[seat], stats[seat]):
+                counts[0] += 1
+                counts[1] += rank == 1
+                counts[2] += rank
+        self.friedman[n].add(ranks)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"rated": self.rated, "void": self.void, "seated": self.seated,
+                "counts": self.counts, "pairs": [[*key, *value] for key, value in self.pairs.items()],
+                "tables": [{"players": n, "overall": self.overall[n], "by_bot": self.by_bot[n],
+                            "friedman": [self.friedman[n].blocks, self.friedman[n].sums,
+                                         self.friedman[n].squares]}
+                           for n in self.overall]}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Tally:
+        tally = cls()
+        tally.rated, tally.void, tally.seated = data["rated"], data["void"], data["seated"]
+        tally.counts = {bot: list(values) for bot, values in data["counts"].items()}
+        tally.pairs = {(a, b): list(values) for a, b, *values in data["pairs"]}
+        for table in data["tables"]:
+            n = table["players"]
+            tally.overall[n] = table["overall"]
+            tally.by_bot[n] = table["by_bot"]
+            blocks, sums, squares = table["friedman"]
+            tally.friedman[n] = FriedmanSums(n, blocks, sums, squares)
+        return tally
+
+
+class Fold:
+    """A game log folded in schedule order: the ratings (:class:`Rater`) and the
+    :class:`Tally`, and which games went in (how many, the sum of their ids), so a
+    fold kept with the log can be checked against it and reused (``to_json``)."""
+
+    def __init__(self, params: RatingConfig) -> None:
+        self.rater = Rater(params)
+        self.tally = Tally()
+        self.games = 0
+        self.id_sum = 0
+
+    def add(self, outcome: Outcome) -> None:
+        self.rater.add(outcome)
+        self.tally.add(outcome)
+        self.games += 1
+        self.id_sum += outcome.game_id or 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {"games": self.games, "id_sum": self.id_sum,
+                "ratings": {bot: list(pair) for bot, pair in self.rater.made_from.items()},
+                "tally": self.tally.to_json()}
+
+    @classmethod
+    def from_json(cls, params: RatingConfig, data: Mapping[str, Any]) -> Fold:
+        fold = cls(params)
+        fold.games, fold.id_sum = data["games"], data["id_sum"]
+        for bot, (mu, sigma) in data["ratings"].items():
+            fold.rater.made_from[bot] = (mu, sigma)
+            fold.rater.ratings[bot] = trueskill.Rating(mu, sigma)
+        fold.tally = Tally.from_json(data["tally"])
+        return fold
+
+
+def fold_key(params: RatingConfig) -> dict[str, Any]:
+    """What a kept fold must have been made with to be reused: the rating parameters
+    and :data:`FOLD_VERSION`."""
+    return {"version": FOLD_VERSION, "mu": params.mu, "sigma": params.sigma,
+            "beta": params.beta, "tau": params.tau, "draw_probability": params.draw_probability}
+
+
 def build_board(outcomes: Iterable[Outcome], bots: Iterable[str],
                 params: RatingConfig | None = None,
                 faults: Mapping[str, Mapping[str, int]] | None = None,
@@ -202,34 +354,38 @@ def build_board(outcomes: Iterable[Outcome], bots: Iterable[str],
     """
     params = params or RatingConfig()
     ordered = sorted(outcomes, key=lambda o: o.index)
-    rated = [o for o in ordered if o.rated]
-    names = list(dict.fromkeys([*bots, *(bot for o in rated for bot in o.seats)]))
+    fold = Fold(params)
+    for outcome in ordered:
+        fold.add(outcome)
+    return board_from(fold, bots, params, lambda: ordered, faults, resamples, seed)
 
-    rater = Rater(params)
-    history: dict[str, list[HistoryPoint]] = {bot: [] for bot in names}
-    ratings = rater.ratings
-    for outcome in rated:
-        rater.add(outcome)
-        seats = outcome.seats
-        for bot, rank in zip(seats, outcome.ranks):
-            rating = ratings[bot]
-            others = tuple([name for name in seats if name != bot])
-            history[bot].append(HistoryPoint(outcome.index, outcome.game_id, len(seats),
-                                             rank, rating.mu, rating.sigma, others))
+
+def board_from(fold: Fold, bots: Iterable[str], params: RatingConfig,
+               log: Callable[[], Iterable[Outcome]],
+               faults: Mapping[str, Mapping[str, int]] | None = None,
+               resamples: int | None = None, seed: int = 0) -> Board:
+    """The full leaderboard from a log's :class:`Fold`. ``log()`` gives the log again,
+    in schedule order; it is read only for what the fold does not hold: the bootstrap
+    (when resampling) and the bots' histories (when asked for)."""
+    tally, rater = fold.tally, fold.rater
+    names = list(dict.fromkeys([*bots, *tally.counts]))
+
+    def rated() -> list[Outcome]:
+        return [outcome for outcome in log() if outcome.rated]
 
     asked = resamples is not None
     if resamples is None:
-        mean_players = sum(len(o.seats) for o in rated) / len(rated) if rated else 2
-        resamples = auto_resamples(len(rated), mean_players)
-    boot = bootstrap(rated, names, params, resamples, seed)
+        mean_players = tally.seated / tally.rated if tally.rated else 2
+        resamples = auto_resamples(tally.rated, mean_players)
+    boot = bootstrap(rated() if tally.rated and resamples > 0 else [], names, params,
+                     resamples, seed)
 
-    counts = _counts(rated, names)
     faults = {bot: dict(faults.get(bot, {})) for bot in names} if faults else \
         {bot: {} for bot in names}
     unsorted = []
     for bot in names:
         rating = rater.rating(bot)
-        games, wins, places, score, ties = counts[bot]
+        games, wins, places, score, ties = tally.counts.get(bot, (0, 0, 0, 0.0, 0))
         conservative = rating.mu - 3 * rating.sigma
         samples = [mu - 3 * sigma for mu, sigma in boot[bot]]
         low, high = (percentile(samples, 2.5), percentile(samples, 97.5)) if samples \
@@ -250,29 +406,30 @@ def build_board(outcomes: Iterable[Outcome], bots: Iterable[str],
     order = [row.bot for row in rows]
     ratings = {row.bot: (row.mu, row.sigma) for row in rows}
     return Board(
-        rows=rows, params=params, resamples=resamples if rated else 0, seed=seed,
-        rated_games=len(rated), void_games=len(ordered) - len(rated), history=history,
-        h2h=head_to_head(rated, order, ratings, params),
+        rows=rows, params=params, resamples=resamples if tally.rated else 0, seed=seed,
+        rated_games=tally.rated, void_games=tally.void,
+        h2h=head_to_head(tally, order, ratings, params),
         los=los_matrix(order, ratings, boot),
-        seats=seat_tables(rated), faults=faults,
-        too_long=bool(rated) and not asked and not resamples)
+        seats=seat_tables(tally),
+        replay=lambda: histories(rated(), names, params), faults=faults,
+        too_long=bool(tally.rated) and not asked and not resamples)
 
 
-def _counts(rated: Sequence[Outcome], names: Sequence[str]
-            ) -> dict[str, tuple[int, int, int, float, int]]:
-    """Per bot: games, wins, sum of places, sum of normalised scores, ties."""
-    totals = {bot: [0, 0, 0, 0.0, 0] for bot in names}
+def histories(rated: Iterable[Outcome], names: Sequence[str], params: RatingConfig
+              ) -> dict[str, list[HistoryPoint]]:
+    """Per bot, its rating after each of its games (``rated``: in schedule order)."""
+    rater = Rater(params)
+    history: dict[str, list[HistoryPoint]] = {bot: [] for bot in names}
+    ratings = rater.ratings
     for outcome in rated:
-        n = len(outcome.seats)
-        ranks = outcome.ranks
-        for bot, rank in zip(outcome.seats, ranks):
-            entry = totals[bot]
-            entry[0] += 1
-            entry[1] += rank == 1
-            entry[2] += rank
-            entry[3] += (n - rank) / (n - 1)
-            entry[4] += ranks.count(rank) > 1
-    return {bot: tuple(values) for bot, values in totals.items()}  # type: ignore[misc]
+        rater.add(outcome)
+        seats = outcome.seats
+        for bot, rank in zip(seats, outcome.ranks):
+            rating = ratings[bot]
+            others = tuple([name for name in seats if name != bot])
+            history[bot].append(HistoryPoint(outcome.index, outcome.game_id, len(seats),
+                                             rank, rating.mu, rating.sigma, others))
+    return history
 
 
 def leaderboard(outcomes: Iterable[Outcome], bots: Iterable[str],
@@ -405,27 +562,13 @@ def predicted_ahead(a: tuple[float, float], b: tuple[float, float], beta: float)
     return normal_cdf((mu_a - mu_b) / math.sqrt(2 * beta ** 2 + sigma_a ** 2 + sigma_b ** 2))
 
 
-def head_to_head(rated: Sequence[Outcome], order: Sequence[str],
+def head_to_head(tally: Tally, order: Sequence[str],
                  ratings: Mapping[str, tuple[float, float]],
                  params: RatingConfig) -> list[HeadToHead]:
     """Every pair of bots that shared a game, in leaderboard order."""
-    tally: dict[tuple[str, str], list[int]] = {}
-    for outcome in rated:
-        for i, (bot_i, rank_i) in enumerate(zip(outcome.seats, outcome.ranks)):
-            for bot_j, rank_j in zip(outcome.seats[i + 1:], outcome.ranks[i + 1:]):
-                if bot_i == bot_j:
-                    continue
-                key = (bot_i, bot_j) if bot_i < bot_j else (bot_j, bot_i)
-                first_rank = rank_i if key[0] == bot_i else rank_j
-                second_rank = rank_j if key[0] == bot_i else rank_i
-                entry = tally.setdefault(key, [0, 0, 0, 0])
-                entry[0] += 1
-                entry[1] += first_rank < second_rank
-                entry[2] += second_rank < first_rank
-                entry[3] += first_rank == second_rank
     position = {bot: index for index, bot in enumerate(order)}
     pairs = []
-    for (x, y), (games, x_ahead, y_ahead, ties) in tally.items():
+    for (x, y), (games, x_ahead, y_ahead, ties) in tally.pairs.items():
         if position[x] > position[y]:
             x, y, x_ahead, y_ahead = y, x, y_ahead, x_ahead
         pairs.append(HeadToHead(x, y, games, x_ahead, y_ahead, ties,
@@ -471,27 +614,15 @@ def los_matrix(order: Sequence[str], ratings: Mapping[str, tuple[float, float]],
     return matrix
 
 
-def seat_tables(rated: Sequence[Outcome]) -> list[SeatTable]:
+def seat_tables(tally: Tally) -> list[SeatTable]:
     """One seat table per table size present in the log."""
     tables = []
-    for players in sorted({len(o.seats) for o in rated}):
-        games = [o for o in rated if len(o.seats) == players]
-        # Per seat: [games, wins, sum of places], overall and per bot, counted in place.
-        overall = [[0, 0, 0] for _ in range(players)]
-        by_bot: dict[str, list[list[int]]] = {}
-        for outcome in games:
-            for seat, (bot, rank) in enumerate(zip(outcome.seats, outcome.ranks)):
-                stats = by_bot.get(bot)
-                if stats is None:
-                    stats = by_bot[bot] = [[0, 0, 0] for _ in range(players)]
-                for counts in (overall[seat], stats[seat]):
-                    counts[0] += 1
-                    counts[1] += rank == 1
-                    counts[2] += rank
-        statistic, df, p_value = friedman([o.ranks for o in games])
-        tables.append(SeatTable(players, len(games), [SeatStats(*counts) for counts in overall],
+    for players in sorted(tally.overall):
+        statistic, df, p_value = tally.friedman[players].test()
+        tables.append(SeatTable(players, tally.friedman[players].blocks,
+                                [SeatStats(*counts) for counts in tally.overall[players]],
                                 {bot: [SeatStats(*counts) for counts in stats]
-                                 for bot, stats in sorted(by_bot.items())},
+                                 for bot, stats in sorted(tally.by_bot[players].items())},
                                 statistic, df, p_value))
     return tables
 

@@ -72,19 +72,40 @@ def friedman(blocks: Sequence[Sequence[int]]) -> tuple[float, int, float]:
     k = len(blocks[0])
     if k < 2 or any(len(block) != k for block in blocks):
         raise ValueError("every block needs the same number (≥ 2) of treatments")
-    n = len(blocks)
-    sums = [0.0] * k
-    squares = 0.0
+    sums = FriedmanSums(k)
     for block in blocks:
+        sums.add(block)
+    return sums.test()
+
+
+class FriedmanSums:
+    """What Friedman's test needs of its blocks, summed one block at a time (in the
+    order given: the same blocks in the same order give the same floats), so a long
+    log's seat test keeps no block."""
+
+    def __init__(self, k: int, blocks: int = 0, sums: Sequence[float] | None = None,
+                 squares: float = 0.0) -> None:
+        self.k, self.blocks, self.squares = k, blocks, squares
+        self.sums = list(sums) if sums is not None else [0.0] * k
+
+    def add(self, block: Sequence[int]) -> None:
+        sums = self.sums
         for column, rank in enumerate(midranks(block)):
             sums[column] += rank
-            squares += rank * rank
-    expected = n * (k + 1) / 2.0
-    denominator = squares - n * k * (k + 1) ** 2 / 4.0
-    if denominator <= 0:   # every game a full tie: nothing to test
-        return 0.0, k - 1, 1.0
-    statistic = (k - 1) * sum((total - expected) ** 2 for total in sums) / denominator
-    return statistic, k - 1, chi2_sf(statistic, k - 1)
+            self.squares += rank * rank
+        self.blocks += 1
+
+    def test(self) -> tuple[float, int, float]:
+        """(statistic, df, p-value), as :func:`friedman`."""
+        n, k = self.blocks, self.k
+        if not n:
+            return 0.0, 0, 1.0
+        expected = n * (k + 1) / 2.0
+        denominator = self.squares - n * k * (k + 1) ** 2 / 4.0
+        if denominator <= 0:   # every game a full tie: nothing to test
+            return 0.0, k - 1, 1.0
+        statistic = (k - 1) * sum((total - expected) ** 2 for total in self.sums) / denominator
+        return statistic, k - 1, chi2_sf(statistic, k - 1)
 
 
 def kendall_tau(first: Sequence[str], second: Sequence[str]) -> float:

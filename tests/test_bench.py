@@ -58,11 +58,12 @@ def test_the_machine_and_every_table_are_printed(quick):
                   "### 5. The leaderboard of a long log",
                   "### 6. Duplicate deals without memory",
                   "### 7. Bot start-up", "### 8. The whole command",
-                  "### 9. A tournament on a Dask cluster"):
+                  "### 9. A tournament on a Dask cluster",
+                  "### 10. The referee's memory over a long in-process tournament"):
         assert title in text
-    assert set(report["sections"]) == {"engines", "wire", "transport", "scaling", "tournament", "leaderboard",
-                                       "renewal", "startup", "command", "swiss", "stopping",
-                                       "sprt", "cluster"}
+    assert set(report["sections"]) == {"engines", "wire", "transport", "scaling", "tournament",
+                                       "leaderboard", "renewal", "startup", "command", "swiss",
+                                       "stopping", "sprt", "cluster", "memory"}
 
 
 @pytest.mark.slow
@@ -139,10 +140,22 @@ def test_leaderboard_headline_and_bootstrap_times(quick):
     size = next(name for name in values if name.startswith("bootstrap_s_")).split("_")[2]
     assert_numbers(values, [f"{part}_s_{size}_{players}p" for part in ("bootstrap", "headline")
                             for players in (2, 4)])
-    assert_numbers(values, ["stored_games", "stored_leaderboard_s"])
+    assert_numbers(values, ["stored_games", "stored_leaderboard_s", "stored_leaderboard_cpu_s",
+                            "unkept_leaderboard_s", "unkept_leaderboard_cpu_s", "kept_board_s"])
     notes = quick[1]["sections"]["leaderboard"]["notes"]
     assert any("goal: the bootstrap" in note for note in notes)
-    assert any("goal: the closing leaderboard" in note for note in notes)
+    assert any("goal: the leaderboard of a" in note for note in notes)
+
+
+@pytest.mark.slow
+def test_memory_of_a_small_and_a_large_in_process_tournament(quick):
+    values = figures(quick[1], "memory")
+    assert_numbers(values, ["small_games", "large_games", "small_rss_mb", "large_rss_mb",
+                            "small_seconds", "large_seconds"])
+    assert values["large_games"] > values["small_games"]
+    assert values["small_rss_mb"] > 10 and values["large_rss_mb"] > 10   # a Python process
+    notes = quick[1]["sections"]["memory"]["notes"]
+    assert any("goal: peak RSS of" in note for note in notes)
 
 
 @pytest.mark.slow

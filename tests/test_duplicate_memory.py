@@ -10,6 +10,7 @@ the first test would fail if the protection broke.
 from __future__ import annotations
 
 import json
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -18,7 +19,7 @@ from conftest import run_tournament, write_config
 
 from cli.main import main
 from tournaments.config import ConfigError, parse_config
-from tournaments.schedule import schedule
+from tournaments.schedule import arrange, blocks, fixed_groups, schedule
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -94,6 +95,18 @@ def test_duplicate_games_are_played_rotation_by_rotation():
     rotations = [pairing.rotation for pairing in pairings]
     assert rotations == sorted(rotations) and set(rotations) == {0, 1}
     assert [pairing.index for pairing in pairings] == list(range(len(pairings)))
+
+
+def test_a_long_schedule_comes_in_parts_of_one_epoch_each(monkeypatch):
+    monkeypatch.setattr("tournaments.schedule.PART_GAMES", 2)
+    whole = schedule(config({}))
+    block = blocks(config({}))[0]
+    parts = list(arrange(config({}), "", block, partial(fixed_groups, config({}))))
+    # Made a few games at a time, so a long tournament's schedule is never held whole;
+    # no part mixes two epochs (the bots are renewed between epochs).
+    assert [pairing for part in parts for pairing in part] == whole
+    assert max(len(part) for part in parts) == 2 < len(whole)
+    assert all(len({pairing.rotation for pairing in part}) == 1 for part in parts)
 
 
 def test_the_leaderboard_names_the_bots_with_memory(tmp_path):

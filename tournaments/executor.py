@@ -25,17 +25,42 @@ class Executor(Protocol):
         """Drop what has not started and wait for what has."""
 
 
+#: Games queued per thread beyond the one it plays, so a thread finishing a game
+#: starts the next at once while the runner stores the last.
+AHEAD = 1
+
+
 class ThreadExecutor:
-    """Games on ``concurrency`` threads of this process."""
+    """Games on ``concurrency`` threads of this process.
+
+    Only ``concurrency × (1 + AHEAD)`` games are submitted at a time, and each is
+    forgotten once yielded: submitting every game up front kept a future, and then
+    its whole MatchResult (actions, times), per game of the tournament until the
+    last one ended, so the referee's memory grew with the number of games.
+    """
 
     def __init__(self, concurrency: int) -> None:
         self.pool = futures.ThreadPoolExecutor(concurrency, thread_name_prefix="match")
+        self.window = concurrency * (1 + AHEAD)
 
     def results(self, play: Callable[[Item], Result],
                 items: Iterable[Item]) -> Iterator[tuple[Item, Result]]:
-        pending = {self.pool.submit(play, item): item for item in items}
-        for future in futures.as_completed(pending):
-            yield pending[future], future.result()
+        waiting = iter(items)
+        pending: dict[futures.Future, Item] = {}
+        self._fill(play, waiting, pending)
+        while pending:
+            done, _ = futures.wait(pending, return_when=futures.FIRST_COMPLETED)
+            for future in [future for future in pending if future in done]:  # submission order
+                yield pending.pop(future), future.result()
+            self._fill(play, waiting, pending)
+
+    def _fill(self, play: Callable[[Item], Result], waiting: Iterator[Item],
+              pending: dict[futures.Future, Item]) -> None:
+        while len(pending) < self.window:
+            item = next(waiting, _END)
+            if item is _END:
+                return
+            pending[self.pool.submit(play, item)] = item
 
     def close(self) -> None:
         self.pool.shutdown(wait=True, cancel_futures=True)

@@ -17,20 +17,23 @@ stores and rates everything.
 
 from __future__ import annotations
 
+import itertools
 import secrets
 import signal
 import sys
 import threading
 import time
+from collections import deque
 from concurrent import futures
 from dataclasses import asdict, dataclass, field
+from functools import partial
 from pathlib import Path
-from typing import Callable, TextIO
+from typing import Callable, Iterable, Iterator, TextIO
 
-from ratings.board import settled
+from ratings.board import Fold, fold_key, settled
 from ratings.params import RatingConfig
 from ratings.sprt import DealGame, SprtResult
-from ratings.trueskill_ratings import Outcome, Rater
+from ratings.trueskill_ratings import Outcome
 from referee.clients import BotClient
 from referee.match import MatchAbandoned, MatchResult
 from referee.participants import BotStartError, Participant
@@ -44,7 +47,7 @@ from tournaments.schedule import (
     blocks,
     fixed_groups,
     round_by_round,
-    schedule,
+    scheduled,
     swiss_tables,
 )
 from tournaments.standings import ab_test
@@ -146,13 +149,21 @@ class LiveStandings:
     """
 
     def __init__(self, params: RatingConfig, indices: list[int] | None = None) -> None:
-        self.rater = Rater(params)
-        self.order: list[int] = []
+        # The ratings and the leaderboard's counts: kept in the store at the end, so
+        # the closing leaderboard need not fold the games again.
+        self.fold = Fold(params)
+        self.rater = self.fold.rater
+        # The games expected and not yet folded, in schedule order (those folded are
+        # dropped: a long tournament's indices are not kept), and how many were folded.
+        self.order: deque[int] = deque()
         self.position = 0
         self.waiting: dict[int, Outcome] = {}
-        # Rated games per bot, of those folded.
-        self.games: dict[str, int] = {}
         self.expect(indices or [])
+
+    @property
+    def games(self) -> dict[str, int]:
+        """Rated games per bot, of those folded."""
+        return {bot: counts[0] for bot, counts in self.fold.tally.counts.items()}
 
     def expect(self, indices: list[int]) -> None:
         """Add games to wait for: those of the next rounds, all after the ones expected."""
@@ -164,11 +175,8 @@ class LiveStandings:
         self._fold()
 
     def _fold(self) -> None:
-        while self.position < len(self.order) and self.order[self.position] in self.waiting:
-            folded = self.waiting.pop(self.order[self.position])
-            self.rater.add(folded)
-            for bot in folded.seats if folded.rated else ():
-                self.games[bot] = self.games.get(bot, 0) + 1
+        while self.order and self.order[0] in self.waiting:
+            self.fold.add(self.waiting.pop(self.order.popleft()))
             self.position += 1
 
     def conservative(self) -> dict[str, float]:
@@ -262,10 +270,14 @@ class TournamentRunner:
             return set(), 0
         if round_by_round(self.config):
             return {bot.name for bot in self.config.bots}, 0
-        todo = [pairing for pairing in schedule(self.config, self.secret)
-                if pairing.index not in done]
-        return ({name for pairing in todo for name in pairing.seats},
-                epoch_of(self.config, todo[0]) if todo else 0)
+        needed: set[str] = set()
+        first: int | None = None
+        for pairing in scheduled(self.config, self.secret):   # one at a time: a long
+            if pairing.index not in done:                       # schedule is not kept
+                needed.update(pairing.seats)
+                if first is None:
+                    first = epoch_of(self.config, pairing)
+        return needed, first or 0
 
     def _record(self) -> str | None:
         """Create the tournament's record and keep its secret, once every bot is up.
@@ -387,36 +399,22 @@ class TournamentRunner:
             client.close()
 
     # -- fresh bots between the rotations of duplicate deals (issue 22) ------------
-    def _epochs(self, todo: list[Pairing]) -> list[list[Pairing]]:
-        """The games to play between two renewals of the bots.
-
-        With duplicate deals and ``renew_bots``, one list per seat rotation (the
-        schedule plays them in that order): no bot process plays two games of one
-        deal. Otherwise all games at once.
-        """
-        if not (self.config.duplicate and self.config.renew_bots):
-            return [todo] if todo else []
-        epochs: dict[int, list[Pairing]] = {}
-        for pairing in todo:
-            epochs.setdefault(pairing.rotation, []).append(pairing)
-        return [epochs[rotation] for rotation in sorted(epochs)]
-
-    def _renewable(self, epoch: list[Pairing]) -> list[BotSpec]:
-        """The bots of an epoch to start afresh: all but those that keep their memory
-        (``memory: true``, ``address:``) and those suspended."""
-        playing = {name for pairing in epoch for name in pairing.seats}
+    def _renewable(self, playing: set[str]) -> list[BotSpec]:
+        """The bots playing in an epoch to start afresh: all but those that keep their
+        memory (``memory: true``, ``address:``) and those suspended."""
         return [spec for spec in self.config.bots
                 if spec.name in playing and spec.name in self.participants
                 and not spec.remembers and spec.name not in self.suspended]
 
-    def _prepare_renewal(self, epoch: list[Pairing]) -> futures.Future:
-        """Start the next epoch's fresh bots in the background, while this epoch plays.
+    def _prepare_renewal(self, playing: set[str]) -> futures.Future:
+        """Start fresh processes of the bots ``playing`` in the next epoch in the
+        background, while this epoch plays.
 
         A process that has played no game knows nothing, so starting it early is
         safe, and the switch at the epoch's end then costs no start-up time.
         """
         pool = futures.ThreadPoolExecutor(1, thread_name_prefix="renewal")
-        future = pool.submit(self._started, self._renewable(epoch))
+        future = pool.submit(self._started, self._renewable(playing))
         pool.shutdown(wait=False)
         return future
 
@@ -516,7 +514,6 @@ class TournamentRunner:
             self.stop_bots()
             raise
         live = LiveStandings(self.config.rating)
-        stored = {game.game_index: game for game in self.store.results(self.config.name)}
         executor = self._executor()
         progress = Progress(self.total, len(done), self.out, self.quiet,
                             note=self._live_sprt if self.config.format == "ab" else None,
@@ -525,22 +522,16 @@ class TournamentRunner:
         tally = Tally()
         previous = signal.signal(signal.SIGTERM, _raise_interrupt) \
             if threading.current_thread() is threading.main_thread() else None
-        played, stopped = 0, None
+        stopped = None
         try:
             for block in blocks(self.config):
-                pairings = self._pairings(block, live)
-                todo = [] if self.finished else [
-                    p for p in pairings if p.index not in done and not set(p.seats) & set(skipped)]
-                live.expect([p.index for p in pairings if p.index in done] +
-                            [p.index for p in todo])
-                for pairing in pairings:
-                    if pairing.index in stored:
-                        self._fold(pairing, stored[pairing.index], live)
-                played += len(todo)
-                self._play_block(todo, executor, live, progress, tally)
+                self._play_block(block, live, done, skipped, executor, progress, tally)
                 stopped = self._verdict(block, live, skipped)
                 if stopped is not None:
                     break
+            if not live.waiting:   # every stored game folded: the closing board's snapshot
+                self.store.keep_snapshot(self.config.name, fold_key(self.config.rating),
+                                         live.fold.to_json())
         except KeyboardInterrupt:
             raise Interrupted(
                 f"interrupted: {progress.done} of {self.total} games are stored in "
@@ -564,6 +555,7 @@ class TournamentRunner:
             print(progress.line(), file=self.out, flush=True)
         if progress.done == self.total or stopped is not None:
             self.store.finish_tournament(self.config.name)
+        played = progress.done - progress.started_with   # the games stored by this run
         return Summary(self.config.name, self.total, played, len(done),
                        time.monotonic() - started, tally.faults, skipped,
                        {name: tally.sat_out.get(name, 0) for name in sorted(self.suspended)},
@@ -571,48 +563,107 @@ class TournamentRunner:
                        self._sprt() if self.config.format == "ab" else None)
 
     # -- rounds: pairing, playing, deciding --------------------------------------------
-    def _pairings(self, block: range, live: LiveStandings) -> list[Pairing]:
-        """The games of the rounds in ``block``; a Swiss round is paired from the
-        standings after every earlier round (all of them folded into ``live``)."""
+    def _pairings(self, block: range, live: LiveStandings
+                  ) -> Callable[[], Iterator[list[Pairing]]]:
+        """What gives the games of the rounds in ``block``, afresh at each call, a part at
+        a time (:func:`arrange`); a Swiss round is paired, once, from the standings after
+        every earlier round (all of them folded into ``live``)."""
         if self.config.format != "swiss":
-            return arrange(self.config, self.secret, block.start,
-                           [fixed_groups(self.config, number) for number in block])
-        assert live.position == len(live.order), "a Swiss round waits for the rounds before"
+            return partial(arrange, self.config, self.secret, block,
+                           partial(fixed_groups, self.config))
+        assert not live.order, "a Swiss round waits for the rounds before"
         tables, byes = swiss_tables(self.config, self.secret, live.conservative(), self.byes,
                                     self.met)
         for name in byes:
             self.byes[name] = self.byes.get(name, 0) + 1
         self.met |= {frozenset(table) for table in tables}
-        return arrange(self.config, self.secret, block.start, [[[table] for table in tables]])
+        return partial(arrange, self.config, self.secret, block,
+                       lambda _: [[table] for table in tables])
 
-    def _fold(self, pairing: Pairing, game: GameResult | MatchResult, live: LiveStandings
-              ) -> None:
-        """A game (stored, or just played) into the live ratings and the A/B test."""
+    def _unplayed(self, part: list[Pairing], done: set[int], skipped: list[str]
+                  ) -> list[Pairing]:
+        """The games of a part left to play."""
+        if self.finished:
+            return []
+        return [p for p in part if p.index not in done and not set(p.seats) & set(skipped)]
+
+    def _todo(self, parts: Iterator[list[Pairing]], live: LiveStandings, done: set[int],
+              skipped: list[str]) -> Iterator[list[Pairing]]:
+        """The games left to play, a part at a time in play order. As each part is
+        reached, the live ratings expect its games and fold in those already stored
+        (read from the store part by part: a resumed long tournament does not hold
+        every stored game)."""
+        for part in parts:
+            todo = self._unplayed(part, done, skipped)
+            live.expect([p.index for p in part if p.index in done] + [p.index for p in todo])
+            if any(pairing.index in done for pairing in part):
+                stored = {game.game_index: game for game in self.store.results(
+                    self.config.name, range(part[0].index, part[-1].index + 1))}
+                for pairing in part:
+                    if pairing.index in stored:
+                        game = stored[pairing.index]
+                        self._fold(pairing, game, game.id, live)
+            if todo:
+                yield todo
+
+    def _epoch_bots(self, parts: Iterator[list[Pairing]], done: set[int],
+                    skipped: list[str]) -> Iterator[set[str]]:
+        """The bots playing in each epoch with games left, in play order."""
+        todo = (games for games in (self._unplayed(part, done, skipped) for part in parts)
+                if games)
+        for _, epoch in itertools.groupby(todo, key=lambda games: games[0].rotation):
+            yield {name for games in epoch for pairing in games for name in pairing.seats}
+
+    def _fold(self, pairing: Pairing, game: GameResult | MatchResult, game_id: int,
+              live: LiveStandings) -> None:
+        """A game (stored, or just played; ``game_id``: its id in the store) into the
+        live ratings and the A/B test."""
         rated = game.status != "void"
-        live.add(Outcome(pairing.index, pairing.seats, tuple(game.ranks), rated))
+        live.add(Outcome(pairing.index, pairing.seats, tuple(game.ranks), rated,
+                         game_id=game_id))
         if self.config.format == "ab":
             self.deal_games.append(DealGame(pairing.group, pairing.seats, tuple(game.ranks),
                                             rated))
 
-    def _play_block(self, todo: list[Pairing], executor: Executor,
-                    live: LiveStandings, progress: Progress, tally: Tally) -> None:
-        """Play a block's games epoch by epoch, storing each as it ends. On a cluster
-        the workers renew their own bots, and faults are counted here."""
-        remote = self.client is not None
-        epochs = self._epochs(todo)
-        for number, epoch in enumerate(epochs):
+    def _play_block(self, block: range, live: LiveStandings, done: set[int],
+                    skipped: list[str], executor: Executor, progress: Progress,
+                    tally: Tally) -> None:
+        """Play a block's games left, storing each as it ends.
+
+        With duplicate deals and ``renew_bots``, epoch by epoch, the next epoch's fresh
+        bots starting while this one plays (which bots: from a second pass over the
+        schedule); otherwise as one stream. The games are made a part at a time as they
+        are reached, so the schedule is never held whole, however long the tournament.
+        On a cluster the workers renew their own bots.
+        """
+        parts = self._pairings(block, live)
+        todo = self._todo(parts(), live, done, skipped)
+        if not (self.config.duplicate and self.config.renew_bots):
+            self._play_games(itertools.chain.from_iterable(todo), executor, live, progress,
+                             tally)
+            return
+        ahead = self._epoch_bots(parts(), done, skipped)
+        next(ahead, None)   # the first epoch's bots are those started
+        for rotation, epoch in itertools.groupby(todo, key=lambda games: games[0].rotation):
+            upcoming = next(ahead, None)
             if self.renewal is not None:
-                self._renew(epoch[0].rotation)
-            if number + 1 < len(epochs) and not remote:
-                self.renewal = self._prepare_renewal(epochs[number + 1])
-            for pairing, result in executor.results(play_game if remote else self._play,
-                                                    epoch):
-                if remote:
-                    self._count_faults(result)
-                self.store.add_game(self.config.name, pairing, result)
-                self._fold(pairing, result, live)
-                tally.add(result)
-                progress.advance(live.leaders)
+                self._renew(rotation)
+            if upcoming is not None and self.client is None:
+                self.renewal = self._prepare_renewal(upcoming)
+            self._play_games(itertools.chain.from_iterable(epoch), executor, live, progress,
+                             tally)
+
+    def _play_games(self, games: Iterable[Pairing], executor: Executor, live: LiveStandings,
+                    progress: Progress, tally: Tally) -> None:
+        """Play games, storing each as it ends (on a cluster, faults are counted here)."""
+        remote = self.client is not None
+        for pairing, result in executor.results(play_game if remote else self._play, games):
+            if remote:
+                self._count_faults(result)
+            game_id = self.store.add_game(self.config.name, pairing, result)
+            self._fold(pairing, result, game_id, live)
+            tally.add(result)
+            progress.advance(live.leaders)
 
     def _verdict(self, block: range, live: LiveStandings, skipped: list[str]) -> str | None:
         """Why the tournament stops after ``block``, or None to go on."""

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
-from typing import Collection, Mapping, Sequence
+from functools import partial
+from typing import Callable, Collection, Iterator, Mapping
 
 from referee.seeds import derive_seed
 from tournaments.config import (
@@ -31,9 +32,9 @@ Table = tuple[str, ...]
 Group = list[Table]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Pairing:
-    """One scheduled game."""
+    """One scheduled game (slots: a long tournament's schedule holds one per game)."""
 
     index: int
     group: int
@@ -123,9 +124,15 @@ def swiss_tables(config: TournamentConfig, secret: str, conservative: Mapping[st
     return [tuple(table) for table in tables], sorted(resting, key=place.__getitem__)
 
 
-def arrange(config: TournamentConfig, secret: str, first_round: int,
-            rounds: Sequence[list[Group]]) -> list[Pairing]:
-    """The games of consecutive rounds played together, from ``first_round`` on.
+#: The most games :func:`arrange` makes at once.
+PART_GAMES = 1_000
+
+
+def arrange(config: TournamentConfig, secret: str, block: range,
+            groups_of: Callable[[int], list[Group]]) -> Iterator[list[Pairing]]:
+    """The games of the rounds in ``block``, played together (``groups_of(r)``: the
+    groups of round r), in play order, in parts of at most PART_GAMES games, no part
+    spanning two epochs.
 
     Each group shares one deal seed, derived from (tournament seed, group index),
     so card luck cancels out within it. With ``duplicate`` the games are played
@@ -136,35 +143,74 @@ def arrange(config: TournamentConfig, secret: str, first_round: int,
     or an ``address:`` bot) gets a deal of its own. A ``secret`` (the store's, with
     ``secret_deals``) joins every seed, so nobody who knows only the config can
     compute a deal.
+
+    A part is made only when asked for (the rounds' groups again for each epoch), so
+    a long tournament's schedule is never held whole: the referee's memory does not
+    grow with the number of games.
     """
     base = _base(config, secret)
     remembering = {bot.name for bot in config.bots if bot.remembers}
-    per_round = len(rounds[0]) if rounds else 0
-    games: list[tuple[int, int, Table, int]] = []   # (round, group, seats, epoch)
-    for offset, groups in enumerate(rounds):
-        for number, tables in enumerate(groups):
-            group = (first_round + offset) * per_round + number
-            for side, table in enumerate(tables):
-                games.extend((first_round + offset, group, seats, side * config.players + turn)
-                             for turn, seats in enumerate(rotations(table)))
-    if config.duplicate:
-        games.sort(key=lambda game: game[3])   # stable: groups stay in order within an epoch
-    start = first_round * games_per_round(config)
-    pairings = []
-    for index, (round_number, group, seats, epoch) in enumerate(games, start):
-        shared = config.duplicate and not remembering & set(seats)
-        seed = (derive_seed(*base, "group", group) if shared
-                else derive_seed(*base, "game", index))
-        pairings.append(Pairing(index, group, round_number, seats, seed, epoch))
-    return pairings
+    # Each table's rotations made once: the games share their seats tuples.
+    seatings: dict[Table, list[Table]] = {}
+    index = block.start * games_per_round(config)
+    for games in _in_play_order(config, block, groups_of, seatings):
+        pairings = []
+        for round_number, group, seats, epoch in games:
+            shared = config.duplicate and not remembering & set(seats)
+            seed = (derive_seed(*base, "group", group) if shared
+                    else derive_seed(*base, "game", index))
+            pairings.append(Pairing(index, group, round_number, seats, seed, epoch))
+            index += 1
+            if len(pairings) == PART_GAMES:
+                yield pairings
+                pairings = []
+        if pairings:
+            yield pairings
+
+
+def _in_play_order(config: TournamentConfig, block: range,
+                   groups_of: Callable[[int], list[Group]], seatings: dict[Table, list[Table]]
+                   ) -> Iterator[Iterator[tuple[int, int, Table, int]]]:
+    """The (round, group, seats, epoch) of every game, in the order they are played:
+    table by table, each in all its rotations; with ``duplicate``, epoch by epoch (an
+    epoch is side × players + rotation; every round has the same groups' shape), tables
+    in order within each."""
+    def tables() -> Iterator[tuple[int, int, int, list[Table]]]:
+        for round_number in block:
+            groups = groups_of(round_number)
+            for number, group_tables in enumerate(groups):
+                for side, table in enumerate(group_tables):
+                    rotated = seatings.get(table)
+                    if rotated is None:
+                        rotated = seatings[table] = rotations(table)
+                    yield round_number, round_number * len(groups) + number, side, rotated
+
+    if not config.duplicate:
+        yield ((round_number, group, seats, side * config.players + turn)
+               for round_number, group, side, rotated in tables()
+               for turn, seats in enumerate(rotated))
+        return
+    shape = groups_of(block.start) if len(block) else []
+    sides = max((len(group) for group in shape), default=0)
+    for side in range(sides):
+        for turn in range(config.players):
+            yield ((round_number, group, rotated[turn], side * config.players + turn)
+                   for round_number, group, table_side, rotated in tables()
+                   if table_side == side and turn < len(rotated))
+
+
+def scheduled(config: TournamentConfig, secret: str = "") -> Iterator[Pairing]:
+    """All games of a tournament whose rounds need no standings, indexed from 0 in the
+    order they are played, one at a time (a Swiss tournament is paired round by round
+    instead)."""
+    for block in blocks(config):
+        for games in arrange(config, secret, block, partial(fixed_groups, config)):
+            yield from games
 
 
 def schedule(config: TournamentConfig, secret: str = "") -> list[Pairing]:
-    """All games of a tournament whose rounds need no standings, indexed from 0 in the
-    order they are played (a Swiss tournament is paired round by round instead)."""
-    return [pairing for block in blocks(config)
-            for pairing in arrange(config, secret, block.start,
-                                   [fixed_groups(config, number) for number in block])]
+    """:func:`scheduled` as a list."""
+    return list(scheduled(config, secret))
 
 
 def _base(config: TournamentConfig, secret: str) -> tuple[object, ...]:

@@ -6,14 +6,15 @@ nothing of where they were kept.
 
 from __future__ import annotations
 
+import sqlite3
 from typing import Any, Iterable, Mapping
 
-from ratings.board import Board, build_board
+from ratings.board import Board, Fold, board_from, fold_key
 from ratings.params import RatingConfig
 from ratings.sprt import DealGame, SprtResult, deal_scores, sprt
 from ratings.trueskill_ratings import Outcome
 from tournaments.config import ab_tables_per_deal
-from tournaments.store import GameResult, Store, StoredTournament
+from tournaments.store import GameResult, Store, StoredTournament, StoreError
 
 
 def rating_config(tournament: StoredTournament) -> RatingConfig:
@@ -37,10 +38,30 @@ def fault_counts(store: Store, tournament: str) -> dict[str, dict[str, int]]:
 def standings(store: Store, tournament: StoredTournament, resamples: int | None = None,
               seed: int = 0) -> Board:
     """The tournament's full leaderboard (iterating it gives the rows, best first)."""
-    games = store.results(tournament.name)
+    params = rating_config(tournament)
     bots = [bot["name"] for bot in tournament.config["bots"]]
-    return build_board(map(outcome, games), bots, rating_config(tournament),
-                       fault_counts(store, tournament.name), resamples=resamples, seed=seed)
+    return board_from(stored_fold(store, tournament.name, params), bots, params,
+                      lambda: map(outcome, store.results(tournament.name)),
+                      fault_counts(store, tournament.name), resamples=resamples, seed=seed)
+
+
+def stored_fold(store: Store, tournament: str, params: RatingConfig) -> Fold:
+    """The ratings and counts of the tournament's stored games: the snapshot kept in
+    the store when it still covers exactly those games (the runner keeps one at the end
+    of a run), else folded from the games, and kept for the next time if the store
+    can be written (a read-only or busy store just goes without)."""
+    key = fold_key(params)
+    kept = store.snapshot(tournament, key)
+    if kept is not None:
+        return Fold.from_json(params, kept)
+    fold = Fold(params)
+    for game in store.results(tournament):
+        fold.add(outcome(game))
+    try:
+        store.keep_snapshot(tournament, key, fold.to_json())
+    except (StoreError, sqlite3.DatabaseError):
+        pass
+    return fold
 
 
 def ab_test(a: str, b: str, per_deal: int, test: Mapping[str, float],

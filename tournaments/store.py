@@ -80,6 +80,13 @@ CREATE TABLE IF NOT EXISTS bot_identities (
     protocol    TEXT NOT NULL,
     PRIMARY KEY (tournament, bot)
 );
+CREATE TABLE IF NOT EXISTS rating_snapshots (
+    tournament  TEXT PRIMARY KEY REFERENCES tournaments(name) ON DELETE CASCADE,
+    key         TEXT NOT NULL,      -- what it was made with (parameters, version), JSON
+    games       INTEGER NOT NULL,   -- the games it covers: how many,
+    id_sum      INTEGER NOT NULL,   -- and the sum of their ids
+    fold        TEXT NOT NULL       -- the ratings and counts after those games, JSON
+);
 CREATE TABLE IF NOT EXISTS locks (
     tournament  TEXT PRIMARY KEY,   -- held by the referee running it
     pid         INTEGER NOT NULL,
@@ -274,7 +281,7 @@ class Store:
         with self._writing():
             self.db.execute(f"INSERT INTO tournaments ({', '.join(row)}) "
                             f"VALUES ({', '.join('?' * len(row))})", list(row.values()))
-            for table in ("games", "faults", "secrets", "bot_identities"):
+            for table in ("games", "faults", "secrets", "bot_identities", "rating_snapshots"):
                 self.db.execute(f"UPDATE {table} SET tournament = ? WHERE tournament = ?",
                                 (archive, name))
             self.db.execute("DELETE FROM tournaments WHERE name = ?", (name,))
@@ -391,15 +398,44 @@ class Store:
             "SELECT * FROM games WHERE tournament = ? ORDER BY game_index", (tournament,))
         return [_game(row) for row in rows]
 
-    def results(self, tournament: str) -> list[GameResult]:
-        """The tournament's games in schedule order, only what ratings need: a long
-        log's leaderboard need not parse every game's actions and times."""
-        rows = self.db.execute(
-            "SELECT id, game_index, seats, scores, ranks, status FROM games "
-            "WHERE tournament = ? ORDER BY game_index", (tournament,))
+    def results(self, tournament: str, indices: range | None = None) -> Iterator[GameResult]:
+        """The tournament's games (those of ``indices`` if given) in schedule order, only
+        what ratings need, one at a time: a long log's leaderboard need not parse every
+        game's actions and times, nor hold every game at once."""
+        query = ("SELECT id, game_index, seats, scores, ranks, status FROM games "
+                 "WHERE tournament = ?")
+        params: tuple[Any, ...] = (tournament,)
+        if indices is not None:
+            query += " AND game_index >= ? AND game_index < ?"
+            params += (indices.start, indices.stop)
+        rows = self.db.execute(query + " ORDER BY game_index", params)
         loads = json.loads
-        return [GameResult(row[0], row[1], loads(row[2]), loads(row[3]), loads(row[4]), row[5])
-                for row in rows]
+        for row in rows:
+            yield GameResult(row[0], row[1], loads(row[2]), loads(row[3]), loads(row[4]), row[5])
+
+    # -- rating snapshots: a tournament's ratings and counts kept with its games -----
+    def snapshot(self, tournament: str, key: dict[str, Any]) -> dict[str, Any] | None:
+        """The kept fold of the tournament's games (:class:`ratings.board.Fold`), if it
+        was made with ``key`` and covers exactly the games stored now.
+
+        Games are only ever added, never changed, and their ids are not reused, so
+        the same number of games with the same sum of ids are the same games.
+        """
+        row = self.db.execute("SELECT key, games, id_sum, fold FROM rating_snapshots "
+                              "WHERE tournament = ?", (tournament,)).fetchone()
+        if row is None or json.loads(row[0]) != key:
+            return None
+        stored = self.db.execute("SELECT count(*), coalesce(sum(id), 0) FROM games "
+                                 "WHERE tournament = ?", (tournament,)).fetchone()
+        return json.loads(row[3]) if (row[1], row[2]) == tuple(stored) else None
+
+    def keep_snapshot(self, tournament: str, key: dict[str, Any], fold: dict[str, Any]
+                      ) -> None:
+        """Keep a fold (its ``games`` and ``id_sum`` say which games it covers)."""
+        with self._writing():
+            self.db.execute("INSERT OR REPLACE INTO rating_snapshots VALUES (?, ?, ?, ?, ?)",
+                            (tournament, json.dumps(key, sort_keys=True), fold["games"],
+                             fold["id_sum"], json.dumps(fold)))
 
     def game(self, game_id: int) -> StoredGame | None:
         row = self.db.execute("SELECT * FROM games WHERE id = ?", (game_id,)).fetchone()
