@@ -76,7 +76,7 @@ DREW_TEXTS = {value: f"you draw {name}" for value, name in VALUE_NAMES.items()}
 
 
 def play_text(key: tuple[int, bool, int]) -> str:
-    """The text of ``(seat, new_ring, value)``'s play: "seat 2 adds to the Ring Bear (19)"."""
+    """The text of ``(seat, new_ring, value)``'s play: "seat 2 adds to the Ring Lion King (22)"."""
     seat, new_ring, value = key
     where = ("starts a new Ring with" if new_ring else
              "adds to the bottom of the Ring" if value == MOLE else "adds to the Ring")
@@ -124,6 +124,7 @@ def cards_message(cards: list[Card] | tuple[Card, ...]) -> list[dict[str, Any]]:
     return list(map(_message_of, cards))
 
 
+# A card's value, taken in C: mapped over piles where a comprehension would be a call.
 _value_of = attrgetter("value")
 # Each play's text, by seat, new Ring or not, and value: made at every decision.
 PLAY_TEXTS: dict[tuple[int, bool, int], str] = MadeOnce(play_text)
