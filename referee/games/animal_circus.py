@@ -11,9 +11,9 @@ they only make every card unique, so tests can account for each one.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import lru_cache
 from itertools import permutations
+from operator import attrgetter
 from typing import Any, Callable, ClassVar, NamedTuple
 
 from referee.games.base import Action, Game, State
@@ -68,8 +68,19 @@ VALUE_NAMES = {value: f"{name} ({value})" for value, name in NAMES.items()}
 _SEATS = range(max(PUT_AWAY))
 DRAW_TEXTS = [[f"seat {seat} draws {count} card(s)" for count in range(5)] for seat in _SEATS]
 ONLY = [frozenset({seat}) for seat in _SEATS]
+# The other seats in turn order, by player count and seat: the abilities' targets.
+OTHER_SEATS = [[tuple((seat + step) % players for step in range(1, players))
+                for seat in range(players)] for players in range(max(PUT_AWAY) + 1)]
 # The drawer's text of the usual draw, a single card, by its value.
 DREW_TEXTS = {value: f"you draw {name}" for value, name in VALUE_NAMES.items()}
+
+
+def play_text(key: tuple[int, bool, int]) -> str:
+    """The text of ``(seat, new_ring, value)``'s play: "seat 2 adds to the Ring Lion King (22)"."""
+    seat, new_ring, value = key
+    where = ("starts a new Ring with" if new_ring else
+             "adds to the bottom of the Ring" if value == MOLE else "adds to the Ring")
+    return f"seat {seat} {where} {VALUE_NAMES[value]}"
 
 
 def card_name(card: Card) -> str:
@@ -81,19 +92,25 @@ def card_message(card: Card) -> dict[str, Any]:
     return {"value": card.value, "color": card.color, "name": NAMES[card.value]}
 
 
-class _CardMessages(dict):
-    """Each card's message, made the first time it is asked for.
+class MadeOnce(dict):
+    """Each key's value, made by ``make(key)`` the first time the key is asked for.
 
-    Observations list many cards at every decision; the dicts are shared, so
-    read them, never change them.
+    For the messages, cards, actions and texts the same few keys ask for all
+    game long: a dict lookup instead of building them (or an ``lru_cache``'s
+    call) at every decision. The values are shared: read them, never change them.
     """
 
-    def __missing__(self, card: Card) -> dict[str, Any]:
-        message = self[card] = card_message(card)
-        return message
+    def __init__(self, make: Callable[[Any], Any]) -> None:
+        super().__init__()
+        self.make = make
+
+    def __missing__(self, key: Any) -> Any:
+        value = self[key] = self.make(key)
+        return value
 
 
-CARD_MESSAGES = _CardMessages()
+# Each card's message: observations list many cards at every decision.
+CARD_MESSAGES: dict[Card, dict[str, Any]] = MadeOnce(card_message)
 # Each seat's deck in value order, made once: a game shuffles a copy (cards are
 # immutable, so games may share them).
 DECKS = [tuple(Card(value, color) for value in range(1, CARDS_PER_COLOR + 1))
@@ -107,15 +124,12 @@ def cards_message(cards: list[Card] | tuple[Card, ...]) -> list[dict[str, Any]]:
     return list(map(_message_of, cards))
 
 
-class _Cards(dict):
-    """Each ``(value, color)``'s Card, made the first time: a NamedTuple is slow to make."""
-
-    def __missing__(self, key: tuple[int, int]) -> Card:
-        card = self[key] = Card(*key)
-        return card
-
-
-CARDS = _Cards()
+# A card's value, taken in C: mapped over piles where a comprehension would be a call.
+_value_of = attrgetter("value")
+# Each play's text, by seat, new Ring or not, and value: made at every decision.
+PLAY_TEXTS: dict[tuple[int, bool, int], str] = MadeOnce(play_text)
+# Each ``(value, color)``'s Card: a NamedTuple is slow to make.
+CARDS: dict[tuple[int, int], Card] = MadeOnce(lambda key: Card(*key))
 
 
 def card_from_message(message: dict[str, Any]) -> Card:
@@ -124,45 +138,11 @@ def card_from_message(message: dict[str, Any]) -> Card:
 
 def pile_points(pile: list[Card]) -> int:
     """1 per Score-pile card, but the Dog costs 3 and the Giraffe brings 3."""
-    return sum([VALUE_POINTS[value] for value, _ in pile])
+    return sum(map(VALUE_POINTS.__getitem__, map(_value_of, pile)))
 
 
-class _ScoreView(NamedTuple):
-    """The Score piles as observations show them: points and card messages by seat.
-
-    Kept by the state until a Score pile changes (most plays change none), so
-    observations neither recount the piles nor rebuild their messages. Shared
-    by every observation made meanwhile: read it, never change it.
-    """
-
-    points: list[int]
-    piles: list[dict[str, Any]]
-
-
-def score_view(piles: list[list[Card]], old: _ScoreView | None = None,
-               changed: set[int] | None = None) -> _ScoreView:
-    """The view of ``piles``: of every seat, or from ``old`` with the ``changed`` seats made again.
-
-    Always a new view: observations already handed out keep the old one.
-    """
-    if old is None or changed is None:
-        return _ScoreView([pile_points(pile) for pile in piles],
-                          [{"cards": cards_message(pile)} for pile in piles])
-    points, messages = list(old.points), list(old.piles)
-    for seat in changed:
-        points[seat] = pile_points(piles[seat])
-        messages[seat] = {"cards": cards_message(piles[seat])}
-    return _ScoreView(points, messages)
-
-
-@lru_cache(maxsize=4096)
-def play_action(mode: str, card: Card, winner: int, ring_size: int) -> Action:
-    """The action playing ``card`` (``mode`` "ring" or "new"); ``ring_size`` only labels a win.
-
-    The same few hundred actions come back all game long, so each is made once
-    (bounded: a long game's Rings of every size cannot grow it without end).
-    Shared by every list of legal actions: read it, never change it.
-    """
+def make_play_action(mode: str, card: Card, winner: int, ring_size: int) -> Action:
+    """The action playing ``card`` (``mode`` "ring" or "new"); ``ring_size`` only labels a win."""
     if mode == "ring":
         label = f"add {card_name(card)} to the Ring"
         if card.value == MOLE:
@@ -173,6 +153,25 @@ def play_action(mode: str, card: Card, winner: int, ring_size: int) -> Action:
         label += f"; seat {winner} wins the Ring ({ring_size} cards)"
     return Action(f"{mode}:{card.value}", label,
                   {"type": mode, "card": CARD_MESSAGES[card], "ring_winner": winner})
+
+
+@lru_cache(maxsize=128)
+def play_actions(mode: str, winner: int, ring_size: int) -> dict[Card, Action]:
+    """The actions playing each card in ``mode``, by card, each made the first time it is asked.
+
+    The same few hundred actions come back all game long, so each is made
+    once; shared by every list of legal actions: read them, never change them.
+    Those that win a Ring are labelled with its size: the cache is bounded, so
+    a long game's Rings of every size cannot grow it without end.
+    """
+    return MadeOnce(lambda card: make_play_action(mode, card, winner, ring_size))
+
+
+# The plays that win no Ring, nearly all of them: kept apart from the cache.
+PLAIN_ADDS = play_actions("ring", -1, 0)
+PLAIN_STARTS = play_actions("new", -1, 0)
+_plain_add = PLAIN_ADDS.__getitem__
+_plain_start = PLAIN_STARTS.__getitem__
 
 
 # The actions of the abilities' choices, made once like the play actions (a
@@ -194,29 +193,32 @@ def pile_action(seat: int, size: int) -> Action:
 @lru_cache(maxsize=4096)
 def order_action(order: tuple[Card, ...]) -> Action:
     """Put the top Draw-pile cards back in ``order``, top first (Owl)."""
-    values = "-".join(str(card.value) for card in order)
+    values = "-".join(map(str, map(_value_of, order)))
     return Action(f"order:{values}", f"put back, top first: {values}",
                   {"type": "order", "order": cards_message(order)})
 
 
 def one_per_value(cards: list[Card]) -> list[Card]:
-    """The lowest-colored card of each value, by value: colors never change a play.
+    """The lowest-colored card of each value of sorted ``cards``: colors never change a play.
 
-    Sorted, a value's lowest color comes first, so a card is kept when its
-    value differs from the one before (values start at 1, so 0 never matches).
+    Sorted (as hands are kept), a value's lowest color comes first, so a card
+    is kept when its value differs from the one before (values start at 1, so
+    0 never matches).
     """
     chosen: list[Card] = []
     last = 0
-    for card in sorted(cards):
+    for card in cards:
         if card.value != last:
             chosen.append(card)
             last = card.value
     return chosen
 
 
-@dataclass(frozen=True)
-class Pending:
-    """An ability waiting for the active player's choice."""
+class Pending(NamedTuple):
+    """An ability waiting for the active player's choice.
+
+    A NamedTuple: observations look their decision message up by it (hashed in C).
+    """
 
     ability: int
     copied: bool
@@ -224,6 +226,30 @@ class Pending:
     @property
     def kind(self) -> str:
         return DECISION_KINDS[self.ability]
+
+
+def decision_message(key: tuple[Pending | None, str]) -> dict[str, Any]:
+    """The ``AnimalDecision`` of ``(pending ability or None, end reason)``."""
+    pending, end_reason = key
+    if pending is None:
+        return {"kind": "" if end_reason else "play", "ability": 0, "copied": False}
+    return {"kind": "" if end_reason else DECISION_KINDS[pending.ability],
+            "ability": pending.ability, "copied": bool(pending.copied)}
+
+
+def constraint_message(key: tuple[int, bool, bool]) -> dict[str, Any]:
+    """The ``AnimalConstraints`` of ``(lower_than, parrot, bear)``, without the Parrot's cards.
+
+    The player under a Parrot sees the cards drawn too: a message of their own.
+    """
+    bound, parrot, bear = key
+    return {"bat": bool(bound), "lower_than": bound, "parrot": parrot, "parrot_cards": [],
+            "bear": bear}
+
+
+# An observation's decision and constraints, the same few all game long.
+DECISION_MESSAGES: dict[tuple[Pending | None, str], dict[str, Any]] = MadeOnce(decision_message)
+CONSTRAINT_MESSAGES: dict[tuple[int, bool, bool], dict[str, Any]] = MadeOnce(constraint_message)
 
 
 class AnimalCircusState(State):
@@ -267,9 +293,7 @@ class AnimalCircusState(State):
         self.score_top_at_start: Card | None = None
         # Set by the card just played, for the next player's turn.
         self.next_no_draw = self.next_parrot = self.next_bat_bind = False
-        self._scores_seen = score_view(self.score_piles)
-        self._changed_piles: set[int] = set()  # the Score piles changed since
-        self._actions: list[Action] | None = None
+        self.derive_from_piles()
         self.emit("setup", f"each player puts {PUT_AWAY[players]} card(s) away unseen",
                   put_away=PUT_AWAY[players])
         for seat in range(players):
@@ -324,16 +348,16 @@ class AnimalCircusState(State):
 
     def legal_actions(self) -> list[Action]:
         """Listed once per position (``apply`` forgets them); a fresh list at each call."""
-        if self._actions is None:
-            self._actions = self._list_actions()
-        return list(self._actions)
-
-    def _list_actions(self) -> list[Action]:
-        if self.end_reason:
-            return []
-        if self.pending is not None:
-            return [self._option_action(option) for option in self._options(self.pending.ability)]
-        return self._play_actions()
+        actions = self._actions
+        if actions is None:
+            if self.end_reason:
+                actions = []
+            elif self.pending is None:
+                actions = self._play_actions()
+            else:
+                actions = [*map(self._option_action, self._options(self.pending.ability))]
+            self._actions = actions
+        return list(actions)
 
     def _play_actions(self) -> list[Action]:
         """The actions of :meth:`play_options`, with who wins the Ring by each play itself.
@@ -343,16 +367,18 @@ class AnimalCircusState(State):
         """
         adds, news = self._plays()
         if not self.ring:
-            return [play_action("new", card, -1, 0) for card in news]
+            return [*map(_plain_start, news)]
         size = len(self.ring)
         if self.ring[-1].value == ELEPHANT:
-            actions = [play_action("ring", card, self.player, size) if card.value == MOUSE
-                       else play_action("ring", card, -1, 0) for card in adds]
+            mouse_wins = play_actions("ring", self.player, size)
+            actions = [mouse_wins[card] if card.value == MOUSE else _plain_add(card)
+                       for card in adds]
         else:
-            actions = [play_action("ring", card, -1, 0) for card in adds]
-        previous = self.previous
-        new_size = size if previous >= 0 else 0
-        actions += [play_action("new", card, previous, new_size) for card in news]
+            actions = [*map(_plain_add, adds)]
+        if self.previous >= 0:
+            actions += map(play_actions("new", self.previous, size).__getitem__, news)
+        else:
+            actions += map(_plain_start, news)
         return actions
 
     def play_options(self) -> list[tuple[str, Card]]:
@@ -365,47 +391,50 @@ class AnimalCircusState(State):
 
         A player who can beat the top (higher, or lower under a Bat) must add
         a card: a beating one or one whose ability lets it on. Otherwise they
-        may add such a card or start a new Ring with any card.
-        """
-        cards = one_per_value(self._playable())
-        if not self.ring:
-            return [], cards
-        top = self.ring[-1].value
-        bound = self.lower_than()
-        let_on = MOUSE_ON_ELEPHANT if top == ELEPHANT else LET_ON
-        adds: list[Card] = []
-        beaten = False
-        for card in cards:
-            if (card.value < bound) if bound else (card.value > top):  # beats the top
-                beaten = True
-                adds.append(card)
-            elif card.value in let_on:
-                adds.append(card)
-        return adds, [] if beaten else cards
-
-    def _playable(self) -> list[Card]:
-        """The Hand cards the player may play: under a Parrot, the ones drawn this turn.
-
-        Without a Parrot, the Hand itself (not a copy): read it, never change it.
+        may add such a card or start a new Ring with any card. Playable are the
+        Hand's cards, under a Parrot only those drawn this turn; one per value
+        (:func:`one_per_value`, done in the same pass: listed at every decision).
         """
         hand = self.hands[self.player]
-        return [card for card in hand if card in self.drawn] if self.parrot else hand
+        cards = [card for card in hand if card in self.drawn] if self.parrot else hand
+        if not self.ring:
+            return [], one_per_value(cards)
+        top = self.ring[-1].value
+        bound = top if top == BAT or self.bat_bind else 0  # lower_than(), the top at hand
+        let_on = MOUSE_ON_ELEPHANT if top == ELEPHANT else LET_ON
+        chosen: list[Card] = []
+        adds: list[Card] = []
+        beaten = False
+        last = 0
+        for card in cards:
+            value = card.value
+            if value == last:
+                continue
+            last = value
+            chosen.append(card)
+            if (value < bound) if bound else (value > top):  # beats the top
+                beaten = True
+                adds.append(card)
+            elif value in let_on:
+                adds.append(card)
+        return adds, [] if beaten else chosen
 
     def _options(self, ability: int) -> list[Any]:
         """The choices of an ability: seats, or (Owl) orders of the top cards."""
         me = self.player
-        others = [(me + step) % self.num_players for step in range(1, self.num_players)]
-        scored = [seat for seat in others if self.score_piles[seat]]
+        others = OTHER_SEATS[self.num_players][me]
+        # The seats whose pile is not empty, filtered in C (a comprehension is a call).
+        scored = [*filter(self.score_piles.__getitem__, others)]
         if ability == RABBIT:
             return scored or ([me] if self.score_piles[me] else [])
         if ability in (PENGUIN, KANGAROO):
-            return [seat for seat in others if self.hands[seat]]
+            return [*filter(self.hands.__getitem__, others)]
         if ability == CAMEL:
             return scored
         if ability == RAT:
             return scored if self.score_piles[me] else []
         if ability == MONKEY:
-            return [seat for seat in range(self.num_players) if self.draw_piles[seat]]
+            return [*filter(self.draw_piles.__getitem__, range(self.num_players))]
         top = self.draw_piles[me][:3]  # OWL: orders sorted by value, not by the pile
         return sorted(permutations(top)) if top else []
 
@@ -418,55 +447,60 @@ class AnimalCircusState(State):
         return target_action(option)
 
     def observation(self, seat: int) -> dict[str, Any]:
-        """What ``seat`` sees; the Score piles' part is shared until a pile changes."""
+        """What ``seat`` sees; the Score piles' part is shared until a pile changes.
+
+        Made at every decision, so its parts are spelt out here rather than
+        asked of helpers (a call costs as much as building a small list): card
+        lists are :func:`cards_message`'s map, the decision and the constraints
+        messages made once (:data:`DECISION_MESSAGES`, :data:`CONSTRAINT_MESSAGES`).
+        """
+        if self._changed_piles:
+            self._update_scores()
         draw_pile = self.draw_piles[seat]
         known = self.known_top[seat]
-        score_view = self._score_view()
+        bound = self.lower_than()
+        if self.parrot and seat == self.player:  # the Parrot's cards, for the player only
+            constraints = {"bat": bool(bound), "lower_than": bound, "parrot": True,
+                           "parrot_cards": [*map(_message_of, self.drawn)], "bear": self.no_draw}
+        else:
+            constraints = CONSTRAINT_MESSAGES[bound, self.parrot, self.no_draw]
         return {
             "seat": seat,
             "current_player": self.player,
             "previous_player": self.previous,
-            "hand": cards_message(self.hands[seat]),
+            "hand": [*map(_message_of, self.hands[seat])],
             "draw_size": len(draw_pile),
-            "known_draw_top": cards_message(draw_pile[:known]) if known else [],
-            "ring": cards_message(self.ring),
-            "score_piles": score_view.piles,
-            "hand_sizes": list(map(len, self.hands)),
-            "draw_sizes": list(map(len, self.draw_piles)),
-            "out_of_game": cards_message(self.out_of_game) if self.out_of_game else [],
+            "known_draw_top": [*map(_message_of, draw_pile[:known])] if known else [],
+            "ring": [*map(_message_of, self.ring)],
+            "score_piles": self._pile_messages,
+            "hand_sizes": [*map(len, self.hands)],
+            "draw_sizes": [*map(len, self.draw_piles)],
+            "out_of_game": [*map(_message_of, self.out_of_game)],
             "put_away_per_player": PUT_AWAY[self.num_players],
-            "constraints": self._constraints(seat),
-            "decision": self._decision(),
-            "scores": list(score_view.points),
+            "constraints": constraints,
+            "decision": DECISION_MESSAGES[self.pending, self.end_reason],
+            "scores": self._points,
             "turn": self.turn,
         }
 
-    def _decision(self) -> dict[str, Any]:
-        """The pending decision; :meth:`decision_kind` spelt out (at every observation)."""
-        pending = self.pending
-        if pending is None:
-            return {"kind": "" if self.end_reason else "play", "ability": 0, "copied": False}
-        return {"kind": "" if self.end_reason else DECISION_KINDS[pending.ability],
-                "ability": pending.ability, "copied": bool(pending.copied)}
-
-    def _constraints(self, seat: int) -> dict[str, Any]:
-        """What binds the current play; the Parrot's cards only for the player."""
-        mine = self.parrot and seat == self.player
-        bound = self.lower_than()
-        return {"bat": bool(bound), "lower_than": bound,
-                "parrot": self.parrot, "parrot_cards": cards_message(self.drawn) if mine else [],
-                "bear": self.no_draw}
-
     def scores(self) -> list[int]:
-        return list(self._score_view().points)
-
-    def _score_view(self) -> _ScoreView:
-        """The Score piles' points and messages, made again only for the piles that changed."""
         if self._changed_piles:
-            self._scores_seen = score_view(self.score_piles, self._scores_seen,
-                                           self._changed_piles)
-            self._changed_piles = set()
-        return self._scores_seen
+            self._update_scores()
+        return list(self._points)
+
+    def _update_scores(self) -> None:
+        """Count and list again the Score piles that changed, into new lists.
+
+        New lists, not changed ones: observations already handed out share
+        the old ones.
+        """
+        points, messages = list(self._points), list(self._pile_messages)
+        for seat in self._changed_piles:
+            pile = self.score_piles[seat]
+            points[seat] = pile_points(pile)
+            messages[seat] = {"cards": cards_message(pile)}
+        self._points, self._pile_messages = points, messages
+        self._changed_piles = set()
 
     def _score_piles_changed(self, *seats: int) -> None:
         """Called by every move of a Score-pile card, with the seats whose piles it changed."""
@@ -504,8 +538,20 @@ class AnimalCircusState(State):
         Public for positions laid out by hand: it forgets what was derived
         from the piles before.
         """
-        self._score_piles_changed(*range(self.num_players))
+        self.derive_from_piles()
         self._start_turn()
+
+    def derive_from_piles(self) -> None:
+        """Make again what the state keeps derived from its piles, as the piles are now.
+
+        The Score piles' points and messages (observations show them at every
+        decision, but most plays change no Score pile) and the legal actions.
+        For a position laid out by hand (:meth:`start_turn`, a search's sample).
+        """
+        self._points = [pile_points(pile) for pile in self.score_piles]
+        self._pile_messages = [{"cards": cards_message(pile)} for pile in self.score_piles]
+        self._changed_piles: set[int] = set()  # the Score piles changed since
+        self._actions: list[Action] | None = None
 
     def _start_turn(self) -> None:
         self._actions = None
@@ -560,7 +606,8 @@ class AnimalCircusState(State):
         payload = action.payload
         kind = payload["type"]
         if kind == "ring" or kind == "new":
-            self._play(card_from_message(payload["card"]), kind == "new")
+            card = payload["card"]  # one of ours: card_from_message, without its call
+            self._play(CARDS[card["value"], card["color"]], kind == "new")
             return
         ability = self.pending.ability if self.pending else 0
         self.pending = None
@@ -576,10 +623,8 @@ class AnimalCircusState(State):
         seat = self.player
         self.hands[seat].remove(card)
         mouse_wins = (not new_ring and card.value == MOUSE and self.ring[-1].value == ELEPHANT)
-        where = ("starts a new Ring with" if new_ring else
-                 "adds to the bottom of the Ring" if card.value == MOLE else "adds to the Ring")
-        self.emit("play", f"seat {seat} {where} {VALUE_NAMES[card.value]}", seat,
-                  card=card_message(card), new_ring=new_ring)
+        self.emit("play", PLAY_TEXTS[seat, new_ring, card.value], seat,
+                  card=CARD_MESSAGES[card], new_ring=new_ring)
         if new_ring:
             ended = self._win_ring(self.previous)
             self.ring = [card]
@@ -625,6 +670,8 @@ class AnimalCircusState(State):
                 self._look(len(options[0]))
             # Asked even when only one option is legal: every choice is a decision.
             self.pending = Pending(ability, copied)
+            # Listed now, with the options at hand: nothing moves before the choice.
+            self._actions = [*map(self._option_action, options)]
             return False
         effect = self._EFFECTS.get(ability) if ability != BAT or copied else None
         if effect is None:

@@ -471,9 +471,7 @@ class AnimalCircusSampler:
         own = self.scored[state.player]
         state.score_top_at_start = own[-1] if own else None
         state.next_no_draw = state.next_parrot = state.next_bat_bind = False
-        state._scores_seen = ac.score_view(state.score_piles)
-        state._changed_piles = set()
-        state._actions = None
+        state.derive_from_piles()
         return state
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import hashlib
 import random
 from collections import Counter
 
@@ -17,6 +18,7 @@ from referee.games.animal_circus import TURN_LIMIT, AnimalCircusState, Card
 GAME = get_game("animal-circus")
 END_REASONS = {"ring-won", "turn-limit"}
 PRIVATE_KINDS = {"drew", "penguin-card", "monkey-cards", "owl-cards", "owl-order"}
+FINGERPRINT_24_GAMES = "10acec270fc303230c21b4918a419800174af131098bbce39cfd3ba7922afcae"
 
 
 def every_card(players: int) -> list[Card]:
@@ -182,3 +184,44 @@ def test_thousands_of_seeded_games_end_keep_their_cards_and_replay():
     # Random play reaches every ability.
     assert {"rabbit", "penguin", "camel", "cheetah", "copy", "rat", "kangaroo", "monkey",
             "crocodile", "owl", "tiger", "elephant", "no-draw", "no-card"} <= set(kinds)
+
+
+def fingerprint(games: int) -> str:
+    """A hash of seeded random games: every seat's observation at every decision, the
+    decision's kind, prompt and legal actions, then every event and the final position."""
+    digest = hashlib.sha256()
+    for seed in range(games):
+        players = 2 + seed % 4
+        state = GAME.new_state(players, None, seed)
+        choices = random.Random(seed)
+        while not state.is_terminal():
+            actions = state.legal_actions()
+            digest.update(repr(([state.observation(seat) for seat in range(players)],
+                                state.decision_kind(), state.prompt(),
+                                [(a.code, a.label, a.payload) for a in actions])).encode())
+            state.apply(choices.randrange(len(actions)))
+        digest.update(repr([(e.kind, e.text, e.seat, e.data, sorted(e.visible_to or ()))
+                            for e in state.events]).encode())
+        digest.update(repr((state.final_state(), state.ranks(), state.record())).encode())
+    return digest.hexdigest()
+
+
+def test_the_same_seeds_give_the_same_games_observations_and_events():
+    """Speed work must not change a game: this fingerprint was taken before the engine's
+    third optimisation pass (issue 16) and must stay; change it only with the rules."""
+    assert fingerprint(24) == FINGERPRINT_24_GAMES
+
+
+def test_observations_handed_out_never_change_as_the_game_goes_on():
+    """Observations share parts made once (the Score piles, the decision and constraints
+    messages, card messages): later play must make new ones, never change those."""
+    seen = []
+
+    def keep_observations(state: AnimalCircusState) -> None:
+        for seat in range(state.num_players):
+            observation = state.observation(seat)
+            seen.append((observation, copy.deepcopy(observation)))
+
+    for seed in range(20):
+        play_random(2 + seed % 4, seed, random.Random(seed).randrange, keep_observations)
+    assert all(observation == kept for observation, kept in seen)
