@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any, NamedTuple
 
 from bots.sdk import Bot, serve
@@ -82,26 +82,40 @@ class View:
     """
 
     def __init__(self, seat: int, variant: str, decision: str, action_card: str,
-                 hand: list[Card], display: list[Card], known: dict[int, list[Card]],
-                 hand_sizes: list[int], trio_counts: list[int], unseen: list[Card],
-                 unseen_actions: Counter, gala_bonus: int, colours: list[str]) -> None:
+                 hand: list[Card], display: list[Card],
+                 known: Callable[[], dict[int, list[Card]]], hand_sizes: list[int],
+                 trio_counts: list[int], unseen: list[Card], unseen_actions: dict[str, int],
+                 gala_bonus: int, colours: list[str]) -> None:
         self.seat, self.variant, self.decision, self.action_card = seat, variant, decision, \
             action_card
-        self.hand, self.display, self.known = hand, display, known
+        self.hand, self.display, self._known_of = hand, display, known
+        self._known: dict[int, list[Card]] | None = None
         self.hand_sizes, self.trio_counts = hand_sizes, trio_counts
         self.unseen, self.unseen_actions = unseen, unseen_actions
         self.gala_bonus, self.colours = gala_bonus, colours
-        self.values = Counter(value for _, value in hand)
+        self.values = [0] * len(VALUES)  # how many cards of each value are held
         self.best: dict[str, int] = {}  # the highest value held of each colour
         for colour, value in hand:
+            self.values[value] += 1
             self.best[colour] = max(self.best.get(colour, 0), value)
         self.missing = len(set(colours) - set(self.best))
         # gain()'s terms by value and by colour, worked out once: it is called for
         # every unseen card at most decisions (the playouts' hot path).
-        self.held = [{2: 7.0, 1: 1.5}.get(self.values[value] % 3, 0.0) for value in VALUES]
+        self.held = [{2: 7.0, 1: 1.5}.get(count % 3, 0.0) for count in self.values]
         gala = 4.0 - self.missing if self.missing <= 3 else 0.0  # on the way to a Gala
         self.floors = {colour: (self.best.get(colour, 0), 0.0 if colour in self.best else gala)
                        for colour in colours}
+
+    @property
+    def known(self) -> dict[int, list[Card]]:
+        """For each other seat, the circus cards known in its hand (in the canonical order).
+
+        Worked out on first use: most decisions (take or flip) need only the
+        unseen cards.
+        """
+        if self._known is None:
+            self._known = self._known_of()
+        return self._known
 
     @classmethod
     def from_observation(cls, obs: Any) -> View:
@@ -126,11 +140,12 @@ class View:
             seen.update(cards)
         unseen = [(colour, value) for colour in obs.colours for value in VALUES
                   if (colour, value) not in seen]
-        hidden = Counter({kind: ACTION_COPIES - actions[kind] for kind in ACTION_KINDS[obs.variant]})
+        hidden = {kind: ACTION_COPIES - actions[kind] for kind in ACTION_KINDS[obs.variant]}
         return cls(obs.seat, obs.variant, obs.decision, obs.action_card, hand,
-                   [card_of(card) for card in obs.display], known, list(obs.hand_sizes),
-                   [len(trios.trios) for trios in obs.trios], unseen, +hidden, obs.gala_bonus,
-                   list(obs.colours))
+                   [card_of(card) for card in obs.display], lambda: known,
+                   list(obs.hand_sizes), [len(trios.trios) for trios in obs.trios], unseen,
+                   {kind: count for kind, count in hidden.items() if count > 0},
+                   obs.gala_bonus, list(obs.colours))
 
     @classmethod
     def from_state(cls, state: Any) -> View:
@@ -147,17 +162,18 @@ class View:
                                       *[trio for laid in state.trios for trio in laid])
         if state.match:
             seen.add(state.match)
-        known = {holder: [circus[card] for card in fl.sort_cards(knowledge[holder])]
-                 for holder in range(state.num_players) if holder != seat}
+        def known() -> dict[int, list[Card]]:
+            return {holder: [circus[card] for card in fl.sort_cards(knowledge[holder])]
+                    for holder in range(state.num_players) if holder != seat}
         discard = state.discard
-        hidden = Counter({kind: ACTION_COPIES - discard.count(kind)
-                          for kind in ACTION_KINDS[state.variant]})
+        hidden = {kind: ACTION_COPIES - discard.count(kind) for kind in ACTION_KINDS[state.variant]}
         return cls(seat, state.variant, state.phase, state.action_card,
                    [circus[card] for card in hands[seat]],
                    [circus[card] for card in state.display], known,
                    [len(hand) for hand in hands], [len(laid) for laid in state.trios],
-                   [circus[card] for card in CANONICAL if card not in seen], +hidden,
-                   fl.GALA_BONUS[state.variant], list(fl.COLOURS))
+                   [circus[card] for card in CANONICAL if card not in seen],
+                   {kind: count for kind, count in hidden.items() if count > 0},
+                   fl.GALA_BONUS[state.variant], COLOURS)
 
     # -- valuing cards -----------------------------------------------------
     def gain(self, card: Card) -> float:
@@ -169,7 +185,7 @@ class View:
         """
         colour, value = card
         floor, gala = self.floors.get(colour, (0, 0.0))
-        return float(max(0, value - floor)) + self.held[value] + gala + value * 0.01
+        return (value - floor if value > floor else 0) + self.held[value] + gala + value * 0.01
 
     def loss(self, card: Card) -> float:
         """What giving ``card`` away costs us."""
@@ -189,13 +205,17 @@ class View:
         total = len(self.unseen) + sum(self.unseen_actions.values())
         if not total:
             return 0.0
-        chance, worth, gain = 1 / total, 0.0, self.gain
+        chance, worth, floors, held = 1 / total, 0.0, self.floors, self.held
         shown = {colour for colour, _ in self.display}
-        for card in self.unseen:
-            if card[0] in shown and not nueva:
+        for colour, value in self.unseen:
+            if colour in shown and not nueva:
                 outcome = 0.0
-            else:
-                outcome = max(best, gain(card))
+            else:  # max(best, self.gain(card)), inlined: this is the playouts' hot loop
+                floor, gala = floors[colour]
+                outcome = (value - floor if value > floor else 0) + held[value] + gala \
+                    + value * 0.01
+                if outcome < best:
+                    outcome = best
             worth += chance * outcome
         for kind, count in self.unseen_actions.items():
             if nueva:
@@ -231,6 +251,7 @@ class View:
 
 # Every circus card's code, in the canonical order (the order of ``View.unseen``).
 CANONICAL = fl.sort_cards(fl.CIRCUS)
+COLOURS = list(fl.COLOURS)
 
 
 # -- the rules -----------------------------------------------------------------------
@@ -334,6 +355,9 @@ def calls_gala(view: View) -> bool:
 
 
 # -- the two front-ends ------------------------------------------------------------------
+CARD_MOVES = frozenset({"take", "take-match", "give"})
+
+
 def move_of_payload(payload: Any) -> Move:
     """A wire action's ``FlohcatiAction`` as a move."""
     return Move(payload.type, card_of(payload.card), payload.target, payload.colour,
@@ -343,9 +367,12 @@ def move_of_payload(payload: Any) -> Move:
 def move_of_action(action: Action) -> Move:
     """An engine action as a move (its payload dict holds the wire message's fields)."""
     payload = action.payload
-    card = payload.get("card")
-    return Move(payload["type"], fl.CIRCUS[card["code"]] if card else ("", 0),
-                payload.get("target", 0), payload.get("colour", ""),
+    kind = payload["type"]
+    if kind in CARD_MOVES:  # most decisions' moves: the quick way
+        return Move(kind, fl.CIRCUS[payload["card"]["code"]])
+    if kind in ("flip", "stop", "done"):
+        return Move(kind)
+    return Move(kind, ("", 0), payload.get("target", 0), payload.get("colour", ""),
                 payload.get("direction", ""),
                 tuple(fl.CIRCUS[card["code"]] for card in payload.get("cards", ())),
                 payload.get("call", False))
