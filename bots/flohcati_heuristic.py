@@ -212,10 +212,8 @@ class View:
                 outcome = 0.0
             else:  # max(best, self.gain(card)), inlined: this is the playouts' hot loop
                 floor, gala = floors[colour]
-                outcome = (value - floor if value > floor else 0) + held[value] + gala \
-                    + value * 0.01
-                if outcome < best:
-                    outcome = best
+                outcome = max(best, (value - floor if value > floor else 0) + held[value] + gala
+                              + value * 0.01)
             worth += chance * outcome
         for kind, count in self.unseen_actions.items():
             if nueva:
