@@ -1,4 +1,4 @@
-"""A heuristic bot for Circus Flohcati, both variants.
+"""A heuristic bot for Circus Flohcati, both variants, and the same rules as a playout policy.
 
 It values a card by what it adds to its own score (the best card per colour,
 plus a bonus for pairs and trios of a value), estimates the chance that a flip
@@ -7,17 +7,28 @@ improvement beats the best card already on offer. It gives away its least
 useful card, aims action cards where the expected gain is largest, lays down a
 trio when that raises its score, and calls the Gala when it is ahead.
 
+The rules (:func:`choose`) read a :class:`View` and a list of :class:`Move`,
+which come from one of two places: a wire request (the bot,
+:class:`FlohcatiHeuristicBot`) or an engine state (:func:`engine_policy`, the
+search bots' playout policy, which must be fast and reads the state directly,
+but only what the deciding seat knows of it: its own hand, public cards and
+the cards it knows in other hands, never the deck or other hands' rest). Both
+build the same view of the same position, so the policy plays as the bot does.
+
 Deterministic: it uses no randomness at all, so the same request always gets
 the same answer. Run it with ``python -m bots.flohcati_heuristic --address ADDRESS``.
 """
 
 from __future__ import annotations
 
+import random
 from collections import Counter
-from dataclasses import dataclass
-from typing import Any, Iterable
+from collections.abc import Callable, Iterable
+from typing import Any, NamedTuple
 
 from bots.sdk import Bot, serve
+from referee.games import flohcati as fl
+from referee.games.base import Action
 
 VALUES = range(8)
 TRIO_POINTS = 10
@@ -49,29 +60,74 @@ def card_of(message: Any) -> Card:
     return message.colour, message.value
 
 
-@dataclass
+class Move(NamedTuple):
+    """One legal action, as the rules read it (fields not of its type are left empty)."""
+
+    type: str
+    card: Card = ("", 0)
+    target: int = 0
+    colour: str = ""
+    direction: str = ""
+    cards: tuple[Card, ...] = ()
+    call: bool = False
+
+
 class View:
-    """What the bot works out from one observation."""
+    """What the deciding seat knows of one position, and the card values worked out from it.
 
-    obs: Any
+    ``known`` holds, for each other seat, the circus cards known in its hand;
+    ``unseen`` the circus cards whose place the seat does not know (in the
+    canonical order), ``unseen_actions`` how many of each action card are still
+    hidden.
+    """
 
-    def __post_init__(self) -> None:
-        obs = self.obs
-        self.seat = obs.seat
-        self.hand: list[Card] = [card_of(card) for card in obs.hand]
-        self.values = Counter(value for _, value in self.hand)
-        self.colours = list(obs.colours)
-        self.known = {seat: [card_of(card) for card in known.cards if card.kind == "circus"]
-                      for seat, known in enumerate(obs.known_cards) if seat != obs.seat}
-        self.unseen, self.unseen_actions = self._unseen()
+    def __init__(self, seat: int, variant: str, decision: str, action_card: str,
+                 hand: list[Card], display: list[Card],
+                 known: Callable[[], dict[int, list[Card]]], hand_sizes: list[int],
+                 trio_counts: list[int], unseen: list[Card], unseen_actions: dict[str, int],
+                 gala_bonus: int, colours: list[str]) -> None:
+        self.seat, self.variant, self.decision, self.action_card = seat, variant, decision, \
+            action_card
+        self.hand, self.display, self._known_of = hand, display, known
+        self._known: dict[int, list[Card]] | None = None
+        self.hand_sizes, self.trio_counts = hand_sizes, trio_counts
+        self.unseen, self.unseen_actions = unseen, unseen_actions
+        self.gala_bonus, self.colours = gala_bonus, colours
+        self.values = [0] * len(VALUES)  # how many cards of each value are held
+        self.best: dict[str, int] = {}  # the highest value held of each colour
+        for colour, value in hand:
+            self.values[value] += 1
+            self.best[colour] = max(self.best.get(colour, 0), value)
+        self.missing = len(set(colours) - set(self.best))
+        # gain()'s terms by value and by colour, worked out once: it is called for
+        # every unseen card at most decisions (the playouts' hot path).
+        self.held = [{2: 7.0, 1: 1.5}.get(count % 3, 0.0) for count in self.values]
+        gala = 4.0 - self.missing if self.missing <= 3 else 0.0  # on the way to a Gala
+        self.floors = {colour: (self.best.get(colour, 0), 0.0 if colour in self.best else gala)
+                       for colour in colours}
 
-    def _unseen(self) -> tuple[list[Card], Counter]:
-        """Circus cards whose place we do not know, and the action cards still hidden."""
-        seen: set[Card] = set(self.hand)
-        public = list(self.obs.display) + list(self.obs.discard)
-        if self.obs.HasField("matching_card"):
-            public.append(self.obs.matching_card)
-        for trios in self.obs.trios:
+    @property
+    def known(self) -> dict[int, list[Card]]:
+        """For each other seat, the circus cards known in its hand (in the canonical order).
+
+        Worked out on first use: most decisions (take or flip) need only the
+        unseen cards.
+        """
+        if self._known is None:
+            self._known = self._known_of()
+        return self._known
+
+    @classmethod
+    def from_observation(cls, obs: Any) -> View:
+        """The view of a wire observation (``FlohcatiObservation``)."""
+        known = {seat: [card_of(card) for card in holder.cards if card.kind == "circus"]
+                 for seat, holder in enumerate(obs.known_cards) if seat != obs.seat}
+        hand = [card_of(card) for card in obs.hand]
+        seen: set[Card] = set(hand)
+        public = list(obs.display) + list(obs.discard)
+        if obs.HasField("matching_card"):
+            public.append(obs.matching_card)
+        for trios in obs.trios:
             for trio in trios.trios:
                 public += list(trio.cards)
         actions: Counter = Counter()
@@ -80,26 +136,56 @@ class View:
                 seen.add(card_of(card))
             else:
                 actions[card.kind] += 1
-        for cards in self.known.values():
+        for cards in known.values():
             seen.update(cards)
-        unseen = [(colour, value) for colour in self.colours for value in VALUES
+        unseen = [(colour, value) for colour in obs.colours for value in VALUES
                   if (colour, value) not in seen]
-        hidden_actions = Counter({kind: ACTION_COPIES - actions[kind]
-                                  for kind in ACTION_KINDS[self.obs.variant]})
-        return unseen, +hidden_actions
+        hidden = {kind: ACTION_COPIES - actions[kind] for kind in ACTION_KINDS[obs.variant]}
+        return cls(obs.seat, obs.variant, obs.decision, obs.action_card, hand,
+                   [card_of(card) for card in obs.display], lambda: known,
+                   list(obs.hand_sizes), [len(trios.trios) for trios in obs.trios], unseen,
+                   {kind: count for kind, count in hidden.items() if count > 0},
+                   obs.gala_bonus, list(obs.colours))
+
+    @classmethod
+    def from_state(cls, state: Any) -> View:
+        """The deciding seat's view of an engine state (``FlohcatiState``), read directly.
+
+        The same view :meth:`from_observation` builds from that seat's
+        observation: what it knows of other hands is ``state.known``.
+        """
+        seat, circus = state.current_seat(), fl.CIRCUS
+        hands, knowledge = state.hands, state.known[seat]
+        seen = set(hands[seat]).union(state.display, state.discard,
+                                      *[knowledge[holder] for holder in range(state.num_players)
+                                        if holder != seat],
+                                      *[trio for laid in state.trios for trio in laid])
+        if state.match:
+            seen.add(state.match)
+        def known() -> dict[int, list[Card]]:
+            return {holder: [circus[card] for card in fl.sort_cards(knowledge[holder])]
+                    for holder in range(state.num_players) if holder != seat}
+        discard = state.discard
+        hidden = {kind: ACTION_COPIES - discard.count(kind) for kind in ACTION_KINDS[state.variant]}
+        return cls(seat, state.variant, state.phase, state.action_card,
+                   [circus[card] for card in hands[seat]],
+                   [circus[card] for card in state.display], known,
+                   [len(hand) for hand in hands], [len(laid) for laid in state.trios],
+                   [circus[card] for card in CANONICAL if card not in seen],
+                   {kind: count for kind, count in hidden.items() if count > 0},
+                   fl.GALA_BONUS[state.variant], COLOURS)
 
     # -- valuing cards -----------------------------------------------------
     def gain(self, card: Card) -> float:
-        """What holding ``card`` is worth to us, beyond the current hand."""
+        """What holding ``card`` is worth to us, beyond the current hand.
+
+        The points it adds, a bonus for a pair or trio of its value, one for a
+        new colour when the Gala is near, and a hundredth of its value (the
+        higher card on ties).
+        """
         colour, value = card
-        best = max((v for c, v in self.hand if c == colour), default=-1)
-        gain = float(max(0, value - max(best, 0)))
-        held = self.values[value] % 3
-        gain += {2: 7.0, 1: 1.5}.get(held, 0.0)
-        missing = len(set(self.colours) - {c for c, _ in self.hand})
-        if best < 0 and missing <= 3:
-            gain += 4.0 - missing  # on the way to a Gala
-        return gain + value * 0.01  # prefer the higher card on ties
+        floor, gala = self.floors.get(colour, (0, 0.0))
+        return (value - floor if value > floor else 0) + self.held[value] + gala + value * 0.01
 
     def loss(self, card: Card) -> float:
         """What giving ``card`` away costs us."""
@@ -109,49 +195,49 @@ class View:
         return loss + card[1] * 0.2  # a high card helps the receiver more
 
     # -- flipping ------------------------------------------------------------
-    def flip_outcomes(self) -> Iterable[tuple[float, Card | str]]:
-        """Each hidden card with its probability of being the next one flipped."""
+    def flip_value(self, best: float, nueva: bool) -> float:
+        """Expected worth of flipping once more and then stopping.
+
+        Every hidden card is equally likely to come next: a circus card of a
+        colour on display busts (in Nueva atracción it is offered instead), an
+        action card is worth what it brings.
+        """
         total = len(self.unseen) + sum(self.unseen_actions.values())
         if not total:
-            return
-        for card in self.unseen:
-            yield 1 / total, card
-        for kind, count in self.unseen_actions.items():
-            yield count / total, kind
-
-    def flip_value(self, display: list[Card], best: float, nueva: bool) -> float:
-        """Expected worth of flipping once more and then stopping."""
-        shown = {colour for colour, _ in display}
-        worth = 0.0
-        for chance, card in self.flip_outcomes():
-            if isinstance(card, str):
-                if nueva:
-                    outcome = best
-                elif card in ("open-the-deck", "nueva-atraccion"):
-                    outcome = max(best, 0.0) + 1.5
-                else:
-                    outcome = ACTION_WORTH[card]
-            elif card[0] in shown:
-                outcome = max(best, self.gain(card)) if nueva else 0.0
-            else:
-                outcome = max(best, self.gain(card))
+            return 0.0
+        chance, worth, floors, held = 1 / total, 0.0, self.floors, self.held
+        shown = {colour for colour, _ in self.display}
+        for colour, value in self.unseen:
+            if colour in shown and not nueva:
+                outcome = 0.0
+            else:  # max(best, self.gain(card)), inlined: this is the playouts' hot loop
+                floor, gala = floors[colour]
+                outcome = max(best, (value - floor if value > floor else 0) + held[value] + gala
+                              + value * 0.01)
             worth += chance * outcome
+        for kind, count in self.unseen_actions.items():
+            if nueva:
+                outcome = best
+            elif kind in ("open-the-deck", "nueva-atraccion"):
+                outcome = max(best, 0.0) + 1.5
+            else:
+                outcome = ACTION_WORTH[kind]
+            worth += count / total * outcome
         return worth
 
     # -- opponents -----------------------------------------------------------------
     def estimate(self, seat: int) -> float:
-        obs = self.obs
         known = self.known.get(seat, [])
-        unknown = obs.hand_sizes[seat] - len(known)
-        return (TRIO_POINTS * len(obs.trios[seat].trios) + hand_points(known)
+        unknown = self.hand_sizes[seat] - len(known)
+        return (TRIO_POINTS * self.trio_counts[seat] + hand_points(known)
                 + UNKNOWN_CARD_WORTH * unknown)
 
     def my_score(self) -> int:
-        return hand_points(self.hand) + TRIO_POINTS * len(self.obs.trios[self.seat].trios)
+        return hand_points(self.hand) + TRIO_POINTS * self.trio_counts[self.seat]
 
     def random_card_gain(self, seat: int) -> float:
         """Expected gain of a random card from ``seat``'s hand."""
-        size = self.obs.hand_sizes[seat]
+        size = self.hand_sizes[seat]
         if not size:
             return 0.0
         known = self.known.get(seat, [])
@@ -161,116 +247,156 @@ class View:
                 + (size - len(known)) * unknown_gain) / size
 
 
+# Every circus card's code, in the canonical order (the order of ``View.unseen``).
+CANONICAL = fl.sort_cards(fl.CIRCUS)
+COLOURS = list(fl.COLOURS)
+
+
+# -- the rules -----------------------------------------------------------------------
+def choose(view: View, moves: list[Move]) -> int:
+    """The index of the move the heuristic plays."""
+    decision = view.decision
+    if decision in ("turn", "nueva", "open-take", "match"):
+        return take_or_flip(view, moves, nueva=decision in ("nueva", "match"))
+    handler = {
+        "target": target,
+        "give": give,
+        "request": request,
+        "end-of-turn": end_of_turn,
+    }.get(decision)
+    return handler(view, moves) if handler else 0
+
+
+def take_or_flip(view: View, moves: list[Move], nueva: bool) -> int:
+    takes = [(view.gain(move.card), index) for index, move in enumerate(moves)
+             if move.type in ("take", "take-match")]
+    best, best_index = max(takes, default=(-1.0, -1))
+    flip = next((index for index, move in enumerate(moves) if move.type == "flip"), -1)
+    stop = next((index for index, move in enumerate(moves) if move.type == "stop"), -1)
+    if flip >= 0:
+        worth = view.flip_value(max(best, 0.0), nueva)
+        margin = NUEVA_MIN_IMPROVEMENT if nueva else FLIP_MARGIN
+        if best_index < 0 or worth > max(best, 0.0) + margin:
+            return flip
+    if best_index >= 0:
+        return best_index
+    return max(stop, 0)
+
+
+def target(view: View, moves: list[Move]) -> int:
+    if view.action_card == "take-a-card":
+        # The opponent picks the card: the one with most cards has most to spare.
+        key = lambda seat: (view.hand_sizes[seat], view.estimate(seat))
+    else:
+        key = lambda seat: (view.random_card_gain(seat)
+                            + 0.02 * view.estimate(seat))
+    scored = [(key(move.target), -index) for index, move in enumerate(moves)]
+    return -max(scored)[1]
+
+
+def give(view: View, moves: list[Move]) -> int:
+    return min((view.loss(move.card), index) for index, move in enumerate(moves))[1]
+
+
+def request(view: View, moves: list[Move]) -> int:
+    players = len(view.hand_sizes)
+    unseen_total = max(1, len(view.unseen))
+    best = (-1.0, 0)
+    for index, move in enumerate(moves):
+        colour, step = move.colour, (1 if move.direction == "cw" else -1)
+        unseen = [card for card in view.unseen if card[0] == colour]
+        unknown_gain = (sum(view.gain(card) for card in unseen) / len(unseen) * 0.6
+                        if unseen else 0.0)
+        worth, still = 0.0, 1.0
+        for offset in range(1, players):
+            seat = (view.seat + step * offset) % players
+            held = [card for card in view.known.get(seat, []) if card[0] == colour]
+            if held:
+                worth += still * view.gain(min(held, key=lambda card: card[1]))
+                still = 0.0
+                break
+            unknown = view.hand_sizes[seat] - len(view.known.get(seat, []))
+            chance = 1 - (1 - len(unseen) / unseen_total) ** max(unknown, 0)
+            worth += still * chance * unknown_gain
+            still *= 1 - chance
+        if worth > best[0]:
+            best = (worth, index)
+    return best[1]
+
+
+def end_of_turn(view: View, moves: list[Move]) -> int:
+    """Lay down the best trio while it pays, then end the turn or call the Gala."""
+    hand = view.hand
+    every = len({colour for colour, _ in hand}) == len(view.colours)
+    options = []
+    for index, move in enumerate(moves):
+        if move.type != "trio":
+            continue
+        trio = set(move.cards)
+        rest = [card for card in hand if card not in trio]
+        if every and len({colour for colour, _ in rest}) < len(view.colours):
+            continue  # keep the Gala open
+        options.append((TRIO_POINTS + hand_points(rest) - hand_points(hand), -index))
+    if options and max(options)[0] > 0:
+        return -max(options)[1]
+    gala = {move.call: index for index, move in enumerate(moves) if move.type == "gala"}
+    if gala:
+        return gala[calls_gala(view)]
+    return next(index for index, move in enumerate(moves) if move.type == "done")
+
+
+def calls_gala(view: View) -> bool:
+    """Call the Gala when it ends the game with us clearly ahead."""
+    mine = view.my_score() + view.gala_bonus
+    others = [view.estimate(seat) for seat in range(len(view.hand_sizes)) if seat != view.seat]
+    return mine > max(others, default=0.0) + GALA_MARGIN
+
+
+# -- the two front-ends ------------------------------------------------------------------
+CARD_MOVES = frozenset({"take", "take-match", "give"})
+
+
+def move_of_payload(payload: Any) -> Move:
+    """A wire action's ``FlohcatiAction`` as a move."""
+    return Move(payload.type, card_of(payload.card), payload.target, payload.colour,
+                payload.direction, tuple(card_of(card) for card in payload.cards), payload.call)
+
+
+def move_of_action(action: Action) -> Move:
+    """An engine action as a move (its payload dict holds the wire message's fields)."""
+    payload = action.payload
+    kind = payload["type"]
+    if kind in CARD_MOVES:  # most decisions' moves: the quick way
+        return Move(kind, fl.CIRCUS[payload["card"]["code"]])
+    if kind in ("flip", "stop", "done"):
+        return Move(kind)
+    return Move(kind, ("", 0), payload.get("target", 0), payload.get("colour", ""),
+                payload.get("direction", ""),
+                tuple(fl.CIRCUS[card["code"]] for card in payload.get("cards", ())),
+                payload.get("call", False))
+
+
+def engine_policy(state: Any, actions: list[Action], rng: random.Random) -> int:
+    """The heuristic's move in an engine state, for the search bots' playouts.
+
+    ``rng`` is not used (the rules are deterministic); it is the playout
+    policies' signature.
+    """
+    if len(actions) == 1:
+        return 0
+    return choose(View.from_state(state), [move_of_action(action) for action in actions])
+
+
 class FlohcatiHeuristicBot(Bot):
     name = "flohcati-heuristic"
     version = "1.0"
     games = {"flohcati": ()}
 
     def decide(self, request) -> int:
-        view = View(request.observation.flohcati)
-        actions = [action.payload.flohcati for action in request.legal_actions]
-        decision = view.obs.decision
-        if decision in ("turn", "nueva", "open-take", "match"):
-            return self._take_or_flip(view, actions, nueva=decision in ("nueva", "match"))
-        handler = {
-            "target": self._target,
-            "give": self._give,
-            "request": self._request,
-            "end-of-turn": self._end_of_turn,
-        }.get(decision)
-        return handler(view, actions) if handler else 0
+        view = View.from_observation(request.observation.flohcati)
+        return choose(view, [move_of_payload(action.payload.flohcati)
+                             for action in request.legal_actions])
 
-    # -- the turn ------------------------------------------------------------------
-    def _take_or_flip(self, view: View, actions: list[Any], nueva: bool) -> int:
-        takes = [(view.gain(card_of(action.card)), index)
-                 for index, action in enumerate(actions)
-                 if action.type in ("take", "take-match")]
-        best, best_index = max(takes, default=(-1.0, -1))
-        flip = next((index for index, action in enumerate(actions)
-                     if action.type == "flip"), -1)
-        stop = next((index for index, action in enumerate(actions)
-                     if action.type == "stop"), -1)
-        if flip >= 0:
-            display = [card_of(card) for card in view.obs.display]
-            worth = view.flip_value(display, max(best, 0.0), nueva)
-            margin = NUEVA_MIN_IMPROVEMENT if nueva else FLIP_MARGIN
-            if best_index < 0 or worth > max(best, 0.0) + margin:
-                return flip
-        if best_index >= 0:
-            return best_index
-        return stop if stop >= 0 else 0
-
-    # -- action cards ----------------------------------------------------------------
-    def _target(self, view: View, actions: list[Any]) -> int:
-        obs = view.obs
-        if obs.action_card == "take-a-card":
-            # The opponent picks the card: the one with most cards has most to spare.
-            key = lambda seat: (obs.hand_sizes[seat], view.estimate(seat))  # noqa: E731
-        else:
-            key = lambda seat: (view.random_card_gain(seat)  # noqa: E731
-                                + 0.02 * view.estimate(seat))
-        scored = [(key(action.target), -index) for index, action in enumerate(actions)]
-        return -max(scored)[1]
-
-    def _give(self, view: View, actions: list[Any]) -> int:
-        losses = [(view.loss(card_of(action.card)), index)
-                  for index, action in enumerate(actions)]
-        return min(losses)[1]
-
-    def _request(self, view: View, actions: list[Any]) -> int:
-        obs = view.obs
-        players = len(obs.hand_sizes)
-        unseen_total = max(1, len(view.unseen))
-        best = (-1.0, 0)
-        for index, action in enumerate(actions):
-            colour, step = action.colour, (1 if action.direction == "cw" else -1)
-            unseen = [card for card in view.unseen if card[0] == colour]
-            unknown_gain = (sum(view.gain(card) for card in unseen) / len(unseen) * 0.6
-                            if unseen else 0.0)
-            worth, still = 0.0, 1.0
-            for offset in range(1, players):
-                seat = (obs.seat + step * offset) % players
-                held = [card for card in view.known.get(seat, []) if card[0] == colour]
-                if held:
-                    worth += still * view.gain(min(held, key=lambda card: card[1]))
-                    still = 0.0
-                    break
-                unknown = obs.hand_sizes[seat] - len(view.known.get(seat, []))
-                chance = 1 - (1 - len(unseen) / unseen_total) ** max(unknown, 0)
-                worth += still * chance * unknown_gain
-                still *= 1 - chance
-            if worth > best[0]:
-                best = (worth, index)
-        return best[1]
-
-    # -- the end of the turn ---------------------------------------------------------
-    def _end_of_turn(self, view: View, actions: list[Any]) -> int:
-        """Lay down the best trio while it pays, then end the turn or call the Gala."""
-        hand = view.hand
-        every = len({colour for colour, _ in hand}) == len(view.colours)
-        options = []
-        for index, action in enumerate(actions):
-            if action.type != "trio":
-                continue
-            trio = {card_of(card) for card in action.cards}
-            rest = [card for card in hand if card not in trio]
-            if every and len({colour for colour, _ in rest}) < len(view.colours):
-                continue  # keep the Gala open
-            options.append((TRIO_POINTS + hand_points(rest) - hand_points(hand), -index))
-        if options and max(options)[0] > 0:
-            return -max(options)[1]
-        gala = {action.call: index for index, action in enumerate(actions)
-                if action.type == "gala"}
-        if gala:
-            return gala[self._calls_gala(view)]
-        return next(index for index, action in enumerate(actions) if action.type == "done")
-
-    def _calls_gala(self, view: View) -> bool:
-        """Call the Gala when it ends the game with us clearly ahead."""
-        mine = view.my_score() + view.obs.gala_bonus
-        others = [view.estimate(seat) for seat in range(len(view.obs.hand_sizes))
-                  if seat != view.seat]
-        return mine > max(others, default=0.0) + GALA_MARGIN
 
 if __name__ == "__main__":
     serve(FlohcatiHeuristicBot())

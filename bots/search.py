@@ -35,11 +35,11 @@ from typing import Any, Callable
 
 from google.protobuf import json_format
 
+from bots import flohcati_heuristic
 from bots.animal_circus_heuristic import AnimalCircusHeuristicBot
 from bots.flea_greedy import FleaGreedyBot
 from bots.flohcati_heuristic import FlohcatiHeuristicBot
 from bots.sdk import Bot, rng_for, serve
-from referee.games import flohcati as fl
 from referee.games.base import Action, Event, State
 from referee.games.determinize import Sampler, determinize, sampler_for
 from referee.games.flea_circus import PLAYS, SAUCER_VALUES
@@ -185,57 +185,11 @@ def _saucer_gain(state: Any, kind: str) -> float:
     return min(SAUCER_VALUES[kind], state.earth)
 
 
-def _gain(hand: Any, card: str) -> int:
-    """What a card adds to a Flohcati hand's points (the best card of each colour counts)."""
-    if card not in fl.CIRCUS:
-        return 0
-    colour, value = fl.CIRCUS[card]
-    best = max((fl.CIRCUS[own][1] for own in hand if fl.CIRCUS[own][0] == colour), default=0)
-    return max(0, value - best) if best or value else 0
-
-
-def flohcati_policy(state: Any, actions: list[Action], rng: random.Random) -> int:
-    """Circus Flohcati: take a card worth 2 or more (or the best once two are shown), else flip.
-
-    Gives away the card it misses least, lays a trio that raises its score, calls the Gala when
-    ahead; anything else at random. Engine-level, for playouts, like
-    :func:`flea_greedy_policy`.
-    """
-    hand, phase = state.hands[state.player], state.phase
-    kinds = [action.payload["type"] for action in actions]
-    if phase == "give":
-        giver = state.hands[state.giver]
-        points = fl.hand_points(giver)
-
-        def loss(i: int) -> int:
-            return points - fl.hand_points(giver - {actions[i].payload["card"]["code"]})
-        return min(range(len(actions)), key=loss)
-    if phase == "end-of-turn":
-        points = fl.hand_points(hand)
-        for index, action in enumerate(actions):
-            if action.payload["type"] == "trio" and fl.hand_points(
-                    hand - {card["code"] for card in action.payload["cards"]}) \
-                    + fl.TRIO_POINTS > points:
-                return index
-        if "gala" in kinds:
-            scores = state.scores()
-            ahead = scores[state.player] + fl.GALA_BONUS[state.variant] > max(scores)
-            return next(i for i, action in enumerate(actions)
-                        if action.payload["type"] == "gala" and action.payload["call"] == ahead)
-        return len(actions) - 1
-    takes = [i for i, kind in enumerate(kinds) if kind in ("take", "take-match")]
-    if takes:
-        best = max(takes, key=lambda i: _gain(hand, actions[i].payload["card"]["code"]))
-        gain = _gain(hand, actions[best].payload["card"]["code"])
-        if gain >= 2 or len(state.display) >= 2 or "flip" not in kinds:
-            return best
-    if "flip" in kinds:
-        return kinds.index("flip")
-    return rng.randrange(len(actions))
-
-
 POLICIES: dict[str, Policy] = {"random": random_policy}
-HEURISTICS: dict[str, Policy] = {"flea-circus": flea_greedy_policy, "flohcati": flohcati_policy}
+#: Each game's engine-level playout policy: the greedy Flea Circus rules, and the Flohcati
+#: heuristic bot's own rules read from the engine state (``bots.flohcati_heuristic``).
+HEURISTICS: dict[str, Policy] = {"flea-circus": flea_greedy_policy,
+                                 "flohcati": flohcati_heuristic.engine_policy}
 
 
 def policy_named(name: str, game: str) -> Policy:

@@ -7,12 +7,18 @@ is a ``DecisionRequest`` built by ``referee.wire`` for the deciding seat only
 
 from __future__ import annotations
 
-from bots.flohcati_heuristic import FlohcatiHeuristicBot
+import random
+
+import pytest
+
+from bots.flohcati_heuristic import FlohcatiHeuristicBot, engine_policy
 from bots.random_bot import RandomBot
 from circus.v1 import bot_pb2
 from referee import wire
 from referee.games import get_game
+from referee.games.determinize import sampler_for
 from referee.games.flohcati import FlohcatiState
+from tests.games.test_flohcati import layout
 
 GAMES_PER_VARIANT = 100  # 200 three-player games in all
 
@@ -67,3 +73,58 @@ def test_the_heuristic_bot_is_deterministic_and_says_what_it_plays():
         choice = bot.decide(request)
         assert choice == FlohcatiHeuristicBot().decide(request)
         state.apply(choice)
+
+
+# -- the same rules as an engine-level playout policy ------------------------------------
+def policy_choice(state: FlohcatiState, seed: int) -> int:
+    return engine_policy(state, state.legal_actions(), random.Random(seed))
+
+
+def bot_choice(state: FlohcatiState) -> int:
+    request = wire.decision_request(state, "g", len(state.history), events_from=0,
+                                    clock=bot_pb2.Clock())
+    return FlohcatiHeuristicBot().decide(request)
+
+
+@pytest.mark.parametrize("variant", ["en", "es"])
+@pytest.mark.parametrize("players", [2, 5])
+def test_the_engine_policy_plays_legal_moves_and_the_bots_own_choice(variant, players):
+    """At every decision of games half played at random (action cards, gives, requests,
+    trios, the Gala all come up), the policy reading the engine state picks a legal
+    move, the same for any seed, and the one the bot picks from the wire request."""
+    state = get_game("flohcati").new_state(players, variant, players)
+    moves = random.Random(players)
+    kinds = set()
+    while not state.is_terminal():
+        actions = state.legal_actions()
+        choice = policy_choice(state, 1)
+        assert 0 <= choice < len(actions)
+        assert policy_choice(state, 2) == choice
+        assert bot_choice(state) == choice
+        kinds.add(state.phase)
+        state.apply(choice if moves.random() < 0.5 else moves.randrange(len(actions)), actions)
+    assert {"turn", "target", "end-of-turn"} <= kinds
+
+
+def test_the_engine_policy_takes_a_card_worth_more_than_a_flip_and_flips_past_a_worthless_one():
+    rich = layout(hands=[{"red-1", "blue-2"}], display=["orange-7"], deck=["grey-6", "grey-7"])
+    assert rich.legal_actions()[policy_choice(rich, 0)].code == "take:0"
+    poor = layout(hands=[{"red-7", "blue-2"}], display=["red-0"], deck=["grey-6", "grey-7"])
+    assert poor.legal_actions()[policy_choice(poor, 0)].code == "flip"
+    assert (bot_choice(rich), bot_choice(poor)) == (policy_choice(rich, 0), policy_choice(poor, 0))
+
+
+def test_the_engine_policy_reads_only_what_the_seat_knows():
+    """Determinizations of the seat's view (other deals of the cards it cannot see) get the
+    choice the true state gets, at every decision of a game."""
+    for variant in ("en", "es"):
+        state = get_game("flohcati").new_state(3, variant, 7)
+        moves = random.Random(7)
+        while not state.is_terminal():
+            actions, seat = state.legal_actions(), state.current_seat()
+            events = [event for event in state.events if event.visible_for(seat)]
+            sampler = sampler_for("flohcati", state.observation(seat), events)
+            for seed in range(2):
+                assert policy_choice(sampler.sample(random.Random(seed)), 0) \
+                    == policy_choice(state, 0)
+            state.apply(moves.randrange(len(actions)), actions)
