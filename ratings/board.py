@@ -49,7 +49,7 @@ PROVISIONAL_SIGMA = 1 / 3
 #: The version of what :class:`Fold` computes: raise it when a change makes a fold of
 #: the same games give other values, so folds kept with a log (the store's snapshots)
 #: are made again.
-FOLD_VERSION = 1
+FOLD_VERSION = 2
 
 
 def auto_resamples(games: int, players: float) -> int:
@@ -304,23 +304,27 @@ class Tally:
 
 class Fold:
     """A game log folded in schedule order: the ratings (:class:`Rater`) and the
-    :class:`Tally`, and which games went in (how many, the sum of their ids), so a
-    fold kept with the log can be checked against it and reused (``to_json``)."""
+    :class:`Tally`, and which games went in (how many, the sum of their ids, the last
+    schedule index), so a fold kept with the log can be checked against it, reused, and
+    carried on with the games after ``last_index`` (``to_json``)."""
 
     def __init__(self, params: RatingConfig) -> None:
         self.rater = Rater(params)
         self.tally = Tally()
         self.games = 0
         self.id_sum = 0
+        self.last_index = -1
 
     def add(self, outcome: Outcome) -> None:
+        """Fold the next game in schedule order."""
         self.rater.add(outcome)
         self.tally.add(outcome)
         self.games += 1
         self.id_sum += outcome.game_id or 0
+        self.last_index = max(self.last_index, outcome.index)
 
     def to_json(self) -> dict[str, Any]:
-        return {"games": self.games, "id_sum": self.id_sum,
+        return {"games": self.games, "id_sum": self.id_sum, "last_index": self.last_index,
                 "ratings": {bot: list(pair) for bot, pair in self.rater.made_from.items()},
                 "tally": self.tally.to_json()}
 
@@ -328,6 +332,7 @@ class Fold:
     def from_json(cls, params: RatingConfig, data: Mapping[str, Any]) -> Fold:
         fold = cls(params)
         fold.games, fold.id_sum = data["games"], data["id_sum"]
+        fold.last_index = data["last_index"]
         for bot, (mu, sigma) in data["ratings"].items():
             fold.rater.made_from[bot] = (mu, sigma)
             fold.rater.ratings[bot] = trueskill.Rating(mu, sigma)

@@ -47,20 +47,22 @@ def standings(store: Store, tournament: StoredTournament, resamples: int | None 
 
 def stored_fold(store: Store, tournament: str, params: RatingConfig) -> Fold:
     """The ratings and counts of the tournament's stored games: the snapshot kept in
-    the store when it still covers exactly those games (the runner keeps one at the end
-    of a run), else folded from the games, and kept for the next time if the store
-    can be written (a read-only or busy store just goes without)."""
+    the store when it still covers exactly those games up to its last index (the runner
+    keeps one at the end of a run), carried on with the games stored after it (a
+    leaderboard read during a run), else folded from all the games; kept for the next
+    time when it changed, if the store can be written (a read-only or busy store just
+    goes without)."""
     key = fold_key(params)
     kept = store.snapshot(tournament, key)
-    if kept is not None:
-        return Fold.from_json(params, kept)
-    fold = Fold(params)
-    for game in store.results(tournament):
+    fold = Fold(params) if kept is None else Fold.from_json(params, kept)
+    folded = fold.games
+    for game in store.results(tournament, range(fold.last_index + 1, 2**62)):
         fold.add(outcome(game))
-    try:
-        store.keep_snapshot(tournament, key, fold.to_json())
-    except (StoreError, sqlite3.DatabaseError):
-        pass
+    if kept is None or fold.games != folded:
+        try:
+            store.keep_snapshot(tournament, key, fold.to_json())
+        except (StoreError, sqlite3.DatabaseError):
+            pass
     return fold
 
 

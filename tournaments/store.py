@@ -416,7 +416,8 @@ class Store:
     # -- rating snapshots: a tournament's ratings and counts kept with its games -----
     def snapshot(self, tournament: str, key: dict[str, Any]) -> dict[str, Any] | None:
         """The kept fold of the tournament's games (:class:`ratings.board.Fold`), if it
-        was made with ``key`` and covers exactly the games stored now.
+        was made with ``key`` and covers exactly the games stored now up to its
+        ``last_index`` (games stored since, all later in the schedule, can be folded on).
 
         Games are only ever added, never changed, and their ids are not reused, so
         the same number of games with the same sum of ids are the same games.
@@ -425,9 +426,11 @@ class Store:
                               "WHERE tournament = ?", (tournament,)).fetchone()
         if row is None or json.loads(row[0]) != key:
             return None
+        fold = json.loads(row[3])
         stored = self.db.execute("SELECT count(*), coalesce(sum(id), 0) FROM games "
-                                 "WHERE tournament = ?", (tournament,)).fetchone()
-        return json.loads(row[3]) if (row[1], row[2]) == tuple(stored) else None
+                                 "WHERE tournament = ? AND game_index <= ?",
+                                 (tournament, fold["last_index"])).fetchone()
+        return fold if (row[1], row[2]) == tuple(stored) else None
 
     def keep_snapshot(self, tournament: str, key: dict[str, Any], fold: dict[str, Any]
                       ) -> None:

@@ -1,6 +1,7 @@
 """The ratings snapshot kept in the store: the same leaderboard byte for byte with it and
-without it, made again when the games or the parameters change, kept by the runner, and
-added to stores from before it (issue 16: a 100,000-game board in under 5 s)."""
+without it, carried on with games stored after it, made again when a game before its end or
+the parameters change, kept by the runner, and added to stores from before it (issue 16:
+a 100,000-game board in under 5 s)."""
 
 from __future__ import annotations
 
@@ -97,18 +98,35 @@ def test_the_kept_snapshot_is_what_the_board_shows(db):
     assert rows[0]["bot"] == "a" and rows[0]["mu"] == pytest.approx(40.0)
 
 
-def test_added_games_make_the_snapshot_again(db):
+def test_games_stored_after_the_snapshot_are_folded_on(db):
     board(db)
     store = Store(db)
     key = fold_key(rating_config(store.resolve("t")))
-    assert store.snapshot("t", key) is not None
-    add_games(store, 60, 1, seed=2)
+    before = store.snapshot("t", key)
+    add_games(store, 60, 3, seed=2)             # later in the schedule: a run going on
+    assert store.snapshot("t", key) == before   # still true of the games it covers
+    store.close()
+    with_new_games = board(db, "--format", "json", "--h2h", "--seats")
+    assert kept(db)[0][1] == 63                 # carried on, and kept
+    forget(db)
+    assert board(db, "--format", "json", "--h2h", "--seats") == with_new_games
+
+
+def test_a_game_stored_within_the_snapshot_makes_it_again(db):
+    store = Store(db)
+    add_games(store, 65, 1, seed=3)             # a gap at 60-64, as a run leaves one
+    store.close()
+    board(db)
+    store = Store(db)
+    key = fold_key(rating_config(store.resolve("t")))
+    assert store.snapshot("t", key)["last_index"] == 65
+    add_games(store, 62, 1, seed=4)             # fills the gap: before the last index
     assert store.snapshot("t", key) is None
     store.close()
-    with_new_game = board(db, "--format", "json", "--h2h", "--seats")
-    assert kept(db)[0][1] == 61
+    refolded = board(db, "--format", "json", "--h2h", "--seats")
+    assert kept(db)[0][1] == 62
     forget(db)
-    assert board(db, "--format", "json", "--h2h", "--seats") == with_new_game
+    assert board(db, "--format", "json", "--h2h", "--seats") == refolded
 
 
 def test_a_snapshot_of_other_parameters_or_version_is_not_used(db, monkeypatch):
