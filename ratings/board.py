@@ -20,6 +20,7 @@ behind every column is explained in ``docs/ratings.md``.
 
 from __future__ import annotations
 
+import copy
 import math
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -324,9 +325,10 @@ class Fold:
         self.last_index = max(self.last_index, outcome.index)
 
     def to_json(self) -> dict[str, Any]:
+        """The fold as JSON-ready data, a copy: folding more games does not change it."""
         return {"games": self.games, "id_sum": self.id_sum, "last_index": self.last_index,
                 "ratings": {bot: list(pair) for bot, pair in self.rater.made_from.items()},
-                "tally": self.tally.to_json()}
+                "tally": copy.deepcopy(self.tally.to_json())}
 
     @classmethod
     def from_json(cls, params: RatingConfig, data: Mapping[str, Any]) -> Fold:

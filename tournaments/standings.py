@@ -48,19 +48,25 @@ def standings(store: Store, tournament: StoredTournament, resamples: int | None 
 def stored_fold(store: Store, tournament: str, params: RatingConfig) -> Fold:
     """The ratings and counts of the tournament's stored games: the snapshot kept in
     the store when it still covers exactly those games up to its last index (the runner
-    keeps one at the end of a run), carried on with the games stored after it (a
-    leaderboard read during a run), else folded from all the games; kept for the next
-    time when it changed, if the store can be written (a read-only or busy store just
-    goes without)."""
+    keeps one at the end of a run), carried on with the games stored after it, else
+    folded from all the games.
+
+    A board asked for during a run keeps a new snapshot at the end of the unbroken run
+    of indices after the old one: a game still being played below it would make it
+    stale. A store that cannot be written (read-only, busy) is only read.
+    """
     key = fold_key(params)
     kept = store.snapshot(tournament, key)
     fold = Fold(params) if kept is None else Fold.from_json(params, kept)
-    folded = fold.games
+    unbroken: dict | None = None
     for game in store.results(tournament, range(fold.last_index + 1, 2**62)):
+        if unbroken is None and game.game_index != fold.last_index + 1:
+            unbroken = fold.to_json()
         fold.add(outcome(game))
-    if kept is None or fold.games != folded:
+    renewed = unbroken or fold.to_json()
+    if kept is None or renewed["games"] != kept["games"]:
         try:
-            store.keep_snapshot(tournament, key, fold.to_json())
+            store.keep_snapshot(tournament, key, renewed)
         except (StoreError, sqlite3.DatabaseError):
             pass
     return fold

@@ -112,19 +112,36 @@ def test_games_stored_after_the_snapshot_are_folded_on(db):
     assert board(db, "--format", "json", "--h2h", "--seats") == with_new_games
 
 
-def test_a_game_stored_within_the_snapshot_makes_it_again(db):
+def test_a_board_during_a_run_keeps_the_snapshot_before_the_first_gap(db):
     store = Store(db)
-    add_games(store, 65, 1, seed=3)             # a gap at 60-64, as a run leaves one
+    add_games(store, 65, 1, seed=3)             # 60-64 still being played, as in a run
     store.close()
-    board(db)
+    first = board(db, "--format", "json", "--h2h", "--seats")
     store = Store(db)
     key = fold_key(rating_config(store.resolve("t")))
-    assert store.snapshot("t", key)["last_index"] == 65
-    add_games(store, 62, 1, seed=4)             # fills the gap: before the last index
-    assert store.snapshot("t", key) is None
+    assert store.snapshot("t", key)["last_index"] == 59
+    add_games(store, 62, 1, seed=4)             # after the snapshot: it still holds
+    assert store.snapshot("t", key)["last_index"] == 59
+    store.close()
+    later = board(db, "--format", "json", "--h2h", "--seats")
+    assert later != first
+    forget(db)
+    assert board(db, "--format", "json", "--h2h", "--seats") == later
+
+
+def test_a_game_stored_before_the_snapshots_last_index_makes_it_again(db):
+    store = Store(db)
+    add_games(store, 65, 1, seed=3)     # 60-64 skipped: a run's snapshot covers 65 too
+    params = rating_config(store.resolve("t"))
+    fold = Fold(params)
+    for game in store.results("t"):
+        fold.add(outcome(game))
+    store.keep_snapshot("t", fold_key(params), fold.to_json())
+    assert store.snapshot("t", fold_key(params))["last_index"] == 65
+    add_games(store, 62, 1, seed=4)     # a resumed run plays a skipped game
+    assert store.snapshot("t", fold_key(params)) is None
     store.close()
     refolded = board(db, "--format", "json", "--h2h", "--seats")
-    assert kept(db)[0][1] == 62
     forget(db)
     assert board(db, "--format", "json", "--h2h", "--seats") == refolded
 
