@@ -11,22 +11,16 @@ Goal (issue 16): 100,000 in-process games with a peak RSS within 20% of a 1,000-
 
 from __future__ import annotations
 
-import json
 import math
-import os
 import shutil
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Callable
 
-import yaml
-
+from bench import rss_probe
 from bench.report import Section
 
-ROOT = Path(__file__).resolve().parent.parent
 #: The large run's peak RSS may exceed the small one's by at most this share.
 GOAL_GROWTH = 0.20
 BOTS = {**{f"random{i}": "bots.random_bot:RandomBot" for i in range(3)},
@@ -45,21 +39,9 @@ def peak_rss(games: int, workdir: Path) -> dict:
     """``circus-referee tournament`` of about ``games`` games in a subprocess: its
     ru_maxrss (MB), games stored and seconds."""
     name = f"memory-{games}"
-    path = workdir / f"{name}.yaml"
-    path.write_text(yaml.safe_dump(config_data(name, games)))
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), *filter(None, [env.get("PYTHONPATH")])])
     started = time.perf_counter()
-    completed = subprocess.run(
-        [sys.executable, "-m", "bench.rss_probe", str(path), "--db",
-         str(workdir / f"{name}.sqlite"), "--logs", str(workdir / "logs"), "--quiet"],
-        capture_output=True, text=True, env=env, timeout=7200, check=False)
-    seconds = time.perf_counter() - started
-    lines = [line for line in completed.stdout.splitlines() if line.startswith("{")]
-    if completed.returncode != 0 or not lines:
-        raise RuntimeError(f"the RSS probe failed ({completed.returncode}): "
-                           f"{completed.stderr.strip()[-500:]}")
-    return {**json.loads(lines[-1]), "seconds": seconds}
+    probe = rss_probe.measure(name, config_data(name, games), workdir, timeout_s=7200)
+    return {**probe, "seconds": time.perf_counter() - started}
 
 
 def run(small: int = 1_000, large: int = 100_000,

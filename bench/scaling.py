@@ -10,25 +10,19 @@ subprocess running ``circus-referee tournament``), at concurrency 1 and 16.
 from __future__ import annotations
 
 import io
-import json
 import math
-import os
 import shutil
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-import yaml
-
+from bench import rss_probe
 from bench.report import Section, median, spread
 from tournaments.config import parse_config
 from tournaments.runner import TournamentRunner
 from tournaments.store import Store
 
 RSS_GOAL_MB = 150
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def config_data(name: str, addresses: list[str], game: str, players: int, games: int,
@@ -74,20 +68,8 @@ def peak_rss(addresses: list[str], game: str, players: int, games: int, concurre
              workdir: Path) -> dict:
     """Run ``circus-referee tournament`` in a subprocess and return its ru_maxrss."""
     name = f"rss-c{concurrency}"
-    path = workdir / f"{name}.yaml"
-    path.write_text(yaml.safe_dump(config_data(name, addresses, game, players, games,
-                                                concurrency)))
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), *filter(None, [env.get("PYTHONPATH")])])
-    completed = subprocess.run(
-        [sys.executable, "-m", "bench.rss_probe", str(path), "--db",
-         str(workdir / f"{name}.sqlite"), "--logs", str(workdir / "logs"), "--quiet"],
-        capture_output=True, text=True, env=env, timeout=1800)
-    lines = [line for line in completed.stdout.splitlines() if line.startswith("{")]
-    if completed.returncode != 0 or not lines:
-        raise RuntimeError(f"the RSS probe failed ({completed.returncode}): "
-                           f"{completed.stderr.strip()[-500:]}")
-    return json.loads(lines[-1])
+    return rss_probe.measure(name, config_data(name, addresses, game, players, games,
+                                               concurrency), workdir, timeout_s=1800)
 
 
 def run(addresses: list[str], game: str = "flea-circus", players: int = 4,
