@@ -276,11 +276,7 @@ def test_a_worker_killed_mid_run_loses_no_game(tmp_path):
     running = LocalCluster(2, 2, tmp_path)
     try:
         store = Store(tmp_path / "cluster.sqlite")
-        runner = TournamentRunner(replace(config, cluster=running.address),
-                                  store, tmp_path / "logs", out=io.StringIO(), quiet=True)
-        outcome: dict = {}
-        thread = threading.Thread(target=lambda: outcome.update(summary=runner.run()))
-        thread.start()
+        thread, outcome = run_in_background(config, running, store, tmp_path)
         victim = running.workers[0]
         # Mid-run: some games stored, and the victim's bots running.
         deadline = time.monotonic() + 60
@@ -298,6 +294,25 @@ def test_a_worker_killed_mid_run_loses_no_game(tmp_path):
         assert wait_until_gone(mark) == []
     finally:
         running.close()
+
+
+def run_in_background(config, running: LocalCluster, store: Store, tmp_path: Path
+                      ) -> tuple[threading.Thread, dict]:
+    """The tournament on the cluster, on a thread: its outcome gets the summary, or the
+    TournamentError's message as ``error``."""
+    runner = TournamentRunner(replace(config, cluster=running.address),
+                              store, tmp_path / "logs", out=io.StringIO(), quiet=True)
+    outcome: dict = {}
+
+    def run() -> None:
+        try:
+            outcome["summary"] = runner.run()
+        except TournamentError as error:
+            outcome["error"] = str(error)
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    return thread, outcome
 
 
 def children(pid: int) -> set[int]:
@@ -324,18 +339,7 @@ def test_a_lost_scheduler_stops_the_referee_with_a_resume_hint(tmp_path):
     running = LocalCluster(1, 2, tmp_path)
     try:
         store = Store(tmp_path / "cluster.sqlite")
-        runner = TournamentRunner(replace(config, cluster=running.address),
-                                  store, tmp_path / "logs", out=io.StringIO(), quiet=True)
-        outcome: dict = {}
-
-        def run() -> None:
-            try:
-                runner.run()
-            except TournamentError as error:
-                outcome["error"] = str(error)
-
-        thread = threading.Thread(target=run)
-        thread.start()
+        thread, outcome = run_in_background(config, running, store, tmp_path)
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline and not store.done_indices("slow"):
             time.sleep(0.05)
