@@ -101,9 +101,20 @@ def spawn(*args: Any, **kwargs: Any) -> subprocess.Popen[bytes]:
     return _spawner.popen(*args, **kwargs)
 
 
+#: Run by the child once its death signal is set: if the referee (``$0``) is no longer
+#: its parent, the referee died between the fork and the signal being set, and no signal
+#: will come, so the child ends instead of running on as an orphan.
+ORPHAN_GUARD = 'test "$PPID" = "$0" || exit 1; exec "$@"'
+
+
 def dies_with_referee(argv: list[str]) -> list[str]:
+    """``argv`` under ``setpriv --pdeathsig KILL``, guarded against the referee dying
+    before the signal is set (``ORPHAN_GUARD``)."""
     setpriv = shutil.which("setpriv")
-    return [setpriv, "--pdeathsig", "KILL", "--", *argv] if setpriv else argv
+    if setpriv is None:
+        return argv
+    return [setpriv, "--pdeathsig", "KILL", "--", "/bin/sh", "-c", ORPHAN_GUARD,
+            str(os.getpid()), *argv]
 
 
 def limited(argv: list[str], memory_mb: int | None, cpu_seconds: int | None,

@@ -7,13 +7,17 @@ does not reach; after every kill no bot process may be left all the same.
 
 from __future__ import annotations
 
+import os
 import random
 import signal
+import subprocess
 import time
 
 import pytest
 from conftest import write_config
 from test_operations import assert_bots_gone, cli_run, games_and_board, stored_count
+
+from referee.process import ORPHAN_GUARD, dies_with_referee
 
 CHAOS = """
 name: chaos
@@ -55,3 +59,19 @@ def test_kill_9_at_random_moments_then_resume_gives_the_uninterrupted_result(tmp
     games, board = games_and_board(tmp_path, "chaos.sqlite")
     assert [g["game_index"] for g in games] == list(range(36))
     assert (games, board) == games_and_board(tmp_path, "full.sqlite")
+
+
+def test_a_child_whose_referee_died_before_its_death_signal_was_set_ends_at_once():
+    """The guard between the death signal and the bot's command: a child whose parent is
+    no longer the referee (the referee died in between) does not run the command."""
+    pid = os.getpid()
+    alive = subprocess.run(["/bin/sh", "-c", ORPHAN_GUARD, str(pid), "echo", "ran"],
+                           capture_output=True, text=True, timeout=10, check=False)
+    assert (alive.returncode, alive.stdout) == (0, "ran\n")
+    # Here the child's parent is this test, not process 1, as for a referee gone.
+    orphan = subprocess.run(["/bin/sh", "-c", ORPHAN_GUARD, "1", "echo", "ran"],
+                            capture_output=True, text=True, timeout=10, check=False)
+    assert (orphan.returncode, orphan.stdout) == (1, "")
+    wrapped = subprocess.run(dies_with_referee(["echo", "ran"]), capture_output=True,
+                             text=True, timeout=10, check=False)
+    assert (wrapped.returncode, wrapped.stdout) == (0, "ran\n")
