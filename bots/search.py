@@ -223,11 +223,11 @@ def playout(state: State, rng: random.Random, policy: Policy, depth: int,
     with ``spread``; an ended game by the exact rank shares.
     """
     steps, limit = 0, depth if depth > 0 else math.inf
-    while steps < limit and not state.is_terminal():
+    while steps < limit and not state.end_reason:  # is_terminal(), without a call a step
         actions = state.legal_actions()
         state.apply(policy(state, actions, rng), actions)
         steps += 1
-    return rank_shares(state.scores()) if state.is_terminal() \
+    return rank_shares(state.scores()) if state.end_reason \
         else soft_rank_shares(state.scores(), spread)
 
 

@@ -336,9 +336,6 @@ class AnimalCircusState(State):
             text += ", one you drew this turn (Parrot)"
         return text + ", or start a new Ring if you need not add"
 
-    def is_terminal(self) -> bool:
-        return bool(self.end_reason)
-
     def lower_than(self) -> int:
         """The value an added card must be below (a Bat, or a copied Bat); 0 if none."""
         if not self.ring:

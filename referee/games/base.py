@@ -119,9 +119,9 @@ class State(ABC):
     def legal_actions(self) -> list[Action]:
         """The actions open to :meth:`current_seat`; never empty before the end."""
 
-    @abstractmethod
     def is_terminal(self) -> bool:
         """True once the game has ended; :attr:`end_reason` then says why."""
+        return bool(self.end_reason)
 
     # -- what each seat knows --------------------------------------------
     @abstractmethod
@@ -148,7 +148,7 @@ class State(ABC):
         must be what :meth:`legal_actions` returns now, and saves listing them
         again (the match runner and self-play loops do this at every decision).
         """
-        if self.is_terminal():
+        if self.end_reason:
             raise IllegalActionError("the game is over: no action can be applied")
         if actions is None:
             actions = self.legal_actions()

@@ -100,6 +100,18 @@ def _fresh(template: State, rng: random.Random, history: int) -> State:
     return state
 
 
+def _split(cards: list[str], kinds: Counter) -> tuple[list[str], list[str]]:
+    """``cards`` parted into those a segment of ``kinds`` may hold (as many as it has) and the rest."""
+    room, options, others = Counter(kinds), [], []
+    for card in cards:
+        if room[card] > 0:
+            room[card] -= 1
+            options.append(card)
+        else:
+            others.append(card)
+    return options, others
+
+
 # -- Amazing Flea Circus ----------------------------------------------------------------
 def flea_card(message: dict[str, Any]) -> str:
     """A ``FleaCard`` dict's card string (wire dicts carry empty defaults too)."""
@@ -130,6 +142,8 @@ class FleaSampler:
         self.unseen = Counter(fc.full_deck()) - seen
         self.unseen_cards = list(self.unseen.elements())
         self.segments, self.choosing_target = self._follow(events)
+        self.first_split = _split(self.unseen_cards, self.segments[0][1]) \
+            if self.segments else ([], [])
         self.template = _template(fc.GAME, self.players, "standard")
 
     def _follow(self, events: Sequence[SeenEvent]) -> tuple[list[tuple[int, Counter]], bool]:
@@ -169,22 +183,19 @@ class FleaSampler:
 
     def _deal(self, rng: random.Random) -> tuple[list[str], list[str]]:
         """The unseen cards in a random order for the hands and the deck's top, and the rest."""
-        if not self.segments:
-            cards = list(self.unseen_cards)
-            shuffle(cards, rng)
-            return cards, []
-        pool = Counter(self.unseen)
+        pool: list[str] = self.unseen_cards
         bottom: list[str] = []
-        for left, kinds in self.segments:
-            options = list((kinds & pool).elements())
+        for number, (left, kinds) in enumerate(self.segments):
+            # The first split is always of all the unseen cards: made once, in __init__.
+            options, others = self.first_split if number == 0 else _split(pool, kinds)
             if len(options) < left:  # this order of segments left too few: ignore them
-                cards = list(self.unseen_cards)
-                shuffle(cards, rng)
-                return cards, []
-            chosen = rng.sample(options, left)
-            pool -= Counter(chosen)
-            bottom += chosen
-        cards = list(pool.elements())
+                pool, bottom = self.unseen_cards, []
+                break
+            options = list(options)
+            shuffle(options, rng)  # its first `left`: a uniform choice, in a random order
+            bottom += options[:left]
+            pool = options[left:] + others
+        cards = list(pool)
         shuffle(cards, rng)
         return cards, bottom
 

@@ -126,9 +126,6 @@ class FleaCircusState(State):
             return "Animal Counterattack: choose a player to take 2 loot from"
         return "Play a card (or several In Numbers There Is Strength cards)"
 
-    def is_terminal(self) -> bool:
-        return bool(self.end_reason)
-
     def legal_actions(self) -> list[Action]:
         if self.end_reason:
             return []
@@ -243,7 +240,7 @@ class FleaCircusState(State):
                   self.player, count=len(gathered))
 
     def _take_from_earth(self, amount: int) -> None:
-        taken = min(amount, self.earth)
+        taken = amount if amount < self.earth else self.earth
         self.earth -= taken
         self.loot[self.player] += taken
         if self.records_events:
@@ -262,13 +259,15 @@ class FleaCircusState(State):
 
     def _draw_up(self, seat: int) -> None:
         """Draw up to five cards, as far as the deck allows."""
-        deck = self.deck
-        count = min(HAND_SIZE - len(self.hands[seat]), len(deck))
+        deck, hand = self.deck, self.hands[seat]
+        count = HAND_SIZE - len(hand)
+        if count > len(deck):
+            count = len(deck)
         if count <= 0:
             return
         drawn = deck[:count]
         del deck[:count]
-        self.hands[seat] += drawn
+        hand += drawn
         if self.records_events:
             self.emit("draw", f"seat {seat} draws {count} card(s)", seat, count=count)
             self.emit("drew", f"you draw {', '.join(CARD_NAMES[c] for c in drawn)}", seat,

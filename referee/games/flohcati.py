@@ -244,9 +244,6 @@ class FlohcatiState(State):
     def prompt(self) -> str:
         return self._reason()
 
-    def is_terminal(self) -> bool:
-        return bool(self.end_reason)
-
     def opponents(self, seat: int) -> list[int]:
         """The other seats, clockwise from the left neighbour (seat + 1)."""
         return [(seat + step) % self.num_players for step in range(1, self.num_players)]
