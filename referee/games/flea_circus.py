@@ -240,7 +240,7 @@ class FleaCircusState(State):
                   self.player, count=len(gathered))
 
     def _take_from_earth(self, amount: int) -> None:
-        taken = amount if amount < self.earth else self.earth
+        taken = amount if amount < self.earth else self.earth  # min(), without a call
         self.earth -= taken
         self.loot[self.player] += taken
         if self.records_events:
@@ -261,7 +261,7 @@ class FleaCircusState(State):
         """Draw up to five cards, as far as the deck allows."""
         deck, hand = self.deck, self.hands[seat]
         count = HAND_SIZE - len(hand)
-        if count > len(deck):
+        if count > len(deck):  # min(), without a call: searches draw millions of times
             count = len(deck)
         if count <= 0:
             return
