@@ -127,7 +127,9 @@ def run(names: tuple[str, ...] = BENCHMARKS, params: dict[str, dict] | None = No
                     section = engines.run(**params["engines"], progress=say)
                 elif name == "wire":
                     section = wire.run(farm.addresses[0], farm.echo_address,
-                                       **params["wire"], progress=say)
+                                       **params["wire"], progress=say,
+                                       bot_pgid=farm.processes[0].process.pid,
+                                       echo_pgid=farm.echo.pid)
                 elif name == "transport":
                     section = transport.run(**params["transport"], progress=say)
                 elif name == "scaling":

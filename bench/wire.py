@@ -6,14 +6,24 @@ The referee side is the real one: :class:`referee.match.Match` playing whole gam
 (recorded from a few games, as raw bytes) to a server process that answers a
 Decision-sized reply without parsing anything: the cost of gRPC alone. Both run in this
 process, at the same concurrency (threads), in interleaved rounds.
+
+Each round also takes the CPU time of both ends, per call: this process (the referee, or
+the echo's client) and the server's process group (the bot, or the echo server), from
+/proc. That is the profile the goal's limit is explained by: at concurrency 1 a call takes
+at least its two ends' CPU one after the other, and at 4 the busier end is the bound, so
+the ratio of the two sides' CPU per call predicts the ratio of their rates.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
+import os
+import pathlib
 import threading
 import time
 from dataclasses import dataclass
+from typing import Callable
 
 import grpc
 
@@ -22,6 +32,7 @@ from bench.report import Section, median, spread
 from referee.clients import GrpcClient
 from referee.games import GAMES
 from referee.match import FaultPolicy, Match
+from referee.process import group_members
 from referee.seeds import derive_seed
 from referee.settings import DEFAULT_FAULTS, TimeConfig
 
@@ -38,6 +49,35 @@ class Run:
     games: int
     seconds: float
     faults: int = 0
+    client_cpu: float = 0.0  # seconds of this process's CPU (all threads)
+    server_cpu: float = 0.0  # seconds of the server's process group's CPU
+
+    def cpu_us(self) -> tuple[float, float]:
+        """Each end's CPU per call, in microseconds: (client, server)."""
+        calls = max(self.calls, 1)
+        return 1e6 * self.client_cpu / calls, 1e6 * self.server_cpu / calls
+
+
+def group_cpu(pgid: int | None) -> float:
+    """CPU seconds (user and system) used so far by a process group's live members."""
+    if pgid is None:
+        return 0.0
+    ticks = 0
+    for pid in group_members(pgid):
+        try:
+            fields = pathlib.Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        ticks += int(fields[11]) + int(fields[12])  # utime, stime
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
+def with_cpu(server_pgid: int | None, play: Callable[[], Run]) -> Run:
+    """``play()``'s run, with both ends' CPU time during it."""
+    client, server = time.process_time(), group_cpu(server_pgid)
+    run = play()
+    return dataclasses.replace(run, client_cpu=time.process_time() - client,
+                               server_cpu=group_cpu(server_pgid) - server)
 
 
 class Recorder:
@@ -126,12 +166,15 @@ def record_requests(client, game: str, players: int, games: int = 3) -> list[byt
 
 def run(bot_address: str, echo_address: str, games: tuple[str, ...] | None = None,
         players: int = 4, concurrencies: tuple[int, ...] = (1, 4), seconds: float = 3.0,
-        repeats: int = 3, progress=None) -> Section:
+        repeats: int = 3, progress=None, bot_pgid: int | None = None,
+        echo_pgid: int | None = None) -> Section:
+    """The referee against the echo; ``*_pgid``: the servers' process groups, for their CPU."""
     started = time.perf_counter()
     section = Section(
         "wire", "2. Over the wire: the referee vs. a bare gRPC unary echo",
         ["game", "concurrency", "echo calls/s", "referee decisions/s", "referee calls/s",
-         "decisions ÷ echo", "calls ÷ echo", "request bytes (mean)", "repeats (dec/s)"])
+         "decisions ÷ echo", "calls ÷ echo", "request bytes (mean)", "repeats (dec/s)",
+         "CPU µs a call: referee + bot", "echo client + server", "CPU's ratio"])
     client = GrpcClient(bot_address)
     channel = grpc.insecure_channel(echo_address, options=CHANNEL_OPTIONS)
     call = channel.unary_unary(METHOD)
@@ -149,9 +192,11 @@ def run(bot_address: str, echo_address: str, games: tuple[str, ...] | None = Non
                     if progress:
                         progress(f"wire: {game} concurrency {concurrency} "
                                  f"round {round_number + 1}/{repeats}")
-                    echoes.append(echo(call, payloads, seconds, concurrency))
-                    referees.append(play_games(client, game, players, seconds, concurrency,
-                                               start_index=10**7 * (round_number + 1)))
+                    echoes.append(with_cpu(echo_pgid, lambda: echo(
+                        call, payloads, seconds, concurrency)))
+                    referees.append(with_cpu(bot_pgid, lambda: play_games(
+                        client, game, players, seconds, concurrency,
+                        start_index=10**7 * (round_number + 1))))
                 faults += sum(r.faults for r in referees)
                 echo_rate = median(r.calls / r.seconds for r in echoes)
                 decision_rate = median(r.decisions / r.seconds for r in referees)
@@ -160,9 +205,18 @@ def run(bot_address: str, echo_address: str, games: tuple[str, ...] | None = Non
                                for r, e in zip(referees, echoes))
                 call_ratio = median(r.calls / r.seconds / (e.calls / e.seconds)
                                     for r, e in zip(referees, echoes))
+                referee_us = [median(r.cpu_us()[end] for r in referees) for end in (0, 1)]
+                echo_us = [median(e.cpu_us()[end] for e in echoes) for end in (0, 1)]
+                # Were CPU the only bound, calls ÷ echo would be the inverse ratio of the
+                # two sides' CPU a call; decisions are fewer than calls (StartGame, EndGame).
+                cpu_ratio = median(sum(e.cpu_us()) / max(sum(r.cpu_us()), 1e-9)
+                                   * r.decisions / max(r.calls, 1)
+                                   for r, e in zip(referees, echoes))
                 section.add(game, concurrency, echo_rate, decision_rate, call_rate,
                             f"{ratio:.2f}", f"{call_ratio:.2f}", mean_bytes,
-                            spread(r.decisions / r.seconds for r in referees))
+                            spread(r.decisions / r.seconds for r in referees),
+                            f"{referee_us[0]:.0f} + {referee_us[1]:.0f}",
+                            f"{echo_us[0]:.0f} + {echo_us[1]:.0f}", f"{cpu_ratio:.2f}")
                 key = f"{game}.c{concurrency}"
                 section.figures[f"{key}.echo_calls_per_s"] = echo_rate
                 section.figures[f"{key}.referee_decisions_per_s"] = decision_rate
@@ -170,6 +224,11 @@ def run(bot_address: str, echo_address: str, games: tuple[str, ...] | None = Non
                 section.figures[f"{key}.ratio"] = ratio
                 section.figures[f"{key}.call_ratio"] = call_ratio
                 section.figures[f"{key}.request_bytes"] = mean_bytes
+                section.figures[f"{key}.referee_cpu_us"] = referee_us[0]
+                section.figures[f"{key}.bot_cpu_us"] = referee_us[1]
+                section.figures[f"{key}.echo_client_cpu_us"] = echo_us[0]
+                section.figures[f"{key}.echo_server_cpu_us"] = echo_us[1]
+                section.figures[f"{key}.cpu_ratio"] = cpu_ratio
                 worst = ratio if worst is None else min(worst, ratio)
     finally:
         client.close()
@@ -180,6 +239,10 @@ def run(bot_address: str, echo_address: str, games: tuple[str, ...] | None = Non
         "StartGame and EndGame (2 per seat per game), its decisions/s only Decide calls; the "
         "echo replays the recorded DecisionRequest bytes and gets a Decision-sized reply")
     section.notes.append(f"median of {repeats} interleaved round(s) of ~{seconds:g} s each")
+    section.notes.append(
+        "CPU µs a call: each end's CPU time over its calls (this process; the server's process "
+        "group, from /proc); CPU's ratio: decisions ÷ echo if CPU alone set the rates — the "
+        "echo's CPU a call over the referee's and the bot's, times decisions per call")
     if faults:
         section.notes.append(f"{faults} fault(s) during the runs: the figures are suspect")
     if worst is not None:

@@ -10,6 +10,7 @@ import json
 import math
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -94,6 +95,29 @@ def test_wire_referee_and_echo_at_concurrency_1_and_4(quick):
                             "referee_calls_per_s", "ratio", "call_ratio", "request_bytes")]
     assert_numbers(values, names + ["worst_ratio"])
     assert all(values[name] > 0 for name in names)
+    # Both ends' CPU a call: this process's always counts; the servers' are read from /proc.
+    cpu = [f"{game}.c{concurrency}.{end}_cpu_us" for game in GAMES for concurrency in (1, 4)
+           for end in ("referee", "bot", "echo_client", "echo_server")]
+    assert_numbers(values, cpu)
+    assert all(values[name] > 0 for name in cpu if "referee" in name or "client" in name)
+    assert sum(values[name] for name in cpu if "bot" in name or "server" in name) > 0
+
+
+def test_group_cpu_counts_a_process_group_s_work():
+    from bench.wire import group_cpu
+    busy = subprocess.Popen([sys.executable, "-c", "import time\nend = time.process_time() + 0.3\n"
+                             "while time.process_time() < end: pass\ninput()"],
+                            stdin=subprocess.PIPE, start_new_session=True)
+    try:
+        before = group_cpu(busy.pid)
+        deadline = time.monotonic() + 30
+        while group_cpu(busy.pid) - before < 0.2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert group_cpu(busy.pid) - before >= 0.2
+        assert group_cpu(None) == 0.0
+    finally:
+        busy.kill()
+        busy.wait()
 
 
 @pytest.mark.slow
