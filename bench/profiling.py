@@ -32,10 +32,11 @@ CATEGORIES = [
     ("/threading.py", "bot calls (client, threads)"),
     ("/queue.py", "bot calls (client, threads)"),
     ("/tournaments/", "tournament loop"),
+    ("/grpc/", "gRPC client"),
     ("/random.py", "bots"),
     ("/hashlib", "bots"),
 ]
-BUILTIN_HINTS = [("sqlite3", "storage"), ("_upb", "wire (protobuf)"),
+BUILTIN_HINTS = [("sqlite3", "storage"), ("_upb", "wire (protobuf)"), ("cygrpc", "gRPC client"),
                  ("google", "wire (protobuf)"), ("_hashlib", "bots"), ("json", "storage"),
                  ("_thread.lock", "bot calls (client, threads)")]
 

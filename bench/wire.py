@@ -28,6 +28,7 @@ from typing import Callable
 import grpc
 
 from bench.echo_server import METHOD
+from bench.profiling import ThreadProfiler, breakdown
 from bench.report import Section, median, spread
 from referee.clients import GrpcClient
 from referee.games import GAMES
@@ -164,11 +165,33 @@ def record_requests(client, game: str, players: int, games: int = 3) -> list[byt
     return recorder.requests
 
 
+def profiled(client, game: str, players: int, seconds: float, section: Section) -> str:
+    """Where the referee's CPU goes a call, by part, from one run under cProfile.
+
+    The profiler slows every Python call, so only the shares are figures; the CPU a call
+    without it is the table's.
+    """
+    with ThreadProfiler() as profiler:
+        played = play_games(client, game, players, seconds, 1, start_index=10**9)
+    totals, grand = breakdown(profiler.stats)
+    parts = []
+    for label, own in sorted(totals.items(), key=lambda item: -item[1]):
+        share = 100 * own / grand if grand else 0.0
+        section.figures[f"profile.{label}.percent"] = share
+        parts.append(f"{label} {share:.0f}%")
+    return (f"where the referee's CPU goes ({game}, concurrency 1, cProfile on every thread, "
+            f"{played.calls:,} calls): " + ", ".join(parts))
+
+
 def run(bot_address: str, echo_address: str, games: tuple[str, ...] | None = None,
         players: int = 4, concurrencies: tuple[int, ...] = (1, 4), seconds: float = 3.0,
         repeats: int = 3, progress=None, bot_pgid: int | None = None,
-        echo_pgid: int | None = None) -> Section:
-    """The referee against the echo; ``*_pgid``: the servers' process groups, for their CPU."""
+        echo_pgid: int | None = None, profile_game: str | None = "flea-circus") -> Section:
+    """The referee against the echo; ``*_pgid``: the servers' process groups, for their CPU.
+
+    ``profile_game``: one more run of it at concurrency 1 under cProfile, for where the
+    referee's CPU a call goes (None: no profile).
+    """
     started = time.perf_counter()
     section = Section(
         "wire", "2. Over the wire: the referee vs. a bare gRPC unary echo",
@@ -230,6 +253,10 @@ def run(bot_address: str, echo_address: str, games: tuple[str, ...] | None = Non
                 section.figures[f"{key}.echo_server_cpu_us"] = echo_us[1]
                 section.figures[f"{key}.cpu_ratio"] = cpu_ratio
                 worst = ratio if worst is None else min(worst, ratio)
+        if profile_game:
+            if progress:
+                progress(f"wire: {profile_game} under the profiler")
+            section.notes.append(profiled(client, profile_game, players, seconds, section))
     finally:
         client.close()
         channel.close()

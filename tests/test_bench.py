@@ -101,6 +101,10 @@ def test_wire_referee_and_echo_at_concurrency_1_and_4(quick):
     assert_numbers(values, cpu)
     assert all(values[name] > 0 for name in cpu if "referee" in name or "client" in name)
     assert sum(values[name] for name in cpu if "bot" in name or "server" in name) > 0
+    # The profiled run's shares of the referee's CPU, by part, add up to the whole.
+    shares = {name: value for name, value in values.items() if name.startswith("profile.")}
+    assert {"profile.gRPC client.percent", "profile.engine.percent"} <= set(shares)
+    assert sum(shares.values()) == pytest.approx(100)
 
 
 def test_group_cpu_counts_a_process_group_s_work():
