@@ -197,7 +197,8 @@ def run(bot_address: str, echo_address: str, games: tuple[str, ...] | None = Non
         "wire", "2. Over the wire: the referee vs. a bare gRPC unary echo",
         ["game", "concurrency", "echo calls/s", "referee decisions/s", "referee calls/s",
          "decisions ÷ echo", "calls ÷ echo", "request bytes (mean)", "repeats (dec/s)",
-         "CPU µs a call: referee + bot", "echo client + server", "CPU's ratio"])
+         "CPU µs a call: referee + bot", "echo client + server", "CPU's ratio",
+         "a free referee's bound"])
     client = GrpcClient(bot_address)
     channel = grpc.insecure_channel(echo_address, options=CHANNEL_OPTIONS)
     call = channel.unary_unary(METHOD)
@@ -235,11 +236,17 @@ def run(bot_address: str, echo_address: str, games: tuple[str, ...] | None = Non
                 cpu_ratio = median(sum(e.cpu_us()) / max(sum(r.cpu_us()), 1e-9)
                                    * r.decisions / max(r.calls, 1)
                                    for r, e in zip(referees, echoes))
+                # A referee costing nothing beyond the bare call (the echo's client) still
+                # waits for the bot: the most it could reach against this bot and protocol.
+                free_bound = median(sum(e.cpu_us()) / max(e.cpu_us()[0] + r.cpu_us()[1], 1e-9)
+                                    * r.decisions / max(r.calls, 1)
+                                    for r, e in zip(referees, echoes))
                 section.add(game, concurrency, echo_rate, decision_rate, call_rate,
                             f"{ratio:.2f}", f"{call_ratio:.2f}", mean_bytes,
                             spread(r.decisions / r.seconds for r in referees),
                             f"{referee_us[0]:.0f} + {referee_us[1]:.0f}",
-                            f"{echo_us[0]:.0f} + {echo_us[1]:.0f}", f"{cpu_ratio:.2f}")
+                            f"{echo_us[0]:.0f} + {echo_us[1]:.0f}", f"{cpu_ratio:.2f}",
+                            f"{free_bound:.2f}")
                 key = f"{game}.c{concurrency}"
                 section.figures[f"{key}.echo_calls_per_s"] = echo_rate
                 section.figures[f"{key}.referee_decisions_per_s"] = decision_rate
@@ -252,6 +259,7 @@ def run(bot_address: str, echo_address: str, games: tuple[str, ...] | None = Non
                 section.figures[f"{key}.echo_client_cpu_us"] = echo_us[0]
                 section.figures[f"{key}.echo_server_cpu_us"] = echo_us[1]
                 section.figures[f"{key}.cpu_ratio"] = cpu_ratio
+                section.figures[f"{key}.free_referee_bound"] = free_bound
                 worst = ratio if worst is None else min(worst, ratio)
         if profile_game:
             if progress:
@@ -269,7 +277,10 @@ def run(bot_address: str, echo_address: str, games: tuple[str, ...] | None = Non
     section.notes.append(
         "CPU µs a call: each end's CPU time over its calls (this process; the server's process "
         "group, from /proc); CPU's ratio: decisions ÷ echo if CPU alone set the rates — the "
-        "echo's CPU a call over the referee's and the bot's, times decisions per call")
+        "echo's CPU a call over the referee's and the bot's, times decisions per call; a free "
+        "referee's bound: the same with the referee's CPU a call cut to the echo client's (a "
+        "referee doing nothing but the call), the bot and the StartGame and EndGame calls "
+        "unchanged")
     if faults:
         section.notes.append(f"{faults} fault(s) during the runs: the figures are suspect")
     if worst is not None:

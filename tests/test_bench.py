@@ -101,6 +101,9 @@ def test_wire_referee_and_echo_at_concurrency_1_and_4(quick):
     assert_numbers(values, cpu)
     assert all(values[name] > 0 for name in cpu if "referee" in name or "client" in name)
     assert sum(values[name] for name in cpu if "bot" in name or "server" in name) > 0
+    bounds = [f"{game}.c{concurrency}.{name}" for game in GAMES for concurrency in (1, 4)
+              for name in ("cpu_ratio", "free_referee_bound")]
+    assert_numbers(values, bounds)
     # The profiled run's shares of the referee's CPU, by part, add up to the whole.
     shares = {name: value for name, value in values.items() if name.startswith("profile.")}
     assert {"profile.gRPC client.percent", "profile.engine.percent"} <= set(shares)
