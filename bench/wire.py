@@ -10,8 +10,8 @@ process, at the same concurrency (threads), in interleaved rounds.
 Each round also takes the CPU time of both ends, per call: this process (the referee, or
 the echo's client) and the server's process group (the bot, or the echo server), from
 /proc. That is the profile the goal's limit is explained by: at concurrency 1 a call takes
-at least its two ends' CPU one after the other, and at 4 the busier end is the bound, so
-the ratio of the two sides' CPU per call predicts the ratio of their rates.
+at least its two ends' CPU one after the other, and at 4 the two ends fill the machine's two
+cores, so either way the ratio of the two sides' CPU per call predicts that of their rates.
 """
 
 from __future__ import annotations
