@@ -340,7 +340,7 @@ def _iterate(node: Node, path: list[Node], state: State, rng: random.Random, pol
     up too); ``hinted`` and ``bias`` apply at ``node`` only.
     """
     top = node
-    while not state.is_terminal():
+    while not state.end_reason:  # is_terminal(), without a call a step
         actions = state.legal_actions()
         moves = [action.code for action in actions]
         untried = [i for i, code in enumerate(moves) if code not in node.children]
