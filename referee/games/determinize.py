@@ -101,7 +101,7 @@ def _fresh(template: State, rng: random.Random, history: int) -> State:
 
 
 def _split(cards: list[str], kinds: Counter) -> tuple[list[str], list[str]]:
-    """``cards`` parted into those a segment of ``kinds`` may hold (as many as it has) and the rest."""
+    """``cards`` parted into those a segment of ``kinds`` may hold (as many as it has), the rest."""
     room, options, others = Counter(kinds), [], []
     for card in cards:
         if room[card] > 0:
@@ -242,8 +242,8 @@ class FlohcatiSampler:
         self.hand = {flohcati_card(card) for card in obs["hand"]}
         self.known = [{flohcati_card(card) for card in holder["cards"]}
                       for holder in obs["known_cards"]]
-        self.trios = [[tuple(flohcati_card(card) for card in trio["cards"]) for trio in seat["trios"]]
-                      for seat in obs["trios"]]
+        self.trios = [[tuple(flohcati_card(card) for card in trio["cards"])
+                       for trio in seat["trios"]] for seat in obs["trios"]]
         self.display = [flohcati_card(card) for card in obs["display"]]
         self.discard = [flohcati_card(card) for card in obs["discard"]]
         self.match = flohcati_card(obs["matching_card"]) if obs.get("matching_card") else ""
