@@ -11,7 +11,7 @@ import random
 
 import pytest
 
-from bots.flohcati_heuristic import FlohcatiHeuristicBot, engine_policy
+from bots.flohcati_heuristic import FlohcatiHeuristicBot, engine_policy, engine_values
 from bots.random_bot import RandomBot
 from circus.v1 import bot_pb2
 from referee import wire
@@ -128,3 +128,23 @@ def test_the_engine_policy_reads_only_what_the_seat_knows():
                 assert policy_choice(sampler.sample(random.Random(seed)), 0) \
                     == policy_choice(state, 0)
             state.apply(moves.randrange(len(actions)), actions)
+
+
+def test_the_cut_playouts_valuation_adds_pairs_trios_and_the_galas_way_to_the_points():
+    """Equal points, unequal prospects: a pair, a trio in hand, nine colours of ten (in en,
+    where the Gala pays) are worth more than the same points without them; the points
+    themselves, trios laid down included, are counted as the engine counts them."""
+    pair = {"red-3", "blue-3", "green-6"}  # 12 points and a pair of threes
+    plain = {"orange-3", "teal-4", "yellow-5"}  # 12 points
+    trio = {"pink-3", "purple-3", "brown-3", "grey-3"}  # 12 points and a trio to lay down
+    state = layout(hands=[pair, plain, trio])
+    values = engine_values(state)
+    assert state.scores() == [12, 12, 12]
+    assert values[1] == 12 and values[0] > values[1] and values[2] > values[0]
+    colours = ("red", "orange", "yellow", "green", "teal", "blue", "purple", "pink", "brown")
+    nine = {f"{colour}-{index % 8}" for index, colour in enumerate(colours)}
+    gala = [engine_values(layout(variant, hands=[nine, {"grey-5", "red-7"}], players=2))
+            for variant in ("en", "es")]
+    assert gala[0][0] > gala[1][0] and gala[0][1] == gala[1][1] == 12  # the Gala pays in en
+    laid = layout(hands=[plain], trios=[[("pink-0", "orange-0", "yellow-0")], [], []])
+    assert engine_values(laid)[0] == laid.scores()[0] == 22
