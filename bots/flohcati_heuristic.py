@@ -387,10 +387,12 @@ def engine_policy(state: Any, actions: list[Action], rng: random.Random) -> int:
     return choose(View.from_state(state), [move_of_action(action) for action in actions])
 
 
-# What a hand's cards of one value are worth beyond their points, by how many there are:
-# the heuristic's own bonuses (``View.held``) summed, 1.5 for the second card and 7 for the
-# third, which makes a trio to lay down.
-SET_WORTH = (0.0, 0.0, 1.5, 8.5)
+# What a hand's cards of one value are worth beyond their points, by how many there are: the
+# heuristic's bonus for a pair (``View.held``), a trio's promise. Three or more add nothing:
+# a trio in hand is worth what laying it down brings, which the playout sees when it lays it
+# (a bonus for holding it, as the heuristic's 7 for the third card, made keeping a trio in
+# hand look better than laying it, and the search kept them).
+SET_WORTH = (0.0, 0.0, 1.5, 0.0)
 # What the way to a Gala is worth, by the colours still missing (``View.floors``' bonus for
 # each new colour when three or fewer are missing, summed: 1 + 2 + 3).
 GALA_WORTH = (6.0, 3.0, 1.0)
@@ -399,8 +401,8 @@ GALA_WORTH = (6.0, 3.0, 1.0)
 def prospects(hand: Iterable[str], gala: bool) -> float:
     """What the heuristic reckons a hand of card codes is worth beyond its points.
 
-    Its bonuses for pairs and trios of a value still in hand and, where the
-    Gala pays (``gala``), for nearing all ten colours.
+    Its bonus for a pair of a value in hand and, where the Gala pays
+    (``gala``), for nearing all ten colours.
     """
     colours: set[str] = set()
     counts = [0] * len(VALUES)
