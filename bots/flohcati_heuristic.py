@@ -387,6 +387,46 @@ def engine_policy(state: Any, actions: list[Action], rng: random.Random) -> int:
     return choose(View.from_state(state), [move_of_action(action) for action in actions])
 
 
+# What a hand's cards of one value are worth beyond their points, by how many there are: the
+# heuristic's bonus for a pair (``View.held``), a trio's promise. Three or more add nothing:
+# a trio in hand is worth what laying it down brings, which the playout sees when it lays it
+# (a bonus for holding it, as the heuristic's 7 for the third card, made keeping a trio in
+# hand look better than laying it, and the search kept them).
+SET_WORTH = (0.0, 0.0, 1.5, 0.0)
+# What the way to a Gala is worth, by the colours still missing (``View.floors``' bonus for
+# each new colour when three or fewer are missing, summed: 1 + 2 + 3).
+GALA_WORTH = (6.0, 3.0, 1.0)
+
+
+def prospects(hand: Iterable[str], gala: bool) -> float:
+    """What the heuristic reckons a hand of card codes is worth beyond its points.
+
+    Its bonus for a pair of a value in hand and, where the Gala pays
+    (``gala``), for nearing all ten colours.
+    """
+    colours: set[str] = set()
+    counts = [0] * len(VALUES)
+    for card in hand:
+        colour, value = fl.CIRCUS[card]
+        colours.add(colour)
+        counts[value] += 1
+    worth = sum(SET_WORTH[min(count, 3)] for count in counts)
+    missing = len(COLOURS) - len(colours)
+    return worth + GALA_WORTH[missing] if gala and missing < len(GALA_WORTH) else worth
+
+
+def engine_values(state: Any) -> list[float]:
+    """Each seat's score plus its hand's :func:`prospects`: a cut playout's scoring.
+
+    A playout cut a few turns in sees the points, not what the heuristic keeps
+    pairs and colours for. A determinized state is fully dealt, so every hand
+    is read as it lies.
+    """
+    gala = fl.GALA_BONUS[state.variant] > 0
+    return [points + prospects(state.hands[seat], gala)
+            for seat, points in enumerate(state.scores())]
+
+
 class FlohcatiHeuristicBot(Bot):
     name = "flohcati-heuristic"
     version = "1.0"

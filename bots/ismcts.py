@@ -6,7 +6,8 @@ seat's view each iteration (``bots.search``). Options: ``--iterations``
 (default 1000) and ``--ms`` (default 400, a cap well inside the default
 1000 ms move time) bound each decision, whichever ends first; ``--policy``
 (``random`` or ``heuristic``) plays the playouts, cut after ``--depth``
-decisions (0: to the end) and scored by soft ranks with ``--spread``;
+decisions (0: to the end) and scored by soft ranks with ``--spread`` of the
+points or (``--value heuristic``) of the game's heuristic valuation;
 ``--bias`` leans the root towards the game's hand-written bot's move
 (progressive bias). docs/bots.md has the ladders' settings and figures.
 """

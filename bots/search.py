@@ -44,10 +44,12 @@ from referee.games.base import Action, Event, State
 from referee.games.determinize import Sampler, determinize, sampler_for
 from referee.games.flea_circus import PLAYS, SAUCER_VALUES
 
-__all__ = ["Budget", "Memory", "Policy", "determinize", "ismcts", "pimc", "policy_named",
-           "sampler_for", "view_of"]
+__all__ = ["Budget", "Evaluation", "Memory", "Policy", "determinize", "evaluation_named",
+           "ismcts", "pimc", "policy_named", "sampler_for", "view_of"]
 
 Policy = Callable[[State, list[Action], random.Random], int]
+#: What each seat's position is worth when a playout is cut: the scores, or more.
+Evaluation = Callable[[State], list[float]]
 
 
 # -- the seat's view, from its requests -----------------------------------------------------
@@ -199,7 +201,22 @@ def policy_named(name: str, game: str) -> Policy:
     return POLICIES[name]
 
 
-def soft_rank_shares(scores: list[int], spread: float) -> list[float]:
+def points(state: State) -> list[float]:
+    """The scores as they stand: a cut playout's default evaluation."""
+    return state.scores()
+
+
+#: Each game's heuristic evaluation of a cut playout's position, where it has one: Flohcati's
+#: adds to the points what the heuristic bot reckons pairs, trios and the Gala's way are worth.
+EVALUATIONS: dict[str, Evaluation] = {"flohcati": flohcati_heuristic.engine_values}
+
+
+def evaluation_named(name: str, game: str) -> Evaluation:
+    """A cut playout's evaluation: ``points``, or ``heuristic`` (the game's own where there is one)."""
+    return EVALUATIONS.get(game, points) if name == "heuristic" else points
+
+
+def soft_rank_shares(scores: list[float], spread: float) -> list[float]:
     """Each seat's expected share of the seats it will beat, if leads still move.
 
     A lead of ``d`` points over a seat counts as beating it with chance
@@ -216,11 +233,12 @@ def soft_rank_shares(scores: list[int], spread: float) -> list[float]:
 
 
 def playout(state: State, rng: random.Random, policy: Policy, depth: int,
-            spread: float = 0.0) -> list[float]:
+            spread: float = 0.0, evaluate: Evaluation = points) -> list[float]:
     """Play on for at most ``depth`` decisions (0: to the end); each seat's rank share.
 
     A playout cut by ``depth`` scores its position by :func:`soft_rank_shares`
-    with ``spread``; an ended game by the exact rank shares.
+    with ``spread`` of what ``evaluate`` makes of it; an ended game by the
+    exact rank shares of its scores.
     """
     steps, limit = 0, depth if depth > 0 else math.inf
     while steps < limit and not state.end_reason:  # is_terminal(), without a call a step
@@ -228,13 +246,14 @@ def playout(state: State, rng: random.Random, policy: Policy, depth: int,
         state.apply(policy(state, actions, rng), actions)
         steps += 1
     return rank_shares(state.scores()) if state.end_reason \
-        else soft_rank_shares(state.scores(), spread)
+        else soft_rank_shares(evaluate(state), spread)
 
 
 # -- perfect-information Monte Carlo -------------------------------------------------------------
 def pimc(sampler: Sampler, codes: list[str], budget: Budget, rng: random.Random,
          policy: Policy = random_policy, depth: int = 0, spread: float = 0.0,
-         hint: int = -1, bias: float = 0.0, sweep: bool = True) -> tuple[int, dict[str, Any]]:
+         hint: int = -1, bias: float = 0.0, sweep: bool = True,
+         evaluate: Evaluation = points) -> tuple[int, dict[str, Any]]:
     """The index into ``codes`` (the request's legal actions) with the best mean outcome.
 
     Each sample is dealt once per action from the same seed, so every action is
@@ -249,7 +268,7 @@ def pimc(sampler: Sampler, codes: list[str], budget: Budget, rng: random.Random,
         for index in range(len(codes)):
             state = sampler.sample(random.Random(seed))
             state.apply(index)
-            totals[index] += playout(state, rng, policy, depth, spread)[sampler.seat]
+            totals[index] += playout(state, rng, policy, depth, spread, evaluate)[sampler.seat]
             playouts += 1
         samples += 1
     best = max(range(len(codes)), key=lambda i: totals[i])
@@ -294,7 +313,7 @@ def _select(node: Node, codes: list[str], c: float, hinted: str | None = None,
 def ismcts(sampler: Sampler, codes: list[str], budget: Budget, rng: random.Random,
            policy: Policy = random_policy, depth: int = 0, spread: float = 0.0,
            hint: int = -1, bias: float = 0.0, sweep: bool = False,
-           c: float = 0.7) -> tuple[int, dict[str, Any]]:
+           c: float = 0.7, evaluate: Evaluation = points) -> tuple[int, dict[str, Any]]:
     """The index into ``codes`` whose root child was visited most (with ``sweep``: scored best).
 
     ``hint``, an index into ``codes`` (-1: none), is the move a heuristic
@@ -312,7 +331,8 @@ def ismcts(sampler: Sampler, codes: list[str], budget: Budget, rng: random.Rando
     done, iterations = budget.clock(), 0
     while not done(iterations):
         if not sweep:
-            _iterate(root, [], sampler.sample(rng), rng, policy, depth, spread, c, hinted, bias)
+            _iterate(root, [], sampler.sample(rng), rng, policy, depth, spread, c, hinted, bias,
+                     evaluate)
             iterations += 1
             continue
         seed = rng.getrandbits(64)
@@ -320,7 +340,7 @@ def ismcts(sampler: Sampler, codes: list[str], budget: Budget, rng: random.Rando
             state = sampler.sample(random.Random(seed))
             state.apply(index)
             child = root.children.setdefault(code, Node(sampler.seat))
-            _iterate(child, [child], state, rng, policy, depth, spread, c, None, 0.0)
+            _iterate(child, [child], state, rng, policy, depth, spread, c, None, 0.0, evaluate)
             iterations += 1
     visits = [root.children[code].visits if code in root.children else 0 for code in codes]
     if sweep:
@@ -333,7 +353,8 @@ def ismcts(sampler: Sampler, codes: list[str], budget: Budget, rng: random.Rando
 
 
 def _iterate(node: Node, path: list[Node], state: State, rng: random.Random, policy: Policy,
-             depth: int, spread: float, c: float, hinted: str | None, bias: float) -> None:
+             depth: int, spread: float, c: float, hinted: str | None, bias: float,
+             evaluate: Evaluation = points) -> None:
     """One IS-MCTS iteration from ``node`` in ``state``: descend, expand, play out, back up.
 
     ``path`` holds the nodes already on the way (their statistics are backed
@@ -364,7 +385,7 @@ def _iterate(node: Node, path: list[Node], state: State, rng: random.Random, pol
         node = node.children[moves[index]]
         state.apply(index, actions)
         path.append(node)
-    outcome = playout(state, rng, policy, depth, spread)
+    outcome = playout(state, rng, policy, depth, spread, evaluate)
     for visited in path:
         visited.visits += 1
         visited.total += outcome[visited.seat]
@@ -373,7 +394,7 @@ def _iterate(node: Node, path: list[Node], state: State, rng: random.Random, pol
 # -- search bots ---------------------------------------------------------------------------------
 #: Budgets and playouts of the search bots unless their command line says otherwise.
 DEFAULTS: dict[str, Any] = {"iterations": 1000, "ms": 400.0, "policy": "random", "depth": 12,
-                            "spread": 0.0, "bias": 0.0, "sweep": False}
+                            "spread": 0.0, "bias": 0.0, "sweep": False, "value": "points"}
 #: Each game's hand-written bot, whose move is IS-MCTS's root hint when ``bias`` is set.
 HINTS: dict[str, type[Bot]] = {"flea-circus": FleaGreedyBot, "flohcati": FlohcatiHeuristicBot,
                                "animal-circus": AnimalCircusHeuristicBot}
@@ -392,16 +413,16 @@ class SearchBot(Bot):
     def __init__(self, iterations: int = DEFAULTS["iterations"], ms: float = DEFAULTS["ms"],
                  policy: str = DEFAULTS["policy"], depth: int = DEFAULTS["depth"],
                  spread: float = DEFAULTS["spread"], bias: float = DEFAULTS["bias"],
-                 sweep: bool = DEFAULTS["sweep"]) -> None:
+                 sweep: bool = DEFAULTS["sweep"], value: str = DEFAULTS["value"]) -> None:
         self.budget, self.policy, self.depth = Budget(iterations, ms), policy, depth
-        self.spread, self.bias, self.sweep = spread, bias, sweep
+        self.spread, self.bias, self.sweep, self.value = spread, bias, sweep, value
         self.memory = Memory()
 
     @classmethod
     def from_options(cls, known: argparse.Namespace) -> SearchBot:
         """The bot an :func:`options` command line asks for."""
         return cls(known.iterations, known.ms, known.policy, known.depth, known.spread,
-                   known.bias, known.sweep)
+                   known.bias, known.sweep, known.value)
 
     def decide(self, request: Any) -> int:
         return self.choose(request, rng_for(request))
@@ -417,7 +438,8 @@ class SearchBot(Bot):
         codes = [action.code for action in request.legal_actions]
         hint = HINTS[game]().decide(request) if self.bias > 0 else -1
         index, _ = self.search(sampler, codes, self.budget, rng, policy_named(self.policy, game),
-                               self.depth, self.spread, hint, self.bias, self.sweep)
+                               self.depth, self.spread, hint, self.bias, self.sweep,
+                               evaluate=evaluation_named(self.value, game))
         return index
 
 
@@ -440,6 +462,10 @@ def options(description: str) -> argparse.ArgumentParser:
     parser.add_argument("--sweep", action="store_true",
                         help="IS-MCTS: play every root move on each determinization (shared "
                              "deals, as PIMC) and pick the best mean, the tree below as usual")
+    parser.add_argument("--value", choices=("points", "heuristic"), default=DEFAULTS["value"],
+                        help="what a cut playout's position is worth to each seat: its points, "
+                             "or the game's heuristic valuation where it has one (Flohcati: "
+                             "points plus pairs, trios and the Gala's way in hand)")
     return parser
 
 

@@ -14,9 +14,11 @@ from bots.search import (
     Budget,
     Memory,
     SearchBot,
+    evaluation_named,
     ismcts,
     options,
     playout,
+    points,
     policy_named,
     rank_shares,
     soft_rank_shares,
@@ -55,6 +57,14 @@ def play(game, variant, players, seated, seed):
 def test_search_bots_play_whole_games_legally_and_repeatably(game, variant, bot):
     state = play(game, variant, 3, bot(iterations=25, ms=0), seed=3)
     assert state.is_terminal()
+
+
+@pytest.mark.parametrize("variant", ["en", "es"])
+def test_flohcati_search_with_the_heuristics_playouts_and_valuation_is_legal_and_repeatable(
+        variant):
+    bot = IsmctsBot(iterations=10, ms=0, policy="heuristic", depth=6, spread=4, bias=2,
+                    value="heuristic")
+    assert play("flohcati", variant, 3, bot, seed=4).is_terminal()
 
 
 @pytest.mark.parametrize("game, variant", GAMES)
@@ -98,6 +108,24 @@ def test_a_cut_playout_scores_soft_ranks_and_an_ended_game_exact_ones():
     assert state.is_terminal() and ended == rank_shares(state.scores())
 
 
+def test_a_cut_playout_is_scored_by_the_evaluation_asked_for():
+    """``heuristic``: the game's own valuation where it has one (Flohcati), else the points."""
+    from bots.flohcati_heuristic import engine_values
+
+    assert evaluation_named("heuristic", "flohcati") is engine_values
+    assert evaluation_named("points", "flohcati") is points
+    assert evaluation_named("heuristic", "animal-circus") is points
+    state = get_game("flohcati").new_state(3, "en", 2)
+    policy = policy_named("heuristic", "flohcati")
+    while not any(len(hand) > 2 for hand in state.hands):  # some hands worth valuing
+        state.apply(policy(state, state.legal_actions(), random.Random(0)))
+    values = engine_values(state)
+    assert values != state.scores()
+    cut = playout(state, random.Random(0), policy, 1, 4.0, engine_values)
+    assert cut == soft_rank_shares(engine_values(state), 4.0) \
+        != soft_rank_shares(state.scores(), 4.0)
+
+
 def steal_position() -> tuple[list[str], Callable]:
     """Two players, Earth nearly empty: stealing 4 from the rival with the saucer F wins,
     the Earth's 1 does not. The legal moves' codes, and seat 0's sampler."""
@@ -133,11 +161,12 @@ def test_a_sweeping_root_plays_every_move_on_the_same_deals_and_picks_the_best_m
 def test_the_search_options_reach_the_bot():
     known, rest = options("x").parse_known_args(
         ["--iterations", "7", "--ms", "0", "--policy", "heuristic", "--depth", "3",
-         "--spread", "2.5", "--bias", "1", "--sweep", "--address", "a"])
+         "--spread", "2.5", "--bias", "1", "--sweep", "--value", "heuristic", "--address", "a"])
     bot = SearchBot.from_options(known)
-    assert (bot.budget, bot.policy, bot.depth, bot.spread, bot.bias, bot.sweep) == \
-        (Budget(7, 0.0), "heuristic", 3, 2.5, 1.0, True)
-    assert SearchBot.from_options(options("x").parse_known_args([])[0]).sweep is False
+    assert (bot.budget, bot.policy, bot.depth, bot.spread, bot.bias, bot.sweep, bot.value) == \
+        (Budget(7, 0.0), "heuristic", 3, 2.5, 1.0, True, "heuristic")
+    default = SearchBot.from_options(options("x").parse_known_args([])[0])
+    assert default.sweep is False and default.value == "points"
     assert rest == ["--address", "a"]
 
 
@@ -205,3 +234,15 @@ def test_uncapped_sets_only_the_time_cap_to_none():
         "python -m bots.ismcts --iterations 5 --ms 0 --address {address}"
     assert uncapped("python -m bots.random_bot --address {address}") == \
         "python -m bots.random_bot --address {address}"
+
+
+def test_the_duel_bench_plays_every_rotation_of_each_deal_and_replays_exactly(tmp_path, capsys):
+    from bench.duel import main as duel
+
+    for name in ("a", "b"):
+        duel(["--lineup", "search,heuristic", "--deals", "1", "--out", str(tmp_path / name),
+              "--", "--iterations", "3", "--policy", "heuristic", "--value", "heuristic"])
+    rows = (tmp_path / "a").read_text().splitlines()
+    assert len(rows) == 2 and rows == (tmp_path / "b").read_text().splitlines()
+    out = capsys.readouterr().out
+    assert "2 games, 1 deals" in out and "search    rank share" in out

@@ -11,7 +11,7 @@ import random
 
 import pytest
 
-from bots.flohcati_heuristic import FlohcatiHeuristicBot, engine_policy
+from bots.flohcati_heuristic import FlohcatiHeuristicBot, engine_policy, engine_values
 from bots.random_bot import RandomBot
 from circus.v1 import bot_pb2
 from referee import wire
@@ -128,3 +128,24 @@ def test_the_engine_policy_reads_only_what_the_seat_knows():
                 assert policy_choice(sampler.sample(random.Random(seed)), 0) \
                     == policy_choice(state, 0)
             state.apply(moves.randrange(len(actions)), actions)
+
+
+def test_the_cut_playouts_valuation_adds_a_pair_and_the_galas_way_to_the_points():
+    """Equal points, unequal prospects: a pair, nine colours of ten (in en, where the Gala
+    pays) are worth more than the same points without them; a trio in hand is worth less
+    than laying it down where that gains points (the search once kept its trios); the
+    points themselves, trios laid down included, are counted as the engine counts them."""
+    pair = {"red-3", "blue-3", "green-6"}  # 12 points and a pair of threes
+    plain = {"orange-3", "teal-4", "yellow-5"}  # 12 points
+    state = layout(hands=[pair, plain])
+    values = engine_values(state)
+    assert state.scores()[:2] == [12, 12] and values[1] == 12 and values[0] > values[1]
+    trio = ("pink-3", "purple-3", "brown-3")
+    held = layout(hands=[{*trio, "grey-3"}])  # 12 points
+    laid = layout(hands=[{"grey-3"}], trios=[[trio], [], []])  # 3 points and a trio: 13
+    assert engine_values(held)[0] < engine_values(laid)[0] == laid.scores()[0] == 13
+    colours = ("red", "orange", "yellow", "green", "teal", "blue", "purple", "pink", "brown")
+    nine = {f"{colour}-{index % 8}" for index, colour in enumerate(colours)}
+    gala = [engine_values(layout(variant, hands=[nine, {"grey-5", "red-7"}], players=2))
+            for variant in ("en", "es")]
+    assert gala[0][0] > gala[1][0] and gala[0][1] == gala[1][1] == 12  # the Gala pays in en
