@@ -7,16 +7,16 @@ Each is a child process of its own, started the way the referee starts ``command
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import grpc
 
-from referee.process import BotProcess, bot_environment, dies_with_referee, free_port, spawn
+from referee.process import BotProcess, dies_with_referee, free_port, spawn
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -34,20 +34,14 @@ class Farm:
         self.echo_address = ""
         try:
             for number in range(bots):
-                process = BotProcess(f"random{number}", "python -m bots.random_bot --address {address}",
+                process = BotProcess(f"random{number}",
+                                     "python -m bots.random_bot --address {address}",
                                      self.workdir / "logs" / f"random{number}.log")
                 self.addresses.append(process.start())
                 self.processes.append(process)
-            port = free_port()
-            env = bot_environment(port)
-            env["PYTHONPATH"] = os.pathsep.join(
-                [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])
+            self.echo_address = f"127.0.0.1:{free_port()}"
             with open(self.workdir / "logs" / "echo.log", "ab") as log:
-                self.echo = spawn(dies_with_referee(
-                    [sys.executable, "-m", "bench.echo_server", "--port", str(port),
-                     "--reply-bytes", str(reply_bytes)]),
-                    stdin=subprocess.DEVNULL, stdout=log, stderr=log, env=env, start_new_session=True)
-            self.echo_address = f"127.0.0.1:{port}"
+                self.echo = start_echo(self.echo_address, log, reply_bytes=reply_bytes)
             for address in [*self.addresses, self.echo_address]:
                 wait_ready(address, startup_s)
         except BaseException:
@@ -57,12 +51,8 @@ class Farm:
     def close(self) -> None:
         for process in self.processes:
             process.stop()
-        if self.echo is not None and self.echo.poll() is None:
-            self.echo.terminate()
-            try:
-                self.echo.wait(5)
-            except Exception:
-                self.echo.kill()
+        if self.echo is not None:
+            stop_echo(self.echo)
         if self.own_workdir:
             shutil.rmtree(self.workdir, ignore_errors=True)
 
@@ -71,6 +61,27 @@ class Farm:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+def start_echo(address: str, log: Any = subprocess.DEVNULL, aio: bool = False,
+               reply_bytes: int = 4) -> subprocess.Popen:
+    """A ``bench.echo_server`` process listening on ``address``, dying with this one."""
+    argv = [sys.executable, "-m", "bench.echo_server", "--address", address,
+            "--reply-bytes", str(reply_bytes), *(["--aio"] if aio else [])]
+    return spawn(dies_with_referee(argv), cwd=ROOT, stdin=subprocess.DEVNULL, stdout=log,
+                 stderr=log, start_new_session=True)
+
+
+def stop_echo(process: subprocess.Popen) -> None:
+    """End an echo server: SIGTERM (it stops its server), SIGKILL if it lingers."""
+    if process.poll() is not None:
+        return
+    process.terminate()
+    try:
+        process.wait(5)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
 
 
 def wait_ready(address: str, timeout_s: float) -> None:

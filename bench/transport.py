@@ -15,7 +15,6 @@ import itertools
 import queue
 import shutil
 import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -25,9 +24,9 @@ from pathlib import Path
 import grpc
 
 from bench.echo_server import METHOD, STREAM_METHOD
-from bench.farm import ROOT, wait_ready
+from bench.farm import start_echo, stop_echo, wait_ready
 from bench.report import Section, median, spread
-from referee.process import dies_with_referee, free_port, spawn
+from referee.process import free_port
 
 PAYLOAD = b"\x0a" * 1_600   # about a Flea Circus DecisionRequest
 Rate = tuple[float, float]  # calls per second, client CPU µs per call
@@ -147,11 +146,7 @@ class Servers:
             for aio, unix in itertools.product((False, True), repeat=2):
                 address = (f"unix:{self.folder / f'echo-{int(aio)}.sock'}" if unix
                            else f"127.0.0.1:{free_port()}")
-                argv = [sys.executable, "-m", "bench.echo_server", "--address", address]
-                self.processes.append(spawn(dies_with_referee(argv + ["--aio"] * aio),
-                                            cwd=ROOT, stdin=subprocess.DEVNULL,
-                                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                            start_new_session=True))
+                self.processes.append(start_echo(address, aio=aio))
                 self.addresses[aio, unix] = address
             for address in self.addresses.values():
                 wait_ready(address, 30)
@@ -161,11 +156,7 @@ class Servers:
 
     def close(self) -> None:
         for process in self.processes:
-            process.terminate()
-            try:
-                process.wait(5)
-            except subprocess.TimeoutExpired:
-                process.kill()
+            stop_echo(process)
         shutil.rmtree(self.folder, ignore_errors=True)
 
 
