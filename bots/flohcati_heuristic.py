@@ -45,8 +45,16 @@ UNKNOWN_CARD_WORTH = 2.2
 GALA_MARGIN = 3.0
 FLIP_MARGIN = 0.2
 NUEVA_MIN_IMPROVEMENT = 0.5
+# The heuristic's bonuses for a card making a pair or a trio of its value in hand.
+PAIR_BONUS, TRIO_BONUS = 1.5, 7.0
 
 Card = tuple[str, int]
+
+
+def gala_step(missing: int) -> float:
+    """The bonus for a new colour while ``missing`` colours are still missing: on the way to a
+    Gala once three or fewer are (1, 2, 3 for the last three)."""
+    return 4.0 - missing if missing <= 3 else 0.0
 
 
 def hand_points(hand: Iterable[Card]) -> int:
@@ -101,8 +109,8 @@ class View:
         self.missing = len(set(colours) - set(self.best))
         # gain()'s terms by value and by colour, worked out once: it is called for
         # every unseen card at most decisions (the playouts' hot path).
-        self.held = [{2: 7.0, 1: 1.5}.get(count % 3, 0.0) for count in self.values]
-        gala = 4.0 - self.missing if self.missing <= 3 else 0.0  # on the way to a Gala
+        self.held = [{2: TRIO_BONUS, 1: PAIR_BONUS}.get(count % 3, 0.0) for count in self.values]
+        gala = gala_step(self.missing)
         self.floors = {colour: (self.best.get(colour, 0), 0.0 if colour in self.best else gala)
                        for colour in colours}
 
@@ -191,7 +199,7 @@ class View:
         """What giving ``card`` away costs us."""
         rest = [other for other in self.hand if other != card]
         loss = float(hand_points(self.hand) - hand_points(rest))
-        loss += {3: 7.0, 2: 1.5}.get(min(self.values[card[1]], 3), 0.0)  # trio, pair
+        loss += {3: TRIO_BONUS, 2: PAIR_BONUS}.get(min(self.values[card[1]], 3), 0.0)
         return loss + card[1] * 0.2  # a high card helps the receiver more
 
     # -- flipping ------------------------------------------------------------
@@ -392,10 +400,11 @@ def engine_policy(state: Any, actions: list[Action], rng: random.Random) -> int:
 # a trio in hand is worth what laying it down brings, which the playout sees when it lays it
 # (a bonus for holding it, as the heuristic's 7 for the third card, made keeping a trio in
 # hand look better than laying it, and the search kept them).
-SET_WORTH = (0.0, 0.0, 1.5, 0.0)
-# What the way to a Gala is worth, by the colours still missing (``View.floors``' bonus for
-# each new colour when three or fewer are missing, summed: 1 + 2 + 3).
-GALA_WORTH = (6.0, 3.0, 1.0)
+SET_WORTH = (0.0, 0.0, PAIR_BONUS, 0.0)
+# What the way to a Gala is worth, by the colours still missing: the bonuses of the new
+# colours that brought it there (``gala_step``), summed: 1 + 2 + 3 with none missing.
+GALA_WORTH = tuple(sum(gala_step(step) for step in range(missing + 1, 4))
+                   for missing in range(3))
 
 
 def prospects(hand: Iterable[str], gala: bool) -> float:
