@@ -173,6 +173,23 @@ def test_duplicate_deals_share_a_seed_within_a_group_only(tmp_path):
     assert len({game.seed for game in plain}) == len(plain)
 
 
+def test_every_bot_sits_after_every_other_equally_often_over_the_rounds(tmp_path):
+    """Rotations alone keep who follows whom; the rounds change it, so a bot seated after
+    a strong one (in Flohcati it inherits the display that one left) is not always so."""
+    text = IN_PROCESS.replace("players: 2", "players: 4") + \
+        '  - {name: d, python: "bots.random_bot:RandomBot"}\n'
+    config = replace(load_config(write_config(tmp_path, text)), rounds=6)
+    follows: dict[tuple[str, str], int] = {}
+    seats: dict[tuple[str, int], int] = {}
+    for game in schedule(config):
+        for seat, name in enumerate(game.seats):
+            follows[name, game.seats[seat - 1]] = follows.get((name, game.seats[seat - 1]), 0) + 1
+            seats[name, seat] = seats.get((name, seat), 0) + 1
+    assert len(follows) == 12 and set(follows.values()) == {8}  # 24 games, 4 bots, 3 others
+    assert len(seats) == 16 and set(seats.values()) == {6}
+    assert schedule(config)[0].seats == ("a", "b", "c", "d")
+
+
 def test_duplicate_seed_depends_only_on_tournament_seed_and_group(tmp_path):
     config = load_config(write_config(tmp_path, IN_PROCESS))
     more_bots = replace(config, bots=config.bots + (replace(config.bots[0], name="d"),))

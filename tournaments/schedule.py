@@ -14,6 +14,7 @@ games, so a game's index is known before its round is paired.
 from __future__ import annotations
 
 import itertools
+import math
 from dataclasses import dataclass
 from functools import partial
 from typing import Callable, Collection, Iterator, Mapping
@@ -53,6 +54,22 @@ def rotations(seats: tuple[str, ...]) -> list[tuple[str, ...]]:
     return [seats[shift:] + seats[:shift] for shift in range(len(seats))]
 
 
+def cyclic_order(table: Table, round_number: int) -> Table:
+    """The table's seating order in a round: its first bot first, the others in the
+    round's permutation (one of (k-1)! in turn).
+
+    Rotations put each bot in each seat but keep who sits after whom, and in these
+    games the neighbours matter: a Flohcati player inherits the display the player
+    before it left, a Flea Circus saucer looks first at the next player's pile. With
+    one order, a bot seated after a strong one would be rated lower for it in every
+    game; over (k-1)! rounds every bot sits directly after every other equally often.
+    """
+    first, rest = table[0], table[1:]
+    orders = math.factorial(len(rest))
+    return (first, *next(itertools.islice(itertools.permutations(rest),
+                                          round_number % orders, None)))
+
+
 def round_by_round(config: TournamentConfig) -> bool:
     """Whether rounds are played one after another: a Swiss round is paired from the
     standings, and a tournament that may stop (``stop``, an SPRT) is checked at round
@@ -73,14 +90,15 @@ def fixed_groups(config: TournamentConfig, round_number: int) -> list[Group]:
     names = [bot.name for bot in config.bots]
     if config.format == "gauntlet":
         others = [name for name in names if name != config.challenger]
-        return [[(config.challenger, *rest)]
+        return [[cyclic_order((config.challenger, *rest), round_number)]
                 for rest in itertools.combinations(others, config.players - 1)]
     if config.format == "ab":
         return [ab_group(config, round_number * AB_DEALS_PER_ROUND + deal)
                 for deal in range(AB_DEALS_PER_ROUND)]
     if config.format == "swiss":
         raise ValueError("Swiss rounds are paired from the standings: see swiss_tables")
-    return [[table] for table in itertools.combinations(names, config.players)]
+    return [[cyclic_order(table, round_number)]
+            for table in itertools.combinations(names, config.players)]
 
 
 def ab_group(config: TournamentConfig, deal: int) -> Group:
