@@ -58,7 +58,7 @@ def search_player(known: argparse.Namespace, search: str, game: str):
         index, _ = SEARCHES[search](sampler, [action.code for action in actions], budget,
                                     random.Random(seed), policy, known.depth, known.spread,
                                     hint, known.bias, known.sweep, evaluate=evaluate,
-                                    halving=known.halving, opponents=known.opponents)
+                                    halving=known.halving)
         return index
     return choose
 

@@ -253,15 +253,13 @@ def playout(state: State, rng: random.Random, policy: Policy, depth: int,
 def pimc(sampler: Sampler, codes: list[str], budget: Budget, rng: random.Random,
          policy: Policy = random_policy, depth: int = 0, spread: float = 0.0,
          hint: int = -1, bias: float = 0.0, sweep: bool = True,
-         evaluate: Evaluation = points, halving: bool = False,
-         opponents: str = "policy") -> tuple[int, dict[str, Any]]:
+         evaluate: Evaluation = points, halving: bool = False) -> tuple[int, dict[str, Any]]:
     """The index into ``codes`` (the request's legal actions) with the best mean outcome.
 
     Each sample is dealt once per action from the same seed, so every action is
     judged on the same worlds; the budget counts playouts. ``hint``, ``bias``,
-    ``sweep``, ``halving`` and ``opponents`` are IS-MCTS's (PIMC always sweeps, weighs
-    every action alike and plays every later move by the policy), taken so both
-    searches are called alike.
+    ``sweep`` and ``halving`` are IS-MCTS's (PIMC always sweeps and weighs every
+    action alike), taken so both searches are called alike.
     """
     totals = [0.0] * len(codes)
     done, playouts, samples = budget.clock(), 0, 0
@@ -316,7 +314,7 @@ def ismcts(sampler: Sampler, codes: list[str], budget: Budget, rng: random.Rando
            policy: Policy = random_policy, depth: int = 0, spread: float = 0.0,
            hint: int = -1, bias: float = 0.0, sweep: bool = False,
            c: float = 0.7, evaluate: Evaluation = points,
-           halving: bool = False, opponents: str = "tree") -> tuple[int, dict[str, Any]]:
+           halving: bool = False) -> tuple[int, dict[str, Any]]:
     """The index into ``codes`` whose root child was visited most (with ``sweep``: scored best).
 
     ``hint``, an index into ``codes`` (-1: none), is the move a heuristic
@@ -330,25 +328,18 @@ def ismcts(sampler: Sampler, codes: list[str], budget: Budget, rng: random.Rando
     noisy as Flea Circus at four is most of it; the move with the best mean wins
     (the hinted one with ``bias / (deals + 1)`` added). ``halving`` spends the
     sweep's budget by sequential halving (:func:`_sweep`).
-
-    ``opponents``: ``tree``, every seat's moves are chosen by UCB in the tree
-    (single-observer IS-MCTS as published); ``policy``, only this seat's are, and
-    the other seats play the playout policy's move on their determinized hands.
     """
     if halving and budget.iterations <= 0:
         raise ValueError("halving splits an iteration budget: give iterations")
-    if opponents not in ("tree", "policy"):
-        raise ValueError(f"opponents are played by the tree or the policy, not {opponents!r}")
-    observer = sampler.seat if opponents == "policy" else -1
     root = Node(sampler.seat)
     if sweep:
         return _sweep(root, sampler, codes, budget, rng, policy, depth, spread, c, evaluate,
-                      hint, bias, halving, observer)
+                      hint, bias, halving)
     hinted = codes[hint] if hint >= 0 else None
     done, iterations = budget.clock(), 0
     while not done(iterations):
         _iterate(root, [], sampler.sample(rng), rng, policy, depth, spread, c, hinted, bias,
-                 evaluate, observer)
+                 evaluate)
         iterations += 1
     visits = [root.children[code].visits if code in root.children else 0 for code in codes]
     best = max(range(len(codes)), key=lambda i: visits[i])
@@ -362,7 +353,7 @@ def _halving_rounds(moves: int, halving: bool) -> int:
 
 def _sweep(root: Node, sampler: Sampler, codes: list[str], budget: Budget, rng: random.Random,
            policy: Policy, depth: int, spread: float, c: float, evaluate: Evaluation,
-           hint: int, bias: float, halving: bool, observer: int) -> tuple[int, dict[str, Any]]:
+           hint: int, bias: float, halving: bool) -> tuple[int, dict[str, Any]]:
     """IS-MCTS below a root that plays every move still in the running on each shared deal.
 
     With ``halving`` (sequential halving, Karnin, Koren and Somekh 2013) the
@@ -384,7 +375,7 @@ def _sweep(root: Node, sampler: Sampler, codes: list[str], budget: Budget, rng: 
                 state = sampler.sample(random.Random(seed))
                 state.apply(index)
                 _iterate(children[index], [children[index]], state, rng, policy, depth, spread,
-                         c, None, 0.0, evaluate, observer)
+                         c, None, 0.0, evaluate)
             iterations += len(alive)
             spent += len(alive)
         if round_number < rounds - 1:
@@ -411,25 +402,15 @@ def _better_half(alive: list[int], children: list[Node], hint: int) -> list[int]
 
 def _iterate(node: Node, path: list[Node], state: State, rng: random.Random, policy: Policy,
              depth: int, spread: float, c: float, hinted: str | None, bias: float,
-             evaluate: Evaluation = points, observer: int = -1) -> None:
+             evaluate: Evaluation = points) -> None:
     """One IS-MCTS iteration from ``node`` in ``state``: descend, expand, play out, back up.
 
     ``path`` holds the nodes already on the way (their statistics are backed
-    up too); ``hinted`` and ``bias`` apply at ``node`` only. With an
-    ``observer`` seat, only its moves are chosen by the tree: the other seats
-    play the policy's move, which reads their own (determinized) hands, where
-    a tree node keyed by moves alone would have them play as if blind.
+    up too); ``hinted`` and ``bias`` apply at ``node`` only.
     """
     top = node
     while not state.end_reason:  # is_terminal(), without a call a step
         actions = state.legal_actions()
-        if observer >= 0 and state.current_seat() != observer:
-            index = policy(state, actions, rng)
-            code = actions[index].code
-            child = node.children.get(code)
-            node = child if child is not None else node.children.setdefault(code, Node(-1))
-            state.apply(index, actions)
-            continue
         moves = [action.code for action in actions]
         untried = [i for i, code in enumerate(moves) if code not in node.children]
         if untried:
@@ -462,7 +443,7 @@ def _iterate(node: Node, path: list[Node], state: State, rng: random.Random, pol
 #: Budgets and playouts of the search bots unless their command line says otherwise.
 DEFAULTS: dict[str, Any] = {"iterations": 1000, "ms": 400.0, "policy": "random", "depth": 12,
                             "spread": 0.0, "bias": 0.0, "sweep": False, "value": "points",
-                            "halving": False, "opponents": "tree"}
+                            "halving": False}
 #: Each game's hand-written bot, whose move is IS-MCTS's root hint when ``bias`` is set.
 HINTS: dict[str, type[Bot]] = {"flea-circus": FleaGreedyBot, "flohcati": FlohcatiHeuristicBot,
                                "animal-circus": AnimalCircusHeuristicBot}
@@ -482,18 +463,17 @@ class SearchBot(Bot):
                  policy: str = DEFAULTS["policy"], depth: int = DEFAULTS["depth"],
                  spread: float = DEFAULTS["spread"], bias: float = DEFAULTS["bias"],
                  sweep: bool = DEFAULTS["sweep"], value: str = DEFAULTS["value"],
-                 halving: bool = DEFAULTS["halving"],
-                 opponents: str = DEFAULTS["opponents"]) -> None:
+                 halving: bool = DEFAULTS["halving"]) -> None:
         self.budget, self.policy, self.depth = Budget(iterations, ms), policy, depth
         self.spread, self.bias, self.sweep, self.value = spread, bias, sweep, value
-        self.halving, self.opponents = halving, opponents
+        self.halving = halving
         self.memory = Memory()
 
     @classmethod
     def from_options(cls, known: argparse.Namespace) -> SearchBot:
         """The bot an :func:`options` command line asks for."""
         return cls(known.iterations, known.ms, known.policy, known.depth, known.spread,
-                   known.bias, known.sweep, known.value, known.halving, known.opponents)
+                   known.bias, known.sweep, known.value, known.halving)
 
     def decide(self, request: Any) -> int:
         return self.choose(request, rng_for(request))
@@ -511,7 +491,7 @@ class SearchBot(Bot):
         index, _ = self.search(sampler, codes, self.budget, rng, policy_named(self.policy, game),
                                self.depth, self.spread, hint, self.bias, self.sweep,
                                evaluate=evaluation_named(self.value, game),
-                               halving=self.halving, opponents=self.opponents)
+                               halving=self.halving)
         return index
 
 
@@ -542,9 +522,6 @@ def options(description: str) -> argparse.ArgumentParser:
                         help="IS-MCTS with --sweep: spend the iterations by sequential halving, "
                              "dropping the worse half of the root moves each round (the "
                              "heuristic's move kept when --bias is set)")
-    parser.add_argument("--opponents", choices=("tree", "policy"), default=DEFAULTS["opponents"],
-                        help="IS-MCTS: the other seats' moves chosen by UCB in the tree, or "
-                             "by the playout policy on their sampled hands")
     return parser
 
 

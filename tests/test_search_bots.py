@@ -13,9 +13,7 @@ from bots.pimc import PimcBot
 from bots.search import (
     Budget,
     Memory,
-    Node,
     SearchBot,
-    _iterate,
     evaluation_named,
     ismcts,
     options,
@@ -180,32 +178,6 @@ def test_halving_drops_the_worse_half_each_round_and_keeps_the_hinted_move():
         ismcts(sampler, codes, Budget(ms=10), random.Random(0), sweep=True, halving=True)
 
 
-def test_opponents_played_by_the_policy_leave_only_the_seats_own_moves_to_the_tree():
-    """Nodes below an opponent's move are never scored: the tree chooses this seat's moves only."""
-    codes, sampler = steal_position()
-    index, info = ismcts(sampler, codes, Budget(iterations=200), random.Random(0),
-                         opponents="policy", policy=policy_named("heuristic", "flea-circus"))
-    assert codes[index] == "play:F", info
-    root = search_tree(sampler, codes, "policy")
-    replies = [reply for child in root.children.values() for reply in child.children.values()]
-    assert replies and all(reply.seat == -1 and reply.visits == 0 for reply in replies)
-    assert all(reply.seat == 1 and reply.visits > 0
-               for child in search_tree(sampler, codes, "tree").children.values()
-               for reply in child.children.values())
-    with pytest.raises(ValueError, match="tree or the policy"):
-        ismcts(sampler, codes, Budget(iterations=1), random.Random(0), opponents="nobody")
-
-
-def search_tree(sampler, codes, opponents):
-    """The root of 100 iterations of IS-MCTS from ``sampler``'s view, opponents played as said."""
-    root, rng = Node(sampler.seat), random.Random(0)
-    policy = policy_named("heuristic", "flea-circus")
-    for _ in range(100):
-        _iterate(root, [], sampler.sample(rng), rng, policy, 12, 0.0, 0.7, None, 0.0,
-                 observer=sampler.seat if opponents == "policy" else -1)
-    return root
-
-
 def test_halving_without_a_sweep_is_refused_on_the_command_line(capsys):
     with pytest.raises(SystemExit):
         run(IsmctsBot, "x", ["--halving", "--address", "unused"])
@@ -216,14 +188,12 @@ def test_the_search_options_reach_the_bot():
     known, rest = options("x").parse_known_args(
         ["--iterations", "7", "--ms", "0", "--policy", "heuristic", "--depth", "3",
          "--spread", "2.5", "--bias", "1", "--sweep", "--value", "heuristic", "--halving",
-         "--opponents", "policy", "--address", "a"])
+         "--address", "a"])
     bot = SearchBot.from_options(known)
     assert (bot.budget, bot.policy, bot.depth, bot.spread, bot.bias, bot.sweep, bot.value,
-            bot.halving, bot.opponents) == \
-        (Budget(7, 0.0), "heuristic", 3, 2.5, 1.0, True, "heuristic", True, "policy")
+            bot.halving) == (Budget(7, 0.0), "heuristic", 3, 2.5, 1.0, True, "heuristic", True)
     default = SearchBot.from_options(options("x").parse_known_args([])[0])
     assert default.sweep is False and default.value == "points" and default.halving is False
-    assert default.opponents == "tree"
     assert rest == ["--address", "a"]
 
 
