@@ -1,4 +1,4 @@
-"""Benchmark: a search bot's variant against the heuristic, in process: ``python -m bench.duel``.
+"""Benchmark: a search bot's variant against the game's heuristic, in process, ``python -m bench.duel``.
 
 A ladder (``bench.ladder``) plays real bots over gRPC and needs 80 games and
 more to tell two bots apart; trying search settings that way is slow. This
@@ -57,8 +57,7 @@ def search_player(known: argparse.Namespace, search: str, game: str):
         hint = heuristic(state, actions, random.Random(seed)) if known.bias > 0 else -1
         index, _ = SEARCHES[search](sampler, [action.code for action in actions], budget,
                                     random.Random(seed), policy, known.depth, known.spread,
-                                    hint, known.bias, known.sweep, evaluate=evaluate,
-                                    halving=known.halving)
+                                    hint, known.bias, known.sweep, evaluate=evaluate)
         return index
     return choose
 

@@ -212,7 +212,7 @@ EVALUATIONS: dict[str, Evaluation] = {"flohcati": flohcati_heuristic.engine_valu
 
 
 def evaluation_named(name: str, game: str) -> Evaluation:
-    """A cut playout's evaluation: ``points``, or ``heuristic`` (the game's own, if it has one)."""
+    """A cut playout's evaluation: ``points``, or ``heuristic`` (the game's own where there is one)."""
     return EVALUATIONS.get(game, points) if name == "heuristic" else points
 
 
@@ -253,13 +253,13 @@ def playout(state: State, rng: random.Random, policy: Policy, depth: int,
 def pimc(sampler: Sampler, codes: list[str], budget: Budget, rng: random.Random,
          policy: Policy = random_policy, depth: int = 0, spread: float = 0.0,
          hint: int = -1, bias: float = 0.0, sweep: bool = True,
-         evaluate: Evaluation = points, halving: bool = False) -> tuple[int, dict[str, Any]]:
+         evaluate: Evaluation = points) -> tuple[int, dict[str, Any]]:
     """The index into ``codes`` (the request's legal actions) with the best mean outcome.
 
     Each sample is dealt once per action from the same seed, so every action is
-    judged on the same worlds; the budget counts playouts. ``hint``, ``bias``,
-    ``sweep`` and ``halving`` are IS-MCTS's (PIMC always sweeps and weighs every
-    action alike), taken so both searches are called alike.
+    judged on the same worlds; the budget counts playouts. ``hint``, ``bias`` and
+    ``sweep`` are IS-MCTS's (PIMC always sweeps and weighs every action alike), taken so
+    both searches are called alike.
     """
     totals = [0.0] * len(codes)
     done, playouts, samples = budget.clock(), 0, 0
@@ -313,8 +313,7 @@ def _select(node: Node, codes: list[str], c: float, hinted: str | None = None,
 def ismcts(sampler: Sampler, codes: list[str], budget: Budget, rng: random.Random,
            policy: Policy = random_policy, depth: int = 0, spread: float = 0.0,
            hint: int = -1, bias: float = 0.0, sweep: bool = False,
-           c: float = 0.7, evaluate: Evaluation = points,
-           halving: bool = False) -> tuple[int, dict[str, Any]]:
+           c: float = 0.7, evaluate: Evaluation = points) -> tuple[int, dict[str, Any]]:
     """The index into ``codes`` whose root child was visited most (with ``sweep``: scored best).
 
     ``hint``, an index into ``codes`` (-1: none), is the move a heuristic
@@ -325,79 +324,32 @@ def ismcts(sampler: Sampler, codes: list[str], budget: Budget, rng: random.Rando
     once after every root move (the same deal for each, as PIMC does), and the
     tree below each move is IS-MCTS as usual. Comparing the moves on the same
     deals removes the deals' luck from their difference, which in a game as
-    noisy as Flea Circus at four is most of it; the move with the best mean wins
-    (the hinted one with ``bias / (deals + 1)`` added). ``halving`` spends the
-    sweep's budget by sequential halving (:func:`_sweep`).
+    noisy as Flea Circus at four is most of it; the move with the best mean wins.
     """
-    if halving and budget.iterations <= 0:
-        raise ValueError("halving splits an iteration budget: give iterations")
+    hinted = codes[hint] if hint >= 0 and not sweep else None
     root = Node(sampler.seat)
-    if sweep:
-        return _sweep(root, sampler, codes, budget, rng, policy, depth, spread, c, evaluate,
-                      hint, bias, halving)
-    hinted = codes[hint] if hint >= 0 else None
     done, iterations = budget.clock(), 0
     while not done(iterations):
-        _iterate(root, [], sampler.sample(rng), rng, policy, depth, spread, c, hinted, bias,
-                 evaluate)
-        iterations += 1
+        if not sweep:
+            _iterate(root, [], sampler.sample(rng), rng, policy, depth, spread, c, hinted, bias,
+                     evaluate)
+            iterations += 1
+            continue
+        seed = rng.getrandbits(64)
+        for index, code in enumerate(codes):
+            state = sampler.sample(random.Random(seed))
+            state.apply(index)
+            child = root.children.setdefault(code, Node(sampler.seat))
+            _iterate(child, [child], state, rng, policy, depth, spread, c, None, 0.0, evaluate)
+            iterations += 1
     visits = [root.children[code].visits if code in root.children else 0 for code in codes]
+    if sweep:
+        means = [root.children[code].total / max(root.children[code].visits, 1)
+                 for code in codes]
+        return max(range(len(codes)), key=lambda i: means[i]), \
+            {"iterations": iterations, "visits": visits, "means": means}
     best = max(range(len(codes)), key=lambda i: visits[i])
     return best, {"iterations": iterations, "visits": visits}
-
-
-def _halving_rounds(moves: int, halving: bool) -> int:
-    """How many rounds a sweep over ``moves`` root moves takes: one, or log2 of them halving."""
-    return max(1, math.ceil(math.log2(moves))) if halving and moves > 1 else 1
-
-
-def _sweep(root: Node, sampler: Sampler, codes: list[str], budget: Budget, rng: random.Random,
-           policy: Policy, depth: int, spread: float, c: float, evaluate: Evaluation,
-           hint: int, bias: float, halving: bool) -> tuple[int, dict[str, Any]]:
-    """IS-MCTS below a root that plays every move still in the running on each shared deal.
-
-    With ``halving`` (sequential halving, Karnin, Koren and Somekh 2013) the
-    iteration budget is cut into log2(moves) rounds of equal iterations; after
-    each, the worse half of the moves is dropped (never the hinted one), so the
-    moves that are close get most of the deals. Moves still in the running have
-    all been played on the same deals, so their means stay a paired comparison.
-    """
-    done, iterations = budget.clock(), 0
-    alive = list(range(len(codes)))
-    children = [root.children.setdefault(code, Node(sampler.seat)) for code in codes]
-    rounds = _halving_rounds(len(codes), halving)
-    for round_number in range(rounds):
-        quota = (budget.iterations - iterations) // (rounds - round_number) if halving else 0
-        spent = 0
-        while not done(iterations) and (not halving or spent < max(quota, len(alive))):
-            seed = rng.getrandbits(64)
-            for index in alive:
-                state = sampler.sample(random.Random(seed))
-                state.apply(index)
-                _iterate(children[index], [children[index]], state, rng, policy, depth, spread,
-                         c, None, 0.0, evaluate)
-            iterations += len(alive)
-            spent += len(alive)
-        if round_number < rounds - 1:
-            alive = _better_half(alive, children, hint)
-    means = [child.total / max(child.visits, 1) for child in children]
-    scores = {index: means[index] + (bias / (children[index].visits + 1) if index == hint else 0.0)
-              for index in alive}
-    best = max(alive, key=lambda index: scores[index])
-    return best, {"iterations": iterations, "visits": [child.visits for child in children],
-                  "means": means, "alive": alive}
-
-
-def _better_half(alive: list[int], children: list[Node], hint: int) -> list[int]:
-    """The better half of the moves by mean (rounded up); the hinted move is kept whatever its
-    mean."""
-    def mean(index: int) -> float:
-        return children[index].total / max(children[index].visits, 1)
-    ranked = sorted(alive, key=mean, reverse=True)
-    kept = ranked[:math.ceil(len(alive) / 2)]
-    if hint in alive and hint not in kept:
-        kept[-1] = hint
-    return kept
 
 
 def _iterate(node: Node, path: list[Node], state: State, rng: random.Random, policy: Policy,
@@ -442,8 +394,7 @@ def _iterate(node: Node, path: list[Node], state: State, rng: random.Random, pol
 # -- search bots ---------------------------------------------------------------------------------
 #: Budgets and playouts of the search bots unless their command line says otherwise.
 DEFAULTS: dict[str, Any] = {"iterations": 1000, "ms": 400.0, "policy": "random", "depth": 12,
-                            "spread": 0.0, "bias": 0.0, "sweep": False, "value": "points",
-                            "halving": False}
+                            "spread": 0.0, "bias": 0.0, "sweep": False, "value": "points"}
 #: Each game's hand-written bot, whose move is IS-MCTS's root hint when ``bias`` is set.
 HINTS: dict[str, type[Bot]] = {"flea-circus": FleaGreedyBot, "flohcati": FlohcatiHeuristicBot,
                                "animal-circus": AnimalCircusHeuristicBot}
@@ -462,18 +413,16 @@ class SearchBot(Bot):
     def __init__(self, iterations: int = DEFAULTS["iterations"], ms: float = DEFAULTS["ms"],
                  policy: str = DEFAULTS["policy"], depth: int = DEFAULTS["depth"],
                  spread: float = DEFAULTS["spread"], bias: float = DEFAULTS["bias"],
-                 sweep: bool = DEFAULTS["sweep"], value: str = DEFAULTS["value"],
-                 halving: bool = DEFAULTS["halving"]) -> None:
+                 sweep: bool = DEFAULTS["sweep"], value: str = DEFAULTS["value"]) -> None:
         self.budget, self.policy, self.depth = Budget(iterations, ms), policy, depth
         self.spread, self.bias, self.sweep, self.value = spread, bias, sweep, value
-        self.halving = halving
         self.memory = Memory()
 
     @classmethod
     def from_options(cls, known: argparse.Namespace) -> SearchBot:
         """The bot an :func:`options` command line asks for."""
         return cls(known.iterations, known.ms, known.policy, known.depth, known.spread,
-                   known.bias, known.sweep, known.value, known.halving)
+                   known.bias, known.sweep, known.value)
 
     def decide(self, request: Any) -> int:
         return self.choose(request, rng_for(request))
@@ -490,8 +439,7 @@ class SearchBot(Bot):
         hint = HINTS[game]().decide(request) if self.bias > 0 else -1
         index, _ = self.search(sampler, codes, self.budget, rng, policy_named(self.policy, game),
                                self.depth, self.spread, hint, self.bias, self.sweep,
-                               evaluate=evaluation_named(self.value, game),
-                               halving=self.halving)
+                               evaluate=evaluation_named(self.value, game))
         return index
 
 
@@ -518,17 +466,10 @@ def options(description: str) -> argparse.ArgumentParser:
                         help="what a cut playout's position is worth to each seat: its points, "
                              "or the game's heuristic valuation where it has one (Flohcati: "
                              "points plus pairs, trios and the Gala's way in hand)")
-    parser.add_argument("--halving", action="store_true",
-                        help="IS-MCTS with --sweep: spend the iterations by sequential halving, "
-                             "dropping the worse half of the root moves each round (the "
-                             "heuristic's move kept when --bias is set)")
     return parser
 
 
 def run(bot_class: type[SearchBot], description: str, argv: list[str] | None = None) -> None:
     """Parse the search options, then serve the bot (``serve()`` takes the rest)."""
-    parser = options(description)
-    known, rest = parser.parse_known_args(argv)
-    if known.halving and not (known.sweep and known.iterations > 0):
-        parser.error("--halving needs --sweep and an iteration budget (--iterations)")
+    known, rest = options(description).parse_known_args(argv)
     serve(bot_class.from_options(known), rest)

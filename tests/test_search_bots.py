@@ -21,7 +21,6 @@ from bots.search import (
     points,
     policy_named,
     rank_shares,
-    run,
     soft_rank_shares,
 )
 from circus.v1 import bot_pb2
@@ -159,41 +158,15 @@ def test_a_sweeping_root_plays_every_move_on_the_same_deals_and_picks_the_best_m
     assert codes[index] == "play:F" and info["means"][index] == max(info["means"]), info
 
 
-def test_halving_drops_the_worse_half_each_round_and_keeps_the_hinted_move():
-    """Sequential halving: fewer moves each round, survivors on the same deals, budget kept."""
-    codes, sampler = steal_position()
-    hint = codes.index("play:A")  # a poor move, kept in the running by the hint alone
-    index, info = ismcts(sampler, codes, Budget(iterations=300), random.Random(0), sweep=True,
-                         halving=True, hint=hint)
-    assert len(codes) == 5 and len(info["alive"]) == 2 and hint in info["alive"], info
-    assert info["iterations"] <= 300
-    survivors = {info["visits"][alive] for alive in info["alive"]}
-    assert len(survivors) == 1 and survivors.pop() == max(info["visits"])  # paired to the end
-    assert sorted(info["visits"])[0] < max(info["visits"])  # the dropped moves stopped early
-    assert codes[index] == "play:F", info
-    index, _ = ismcts(sampler, codes, Budget(iterations=300), random.Random(0), sweep=True,
-                      halving=True, hint=hint, bias=1000.0)
-    assert index == hint  # a prior the playouts cannot outweigh keeps the hinted move
-    with pytest.raises(ValueError, match="iteration budget"):
-        ismcts(sampler, codes, Budget(ms=10), random.Random(0), sweep=True, halving=True)
-
-
-def test_halving_without_a_sweep_is_refused_on_the_command_line(capsys):
-    with pytest.raises(SystemExit):
-        run(IsmctsBot, "x", ["--halving", "--address", "unused"])
-    assert "--halving needs --sweep" in capsys.readouterr().err
-
-
 def test_the_search_options_reach_the_bot():
     known, rest = options("x").parse_known_args(
         ["--iterations", "7", "--ms", "0", "--policy", "heuristic", "--depth", "3",
-         "--spread", "2.5", "--bias", "1", "--sweep", "--value", "heuristic", "--halving",
-         "--address", "a"])
+         "--spread", "2.5", "--bias", "1", "--sweep", "--value", "heuristic", "--address", "a"])
     bot = SearchBot.from_options(known)
-    assert (bot.budget, bot.policy, bot.depth, bot.spread, bot.bias, bot.sweep, bot.value,
-            bot.halving) == (Budget(7, 0.0), "heuristic", 3, 2.5, 1.0, True, "heuristic", True)
+    assert (bot.budget, bot.policy, bot.depth, bot.spread, bot.bias, bot.sweep, bot.value) == \
+        (Budget(7, 0.0), "heuristic", 3, 2.5, 1.0, True, "heuristic")
     default = SearchBot.from_options(options("x").parse_known_args([])[0])
-    assert default.sweep is False and default.value == "points" and default.halving is False
+    assert default.sweep is False and default.value == "points"
     assert rest == ["--address", "a"]
 
 
