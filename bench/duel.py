@@ -1,10 +1,13 @@
-"""Benchmark: a search bot's variant against the game's heuristic, in process, ``python -m bench.duel``.
+"""Benchmark: a search bot's variant against the heuristic, in process: ``python -m bench.duel``.
 
 A ladder (``bench.ladder``) plays real bots over gRPC and needs 80 games and
 more to tell two bots apart; trying search settings that way is slow. This
 plays the engine directly: each deal is played once per rotation of the
 lineup (default: the search bot, the heuristic twice, random; 4 players), so
-every seat sees every deal, and the search bot decides as ``SearchBot`` does
+every seat sees every deal, and the lineup's order changes from deal to deal as
+a tournament's does from round to round (``tournaments.schedule.cyclic_order``:
+with one order the search bot would always move just before the same bot, which
+in Flohcati decides much of a game). The search bot decides as ``SearchBot`` does
 (its view's sampler, the heuristic's move as the hint) from the options given
 after ``--`` (``bots.search.options``). Each game's rank shares (1 first, 0
 last, ties split) go to ``--out`` as JSON lines as they end; the summary gives
@@ -39,6 +42,7 @@ from bots.search import (
 from referee.games import get_game
 from referee.games.determinize import sampler_for
 from referee.seeds import derive_seed
+from tournaments.schedule import cyclic_order, rotations
 
 SEARCHES = {"ismcts": ismcts, "pimc": pimc}
 
@@ -128,8 +132,8 @@ def main(argv: list[str] | None = None) -> None:
     with args.out.open("a") as out:
         for deal in range(args.first_deal, args.first_deal + args.deals):
             seed = derive_seed(args.seed, args.game, args.variant, deal)
-            for turn in range(len(lineup)):
-                seating = lineup[turn:] + lineup[:turn]
+            for seating in rotations(cyclic_order(tuple(lineup), deal)):
+                seating = list(seating)
                 row = {"deal": deal, "lineup": seating, "options": search_options,
                        "shares": play(args.game, args.variant, seed, seating, chooser)}
                 out.write(json.dumps(row) + "\n")

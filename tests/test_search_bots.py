@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 from typing import Callable
 
@@ -240,9 +241,14 @@ def test_the_duel_bench_plays_every_rotation_of_each_deal_and_replays_exactly(tm
     from bench.duel import main as duel
 
     for name in ("a", "b"):
-        duel(["--lineup", "search,heuristic", "--deals", "1", "--out", str(tmp_path / name),
-              "--", "--iterations", "3", "--policy", "heuristic", "--value", "heuristic"])
+        duel(["--lineup", "search,heuristic,random", "--deals", "2", "--out",
+              str(tmp_path / name), "--", "--iterations", "3", "--policy", "heuristic",
+              "--value", "heuristic"])
     rows = (tmp_path / "a").read_text().splitlines()
-    assert len(rows) == 2 and rows == (tmp_path / "b").read_text().splitlines()
+    assert len(rows) == 6 and rows == (tmp_path / "b").read_text().splitlines()
     out = capsys.readouterr().out
-    assert "2 games, 1 deals" in out and "search    rank share" in out
+    assert "6 games, 2 deals" in out and "search    rank share" in out
+    # Each deal in every rotation; the next deal with the other order (who moves after whom).
+    seatings = [json.loads(row)["lineup"] for row in rows]
+    after_search = [seating[(seating.index("search") + 1) % 3] for seating in seatings]
+    assert after_search == ["heuristic"] * 3 + ["random"] * 3
