@@ -44,7 +44,7 @@ def test_bots_of_known_strength_are_ranked_in_order(tmp_path, record_property, c
     record_property("known_strength", report)
     with capsys.disabled():
         print("\n" + report)
-    assert sum(taus) / len(taus) >= 0.9, report
+    assert round(sum(taus) / len(taus), 9) >= 0.9, report  # 0.9 as floats sum it: 0.8999...
     # The LOS points the right way: on average well above a coin flip.
     assert sum(adjacent) / len(adjacent) > 0.7, report
 
