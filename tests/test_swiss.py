@@ -97,6 +97,9 @@ def test_swiss_tables_follow_the_standings_and_the_seed(tmp_path):
     tables, resting = swiss_tables(config, "", ratings, {})
     best = sorted(ratings, key=lambda bot: -ratings[bot])
     assert tables == [tuple(best[:3]), tuple(best[3:])] and resting == []
+    # A later round seats the same tables in its own order: who sits after whom changes.
+    later, _ = swiss_tables(config, "", ratings, {}, round_number=1)
+    assert later == [(best[0], best[2], best[1]), (best[3], best[5], best[4])]
     # The first round (no ratings) is seeded: the tournament's seed decides it.
     first = swiss_tables(config, "", {}, {})[0]
     assert first == swiss_tables(config, "", {}, {})[0]

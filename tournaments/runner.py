@@ -573,7 +573,7 @@ class TournamentRunner:
                            partial(fixed_groups, self.config))
         assert not live.order, "a Swiss round waits for the rounds before"
         tables, byes = swiss_tables(self.config, self.secret, live.conservative(), self.byes,
-                                    self.met)
+                                    self.met, block.start)
         for name in byes:
             self.byes[name] = self.byes.get(name, 0) + 1
         self.met |= {frozenset(table) for table in tables}

@@ -113,8 +113,8 @@ def ab_group(config: TournamentConfig, deal: int) -> Group:
 
 
 def swiss_tables(config: TournamentConfig, secret: str, conservative: Mapping[str, float],
-                 byes: Mapping[str, int], met: Collection[frozenset[str]] = frozenset()
-                 ) -> tuple[list[Table], list[str]]:
+                 byes: Mapping[str, int], met: Collection[frozenset[str]] = frozenset(),
+                 round_number: int = 0) -> tuple[list[Table], list[str]]:
     """One Swiss round: tables of bots of similar conservative rating, and the byes.
 
     The field is ordered by conservative rating (mu − 3σ) after the rounds played,
@@ -124,7 +124,9 @@ def swiss_tables(config: TournamentConfig, secret: str, conservative: Mapping[st
     byes rotate: after r rounds no bot has more than one bye more than another. The
     others sit in standings order, ``players`` to a table; a table that already
     played (in ``met``) swaps its lowest bot with the next table's highest, so the
-    same bots do not meet again while a near neighbour in the standings is free.
+    same bots do not meet again while a near neighbour in the standings is free. Each
+    table is seated in the round's :func:`cyclic_order` (the standings would otherwise
+    put every bot just after the one ranked above it).
     """
     base = _base(config, secret)
     order = sorted((bot.name for bot in config.bots),
@@ -139,7 +141,8 @@ def swiss_tables(config: TournamentConfig, secret: str, conservative: Mapping[st
     for number in range(len(tables) - 1):
         if frozenset(tables[number]) in met:
             tables[number][-1], tables[number + 1][0] = tables[number + 1][0], tables[number][-1]
-    return [tuple(table) for table in tables], sorted(resting, key=place.__getitem__)
+    return ([cyclic_order(tuple(table), round_number) for table in tables],
+            sorted(resting, key=place.__getitem__))
 
 
 #: The most games :func:`arrange` makes at once.
