@@ -95,8 +95,14 @@ def games_and_board(folder: Path, db: str):
     return [{key: game[key] for key in keys} for game in games], rows
 
 
+def default_sigint() -> None:
+    """Ctrl-C as a shell's foreground job gets it: a child inherits an ignored SIGINT, and
+    the test worker's may be ignored (another test in the same process can leave it so)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def interrupt_midway(folder: Path, db: str, signum: int) -> subprocess.Popen:
-    run = cli_run(folder, db)
+    run = cli_run(folder, db, preexec_fn=default_sigint)
     deadline = time.monotonic() + 60
     while stored_count(folder / db) < 15 and time.monotonic() < deadline:
         assert run.poll() is None, run.stderr.read()
