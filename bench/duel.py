@@ -61,7 +61,8 @@ def search_player(known: argparse.Namespace, search: str, game: str):
         hint = heuristic(state, actions, random.Random(seed)) if known.bias > 0 else -1
         index, _ = SEARCHES[search](sampler, [action.code for action in actions], budget,
                                     random.Random(seed), policy, known.depth, known.spread,
-                                    hint, known.bias, known.sweep, evaluate=evaluate)
+                                    hint, known.bias, known.sweep, evaluate=evaluate,
+                                    widen=known.widen, guide=known.guide)
         return index
     return choose
 

@@ -44,7 +44,8 @@ def ladder_file(ladder: str) -> Path:
     return FOLDER / f"baselines-{ladder}.yaml" if ladder in LADDERS else Path(ladder)
 
 
-def ladder_config(ladder: str, rounds: int | None, concurrency: int) -> dict[str, Any]:
+def ladder_config(ladder: str, rounds: int | None, concurrency: int,
+                  players: int | None = None) -> dict[str, Any]:
     data = yaml.safe_load(ladder_file(ladder).read_text())
     for bot in data["bots"]:
         bot["command"] = uncapped(bot["command"])
@@ -53,6 +54,9 @@ def ladder_config(ladder: str, rounds: int | None, concurrency: int) -> dict[str
     data["concurrency"] = concurrency
     if rounds:
         data["rounds"] = rounds
+    if players:
+        data["players"] = players
+        data["name"] = f"{data['name']}-{players}p"
     return data
 
 
@@ -60,11 +64,14 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("ladder", help=f"one of {', '.join(LADDERS)}, or a config's path")
     parser.add_argument("--rounds", type=int, default=None, help="instead of the file's")
+    parser.add_argument("--players", type=int, default=None,
+                        help="seats per table instead of the file's (the tournament's name "
+                             "says so: a store may hold both)")
     parser.add_argument("--concurrency", type=int, default=2)
     parser.add_argument("--db", type=Path, default=Path("runs/ladders.sqlite"))
     args = parser.parse_args(argv)
     args.db.parent.mkdir(parents=True, exist_ok=True)
-    config = parse_config(ladder_config(args.ladder, args.rounds, args.concurrency),
+    config = parse_config(ladder_config(args.ladder, args.rounds, args.concurrency, args.players),
                           folder=FOLDER)
     store = Store(args.db)
     try:

@@ -253,13 +253,14 @@ def playout(state: State, rng: random.Random, policy: Policy, depth: int,
 def pimc(sampler: Sampler, codes: list[str], budget: Budget, rng: random.Random,
          policy: Policy = random_policy, depth: int = 0, spread: float = 0.0,
          hint: int = -1, bias: float = 0.0, sweep: bool = True,
-         evaluate: Evaluation = points) -> tuple[int, dict[str, Any]]:
+         evaluate: Evaluation = points, widen: float = 0.0,
+         guide: float = 0.0) -> tuple[int, dict[str, Any]]:
     """The index into ``codes`` (the request's legal actions) with the best mean outcome.
 
     Each sample is dealt once per action from the same seed, so every action is
-    judged on the same worlds; the budget counts playouts. ``hint``, ``bias`` and
-    ``sweep`` are IS-MCTS's (PIMC always sweeps and weighs every action alike), taken so
-    both searches are called alike.
+    judged on the same worlds; the budget counts playouts. ``hint``, ``bias``,
+    ``sweep``, ``widen`` and ``guide`` are IS-MCTS's (PIMC always sweeps, weighs every action alike
+    and has no tree), taken so both searches are called alike.
     """
     totals = [0.0] * len(codes)
     done, playouts, samples = budget.clock(), 0, 0
@@ -313,7 +314,8 @@ def _select(node: Node, codes: list[str], c: float, hinted: str | None = None,
 def ismcts(sampler: Sampler, codes: list[str], budget: Budget, rng: random.Random,
            policy: Policy = random_policy, depth: int = 0, spread: float = 0.0,
            hint: int = -1, bias: float = 0.0, sweep: bool = False,
-           c: float = 0.7, evaluate: Evaluation = points) -> tuple[int, dict[str, Any]]:
+           c: float = 0.7, evaluate: Evaluation = points,
+           widen: float = 0.0, guide: float = 0.0) -> tuple[int, dict[str, Any]]:
     """The index into ``codes`` whose root child was visited most (with ``sweep``: scored best).
 
     ``hint``, an index into ``codes`` (-1: none), is the move a heuristic
@@ -325,14 +327,27 @@ def ismcts(sampler: Sampler, codes: list[str], budget: Budget, rng: random.Rando
     tree below each move is IS-MCTS as usual. Comparing the moves on the same
     deals removes the deals' luck from their difference, which in a game as
     noisy as Flea Circus at four is most of it; the move with the best mean wins.
+
+    ``widen`` > 0 is progressive widening (Coulom 2007; Chaslot et al. 2008): a
+    node visited ``n`` times has at most ``1 + widen * sqrt(n)`` children, the
+    playout policy's move first. Without it a node tries every move once before
+    it repeats any, so a tree of a few visits a node plays its moves nearly at
+    random where the playouts would have played the policy; with it, a thinly
+    visited tree plays the policy, and leaves it where the visits say so.
+
+    ``guide`` > 0 is progressive bias at every node (but a hinted root) towards the
+    playout policy's move *in the iteration's determinization*: a node is keyed
+    by action codes, shared by every deal, so without it a seat in the tree plays
+    one code for all the hands it might hold (single-observer IS-MCTS's known
+    weakness), where a playout plays the policy on the hand it holds.
     """
     hinted = codes[hint] if hint >= 0 and not sweep else None
     root = Node(sampler.seat)
     done, iterations = budget.clock(), 0
     while not done(iterations):
         if not sweep:
-            _iterate(root, [], sampler.sample(rng), rng, policy, depth, spread, c, hinted, bias,
-                     evaluate)
+            _iterate(root, [root], sampler.sample(rng), rng, policy, depth, spread, c, hinted,
+                     bias, evaluate, widen, guide)
             iterations += 1
             continue
         seed = rng.getrandbits(64)
@@ -340,7 +355,8 @@ def ismcts(sampler: Sampler, codes: list[str], budget: Budget, rng: random.Rando
             state = sampler.sample(random.Random(seed))
             state.apply(index)
             child = root.children.setdefault(code, Node(sampler.seat))
-            _iterate(child, [child], state, rng, policy, depth, spread, c, None, 0.0, evaluate)
+            _iterate(child, [child], state, rng, policy, depth, spread, c, None, 0.0, evaluate,
+                     widen, guide)
             iterations += 1
     visits = [root.children[code].visits if code in root.children else 0 for code in codes]
     if sweep:
@@ -354,22 +370,28 @@ def ismcts(sampler: Sampler, codes: list[str], budget: Budget, rng: random.Rando
 
 def _iterate(node: Node, path: list[Node], state: State, rng: random.Random, policy: Policy,
              depth: int, spread: float, c: float, hinted: str | None, bias: float,
-             evaluate: Evaluation = points) -> None:
+             evaluate: Evaluation = points, widen: float = 0.0, guide: float = 0.0) -> None:
     """One IS-MCTS iteration from ``node`` in ``state``: descend, expand, play out, back up.
 
     ``path`` holds the nodes already on the way (their statistics are backed
-    up too); ``hinted`` and ``bias`` apply at ``node`` only.
+    up too); ``hinted`` and ``bias`` apply at ``node`` only, ``guide`` wherever
+    they do not, ``widen`` everywhere (see :func:`ismcts`).
     """
     top = node
     while not state.end_reason:  # is_terminal(), without a call a step
         actions = state.legal_actions()
         moves = [action.code for action in actions]
         untried = [i for i, code in enumerate(moves) if code not in node.children]
-        if untried:
+        # The playout policy's move in this determinization: the prior but at a hinted root.
+        hinted_here = node is top and hinted is not None
+        guess = moves[policy(state, actions, rng)] if guide > 0 and not hinted_here else None
+        if untried and (widen <= 0 or len(untried) == len(moves)
+                        or (guess is not None and guess not in node.children)
+                        or len(node.children) < 1 + widen * math.sqrt(node.visits)):
             # The playout policy's move first: at small budgets most nodes are
             # visited once or twice, and the policy's guess beats a random one.
-            index = policy(state, actions, rng)
-            if node is top and hinted is not None and hinted not in node.children:
+            index = moves.index(guess) if guess is not None else policy(state, actions, rng)
+            if hinted_here and hinted not in node.children:
                 index = moves.index(hinted)
             if moves[index] in node.children:
                 index = untried[rng.randrange(len(untried))]
@@ -381,7 +403,10 @@ def _iterate(node: Node, path: list[Node], state: State, rng: random.Random, pol
             state.apply(index, actions)
             path.append(child)
             break
-        index = _select(node, moves, c, hinted if node is top else None, bias)
+        tried = [i for i, code in enumerate(moves) if code in node.children] if untried \
+            else range(len(moves))
+        prior, weight = (hinted, bias) if hinted_here else (guess, guide)
+        index = tried[_select(node, [moves[i] for i in tried], c, prior, weight)]
         node = node.children[moves[index]]
         state.apply(index, actions)
         path.append(node)
@@ -394,7 +419,8 @@ def _iterate(node: Node, path: list[Node], state: State, rng: random.Random, pol
 # -- search bots ---------------------------------------------------------------------------------
 #: Budgets and playouts of the search bots unless their command line says otherwise.
 DEFAULTS: dict[str, Any] = {"iterations": 1000, "ms": 400.0, "policy": "random", "depth": 12,
-                            "spread": 0.0, "bias": 0.0, "sweep": False, "value": "points"}
+                            "spread": 0.0, "bias": 0.0, "sweep": False, "value": "points",
+                            "widen": 0.0, "guide": 0.0}
 #: Each game's hand-written bot, whose move is IS-MCTS's root hint when ``bias`` is set.
 HINTS: dict[str, type[Bot]] = {"flea-circus": FleaGreedyBot, "flohcati": FlohcatiHeuristicBot,
                                "animal-circus": AnimalCircusHeuristicBot}
@@ -413,16 +439,19 @@ class SearchBot(Bot):
     def __init__(self, iterations: int = DEFAULTS["iterations"], ms: float = DEFAULTS["ms"],
                  policy: str = DEFAULTS["policy"], depth: int = DEFAULTS["depth"],
                  spread: float = DEFAULTS["spread"], bias: float = DEFAULTS["bias"],
-                 sweep: bool = DEFAULTS["sweep"], value: str = DEFAULTS["value"]) -> None:
+                 sweep: bool = DEFAULTS["sweep"], value: str = DEFAULTS["value"],
+                 widen: float = DEFAULTS["widen"], guide: float = DEFAULTS["guide"]) -> None:
         self.budget, self.policy, self.depth = Budget(iterations, ms), policy, depth
         self.spread, self.bias, self.sweep, self.value = spread, bias, sweep, value
+        self.widen, self.guide = widen, guide
         self.memory = Memory()
 
     @classmethod
     def from_options(cls, known: argparse.Namespace) -> SearchBot:
         """The bot an :func:`options` command line asks for."""
         return cls(known.iterations, known.ms, known.policy, known.depth, known.spread,
-                   known.bias, known.sweep, known.value)
+                   known.bias, known.sweep, known.value, known.widen,
+                   known.guide)
 
     def decide(self, request: Any) -> int:
         return self.choose(request, rng_for(request))
@@ -439,7 +468,8 @@ class SearchBot(Bot):
         hint = HINTS[game]().decide(request) if self.bias > 0 else -1
         index, _ = self.search(sampler, codes, self.budget, rng, policy_named(self.policy, game),
                                self.depth, self.spread, hint, self.bias, self.sweep,
-                               evaluate=evaluation_named(self.value, game))
+                               evaluate=evaluation_named(self.value, game), widen=self.widen,
+                               guide=self.guide)
         return index
 
 
@@ -466,6 +496,14 @@ def options(description: str) -> argparse.ArgumentParser:
                         help="what a cut playout's position is worth to each seat: its points, "
                              "or the game's heuristic valuation where it has one (Flohcati: "
                              "points plus pairs, trios and the Gala's way in hand)")
+    parser.add_argument("--widen", type=float, default=DEFAULTS["widen"],
+                        help="IS-MCTS: progressive widening, a node visited n times has at "
+                             "most 1 + W*sqrt(n) children, the playout policy's move first; "
+                             "0: every move tried once before any is repeated")
+    parser.add_argument("--guide", type=float, default=DEFAULTS["guide"],
+                        help="IS-MCTS: progressive bias at every node (but a root hinted by "
+                             "--bias) towards the playout policy's move on the iteration's "
+                             "sampled deal; 0: none")
     return parser
 
 

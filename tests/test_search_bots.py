@@ -14,7 +14,9 @@ from bots.pimc import PimcBot
 from bots.search import (
     Budget,
     Memory,
+    Node,
     SearchBot,
+    _iterate,
     evaluation_named,
     ismcts,
     options,
@@ -28,6 +30,7 @@ from circus.v1 import bot_pb2
 from cli.main import main
 from referee import wire
 from referee.games import get_game
+from referee.games.base import Action
 from referee.games.determinize import sampler_for
 
 GAMES = [("flea-circus", "standard"), ("flohcati", "en"), ("flohcati", "es"),
@@ -159,15 +162,68 @@ def test_a_sweeping_root_plays_every_move_on_the_same_deals_and_picks_the_best_m
     assert codes[index] == "play:F" and info["means"][index] == max(info["means"]), info
 
 
+def test_progressive_widening_opens_a_node_s_moves_as_its_visits_grow_the_policy_s_first():
+    codes, sampler = steal_position()
+    greedy = policy_named("heuristic", "flea-circus")
+    _, wide = ismcts(sampler, codes, Budget(iterations=16), random.Random(0), greedy)
+    _, narrow = ismcts(sampler, codes, Budget(iterations=16), random.Random(0), greedy,
+                       widen=0.5)
+    assert all(visits > 0 for visits in wide["visits"])  # every move tried at once
+    # 16 visits allow 1 + 0.5 * sqrt(n) children: the third opens at the sixth visit.
+    assert sum(visits > 0 for visits in narrow["visits"]) == 3, narrow
+    assert codes[narrow["visits"].index(max(narrow["visits"]))] == "play:F", narrow
+
+
+class HandGame:
+    """A toy game for the tree: seat 0 passes, then seat 1 wins by naming its own hidden card."""
+
+    def __init__(self, hand: str) -> None:
+        self.hand, self.step, self.end_reason, self.named = hand, 0, "", ""
+
+    def legal_actions(self) -> list[Action]:
+        return [Action("go", "go")] if self.step == 0 else [Action("a", "a"), Action("b", "b")]
+
+    def current_seat(self) -> int:
+        return self.step
+
+    def apply(self, index: int, actions: list[Action] | None = None) -> None:
+        if self.step == 1:
+            self.named, self.end_reason = self.legal_actions()[index].code, "named"
+        self.step += 1
+
+    def scores(self) -> list[int]:
+        return [0, 1] if self.named == self.hand else [1, 0]
+
+
+def names_its_hand(state, actions, rng) -> int:
+    return [action.code for action in actions].index(state.hand) if state.step == 1 else 0
+
+
+@pytest.mark.parametrize("guide, always_right", [(100.0, True), (0.0, False)])
+def test_a_guided_tree_plays_the_policy_on_each_deal_s_own_hand(guide, always_right):
+    """Nodes are shared by every deal: unguided, seat 1 names one card for both hands it may hold."""
+    root, rng = Node(0), random.Random(0)
+    for _ in range(200):
+        _iterate(root, [root], HandGame(rng.choice("ab")), rng, names_its_hand, 0, 0.0, 0.7,
+                 None, 0.0, guide=guide)
+    named = root.children["go"].children  # seat 1's moves, their statistics seat 1's
+    visits, wins = sum(n.visits for n in named.values()), sum(n.total for n in named.values())
+    assert visits == 199  # the first iteration expanded "go" and played out from there
+    assert (wins == visits) is always_right, (wins, visits)
+
+
 def test_the_search_options_reach_the_bot():
     known, rest = options("x").parse_known_args(
         ["--iterations", "7", "--ms", "0", "--policy", "heuristic", "--depth", "3",
-         "--spread", "2.5", "--bias", "1", "--sweep", "--value", "heuristic", "--address", "a"])
+         "--spread", "2.5", "--bias", "1", "--sweep", "--value", "heuristic", "--widen", "0.5",
+         "--guide", "2", "--address", "a"])
     bot = SearchBot.from_options(known)
-    assert (bot.budget, bot.policy, bot.depth, bot.spread, bot.bias, bot.sweep, bot.value) == \
-        (Budget(7, 0.0), "heuristic", 3, 2.5, 1.0, True, "heuristic")
+    assert (bot.budget, bot.policy, bot.depth, bot.spread, bot.bias, bot.sweep, bot.value,
+            bot.widen, bot.guide) == \
+        (Budget(7, 0.0), "heuristic", 3, 2.5, 1.0, True, "heuristic", 0.5, 2.0)
     default = SearchBot.from_options(options("x").parse_known_args([])[0])
-    assert default.sweep is False and default.value == "points"
+    assert default.sweep is False and default.value == "points" and default.widen == 0 \
+        and default.guide == 0
     assert rest == ["--address", "a"]
 
 
@@ -226,6 +282,15 @@ def test_the_ladder_bench_plays_each_ladder_as_written_but_without_time_caps(lad
         if bot["name"] in ("pimc", "ismcts"):
             assert "--ms 0 " in bot["command"] and "--ms 0 " not in \
                 next(b["command"] for b in written["bots"] if b["name"] == bot["name"])
+
+
+def test_the_ladder_bench_seats_another_table_size_under_its_own_name():
+    from bench.ladder import ladder_config
+
+    written = ladder_config("flea-circus", rounds=None, concurrency=1)
+    data = ladder_config("flea-circus", rounds=None, concurrency=1, players=4)
+    # A store may hold the ladder at both sizes; their ratings must not mix.
+    assert data["players"] == 4 and data["name"] == f"{written['name']}-4p"
 
 
 def test_uncapped_sets_only_the_time_cap_to_none():
