@@ -39,13 +39,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("benchmarks", nargs="*", metavar="NAME",
                         help=f"which to run (default: all): {', '.join(BENCHMARKS)}")
     parser.add_argument("--quick", action="store_true",
-                        help="everything scaled down, to finish well under a minute")
+                        help="everything scaled down, in about a minute (its smoke test)")
     parser.add_argument("--scale", type=float, default=1.0,
                         help="multiply every duration and game count (default 1)")
     parser.add_argument("--repeats", type=int, default=None,
                         help="interleaved rounds per timed figure (default 3, --quick 1)")
     parser.add_argument("--games", type=int, default=None,
-                        help="games of the big tournament (default 10,000, --quick 280)")
+                        help="games of the big tournament (default 10,000, --quick 60)")
     parser.add_argument("--json", type=Path, default=None, help="also write the figures here")
     args = parser.parse_args(argv)
     unknown = [name for name in args.benchmarks if name not in BENCHMARKS]
@@ -60,25 +60,26 @@ def plan(args: argparse.Namespace) -> dict[str, dict]:
     if args.quick:
         repeats = args.repeats or 1
         return {
-            "engines": {"seconds": 0.1 * s, "repeats": repeats},
-            "wire": {"seconds": 0.3 * s, "repeats": repeats},
-            "transport": {"seconds": 0.2 * s, "repeats": repeats},
-            "scaling": {"games": max(4, round(16 * s)), "repeats": repeats,
-                        "rss_games": max(4, round(16 * s))},
-            "tournament": {"games": args.games or max(1, round(280 * s)),
-                           "profile_games": max(1, round(280 * s))},
-            "leaderboard": {"sizes": (max(10, round(100 * s)),), "repeats": repeats,
-                            "stored_games": max(10, round(2_000 * s))},
+            "engines": {"seconds": 0.05 * s, "repeats": repeats},
+            "wire": {"seconds": 0.1 * s, "repeats": repeats},
+            "transport": {"seconds": 0.1 * s, "repeats": repeats},
+            "scaling": {"games": max(4, round(4 * s)), "repeats": repeats,
+                        "rss_games": max(4, round(4 * s))},
+            # 6 bots, not 8: one round is 60 games, not 280.
+            "tournament": {"games": args.games or max(1, round(60 * s)),
+                           "profile_games": max(1, round(60 * s)), "bots": 6},
+            "leaderboard": {"sizes": (max(10, round(25 * s)),), "repeats": repeats,
+                            "stored_games": max(10, round(500 * s))},
             "renewal": {"rounds": max(1, round(1 * s)), "repeats": repeats},
             "startup": {"repeats": repeats},
-            "command": {"games": max(2, round(60 * s)), "repeats": repeats,
-                        "seconds": 0.3 * s},
-            "swiss": {"bots": max(6, round(30 * s)), "rounds": 2},
+            "command": {"games": max(2, round(16 * s)), "repeats": repeats,
+                        "seconds": 0.1 * s},
+            "swiss": {"bots": max(6, round(8 * s)), "rounds": 2},
             "stopping": {"seeds": max(1, round(2 * s)), "rounds": 40},
-            "sprt": {"simulations": max(10, round(100 * s)), "seeds": max(1, round(1 * s))},
+            "sprt": {"simulations": max(10, round(25 * s)), "seeds": max(1, round(1 * s))},
             # Two cluster sizes only: each cluster takes seconds to start.
             "cluster": {"rounds": max(1, round(1 * s)), "workers": (1, 2)},
-            "memory": {"small": max(1, round(20 * s)), "large": max(2, round(100 * s))},
+            "memory": {"small": max(1, round(5 * s)), "large": max(2, round(25 * s))},
         }
     repeats = args.repeats or 3
     return {

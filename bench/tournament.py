@@ -1,7 +1,8 @@
 """Benchmark 4: a big in-process tournament, end to end, and where its time goes.
 
 8 ``python:`` bots (4 random, 4 greedy), Amazing Flea Circus at 4 seats, round robin
-(70 tables × 4 seatings = 280 games a round): every game through the real
+(70 tables × 4 seatings = 280 games a round; ``--quick``: 6 bots, 15 tables × 4 = 60): every
+game through the real
 :class:`tournaments.runner.TournamentRunner`, stored in SQLite, rated with TrueSkill live.
 A second, shorter run under :class:`bench.profiling.ThreadProfiler` says where the CPU
 time goes.
@@ -23,22 +24,34 @@ from tournaments.config import parse_config
 from tournaments.runner import TournamentRunner
 from tournaments.store import Store
 
-GAMES_PER_ROUND = 280
 ORDER = ["engine", "bots", "wire (protobuf)", "bot calls (client, threads)", "match loop",
          "ratings", "storage", "tournament loop", "other"]
 
 
-def config(name: str, games: int, concurrency: int):
-    bots = [{"name": bot, "python": target} for bot, target in BOT_CLASSES.items()]
+def bot_classes(count: int) -> dict[str, str]:
+    """``count`` bots (even), half random and half greedy: ``{name: module:Class}``."""
+    half = count // 2
+    return {**{f"random{i}": "bots.random_bot:RandomBot" for i in range(half)},
+            **{f"greedy{i}": "bots.flea_greedy:FleaGreedyBot" for i in range(half)}}
+
+
+def games_per_round(bots: int) -> int:
+    """Every table of 4 of the bots, in 4 seatings."""
+    return math.comb(bots, 4) * 4
+
+
+def config(name: str, games: int, concurrency: int, bots: int):
+    entries = [{"name": bot, "python": target} for bot, target in bot_classes(bots).items()]
     return parse_config({"name": name, "game": "flea-circus", "players": 4, "seed": 2024,
-                         "rounds": max(1, math.ceil(games / GAMES_PER_ROUND)),
-                         "concurrency": concurrency, "bots": bots})
+                         "rounds": max(1, math.ceil(games / games_per_round(bots))),
+                         "concurrency": concurrency, "bots": entries})
 
 
-def play(games: int, concurrency: int, workdir: Path, name: str) -> tuple[int, float, int]:
+def play(games: int, concurrency: int, workdir: Path, name: str,
+         bots: int) -> tuple[int, float, int]:
     store = Store(workdir / f"{name}.sqlite")
     try:
-        runner = TournamentRunner(config(name, games, concurrency), store, workdir / "logs",
+        runner = TournamentRunner(config(name, games, concurrency, bots), store, workdir / "logs",
                                   out=io.StringIO(), quiet=True)
         start = time.perf_counter()
         summary = runner.run()
@@ -130,36 +143,33 @@ def components(db: Path, name: str, games: int, bot_classes: dict[str, type]) ->
             "storage_ms": 1000 * storage / count}
 
 
-BOT_CLASSES = {**{f"random{i}": "bots.random_bot:RandomBot" for i in range(4)},
-               **{f"greedy{i}": "bots.flea_greedy:FleaGreedyBot" for i in range(4)}}
-
-
-def _classes() -> dict[str, type]:
+def _classes(bots: int) -> dict[str, type]:
     import importlib
     found = {}
-    for bot, target in BOT_CLASSES.items():
+    for bot, target in bot_classes(bots).items():
         module, _, cls = target.partition(":")
         found[bot] = getattr(importlib.import_module(module), cls)
     return found
 
 
 def run(games: int = 10_000, profile_games: int = 1_120, concurrency: int = 1,
-        progress=None) -> Section:
+        bots: int = 8, progress=None) -> Section:
     started = time.perf_counter()
     section = Section("tournament", "4. A big in-process tournament (SQLite + TrueSkill)",
                       ["games", "seconds", "games/s", "decisions/s", "ms/game", "concurrency"])
     workdir = Path(tempfile.mkdtemp(prefix="circus-bench-tournament-"))
     try:
-        return _run(section, workdir, games, profile_games, concurrency, progress, started)
+        return _run(section, workdir, games, profile_games, concurrency, bots, progress,
+                    started)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
 
 
 def _run(section: Section, workdir: Path, games: int, profile_games: int, concurrency: int,
-         progress, started: float) -> Section:
+         bots: int, progress, started: float) -> Section:
     if progress:
         progress(f"tournament: {games} games")
-    played, seconds, decisions = play(games, concurrency, workdir, "big")
+    played, seconds, decisions = play(games, concurrency, workdir, "big", bots)
     section.add(played, seconds, played / seconds, decisions / seconds, 1000 * seconds / played,
                 concurrency)
     section.figures["games"] = played
@@ -167,12 +177,13 @@ def _run(section: Section, workdir: Path, games: int, profile_games: int, concur
     section.figures["games_per_s"] = played / seconds
     section.figures["decisions_per_s"] = decisions / seconds
     section.notes.append(
-        "8 python: bots (4 random, 4 flea-greedy), flea-circus, 4 seats, round robin with "
-        f"rotations ({GAMES_PER_ROUND} games a round), TournamentRunner end to end: SQLite "
+        f"{bots} python: bots ({bots // 2} random, {bots // 2} flea-greedy), flea-circus, 4 "
+        f"seats, round robin with rotations ({games_per_round(bots)} games a round), "
+        "TournamentRunner end to end: SQLite "
         "store, live TrueSkill, in-process bot clients")
     if progress:
         progress(f"tournament: timing its parts on {min(played, profile_games)} games")
-    parts = components(workdir / "big.sqlite", "big", profile_games, _classes())
+    parts = components(workdir / "big.sqlite", "big", profile_games, _classes(bots))
     per_game = 1000 * seconds / played
     rest = per_game - sum(parts[k] for k in ("engine_ms", "request_ms", "bots_ms",
                                                "ratings_ms", "storage_ms"))
@@ -191,7 +202,7 @@ def _run(section: Section, workdir: Path, games: int, profile_games: int, concur
     if progress:
         progress(f"tournament: profiling {profile_games} games")
     with ThreadProfiler() as profiler:
-        profiled, _, _ = play(profile_games, concurrency, workdir, "profiled")
+        profiled, _, _ = play(profile_games, concurrency, workdir, "profiled", bots)
     totals, grand = breakdown(profiler.stats)
     parts = []
     for label in ORDER + sorted(set(totals) - set(ORDER)):

@@ -155,7 +155,7 @@ def test_big_tournament_and_where_its_time_goes(quick):
              ("engine_ms", "request_ms", "bots_ms", "ratings_ms", "storage_ms", "game_ms")]
     assert_numbers(values, ["games", "seconds", "games_per_s", "decisions_per_s",
                             "profile.cpu_seconds", *shares, *parts])
-    assert values["games"] == 280  # one round: 70 tables × 4 seatings
+    assert values["games"] == 60  # --quick: one round of 6 bots, 15 tables × 4 seatings
     assert 99 <= sum(v for k, v in values.items() if k.endswith(".percent")) <= 101
 
 
@@ -209,7 +209,7 @@ def test_whole_command_against_the_echo(quick):
     values = figures(quick[1], "command")
     assert_numbers(values, ["games", "seconds", "decisions", "decisions_per_s",
                             "echo_calls_per_s", "ratio", "tournament_s"])
-    assert values["games"] == 60 and values["decisions"] > values["games"]
+    assert values["games"] == 16 and values["decisions"] > values["games"]
 
 
 @pytest.mark.slow
