@@ -30,7 +30,7 @@ GRPC = """
 name: ops
 game: flea-circus
 players: 3
-rounds: 40
+rounds: 25
 seed: 17
 concurrency: 2
 secret_deals: false   # the resumed store is compared with another store's run
@@ -112,13 +112,21 @@ def interrupt_midway(folder: Path, db: str, signum: int) -> subprocess.Popen:
     return run
 
 
+@pytest.fixture(scope="module")
+def uninterrupted(tmp_path_factory):
+    """The games and board of the GRPC tournament run without a break."""
+    folder = tmp_path_factory.mktemp("uninterrupted")
+    write_config(folder, GRPC)
+    full = cli_run(folder, "full.sqlite")
+    assert full.wait(timeout=120) == 0, full.stderr.read()
+    return games_and_board(folder, "full.sqlite")
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("signum", [signal.SIGKILL, signal.SIGINT])
-def test_resume_after_interruption_gives_the_uninterrupted_result(tmp_path, signum):
+def test_resume_after_interruption_gives_the_uninterrupted_result(tmp_path, signum,
+                                                                    uninterrupted):
     write_config(tmp_path, GRPC)
-    full = cli_run(tmp_path, "full.sqlite")
-    assert full.wait(timeout=120) == 0, full.stderr.read()
-
     stopped = interrupt_midway(tmp_path, "resumed.sqlite", signum)
     if signum == signal.SIGINT:
         assert stopped.returncode == 130
@@ -126,15 +134,15 @@ def test_resume_after_interruption_gives_the_uninterrupted_result(tmp_path, sign
     else:
         assert stopped.returncode == -signal.SIGKILL
     partial = stored_count(tmp_path / "resumed.sqlite")
-    assert 15 <= partial < 120
+    assert 15 <= partial < 75
     assert_bots_gone(tmp_path / "logs")  # none outlives the referee, even after SIGKILL
 
     resumed = cli_run(tmp_path, "resumed.sqlite")
     assert resumed.wait(timeout=120) == 0, resumed.stderr.read()
-    assert f"{120 - partial} games played ({partial} already stored)" in resumed.stderr.read()
+    assert f"{75 - partial} games played ({partial} already stored)" in resumed.stderr.read()
     games, board = games_and_board(tmp_path, "resumed.sqlite")
-    assert [g["game_index"] for g in games] == list(range(120))
-    assert (games, board) == games_and_board(tmp_path, "full.sqlite")
+    assert [g["game_index"] for g in games] == list(range(75))
+    assert (games, board) == uninterrupted
     assert_bots_gone(tmp_path / "logs")
 
 

@@ -20,10 +20,12 @@ PLAYERS = 4
 def play_game(seed: int, bots, game_id: str):
     """One game in-process; returns the final state."""
     state = GAME.new_state(len(bots), None, seed)
-    decision = 0
+    decision, seen = 0, [0] * len(bots)  # each seat is sent the events since its last request
     while not state.is_terminal():
-        request = wire.decision_request(state, game_id, decision, events_from=0,
+        seat = state.current_seat()
+        request = wire.decision_request(state, game_id, decision, events_from=seen[seat],
                                         clock=bot_pb2.Clock())
+        seen[seat] = len(state.events)
         index = bots[state.current_seat()].decide(request)
         assert 0 <= index < len(request.legal_actions)
         state.apply(index)
