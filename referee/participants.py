@@ -29,6 +29,9 @@ from referee.settings import BotSpec, LimitsConfig
 from referee.wire import PROTOCOL_VERSION
 
 REFEREE_NAME = "circus-referee 0.1.0"
+#: How long a bot whose call failed as a crash is given to end before the next game
+#: decides whether to restart it (:meth:`Participant.settle`).
+CRASH_SETTLE_S = 2.0
 
 
 class BotStartError(Exception):
@@ -212,6 +215,17 @@ class Participant:
                 if self.process is not None:
                     self.process.stop(grace=0.1)
                 return False
+
+    def settle(self) -> None:
+        """A call to the bot failed as a crash: give its process a moment to end.
+
+        A bot that dies drops its connections before its process is reaped, and a
+        game started in that gap would find it alive and send its first call to the
+        dead bot (another crash, another forfeit). Waiting here makes the next game's
+        :meth:`crashed` true, so it restarts the bot instead.
+        """
+        if self.process is not None:
+            self.process.wait(CRASH_SETTLE_S)
 
     def crashed(self) -> bool:
         return self.process is not None and not self.process.alive()

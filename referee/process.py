@@ -276,6 +276,16 @@ class BotProcess:
     def alive(self) -> bool:
         return self.process is not None and self.process.poll() is None
 
+    def wait(self, timeout: float) -> bool:
+        """Whether the bot's process has ended, waiting at most ``timeout`` seconds for it."""
+        if self.process is None:
+            return True
+        try:
+            self.process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return False
+        return True
+
     def exit_status(self) -> int | None:
         return None if self.process is None else self.process.poll()
 

@@ -45,6 +45,8 @@ class FaultBot(RandomBot):
     log as ``helper pid N``) and then exit: ``crash-decide`` at the 7th
     decision of every run, ``crash-start`` in its 2nd StartGame, ``crash-end``
     in its 1st EndGame. ``freeze`` stops the whole process at its 1st decision.
+    ``exit`` exits at the 3rd decision of game 0; ``linger`` then stops serving
+    (its connections drop) and exits ``--sleep-ms`` later, as a dying bot may.
     ``two-players`` answers out of range in games of more than two players;
     ``one-game`` fails when asked to decide while another game is under way.
     """
@@ -90,7 +92,11 @@ class FaultBot(RandomBot):
             time.sleep(3600)
         elif mode == "slow":
             time.sleep(self.sleep_ms / 1000)
-        elif mode == "exit" and request.game_id.endswith("/0") and request.decision_id >= 3:
+        elif mode in ("exit", "linger") and request.game_id.endswith("/0") \
+                and request.decision_id >= 3:
+            if mode == "linger":
+                self.server.stop(grace=0)
+                time.sleep(self.sleep_ms / 1000)
             os._exit(3)
         elif mode == "out-of-range" or (
                 mode == "two-players" and self.players.get(request.game_id, 2) > 2):
@@ -147,7 +153,8 @@ def main() -> None:
     if args.mode == "no-port":
         time.sleep(3600)
     options = [("grpc.max_send_message_length", 64 * 1024 * 1024)]
-    server = grpc.server(futures.ThreadPoolExecutor(max_workers=32), options=options)
+    server = bot.server = grpc.server(futures.ThreadPoolExecutor(max_workers=32),
+                                      options=options)
     if args.mode in ("garbage", "oversize"):
         server.add_generic_rpc_handlers((raw_decide_service(bot),))
     else:

@@ -242,7 +242,7 @@ def run_one_again(config, pairing):
 
     clients = [InProcessClient(load_python_bot(spec.python)) for spec in config.bots]
     return new_match(config, pairing, clients, threading.Event(), lambda name: True,
-                     frozenset()).play()
+                     frozenset(), lambda name: None).play()
 
 
 # -- faults of the cluster (their own cluster: they kill its processes) -----------------

@@ -109,9 +109,12 @@ def test_a_bot_whose_bank_runs_out_times_out(tmp_path, started):
     assert_no_process_left(started)
 
 
-def test_a_crashed_bot_forfeits_and_is_restarted_for_later_games(tmp_path, started):
+@pytest.mark.parametrize("mode, args", [("exit", ""), ("linger", "--sleep-ms 1000")])
+def test_a_crashed_bot_forfeits_and_is_restarted_for_later_games(tmp_path, started, mode, args):
+    """``linger``: the dying bot's connections drop a second before its process ends; the
+    next game waits for it to end and restarts it, rather than calling the dead bot."""
     # One process per bot unless it crashes: the restart counted here is the crash's.
-    summary, store, games, faults = run(tmp_path, config_text("exit", concurrency=1,
+    summary, store, games, faults = run(tmp_path, config_text(mode, concurrency=1, bad_args=args,
                                                               extra="renew_bots: false"))
     assert [f["class"] for f in faults] == ["crash"] and faults[0]["policy"] == "forfeit"
     assert [g.status for g in games] == ["forfeit", "finished", "finished"]

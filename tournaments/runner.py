@@ -450,9 +450,13 @@ class TournamentRunner:
         suspended = frozenset(self.suspended)
         clients = [None if name in suspended else self._client(name) for name in pairing.seats]
         result = new_match(self.config, pairing, clients, self.stop, self._probe,
-                           suspended).play()
+                           suspended, self._settle).play()
         self._count_faults(result)
         return result
+
+    def _settle(self, name: str) -> None:
+        """After a crash: let the bot's process end, so the next game restarts it."""
+        self.participants[name].settle()
 
     def _probe(self, name: str) -> bool:
         """After a timeout: whether the bot still answers (a hung one is stopped)."""

@@ -44,15 +44,19 @@ PROBE_S = 1.0
 
 def new_match(config: TournamentConfig, pairing: Pairing, clients: list[BotClient | None],
               stop: threading.Event, probe: Callable[[str], bool],
-              suspended: frozenset[str]) -> Match:
-    """The game of ``pairing`` with these bots: the one way a game is set up."""
+              suspended: frozenset[str], on_crash: Callable[[str], None]) -> Match:
+    """The game of ``pairing`` with these bots: the one way a game is set up.
+
+    ``probe(name)`` checks a bot after a timeout; ``on_crash(name)`` is told of a call
+    that failed as a crash.
+    """
     return Match(get_game(config.game), config.variant, pairing.seats, pairing.seed,
                  f"{config.name}/{pairing.index}",
                  [None if name in suspended else client
                   for name, client in zip(pairing.seats, clients)],
                  [config.time_for(name) for name in pairing.seats],
                  FaultPolicy(config.faults, config.max_strikes), stop, probe=probe,
-                 suspended=suspended)
+                 on_crash=lambda seat: on_crash(pairing.seats[seat]), suspended=suspended)
 
 
 def probe_timeout(config: TournamentConfig, name: str) -> float:
@@ -237,7 +241,13 @@ class RunBots:
             participant = self.participant(name, task.epoch)
             return participant is not None and participant.probe(probe_timeout(config, name))
 
-        return new_match(config, pairing, clients, self.stop, probe, task.suspended).play()
+        def settle(name: str) -> None:
+            participant = self.participant(name, task.epoch)
+            if participant is not None:
+                participant.settle()
+
+        return new_match(config, pairing, clients, self.stop, probe, task.suspended,
+                         settle).play()
 
     def close(self) -> dict[str, bytes]:
         """Stop every bot of the run; return its logs (file name → contents) and drop them."""
