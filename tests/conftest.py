@@ -14,6 +14,20 @@ from tournaments.config import TournamentConfig, load_config
 from tournaments.runner import Summary, TournamentRunner
 from tournaments.store import Store
 
+#: The test files that take longest (``--durations``), longest first. They run first, so that
+#: the two workers of ``-n 2 --dist loadfile`` (scripts/test) end together rather than one
+#: working through a long file alone at the end while the other waits.
+LONGEST_FIRST = ("test_bench.py", "test_known_strength.py", "test_operations.py",
+                 "test_tutorial.py", "test_cluster.py", "test_flohcati_properties.py",
+                 "test_sandbox.py", "test_faults.py", "test_game_tournaments.py",
+                 "test_search_bots.py", "test_chaos.py", "test_swiss.py")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The longest files first, every other file after them in its usual order."""
+    rank = {name: place for place, name in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))
+
 
 def write_config(folder: Path, text: str, name: str = "bots.yaml") -> Path:
     path = folder / name
