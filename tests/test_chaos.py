@@ -35,6 +35,14 @@ bots:
 """
 
 
+def until_stored(db, games: int, run: subprocess.Popen) -> None:
+    """Wait until ``db`` holds ``games`` games (at most a minute); the run must go on."""
+    deadline = time.monotonic() + 60
+    while stored_count(db) < games and time.monotonic() < deadline:
+        assert run.poll() is None, run.stderr.read()
+        time.sleep(0.01)
+
+
 @pytest.mark.slow
 def test_kill_9_at_random_moments_then_resume_gives_the_uninterrupted_result(tmp_path):
     (tmp_path / "run.sh").write_text('python -m bots.random_bot --address "$1"\n')
@@ -44,10 +52,13 @@ def test_kill_9_at_random_moments_then_resume_gives_the_uninterrupted_result(tmp
     assert_bots_gone(tmp_path / "logs")
 
     moments = random.Random(13)
-    stored = []
+    stored = [0]
     for _ in range(3):
         run = cli_run(tmp_path, "chaos.sqlite")
-        time.sleep(moments.uniform(0.2, 2.5))  # in start-up, or some games in
+        # In start-up (no new game stored yet) or up to eight games in: never at the end,
+        # however fast the machine plays (a kill after a fixed time may come too late).
+        until_stored(tmp_path / "chaos.sqlite", stored[-1] + moments.randint(0, 8), run)
+        time.sleep(moments.uniform(0, 0.3))
         run.send_signal(signal.SIGKILL)
         run.wait(timeout=30)
         stored.append(stored_count(tmp_path / "chaos.sqlite"))
