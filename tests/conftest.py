@@ -15,8 +15,8 @@ from tournaments.runner import Summary, TournamentRunner
 from tournaments.store import Store
 
 #: The test files that take longest (``--durations``), longest first. They run first, so that
-#: the two workers of ``-n 2 --dist loadfile`` (scripts/test) end together rather than one
-#: working through a long file alone at the end while the other waits.
+#: the workers of ``--dist loadfile`` (scripts/test) end together rather than one working
+#: through a long file alone at the end while the others wait.
 LONGEST_FIRST = ("test_bench.py", "test_known_strength.py", "test_operations.py",
                  "test_tutorial.py", "test_cluster.py", "test_flohcati_properties.py",
                  "test_sandbox.py", "test_faults.py", "test_game_tournaments.py",
