@@ -1,9 +1,9 @@
 """Benchmark 4: a big in-process tournament, end to end, and where its time goes.
 
 8 ``python:`` bots (4 random, 4 greedy), Amazing Flea Circus at 4 seats, round robin
-(70 tables × 4 seatings = 280 games a round; ``--quick``: 6 bots, 15 tables × 4 = 60): every
-game through the real
-:class:`tournaments.runner.TournamentRunner`, stored in SQLite, rated with TrueSkill live.
+(70 tables × 4 seatings = 280 games a round; ``--quick``: 6 bots, 15 tables × 4 = 60):
+every game through the real :class:`tournaments.runner.TournamentRunner`, stored in
+SQLite, rated with TrueSkill live.
 A second, shorter run under :class:`bench.profiling.ThreadProfiler` says where the CPU
 time goes.
 """

@@ -450,8 +450,7 @@ class SearchBot(Bot):
     def from_options(cls, known: argparse.Namespace) -> SearchBot:
         """The bot an :func:`options` command line asks for."""
         return cls(known.iterations, known.ms, known.policy, known.depth, known.spread,
-                   known.bias, known.sweep, known.value, known.widen,
-                   known.guide)
+                   known.bias, known.sweep, known.value, known.widen, known.guide)
 
     def decide(self, request: Any) -> int:
         return self.choose(request, rng_for(request))

@@ -12,6 +12,7 @@ import random
 import signal
 import subprocess
 import time
+from pathlib import Path
 
 import pytest
 from conftest import write_config
@@ -35,7 +36,7 @@ bots:
 """
 
 
-def until_stored(db, games: int, run: subprocess.Popen) -> None:
+def until_stored(db: Path, games: int, run: subprocess.Popen) -> None:
     """Wait until ``db`` holds ``games`` games (at most a minute); the run must go on."""
     deadline = time.monotonic() + 60
     while stored_count(db) < games and time.monotonic() < deadline:
