@@ -12,6 +12,7 @@ and a parent-death signal so that it cannot outlive the referee.
 from __future__ import annotations
 
 import atexit
+import collections
 import os
 import queue
 import shlex
@@ -32,11 +33,27 @@ from referee.sandbox import Cgroup, Isolation
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 
+#: Ports :func:`free_port` handed out lately, never handed out again while they are here.
+_RECENT_PORTS: collections.deque[int] = collections.deque(maxlen=1024)
+_PORTS_LOCK = threading.Lock()
+
+
 def free_port() -> int:
-    """A loopback port that was free a moment ago."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+    """A loopback port that was free a moment ago, and not one handed out lately.
+
+    The kernel may give a released port to the next ``bind(0)`` at once, so two bots
+    started together could get the same port; gRPC servers bind with
+    ``SO_REUSEPORT``, so both would listen on it and the kernel would split the
+    referee's connections between them (one bot's crash was seen as another's).
+    """
+    with _PORTS_LOCK:
+        while True:
+            with socket.socket() as probe:
+                probe.bind(("127.0.0.1", 0))
+                port = probe.getsockname()[1]
+            if port not in _RECENT_PORTS:
+                _RECENT_PORTS.append(port)
+                return port
 
 
 def bot_environment(port: int) -> dict[str, str]:

@@ -115,3 +115,27 @@ def test_a_hung_bot_is_probed_restarted_and_then_suspended(tmp_path, started):
     assert summary.suspended == {"bad": len(sat_out)}
     assert "suspended: bot 'bad' after 2 faulted games in a row" in out
     assert_no_process_left(started)
+
+
+def test_free_port_never_hands_out_a_port_twice_in_a_row(monkeypatch):
+    """Two bots started together once got the same port (the kernel reuses a released one)."""
+    from referee import process
+
+    given = iter([40001, 40001, 40001, 40002])
+
+    class Probe:
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+        def bind(self, address):
+            self.port = next(given)
+
+        def getsockname(self):
+            return ("127.0.0.1", self.port)
+
+    monkeypatch.setattr(process.socket, "socket", Probe)
+    monkeypatch.setattr(process, "_RECENT_PORTS", process.collections.deque(maxlen=4))
+    assert [process.free_port(), process.free_port()] == [40001, 40002]
