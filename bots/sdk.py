@@ -131,12 +131,20 @@ class _Servicer(bot_pb2_grpc.BotServicer):
 def start_server(bot: Bot, port: int = 0, host: str = "127.0.0.1", workers: int = 8,
                  address: str | None = None) -> grpc.Server:
     """Start serving ``bot`` on ``address`` (e.g. ``unix:/run/circus/bot.sock``), or on
-    ``host:port``, and return the running server."""
+    ``host:port``, and return the running server.
+
+    The port is not shared (``grpc.so_reuseport`` 0; gRPC shares it by default): a bot
+    given a port another process listens on fails here, loudly, instead of splitting the
+    referee's calls with that process.
+    """
     address = address or f"{host}:{port}"
-    server = grpc.server(futures.ThreadPoolExecutor(max_workers=workers))
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=workers),
+                         options=[("grpc.so_reuseport", 0)])
     bot_pb2_grpc.add_BotServicer_to_server(_Servicer(bot), server)
-    if server.add_insecure_port(address) == 0:
-        raise OSError(f"cannot listen on {address}")
+    try:
+        server.add_insecure_port(address)
+    except RuntimeError as error:
+        raise OSError(f"cannot listen on {address}") from error
     server.start()
     return server
 
@@ -156,7 +164,10 @@ def serve(bot: Bot, argv: Sequence[str] | None = None) -> None:
     address = listen_address(args.address, args.port)
     if address is None:
         parser.error("give --address or --port, or set CIRCUS_BOT_ADDRESS or CIRCUS_BOT_PORT")
-    server = start_server(bot, address=address)
+    try:
+        server = start_server(bot, address=address)
+    except OSError as error:
+        parser.exit(1, f"{bot.name}: {error}\n")
     stop = threading.Event()
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, lambda *_: stop.set())

@@ -59,3 +59,14 @@ def test_random_bot_answers_the_decision_it_was_asked_deterministically(stub_for
     answers = {stub.Decide(request, timeout=5).action_index for _ in range(5)}
     reply = stub.Decide(request, timeout=5)
     assert reply.decision_id == 7 and len(answers) == 1 and 0 <= reply.action_index < 10
+
+
+def test_a_bot_given_a_port_in_use_refuses_to_share_it(stub_for):
+    """gRPC binds with SO_REUSEPORT by default: two bots on one port would split the calls."""
+    port = free_port()
+    first = start_server(RandomBot(), port)
+    try:
+        with pytest.raises(OSError, match=f"cannot listen on 127.0.0.1:{port}"):
+            start_server(RandomBot(), port)
+    finally:
+        first.stop(0)

@@ -195,6 +195,9 @@ int main(int argc, char** argv) {
   grpc::ServerBuilder builder;
   builder.AddListeningPort(address, grpc::InsecureServerCredentials());
   builder.RegisterService(&service);
+  // Never share the port (gRPC does by default, with SO_REUSEPORT): given a
+  // port another process listens on, fail here instead of splitting its calls.
+  builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
   builder.SetMaxReceiveMessageSize(kMaxMessageBytes);
   builder.SetMaxSendMessageSize(kMaxMessageBytes);
   // Few threads: the referee's memory limit (limits.memory_mb) counts every
