@@ -8,6 +8,7 @@ fault class, the policy's effect on the results, and that no process is left.
 from __future__ import annotations
 
 import sys
+import uuid
 from pathlib import Path
 
 import pytest
@@ -15,8 +16,11 @@ from click.testing import CliRunner
 from conftest import assert_no_process_left, run_tournament, write_config
 
 from cli.main import main
+from tournaments.config import load_config
 from tournaments.runner import TournamentError
+from tournaments.schedule import schedule
 from tournaments.standings import standings
+from tournaments.worker import GameTask, RunSpec, epoch_of, finish_run, play_game
 
 FAULT_BOTS = Path(__file__).resolve().parent / "fault_bots.py"
 
@@ -122,6 +126,23 @@ def test_a_crashed_bot_forfeits_and_is_restarted_for_later_games(tmp_path, start
     assert len(started) == 4  # three bots, and the crashed one once more
     log = (tmp_path / "logs" / "faults" / "bad.log").read_text()
     assert "=== run 1" in log and "=== run 2" in log
+    assert_no_process_left(started)
+
+
+def test_a_cluster_worker_also_waits_for_a_crashed_bot_and_restarts_it(tmp_path, started):
+    """The worker's own path (``play_game``, run here in process as a Dask worker runs it):
+    after ``linger``'s crash the next game waits for the process to end and restarts it."""
+    config = load_config(write_config(tmp_path, config_text(
+        "linger", concurrency=1, bad_args="--sleep-ms 1000", extra="renew_bots: false")))
+    spec = RunSpec(run=f"linger-{uuid.uuid4().hex}", config=config)
+    try:
+        results = [play_game(GameTask(spec, pairing, epoch_of(config, pairing)))
+                   for pairing in schedule(config)]
+    finally:
+        logs = finish_run(spec.run)
+    assert [[f.fault_class for f in r.faults] for r in results] == [["crash"], [], []]
+    assert [r.status for r in results] == ["forfeit", "finished", "finished"]
+    assert b"=== run 2" in logs["bad.log"]
     assert_no_process_left(started)
 
 
