@@ -43,6 +43,9 @@ MIN_RESAMPLES = 20
 #: Work budget of the bootstrap, in player-updates (seats × games × resamples).
 #: About 2–3 s of CPU; logs too long for 200 resamples within it get fewer.
 UPDATE_BUDGET = 240_000
+#: Tables of three or more drawn by at least this many resamples at one step are
+#: rated as one batch; fewer, one by one (the batch's fixed cost is some 50 games').
+TABLE_BATCH_ROWS = 48
 #: A bot is provisional while it has fewer games than this ...
 PROVISIONAL_GAMES = 10
 #: ... or while its sigma is above this fraction of the starting sigma.
@@ -458,13 +461,14 @@ def bootstrap(rated: Sequence[Outcome], names: Sequence[str], params: RatingConf
     the prior, in the order drawn: so the spread shows both which games were
     played and how much the online rating depends on their order. The resamples
     are independent, so they run side by side: at each step every resample rates
-    the game it drew, two-player games in one batch (:mod:`ratings.batch_trueskill`),
-    larger tables one by one with the scalar replica.
+    the game it drew, the games of each table size in one batch
+    (:mod:`ratings.batch_trueskill`), but for a few tables of three or more, which
+    the scalar replica rates faster one by one.
     """
     result: dict[str, list[tuple[float, float]]] = {bot: [] for bot in names}
     if not rated or resamples <= 0:
         return result
-    pairs, tables = BatchTrueSkill(params), FastTrueSkill(params)
+    batch, tables = BatchTrueSkill(params), FastTrueSkill(params)
     log = _SortedLog(rated, names)
     mu = np.full((resamples, len(names)), params.mu)
     sigma = np.full((resamples, len(names)), params.sigma)
@@ -476,9 +480,11 @@ def bootstrap(rated: Sequence[Outcome], names: Sequence[str], params: RatingConf
             local = log.local[drawn[rows]]
             seats = log.seats[size][local]
             where = (rows[:, None], seats)
+            ties = log.ties[size][local]
             if size == 2:
-                mu[where], sigma[where] = pairs.rate_sorted(mu[where], sigma[where],
-                                                            log.ties[size][local][:, 0])
+                mu[where], sigma[where] = batch.rate_sorted(mu[where], sigma[where], ties[:, 0])
+            elif len(rows) >= TABLE_BATCH_ROWS:
+                mu[where], sigma[where] = batch.rate_table_sorted(mu[where], sigma[where], ties)
             else:
                 _rate_each(tables, mu, sigma, rows, seats, log.ranks[size][local])
     for column, bot in enumerate(names):
@@ -488,7 +494,7 @@ def bootstrap(rated: Sequence[Outcome], names: Sequence[str], params: RatingConf
 
 def _rate_each(engine: FastTrueSkill, mu: np.ndarray, sigma: np.ndarray, rows: np.ndarray,
                seats: np.ndarray, ranks: np.ndarray) -> None:
-    """Rate one game per row with the scalar replica (tables of three or more)."""
+    """Rate one game per row with the scalar replica (a few tables of three or more)."""
     for row, game_seats, game_ranks in zip(rows.tolist(), seats.tolist(), ranks.tolist()):
         updated = engine.rate(list(zip(mu[row, game_seats].tolist(),
                                        sigma[row, game_seats].tolist())), game_ranks)
