@@ -317,3 +317,22 @@ def test_the_duel_bench_plays_every_rotation_of_each_deal_and_replays_exactly(tm
     seatings = [json.loads(row)["lineup"] for row in rows]
     after_search = [seating[(seating.index("search") + 1) % 3] for seating in seatings]
     assert after_search == ["heuristic"] * 3 + ["random"] * 3
+
+
+def test_the_duel_bench_pits_a_search_variant_against_the_ladders_pimc(tmp_path, capsys):
+    from bench.duel import ladder_pimc
+    from bench.duel import main as duel
+
+    assert ladder_pimc("flea-circus", "standard") == ["--iterations", "400", "--ms", "0",
+                                                      "--policy", "heuristic"]
+    assert ladder_pimc("flohcati", "es")[:2] == ["--iterations", "150"]
+    duel(["--game", "flea-circus", "--variant", "standard", "--lineup", "search,pimc",
+          "--rival", "pimc", "--deals", "2", "--out", str(tmp_path / "rows"), "--",
+          "--iterations", "20"])
+    rows = [json.loads(row) for row in (tmp_path / "rows").read_text().splitlines()]
+    assert sorted(tuple(row["lineup"]) for row in rows) == [("pimc", "search")] * 2 + \
+        [("search", "pimc")] * 2
+    assert "search - pimc per deal" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        duel(["--lineup", "search,gnubg", "--out", str(tmp_path / "none")])
+    assert "no bot named gnubg" in capsys.readouterr().err
