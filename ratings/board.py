@@ -40,8 +40,9 @@ MAX_RESAMPLES = 200
 #: Fewest resamples a log gets by default; a log too long for these within the
 #: budget gets none unless asked (``resamples=N``), so its board stays fast.
 MIN_RESAMPLES = 20
-#: Work budget of the bootstrap, in player-updates (seats × games × resamples).
-#: About 2–3 s of CPU; logs too long for 200 resamples within it get fewer.
+#: Work budget of the bootstrap, in player-updates (seats × games × resamples) of the
+#: scalar replica. About 2–7 s of CPU; logs too long for 200 resamples within it get
+#: fewer, but tables of three or more batched (``TABLE_BATCH_ROWS``) get all 200.
 UPDATE_BUDGET = 240_000
 #: Tables of three or more drawn by at least this many resamples at one step are
 #: rated as one batch; fewer, one by one (the batch's fixed cost is some 50 games').
@@ -61,7 +62,13 @@ def auto_resamples(games: int, players: float) -> int:
     if games == 0:
         return 0
     fits = UPDATE_BUDGET // max(1, round(games * (players - 1) ** 1.5))
-    return min(MAX_RESAMPLES, fits) if fits >= MIN_RESAMPLES else 0
+    if fits < MIN_RESAMPLES:
+        return 0
+    if players > 2 and fits >= TABLE_BATCH_ROWS:
+        # Rated as one batch at each step, all of them cost about what that many rows
+        # cost one by one.
+        return MAX_RESAMPLES
+    return min(MAX_RESAMPLES, fits)
 
 
 class HistoryPoint(NamedTuple):

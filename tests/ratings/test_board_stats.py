@@ -11,6 +11,7 @@ import pytest
 from ratings.board import (
     MAX_RESAMPLES,
     MIN_RESAMPLES,
+    TABLE_BATCH_ROWS,
     auto_resamples,
     build_board,
     predicted_ahead,
@@ -178,8 +179,12 @@ def test_bootstrap_is_seeded_and_separates_a_clearly_better_bot():
 
 def test_long_logs_get_fewer_resamples_but_never_too_few():
     assert auto_resamples(120, 3) == MAX_RESAMPLES
-    assert MIN_RESAMPLES < auto_resamples(1000, 3) < MAX_RESAMPLES
+    assert MIN_RESAMPLES < auto_resamples(2_000, 3) < MAX_RESAMPLES
     assert MIN_RESAMPLES <= auto_resamples(2_000, 4) < MAX_RESAMPLES
+    # Tables of three or more that fit the batch's rows get every resample: a batch
+    # costs about what its fewest rows cost one by one.
+    assert auto_resamples(1000, 3) == MAX_RESAMPLES
+    assert auto_resamples(1000, 4) < TABLE_BATCH_ROWS
     assert auto_resamples(10_000, 2) >= MIN_RESAMPLES
     assert auto_resamples(0, 3) == 0
     games = log(*[(("a", "b"), (1, 2))] * 3000)
