@@ -8,7 +8,8 @@ whose result is the textbook two-player update (Herbrich, Minka and Graepel
 2006). Larger tables run the package's schedule (:class:`ratings.fast_trueskill.
 FastTrueSkill`, whose message order this mirrors) on every row at once, each row
 frozen once its own stopping rule is met, as the scalar replica stops. Both give
-the scalar replica's numbers up to rounding (tests: within 1e-9).
+the scalar replica's numbers up to rounding (tests: within 1e-9 for two players,
+1e-6 for more, where numpy's float operations add up over the sweeps).
 """
 
 from __future__ import annotations
@@ -71,7 +72,6 @@ class BatchTrueSkill:
         new_mu = mu + var / c[:, None] * v[:, None] * _WINNER_LOSER
         new_sigma = np.sqrt(var * (1.0 - var / c2[:, None] * w[:, None]))
         return new_mu, new_sigma
-
 
     def rate_table_sorted(self, mu: np.ndarray, sigma: np.ndarray, tie: np.ndarray
                           ) -> tuple[np.ndarray, np.ndarray]:
