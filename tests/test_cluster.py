@@ -30,6 +30,7 @@ from tournaments.runner import TournamentError, TournamentRunner
 from tournaments.schedule import schedule
 from tournaments.standings import standings
 from tournaments.store import Store
+from tournaments.worker import Lineup, RunBots, RunSpec
 
 pytest.importorskip("distributed")
 
@@ -224,6 +225,21 @@ def test_a_game_is_stored_once_however_often_it_is_added(tmp_path):
     assert store.add_game("twice", pairing, result) == first.id
     assert len(store.games("twice")) == len(schedule(config))
     assert store.game(first.id).actions == first.actions
+
+
+def test_a_run_ended_on_a_worker_starts_no_bot(tmp_path, started):
+    """A worker starts the next epoch's bots in the background, and a game still in play
+    may ask for a bot (a health check); once the run has ended there (say another worker
+    could not start a bot), neither starts one: nothing would stop it."""
+    config = load_config(config_file(tmp_path, uuid.uuid4().hex))
+    spec = RunSpec(run="ended", config=config)
+    lineup = Lineup(spec, 1, tmp_path / "logs")
+    lineup.stop()
+    assert lineup.participant("greedy") is None
+    bots = RunBots(spec, tmp_path / "run-logs")
+    bots.close()
+    assert bots.participant("greedy", 0) is None
+    assert started == []
 
 
 IN_PROCESS = """

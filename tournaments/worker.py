@@ -127,11 +127,13 @@ class Lineup:
     closed: bool = False
 
     def participant(self, name: str) -> Participant | None:
-        """``name``'s bot, started on first need; None if it cannot start here."""
+        """``name``'s bot, started on first need; None if it cannot start here, or if the
+        lineup was stopped (a background start of the next epoch's bots must not start
+        one after its run has ended: nothing would stop it)."""
         with self.lock:
             starting = self.starting.setdefault(name, threading.Lock())
         with starting:
-            if name not in self.participants and name not in self.errors:
+            if name not in self.participants and name not in self.errors and not self.closed:
                 self._start(name)
             return self.participants.get(name)
 
@@ -191,6 +193,8 @@ class RunBots:
         key = None if name in self.remembering else epoch
         retired: list[Lineup] = []
         with self.lock:
+            if self.stop.is_set():  # the run has ended here: whatever asks now starts nothing
+                return Lineup(self.spec, key, self.log_dir, closed=True)
             self.used.add(name)
             if key is not None and key > self.current:
                 self.current = key
