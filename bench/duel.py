@@ -14,8 +14,8 @@ after ``--`` (``bots.search.options``). Each game's rank shares (1 first, 0
 last, ties split) go to ``--out`` as JSON lines as they end; the summary gives
 each bot's mean rank share and first places, and the search bot's paired
 difference per deal from its ``--rival`` (the heuristic unless said), with its
-standard error (deals are the independent units). Seeded throughout (the deals and each decision's search),
-so a run replays exactly. docs/bots.md has the Flohcati figures.
+standard error (deals are the independent units). Seeded throughout (the deals
+and each decision's search), so a run replays exactly. docs/bots.md has the Flohcati figures.
 """
 
 from __future__ import annotations

@@ -45,7 +45,7 @@ MIN_RESAMPLES = 20
 #: fewer, but tables of three or more batched (``TABLE_BATCH_ROWS``) get all 200.
 UPDATE_BUDGET = 240_000
 #: Tables of three or more drawn by at least this many resamples at one step are
-#: rated as one batch; fewer, one by one (the batch's fixed cost is some 50 games').
+#: rated as one batch; fewer, one by one (a batch costs about what ~50 rows cost one by one).
 TABLE_BATCH_ROWS = 48
 #: A bot is provisional while it has fewer games than this ...
 PROVISIONAL_GAMES = 10
