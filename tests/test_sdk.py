@@ -61,7 +61,7 @@ def test_random_bot_answers_the_decision_it_was_asked_deterministically(stub_for
     assert reply.decision_id == 7 and len(answers) == 1 and 0 <= reply.action_index < 10
 
 
-def test_a_bot_given_a_port_in_use_refuses_to_share_it(stub_for):
+def test_a_bot_given_a_port_in_use_refuses_to_share_it():
     """gRPC binds with SO_REUSEPORT by default: two bots on one port would split the calls."""
     port = free_port()
     first = start_server(RandomBot(), port)
