@@ -51,9 +51,10 @@ class FaultBot(RandomBot):
     ``one-game`` fails when asked to decide while another game is under way.
     """
 
-    def __init__(self, mode: str, sleep_ms: int) -> None:
+    def __init__(self, mode: str, sleep_ms: int, hold: str | None = None) -> None:
         self.mode = mode
         self.sleep_ms = sleep_ms
+        self.hold = hold
         self.name = f"fault-{mode}"
         self.calls = {"decide": 0, "start": 0, "end": 0}
         self.players: dict[str, int] = {}
@@ -82,8 +83,16 @@ class FaultBot(RandomBot):
             response.protocol_version = "2.0.0"
         return response
 
+    def _hold(self) -> None:
+        """With ``--hold FILE``: answer no decision while FILE exists (at most a minute), so a
+        test can stop a tournament in place whatever the machine's speed."""
+        deadline = time.monotonic() + 60
+        while self.hold and os.path.exists(self.hold) and time.monotonic() < deadline:
+            time.sleep(0.002)
+
     def decide(self, request) -> int:
         index = super().decide(request)
+        self._hold()
         self._crash_at("decide", "crash-decide", 7)
         mode = self.mode
         if mode == "freeze":
@@ -148,8 +157,9 @@ def main() -> None:
     parser.add_argument("--address", default=None)
     parser.add_argument("--port", type=int, default=None)
     parser.add_argument("--sleep-ms", type=int, default=0)
+    parser.add_argument("--hold", default=None, help="a file: no decision while it exists")
     args = parser.parse_args()
-    bot = FaultBot(args.mode, args.sleep_ms)
+    bot = FaultBot(args.mode, args.sleep_ms, args.hold)
     if args.mode == "no-port":
         time.sleep(3600)
     options = [("grpc.max_send_message_length", 64 * 1024 * 1024)]

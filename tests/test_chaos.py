@@ -29,10 +29,30 @@ seed: 23
 concurrency: 2
 # Two databases are compared game by game: deals from the seed alone.
 secret_deals: false
+# A held decision must never cost a bot its bank (the test holds them at most seconds).
+time: {move_ms: 60000, bank_ms: 60000}
 bots:
-  - {name: a, command: "sh run.sh {address}"}
-  - {name: b, command: "sh run.sh {address}"}
-  - {name: c, command: "sh run.sh {address}"}
+  - {name: a, dir: bot, command: "sh run.sh {address}"}
+  - {name: b, dir: bot, command: "sh run.sh {address}"}
+  - {name: c, dir: bot, command: "sh run.sh {address}"}
+"""
+GAMES = 36
+
+# A random bot that holds each reply while the file `hold` exists in its `dir:` (which the
+# sandbox shows it read-only): the test stops the tournament in place, whatever the speed.
+HOLDING_BOT = """
+import os, time
+from bots.random_bot import RandomBot
+from bots.sdk import serve
+
+class HoldingBot(RandomBot):
+    def decide(self, request):
+        deadline = time.monotonic() + 60
+        while os.path.exists("hold") and time.monotonic() < deadline:
+            time.sleep(0.002)
+        return super().decide(request)
+
+serve(HoldingBot())
 """
 
 
@@ -41,35 +61,56 @@ def until_stored(db: Path, games: int, run: subprocess.Popen) -> None:
     deadline = time.monotonic() + 60
     while stored_count(db) < games and time.monotonic() < deadline:
         assert run.poll() is None, run.stderr.read()
-        time.sleep(0.01)
+        time.sleep(0.002)
+
+
+def kill_at(folder: Path, db: Path, games: int, pause: float) -> int:
+    """Run the tournament until ``db`` holds ``games`` games, hold every bot, wait ``pause``
+    seconds (start-up, or bots blocked in their decisions), ``kill -9`` the referee; return
+    how many games were stored.
+
+    While the bots hold, no game can end but one whose last reply was already sent, so the
+    kill lands mid-tournament on a fast machine and a slow one alike.
+    """
+    hold = folder / "bot" / "hold"
+    hold.touch()
+    run = cli_run(folder, db.name)
+    if stored_count(db) < games:
+        hold.unlink()
+        until_stored(db, games, run)
+        hold.touch()
+    time.sleep(pause)
+    run.send_signal(signal.SIGKILL)
+    run.wait(timeout=30)
+    hold.unlink()
+    return stored_count(db)
 
 
 @pytest.mark.slow
 def test_kill_9_at_random_moments_then_resume_gives_the_uninterrupted_result(tmp_path):
-    (tmp_path / "run.sh").write_text('python -m bots.random_bot --address "$1"\n')
+    (tmp_path / "bot").mkdir()
+    (tmp_path / "bot" / "hold_bot.py").write_text(HOLDING_BOT)
+    (tmp_path / "bot" / "run.sh").write_text('python hold_bot.py --address "$1"\n')
     write_config(tmp_path, CHAOS)
     full = cli_run(tmp_path, "full.sqlite")
     assert full.wait(timeout=120) == 0, full.stderr.read()
     assert_bots_gone(tmp_path / "logs")
 
     moments = random.Random(13)
+    chaos = tmp_path / "chaos.sqlite"
     stored = [0]
     for _ in range(3):
-        run = cli_run(tmp_path, "chaos.sqlite")
-        # In start-up (no new game stored yet) or up to eight games in: never at the end,
-        # however fast the machine plays (a kill after a fixed time may come too late).
-        until_stored(tmp_path / "chaos.sqlite", stored[-1] + moments.randint(0, 8), run)
-        time.sleep(moments.uniform(0, 0.3))
-        run.send_signal(signal.SIGKILL)
-        run.wait(timeout=30)
-        stored.append(stored_count(tmp_path / "chaos.sqlite"))
+        # At a drawn count of games (0: in start-up), after a drawn pause.
+        target = stored[-1] + moments.randint(0, 8)
+        stored.append(kill_at(tmp_path, chaos, target, moments.uniform(0, 0.3)))
+        assert stored[-1] >= target
         assert_bots_gone(tmp_path / "logs")
-    assert stored[-1] < 36  # the kills came before the end
+    assert stored[-1] < GAMES  # the kills came before the end
     resumed = cli_run(tmp_path, "chaos.sqlite")
     assert resumed.wait(timeout=120) == 0, resumed.stderr.read()
     assert_bots_gone(tmp_path / "logs")
     games, board = games_and_board(tmp_path, "chaos.sqlite")
-    assert [g["game_index"] for g in games] == list(range(36))
+    assert [g["game_index"] for g in games] == list(range(GAMES))
     assert (games, board) == games_and_board(tmp_path, "full.sqlite")
 
 

@@ -262,6 +262,8 @@ def run_one_again(config, pairing):
 
 
 # -- faults of the cluster (their own cluster: they kill its processes) -----------------
+# Every game has a or b, and they answer nothing while `held/hold` exists: a test stops the
+# tournament in place before it kills a part of the cluster, whatever the machine's speed.
 SLOW = """
 name: slow
 game: flea-circus
@@ -270,12 +272,15 @@ rounds: 2
 seed: 3
 concurrency: 2
 secret_deals: false
+time: {{move_ms: 60000, bank_ms: 60000}}   # a held decision costs no bank
 bots:
   - name: a
-    command: python {bot} slow --sleep-ms 15 --address {{address}}
+    dir: held
+    command: python {bot} slow --sleep-ms 15 --hold hold --address {{address}}
     env: {{MARK: "{mark}"}}
   - name: b
-    command: python {bot} slow --sleep-ms 15 --address {{address}}
+    dir: held
+    command: python {bot} slow --sleep-ms 15 --hold hold --address {{address}}
     env: {{MARK: "{mark}"}}
   - name: c
     command: python -m bots.random_bot --address {{address}}
@@ -283,9 +288,20 @@ bots:
 """
 
 
+def hold_after_a_game(folder: Path, store: Store, name: str) -> None:
+    """Wait for a stored game, then hold every bot's decisions (see SLOW): from here on no
+    game ends but one whose last reply is already on its way, so most of the 12 stay unplayed.
+    """
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not store.done_indices(name):
+        time.sleep(0.002)
+    (folder / "held" / "hold").touch()
+
+
 @pytest.mark.slow
 def test_a_worker_killed_mid_run_loses_no_game(tmp_path):
     mark = uuid.uuid4().hex
+    (tmp_path / "held").mkdir()
     path = write_config(tmp_path, SLOW.format(bot=FAULT_BOTS, mark=mark))
     config = load_config(path)
     _, local, _ = run_tournament(config, tmp_path, db="local.sqlite")
@@ -294,14 +310,15 @@ def test_a_worker_killed_mid_run_loses_no_game(tmp_path):
         store = Store(tmp_path / "cluster.sqlite")
         thread, outcome = run_in_background(config, running, store, tmp_path)
         victim = running.workers[0]
-        # Mid-run: some games stored, and the victim's bots running.
+        # Mid-run: some games stored, then every game held, and the victim's bots running.
+        hold_after_a_game(tmp_path, store, "slow")
         deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and not (
-                Store(tmp_path / "cluster.sqlite").done_indices("slow")
-                and any(pid in children(victim.pid) for pid in marked(mark))):
+        while time.monotonic() < deadline and not any(pid in children(victim.pid)
+                                                      for pid in marked(mark)):
             time.sleep(0.05)
         victim.send_signal(signal.SIGKILL)
         assert 0 < len(Store(tmp_path / "cluster.sqlite").done_indices("slow")) < 12
+        (tmp_path / "held" / "hold").unlink()
         thread.join(timeout=240)
         assert not thread.is_alive()
         assert outcome["summary"].played == 12
@@ -350,18 +367,18 @@ def children(pid: int) -> set[int]:
 @pytest.mark.slow
 def test_a_lost_scheduler_stops_the_referee_with_a_resume_hint(tmp_path):
     mark = uuid.uuid4().hex
+    (tmp_path / "held").mkdir()
     path = write_config(tmp_path, SLOW.format(bot=FAULT_BOTS, mark=mark))
     config = load_config(path)
     running = LocalCluster(1, 2, tmp_path)
     try:
         store = Store(tmp_path / "cluster.sqlite")
         thread, outcome = run_in_background(config, running, store, tmp_path)
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and not store.done_indices("slow"):
-            time.sleep(0.05)
+        hold_after_a_game(tmp_path, store, "slow")
         running.scheduler.send_signal(signal.SIGKILL)
         thread.join(timeout=120)
         assert not thread.is_alive()
+        (tmp_path / "held" / "hold").unlink()
         stored = len(store.games("slow"))
         assert 0 < stored < 12
         assert f"the cluster at {running.address} was lost" in outcome["error"]

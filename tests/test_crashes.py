@@ -21,7 +21,9 @@ from referee.clients import BotFault, GrpcClient
 FAULT_BOTS = Path(__file__).resolve().parent / "fault_bots.py"
 
 
-def config_text(mode: str, concurrency: int, extra: str = "") -> str:
+def config_text(mode: str, concurrency: int, extra: str = "", move_ms: int = 200,
+                bank_ms: int = 1000) -> str:
+    """The bad bot on the clock given; the good bots on one no busy machine spends."""
     return f"""
 name: crashes
 game: flea-circus
@@ -29,7 +31,7 @@ players: 2
 rounds: 2
 seed: 5
 concurrency: {concurrency}
-time: {{move_ms: 200, bank_ms: 1000, grace_ms: 200, call_ms: 2000, startup_ms: 15000}}
+time: {{move_ms: 5000, bank_ms: 30000, grace_ms: 200, call_ms: 2000, startup_ms: 15000}}
 # One process per bot unless it crashes: the restarts counted here are the crash's.
 renew_bots: false
 # Unsandboxed, so the helper pids the bad bot logs are the host's (a sandbox would
@@ -39,6 +41,7 @@ sandbox: false
 bots:
   - name: bad
     command: {sys.executable} {FAULT_BOTS} {mode} --port {{port}}
+    time: {{move_ms: {move_ms}, bank_ms: {bank_ms}}}
   - name: good-1
     command: python -m bots.random_bot --port {{port}}
   - name: good-2
@@ -99,8 +102,7 @@ def test_any_exception_from_a_client_is_a_fault_of_the_bot():
 
 
 def test_a_hung_bot_is_probed_restarted_and_then_suspended(tmp_path, started):
-    text = config_text("freeze", 1, "suspend_after: 2").replace(
-        "move_ms: 200, bank_ms: 1000", "move_ms: 100, bank_ms: 200")
+    text = config_text("freeze", 1, "suspend_after: 2", move_ms=100, bank_ms=200)
     summary, store, out = run_tournament(write_config(tmp_path, text), tmp_path, quiet=False)
     games = store.games("crashes")
     assert summary.played == len(games) == 12

@@ -1,8 +1,10 @@
-"""The local executor: every game played once, only a few taken on at a time."""
+"""The executors: every game played once, only a few taken on at a time; a lost cluster."""
 
 from __future__ import annotations
 
-from tournaments.executor import ThreadExecutor
+import pytest
+
+from tournaments.executor import ClusterLost, DaskExecutor, ThreadExecutor
 
 
 def test_games_are_taken_as_threads_free_up_and_each_result_comes_once():
@@ -26,3 +28,18 @@ def test_games_are_taken_as_threads_free_up_and_each_result_comes_once():
     # A game's future (and its result) lives only while it is in the window: taking every
     # game at once kept all of them, so the referee's memory grew with the tournament.
     assert taken_at_first == executor.window < 40
+
+
+class _Broken:
+    """A Dask future whose result cannot be fetched: its scheduler went away meanwhile."""
+
+    def result(self):
+        from distributed.comm import CommClosedError
+        raise CommClosedError("in <TCP (closed) ConnectionPool.gather>: ConnectionResetError")
+
+
+def test_a_scheduler_lost_while_a_result_is_fetched_is_a_lost_cluster():
+    """Not a traceback: the runner turns ClusterLost into one line with a resume hint."""
+    executor = DaskExecutor(client=None, per_worker=1, prepare=lambda item: item)
+    with pytest.raises(ClusterLost, match="the connection to its scheduler broke"):
+        executor._result(_Broken())

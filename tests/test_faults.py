@@ -26,18 +26,21 @@ FAULT_BOTS = Path(__file__).resolve().parent / "fault_bots.py"
 
 
 def config_text(mode: str, players: int = 3, extra: str = "", bad_args: str = "",
-                concurrency: int = 3, startup_ms: int = 10000, bank_ms: int = 300) -> str:
+                concurrency: int = 3, startup_ms: int = 10000, bank_ms: int = 5000) -> str:
+    """The bad bot on a tight clock of its own (move 100 ms, ``bank_ms``); the good bots on a
+    clock no busy machine spends, so every fault is the bad bot's at any speed."""
     return f"""
 name: faults
 game: flea-circus
 players: {players}
 seed: 3
 concurrency: {concurrency}
-time: {{move_ms: 100, bank_ms: {bank_ms}, grace_ms: 100, call_ms: 2000, startup_ms: {startup_ms}}}
+time: {{move_ms: 5000, bank_ms: 30000, call_ms: 5000, startup_ms: {startup_ms}}}
 {extra}
 bots:
   - name: bad
     command: {sys.executable} {FAULT_BOTS} {mode} --address {{address}} {bad_args}
+    time: {{move_ms: 100, bank_ms: {bank_ms}, grace_ms: 100, call_ms: 2000}}
   - name: good-1
     command: python -m bots.random_bot --address {{address}}
   - name: good-2
@@ -65,7 +68,7 @@ def bad_ranks(games) -> list[int]:
     ("garbage", "illegal", "serializ"),
 ])
 def test_substituted_faults_strike_out_and_forfeit(tmp_path, started, mode, fault_class, detail):
-    # A bank that only a hung bot spends: a busy machine must not add timeouts to the others.
+    # A small bank for the hung bot (it spends it anyway); a big one for a bot that answers.
     bank = 300 if mode == "hang" else 5000
     summary, store, games, faults = run(tmp_path, config_text(mode, bank_ms=bank))
     assert summary.played == len(games) == 3
@@ -87,7 +90,7 @@ def test_substituted_faults_strike_out_and_forfeit(tmp_path, started, mode, faul
 
 
 def test_a_bot_using_part_of_its_bank_is_not_penalised(tmp_path, started):
-    text = config_text("slow", bad_args="--sleep-ms 130").replace("bank_ms: 300", "bank_ms: 20000")
+    text = config_text("slow", bad_args="--sleep-ms 130", bank_ms=20000)
     summary, store, games, faults = run(tmp_path, text)
     assert faults == [] and all(game.status == "finished" for game in games)
     # Its decisions really took longer than move_ms: the bank paid for them.
@@ -196,7 +199,7 @@ def test_a_bot_over_its_memory_limit_fails_its_decisions(tmp_path, started):
 
 
 def test_a_hanging_bot_spends_its_bank_and_then_waits_only_move_time(tmp_path, started):
-    summary, store, games, faults = run(tmp_path, config_text("hang"))
+    summary, store, games, faults = run(tmp_path, config_text("hang", bank_ms=300))
     game = games[0]
     waits = [ms for seat, _, ms in game.times if game.seats[seat] == "bad"]
     # First wait: move 100 + bank 300 + grace 100; then the bank is empty: 100 + 100.

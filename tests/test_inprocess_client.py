@@ -14,6 +14,7 @@ from referee.clients import BotFault, InProcessClient
 class Bot:
     def __init__(self) -> None:
         self.release = threading.Event()
+        self.hanging = threading.Semaphore(0)  # one count per call that has begun to hang
         self.calls = 0
 
     def hello(self, request):
@@ -24,6 +25,7 @@ class Bot:
 
     def decide(self, request):
         if request.game_id == "hang":
+            self.hanging.release()
             self.release.wait(10)
         if request.game_id == "raise":
             raise RuntimeError("boom")
@@ -81,7 +83,8 @@ def test_at_most_four_calls_at_once_and_a_fifth_times_out_waiting():
     threads = [threading.Thread(target=hang) for _ in range(4)]
     for thread in threads:
         thread.start()
-    time.sleep(0.3)
+    for _ in threads:  # all four calls hang in the bot, however slow the machine
+        assert bot.hanging.acquire(timeout=30)
     with pytest.raises(BotFault) as raised:
         client.decide(request("ok"), 0.2)
     assert raised.value.fault_class == "timeout"

@@ -131,10 +131,12 @@ class DaskExecutor:
 
     def _result(self, future: Any) -> Any:
         from distributed import KilledWorker
+        from distributed.comm import CommClosedError
 
         try:
             return future.result()
-        except futures.CancelledError:
+        except (futures.CancelledError, CommClosedError):
+            # A scheduler gone while its result was fetched: the connection closes under it.
             raise ClusterLost(LOST) from None
         except KilledWorker as error:
             raise ClusterLost(f"a game was running on each of several workers that died "
