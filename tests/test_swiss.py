@@ -8,6 +8,7 @@ stores of one config can be compared game by game.
 
 from __future__ import annotations
 
+import io
 import signal
 import sqlite3
 import subprocess
@@ -19,11 +20,14 @@ from pathlib import Path
 import pytest
 import yaml
 from conftest import run_tournament, stored_count, write_config
+from invariants import assert_consistent
 
 from ratings.stats import kendall_tau_b
-from tournaments.config import ConfigError, game_count, parse_config, rounds_needed
-from tournaments.schedule import swiss_tables
+from tournaments.config import ConfigError, game_count, load_config, parse_config, rounds_needed
+from tournaments.schedule import pairs_of, swiss_tables
+from tournaments.runner import Interrupted, TournamentRunner
 from tournaments.standings import standings
+from tournaments.store import Store
 
 CLI = str(Path(sys.executable).parent / "circus-referee")
 STRENGTHS = (0, 25, 50, 75, 100)
@@ -112,8 +116,9 @@ def test_a_swiss_table_that_already_played_is_broken_up():
     config = parse_config(swiss(6, 1))
     ratings = {bot.name: float(index) for index, bot in enumerate(config.bots)}
     first, _ = swiss_tables(config, "", ratings, {})
-    again, _ = swiss_tables(config, "", ratings, {}, {frozenset(first[0])})
-    # The top table's lowest bot and the next table's highest change places.
+    again, _ = swiss_tables(config, "", ratings, {}, Counter(pairs_of(first[:1])))
+    # The top table's lowest bot and the next table's highest change places: the
+    # nearest swap that leaves one pair of the top table together, not three.
     assert again == [first[0][:2] + first[1][:1], first[0][2:] + first[1][1:]]
 
 
@@ -202,3 +207,92 @@ def test_games_per_bot_in_swiss_counts_the_byes():
     # leave some bot with a bye (12 games); four would leave one with 9.
     assert config.rounds == 1 and config.games_per_bot == 12
     assert rounds_needed(config) == 5 and game_count(config) == 5 * 2 * 3
+
+
+# Issue 40: a Swiss of four bots, one of which cannot start until its file is added.
+SEASON = """
+name: season
+game: flea-circus
+players: 2
+rounds: 4
+format: swiss
+seed: 5
+secret_deals: false
+concurrency: 2
+bots:
+  - {name: a, python: "bots.mixed:Mixed100"}
+  - {name: b, python: "bots.mixed:Mixed50"}
+  - {name: c, python: "bots.mixed:Mixed0"}
+  - {name: broken, command: "python bot.py --address {address}", sandbox: false}
+"""
+BOT_PY = "import runpy\nrunpy.run_module('bots.random_bot', run_name='__main__')\n"
+
+
+def season(folder: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([CLI, "tournament", str(folder / "bots.yaml"), "--db",
+                           str(folder / "season.sqlite"), "--logs", str(folder / "logs"),
+                           "--skip-bad-bots", "--quiet"], cwd=folder, capture_output=True,
+                          text=True, timeout=120)
+
+
+def games_per_bot(store: Store) -> Counter[str]:
+    return Counter(bot for game in store.games("season") for bot in game.seats)
+
+
+def test_a_bot_skipped_in_a_swiss_stays_out_of_the_rounds_paired_without_it(tmp_path):
+    write_config(tmp_path, SEASON)
+    first = season(tmp_path)
+    assert first.returncode == 0, first.stderr
+    assert "skipping: bot 'broken'" in first.stderr
+    # Three bots a round: one table (its two rotations) and a bye. The games broken's
+    # table would have had are not scheduled; its table-mates' games stand.
+    assert "8 games played (0 already stored) of 8 " in first.stderr
+    store = Store(tmp_path / "season.sqlite")
+    assert_consistent(store, "season")
+    before = games_per_bot(store)
+    assert sorted(before.values()) == [4, 6, 6] and "broken" not in before
+    (tmp_path / "bot.py").write_text(BOT_PY)
+    second = season(tmp_path)
+    assert second.returncode == 0, second.stderr
+    # Every round was paired without it: nothing is left to play, and nothing changed.
+    assert "0 games played (8 already stored) of 8 " in second.stderr
+    assert_consistent(store, "season")
+    assert games_per_bot(store) == before
+    board = {row.bot: row.games for row in standings(store, store.resolve("season"))}
+    assert board == {**before, "broken": 0}
+
+
+class StopAfter(Store):
+    """A store whose referee is interrupted (Ctrl-C) as its n-th game is stored."""
+
+    def __init__(self, path: Path, games: int) -> None:
+        super().__init__(path)
+        self.left = games
+
+    def add_game(self, *args, **kwargs) -> int:
+        game_id = super().add_game(*args, **kwargs)
+        self.left -= 1
+        if self.left == 0:
+            raise KeyboardInterrupt
+        return game_id
+
+
+def test_a_skipped_bot_joins_the_swiss_rounds_paired_after_it_starts(tmp_path):
+    path = write_config(tmp_path, SEASON)
+    config = load_config(path)
+    # Interrupted in its second round, paired (like the first) without broken.
+    runner = TournamentRunner(config, StopAfter(tmp_path / "season.sqlite", 3),
+                              tmp_path / "logs", out=io.StringIO(), quiet=True,
+                              skip_bad_bots=True)
+    with pytest.raises(Interrupted):
+        runner.run()
+    (tmp_path / "bot.py").write_text(BOT_PY)
+    summary, store, _ = run_tournament(config, tmp_path, db="season.sqlite",
+                                       skip_bad_bots=True)
+    # Rounds 1 and 2 keep their one table; rounds 3 and 4 seat all four at two tables.
+    assert (summary.already_done, summary.played, summary.total) == (3, 9, 12)
+    assert_consistent(store, "season")
+    tables = {number: {frozenset(seats) for seats in games}
+              for number, games in rounds_of(store, "season").items()}
+    assert [len(tables[number]) for number in range(4)] == [1, 1, 2, 2]
+    assert games_per_bot(store)["broken"] == 4

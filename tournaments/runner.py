@@ -23,7 +23,7 @@ import signal
 import sys
 import threading
 import time
-from collections import deque
+from collections import Counter, deque
 from concurrent import futures
 from dataclasses import asdict, dataclass, field
 from functools import partial
@@ -46,12 +46,13 @@ from tournaments.schedule import (
     arrange,
     blocks,
     fixed_groups,
+    pairs_of,
     round_by_round,
     scheduled,
     swiss_tables,
 )
 from tournaments.standings import ab_test
-from tournaments.store import GameResult, Store, StoreError
+from tournaments.store import GameResult, Store, StoreError, SwissRound
 from tournaments.worker import (
     GameTask,
     RunSpec,
@@ -209,9 +210,13 @@ class TournamentRunner:
         self.finished = False
         # Swiss byes per bot so far; an A/B test's games so far, by deal.
         self.byes: dict[str, int] = {}
-        # The Swiss tables played so far (a table is not repeated while avoidable).
-        self.met: set[frozenset[str]] = set()
+        # How often each pair of bots sat at a Swiss table so far (a pair is not
+        # seated together again while avoidable).
+        self.met: Counter[frozenset[str]] = Counter()
         self.deal_games: list[DealGame] = []
+        # The bots left out of the rounds being played: those that did not start in this
+        # run, or in the run that paired the Swiss round.
+        self.absent: list[str] = []
         self.stop = threading.Event()
         self.participants: dict[str, Participant] = {}
         # Fresh bots being started for the next rotation (stopped with the rest).
@@ -251,6 +256,8 @@ class TournamentRunner:
                 f"different config (changed: {', '.join(changed)}); use --fresh to "
                 "start over or give it another name")
         self.secret = self.store.secret(name) or ""
+        # A Swiss round paired without a bot that did not start leaves its games out.
+        self.total = existing.total_games
         if self.config.secret_deals and not self.secret:
             # Killed between creating the record and keeping its secret: no game was stored.
             self.secret = self._new_secret()
@@ -529,8 +536,9 @@ class TournamentRunner:
         stopped = None
         try:
             for block in blocks(self.config):
-                self._play_block(block, live, done, skipped, executor, progress, tally)
-                stopped = self._verdict(block, live, skipped)
+                if not self._play_block(block, live, done, skipped, executor, progress, tally):
+                    break
+                stopped = self._verdict(block, live)
                 if stopped is not None:
                     break
             if not live.waiting:   # every stored game folded: the closing board's snapshot
@@ -567,22 +575,48 @@ class TournamentRunner:
                        self._sprt() if self.config.format == "ab" else None)
 
     # -- rounds: pairing, playing, deciding --------------------------------------------
-    def _pairings(self, block: range, live: LiveStandings
-                  ) -> Callable[[], Iterator[list[Pairing]]]:
+    def _pairings(self, block: range, live: LiveStandings, skipped: list[str],
+                  progress: Progress) -> Callable[[], Iterator[list[Pairing]]] | None:
         """What gives the games of the rounds in ``block``, afresh at each call, a part at
-        a time (:func:`arrange`); a Swiss round is paired, once, from the standings after
-        every earlier round (all of them folded into ``live``)."""
+        a time (:func:`arrange`); a Swiss round is paired once (:meth:`_swiss_round`).
+        None: a finished Swiss tournament has no round after its last."""
         if self.config.format != "swiss":
+            self.absent = skipped
             return partial(arrange, self.config, self.secret, block,
                            partial(fixed_groups, self.config))
-        assert not live.order, "a Swiss round waits for the rounds before"
-        tables, byes = swiss_tables(self.config, self.secret, live.conservative(), self.byes,
-                                    self.met, block.start)
-        for name in byes:
+        pairing = self._swiss_round(block.start, live, skipped, progress)
+        if pairing is None:
+            return None
+        self.absent = pairing.absent
+        for name in pairing.byes:
             self.byes[name] = self.byes.get(name, 0) + 1
-        self.met |= {frozenset(table) for table in tables}
+        self.met.update(pairs_of(pairing.tables))
+        tables = pairing.tables
         return partial(arrange, self.config, self.secret, block,
                        lambda _: [[table] for table in tables])
+
+    def _swiss_round(self, number: int, live: LiveStandings, skipped: list[str],
+                     progress: Progress) -> SwissRound | None:
+        """A Swiss round's pairing: the one kept in the store if the round was paired
+        before (a resumed round plays the tables it began with, whatever the standings
+        say now), else one made from the standings after every earlier round (all folded
+        into ``live``) without the bots that did not start, kept before its first game.
+
+        Its tables' games are all the round has: the games a bot left out would have
+        played are taken off the total, and its table-mates' games stand.
+        """
+        kept = self.store.swiss_round(self.config.name, number)
+        if kept is not None or self.finished:
+            return kept
+        assert not live.order, "a Swiss round waits for the rounds before"
+        tables, byes = swiss_tables(self.config, self.secret, live.conservative(), self.byes,
+                                    self.met, number, skipped)
+        pairing = SwissRound(tables, byes, list(skipped))
+        vacant = games_per_round(self.config) - len(tables) * self.config.players
+        self.store.keep_round(self.config.name, number, pairing, vacant)
+        self.total -= vacant
+        progress.total = self.total
+        return pairing
 
     def _unplayed(self, part: list[Pairing], done: set[int], skipped: list[str]
                   ) -> list[Pairing]:
@@ -621,18 +655,18 @@ class TournamentRunner:
     def _fold(self, pairing: Pairing, game: GameResult | MatchResult, game_id: int,
               live: LiveStandings) -> None:
         """A game (stored, or just played; ``game_id``: its id in the store) into the
-        live ratings and the A/B test."""
-        rated = game.status != "void"
-        live.add(Outcome(pairing.index, pairing.seats, tuple(game.ranks), rated,
-                         game_id=game_id))
+        live ratings and the A/B test, with the seats it was played in: what the
+        leaderboard folds later, whatever this run would pair."""
+        rated, seats = game.status != "void", tuple(game.seats)
+        live.add(Outcome(pairing.index, seats, tuple(game.ranks), rated, game_id=game_id))
         if self.config.format == "ab":
-            self.deal_games.append(DealGame(pairing.group, pairing.seats, tuple(game.ranks),
-                                            rated))
+            self.deal_games.append(DealGame(pairing.group, seats, tuple(game.ranks), rated))
 
     def _play_block(self, block: range, live: LiveStandings, done: set[int],
                     skipped: list[str], executor: Executor, progress: Progress,
-                    tally: Tally) -> None:
-        """Play a block's games left, storing each as it ends.
+                    tally: Tally) -> bool:
+        """Play a block's games left, storing each as it ends; False if the block is past
+        the end of a finished tournament.
 
         With duplicate deals and ``renew_bots``, epoch by epoch, the next epoch's fresh
         bots starting while this one plays (which bots: from a second pass over the
@@ -640,12 +674,14 @@ class TournamentRunner:
         are reached, so the schedule is never held whole, however long the tournament.
         On a cluster the workers renew their own bots.
         """
-        parts = self._pairings(block, live)
+        parts = self._pairings(block, live, skipped, progress)
+        if parts is None:
+            return False
         todo = self._todo(parts(), live, done, skipped)
         if not (self.config.duplicate and self.config.renew_bots):
             self._play_games(itertools.chain.from_iterable(todo), executor, live, progress,
                              tally)
-            return
+            return True
         ahead = self._epoch_bots(parts(), done, skipped)
         next(ahead, None)   # the first epoch's bots are those started
         for rotation, epoch in itertools.groupby(todo, key=lambda games: games[0].rotation):
@@ -656,6 +692,7 @@ class TournamentRunner:
                 self.renewal = self._prepare_renewal(upcoming)
             self._play_games(itertools.chain.from_iterable(epoch), executor, live, progress,
                              tally)
+        return True
 
     def _play_games(self, games: Iterable[Pairing], executor: Executor, live: LiveStandings,
                     progress: Progress, tally: Tally) -> None:
@@ -669,8 +706,9 @@ class TournamentRunner:
             tally.add(result)
             progress.advance(live.leaders)
 
-    def _verdict(self, block: range, live: LiveStandings, skipped: list[str]) -> str | None:
-        """Why the tournament stops after ``block``, or None to go on."""
+    def _verdict(self, block: range, live: LiveStandings) -> str | None:
+        """Why the tournament stops after ``block``, or None to go on (the bots left out
+        of its rounds are not placed)."""
         if self.config.format == "ab":
             result = self._sprt()
             return None if result.verdict is None else result.line()
@@ -679,7 +717,7 @@ class TournamentRunner:
             return None
         rater = live.rater
         ratings = {bot.name: (rater.rating(bot.name).mu, rater.rating(bot.name).sigma)
-                   for bot in self.config.bots if bot.name not in skipped}
+                   for bot in self.config.bots if bot.name not in self.absent}
         order = settled(ratings, live.games, rule.confidence, rule.min_games_per_bot)
         if order is None:
             return None
