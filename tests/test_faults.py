@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from conftest import assert_no_process_left, run_tournament, write_config
+from invariants import assert_consistent
 
 from cli.main import main
 from tournaments.config import load_config
@@ -183,6 +184,7 @@ def test_skip_bad_bots_plays_without_them(tmp_path, started):
                                         skip_bad_bots=True)
     assert summary.skipped_bots == ["bad"]
     assert [g.seats for g in games] == [["good-1", "good-2"], ["good-2", "good-1"]]
+    assert_consistent(store, "faults", load_config(tmp_path / "bots.yaml"))
     assert_no_process_left(started)
 
 

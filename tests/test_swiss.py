@@ -79,6 +79,7 @@ def test_a_swiss_round_of_200_bots_seats_every_bot_once_and_orders_by_strength(t
     # already follows the true strengths (the bench measures it over more rounds).
     board = standings(store, store.resolve("swiss"), resamples=0)
     assert kendall_tau_b(board.bots, {bot: strength(bot) for bot in board.bots}) > 0.3
+    assert_consistent(store, "swiss")
 
 
 def test_swiss_byes_rotate_over_the_field(tmp_path):
@@ -150,6 +151,7 @@ def test_a_swiss_tournament_killed_and_resumed_makes_the_same_pairings(tmp_path)
     assert f"{84 - stored} games played ({stored} already stored)" in resumed.stderr
     assert stored_pairings(killed) == stored_pairings(whole)
     assert len(stored_pairings(whole)) == 84
+    assert_consistent(killed, "swiss")
 
 
 @pytest.mark.parametrize("fmt", ["round-robin", "swiss"])
@@ -164,6 +166,7 @@ def test_settled_stops_a_tournament_with_fewer_games(tmp_path, fmt):
     played = len(store.games("stop"))
     assert 10 <= played < summary.total == 200 and summary.played == played
     assert store.resolve("stop").finished_at is not None
+    assert_consistent(store, "stop", parse_config(data))
     # Resuming a stopped tournament plays nothing more and stops at the same round.
     again, _, _ = run_tournament(parse_config(data), tmp_path)
     assert (again.played, again.stopped) == (0, summary.stopped)
