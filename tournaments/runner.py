@@ -324,8 +324,10 @@ class TournamentRunner:
             raise TournamentError("; ".join(errors.values())
                                   + " (the tournament did not start; --skip-bad-bots plays "
                                     "without them)")
+        rule = ("; it stays out of the Swiss rounds this run pairs"
+                if self.config.format == "swiss" else "")
         for message in errors.values():
-            print(f"skipping: {message}", file=self.out, flush=True)
+            print(f"skipping: {message}{rule}", file=self.out, flush=True)
         return sorted(errors)
 
     def _start_here(self, specs: list[BotSpec]) -> dict[str, str]:

@@ -120,7 +120,7 @@ def ab_group(config: TournamentConfig, deal: int) -> Group:
 PAIRING_STEPS = 20_000
 #: How many tables down the standings a bot may move to avoid a repeated pair (3 to 5
 #: seats): farther would seat bots of unlike ratings together.
-SWAP_WINDOW = 2
+SWAP_WINDOW = 3
 
 
 def swiss_tables(config: TournamentConfig, secret: str, conservative: Mapping[str, float],
@@ -186,8 +186,8 @@ def heads_up_pairs(seated: list[str], met: Mapping[frozenset[str], int]) -> list
 
 
 def greedy_pairs(seated: list[str], met: Mapping[frozenset[str], int]) -> list[list[str]]:
-    """Pairs when every pairing repeats one: the best bot left meets, of the others, one
-    it met least often, the nearest in the standings first."""
+    """Pairs when no pairing without a rematch was found: the best bot left meets, of
+    the others, one it met least often, the nearest in the standings first."""
     left, pairs = list(seated), []
     while len(left) >= 2:
         top = left.pop(0)
