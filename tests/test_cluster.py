@@ -154,6 +154,23 @@ def test_resume_across_local_and_cluster_runs(tmp_path, dask_cluster):
     assert wait_until_gone(mark) == []
 
 
+@pytest.mark.slow
+def test_a_swiss_on_the_cluster_pairs_and_rates_as_one_machine(tmp_path, dask_cluster):
+    """Rounds paired from the standings by the referee, played by the workers: the same
+    tables, games and board as on this machine, and issue 40's invariants."""
+    mark = uuid.uuid4().hex
+    path = config_file(tmp_path, mark, extra="format: swiss\nrounds: 3\n")
+    _, local, _ = run_tournament(path, tmp_path, db="local.sqlite")
+    summary, remote, _ = run_tournament(
+        replace(load_config(path), cluster=dask_cluster.address), tmp_path,
+        db="cluster.sqlite")
+    assert summary.played == 6 and summary.byes == {"greedy": 1, "random": 1, "random-b": 1}
+    assert rows(remote, "spread") == rows(local, "spread")
+    assert board(remote, "spread") == board(local, "spread")
+    assert_consistent(remote, "spread")
+    assert wait_until_gone(mark) == []
+
+
 def test_a_bot_that_cannot_start_on_the_workers_stops_the_tournament(tmp_path, dask_cluster):
     mark = uuid.uuid4().hex
     path = config_file(tmp_path, mark, bot="./no-such-bot")
