@@ -8,7 +8,6 @@ stores of one config can be compared game by game.
 
 from __future__ import annotations
 
-import io
 import signal
 import sqlite3
 import subprocess
@@ -19,14 +18,13 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import run_tournament, stored_count, write_config
+from conftest import interrupted_run, run_tournament, stored_count, write_config
 from invariants import assert_consistent
 
 from bench.bigfields import simulated_repeats
 from ratings.stats import kendall_tau_b
 from tournaments.config import ConfigError, game_count, load_config, parse_config, rounds_needed
 from tournaments.schedule import heads_up_pairs, pairs_of, swiss_tables
-from tournaments.runner import Interrupted, TournamentRunner
 from tournaments.standings import standings
 from tournaments.store import Store
 
@@ -305,30 +303,11 @@ def test_a_bot_skipped_in_a_swiss_stays_out_of_the_rounds_paired_without_it(tmp_
     assert games_per_bot(store, "season.old-1") == before
 
 
-class StopAfter(Store):
-    """A store whose referee is interrupted (Ctrl-C) as its n-th game is stored."""
-
-    def __init__(self, path: Path, games: int) -> None:
-        super().__init__(path)
-        self.left = games
-
-    def add_game(self, *args, **kwargs) -> int:
-        game_id = super().add_game(*args, **kwargs)
-        self.left -= 1
-        if self.left == 0:
-            raise KeyboardInterrupt
-        return game_id
-
-
 def test_a_skipped_bot_joins_the_swiss_rounds_paired_after_it_starts(tmp_path):
     path = write_config(tmp_path, SEASON)
     config = load_config(path)
     # Interrupted in its second round, paired (like the first) without broken.
-    runner = TournamentRunner(config, StopAfter(tmp_path / "season.sqlite", 3),
-                              tmp_path / "logs", out=io.StringIO(), quiet=True,
-                              skip_bad_bots=True)
-    with pytest.raises(Interrupted):
-        runner.run()
+    interrupted_run(config, tmp_path, 3, db="season.sqlite", skip_bad_bots=True)
     (tmp_path / "bot.py").write_text(BOT_PY)
     summary, store, _ = run_tournament(config, tmp_path, db="season.sqlite",
                                        skip_bad_bots=True)
@@ -339,3 +318,19 @@ def test_a_skipped_bot_joins_the_swiss_rounds_paired_after_it_starts(tmp_path):
               for number, games in rounds_of(store, "season").items()}
     assert [len(tables[number]) for number in range(4)] == [1, 1, 2, 2]
     assert games_per_bot(store)["broken"] == 4
+
+
+def test_progress_says_the_round_the_resume_and_the_fresh_bots_once(tmp_path):
+    config = parse_config(swiss(6, 3))
+    interrupted_run(config, tmp_path, 4)
+    _, _, out = run_tournament(config, tmp_path, quiet=False)
+    lines = out.splitlines()
+    # Two tables a round (6 games): the fourth game was in the first round.
+    assert lines[0] == "resuming: 4 of 18 games stored; 14 left to play"
+    progress = [line for line in lines if line.startswith("games ")]
+    assert progress[0].startswith("games 5/18 (28%)  round 1 of 3  ")
+    assert progress[-1].startswith("games 18/18 (100%)  round 3 of 3  ")
+    # Fresh bots before every rotation of every round: said once.
+    fresh = [line for line in lines if "start afresh" in line]
+    assert fresh == ["  bots start afresh before every seat rotation (6 before rotation 2), "
+                     "so none remembers a deal it is dealt again"]

@@ -78,6 +78,7 @@ class Summary:
     played: int
     already_done: int
     wall_s: float
+    # Faults per class of this run; of the whole tournament, every run's.
     faults: dict[str, int] = field(default_factory=dict)
     skipped_bots: list[str] = field(default_factory=list)
     # Suspended bots and how many of their games were played by substitutes.
@@ -90,6 +91,7 @@ class Summary:
     byes: dict[str, int] = field(default_factory=dict)
     # format: ab: the test's result.
     sprt: SprtResult | None = None
+    all_faults: dict[str, int] = field(default_factory=dict)
 
 
 def config_changes(old: dict, new: dict) -> list[str]:
@@ -109,6 +111,9 @@ class Progress:
                  note: Callable[[], str] | None = None,
                  workers: Callable[[], int] | None = None) -> None:
         self.total, self.done, self.started_with = total, done, done
+        # Played round by round: the round being played (from 1), and how many there are.
+        self.round: int | None = None
+        self.rounds = 0
         # More for the progress line: an A/B test's live LLR.
         self.note = note
         # On a cluster: how many workers are playing.
@@ -125,9 +130,10 @@ class Progress:
         left = self.total - self.done
         eta = f"{left / rate:,.0f}s" if rate > 0 else "?"
         where = f"  on {self.workers()} worker(s)" if self.workers is not None else ""
+        round_of = f"  round {self.round} of {self.rounds}" if self.round is not None else ""
         note = f"  {self.note()}" if self.note is not None else ""
         return (f"games {self.done}/{self.total} ({100 * self.done / max(self.total, 1):.0f}%)"
-                f"  {rate:.1f} games/s  ETA {eta}{where}{note}")
+                f"{round_of}  {rate:.1f} games/s  ETA {eta}{where}{note}")
 
     def advance(self, leaders: Callable[[], str]) -> None:
         self.done += 1
@@ -221,6 +227,8 @@ class TournamentRunner:
         self.participants: dict[str, Participant] = {}
         # Fresh bots being started for the next rotation (stopped with the rest).
         self.renewal: futures.Future | None = None
+        # Whether this run started bots afresh yet (said once a run, not every rotation).
+        self.renewed = False
         self.retiring: list[threading.Thread] = []
         # Paths no sandboxed bot may see: the config (given), the database, its
         # folder and companions, and every bot's dir: (each bot sees its own).
@@ -442,9 +450,11 @@ class TournamentRunner:
         stopping = threading.Thread(target=_stop_all, args=(retired,), name="retire-bots")
         stopping.start()
         self.retiring.append(stopping)
-        if fresh and not self.quiet:
-            print(f"  rotation {rotation + 1}: {len(fresh)} bot(s) started afresh, so none "
-                  "remembers a deal it is dealt again", file=self.out, flush=True)
+        if fresh and not self.quiet and not self.renewed:
+            print(f"  bots start afresh before every seat rotation ({len(fresh)} before "
+                  f"rotation {rotation + 1}), so none remembers a deal it is dealt again",
+                  file=self.out, flush=True)
+        self.renewed = True
 
     # -- playing -----------------------------------------------------------------
     def _client(self, name: str) -> BotClient | None:
@@ -518,6 +528,11 @@ class TournamentRunner:
     def _run(self) -> Summary:
         started = time.monotonic()
         done = self._stored_games()
+        if done and not self.quiet:
+            left = "nothing is left to play" if self.finished else \
+                f"{self.total - len(done):,} left to play"
+            print(f"resuming: {len(done):,} of {self.total:,} games stored; {left}",
+                  file=self.out, flush=True)
         needed, first_epoch = self._left(done)
         skipped = self._start_bots(needed, first_epoch) if needed else []
         try:
@@ -536,8 +551,11 @@ class TournamentRunner:
         previous = signal.signal(signal.SIGTERM, _raise_interrupt) \
             if threading.current_thread() is threading.main_thread() else None
         stopped = None
+        every = blocks(self.config)
         try:
-            for block in blocks(self.config):
+            for block in every:
+                if round_by_round(self.config):
+                    progress.round, progress.rounds = block.start + 1, len(every)
                 if not self._play_block(block, live, done, skipped, executor, progress, tally):
                     break
                 stopped = self._verdict(block, live)
@@ -574,7 +592,15 @@ class TournamentRunner:
                        time.monotonic() - started, tally.faults, skipped,
                        {name: tally.sat_out.get(name, 0) for name in sorted(self.suspended)},
                        archived, stopped, dict(sorted(self.byes.items())),
-                       self._sprt() if self.config.format == "ab" else None)
+                       self._sprt() if self.config.format == "ab" else None,
+                       self._all_faults())
+
+    def _all_faults(self) -> dict[str, int]:
+        """Faults per class of every run of the tournament, as stored (a bot sitting
+        out while suspended is not a fault of its own)."""
+        counts = Counter(fault["class"] for fault in self.store.faults(self.config.name)
+                         if fault["class"] != "suspended")
+        return dict(sorted(counts.items()))
 
     # -- rounds: pairing, playing, deciding --------------------------------------------
     def _pairings(self, block: range, live: LiveStandings, skipped: list[str],
