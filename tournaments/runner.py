@@ -473,9 +473,10 @@ class TournamentRunner:
         self._count_faults(result)
         return result
 
-    def _settle(self, name: str) -> None:
-        """After a crash: let the bot's process end, so the next game restarts it."""
-        self.participants[name].settle()
+    def _settle(self, name: str, client: BotClient | None) -> str | None:
+        """After a crash: let the bot's process end, so the next game restarts it; how
+        it ended."""
+        return self.participants[name].settle(client)
 
     def _probe(self, name: str) -> bool:
         """After a timeout: whether the bot still answers (a hung one is stopped)."""
