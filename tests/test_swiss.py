@@ -26,6 +26,7 @@ from ratings.stats import kendall_tau_b
 from tournaments.config import ConfigError, game_count, load_config, parse_config, rounds_needed
 from tournaments.schedule import heads_up_pairs, pairs_of, swiss_tables
 from tournaments.standings import standings
+from tournaments.runner import TournamentError
 from tournaments.store import Store
 
 CLI = str(Path(sys.executable).parent / "circus-referee")
@@ -334,3 +335,32 @@ def test_progress_says_the_round_the_resume_and_the_fresh_bots_once(tmp_path):
     fresh = [line for line in lines if "start afresh" in line]
     assert fresh == ["  bots start afresh before every seat rotation (6 before rotation 2), "
                      "so none remembers a deal it is dealt again"]
+
+
+@pytest.mark.parametrize("duplicate", [True, False])
+def test_a_swiss_begun_before_pairings_were_kept_resumes_from_its_stored_tables(tmp_path,
+                                                                              duplicate):
+    """A store of an older referee keeps no pairing: a round with a game of every table
+    is rebuilt from its games (the rotation of each turned back); one with a table
+    missing is refused, in one line."""
+    data = swiss(7, 3, duplicate=duplicate)
+    run_tournament(parse_config(data), tmp_path, db="whole.sqlite")
+    # Two tables a round, 6 games: round 2 is games 6-11, its first table's 6, 8 and 10
+    # with duplicate deals (epoch by epoch), else 6, 7 and 8. One game of each table is
+    # kept, neither in its first rotation; the gap store keeps the first table's only.
+    kept = (8, 11) if duplicate else (7, 11)
+    for name, keep in (("old.sqlite", kept), ("gap.sqlite", kept[:1])):
+        Store(tmp_path / "whole.sqlite").db.execute("VACUUM INTO ?", (str(tmp_path / name),))
+        with sqlite3.connect(tmp_path / name) as db:
+            db.execute("DELETE FROM swiss_rounds")
+            db.execute(f"DELETE FROM games WHERE game_index >= 6 AND game_index NOT IN "
+                       f"({', '.join(map(str, keep))})")
+            db.execute("UPDATE tournaments SET finished_at = NULL")
+    summary, store, _ = run_tournament(parse_config(data), tmp_path, db="old.sqlite")
+    assert summary.already_done == 8 and summary.played == 10
+    assert stored_pairings(tmp_path / "old.sqlite") == stored_pairings(tmp_path / "whole.sqlite")
+    assert_consistent(store, "swiss")
+    with pytest.raises(TournamentError, match=r"Swiss round 2 of 'swiss' was begun by an older "
+                       r"circus-referee that did not keep its pairing, and 1 of its tables have "
+                       r"no game stored: finish it with that version, or start over with --fresh"):
+        run_tournament(parse_config(data), tmp_path, db="gap.sqlite")

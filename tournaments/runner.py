@@ -46,6 +46,7 @@ from tournaments.schedule import (
     arrange,
     blocks,
     fixed_groups,
+    groups_per_round,
     pairs_of,
     round_by_round,
     scheduled,
@@ -634,7 +635,7 @@ class TournamentRunner:
         Its tables' games are all the round has: the games a bot left out would have
         played are taken off the total, and its table-mates' games stand.
         """
-        kept = self.store.swiss_round(self.config.name, number)
+        kept = self.store.swiss_round(self.config.name, number) or self._round_from_games(number)
         if kept is not None or self.finished:
             return kept
         assert not live.order, "a Swiss round waits for the rounds before"
@@ -645,6 +646,33 @@ class TournamentRunner:
         self.store.keep_round(self.config.name, number, pairing, vacant)
         self.total -= vacant
         progress.total = self.total
+        return pairing
+
+    def _round_from_games(self, number: int) -> SwissRound | None:
+        """A round an older referee paired without keeping its pairing, rebuilt from its
+        stored games (and kept from now on): each table from any one of its games, the
+        seats turned back by the game's rotation; the byes, the bots at none. None if the
+        round has no game stored (it is paired afresh); refused if some table has none:
+        its bots cannot be known."""
+        config, name = self.config, self.config.name
+        per_round, start = groups_per_round(config), number * games_per_round(config)
+        tables: dict[int, tuple[str, ...]] = {}
+        for game in self.store.results(name, range(start, start + games_per_round(config))):
+            offset = game.game_index - start
+            position, turn = ((offset % per_round, offset // per_round) if config.duplicate
+                              else divmod(offset, config.players))
+            tables[position] = tuple(game.seats[-turn:] + game.seats[:-turn])
+        if not tables:
+            return None
+        if len(tables) < per_round:
+            raise TournamentError(
+                f"Swiss round {number + 1} of {name!r} was begun by an older circus-referee "
+                f"that did not keep its pairing, and {per_round - len(tables)} of its tables "
+                "have no game stored: finish it with that version, or start over with --fresh")
+        seated = {bot for table in tables.values() for bot in table}
+        pairing = SwissRound([tables[position] for position in range(per_round)],
+                             [bot.name for bot in config.bots if bot.name not in seated], [])
+        self.store.keep_round(name, number, pairing, 0)
         return pairing
 
     def _unplayed(self, part: list[Pairing], done: set[int], skipped: list[str]
