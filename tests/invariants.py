@@ -19,7 +19,7 @@ from ratings.board import Board, build_board
 from tournaments.config import TournamentConfig
 from tournaments.schedule import scheduled
 from tournaments.standings import outcome, rating_config, standings
-from tournaments.store import StoredGame, Store
+from tournaments.store import Store, StoredGame
 
 
 def assert_consistent(store: Store | Path, name: str,

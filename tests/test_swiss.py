@@ -24,9 +24,9 @@ from invariants import assert_consistent
 from bench.bigfields import simulated_repeats
 from ratings.stats import kendall_tau_b
 from tournaments.config import ConfigError, game_count, load_config, parse_config, rounds_needed
+from tournaments.runner import TournamentError
 from tournaments.schedule import heads_up_pairs, pairs_of, swiss_tables
 from tournaments.standings import standings
-from tournaments.runner import TournamentError
 from tournaments.store import Store
 
 CLI = str(Path(sys.executable).parent / "circus-referee")
