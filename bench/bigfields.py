@@ -6,7 +6,9 @@ store like ``circus-referee tournament``, over many seeds:
 
 * ``swiss``: a Swiss tournament of a big field (p cycling through 0, .25, .5,
   .75, 1); Kendall's tau-b of the leaderboard against the true strengths after
-  each round, and the seconds per round;
+  each round, and the seconds per round; and how often Swiss pairings seat a pair of
+  bots together again (issue 40), on simulated results of a 30-bot field at 2 to 5
+  seats;
 * ``stopping``: round robins of p = 0, .5, 1 with ``stop: {when: settled}``: how
   often they stop with the true order, and with what share of the full schedule;
 * ``sprt``: the SPRT's error rates, on exact hypotheses (simulated deals whose
@@ -18,8 +20,10 @@ from __future__ import annotations
 
 import io
 import random
+import statistics
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Callable
 
@@ -27,8 +31,10 @@ from bench.report import Section, median
 from ratings.params import RatingConfig
 from ratings.sprt import expected_score, sprt
 from ratings.stats import kendall_tau_b
+from ratings.trueskill_ratings import Outcome, Rater
 from tournaments.config import parse_config
 from tournaments.runner import LiveStandings, TournamentRunner
+from tournaments.schedule import pairs_of, swiss_tables
 from tournaments.standings import outcome
 from tournaments.store import Store
 
@@ -45,8 +51,8 @@ def _run(data: dict, folder: Path):
     return summary, store
 
 
-def swiss(bots: int = 200, rounds: int = 8, progress: Callable[[str], None] = print
-          ) -> Section:
+def swiss(bots: int = 200, rounds: int = 8, pairing_seeds: int = 20,
+          progress: Callable[[str], None] = print) -> Section:
     started = time.perf_counter()
     section = Section("swiss", f"Swiss: {bots} bots of known strength, 3 seats",
                       ["round", "games", "Kendall tau-b", "s per round"])
@@ -78,8 +84,54 @@ def swiss(bots: int = 200, rounds: int = 8, progress: Callable[[str], None] = pr
         most = max(summary.byes.values(), default=0)
         section.notes.append(f"{summary.played} games; {len(summary.byes)} bots had a bye "
                              f"(at most {most} each)")
+    progress("swiss: repeated pairs of simulated 30-bot fields")
+    section.notes += repeated_pairs(section.figures, seeds=pairing_seeds)
     section.seconds = time.perf_counter() - started
     return section
+
+
+def repeated_pairs(figures: dict[str, float], bots: int = 30, rounds: int = 10,
+                   seeds: int = 20) -> list[str]:
+    """Notes on how often Swiss rounds seat a pair of bots together again, at 2 to 5
+    seats (``figures`` gets ``repeats_<seats>``, the mean per round, and
+    ``worst_repeats_<seats>``)."""
+    notes = []
+    for players in range(2, 6):
+        counts = [count for seed in range(1, seeds + 1)
+                  for count in simulated_repeats(players, bots, rounds, seed)]
+        figures[f"repeats_{players}"] = statistics.fmean(counts)
+        figures[f"worst_repeats_{players}"] = max(counts)
+        seated = bots // players * players * (players - 1) // 2
+        notes.append(f"{players} seats: {statistics.fmean(counts):.2f} repeated pairs a round "
+                     f"(worst round {max(counts)}) of the {seated} pairs seated, "
+                     f"{bots} bots, {rounds} rounds, {seeds} seeds of simulated results")
+    return notes
+
+
+def simulated_repeats(players: int, bots: int, rounds: int, seed: int,
+                      pair: Callable = swiss_tables) -> list[int]:
+    """Per round of a Swiss of ``bots`` bots, the pairs at its tables that sat together
+    before: the results are drawn (each bot's performance its strength plus noise)
+    and rated as the runner rates them, so the standings move as in a tournament.
+    ``pair``: how a round is paired (:func:`swiss_tables`' arguments)."""
+    rng = random.Random(seed)
+    config = parse_config({"name": "pairs", "game": "flea-circus", "players": players,
+                           "format": "swiss", "rounds": rounds, "seed": seed,
+                           "bots": [{"name": f"b{n:02d}", "python": "bots.mixed:Mixed50"}
+                                    for n in range(bots)]})
+    strength = {bot.name: rng.gauss(0.0, 1.0) for bot in config.bots}
+    rater, byes, met, repeats = Rater(), Counter(), Counter(), []
+    for number in range(rounds):
+        conservative = {bot: r.mu - 3 * r.sigma for bot, r in rater.ratings.items()}
+        tables, resting = pair(config, "", conservative, byes, met, number)
+        repeats.append(sum(1 for seated in pairs_of(tables) if met[seated]))
+        met.update(pairs_of(tables))
+        byes.update(resting)
+        for table in tables:
+            performance = {bot: strength[bot] + rng.gauss(0.0, 1.0) for bot in table}
+            order = sorted(table, key=performance.__getitem__, reverse=True)
+            rater.add(Outcome(number, table, tuple(order.index(bot) + 1 for bot in table)))
+    return repeats
 
 
 def stopping(seeds: int = 40, rounds: int = 100, confidence: float = 0.95,

@@ -192,10 +192,12 @@ def tournament(config_path: Path, db_path: Path, log_root: Path, concurrency: in
         fail(str(error))
     except Interrupted as stop:
         fail(str(stop), status=130)
-    faults = ", ".join(f"{count} {kind}" for kind, count in sorted(summary.faults.items()))
+    faults = fault_text(summary.all_faults)
+    if summary.already_done and summary.all_faults != summary.faults:
+        faults += f" ({fault_text(summary.faults)} in this run)"
     click.echo(f"\n{config.name}: {summary.played} games played"
                f" ({summary.already_done} already stored) of {summary.total}"
-               f" in {summary.wall_s:.1f}s; faults: {faults or 'none'}; results in {db_path}",
+               f" in {summary.wall_s:.1f}s; faults: {faults}; results in {db_path}",
                err=True)
     for bot, games in summary.suspended.items():
         click.echo(f"{bot} was suspended for failing game after game: "
@@ -214,6 +216,11 @@ def tournament(config_path: Path, db_path: Path, log_root: Path, concurrency: in
     click.echo(formatting.format_board(standings(store, record), "table", FAULT_CLASSES))
     if remembering(record):
         click.echo(memory_note(record))
+
+
+def fault_text(counts: dict[str, int]) -> str:
+    """Faults per class in a line: "2 crash, 1 timeout", or "none"."""
+    return ", ".join(f"{count} {kind}" for kind, count in sorted(counts.items())) or "none"
 
 
 RESAMPLES_OPTION = click.option(

@@ -108,7 +108,7 @@ class Match:
     def __init__(self, game: Game, variant: str, seats: tuple[str, ...], seed: int, game_id: str,
                  clients: list[BotClient | None], time_config: TimeConfig | list[TimeConfig],
                  policy: FaultPolicy, stop: threading.Event | None = None,
-                 on_crash: Callable[[int], None] | None = None,
+                 on_crash: Callable[[int], str | None] | None = None,
                  probe: Callable[[str], bool] | None = None,
                  suspended: frozenset[str] = frozenset()) -> None:
         self.game = game
@@ -118,6 +118,7 @@ class Match:
         self.game_id = game_id
         self.policy = policy
         self.stop = stop or threading.Event()
+        # Told of a call that failed as a crash; says what became of the bot's process.
         self.on_crash = on_crash
         # After a timeout: does the bot still answer at all? (False: it was stopped.)
         self.probe = probe
@@ -256,8 +257,9 @@ class Match:
                                         "either: the bot was stopped")
         if fault.fault_class == "crash":
             seat.gone = True
-            if self.on_crash is not None:
-                self.on_crash(index)
+            ended = self.on_crash(index) if self.on_crash is not None else None
+            if ended:   # what happened to the bot, before what the channel saw of it
+                fault = BotFault("crash", f"its process ended: {ended} ({fault.detail})")
         if policy == "substitute":
             seat.strikes += 1
             if seat.strikes >= self.policy.max_strikes:

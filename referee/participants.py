@@ -74,6 +74,9 @@ class Participant:
         self.client: BotClient | None = None
         self.process: BotProcess | None = None
         self.lock = threading.Lock()
+        # The client of the process a restart replaced, and how that process ended: a
+        # call of a game still in flight with it fails on the closed channel.
+        self.replaced: tuple[BotClient | None, str] | None = None
         self.wire_log = log_dir / f"{spec.name}.log"
         if spec.command is not None:
             self.process = BotProcess(spec.name, spec.command, log_dir / f"{spec.name}.log",
@@ -182,6 +185,7 @@ class Participant:
         with self.lock:
             if self.process is None or self.process.alive():
                 return self.client is not None
+            self.replaced = (self.client, self.process.exit_description())
             # Whatever the crashed bot started dies with it, restarted or not.
             self.process.stop()
             if self.restarts >= self.max_restarts:
@@ -216,16 +220,29 @@ class Participant:
                     self.process.stop(grace=0.1)
                 return False
 
-    def settle(self) -> None:
-        """A call to the bot failed as a crash: give its process a moment to end.
+    def settle(self, client: BotClient | None = None) -> str | None:
+        """A call to the bot through ``client`` failed as a crash: give its process a
+        moment to end, and say how it ended ("exited with status 3", "killed by
+        SIGABRT"; None if it still runs or is not a process of ours), which tells the
+        organiser more than the channel's error.
 
         A bot that dies drops its connections before its process is reaped, and a
         game started in that gap would find it alive and send its first call to the
         dead bot (another crash, another forfeit). Waiting here makes the next game's
         :meth:`crashed` true, so it restarts the bot instead.
         """
-        if self.process is not None:
+        if self.process is None:
+            return None
+        if not self._replaced(client):
             self.process.wait(CRASH_SETTLE_S)
+        with self.lock:   # not restarted meanwhile, or the restart says how it ended
+            if self._replaced(client):
+                return self.replaced[1]
+            return None if self.process.alive() else self.process.exit_description()
+
+    def _replaced(self, client: BotClient | None) -> bool:
+        """Whether ``client`` reached a process that a restart has since replaced."""
+        return self.replaced is not None and client is not None and client is self.replaced[0]
 
     def crashed(self) -> bool:
         return self.process is not None and not self.process.alive()

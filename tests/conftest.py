@@ -11,7 +11,7 @@ import pytest
 
 from referee import process
 from tournaments.config import TournamentConfig, load_config
-from tournaments.runner import Summary, TournamentRunner
+from tournaments.runner import Interrupted, Summary, TournamentRunner
 from tournaments.store import Store
 
 #: The test files that take longest (``--durations``), longest first. They run first, so that
@@ -60,6 +60,34 @@ def started(monkeypatch) -> list[int]:
 
     monkeypatch.setattr(process.BotProcess, "start", spy)
     return pids
+
+
+class StopAfter(Store):
+    """A store whose referee is interrupted (as by Ctrl-C) as its n-th game is stored:
+    a run stopped at a known moment, whatever the machine's speed."""
+
+    def __init__(self, path: Path, games: int) -> None:
+        super().__init__(path)
+        self.left = games
+
+    def add_game(self, *args, **kwargs) -> int:
+        game_id = super().add_game(*args, **kwargs)
+        self.left -= 1
+        if self.left == 0:
+            raise KeyboardInterrupt
+        return game_id
+
+
+def interrupted_run(config: TournamentConfig, folder: Path, games: int,
+                    db: str = "results.sqlite", **options) -> str:
+    """Run a tournament until its ``games``-th game is stored, then interrupt it; return
+    what it printed."""
+    out = io.StringIO()
+    runner = TournamentRunner(config, StopAfter(folder / db, games),
+                              folder / "logs" / config.name, out=out, quiet=True, **options)
+    with pytest.raises(Interrupted):
+        runner.run()
+    return out.getvalue()
 
 
 def stored_count(db: Path) -> int:

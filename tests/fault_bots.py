@@ -44,7 +44,8 @@ class FaultBot(RandomBot):
     The ``crash-*`` modes start a helper process first (its pid goes to the
     log as ``helper pid N``) and then exit: ``crash-decide`` at the 7th
     decision of every run, ``crash-start`` in its 2nd StartGame, ``crash-end``
-    in its 1st EndGame. ``freeze`` stops the whole process at its 1st decision.
+    in its 1st EndGame (with status 3); ``crash-abort`` aborts (SIGABRT) at the 7th
+    decision of every run. ``freeze`` stops the whole process at its 1st decision.
     ``exit`` exits at the 3rd decision of game 0; ``linger`` then stops serving
     (its connections drop) and exits ``--sleep-ms`` later, as a dying bot may.
     ``two-players`` answers out of range in games of more than two players;
@@ -94,6 +95,8 @@ class FaultBot(RandomBot):
         index = super().decide(request)
         self._hold()
         self._crash_at("decide", "crash-decide", 7)
+        if self.mode == "crash-abort" and self.calls["decide"] == 7:
+            os.abort()
         mode = self.mode
         if mode == "freeze":
             os.kill(os.getpid(), signal.SIGSTOP)

@@ -13,6 +13,7 @@ import sqlite3
 import pytest
 from click.testing import CliRunner
 from conftest import run_tournament, write_config
+from invariants import assert_consistent
 
 from cli.main import main
 from ratings.sprt import (
@@ -84,6 +85,7 @@ def test_a_clearly_stronger_a_is_accepted_as_h1_early(tmp_path):
     assert summary.stopped == summary.sprt.line()
     assert len(store.games("ab")) < summary.total == 60 * 8 * 2
     assert store.resolve("ab").finished_at is not None
+    assert_consistent(store, "ab", parse_config(ab("Mixed100", "Mixed0")))
     # Run again: nothing more is played, and the stored deals give the same verdict.
     again, _, _ = run_tournament(parse_config(ab("Mixed100", "Mixed0")), tmp_path)
     assert again.played == 0 and again.sprt == summary.sprt
@@ -101,6 +103,7 @@ def test_an_interrupted_ab_test_resumes_to_the_same_verdict(tmp_path):
     resumed, store, _ = run_tournament(config, tmp_path, db="whole.sqlite")
     assert resumed.already_done == played // 2 and resumed.played == played - played // 2
     assert resumed.sprt == whole.sprt and resumed.stopped == whole.stopped
+    assert_consistent(store, "ab", config)
 
 
 def test_identical_bots_are_accepted_as_h0(tmp_path):

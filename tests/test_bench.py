@@ -218,7 +218,10 @@ def test_whole_command_against_the_echo(quick):
 @pytest.mark.slow
 def test_big_fields_swiss_order_early_stopping_and_sprt_errors(quick):
     swiss = figures(quick[1], "swiss")
-    assert_numbers(swiss, ["tau_round_1", "tau_round_2", "tau_last", "seconds_per_round"])
+    assert_numbers(swiss, ["tau_round_1", "tau_round_2", "tau_last", "seconds_per_round",
+                           *(f"repeats_{seats}" for seats in range(2, 6)),
+                           *(f"worst_repeats_{seats}" for seats in range(2, 6))])
+    assert swiss["repeats_2"] == 0   # 30 bots, 10 rounds: a rematch is always avoidable
     stopping = figures(quick[1], "stopping")
     assert_numbers(stopping, ["runs", "stopped", "true_order_rate", "median_share",
                               "half_or_less_rate"])

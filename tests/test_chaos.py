@@ -16,9 +16,11 @@ from pathlib import Path
 
 import pytest
 from conftest import write_config
+from invariants import assert_consistent
 from test_operations import assert_bots_gone, cli_run, games_and_board, stored_count
 
 from referee.process import ORPHAN_GUARD, dies_with_referee
+from tournaments.config import load_config
 
 CHAOS = """
 name: chaos
@@ -112,6 +114,7 @@ def test_kill_9_at_random_moments_then_resume_gives_the_uninterrupted_result(tmp
     games, board = games_and_board(tmp_path, "chaos.sqlite")
     assert [g["game_index"] for g in games] == list(range(GAMES))
     assert (games, board) == games_and_board(tmp_path, "full.sqlite")
+    assert_consistent(tmp_path / "chaos.sqlite", "chaos", load_config(tmp_path / "bots.yaml"))
 
 
 def test_a_child_whose_referee_died_before_its_death_signal_was_set_ends_at_once():

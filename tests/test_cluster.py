@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from conftest import run_tournament, write_config
+from invariants import assert_consistent
 
 from bench.cluster import LocalCluster
 from cli.main import bot_log, main
@@ -116,6 +117,7 @@ def test_cluster_plays_the_games_of_one_machine(tmp_path, dask_cluster):
     assert len(rows(remote, "spread")) == 6
     assert rows(remote, "spread") == rows(local, "spread")
     assert board(remote, "spread") == board(local, "spread")
+    assert_consistent(remote, "spread", load_config(path))
     assert wait_until_gone(mark) == []
     # Every worker started the bots, and their logs came back into the logs folder.
     folder = tmp_path / "cluster-logs" / "spread"
@@ -148,6 +150,24 @@ def test_resume_across_local_and_cluster_runs(tmp_path, dask_cluster):
     assert (summary.already_done, summary.played) == (2, 4)
     assert rows(resumed, "spread") == rows(local, "spread")
     assert board(resumed, "spread") == board(local, "spread")
+    assert_consistent(resumed, "spread", load_config(path))
+    assert wait_until_gone(mark) == []
+
+
+@pytest.mark.slow
+def test_a_swiss_on_the_cluster_pairs_and_rates_as_one_machine(tmp_path, dask_cluster):
+    """Rounds paired from the standings by the referee, played by the workers: the same
+    tables, games and board as on this machine, and issue 40's invariants."""
+    mark = uuid.uuid4().hex
+    path = config_file(tmp_path, mark, extra="format: swiss\nrounds: 3\n")
+    _, local, _ = run_tournament(path, tmp_path, db="local.sqlite")
+    summary, remote, _ = run_tournament(
+        replace(load_config(path), cluster=dask_cluster.address), tmp_path,
+        db="cluster.sqlite")
+    assert summary.played == 6 and summary.byes == {"greedy": 1, "random": 1, "random-b": 1}
+    assert rows(remote, "spread") == rows(local, "spread")
+    assert board(remote, "spread") == board(local, "spread")
+    assert_consistent(remote, "spread")
     assert wait_until_gone(mark) == []
 
 
@@ -324,6 +344,7 @@ def test_a_worker_killed_mid_run_loses_no_game(tmp_path):
         assert outcome["summary"].played == 12
         assert rows(store, "slow") == rows(local, "slow")
         assert board(store, "slow") == board(local, "slow")
+        assert_consistent(store, "slow", config)
         assert wait_until_gone(mark) == []
     finally:
         running.close()
@@ -391,5 +412,6 @@ def test_a_lost_scheduler_stops_the_referee_with_a_resume_hint(tmp_path):
         assert summary.already_done == stored
         _, local, _ = run_tournament(config, tmp_path, db="local.sqlite")
         assert rows(store, "slow") == rows(local, "slow")
+        assert_consistent(store, "slow", config)
     finally:
         running.close()

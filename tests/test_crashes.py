@@ -71,6 +71,7 @@ def assert_gone(pids: list[int]) -> None:
     ("crash-start", 4, ""),
     ("crash-end", 16, ""),
     ("crash-decide", 4, "max_restarts: 1"),
+    ("crash-abort", 4, ""),
 ])
 def test_a_crashing_bot_never_stops_the_tournament(tmp_path, started, mode, concurrency, extra):
     path = write_config(tmp_path, config_text(mode, concurrency, extra))
@@ -80,6 +81,11 @@ def test_a_crashing_bot_never_stops_the_tournament(tmp_path, started, mode, conc
     faults = list(store.faults("crashes"))
     assert faults and {f["bot"] for f in faults} == {"bad"}
     assert {f["class"] for f in faults} == {"crash"}
+    # Each fault in a game says what became of the process, before the channel's error
+    # (a call still in flight on a restarted bot's closed channel included).
+    ended = "killed by SIGABRT" if mode == "crash-abort" else "exited with status 3"
+    assert all(f["detail"].startswith(f"its process ended: {ended} (") for f in faults
+               if f["policy"] != "ignored"), [f["detail"] for f in faults]
     # A crash costs the bot its game (or, in EndGame, nothing); the others' games stand.
     assert all(game.status in ("finished", "forfeit") for game in games)
     assert all(game.status == "finished" for game in games if "bad" not in game.seats)

@@ -13,13 +13,15 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import assert_no_process_left, run_tournament, write_config
+from conftest import assert_no_process_left, interrupted_run, run_tournament, write_config
+from invariants import assert_consistent
 
 from cli.main import main
 from tournaments.config import load_config
 from tournaments.runner import TournamentError
 from tournaments.schedule import schedule
 from tournaments.standings import standings
+from tournaments.store import Store
 from tournaments.worker import GameTask, RunSpec, epoch_of, finish_run, play_game
 
 FAULT_BOTS = Path(__file__).resolve().parent / "fault_bots.py"
@@ -186,6 +188,7 @@ def test_skip_bad_bots_plays_without_them(tmp_path, started):
                                         skip_bad_bots=True)
     assert summary.skipped_bots == ["bad"]
     assert [g.seats for g in games] == [["good-1", "good-2"], ["good-2", "good-1"]]
+    assert_consistent(store, "faults", load_config(tmp_path / "bots.yaml"))
     assert_no_process_left(started)
 
 
@@ -206,3 +209,20 @@ def test_a_hanging_bot_spends_its_bank_and_then_waits_only_move_time(tmp_path, s
     assert len(waits) == 3
     assert 450 <= waits[0] < 1000 and all(150 <= ms < 450 for ms in waits[1:])
     assert_no_process_left(started)
+
+
+def test_the_closing_line_counts_the_faults_of_every_run(tmp_path):
+    path = write_config(tmp_path, config_text("out-of-range", players=2, concurrency=1))
+    interrupted_run(load_config(path), tmp_path, 2)
+    store = Store(tmp_path / "results.sqlite")
+    before = len(list(store.faults("faults")))
+    assert before > 0   # the first two games are bad's
+    result = CliRunner().invoke(main, ["tournament", str(path), "--db",
+                                       str(tmp_path / "results.sqlite"), "--logs",
+                                       str(tmp_path / "logs"), "--quiet"])
+    assert result.exit_code == 0, result.output
+    every = len(list(store.faults("faults")))
+    assert {f["class"] for f in store.faults("faults")} == {"illegal"}
+    assert ("4 games played (2 already stored) of 6 in" in result.output
+            and f"; faults: {every} illegal ({every - before} illegal in this run);"
+            in result.output), result.output

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from conftest import run_tournament, stored_count, write_config
+from invariants import assert_consistent
 
 from cli.main import main
 from referee.games import replay
@@ -143,6 +144,7 @@ def test_resume_after_interruption_gives_the_uninterrupted_result(tmp_path, sign
     games, board = games_and_board(tmp_path, "resumed.sqlite")
     assert [g["game_index"] for g in games] == list(range(75))
     assert (games, board) == uninterrupted
+    assert_consistent(tmp_path / "resumed.sqlite", "ops", load_config(tmp_path / "bots.yaml"))
     assert_bots_gone(tmp_path / "logs")
 
 
@@ -256,3 +258,24 @@ def test_export_replays_every_game_to_its_stored_scores(tmp_path):
         for record in records:
             scores = record["scores"] if fmt == "jsonl" else json.loads(record["scores"])
             assert replay(replay_record(record)).scores() == scores
+
+
+@pytest.mark.parametrize("extra", [
+    "format: round-robin\nplayers: 3\n",
+    "format: gauntlet\nchallenger: c\nplayers: 3\n",
+    "format: swiss\nrounds: 3\n",
+    "format: ab\na: a\nb: b\nplayers: 3\nrounds: 1\nsprt: {elo0: 0, elo1: 10}\n",
+    "games_per_bot: 7\n",
+], ids=["round-robin", "gauntlet", "swiss", "ab", "games_per_bot"])
+def test_every_format_stores_a_board_that_folds_its_games_at_its_rounds_tables(tmp_path, extra):
+    """Issue 40's invariants in every format: the leaderboard is a fold of the stored games,
+    and every game sits at a table of its round (a Swiss bot at one table a round)."""
+    text = (IN_PROCESS.replace("rounds: 2\n", "" if "rounds" in extra or "games_per"
+                               in extra else "rounds: 2\n")
+            .replace("players: 2\n", "" if "players" in extra else "players: 2\n")
+            + '  - {name: d, python: "bots.random_bot:RandomBot"}\n'
+            + '  - {name: e, python: "bots.flea_greedy:FleaGreedyBot"}\n' + extra)
+    config = load_config(write_config(tmp_path, text))
+    summary, store, _ = run_tournament(config, tmp_path)
+    assert summary.played == len(store.games("ops")) > 0
+    assert_consistent(store, "ops", config)

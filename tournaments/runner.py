@@ -23,7 +23,7 @@ import signal
 import sys
 import threading
 import time
-from collections import deque
+from collections import Counter, deque
 from concurrent import futures
 from dataclasses import asdict, dataclass, field
 from functools import partial
@@ -46,12 +46,14 @@ from tournaments.schedule import (
     arrange,
     blocks,
     fixed_groups,
+    groups_per_round,
+    pairs_of,
     round_by_round,
     scheduled,
     swiss_tables,
 )
 from tournaments.standings import ab_test
-from tournaments.store import GameResult, Store, StoreError
+from tournaments.store import GameResult, Store, StoreError, SwissRound
 from tournaments.worker import (
     GameTask,
     RunSpec,
@@ -77,6 +79,7 @@ class Summary:
     played: int
     already_done: int
     wall_s: float
+    # Faults per class of this run; of the whole tournament, every run's.
     faults: dict[str, int] = field(default_factory=dict)
     skipped_bots: list[str] = field(default_factory=list)
     # Suspended bots and how many of their games were played by substitutes.
@@ -89,6 +92,7 @@ class Summary:
     byes: dict[str, int] = field(default_factory=dict)
     # format: ab: the test's result.
     sprt: SprtResult | None = None
+    all_faults: dict[str, int] = field(default_factory=dict)
 
 
 def config_changes(old: dict, new: dict) -> list[str]:
@@ -108,6 +112,9 @@ class Progress:
                  note: Callable[[], str] | None = None,
                  workers: Callable[[], int] | None = None) -> None:
         self.total, self.done, self.started_with = total, done, done
+        # Played round by round: the round being played (from 1), and how many there are.
+        self.round: int | None = None
+        self.rounds = 0
         # More for the progress line: an A/B test's live LLR.
         self.note = note
         # On a cluster: how many workers are playing.
@@ -124,9 +131,10 @@ class Progress:
         left = self.total - self.done
         eta = f"{left / rate:,.0f}s" if rate > 0 else "?"
         where = f"  on {self.workers()} worker(s)" if self.workers is not None else ""
+        round_of = f"  round {self.round} of {self.rounds}" if self.round is not None else ""
         note = f"  {self.note()}" if self.note is not None else ""
         return (f"games {self.done}/{self.total} ({100 * self.done / max(self.total, 1):.0f}%)"
-                f"  {rate:.1f} games/s  ETA {eta}{where}{note}")
+                f"{round_of}  {rate:.1f} games/s  ETA {eta}{where}{note}")
 
     def advance(self, leaders: Callable[[], str]) -> None:
         self.done += 1
@@ -209,13 +217,19 @@ class TournamentRunner:
         self.finished = False
         # Swiss byes per bot so far; an A/B test's games so far, by deal.
         self.byes: dict[str, int] = {}
-        # The Swiss tables played so far (a table is not repeated while avoidable).
-        self.met: set[frozenset[str]] = set()
+        # How often each pair of bots sat at a Swiss table so far (a pair is not
+        # seated together again while avoidable).
+        self.met: Counter[frozenset[str]] = Counter()
         self.deal_games: list[DealGame] = []
+        # The bots left out of the rounds being played: those that did not start in this
+        # run, or in the run that paired the Swiss round.
+        self.absent: list[str] = []
         self.stop = threading.Event()
         self.participants: dict[str, Participant] = {}
         # Fresh bots being started for the next rotation (stopped with the rest).
         self.renewal: futures.Future | None = None
+        # Whether this run started bots afresh yet (said once a run, not every rotation).
+        self.renewed = False
         self.retiring: list[threading.Thread] = []
         # Paths no sandboxed bot may see: the config (given), the database, its
         # folder and companions, and every bot's dir: (each bot sees its own).
@@ -251,6 +265,8 @@ class TournamentRunner:
                 f"different config (changed: {', '.join(changed)}); use --fresh to "
                 "start over or give it another name")
         self.secret = self.store.secret(name) or ""
+        # A Swiss round paired without a bot that did not start leaves its games out.
+        self.total = existing.total_games
         if self.config.secret_deals and not self.secret:
             # Killed between creating the record and keeping its secret: no game was stored.
             self.secret = self._new_secret()
@@ -317,8 +333,10 @@ class TournamentRunner:
             raise TournamentError("; ".join(errors.values())
                                   + " (the tournament did not start; --skip-bad-bots plays "
                                     "without them)")
+        rule = ("; it stays out of the Swiss rounds this run pairs"
+                if self.config.format == "swiss" else "")
         for message in errors.values():
-            print(f"skipping: {message}", file=self.out, flush=True)
+            print(f"skipping: {message}{rule}", file=self.out, flush=True)
         return sorted(errors)
 
     def _start_here(self, specs: list[BotSpec]) -> dict[str, str]:
@@ -433,9 +451,11 @@ class TournamentRunner:
         stopping = threading.Thread(target=_stop_all, args=(retired,), name="retire-bots")
         stopping.start()
         self.retiring.append(stopping)
-        if fresh and not self.quiet:
-            print(f"  rotation {rotation + 1}: {len(fresh)} bot(s) started afresh, so none "
-                  "remembers a deal it is dealt again", file=self.out, flush=True)
+        if fresh and not self.quiet and not self.renewed:
+            print(f"  bots start afresh before every seat rotation ({len(fresh)} before "
+                  f"rotation {rotation + 1}), so none remembers a deal it is dealt again",
+                  file=self.out, flush=True)
+        self.renewed = True
 
     # -- playing -----------------------------------------------------------------
     def _client(self, name: str) -> BotClient | None:
@@ -454,9 +474,10 @@ class TournamentRunner:
         self._count_faults(result)
         return result
 
-    def _settle(self, name: str) -> None:
-        """After a crash: let the bot's process end, so the next game restarts it."""
-        self.participants[name].settle()
+    def _settle(self, name: str, client: BotClient | None) -> str | None:
+        """After a crash: let the bot's process end, so the next game restarts it; how
+        it ended."""
+        return self.participants[name].settle(client)
 
     def _probe(self, name: str) -> bool:
         """After a timeout: whether the bot still answers (a hung one is stopped)."""
@@ -509,6 +530,11 @@ class TournamentRunner:
     def _run(self) -> Summary:
         started = time.monotonic()
         done = self._stored_games()
+        if done and not self.quiet:
+            left = "nothing is left to play" if self.finished else \
+                f"{self.total - len(done):,} left to play"
+            print(f"resuming: {len(done):,} of {self.total:,} games stored; {left}",
+                  file=self.out, flush=True)
         needed, first_epoch = self._left(done)
         skipped = self._start_bots(needed, first_epoch) if needed else []
         try:
@@ -527,10 +553,14 @@ class TournamentRunner:
         previous = signal.signal(signal.SIGTERM, _raise_interrupt) \
             if threading.current_thread() is threading.main_thread() else None
         stopped = None
+        every = blocks(self.config)
         try:
-            for block in blocks(self.config):
-                self._play_block(block, live, done, skipped, executor, progress, tally)
-                stopped = self._verdict(block, live, skipped)
+            for block in every:
+                if round_by_round(self.config):
+                    progress.round, progress.rounds = block.start + 1, len(every)
+                if not self._play_block(block, live, done, skipped, executor, progress, tally):
+                    break
+                stopped = self._verdict(block, live)
                 if stopped is not None:
                     break
             if not live.waiting:   # every stored game folded: the closing board's snapshot
@@ -564,25 +594,86 @@ class TournamentRunner:
                        time.monotonic() - started, tally.faults, skipped,
                        {name: tally.sat_out.get(name, 0) for name in sorted(self.suspended)},
                        archived, stopped, dict(sorted(self.byes.items())),
-                       self._sprt() if self.config.format == "ab" else None)
+                       self._sprt() if self.config.format == "ab" else None,
+                       self._all_faults())
+
+    def _all_faults(self) -> dict[str, int]:
+        """Faults per class of every run of the tournament, as stored (a bot sitting
+        out while suspended is not a fault of its own)."""
+        counts = Counter(fault["class"] for fault in self.store.faults(self.config.name)
+                         if fault["class"] != "suspended")
+        return dict(sorted(counts.items()))
 
     # -- rounds: pairing, playing, deciding --------------------------------------------
-    def _pairings(self, block: range, live: LiveStandings
-                  ) -> Callable[[], Iterator[list[Pairing]]]:
+    def _pairings(self, block: range, live: LiveStandings, skipped: list[str],
+                  progress: Progress) -> Callable[[], Iterator[list[Pairing]]] | None:
         """What gives the games of the rounds in ``block``, afresh at each call, a part at
-        a time (:func:`arrange`); a Swiss round is paired, once, from the standings after
-        every earlier round (all of them folded into ``live``)."""
+        a time (:func:`arrange`); a Swiss round is paired once (:meth:`_swiss_round`).
+        None: a finished Swiss tournament has no round after its last."""
         if self.config.format != "swiss":
+            self.absent = skipped
             return partial(arrange, self.config, self.secret, block,
                            partial(fixed_groups, self.config))
-        assert not live.order, "a Swiss round waits for the rounds before"
-        tables, byes = swiss_tables(self.config, self.secret, live.conservative(), self.byes,
-                                    self.met, block.start)
-        for name in byes:
+        pairing = self._swiss_round(block.start, live, skipped, progress)
+        if pairing is None:
+            return None
+        self.absent = pairing.absent
+        for name in pairing.byes:
             self.byes[name] = self.byes.get(name, 0) + 1
-        self.met |= {frozenset(table) for table in tables}
+        self.met.update(pairs_of(pairing.tables))
+        tables = pairing.tables
         return partial(arrange, self.config, self.secret, block,
                        lambda _: [[table] for table in tables])
+
+    def _swiss_round(self, number: int, live: LiveStandings, skipped: list[str],
+                     progress: Progress) -> SwissRound | None:
+        """A Swiss round's pairing: the one kept in the store if the round was paired
+        before (a resumed round plays the tables it began with, whatever the standings
+        say now), else one made from the standings after every earlier round (all folded
+        into ``live``) without the bots that did not start, kept before its first game.
+
+        Its tables' games are all the round has: the games a bot left out would have
+        played are taken off the total, and its table-mates' games stand.
+        """
+        kept = self.store.swiss_round(self.config.name, number) or self._round_from_games(number)
+        if kept is not None or self.finished:
+            return kept
+        assert not live.order, "a Swiss round waits for the rounds before"
+        tables, byes = swiss_tables(self.config, self.secret, live.conservative(), self.byes,
+                                    self.met, number, skipped)
+        pairing = SwissRound(tables, byes, list(skipped))
+        vacant = games_per_round(self.config) - len(tables) * self.config.players
+        self.store.keep_round(self.config.name, number, pairing, vacant)
+        self.total -= vacant
+        progress.total = self.total
+        return pairing
+
+    def _round_from_games(self, number: int) -> SwissRound | None:
+        """A round an older referee paired without keeping its pairing, rebuilt from its
+        stored games (and kept from now on): each table from any one of its games, the
+        seats turned back by the game's rotation; the byes, the bots at none. None if the
+        round has no game stored (it is paired afresh); refused if some table has none:
+        its bots cannot be known."""
+        config, name = self.config, self.config.name
+        per_round, start = groups_per_round(config), number * games_per_round(config)
+        tables: dict[int, tuple[str, ...]] = {}
+        for game in self.store.results(name, range(start, start + games_per_round(config))):
+            offset = game.game_index - start
+            position, turn = ((offset % per_round, offset // per_round) if config.duplicate
+                              else divmod(offset, config.players))
+            tables[position] = tuple(game.seats[-turn:] + game.seats[:-turn])
+        if not tables:
+            return None
+        if len(tables) < per_round:
+            raise TournamentError(
+                f"Swiss round {number + 1} of {name!r} was begun by an older circus-referee "
+                f"that did not keep its pairing, and {per_round - len(tables)} of its tables "
+                "have no game stored: finish it with that version, or start over with --fresh")
+        seated = {bot for table in tables.values() for bot in table}
+        pairing = SwissRound([tables[position] for position in range(per_round)],
+                             [bot.name for bot in config.bots if bot.name not in seated], [])
+        self.store.keep_round(name, number, pairing, 0)
+        return pairing
 
     def _unplayed(self, part: list[Pairing], done: set[int], skipped: list[str]
                   ) -> list[Pairing]:
@@ -621,18 +712,18 @@ class TournamentRunner:
     def _fold(self, pairing: Pairing, game: GameResult | MatchResult, game_id: int,
               live: LiveStandings) -> None:
         """A game (stored, or just played; ``game_id``: its id in the store) into the
-        live ratings and the A/B test."""
-        rated = game.status != "void"
-        live.add(Outcome(pairing.index, pairing.seats, tuple(game.ranks), rated,
-                         game_id=game_id))
+        live ratings and the A/B test, with the seats it was played in: what the
+        leaderboard folds later, whatever this run would pair."""
+        rated, seats = game.status != "void", tuple(game.seats)
+        live.add(Outcome(pairing.index, seats, tuple(game.ranks), rated, game_id=game_id))
         if self.config.format == "ab":
-            self.deal_games.append(DealGame(pairing.group, pairing.seats, tuple(game.ranks),
-                                            rated))
+            self.deal_games.append(DealGame(pairing.group, seats, tuple(game.ranks), rated))
 
     def _play_block(self, block: range, live: LiveStandings, done: set[int],
                     skipped: list[str], executor: Executor, progress: Progress,
-                    tally: Tally) -> None:
-        """Play a block's games left, storing each as it ends.
+                    tally: Tally) -> bool:
+        """Play a block's games left, storing each as it ends; False if the block is past
+        the end of a finished tournament.
 
         With duplicate deals and ``renew_bots``, epoch by epoch, the next epoch's fresh
         bots starting while this one plays (which bots: from a second pass over the
@@ -640,12 +731,14 @@ class TournamentRunner:
         are reached, so the schedule is never held whole, however long the tournament.
         On a cluster the workers renew their own bots.
         """
-        parts = self._pairings(block, live)
+        parts = self._pairings(block, live, skipped, progress)
+        if parts is None:
+            return False
         todo = self._todo(parts(), live, done, skipped)
         if not (self.config.duplicate and self.config.renew_bots):
             self._play_games(itertools.chain.from_iterable(todo), executor, live, progress,
                              tally)
-            return
+            return True
         ahead = self._epoch_bots(parts(), done, skipped)
         next(ahead, None)   # the first epoch's bots are those started
         for rotation, epoch in itertools.groupby(todo, key=lambda games: games[0].rotation):
@@ -656,6 +749,7 @@ class TournamentRunner:
                 self.renewal = self._prepare_renewal(upcoming)
             self._play_games(itertools.chain.from_iterable(epoch), executor, live, progress,
                              tally)
+        return True
 
     def _play_games(self, games: Iterable[Pairing], executor: Executor, live: LiveStandings,
                     progress: Progress, tally: Tally) -> None:
@@ -669,8 +763,9 @@ class TournamentRunner:
             tally.add(result)
             progress.advance(live.leaders)
 
-    def _verdict(self, block: range, live: LiveStandings, skipped: list[str]) -> str | None:
-        """Why the tournament stops after ``block``, or None to go on."""
+    def _verdict(self, block: range, live: LiveStandings) -> str | None:
+        """Why the tournament stops after ``block``, or None to go on (the bots left out
+        of its rounds are not placed)."""
         if self.config.format == "ab":
             result = self._sprt()
             return None if result.verdict is None else result.line()
@@ -679,7 +774,7 @@ class TournamentRunner:
             return None
         rater = live.rater
         ratings = {bot.name: (rater.rating(bot.name).mu, rater.rating(bot.name).sigma)
-                   for bot in self.config.bots if bot.name not in skipped}
+                   for bot in self.config.bots if bot.name not in self.absent}
         order = settled(ratings, live.games, rule.confidence, rule.min_games_per_bot)
         if order is None:
             return None

@@ -17,7 +17,7 @@ import itertools
 import math
 from dataclasses import dataclass
 from functools import partial
-from typing import Callable, Collection, Iterator, Mapping
+from typing import Callable, Collection, Iterable, Iterator, Mapping
 
 from referee.seeds import derive_seed
 from tournaments.config import (
@@ -26,6 +26,7 @@ from tournaments.config import (
     fillers,
     games_per_round,
     rounds_needed,
+    tables_per_round,
 )
 
 Table = tuple[str, ...]
@@ -112,37 +113,134 @@ def ab_group(config: TournamentConfig, deal: int) -> Group:
     return [(config.a, *window), (config.b, *window)]
 
 
+#: Steps (a pair tried) the heads-up pairing's search may take before it settles for a
+#: greedy pairing that may repeat a pair: a field with a pairing without rematches
+#: finds one in about as many steps as it has bots; the bound holds for a field where
+#: none exists (more rounds than bots), which the search would otherwise try in full.
+PAIRING_STEPS = 20_000
+#: How many tables down the standings a bot may move to avoid a repeated pair (3 to 5
+#: seats): farther would seat bots of unlike ratings together.
+SWAP_WINDOW = 3
+
+
 def swiss_tables(config: TournamentConfig, secret: str, conservative: Mapping[str, float],
-                 byes: Mapping[str, int], met: Collection[frozenset[str]] = frozenset(),
-                 round_number: int = 0) -> tuple[list[Table], list[str]]:
+                 byes: Mapping[str, int], met: Mapping[frozenset[str], int] | None = None,
+                 round_number: int = 0, absent: Collection[str] = ()
+                 ) -> tuple[list[Table], list[str]]:
     """One Swiss round: tables of bots of similar conservative rating, and the byes.
 
-    The field is ordered by conservative rating (mu − 3σ) after the rounds played,
-    ties (all of them in the first round) broken by a key derived from the
-    tournament's seed and secret. When the field does not divide into tables, the
-    bots with the fewest byes so far, lowest placed first, sit the round out, so
-    byes rotate: after r rounds no bot has more than one bye more than another. The
-    others sit in standings order, ``players`` to a table; a table that already
-    played (in ``met``) swaps its lowest bot with the next table's highest, so the
-    same bots do not meet again while a near neighbour in the standings is free. Each
-    table is seated in the round's :func:`cyclic_order` (the standings would otherwise
-    put every bot just after the one ranked above it).
+    The field (every bot but those ``absent``) is ordered by conservative rating
+    (mu − 3σ) after the rounds played, ties (all of them in the first round) broken by
+    a key derived from the tournament's seed and secret. When the field does not
+    divide into tables, the bots with the fewest byes so far, lowest placed first, sit
+    the round out, so byes rotate: after r rounds no bot has more than one bye more
+    than another. The others are seated from the standings so that pairs of bots that
+    already sat together (``met``: how often each pair did) meet again as little as
+    possible: heads-up, as a chess Swiss pairs (:func:`heads_up_pairs`); at 3 to 5
+    seats, by swaps between nearby tables (:func:`fewer_repeats`). Each table is seated
+    in the round's :func:`cyclic_order` (the standings would otherwise put every bot
+    just after the one ranked above it) and played in every rotation, so seats are
+    balanced within each table.
     """
     base = _base(config, secret)
-    order = sorted((bot.name for bot in config.bots),
+    order = sorted((bot.name for bot in config.bots if bot.name not in absent),
                    key=lambda name: (-conservative.get(name, 0.0),
                                      derive_seed(*base, "swiss", name)))
     count = len(order) % config.players
     place = {name: number for number, name in enumerate(order)}
     resting = sorted(order, key=lambda name: (byes.get(name, 0), -place[name]))[:count]
     seated = [name for name in order if name not in resting]
-    tables = [list(seated[start:start + config.players])
-              for start in range(0, len(seated), config.players)]
-    for number in range(len(tables) - 1):
-        if frozenset(tables[number]) in met:
-            tables[number][-1], tables[number + 1][0] = tables[number + 1][0], tables[number][-1]
+    met = met or {}
+    tables = (heads_up_pairs(seated, met) if config.players == 2
+              else fewer_repeats(seated, config.players, met))
     return ([cyclic_order(tuple(table), round_number) for table in tables],
             sorted(resting, key=place.__getitem__))
+
+
+def heads_up_pairs(seated: list[str], met: Mapping[frozenset[str], int]) -> list[list[str]]:
+    """Pairs from the standings (best first) as a chess Swiss makes them: the best bot
+    not yet paired meets the next one down it has not met, backtracking when the bots
+    left could not all be paired without a rematch. So there is no rematch while a
+    pairing without one exists (and the search finds it within PAIRING_STEPS), and
+    each bot meets the nearest opponent that allows it. Otherwise
+    :func:`greedy_pairs`."""
+    # The choices made: (the bots left before it, the position of the partner chosen
+    # among them after the first), so a dead end returns to the last one and tries on.
+    choices: list[tuple[list[str], int]] = []
+    left, candidate = seated, 0
+    for _ in range(PAIRING_STEPS):
+        if not left:
+            return [[before[0], before[1 + chosen]] for before, chosen in choices]
+        top, rest = left[0], left[1:]
+        while candidate < len(rest) and met.get(frozenset((top, rest[candidate]))):
+            candidate += 1
+        if candidate < len(rest):
+            choices.append((left, candidate))
+            left, candidate = rest[:candidate] + rest[candidate + 1:], 0
+        elif choices:
+            left, candidate = choices.pop()
+            candidate += 1
+        else:
+            break
+    return greedy_pairs(seated, met)
+
+
+def greedy_pairs(seated: list[str], met: Mapping[frozenset[str], int]) -> list[list[str]]:
+    """Pairs when no pairing without a rematch was found: the best bot left meets, of
+    the others, one it met least often, the nearest in the standings first."""
+    left, pairs = list(seated), []
+    while len(left) >= 2:
+        top = left.pop(0)
+        partner = min(range(len(left)), key=lambda at: (met.get(frozenset((top, left[at])), 0),
+                                                      at))
+        pairs.append([top, left.pop(partner)])
+    return pairs
+
+
+def fewer_repeats(seated: list[str], players: int, met: Mapping[frozenset[str], int]
+                  ) -> list[list[str]]:
+    """Tables of ``players`` from the standings (best first), then swaps between tables
+    at most SWAP_WINDOW apart while a swap lowers the number of times the bots at the
+    two tables met before, nearest swap first. Every swap lowers the total, so the
+    search ends; each table it changes is checked again with the next pass."""
+    tables = [list(seated[start:start + players]) for start in range(0, len(seated), players)]
+    improved = True
+    while improved:
+        improved = False
+        for upper, lower in _near_tables(len(tables)):
+            improved |= _swap_once(tables[upper], tables[lower], met)
+    return tables
+
+
+def _near_tables(count: int) -> Iterator[tuple[int, int]]:
+    """Pairs of table positions at most SWAP_WINDOW apart, nearest first."""
+    for distance in range(1, SWAP_WINDOW + 1):
+        for upper in range(count - distance):
+            yield upper, upper + distance
+
+
+def _swap_once(upper: list[str], lower: list[str], met: Mapping[frozenset[str], int]) -> bool:
+    """Swap one bot of ``upper`` for one of ``lower`` if that lowers how often their
+    bots met, the bots nearest in the standings first; whether one was swapped."""
+    before = _meetings(upper, met) + _meetings(lower, met)
+    for high in reversed(range(len(upper))):
+        for low in range(len(lower)):
+            upper[high], lower[low] = lower[low], upper[high]
+            if _meetings(upper, met) + _meetings(lower, met) < before:
+                return True
+            upper[high], lower[low] = lower[low], upper[high]
+    return False
+
+
+def _meetings(table: list[str], met: Mapping[frozenset[str], int]) -> int:
+    """How many times the pairs of bots at a table sat together before."""
+    return sum(met.get(frozenset(pair), 0) for pair in itertools.combinations(table, 2))
+
+
+def pairs_of(tables: Iterable[Table]) -> Iterator[frozenset[str]]:
+    """Every pair of bots sitting at one of ``tables``."""
+    for table in tables:
+        yield from (frozenset(pair) for pair in itertools.combinations(table, 2))
 
 
 #: The most games :func:`arrange` makes at once.
@@ -195,7 +293,11 @@ def _in_play_order(config: TournamentConfig, block: range,
     """The (round, group, seats, epoch) of every game, in the order they are played:
     table by table, each in all its rotations; with ``duplicate``, epoch by epoch (an
     epoch is side × players + rotation; every round has the same groups' shape), tables
-    in order within each."""
+    in order within each. A group's index (which gives its deal) counts the groups of a
+    full round, so a Swiss round paired without a bot that did not start, with fewer
+    tables, shares no deal with the next."""
+    per_round = groups_per_round(config)
+
     def tables() -> Iterator[tuple[int, int, int, list[Table]]]:
         for round_number in block:
             groups = groups_of(round_number)
@@ -204,7 +306,7 @@ def _in_play_order(config: TournamentConfig, block: range,
                     rotated = seatings.get(table)
                     if rotated is None:
                         rotated = seatings[table] = rotations(table)
-                    yield round_number, round_number * len(groups) + number, side, rotated
+                    yield round_number, round_number * per_round + number, side, rotated
 
     if not config.duplicate:
         yield ((round_number, group, seats, side * config.players + turn)
@@ -218,6 +320,11 @@ def _in_play_order(config: TournamentConfig, block: range,
             yield ((round_number, group, rotated[turn], side * config.players + turn)
                    for round_number, group, table_side, rotated in tables()
                    if table_side == side and turn < len(rotated))
+
+
+def groups_per_round(config: TournamentConfig) -> int:
+    """The groups of a round of the whole field (an A/B round: its deals)."""
+    return AB_DEALS_PER_ROUND if config.format == "ab" else tables_per_round(config)
 
 
 def scheduled(config: TournamentConfig, secret: str = "") -> Iterator[Pairing]:

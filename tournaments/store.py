@@ -87,6 +87,15 @@ CREATE TABLE IF NOT EXISTS rating_snapshots (
     id_sum      INTEGER NOT NULL,   -- and the sum of their ids
     fold        TEXT NOT NULL       -- the ratings and counts after those games, JSON
 );
+CREATE TABLE IF NOT EXISTS swiss_rounds (
+    tournament  TEXT NOT NULL REFERENCES tournaments(name) ON DELETE CASCADE,
+    round       INTEGER NOT NULL,
+    tables      TEXT NOT NULL,      -- the round's tables, bot names in seating order, JSON
+    byes        TEXT NOT NULL,      -- the bots that sat it out, JSON
+    absent      TEXT NOT NULL,      -- the bots left out: they did not start in the run
+                                    -- that paired it, JSON
+    PRIMARY KEY (tournament, round)
+);
 CREATE TABLE IF NOT EXISTS locks (
     tournament  TEXT PRIMARY KEY,   -- held by the referee running it
     pid         INTEGER NOT NULL,
@@ -157,6 +166,16 @@ class GameResult(NamedTuple):
     scores: list[int]
     ranks: list[int]
     status: str
+
+
+@dataclass(frozen=True)
+class SwissRound:
+    """A Swiss round as it was paired: kept before its first game is played, so every
+    game of the round, whichever run plays it, sits at one of these tables."""
+
+    tables: list[tuple[str, ...]]
+    byes: list[str]
+    absent: list[str]
 
 
 @dataclass(frozen=True)
@@ -281,7 +300,8 @@ class Store:
         with self._writing():
             self.db.execute(f"INSERT INTO tournaments ({', '.join(row)}) "
                             f"VALUES ({', '.join('?' * len(row))})", list(row.values()))
-            for table in ("games", "faults", "secrets", "bot_identities", "rating_snapshots"):
+            for table in ("games", "faults", "secrets", "bot_identities", "rating_snapshots",
+                          "swiss_rounds"):
                 self.db.execute(f"UPDATE {table} SET tournament = ? WHERE tournament = ?",
                                 (archive, name))
             self.db.execute("DELETE FROM tournaments WHERE name = ?", (name,))
@@ -354,6 +374,27 @@ class Store:
         with self._writing():
             self.db.execute("UPDATE tournaments SET finished_at = ? WHERE name = ?",
                             (_now(), name))
+
+    # -- Swiss rounds: each round's pairing, kept once made -----------------------
+    def keep_round(self, tournament: str, number: int, pairing: SwissRound,
+                   vacant_games: int) -> None:
+        """Keep a round's pairing and take the games it leaves vacant (tables of bots
+        that did not start) off the tournament's total, in one transaction."""
+        with self._writing():
+            self.db.execute("INSERT INTO swiss_rounds VALUES (?, ?, ?, ?, ?)",
+                            (tournament, number, json.dumps(pairing.tables),
+                             json.dumps(pairing.byes), json.dumps(pairing.absent)))
+            self.db.execute("UPDATE tournaments SET total_games = total_games - ? "
+                            "WHERE name = ?", (vacant_games, tournament))
+
+    def swiss_round(self, tournament: str, number: int) -> SwissRound | None:
+        """A round's pairing, if it was made."""
+        row = self.db.execute("SELECT tables, byes, absent FROM swiss_rounds WHERE "
+                              "tournament = ? AND round = ?", (tournament, number)).fetchone()
+        if row is None:
+            return None
+        return SwissRound([tuple(table) for table in json.loads(row[0])], json.loads(row[1]),
+                          json.loads(row[2]))
 
     # -- games ---------------------------------------------------------------
     def add_game(self, tournament: str, pairing: Pairing, result: MatchResult) -> int:

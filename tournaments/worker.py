@@ -44,11 +44,13 @@ PROBE_S = 1.0
 
 def new_match(config: TournamentConfig, pairing: Pairing, clients: list[BotClient | None],
               stop: threading.Event, probe: Callable[[str], bool],
-              suspended: frozenset[str], on_crash: Callable[[str], None]) -> Match:
+              suspended: frozenset[str],
+              on_crash: Callable[[str, BotClient | None], str | None]) -> Match:
     """The game of ``pairing`` with these bots: the one way a game is set up.
 
-    ``probe(name)`` checks a bot after a timeout; ``on_crash(name)`` is told of a call
-    that failed as a crash.
+    ``probe(name)`` checks a bot after a timeout; ``on_crash(name, client)`` is told of a
+    call through ``client`` that failed as a crash, and says how the bot's process ended
+    ("exited with status 3"), if it did.
     """
     return Match(get_game(config.game), config.variant, pairing.seats, pairing.seed,
                  f"{config.name}/{pairing.index}",
@@ -56,7 +58,8 @@ def new_match(config: TournamentConfig, pairing: Pairing, clients: list[BotClien
                   for name, client in zip(pairing.seats, clients)],
                  [config.time_for(name) for name in pairing.seats],
                  FaultPolicy(config.faults, config.max_strikes), stop, probe=probe,
-                 on_crash=lambda seat: on_crash(pairing.seats[seat]), suspended=suspended)
+                 on_crash=lambda seat: on_crash(pairing.seats[seat], clients[seat]),
+                 suspended=suspended)
 
 
 def probe_timeout(config: TournamentConfig, name: str) -> float:
@@ -245,10 +248,9 @@ class RunBots:
             participant = self.participant(name, task.epoch)
             return participant is not None and participant.probe(probe_timeout(config, name))
 
-        def settle(name: str) -> None:
+        def settle(name: str, client: BotClient | None) -> str | None:
             participant = self.participant(name, task.epoch)
-            if participant is not None:
-                participant.settle()
+            return None if participant is None else participant.settle(client)
 
         return new_match(config, pairing, clients, self.stop, probe, task.suspended,
                          settle).play()
