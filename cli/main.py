@@ -24,6 +24,7 @@ from referee.games import GAMES, GameConfigError, GameRecord
 from referee.games.base import IllegalActionError
 from referee.replay import END_REASONS, end_reason_words, replay_frames, text_lines
 from referee.settings import FAULT_CLASSES, BotSpec, TimeConfig
+from referee.text import printable
 from referee.viewer import render_replay
 from tournaments import cluster
 from tournaments.config import ConfigError, load_config
@@ -49,7 +50,9 @@ RECORDS_FORMAT_OPTION = click.option(
 
 
 def fail(message: str, status: int = 2) -> NoReturn:
-    click.echo(f"error: {message}", err=True)
+    """One inert line and the exit status: a message may quote a bot (its log's tail,
+    its Hello)."""
+    click.echo(f"error: {printable(message)}", err=True)
     sys.exit(status)
 
 
@@ -60,6 +63,15 @@ def open_store(db_path: Path) -> Store:
         fail(str(error))
 
 
+def inert(value: Any) -> Any:
+    """A cell's strings, in lists too, made :func:`printable`; other values as they are."""
+    if isinstance(value, str):
+        return printable(value)
+    if isinstance(value, list):
+        return [inert(item) for item in value]
+    return value
+
+
 def emit_records(records: list[dict[str, Any]], columns: list[str], fmt: str,
                  empty: str) -> None:
     """Print rows as a table, a JSON array or CSV (README, "Output formats").
@@ -68,8 +80,11 @@ def emit_records(records: list[dict[str, Any]], columns: list[str], fmt: str,
     spreadsheet-style (see :func:`ratings.formatting.csv_value`).
     """
     if fmt == "json":
-        click.echo(json.dumps(records, indent=2))
-    elif fmt == "csv":
+        click.echo(json.dumps(records, indent=2))   # JSON escapes control characters
+        return
+    # A cell may hold a bot's words (a fault's detail): inert, as in every output.
+    records = [{key: inert(value) for key, value in record.items()} for record in records]
+    if fmt == "csv":
         click.echo(formatting.csv_text(records, columns))
     elif not records:
         click.echo(empty)
@@ -669,9 +684,9 @@ def cluster_check(config_path: Path | None, cluster_address: str | None) -> None
     for worker, report in reports.items():
         lines, bad = worker_lines(report, ours)
         failed += bad
-        click.echo(f"{worker}: " + lines[0])
+        click.echo(printable(f"{worker}: " + lines[0]))
         for line in lines[1:]:
-            click.echo(f"  {line}")
+            click.echo(f"  {printable(line)}")
     click.echo("every worker can run every bot" if not failed and config is not None else
                "every worker answered" if not failed else f"{failed} problem(s)")
     sys.exit(1 if failed else 0)

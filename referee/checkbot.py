@@ -23,6 +23,7 @@ from referee.match import FaultPolicy, Match, MatchResult
 from referee.participants import BotStartError, Participant
 from referee.seeds import derive_seed
 from referee.settings import FAULT_CLASSES, BotSpec, LimitsConfig, TimeConfig
+from referee.text import printable
 from referee.wire import PROTOCOL_VERSION
 
 # Forfeit on the first fault: the rest of the game is substituted, not asked.
@@ -36,7 +37,9 @@ class Check:
     message: str
 
     def line(self) -> str:
-        return f"{'PASS' if self.passed else 'FAIL'}  {self.name}: {self.message}"
+        """The check as one inert line: its message quotes the bot (its Hello, the
+        games it claims, its error details), and check-bot prints it to a terminal."""
+        return printable(f"{'PASS' if self.passed else 'FAIL'}  {self.name}: {self.message}")
 
 
 def claimed_games(participant: Participant) -> tuple[list[tuple[str, str]], list[Check]]:

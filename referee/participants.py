@@ -26,6 +26,7 @@ from referee.clients import (
 from referee.process import BotProcess
 from referee.sandbox import Isolation
 from referee.settings import BotSpec, LimitsConfig
+from referee.text import printable
 from referee.wire import PROTOCOL_VERSION
 
 REFEREE_NAME = "circus-referee 0.1.0"
@@ -79,6 +80,15 @@ class Participant:
             self.process = BotProcess(spec.name, spec.command, log_dir / f"{spec.name}.log",
                                       limits.memory_mb, limits.cpu_seconds,
                                       isolation(spec, limits, sandbox, (*private, log_dir)))
+
+    def identity(self) -> tuple[str, str, str] | None:
+        """What the bot said of itself in Hello (name, version, protocol version), inert
+        for the store, reports and terminals; None before a Hello."""
+        hello = self.hello_response
+        if hello is None:
+            return None
+        return (printable(hello.name), printable(hello.version),
+                printable(hello.protocol_version))
 
     @property
     def log_path(self) -> Path | None:
@@ -170,9 +180,11 @@ class Participant:
                 f"does not play {game} (variant {variant}); it claims {claimed}"))
 
     def _failure(self, reason: str) -> str:
+        """The start error's one line; the reason and the log's tail hold the bot's own
+        words (its claimed games, protocol version, output), so the line is made inert."""
         tail = self.process.log_tail() if self.process else ""
         where = f" [log {self.log_path}: {tail}]" if tail else ""
-        return f"bot {self.name!r}: {reason}{where}"
+        return printable(f"bot {self.name!r}: {reason}{where}")
 
     def recover(self, game: str, variant: str) -> bool:
         """Restart a crashed ``command:`` bot, within ``max_restarts``.

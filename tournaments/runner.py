@@ -39,6 +39,7 @@ from referee.match import MatchAbandoned, MatchResult
 from referee.participants import BotStartError, Participant
 from referee.sandbox import SandboxUnavailable, ensure_available
 from referee.settings import BotSpec
+from referee.text import printable
 from tournaments.config import TournamentConfig, ab_tables_per_deal, game_count, games_per_round
 from tournaments.executor import ClusterLost, DaskExecutor, Executor, ThreadExecutor
 from tournaments.schedule import (
@@ -318,7 +319,7 @@ class TournamentRunner:
                                   + " (the tournament did not start; --skip-bad-bots plays "
                                     "without them)")
         for message in errors.values():
-            print(f"skipping: {message}", file=self.out, flush=True)
+            print(f"skipping: {printable(message)}", file=self.out, flush=True)
         return sorted(errors)
 
     def _start_here(self, specs: list[BotSpec]) -> dict[str, str]:
@@ -333,10 +334,9 @@ class TournamentRunner:
         for participant, error in self._started(specs):
             if error is None:
                 self.participants[participant.name] = participant
-                hello = participant.hello_response
-                if hello is not None:
-                    self.identities[participant.name] = (hello.name, hello.version,
-                                                         hello.protocol_version)
+                identity = participant.identity()
+                if identity is not None:
+                    self.identities[participant.name] = identity
             else:
                 errors[participant.name] = error
         return errors
@@ -425,8 +425,8 @@ class TournamentRunner:
         retired = []
         for participant, error in fresh:
             if error is not None:
-                print(f"restart for rotation {rotation + 1} failed: {error}", file=self.out,
-                      flush=True)
+                print(f"restart for rotation {rotation + 1} failed: {printable(error)}",
+                      file=self.out, flush=True)
             retired.append(self.participants[participant.name])
             self.participants[participant.name] = participant
         # The old processes stop in the background; the next games need not wait for them.

@@ -329,10 +329,8 @@ def start_lineup(spec: RunSpec, epoch: int, names: tuple[str, ...]
         started = dict(zip(names, pool.map(lambda name: bots.participant(name, epoch), names)))
     report: dict[str, tuple[str | None, tuple[str, str, str] | None]] = {}
     for name, participant in started.items():
-        hello = participant.hello_response if participant is not None else None
         error = bots.lineup(name, epoch).errors.get(name)
-        report[name] = (error, (hello.name, hello.version, hello.protocol_version)
-                        if hello is not None else None)
+        report[name] = (error, participant.identity() if participant is not None else None)
     return report
 
 
