@@ -56,7 +56,8 @@ def new_match(config: TournamentConfig, pairing: Pairing, clients: list[BotClien
                   for name, client in zip(pairing.seats, clients)],
                  [config.time_for(name) for name in pairing.seats],
                  FaultPolicy(config.faults, config.max_strikes), stop, probe=probe,
-                 on_crash=lambda seat: on_crash(pairing.seats[seat]), suspended=suspended)
+                 on_crash=lambda seat: on_crash(pairing.seats[seat]), suspended=suspended,
+                 reveal_names=config.reveal_names)
 
 
 def probe_timeout(config: TournamentConfig, name: str) -> float:
