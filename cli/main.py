@@ -38,6 +38,7 @@ from tournaments.store import (
     StoredGame,
     StoredTournament,
     StoreError,
+    database_paths,
 )
 
 DB_OPTION = click.option("--db", "db_path", type=click.Path(dir_okay=False, path_type=Path),
@@ -200,7 +201,7 @@ def tournament(config_path: Path, db_path: Path, log_root: Path, concurrency: in
         fail(str(error))
     runner = TournamentRunner(config, store, log_root / config.name, quiet=quiet,
                               skip_bad_bots=skip_bad_bots, fresh=fresh,
-                              private=(config_path,))
+                              private=(config_path, log_root))
     try:
         summary = runner.run()
     except TournamentError as error:
@@ -552,10 +553,18 @@ def faults(db_path: Path, tournament: str | None, bot: str | None, fmt: str) -> 
               "to the bot's log (with --log-dir, to read it afterwards)")
 @click.option("--no-sandbox", is_flag=True, help="start the command unsandboxed (a trusted "
               "bot; {port} is then its loopback port)")
+@click.option("--db", "db_paths", multiple=True, type=click.Path(dir_okay=False, path_type=Path),
+              help="a results database to hide from the bot, with its folder (repeatable; "
+                   f"{DEFAULT_DB} is always hidden)")
 def check_bot_command(command: str | None, address: str | None, only_game: str | None,
                       games: int, at_once: int, move_ms: int, bank_ms: int, startup_ms: int,
-                      log_dir: Path | None, debug_wire: bool, no_sandbox: bool) -> None:
-    """Check that a bot follows the protocol: handshake, games, legal and timely replies."""
+                      log_dir: Path | None, debug_wire: bool, no_sandbox: bool,
+                      db_paths: tuple[Path, ...]) -> None:
+    """Check that a bot follows the protocol: handshake, games, legal and timely replies.
+
+    The bot is a candidate nobody has vetted: it sees no results database (the default
+    one and each --db, their folders and SQLite's companion files) and no logs folder.
+    """
     if (command is None) == (address is None):
         fail("give exactly one of --command and --address")
     if only_game is not None and only_game not in GAMES:
@@ -563,13 +572,25 @@ def check_bot_command(command: str | None, address: str | None, only_game: str |
     spec = BotSpec(name="candidate", command=command, address=address, debug=debug_wire)
     time_config = TimeConfig(move_ms=move_ms, bank_ms=bank_ms, startup_ms=startup_ms)
     checks = check_bot(spec, only_game, games, time_config, log_dir, sandbox=not no_sandbox,
-                       at_once=at_once)
+                       at_once=at_once, private=hidden_databases((DEFAULT_DB, *db_paths)))
     for check in checks:
         click.echo(check.line())
     click.echo(coverage(checks, games, at_once))
     failed = sum(not check.passed for check in checks)
     click.echo(f"{len(checks) - failed} passed, {failed} failed")
     sys.exit(1 if failed else 0)
+
+
+def hidden_databases(databases: tuple[Path, ...]) -> tuple[Path, ...]:
+    """What hides these databases from a checked bot (:func:`database_paths`); a missing
+    folder is made first, so a database another program makes there during the check
+    is hidden too (a folder made after the sandbox would not be)."""
+    for database in databases:
+        try:
+            database.resolve().parent.mkdir(parents=True, exist_ok=True)
+        except OSError:
+            pass   # the folder stays unmade, and unhidden
+    return tuple(path for database in databases for path in database_paths(database))
 
 
 @main.command()

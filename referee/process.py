@@ -236,12 +236,14 @@ class BotProcess:
     def start(self) -> str:
         """Start the command and return the address the referee reaches it on."""
         self._clean_up()
+        # Before the sandbox is made: a private folder that does not exist yet is not
+        # hidden, and the logs folder holds the other bots' logs.
+        self.log_path.parent.mkdir(parents=True, exist_ok=True)
         if self.isolation.sandbox:
             sandbox.ensure_available()
             argv, env, address = self._sandboxed()
         else:
             argv, env, address = self._unsandboxed()
-        self.log_path.parent.mkdir(parents=True, exist_ok=True)
         self.runs += 1
         log = open(self.log_path, "ab")
         where = (f"socket {self.socket_dir / 'bot.sock'}" if self.socket_dir

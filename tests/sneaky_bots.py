@@ -9,9 +9,11 @@ Run as ``python tests/sneaky_bots.py MODE --address ADDRESS [TARGET ...]``:
   the referee's start error quotes the log's tail.
 * ``names``: plays randomly and prints each StartGame's ``seat_names`` to its log as
   ``SEATS <json>``.
-* ``snoop``: tries to read each TARGET (a file, or a folder's files) and answers
-  Hello with version ``found <path>`` for the first that holds the word ``SECRET``,
-  else ``found nothing``; it prints each try to its log as ``SNOOP <path>: <what>``.
+* ``snoop``: tries each TARGET, a file to read or a folder to search, and answers
+  Hello with version ``found <paths>`` for those that leak (a file holding the word
+  ``SECRET``, a folder holding any file with content: a hidden folder is an empty
+  tmpfs, a hidden file reads as /dev/null), else ``found nothing``; it prints each try
+  to its log as ``SNOOP <path>: LEAKS|nothing <what it saw>``.
 """
 
 from __future__ import annotations
@@ -48,18 +50,21 @@ class NameRecorder(RandomBot):
 
 
 def snoop(target: Path) -> str | None:
-    """Whether ``target`` (or a file in it) holds the word SECRET; logs what it saw."""
+    """``target`` if it leaks (a file holding SECRET, a folder listing anything); logs
+    what it saw."""
     try:
-        files = sorted(target.iterdir()) if target.is_dir() else [target]
-        for path in files:
-            if b"SECRET" in path.read_bytes():
-                print(f"SNOOP {target}: read {path}", file=sys.stderr, flush=True)
-                return str(path)
-        print(f"SNOOP {target}: nothing in {[p.name for p in files]}", file=sys.stderr,
-              flush=True)
+        if target.is_dir():
+            seen = sorted(str(path.relative_to(target)) for path in target.rglob("*")
+                          if path.is_file() and path.stat().st_size)
+            leaks = bool(seen)
+        else:
+            seen = target.read_bytes()[:40]
+            leaks = b"SECRET" in target.read_bytes()
     except OSError as error:
-        print(f"SNOOP {target}: blocked ({error})", file=sys.stderr, flush=True)
-    return None
+        seen, leaks = f"blocked ({error})", False
+    print(f"SNOOP {target}: {'LEAKS' if leaks else 'nothing'} {seen}", file=sys.stderr,
+          flush=True)
+    return str(target) if leaks else None
 
 
 class Snoop(RandomBot):
@@ -70,9 +75,9 @@ class Snoop(RandomBot):
         self.targets = targets
 
     def hello(self, request):
-        found = next((path for path in map(snoop, map(Path, self.targets)) if path), None)
+        leaks = [path for path in (snoop(Path(target)) for target in self.targets) if path]
         response = super().hello(request)
-        response.version = f"found {found}" if found else "found nothing"
+        response.version = f"found {', '.join(leaks)}" if leaks else "found nothing"
         return response
 
 

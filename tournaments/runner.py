@@ -52,7 +52,7 @@ from tournaments.schedule import (
     swiss_tables,
 )
 from tournaments.standings import ab_test
-from tournaments.store import GameResult, Store, StoreError
+from tournaments.store import GameResult, Store, StoreError, database_paths
 from tournaments.worker import (
     GameTask,
     RunSpec,
@@ -218,11 +218,10 @@ class TournamentRunner:
         # Fresh bots being started for the next rotation (stopped with the rest).
         self.renewal: futures.Future | None = None
         self.retiring: list[threading.Thread] = []
-        # Paths no sandboxed bot may see: the config (given), the database, its
-        # folder and companions, and every bot's dir: (each bot sees its own).
-        db = store.path
-        self.private = (*private, db.parent, db, *(db.with_name(db.name + suffix)
-                                                    for suffix in ("-wal", "-shm", "-journal")),
+        # Paths no sandboxed bot may see: those given (the config, the logs folder), the
+        # database with its folders and companions, and every bot's dir: (each bot sees
+        # its own).
+        self.private = (*private, *database_paths(store.path),
                         *(Path(spec.dir) for spec in config.bots if spec.dir))
         # Each bot's run of consecutive faulted games, and the bots suspended for it.
         self.streaks: dict[str, int] = {}
@@ -296,6 +295,15 @@ class TournamentRunner:
             if self.secret:
                 self.store.set_secret(name, self.secret)
         return archived
+
+    def _make_log_dir(self) -> None:
+        """Make the logs folder before the first sandbox is made: a private folder that
+        does not exist when a sandbox is made is not hidden in it."""
+        try:
+            self.log_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise TournamentError(f"cannot make the logs folder {self.log_dir}: "
+                                  f"{error.strerror or error}") from None
 
     def _keep_identities(self) -> None:
         """Store each bot's name, version and protocol from its Hello, for the report."""
@@ -508,6 +516,7 @@ class TournamentRunner:
 
     def _run(self) -> Summary:
         started = time.monotonic()
+        self._make_log_dir()
         done = self._stored_games()
         needed, first_epoch = self._left(done)
         skipped = self._start_bots(needed, first_epoch) if needed else []

@@ -23,6 +23,18 @@ from referee.match import MatchResult
 from tournaments.schedule import Pairing
 
 DEFAULT_DB = Path("runs/circus.sqlite")
+#: The files SQLite keeps beside a database, made and removed as it works.
+COMPANIONS = ("-wal", "-shm", "-journal")
+
+
+def database_paths(path: Path) -> tuple[Path, ...]:
+    """Every path that shows a database's contents, to hide from bots: its folder and
+    the file, as given and with symlinks resolved (SQLite keeps the companions beside
+    the real file, and makes them later: only the real folder's hiding covers them),
+    and the companions."""
+    real = path.resolve()
+    return (path.parent, real.parent, path, real,
+            *(real.with_name(real.name + suffix) for suffix in COMPANIONS))
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS tournaments (
