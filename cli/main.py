@@ -28,7 +28,14 @@ from referee.text import printable
 from referee.viewer import render_replay
 from tournaments import cluster
 from tournaments.config import ConfigError, load_config
-from tournaments.export import game_records, read_records, replay_record, write_csv, write_jsonl
+from tournaments.export import (
+    game_records,
+    read_records,
+    replay_record,
+    unsettled_groups,
+    write_csv,
+    write_jsonl,
+)
 from tournaments.runner import Interrupted, TournamentError, TournamentRunner
 from tournaments.standings import standings, stored_ab_test
 from tournaments.store import (
@@ -326,26 +333,42 @@ def report(db_path: Path, tournament: str | None, output: Path, replays: bool,
            resamples: int | None) -> None:
     """Write a tournament's report: one self-contained HTML file (no network needed).
 
-    With --replays (the default) each game's replay goes to REPORT-replays/game-ID.html.
+    With --replays (the default) each game's replay goes to REPORT-replays/game-ID.html,
+    but for a game whose deal is still to be dealt again in an unfinished tournament.
     """
     store, record = open_tournament(db_path, tournament)
     board = standings(store, record, resamples=resamples)
     games = store.games(record.name)
     faults = [dict(row) for row in store.faults(record.name)]
     folder = output.with_name(f"{output.stem}-replays")
-    links = {game.id: f"{folder.name}/game-{game.id}.html" for game in games} if replays else {}
+    unsettled = unsettled_groups(store, record)
+    shown = [game for game in games if game.group_index not in unsettled] if replays else []
+    links = {game.id: f"{folder.name}/game-{game.id}.html" for game in shown}
+    withheld = withheld_notes(len(games) - len(shown) if replays else 0, "replays")
+    notes = verdicts(store, record) + withheld
     try:
         if replays:
-            write_replays(games, faults, folder)
+            write_replays(shown, faults, folder)
         html = render_report(board, record, games,
                              report_links(games, faults, links, identities(store, record)),
-                             verdicts(store, record))
+                             notes)
         output.write_text(html, encoding="utf-8")
     except OSError as error:
         fail(f"cannot write {error.filename or output}: {error.strerror}")
     click.echo(f"wrote {output} ({len(html) // 1024} KB): {record.name}, "
                f"{board.rated_games} rated games, {len(board.rows)} bots"
-               + (f"; {len(games)} replays in {folder}" if replays else ""))
+               + (f"; {len(shown)} replays in {folder}" if replays else ""))
+    for note in withheld:
+        click.echo(note, err=True)
+
+
+def withheld_notes(count: int, what: str) -> list[str]:
+    """Why ``count`` games' ``what`` (replays, seeds) are left out, if any are."""
+    if not count:
+        return []
+    return [f"{what} of {count} game(s) withheld: the tournament is not finished and their "
+            "deals are still to be dealt in other seat rotations (make it again once the "
+            "tournament is finished)"]
 
 
 def identities(store: Store, record: StoredTournament) -> dict[str, str]:
@@ -440,6 +463,10 @@ def exported_source(path: Path, index: int | None) -> ReplaySource:
         shown = f"{min(indices)}-{max(indices)}" if indices else "none"
         fail(f"no game with index {index} in {path} (game_index: {shown})")
     found = records[indices.index(index)]
+    if found.get("seed") in (None, ""):
+        fail(f"record {index} of {path} has no seed: it was exported while its deal was still "
+             "to be played in other seat rotations; export again once the tournament is "
+             "finished")
     try:
         record = replay_record(found)
     except (KeyError, TypeError, ValueError) as error:
@@ -604,9 +631,14 @@ def export(db_path: Path, tournament: str | None, fmt: str, output) -> None:
     """Export every game of a tournament, one record per game, replayable."""
     store, record = open_tournament(db_path, tournament)
     writer = write_jsonl if fmt == "jsonl" else write_csv
-    count = writer(game_records(store, record.name), output)
+    unsettled = unsettled_groups(store, record)
+    count = writer(game_records(store, record.name, unsettled), output)
     if output is not sys.stdout:
         click.echo(f"{count} games of {record.name} written to {output.name}", err=True)
+    withheld = sum(count for group, count in store.group_counts(record.name).items()
+                   if group in unsettled)
+    for note in withheld_notes(withheld, "seeds"):
+        click.echo(note, err=True)
 
 
 @main.command()

@@ -14,6 +14,8 @@ the replays) of deals whose seat rotations are not all played.
 
 from __future__ import annotations
 
+import csv
+import json
 import shutil
 import sqlite3
 import sys
@@ -145,3 +147,92 @@ def test_a_tournament_hides_its_database_logs_and_config(outside_tmp, sandboxed)
         assert not [line for line in tries if "LEAKS" in line], tries
     else:
         assert all("LEAKS" in line for line in tries), tries
+
+
+# -- reports and exports of an unfinished tournament ---------------------------------
+@pytest.fixture
+def stored(tmp_path) -> Path:
+    """A finished round robin of 3 bots, 2 seats: 3 deals, each in 2 seat rotations."""
+    config = write_config(tmp_path, """
+        name: seeds
+        game: flea-circus
+        players: 2
+        seed: 9
+        bots:
+          - {name: a, python: "bots.random_bot:RandomBot"}
+          - {name: b, python: "bots.random_bot:RandomBot"}
+          - {name: c, python: "bots.random_bot:RandomBot"}
+        """)
+    db = tmp_path / "results.sqlite"
+    result = run("tournament", str(config), "--db", str(db), "--logs", str(tmp_path / "logs"),
+                 "--quiet")
+    assert result.exit_code == 0, result.output
+    return db
+
+
+def unfinish(db: Path) -> int:
+    """Make the tournament as if it were still running: one deal's second rotation not yet
+    played. Returns that deal's group."""
+    with sqlite3.connect(db) as conn:
+        group, index = conn.execute("SELECT group_index, max(game_index) FROM games "
+                                    "WHERE group_index = 1").fetchone()
+        conn.execute("DELETE FROM games WHERE game_index = ?", (index,))
+        conn.execute("UPDATE tournaments SET finished_at = NULL")
+    return group
+
+
+def exported(db: Path, fmt: str = "jsonl") -> tuple[list[dict], str]:
+    result = run("export", "--db", str(db), "--format", fmt)
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    if fmt == "csv":
+        return list(csv.DictReader(lines)), result.stderr
+    return [json.loads(line) for line in lines], result.stderr
+
+
+def test_an_unfinished_tournaments_export_withholds_the_seeds_of_deals_to_come(stored):
+    group = unfinish(stored)
+    records, note = exported(stored)
+    assert len(records) == 5
+    withheld = [r for r in records if r["seed"] is None]
+    assert [r["group"] for r in withheld] == [group]
+    assert all(isinstance(r["seed"], int) for r in records if r["group"] != group)
+    assert "seeds of 1 game(s) withheld" in note
+    rows, _ = exported(stored, "csv")
+    assert [row["seed"] for row in rows if row["group"] == str(group)] == [""]
+
+
+def test_a_finished_tournaments_export_has_every_seed(stored):
+    """The control: the same tournament, finished, exports every seed."""
+    records, note = exported(stored)
+    assert len(records) == 6 and all(isinstance(r["seed"], int) for r in records)
+    assert "withheld" not in note
+
+
+def test_replaying_an_exported_game_without_its_seed_says_why(stored, tmp_path):
+    group = unfinish(stored)
+    out = tmp_path / "games.jsonl"
+    assert run("export", "--db", str(stored), "-o", str(out)).exit_code == 0
+    index = next(record["game_index"] for record in map(json.loads,
+                                                         out.read_text().splitlines())
+                 if record["group"] == group)
+    result = run("replay", "--from", str(out), "--index", str(index))
+    assert result.exit_code == 2 and "has no seed" in result.stderr, result.output
+
+
+def test_an_unfinished_tournaments_report_withholds_the_replays_of_deals_to_come(stored,
+                                                                                 tmp_path):
+    unfinish(stored)
+    report = tmp_path / "report.html"
+    result = run("report", "--db", str(stored), "-o", str(report))
+    assert result.exit_code == 0, result.output
+    assert len(list((tmp_path / "report-replays").glob("game-*.html"))) == 4
+    assert "replays of 1 game(s) withheld" in report.read_text()
+    assert "replays of 1 game(s) withheld" in result.stderr
+
+
+def test_a_finished_tournaments_report_has_every_replay(stored, tmp_path):
+    report = tmp_path / "report.html"
+    assert run("report", "--db", str(stored), "-o", str(report)).exit_code == 0
+    assert len(list((tmp_path / "report-replays").glob("game-*.html"))) == 6
+    assert "withheld" not in report.read_text()

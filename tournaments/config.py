@@ -288,6 +288,12 @@ def ab_tables_per_deal(bots: int) -> int:
     return 2 if bots > 2 else 1
 
 
+def games_per_deal(fmt: str, players: int, bots: int) -> int:
+    """The games of one group, which share a deal with ``duplicate``: each of its tables
+    (A's and B's in an A/B test with fillers) in every seat rotation."""
+    return players * (ab_tables_per_deal(bots) if fmt == "ab" else 1)
+
+
 def tables_per_round(config: TournamentConfig) -> int:
     """The tables of one round (for format: ab, the A and the B tables of its deals)."""
     bots, seats = len(config.bots), config.players

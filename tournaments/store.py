@@ -404,6 +404,12 @@ class Store:
                                (tournament,))
         return {row[0] for row in rows}
 
+    def group_counts(self, tournament: str) -> dict[int, int]:
+        """How many games of each group (deal) are stored."""
+        rows = self.db.execute("SELECT group_index, count(*) FROM games WHERE tournament = ?"
+                               " GROUP BY group_index", (tournament,))
+        return {row[0]: row[1] for row in rows}
+
     def games(self, tournament: str) -> list[StoredGame]:
         """The tournament's games in schedule order (the order ratings use)."""
         rows = self.db.execute(

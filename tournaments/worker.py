@@ -35,7 +35,7 @@ from referee.match import FaultPolicy, Match, MatchAbandoned, MatchResult
 from referee.participants import BotStartError, Participant
 from referee.sandbox import unavailable_reason
 from referee.settings import BotSpec
-from tournaments.config import TournamentConfig, ab_tables_per_deal, rounds_needed
+from tournaments.config import TournamentConfig, games_per_deal, rounds_needed
 from tournaments.schedule import Pairing, round_by_round
 
 # The longest health check after a timeout: a bot that is not hung answers Hello at once.
@@ -85,9 +85,9 @@ def epoch_count(config: TournamentConfig) -> int:
 
 
 def _epochs_per_round(config: TournamentConfig) -> int:
-    """The seat rotations of a round: an A/B test with fillers has A's, then B's."""
-    tables = ab_tables_per_deal(len(config.bots)) if config.format == "ab" else 1
-    return config.players * tables
+    """The seat rotations of a round: an A/B test with fillers has A's, then B's (as many
+    as the games of a deal)."""
+    return games_per_deal(config.format, config.players, len(config.bots))
 
 
 @dataclass(frozen=True)
