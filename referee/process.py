@@ -269,12 +269,14 @@ class BotProcess:
     def _drain(self, cgroup: Cgroup | None, source: IO[bytes]) -> None:
         """Past the log's cap, a ``cat`` reads the bot's output into /dev/null instead of
         the referee: in the run's cgroups, so the bot's own CPU share pays for its flood,
-        and dying with the referee. It ends when the bot's last process does.
+        in a session of its own (a Ctrl-C for the referee is not for it), and dying with
+        the referee. It ends when the bot's last process does.
         """
         argv = cgroup.wrap(["cat"]) if cgroup is not None else ["cat"]
         try:
             self.drains.append(spawn(dies_with_referee(argv), stdin=source,
-                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                     start_new_session=True))
         except OSError:
             pass   # the pipe closes with nobody reading: the bot's writes fail (EPIPE)
 
