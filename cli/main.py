@@ -614,7 +614,11 @@ def hidden_databases(databases: tuple[Path, ...]) -> tuple[Path, ...]:
     is hidden too (a folder made after the sandbox would not be)."""
     for database in databases:
         try:
-            database.resolve().parent.mkdir(parents=True, exist_ok=True)
+            real = database.resolve()
+        except (OSError, RuntimeError):
+            fail(f"--db {database}: its symlinks loop; give the database's real path")
+        try:
+            real.parent.mkdir(parents=True, exist_ok=True)
         except OSError:
             pass   # the folder stays unmade, and unhidden
     return tuple(path for database in databases for path in database_paths(database))

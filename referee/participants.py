@@ -49,6 +49,20 @@ def workdir(spec: BotSpec) -> Path | None:
     return Path(folder) if folder else None
 
 
+def real_path(path: Path) -> Path:
+    """``path`` with its symlinks resolved, or as it is if they loop."""
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError):
+        return path
+
+
+def with_real_paths(paths: tuple[Path, ...]) -> tuple[Path, ...]:
+    """Each path as given and with symlinks resolved: what a path names is hidden from
+    bots by its real place, wherever a link to it is."""
+    return tuple(dict.fromkeys(form for path in paths for form in (path, real_path(path))))
+
+
 def isolation(spec: BotSpec, limits: LimitsConfig, sandbox: bool,
               private: tuple[Path, ...]) -> Isolation:
     """How ``spec``'s process is isolated: the entry's choice, else the tournament's."""
@@ -79,7 +93,8 @@ class Participant:
         if spec.command is not None:
             self.process = BotProcess(spec.name, spec.command, log_dir / f"{spec.name}.log",
                                       limits.memory_mb, limits.cpu_seconds,
-                                      isolation(spec, limits, sandbox, (*private, log_dir)))
+                                      isolation(spec, limits, sandbox,
+                                                with_real_paths((*private, log_dir))))
 
     def identity(self) -> tuple[str, str, str] | None:
         """What the bot said of itself in Hello (name, version, protocol version), inert

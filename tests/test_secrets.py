@@ -99,6 +99,16 @@ def test_check_bot_hides_every_database(outside_tmp, monkeypatch, sandboxed):
         assert all(str(target) in handshake for target in targets), result.output
 
 
+def test_check_bot_refuses_a_db_whose_symlinks_loop(tmp_path):
+    (tmp_path / "a").symlink_to(tmp_path / "b")
+    (tmp_path / "b").symlink_to(tmp_path / "a")
+    result = run("check-bot", "--command", "python -m bots.random_bot --address {address}",
+                 "--db", str(tmp_path / "a" / "results.sqlite"))
+    assert result.exit_code == 2
+    assert result.stderr == (f"error: --db {tmp_path / 'a' / 'results.sqlite'}: its symlinks "
+                             "loop; give the database's real path\n")
+
+
 # -- tournaments ---------------------------------------------------------------------
 def tournament_setup(folder: Path, sandboxed: bool
                      ) -> tuple[Path, list[str], list[Path], sqlite3.Connection]:

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, Iterator, NamedTuple
 
 from referee.match import MatchResult
+from referee.participants import real_path
 from tournaments.schedule import Pairing
 
 DEFAULT_DB = Path("runs/circus.sqlite")
@@ -32,7 +33,7 @@ def database_paths(path: Path) -> tuple[Path, ...]:
     the file, as given and with symlinks resolved (SQLite keeps the companions beside
     the real file, and makes them later: only the real folder's hiding covers them),
     and the companions."""
-    real = path.resolve()
+    real = real_path(path)
     return (path.parent, real.parent, path, real,
             *(real.with_name(real.name + suffix) for suffix in COMPANIONS))
 
