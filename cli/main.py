@@ -639,7 +639,7 @@ def export(db_path: Path, tournament: str | None, fmt: str, output) -> None:
     count = writer(game_records(store, record.name, unsettled), output)
     if output is not sys.stdout:
         click.echo(f"{count} games of {record.name} written to {output.name}", err=True)
-    withheld = sum(count for group, count in store.group_counts(record.name).items()
+    withheld = sum(games for group, games in store.group_counts(record.name).items()
                    if group in unsettled)
     for note in withheld_notes(withheld, "seeds"):
         click.echo(note, err=True)

@@ -5,7 +5,8 @@ a unix socket, given to it in place of ``{address}`` and as
 ``CIRCUS_BOT_ADDRESS``. With ``sandbox: false`` it runs as before: a loopback
 port in place of ``{port}`` (and ``{address}``) and in ``CIRCUS_BOT_PORT``.
 Either way it runs in its own process group, with stdin closed, its output
-copied to its own log file up to a cap, resource limits set by ``prlimit``,
+copied to its own log file up to a cap (past it drained at the bot's cost, not
+read by the referee), resource limits set by ``prlimit``,
 and a parent-death signal so that it cannot outlive the referee.
 """
 
