@@ -24,10 +24,18 @@ from referee.games import GAMES, GameConfigError, GameRecord
 from referee.games.base import IllegalActionError
 from referee.replay import END_REASONS, end_reason_words, replay_frames, text_lines
 from referee.settings import FAULT_CLASSES, BotSpec, TimeConfig
+from referee.text import printable
 from referee.viewer import render_replay
 from tournaments import cluster
 from tournaments.config import ConfigError, load_config
-from tournaments.export import game_records, read_records, replay_record, write_csv, write_jsonl
+from tournaments.export import (
+    game_records,
+    read_records,
+    replay_record,
+    unsettled_groups,
+    write_csv,
+    write_jsonl,
+)
 from tournaments.runner import Interrupted, TournamentError, TournamentRunner
 from tournaments.standings import standings, stored_ab_test
 from tournaments.store import (
@@ -37,6 +45,7 @@ from tournaments.store import (
     StoredGame,
     StoredTournament,
     StoreError,
+    database_paths,
 )
 
 DB_OPTION = click.option("--db", "db_path", type=click.Path(dir_okay=False, path_type=Path),
@@ -49,7 +58,9 @@ RECORDS_FORMAT_OPTION = click.option(
 
 
 def fail(message: str, status: int = 2) -> NoReturn:
-    click.echo(f"error: {message}", err=True)
+    """One inert line and the exit status: a message may quote a bot (its log's tail,
+    its Hello)."""
+    click.echo(f"error: {printable(message)}", err=True)
     sys.exit(status)
 
 
@@ -60,6 +71,15 @@ def open_store(db_path: Path) -> Store:
         fail(str(error))
 
 
+def inert(value: Any) -> Any:
+    """A cell's strings, in lists too, made :func:`printable`; other values as they are."""
+    if isinstance(value, str):
+        return printable(value)
+    if isinstance(value, list):
+        return [inert(item) for item in value]
+    return value
+
+
 def emit_records(records: list[dict[str, Any]], columns: list[str], fmt: str,
                  empty: str) -> None:
     """Print rows as a table, a JSON array or CSV (README, "Output formats").
@@ -68,8 +88,11 @@ def emit_records(records: list[dict[str, Any]], columns: list[str], fmt: str,
     spreadsheet-style (see :func:`ratings.formatting.csv_value`).
     """
     if fmt == "json":
-        click.echo(json.dumps(records, indent=2))
-    elif fmt == "csv":
+        click.echo(json.dumps(records, indent=2))   # JSON escapes control characters
+        return
+    # A cell may hold a bot's words (a fault's detail): inert, as in every output.
+    records = [{key: inert(value) for key, value in record.items()} for record in records]
+    if fmt == "csv":
         click.echo(formatting.csv_text(records, columns))
     elif not records:
         click.echo(empty)
@@ -185,7 +208,7 @@ def tournament(config_path: Path, db_path: Path, log_root: Path, concurrency: in
         fail(str(error))
     runner = TournamentRunner(config, store, log_root / config.name, quiet=quiet,
                               skip_bad_bots=skip_bad_bots, fresh=fresh,
-                              private=(config_path,))
+                              private=(config_path, log_root))
     try:
         summary = runner.run()
     except TournamentError as error:
@@ -317,26 +340,42 @@ def report(db_path: Path, tournament: str | None, output: Path, replays: bool,
            resamples: int | None) -> None:
     """Write a tournament's report: one self-contained HTML file (no network needed).
 
-    With --replays (the default) each game's replay goes to REPORT-replays/game-ID.html.
+    With --replays (the default) each game's replay goes to REPORT-replays/game-ID.html,
+    but for a game whose deal is still to be dealt again in an unfinished tournament.
     """
     store, record = open_tournament(db_path, tournament)
     board = standings(store, record, resamples=resamples)
     games = store.games(record.name)
     faults = [dict(row) for row in store.faults(record.name)]
     folder = output.with_name(f"{output.stem}-replays")
-    links = {game.id: f"{folder.name}/game-{game.id}.html" for game in games} if replays else {}
+    unsettled = unsettled_groups(store, record)
+    shown = [game for game in games if game.group_index not in unsettled] if replays else []
+    links = {game.id: f"{folder.name}/game-{game.id}.html" for game in shown}
+    withheld = withheld_notes(len(games) - len(shown) if replays else 0, "replays")
+    notes = verdicts(store, record) + withheld
     try:
         if replays:
-            write_replays(games, faults, folder)
+            write_replays(shown, faults, folder)
         html = render_report(board, record, games,
                              report_links(games, faults, links, identities(store, record)),
-                             verdicts(store, record))
+                             notes)
         output.write_text(html, encoding="utf-8")
     except OSError as error:
         fail(f"cannot write {error.filename or output}: {error.strerror}")
     click.echo(f"wrote {output} ({len(html) // 1024} KB): {record.name}, "
                f"{board.rated_games} rated games, {len(board.rows)} bots"
-               + (f"; {len(games)} replays in {folder}" if replays else ""))
+               + (f"; {len(shown)} replays in {folder}" if replays else ""))
+    for note in withheld:
+        click.echo(note, err=True)
+
+
+def withheld_notes(count: int, what: str) -> list[str]:
+    """Why ``count`` games' ``what`` (replays, seeds) are left out, if any are."""
+    if not count:
+        return []
+    return [f"{what} of {count} game(s) withheld: the tournament is not finished and their "
+            "deals are still to be dealt in other seat rotations (make it again once the "
+            "tournament is finished)"]
 
 
 def identities(store: Store, record: StoredTournament) -> dict[str, str]:
@@ -431,6 +470,10 @@ def exported_source(path: Path, index: int | None) -> ReplaySource:
         shown = f"{min(indices)}-{max(indices)}" if indices else "none"
         fail(f"no game with index {index} in {path} (game_index: {shown})")
     found = records[indices.index(index)]
+    if found.get("seed") in (None, ""):
+        fail(f"record {index} of {path} has no seed: it was exported while its deal was still "
+             "to be played in other seat rotations; export again once the tournament is "
+             "finished")
     try:
         record = replay_record(found)
     except (KeyError, TypeError, ValueError) as error:
@@ -544,10 +587,18 @@ def faults(db_path: Path, tournament: str | None, bot: str | None, fmt: str) -> 
               "to the bot's log (with --log-dir, to read it afterwards)")
 @click.option("--no-sandbox", is_flag=True, help="start the command unsandboxed (a trusted "
               "bot; {port} is then its loopback port)")
+@click.option("--db", "db_paths", multiple=True, type=click.Path(dir_okay=False, path_type=Path),
+              help="a results database to hide from the bot, with its folder (repeatable; "
+                   f"{DEFAULT_DB} is always hidden)")
 def check_bot_command(command: str | None, address: str | None, only_game: str | None,
                       games: int, at_once: int, move_ms: int, bank_ms: int, startup_ms: int,
-                      log_dir: Path | None, debug_wire: bool, no_sandbox: bool) -> None:
-    """Check that a bot follows the protocol: handshake, games, legal and timely replies."""
+                      log_dir: Path | None, debug_wire: bool, no_sandbox: bool,
+                      db_paths: tuple[Path, ...]) -> None:
+    """Check that a bot follows the protocol: handshake, games, legal and timely replies.
+
+    The bot is a candidate nobody has vetted: it sees no results database (the default
+    one and each --db, their folders and SQLite's companion files) and no logs folder.
+    """
     if (command is None) == (address is None):
         fail("give exactly one of --command and --address")
     if only_game is not None and only_game not in GAMES:
@@ -555,13 +606,29 @@ def check_bot_command(command: str | None, address: str | None, only_game: str |
     spec = BotSpec(name="candidate", command=command, address=address, debug=debug_wire)
     time_config = TimeConfig(move_ms=move_ms, bank_ms=bank_ms, startup_ms=startup_ms)
     checks = check_bot(spec, only_game, games, time_config, log_dir, sandbox=not no_sandbox,
-                       at_once=at_once)
+                       at_once=at_once, private=hidden_databases((DEFAULT_DB, *db_paths)))
     for check in checks:
         click.echo(check.line())
     click.echo(coverage(checks, games, at_once))
     failed = sum(not check.passed for check in checks)
     click.echo(f"{len(checks) - failed} passed, {failed} failed")
     sys.exit(1 if failed else 0)
+
+
+def hidden_databases(databases: tuple[Path, ...]) -> tuple[Path, ...]:
+    """What hides these databases from a checked bot (:func:`database_paths`); a missing
+    folder is made first, so a database another program makes there during the check
+    is hidden too (a folder made after the sandbox would not be)."""
+    for database in databases:
+        try:
+            real = database.resolve()
+        except (OSError, RuntimeError):
+            fail(f"--db {database}: its symlinks loop; give the database's real path")
+        try:
+            real.parent.mkdir(parents=True, exist_ok=True)
+        except OSError:
+            pass   # the folder stays unmade, and unhidden
+    return tuple(path for database in databases for path in database_paths(database))
 
 
 @main.command()
@@ -575,9 +642,14 @@ def export(db_path: Path, tournament: str | None, fmt: str, output) -> None:
     """Export every game of a tournament, one record per game, replayable."""
     store, record = open_tournament(db_path, tournament)
     writer = write_jsonl if fmt == "jsonl" else write_csv
-    count = writer(game_records(store, record.name), output)
+    unsettled = unsettled_groups(store, record)
+    count = writer(game_records(store, record.name, unsettled), output)
     if output is not sys.stdout:
         click.echo(f"{count} games of {record.name} written to {output.name}", err=True)
+    withheld = sum(games for group, games in store.group_counts(record.name).items()
+                   if group in unsettled)
+    for note in withheld_notes(withheld, "seeds"):
+        click.echo(note, err=True)
 
 
 @main.command()
@@ -676,9 +748,9 @@ def cluster_check(config_path: Path | None, cluster_address: str | None) -> None
     for worker, report in reports.items():
         lines, bad = worker_lines(report, ours)
         failed += bad
-        click.echo(f"{worker}: " + lines[0])
+        click.echo(printable(f"{worker}: " + lines[0]))
         for line in lines[1:]:
-            click.echo(f"  {line}")
+            click.echo(f"  {printable(line)}")
     click.echo("every worker can run every bot" if not failed and config is not None else
                "every worker answered" if not failed else f"{failed} problem(s)")
     sys.exit(1 if failed else 0)

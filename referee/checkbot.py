@@ -23,6 +23,7 @@ from referee.match import FaultPolicy, Match, MatchResult
 from referee.participants import BotStartError, Participant
 from referee.seeds import derive_seed
 from referee.settings import FAULT_CLASSES, BotSpec, LimitsConfig, TimeConfig
+from referee.text import printable
 from referee.wire import PROTOCOL_VERSION
 
 # Forfeit on the first fault: the rest of the game is substituted, not asked.
@@ -36,7 +37,9 @@ class Check:
     message: str
 
     def line(self) -> str:
-        return f"{'PASS' if self.passed else 'FAIL'}  {self.name}: {self.message}"
+        """The check as one inert line: its message quotes the bot (its Hello, the
+        games it claims, its error details), and check-bot prints it to a terminal."""
+        return printable(f"{'PASS' if self.passed else 'FAIL'}  {self.name}: {self.message}")
 
 
 def claimed_games(participant: Participant) -> tuple[list[tuple[str, str]], list[Check]]:
@@ -139,23 +142,26 @@ def timing_check(times_ms: list[float]) -> Check:
 
 def check_bot(spec: BotSpec, only_game: str | None, games: int, time_config: TimeConfig,
               log_dir: Path | None = None, sandbox: bool = True,
-              at_once: int = 3) -> list[Check]:
+              at_once: int = 3, private: tuple[Path, ...] = ()) -> list[Check]:
     """Run every check; stop early only when a later check cannot run.
 
-    A ``command:`` bot is checked in the same sandbox a tournament gives it.
-    Without ``log_dir`` its log goes to a temporary folder removed at the end.
+    A ``command:`` bot is checked in the same sandbox a tournament gives it, with
+    ``private`` (the organiser's databases) and its logs folder hidden. Without
+    ``log_dir`` its log goes to a temporary folder removed at the end.
     """
     if log_dir is not None:
-        return _check_bot(spec, only_game, games, time_config, log_dir, sandbox, at_once)
+        return _check_bot(spec, only_game, games, time_config, log_dir, sandbox, at_once,
+                          private)
     with tempfile.TemporaryDirectory(prefix="check-bot-") as temporary:
         return _check_bot(spec, only_game, games, time_config, Path(temporary), sandbox,
-                          at_once)
+                          at_once, private)
 
 
 def _check_bot(spec: BotSpec, only_game: str | None, games: int, time_config: TimeConfig,
-               log_dir: Path, sandbox: bool, at_once: int) -> list[Check]:
+               log_dir: Path, sandbox: bool, at_once: int,
+               private: tuple[Path, ...]) -> list[Check]:
     participant = Participant(spec, log_dir, LimitsConfig(), time_config.startup_ms,
-                              sandbox=sandbox)
+                              sandbox=sandbox, private=private)
     try:
         participant.start(None)
     except BotStartError as error:

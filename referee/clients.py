@@ -21,6 +21,7 @@ from google.protobuf.message import Message
 
 from bots.sdk import Bot as SdkBot
 from circus.v1 import bot_pb2, bot_pb2_grpc
+from referee.text import printable
 
 
 class BotFault(Exception):
@@ -84,12 +85,13 @@ class GrpcClient:
         except grpc.RpcError as error:
             code = error.code()
             fault_class = _STATUS_FAULTS.get(code, "error")
-            detail = error.details() or ""
+            # The details are the bot's own words: inert before they are stored or shown.
+            detail = printable(error.details() or "")
             if code == grpc.StatusCode.INTERNAL and "serializ" not in detail.lower():
                 fault_class = "error"
             raise BotFault(fault_class, f"{code.name}: {detail}".strip(": ")) from None
         except Exception as error:  # e.g. a channel closed by a restart under a game in flight
-            raise BotFault("crash", f"{type(error).__name__}: {error}") from None
+            raise BotFault("crash", printable(f"{type(error).__name__}: {error}")) from None
 
     def hello(self, request: bot_pb2.HelloRequest, timeout: float) -> bot_pb2.HelloResponse:
         return self._call(self.stub.Hello, request, timeout)
@@ -143,7 +145,7 @@ class InProcessClient:
         except futures.TimeoutError:
             raise BotFault("timeout", f"no answer within {timeout:.3f}s") from None
         except Exception as error:  # the bot's own failure, whatever it is
-            raise BotFault("error", f"{type(error).__name__}: {error}") from None
+            raise BotFault("error", printable(f"{type(error).__name__}: {error}")) from None
 
     def _does_nothing(self, name: str) -> bool:
         """Whether the bot's ``name`` is the SDK's own, which does nothing.
@@ -229,6 +231,11 @@ class WireLog:
 
 
 def as_json(message: Message) -> str:
-    """A message as one line of JSON, with the .proto's field names."""
+    """A message as one line of JSON, with the .proto's field names.
+
+    ASCII only: a reply's strings are the bot's, and JSON escapes only C0 controls
+    itself; ``\\u009b`` (a one-byte CSI) or a bidi override must not reach the
+    terminal of whoever reads the log.
+    """
     return json.dumps(json_format.MessageToDict(message, preserving_proto_field_name=True),
-                      separators=(",", ":"), ensure_ascii=False)
+                      separators=(",", ":"))

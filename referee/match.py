@@ -99,10 +99,21 @@ def final_ranks(scores: list[int], forfeited: list[bool]) -> list[int]:
     return [last if out else next(staying_ranks) for out in forfeited]
 
 
+def seat_labels(players: int) -> list[str]:
+    """What ``StartGame.seat_names`` carries unless names are revealed: "seat 0", "seat 1"…
+
+    A bot that learns whom it plays can recognise a partner of the same author and
+    help it; by default it learns only how many play and where it sits.
+    """
+    return [f"seat {seat}" for seat in range(players)]
+
+
 class Match:
     """One game between seated bots. Create it, then call :meth:`play`.
 
-    ``time_config`` is every seat's time control, or a list of one per seat.
+    ``time_config`` is every seat's time control, or a list of one per seat. The bots
+    are told the seats' names (``seats``) only with ``reveal_names``, else
+    :func:`seat_labels`; the result always has the names.
     """
 
     def __init__(self, game: Game, variant: str, seats: tuple[str, ...], seed: int, game_id: str,
@@ -110,7 +121,7 @@ class Match:
                  policy: FaultPolicy, stop: threading.Event | None = None,
                  on_crash: Callable[[int], str | None] | None = None,
                  probe: Callable[[str], bool] | None = None,
-                 suspended: frozenset[str] = frozenset()) -> None:
+                 suspended: frozenset[str] = frozenset(), reveal_names: bool = False) -> None:
         self.game = game
         self.variant = variant
         self.seat_names = seats
@@ -123,6 +134,7 @@ class Match:
         # After a timeout: does the bot still answer at all? (False: it was stopped.)
         self.probe = probe
         self.suspended = suspended
+        self.reveal_names = reveal_names
         self.state: State = game.new_state(len(seats), variant, seed)
         times = (time_config if isinstance(time_config, list)
                  else [time_config] * len(seats))
@@ -160,7 +172,7 @@ class Match:
             duration_s=time.monotonic() - clock_start)
 
     def _start_game(self) -> None:
-        names = list(self.seat_names)
+        names = list(self.seat_names) if self.reveal_names else seat_labels(len(self.seats))
         for index, seat in enumerate(self.seats):
             if seat.name in self.suspended:
                 self._sit_out(index, seat)

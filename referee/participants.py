@@ -26,6 +26,7 @@ from referee.clients import (
 from referee.process import BotProcess
 from referee.sandbox import Isolation
 from referee.settings import BotSpec, LimitsConfig
+from referee.text import printable
 from referee.wire import PROTOCOL_VERSION
 
 REFEREE_NAME = "circus-referee 0.1.0"
@@ -46,6 +47,20 @@ def workdir(spec: BotSpec) -> Path | None:
     """Where ``spec``'s command runs: its ``dir``, else its ``cwd``, else the referee's."""
     folder = spec.dir or spec.cwd
     return Path(folder) if folder else None
+
+
+def real_path(path: Path) -> Path:
+    """``path`` with its symlinks resolved, or as it is if they loop."""
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError):
+        return path
+
+
+def with_real_paths(paths: tuple[Path, ...]) -> tuple[Path, ...]:
+    """Each path as given and with symlinks resolved: what a path names is hidden from
+    bots by its real place, wherever a link to it is."""
+    return tuple(dict.fromkeys(form for path in paths for form in (path, real_path(path))))
 
 
 def isolation(spec: BotSpec, limits: LimitsConfig, sandbox: bool,
@@ -81,7 +96,17 @@ class Participant:
         if spec.command is not None:
             self.process = BotProcess(spec.name, spec.command, log_dir / f"{spec.name}.log",
                                       limits.memory_mb, limits.cpu_seconds,
-                                      isolation(spec, limits, sandbox, (*private, log_dir)))
+                                      isolation(spec, limits, sandbox,
+                                                with_real_paths((*private, log_dir))))
+
+    def identity(self) -> tuple[str, str, str] | None:
+        """What the bot said of itself in Hello (name, version, protocol version), inert
+        for the store, reports and terminals; None before a Hello."""
+        hello = self.hello_response
+        if hello is None:
+            return None
+        return (printable(hello.name), printable(hello.version),
+                printable(hello.protocol_version))
 
     @property
     def log_path(self) -> Path | None:
@@ -173,9 +198,11 @@ class Participant:
                 f"does not play {game} (variant {variant}); it claims {claimed}"))
 
     def _failure(self, reason: str) -> str:
+        """The start error's one line; the reason and the log's tail hold the bot's own
+        words (its claimed games, protocol version, output), so the line is made inert."""
         tail = self.process.log_tail() if self.process else ""
         where = f" [log {self.log_path}: {tail}]" if tail else ""
-        return f"bot {self.name!r}: {reason}{where}"
+        return printable(f"bot {self.name!r}: {reason}{where}")
 
     def recover(self, game: str, variant: str) -> bool:
         """Restart a crashed ``command:`` bot, within ``max_restarts``.

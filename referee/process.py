@@ -5,7 +5,8 @@ a unix socket, given to it in place of ``{address}`` and as
 ``CIRCUS_BOT_ADDRESS``. With ``sandbox: false`` it runs as before: a loopback
 port in place of ``{port}`` (and ``{address}``) and in ``CIRCUS_BOT_PORT``.
 Either way it runs in its own process group, with stdin closed, its output
-copied to its own log file up to a cap, resource limits set by ``prlimit``,
+copied to its own log file up to a cap (past it drained at the bot's cost, not
+read by the referee), resource limits set by ``prlimit``,
 and a parent-death signal so that it cannot outlive the referee.
 """
 
@@ -25,11 +26,13 @@ import tempfile
 import threading
 import time
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, Callable
 
 from referee import reaper, sandbox
 from referee.sandbox import Cgroup, Isolation
+from referee.text import printable
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 
@@ -172,23 +175,27 @@ def runtime_root() -> Path:
         return _runtime[0]
 
 
-def copy_log(source: IO[bytes], log: IO[bytes], cap: int, name: str) -> None:
-    """Copy a bot's output into its log until the log holds ``cap`` bytes, then drain.
+def copy_log(source: IO[bytes], log: IO[bytes], cap: int, name: str,
+             drain: Callable[[IO[bytes]], None]) -> None:
+    """Copy a bot's output into its log until the log holds ``cap`` bytes, then hand the
+    pipe to ``drain`` and read no more.
 
-    The bot is never blocked on a full pipe; past the cap one marker line says
-    the log was truncated and the rest of its output is discarded.
+    Past the cap one marker line says the log was truncated; the rest of the
+    output is the drain's to read and discard (:meth:`BotProcess._drain`), so a
+    flood costs the referee no CPU, and the bot is never blocked on a full pipe nor
+    sees a write fail.
     """
     with source, log:
         room = cap - log.tell()
-        while chunk := source.read1(65536):
-            if room > 0:
-                log.write(chunk[:room])
-                log.flush()
-            if room > 0 >= room - len(chunk):
-                log.write(f"\n=== log truncated at {cap} bytes: further output of {name} "
-                          "is discarded ===\n".encode())
-                log.flush()
+        while room > 0 and (chunk := source.read1(min(65536, room))):
+            log.write(chunk)
+            log.flush()
             room -= len(chunk)
+        if room <= 0 and source.read1(65536):
+            log.write(f"\n=== log truncated at {cap} bytes: further output of {name} "
+                      "is discarded ===\n".encode())
+            log.flush()
+            drain(source)
 
 
 def group_members(pgid: int) -> list[int]:
@@ -224,22 +231,27 @@ class BotProcess:
         self.socket_dir: Path | None = None
         self.cgroup: Cgroup | None = None
         self.pump: threading.Thread | None = None
+        # What reads the bot's output past the log's cap (:meth:`_drain`), one per run.
+        self.drains: list[subprocess.Popen[bytes]] = []
 
     def start(self) -> str:
         """Start the command and return the address the referee reaches it on."""
         self._clean_up()
+        # Before the sandbox is made: a private folder that does not exist yet is not
+        # hidden, and the logs folder holds the other bots' logs.
+        self.log_path.parent.mkdir(parents=True, exist_ok=True)
         if self.isolation.sandbox:
             sandbox.ensure_available()
             argv, env, address = self._sandboxed()
         else:
             argv, env, address = self._unsandboxed()
-        self.log_path.parent.mkdir(parents=True, exist_ok=True)
         self.runs += 1
         log = open(self.log_path, "ab")
         where = (f"socket {self.socket_dir / 'bot.sock'}" if self.socket_dir
                  else f"port {self.port}")
-        log.write(f"=== run {self.runs} of {self.name}: {self.started_command} "
-                  f"({where}, {time.strftime('%Y-%m-%d %H:%M:%S')})\n".encode())
+        log.write(printable(f"=== run {self.runs} of {self.name}: {self.started_command} "
+                            f"({where}, {time.strftime('%Y-%m-%d %H:%M:%S')})").encode()
+                  + b"\n")
         log.flush()
         try:
             self.process = spawn(dies_with_referee(argv), stdin=subprocess.DEVNULL,
@@ -251,9 +263,23 @@ class BotProcess:
         reaper.watch(self.process.pid)
         self.pump = threading.Thread(target=copy_log, name=f"log-{self.name}", daemon=True,
                                      args=(self.process.stdout, log, self.isolation.log_bytes,
-                                           self.name))
+                                           self.name, partial(self._drain, self.cgroup)))
         self.pump.start()
         return address
+
+    def _drain(self, cgroup: Cgroup | None, source: IO[bytes]) -> None:
+        """Past the log's cap, a ``cat`` reads the bot's output into /dev/null instead of
+        the referee: in the run's cgroups, so the bot's own CPU share pays for its flood,
+        in a session of its own (a Ctrl-C for the referee is not for it), and dying with
+        the referee. It ends when the bot's last process does.
+        """
+        argv = cgroup.wrap(["cat"]) if cgroup is not None else ["cat"]
+        try:
+            self.drains.append(spawn(dies_with_referee(argv), stdin=source,
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                     start_new_session=True))
+        except OSError:
+            pass   # the pipe closes with nobody reading: the bot's writes fail (EPIPE)
 
     def _argv(self, address: str) -> list[str]:
         """The command's words, with the address in; the log header shows this command."""
@@ -361,7 +387,11 @@ class BotProcess:
                 pass
 
     def _clean_up(self) -> None:
-        """Remove what the last run left: its cgroups and its socket folder."""
+        """Remove what the last run left: its drain, its cgroups and its socket folder."""
+        for drain in self.drains:
+            drain.kill()
+            drain.wait()
+        self.drains = []
         if self.cgroup is not None:
             self.cgroup.remove()
             self.cgroup = None
@@ -370,9 +400,10 @@ class BotProcess:
             self.socket_dir = None
 
     def log_tail(self, lines: int = 5) -> str:
-        """The last lines of the bot's log, for error messages."""
+        """The last lines of the bot's log, for error messages: one inert line (the log
+        is the bot's own output)."""
         try:
             text = self.log_path.read_text(errors="replace")
         except OSError:
             return ""
-        return " | ".join(line for line in text.strip().splitlines()[-lines:])
+        return printable(" | ".join(line for line in text.strip().splitlines()[-lines:]))

@@ -17,6 +17,7 @@ from typing import Any, Iterable, Mapping, Sequence
 from referee.games import get_game
 from referee.games.base import Event, GameRecord, ranks_from_scores
 from referee.tables import hand_text
+from referee.text import printable
 
 #: End reasons of every game, in words (codes not listed are shown as they are).
 END_REASONS = {
@@ -153,7 +154,7 @@ def text_lines(replay: Replay, view: int | None = None) -> list[str]:
             continue
         label = decision.actions[decision.chosen][1]
         hand = hand_text(game, frame.observations[decision.seat])
-        faults = "".join(f"  [{f['class']}: {f['detail']}]" for f in decision.faults)
+        faults = "".join(f"  [{f['class']}: {printable(f['detail'])}]" for f in decision.faults)
         lines.append(f"{decision.number:>5}  {decision.seat:<2}  "
                      f"{replay.seats[decision.seat]:<{name_width}}  {decision.kind:<{kind_width}}  "
                      f"{_ms(decision):>{ms_width}}  {label:<{label_width}}  {hand}{faults}".rstrip())

@@ -125,6 +125,9 @@ class TournamentConfig:
     # Start command: and python: bots afresh before each seat rotation of the
     # duplicate deals, so no bot remembers a deal it is dealt again (issue 22).
     renew_bots: bool = True
+    # Send the bots' names in StartGame.seat_names; by default they get seat labels, so
+    # a bot does not learn whom it plays (two bots of one author could collude).
+    reveal_names: bool = False
     # Early stopping (round-robin and swiss).
     stop: StopConfig | None = None
     # format: ab: the new bot, the old one, and the test deciding between them.
@@ -156,6 +159,10 @@ class TournamentConfig:
         handicaps = {bot.name: asdict(bot.time) for bot in self.bots if bot.time is not None}
         if handicaps:
             data["bot_time"] = handicaps
+        # What bots know of each other changes how they play; listed only when names are
+        # revealed, so older records still match.
+        if not self.reveal_names:
+            data.pop("reveal_names")
         # Which bots remember decides which games share a deal.
         data["remembering"] = [bot.name for bot in self.bots if bot.remembers]
         return data
@@ -164,8 +171,8 @@ class TournamentConfig:
 TOP_KEYS = {"name", "game", "variant", "players", "rounds", "games_per_bot", "seed",
             "concurrency", "format", "challenger", "duplicate", "time", "faults",
             "max_strikes", "recover", "max_restarts", "suspend_after", "limits", "rating",
-            "bots", "sandbox", "secret_deals", "renew_bots", "stop", "a", "b", "sprt",
-            "cluster"}
+            "bots", "sandbox", "secret_deals", "renew_bots", "reveal_names", "stop", "a", "b",
+            "sprt", "cluster"}
 COMMAND_KEYS = ("dir", "env", "sandbox")
 ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
@@ -234,6 +241,7 @@ def parse_config(data: Any, default_name: str = "tournament",
         sandbox=sandbox,
         secret_deals=_typed(data, "secret_deals", bool, default=True),
         renew_bots=_typed(data, "renew_bots", bool, default=True),
+        reveal_names=_typed(data, "reveal_names", bool, default=False),
         stop=_stop(data.get("stop")),
         a=_typed(data, "a", str), b=_typed(data, "b", str),
         sprt=_section(data, "sprt", SprtConfig) if fmt == "ab" else _not_given(data, "sprt"),
@@ -278,6 +286,12 @@ def ab_tables_per_deal(bots: int) -> int:
     """format: ab: a deal's tables: A's and B's with fillers (more than two bots), else
     the one table of A against B."""
     return 2 if bots > 2 else 1
+
+
+def games_per_deal(fmt: str, players: int, bots: int) -> int:
+    """The games of one group, which share a deal with ``duplicate``: each of its tables
+    (A's and B's in an A/B test with fillers) in every seat rotation."""
+    return players * (ab_tables_per_deal(bots) if fmt == "ab" else 1)
 
 
 def tables_per_round(config: TournamentConfig) -> int:

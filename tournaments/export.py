@@ -1,22 +1,41 @@
-"""Exporting stored games: one self-contained record per game, enough to replay it."""
+"""Exporting stored games: one self-contained record per game, enough to replay it.
+
+While a tournament is unfinished, a game whose deal is still to be dealt again (with
+``duplicate``, another seat rotation of its group is not played yet) is exported
+without its seed: the seed, or a replay, gives the cards of games to come, and an
+export or report may be written where a bot can read it.
+"""
 
 from __future__ import annotations
 
 import csv
 import json
 from pathlib import Path
-from typing import Any, Iterator, TextIO
+from typing import Any, Collection, Iterator, TextIO
 
 from referee.games import GameRecord
-from tournaments.store import Store
+from tournaments.config import games_per_deal
+from tournaments.store import Store, StoredTournament
 
 FIELDS = ("tournament", "game_id", "game_index", "group", "round", "seed", "game", "variant",
           "seats", "scores", "ranks", "status", "end_reason", "faults", "duration_s",
           "started_at", "finished_at", "actions", "times")
 
 
-def game_records(store: Store, tournament: str) -> Iterator[dict[str, Any]]:
-    """The tournament's games in schedule order, each with its faults."""
+def unsettled_groups(store: Store, record: StoredTournament) -> set[int]:
+    """The groups of an unfinished tournament with duplicate deals whose games are not
+    all played: their deals are still to come."""
+    config = record.config
+    if record.finished_at is not None or not config.get("duplicate", True):
+        return set()
+    size = games_per_deal(config["format"], config["players"], len(config["bots"]))
+    return {group for group, count in store.group_counts(record.name).items() if count < size}
+
+
+def game_records(store: Store, tournament: str, withheld: Collection[int] = frozenset()
+                 ) -> Iterator[dict[str, Any]]:
+    """The tournament's games in schedule order, each with its faults; the games of the
+    ``withheld`` groups (:func:`unsettled_groups`) with their seed None."""
     faults: dict[int, list[dict[str, Any]]] = {}
     for fault in store.faults(tournament):
         faults.setdefault(fault["game_id"], []).append(
@@ -25,7 +44,8 @@ def game_records(store: Store, tournament: str) -> Iterator[dict[str, Any]]:
     for game in store.games(tournament):
         yield {
             "tournament": game.tournament, "game_id": game.id, "game_index": game.game_index,
-            "group": game.group_index, "round": game.round, "seed": game.seed,
+            "group": game.group_index, "round": game.round,
+            "seed": None if game.group_index in withheld else game.seed,
             "game": game.game, "variant": game.variant, "seats": game.seats,
             "scores": game.scores, "ranks": game.ranks, "status": game.status,
             "end_reason": game.end_reason, "faults": faults.get(game.id, []),

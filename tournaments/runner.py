@@ -39,6 +39,7 @@ from referee.match import MatchAbandoned, MatchResult
 from referee.participants import BotStartError, Participant
 from referee.sandbox import SandboxUnavailable, ensure_available
 from referee.settings import BotSpec
+from referee.text import printable
 from tournaments.config import TournamentConfig, ab_tables_per_deal, game_count, games_per_round
 from tournaments.executor import ClusterLost, DaskExecutor, Executor, ThreadExecutor
 from tournaments.schedule import (
@@ -53,7 +54,7 @@ from tournaments.schedule import (
     swiss_tables,
 )
 from tournaments.standings import ab_test
-from tournaments.store import GameResult, Store, StoreError, SwissRound
+from tournaments.store import GameResult, Store, StoreError, SwissRound, database_paths
 from tournaments.worker import (
     GameTask,
     RunSpec,
@@ -231,11 +232,10 @@ class TournamentRunner:
         # Whether this run started bots afresh yet (said once a run, not every rotation).
         self.renewed = False
         self.retiring: list[threading.Thread] = []
-        # Paths no sandboxed bot may see: the config (given), the database, its
-        # folder and companions, and every bot's dir: (each bot sees its own).
-        db = store.path
-        self.private = (*private, db.parent, db, *(db.with_name(db.name + suffix)
-                                                    for suffix in ("-wal", "-shm", "-journal")),
+        # Paths no sandboxed bot may see: those given (the config, the logs folder), the
+        # database with its folders and companions, and every bot's dir: (each bot sees
+        # its own).
+        self.private = (*private, *database_paths(store.path),
                         *(Path(spec.dir) for spec in config.bots if spec.dir))
         # Each bot's run of consecutive faulted games, and the bots suspended for it.
         self.streaks: dict[str, int] = {}
@@ -312,6 +312,15 @@ class TournamentRunner:
                 self.store.set_secret(name, self.secret)
         return archived
 
+    def _make_log_dir(self) -> None:
+        """Make the logs folder before the first sandbox is made: a private folder that
+        does not exist when a sandbox is made is not hidden in it."""
+        try:
+            self.log_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise TournamentError(f"cannot make the logs folder {self.log_dir}: "
+                                  f"{error.strerror or error}") from None
+
     def _keep_identities(self) -> None:
         """Store each bot's name, version and protocol from its Hello, for the report."""
         for name, (bot, version, protocol) in sorted(self.identities.items()):
@@ -336,7 +345,7 @@ class TournamentRunner:
         rule = ("; it stays out of the Swiss rounds this run pairs"
                 if self.config.format == "swiss" else "")
         for message in errors.values():
-            print(f"skipping: {message}{rule}", file=self.out, flush=True)
+            print(f"skipping: {printable(message)}{rule}", file=self.out, flush=True)
         return sorted(errors)
 
     def _start_here(self, specs: list[BotSpec]) -> dict[str, str]:
@@ -351,10 +360,9 @@ class TournamentRunner:
         for participant, error in self._started(specs):
             if error is None:
                 self.participants[participant.name] = participant
-                hello = participant.hello_response
-                if hello is not None:
-                    self.identities[participant.name] = (hello.name, hello.version,
-                                                         hello.protocol_version)
+                identity = participant.identity()
+                if identity is not None:
+                    self.identities[participant.name] = identity
             else:
                 errors[participant.name] = error
         return errors
@@ -443,8 +451,8 @@ class TournamentRunner:
         retired = []
         for participant, error in fresh:
             if error is not None:
-                print(f"restart for rotation {rotation + 1} failed: {error}", file=self.out,
-                      flush=True)
+                print(f"restart for rotation {rotation + 1} failed: {printable(error)}",
+                      file=self.out, flush=True)
             retired.append(self.participants[participant.name])
             self.participants[participant.name] = participant
         # The old processes stop in the background; the next games need not wait for them.
@@ -529,6 +537,7 @@ class TournamentRunner:
 
     def _run(self) -> Summary:
         started = time.monotonic()
+        self._make_log_dir()
         done = self._stored_games()
         if done and not self.quiet:
             left = "nothing is left to play" if self.finished else \

@@ -20,9 +20,22 @@ from pathlib import Path
 from typing import Any, Iterator, NamedTuple
 
 from referee.match import MatchResult
+from referee.participants import real_path
 from tournaments.schedule import Pairing
 
 DEFAULT_DB = Path("runs/circus.sqlite")
+#: The files SQLite keeps beside a database, made and removed as it works.
+COMPANIONS = ("-wal", "-shm", "-journal")
+
+
+def database_paths(path: Path) -> tuple[Path, ...]:
+    """Every path that shows a database's contents, to hide from bots: its folder and
+    the file, as given and with symlinks resolved (SQLite keeps the companions beside
+    the real file, and makes them later: only the real folder's hiding covers them),
+    and the companions."""
+    real = real_path(path)
+    return (path.parent, real.parent, path, real,
+            *(real.with_name(real.name + suffix) for suffix in COMPANIONS))
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS tournaments (
@@ -432,6 +445,12 @@ class Store:
         rows = self.db.execute("SELECT game_index FROM games WHERE tournament = ?",
                                (tournament,))
         return {row[0] for row in rows}
+
+    def group_counts(self, tournament: str) -> dict[int, int]:
+        """How many games of each group (deal) are stored."""
+        rows = self.db.execute("SELECT group_index, count(*) FROM games WHERE tournament = ?"
+                               " GROUP BY group_index", (tournament,))
+        return {row[0]: row[1] for row in rows}
 
     def games(self, tournament: str) -> list[StoredGame]:
         """The tournament's games in schedule order (the order ratings use)."""

@@ -35,7 +35,7 @@ from referee.match import FaultPolicy, Match, MatchAbandoned, MatchResult
 from referee.participants import BotStartError, Participant
 from referee.sandbox import unavailable_reason
 from referee.settings import BotSpec
-from tournaments.config import TournamentConfig, ab_tables_per_deal, rounds_needed
+from tournaments.config import TournamentConfig, games_per_deal, rounds_needed
 from tournaments.schedule import Pairing, round_by_round
 
 # The longest health check after a timeout: a bot that is not hung answers Hello at once.
@@ -59,7 +59,7 @@ def new_match(config: TournamentConfig, pairing: Pairing, clients: list[BotClien
                  [config.time_for(name) for name in pairing.seats],
                  FaultPolicy(config.faults, config.max_strikes), stop, probe=probe,
                  on_crash=lambda seat: on_crash(pairing.seats[seat], clients[seat]),
-                 suspended=suspended)
+                 suspended=suspended, reveal_names=config.reveal_names)
 
 
 def probe_timeout(config: TournamentConfig, name: str) -> float:
@@ -87,9 +87,9 @@ def epoch_count(config: TournamentConfig) -> int:
 
 
 def _epochs_per_round(config: TournamentConfig) -> int:
-    """The seat rotations of a round: an A/B test with fillers has A's, then B's."""
-    tables = ab_tables_per_deal(len(config.bots)) if config.format == "ab" else 1
-    return config.players * tables
+    """The seat rotations of a round: an A/B test with fillers has A's, then B's (as many
+    as the games of a deal)."""
+    return games_per_deal(config.format, config.players, len(config.bots))
 
 
 @dataclass(frozen=True)
@@ -331,10 +331,8 @@ def start_lineup(spec: RunSpec, epoch: int, names: tuple[str, ...]
         started = dict(zip(names, pool.map(lambda name: bots.participant(name, epoch), names)))
     report: dict[str, tuple[str | None, tuple[str, str, str] | None]] = {}
     for name, participant in started.items():
-        hello = participant.hello_response if participant is not None else None
         error = bots.lineup(name, epoch).errors.get(name)
-        report[name] = (error, (hello.name, hello.version, hello.protocol_version)
-                        if hello is not None else None)
+        report[name] = (error, participant.identity() if participant is not None else None)
     return report
 
 
