@@ -1,0 +1,44 @@
+"""What docs/ and proto/ promise a bot author, checked against the code (issue 35).
+
+The examples a bot author reads first must be real: event kinds that games emit,
+and the labels check-bot prints.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from pathlib import Path
+
+from referee.games import GAMES
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def emitted_event_kinds() -> set[str]:
+    """Every event kind of a few random games of every game, variant and player count."""
+    kinds: set[str] = set()
+    for game in GAMES.values():
+        for variant in game.variants:
+            for players in range(game.min_players, game.max_players + 1):
+                state = game.new_state(players, variant, players)
+                choices = random.Random(players)
+                while not state.is_terminal():
+                    state.apply(choices.randrange(len(state.legal_actions())))
+                kinds.update(event.kind for event in state.events)
+    return kinds
+
+
+def quoted(text: str) -> set[str]:
+    return set(re.findall(r'"([a-z-]+)"', text))
+
+
+def test_the_event_kinds_given_as_examples_are_emitted_by_a_game():
+    proto = (ROOT / "proto" / "circus" / "v1" / "bot.proto").read_text()
+    comment = re.search(r"// Machine-readable kind[^\n]*\n(?:\s*//[^\n]*\n)*\s*string kind = 2;",
+                        proto).group(0)
+    table_row = next(line for line in (ROOT / "docs" / "protocol.md").read_text().splitlines()
+                     if line.startswith("| `kind` | string | machine-readable kind, per game"))
+    examples = quoted(comment) | quoted(table_row)
+    assert len(examples) >= 4, examples
+    assert examples <= emitted_event_kinds(), examples - emitted_event_kinds()
