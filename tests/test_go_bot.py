@@ -17,6 +17,7 @@ shows read-only: a binary under /tmp would not be found in the sandbox.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -203,3 +204,48 @@ def test_go_bot_beats_random_without_faults(go_bot, game, variant, tmp_path, bot
     go = [p for p in bot_processes if p.name == "go"]
     assert len(go) == 2 and all(p.exit_status() == 0 for p in go)
     assert log.count("SIGTERM: shutting down") == 2
+
+
+def protocol_doc_block(language: str, first_line: str) -> str:
+    """The fenced ``language`` block of docs/protocol.md whose first line starts so."""
+    text = (ROOT / "docs" / "protocol.md").read_text()
+    for block in re.findall(rf"```{language}\n(.*?)```", text, re.DOTALL):
+        if block.startswith(first_line):
+            return block
+    raise AssertionError(f"docs/protocol.md has no {language} block starting {first_line!r}")
+
+
+def test_the_go_recipe_and_skeleton_of_the_docs_build_a_bot_that_passes_check_bot(go_bot):
+    """docs/protocol.md's Go section, as written: the offline recipe builds the skeleton,
+    in a folder the sandbox shows (bots/go/build, as a bot's own folder would be)."""
+    folder = GO_DIR / "build" / "skeleton"
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    (folder / "main.go").write_text(protocol_doc_block("go", "// mybot: a minimal"))
+    recipe = protocol_doc_block("sh", "BOT=mybot ")
+    recipe = recipe.replace("BOT=mybot ", f"BOT={folder.relative_to(ROOT)} ", 1)
+    env = dict(os.environ, GOCACHE=str(GO_DIR / "build" / "cache"))  # the Makefile's, warm
+    built = subprocess.run(["bash", "-euo", "pipefail", "-c", recipe], cwd=ROOT, env=env,
+                           capture_output=True, text=True, timeout=900)
+    assert built.returncode == 0, built.stdout + built.stderr
+    referee = Path(sys.executable).parent / "circus-referee"
+    result = subprocess.run([str(referee), "check-bot", "--command",
+                             str(folder / "build" / "mybot"), "--games", "1"],
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "PASS  handshake: mybot 0.1, protocol 1.0.0" in result.stdout
+    for game, variant in GAME_VARIANTS:
+        assert f"PASS  play {game}/{variant}:" in result.stdout, result.stdout
+
+
+def test_a_binary_under_tmp_is_not_there_for_the_sandbox(go_bot, tmp_path):
+    """What docs/protocol.md says of where a compiled bot must live: the sandbox's /tmp is
+    its own, empty, so the same binary that passes from bots/go/build fails from /tmp."""
+    assert str(tmp_path).startswith("/tmp/")
+    copy = tmp_path / "go-rules"
+    shutil.copy2(go_bot, copy)
+    referee = Path(sys.executable).parent / "circus-referee"
+    result = subprocess.run([str(referee), "check-bot", "--command", str(copy), "--games", "1",
+                             "--startup-ms", "5000"], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "FAIL  handshake" in result.stdout, result.stdout
