@@ -60,7 +60,8 @@ def go_bot() -> Path:
     """The built bot's binary; built (or brought up to date) once per session."""
     problem = missing_toolchain()
     if problem:
-        message = f"the Go bot's toolchain is missing ({problem}): run scripts/install-system-packages"
+        message = (f"the Go bot's toolchain is missing ({problem}): "
+                   "run scripts/install-system-packages")
         if os.environ.get("CI", "").lower() in ("true", "1"):
             pytest.fail(message)
         pytest.skip(message)
