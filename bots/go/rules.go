@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"log"
 	"math"
+	"sort"
 	"strings"
 	"sync"
 
@@ -24,8 +25,14 @@ var rules = map[string]func(*pb.DecisionRequest) int{
 	"animal-circus": animalCircus,
 }
 
+// gameNames lists the games of rules, sorted: the games Hello claims.
 func gameNames() []string {
-	return []string{"flea-circus", "flohcati", "animal-circus"}
+	names := make([]string, 0, len(rules))
+	for name := range rules {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	return names
 }
 
 // choose returns the index of the action to play.
@@ -93,8 +100,6 @@ func others(seat, players int) []int {
 	return seats
 }
 
-func minF(a, b float64) float64 { return math.Min(a, b) }
-
 // -- Amazing Flea Circus: the most loot this turn ------------------------------
 //
 // A play is worth the loot it brings now; loot taken from a rival counts
@@ -131,7 +136,7 @@ func fleaCircus(request *pb.DecisionRequest) int {
 		card := top(seat)
 		value := map[string]float64{"saucer": float64(card.GetValue()), "numbers": 1,
 			"counterattack": 2, "recruitment": float64(recruitTops)}[card.GetKind()]
-		return minF(value, loot(seat))
+		return math.Min(value, loot(seat))
 	}
 	earth := float64(obs.Earth)
 	return argmax(len(actions), func(i int) float64 {
@@ -141,20 +146,20 @@ func fleaCircus(request *pb.DecisionRequest) int {
 		case "saucer":
 			for _, seat := range rivals {
 				if top(seat).GetSaucer() == card.Saucer {
-					return 2 * minF(float64(card.Value), loot(seat))
+					return 2 * math.Min(float64(card.Value), loot(seat))
 				}
 			}
-			return minF(float64(card.Value), earth)
+			return math.Min(float64(card.Value), earth)
 		case "numbers":
-			return minF(float64(action.Count), earth) + 0.01*float64(action.Count)
+			return math.Min(float64(action.Count), earth) + 0.01*float64(action.Count)
 		case "recruitment":
-			return minF(float64(recruitTops+1), earth)
+			return math.Min(float64(recruitTops+1), earth)
 		case "counterattack":
 			richest := 0.0
 			for _, seat := range rivals {
 				richest = math.Max(richest, loot(seat))
 			}
-			return 2 * minF(2, richest)
+			return 2 * math.Min(2, richest)
 		case "general":
 			total := 0.0
 			for _, seat := range rivals {
@@ -254,11 +259,9 @@ func flohcati(request *pb.DecisionRequest) int {
 			}
 			return math.Inf(-1)
 		})
-		bestGain := -1.0
-		if best >= 0 && (move(best).Type == "take" || move(best).Type == "take-match") {
+		bestGain := -1.0 // -1: no take on offer (argmax found none above -Inf)
+		if best >= 0 {
 			bestGain = gain(move(best).Card)
-		} else {
-			best = -1
 		}
 		wanted := 5 - float64(len(obs.Display))
 		if obs.Decision == "nueva" { // Nueva atracción cannot bust: flip on while nothing good shows
@@ -304,7 +307,7 @@ func flohcati(request *pb.DecisionRequest) int {
 			}
 			return math.Inf(-1)
 		})
-		if lay >= 0 && move(lay).Type == "trio" && worth(lay) > 0 {
+		if lay >= 0 && worth(lay) > 0 {
 			return lay
 		}
 		if find("gala") < 0 {
