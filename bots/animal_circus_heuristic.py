@@ -116,7 +116,7 @@ class AnimalCircusHeuristicBot(Bot):
                 value -= RIVAL_WEIGHT * points(view.ring)
         else:
             ring = [card] + view.ring if card == MOLE else view.ring + [card]
-            if action.ring_winner == me:  # the Power Mouse on an Elephant
+            if action.ring_winner == me and card == MOUSE:  # on an Elephant; the Seal: below
                 return value + points(ring) + 1
         if card == SEAL and view.top(me) >= 16:
             return value + points(ring)

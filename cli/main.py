@@ -568,7 +568,7 @@ def faults(db_path: Path, tournament: str | None, bot: str | None, fmt: str) -> 
 @main.command("check-bot")
 @click.option("--command", "command", default=None, help="command line that starts the bot "
               "in its sandbox ({address} is replaced by the address to listen on)")
-@click.option("--address", default=None, help="HOST:PORT of a running bot")
+@click.option("--address", default=None, help="a running bot: HOST:PORT or unix:/path/to/socket")
 @click.option("--game", "only_game", default=None, help="check only this game")
 @click.option("--games", "games", type=click.IntRange(min=1), default=2, show_default=True,
               help="games per claimed game, variant and player count")

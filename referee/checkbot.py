@@ -20,7 +20,7 @@ from bots.random_bot import RandomBot
 from referee.clients import BotClient, InProcessClient
 from referee.games import GAMES
 from referee.match import FaultPolicy, Match, MatchResult
-from referee.participants import BotStartError, Participant
+from referee.participants import REFEREE_NAME, BotStartError, Participant
 from referee.seeds import derive_seed
 from referee.settings import FAULT_CLASSES, BotSpec, LimitsConfig, TimeConfig
 from referee.text import printable
@@ -169,8 +169,10 @@ def _check_bot(spec: BotSpec, only_game: str | None, games: int, time_config: Ti
     try:
         hello = participant.hello_response
         bot = hello.name or spec.name
+        # Both versions labelled: HelloRequest.referee names the software, not the protocol.
         checks = [Check("handshake", True, f"{hello.name} {hello.version}, protocol "
-                                           f"{hello.protocol_version} (referee {PROTOCOL_VERSION})")]
+                                           f"{hello.protocol_version} ({REFEREE_NAME} speaks "
+                                           f"protocol {PROTOCOL_VERSION})")]
         pairs, game_checks = claimed_games(participant)
         checks += game_checks
         if only_game is not None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -32,6 +33,8 @@ def test_example_bots_pass(command):
     result = check("--command", command, "--games", "1")
     assert result.exit_code == 0, result.output
     assert "FAIL" not in result.output and "PASS  timing:" in result.output
+    # Issue 35: the referee's protocol version is labelled, apart from the software's name.
+    assert ", protocol 1.0.0 (circus-referee 0.1.0 speaks protocol 1.0.0)" in result.output
     assert "games at once on one connection" in result.output
     assert "covered: " in result.output and "every player count" in result.output
 
@@ -109,3 +112,19 @@ def test_fault_bots_fail_with_the_right_message(mode, failed_check, message):
 def test_exactly_one_of_command_and_address():
     result = check("--games", "1")
     assert result.exit_code == 2 and "exactly one of --command and --address" in result.output
+
+
+def test_a_running_bot_is_checked_on_a_unix_socket(tmp_path):
+    """Issue 35: ``--address unix:/path`` works as well as HOST:PORT (the README says so)."""
+    socket_path = tmp_path / "bot.sock"
+    bot = subprocess.Popen([sys.executable, "-m", "bots.random_bot", "--address",
+                            f"unix:{socket_path}"], stdin=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL)
+    try:
+        result = check("--address", f"unix:{socket_path}", "--game", "flea-circus", "--games", "1",
+                       "--at-once", "1", "--startup-ms", "30000")
+    finally:
+        bot.terminate()
+        bot.wait(timeout=30)
+    assert result.exit_code == 0, result.output
+    assert "PASS  play flea-circus/standard" in result.output, result.output

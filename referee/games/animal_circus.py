@@ -357,26 +357,43 @@ class AnimalCircusState(State):
         return list(actions)
 
     def _play_actions(self) -> list[Action]:
-        """The actions of :meth:`play_options`, with who wins the Ring by each play itself.
+        """The actions of :meth:`play_options`, each with the first Ring its play wins.
 
         Starting a new Ring gives the Ring on the table to the previous player;
-        a Mouse added on an Elephant wins it for the player; nothing else wins.
+        a Mouse added on an Elephant, and a Seal added while the Score pile's
+        top at the turn's start was 16 or more, win it (themselves included)
+        for the player. A Seal starting a Ring wins its own one-card Ring too:
+        the first Ring it wins when the table is empty.
         """
         adds, news = self._plays()
-        if not self.ring:
-            return [*map(_plain_start, news)]
         size = len(self.ring)
-        if self.ring[-1].value == ELEPHANT:
-            mouse_wins = play_actions("ring", self.player, size)
-            actions = [mouse_wins[card] if card.value == MOUSE else _plain_add(card)
+        winning = self._winning_adds() if self.ring else ()
+        if winning:
+            wins = play_actions("ring", self.player, size + 1)
+            actions = [wins[card] if card.value in winning else _plain_add(card)
                        for card in adds]
         else:
             actions = [*map(_plain_add, adds)]
-        if self.previous >= 0:
-            actions += map(play_actions("new", self.previous, size).__getitem__, news)
-        else:
-            actions += map(_plain_start, news)
-        return actions
+        if self.ring and self.previous >= 0:
+            return actions + [*map(play_actions("new", self.previous, size).__getitem__, news)]
+        if self._seal_wins():
+            seal_wins = play_actions("new", self.player, 1)
+            return actions + [seal_wins[card] if card.value == SEAL else _plain_start(card)
+                              for card in news]
+        return actions + [*map(_plain_start, news)]
+
+    def _winning_adds(self) -> tuple[int, ...]:
+        """The values of the cards that, added to the Ring, win it for the player.
+
+        Both at once when a Chameleon's copied Bat lets a Seal under an Elephant.
+        """
+        mouse = (MOUSE,) if self.ring[-1].value == ELEPHANT else ()
+        return mouse + (SEAL,) if self._seal_wins() else mouse
+
+    def _seal_wins(self) -> bool:
+        """True if a Seal played now wins: the Score pile's top at the turn's start is 16+."""
+        top = self.score_top_at_start
+        return top is not None and top.value >= SEAL_NEEDS
 
     def play_options(self) -> list[tuple[str, Card]]:
         """The plays open to the active player: ``("ring"|"new", card)``, adds first."""
@@ -740,8 +757,7 @@ class AnimalCircusState(State):
 
     def _seal(self) -> None:
         """Wins the Ring if the Score pile's top at the turn's start was 16 or more."""
-        top = self.score_top_at_start
-        if top is not None and top.value >= SEAL_NEEDS:
+        if self._seal_wins():
             self._win_ring(self.player)
 
     def _kangaroo(self, seat: int) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from referee import wire
 from referee.games import get_game
 from referee.games.animal_circus import (
     BAT,
@@ -707,8 +708,93 @@ def test_plays_are_offered_one_per_value_from_the_lowest_color():
     assert state.legal_actions()[1].payload["card"]["color"] == 1
 
 
+def wire_ring_winners(state: AnimalCircusState) -> dict[str, int]:
+    """Each play's ``ring_winner`` as a bot reads it: from the LegalAction on the wire."""
+    return {action.code: wire.action_message("animal-circus", action)
+            .payload.animal_circus.ring_winner for action in state.legal_actions()}
+
+
+def assert_play_wins_as_told(state: AnimalCircusState, move: str, winner: int) -> None:
+    """The wire's ``ring_winner`` and the label name the seat that wins the first Ring by
+    ``move`` (and the label its size); -1 and no word of a win when the play wins none."""
+    told = wire_ring_winners(state)[move]
+    label = next(action.label for action in state.legal_actions() if action.code == move)
+    start = len(state.events)
+    play(state, move)
+    wins = [event for event in state.events[start:] if event.kind == "win-ring"]
+    assert told == winner == (wins[0].seat if wins else -1), (move, told, wins)
+    if wins:
+        assert label.endswith(f"; seat {winner} wins the Ring ({len(wins[0].data['cards'])} "
+                              "cards)"), label
+    else:
+        assert "wins the Ring" not in label, label
+
+
 def test_new_ring_payload_names_the_ring_winner():
     state = arrange(3, player=0, previous=2, ring=[card(RAT, 2)],
                     hands={0: [card(MOLE), card(RABBIT)]}, draw_tops={0: [card(DOG)]})
     payloads = {a.code: a.payload for a in state.legal_actions()}
     assert payloads["new:8"]["ring_winner"] == 2 and payloads["ring:1"]["ring_winner"] == -1
+    assert_play_wins_as_told(state, "new:8", 2)
+
+
+@pytest.mark.parametrize("move", ["ring:1", "ring:4"])
+def test_a_play_that_wins_nothing_says_minus_one(move):
+    state = arrange(3, player=0, previous=2, ring=[card(MOUSE, 2)],
+                    hands={0: [card(MOLE), card(RABBIT)]}, draw_tops={0: [card(DOG)]},
+                    scores={1: [card(LION, 1)]})
+    assert_play_wins_as_told(state, move, -1)
+
+
+def test_power_mouse_on_an_elephant_wins_the_ring_as_its_payload_says():
+    state = arrange(3, player=0, previous=2, ring=[card(DOG, 1), card(ELEPHANT, 2)],
+                    hands={0: [card(MOUSE), card(LION)]}, draw_tops={0: [card(GIRAFFE)]})
+    assert wire_ring_winners(state)["ring:22"] == -1
+    assert_play_wins_as_told(state, "ring:2", 0)
+    assert values(state.score_piles[0]) == [DOG, ELEPHANT, MOUSE]
+
+
+def test_seal_added_on_a_score_top_of_16_or_more_wins_the_ring_as_its_payload_says():
+    """Issue 35: ``ring_winner`` was -1 for this play, and the next events showed the win."""
+    state = arrange(3, player=0, previous=2, ring=[card(RAT, 2)],
+                    hands={0: [card(SEAL), card(LION)]}, draw_tops={0: [card(DOG)]},
+                    scores={0: [card(DOG, 1), card(CROCODILE, 1)]})
+    assert wire_ring_winners(state) == {"ring:13": 0, "ring:22": -1}
+    assert_play_wins_as_told(state, "ring:13", 0)
+    assert values(state.score_piles[0]) == [DOG, CROCODILE, RAT, SEAL] and state.ring == []
+
+
+def test_seal_below_16_wins_nothing_and_says_so():
+    state = arrange(3, player=0, previous=2, ring=[card(RAT, 2)],
+                    hands={0: [card(SEAL), card(LION)]}, draw_tops={0: [card(DOG)]},
+                    scores={0: [card(DOG, 1), card(MONKEY, 1)]})
+    assert_play_wins_as_told(state, "ring:13", -1)
+    assert values(state.ring) == [RAT, SEAL]
+
+
+def test_seal_starting_a_new_ring_names_the_previous_player_then_wins_its_own_ring():
+    """``ring_winner`` is the first Ring the play wins: the one on the table, the previous
+    player's. The Seal then wins its own one-card Ring for the player."""
+    state = arrange(3, player=0, previous=2, ring=[card(LION, 2)],
+                    hands={0: [card(SEAL), card(DOG)]}, draw_tops={0: [card(MOLE)]},
+                    scores={0: [card(TIGER, 1)]})
+    assert wire_ring_winners(state)["new:13"] == 2
+    assert_play_wins_as_told(state, "new:13", 2)
+    assert values(state.score_piles[2]) == [LION]
+    assert values(state.score_piles[0]) == [TIGER, SEAL] and state.ring == []
+
+
+def test_chameleon_copying_the_seal_says_minus_one_and_wins_nothing():
+    state = arrange(2, player=0, previous=1, ring=[card(MOUSE, 1)],
+                    hands={0: [card(CHAMELEON), card(MOLE)]},
+                    draw_tops={0: [card(DOG)]}, scores={0: [card(ELEPHANT), card(SEAL)]})
+    assert_play_wins_as_told(state, "ring:10", -1)
+
+
+def test_seal_and_mouse_under_an_elephant_bound_by_a_copied_bat_both_win():
+    state = arrange(3, player=0, previous=2, ring=[card(ELEPHANT, 2)],
+                    hands={0: [card(SEAL), card(MOUSE), card(LION)]},
+                    draw_tops={0: [card(DOG)]}, scores={0: [card(GIRAFFE, 1)]},
+                    next_bat_bind=True)
+    assert wire_ring_winners(state) == {"ring:2": 0, "ring:8": -1, "ring:13": 0}
+    assert_play_wins_as_told(state, "ring:13", 0)

@@ -1,0 +1,252 @@
+"""The Go example bot (bots/go): built offline from Debian's packages, checked, and played.
+
+The bot is built once per session with ``make -C bots/go`` (GOPATH mode against
+Debian's /usr/share/gocode, no module proxy: the recipe of docs/protocol.md's Go
+section), and its Go unit tests run with ``make -C bots/go test``. It needs
+Debian's golang-go, protoc-gen-go, protoc-gen-go-grpc, golang-google-grpc-dev,
+golang-google-protobuf-dev and golang-github-golang-protobuf-1-5-dev, which
+``scripts/test`` installs (scripts/install-system-packages). Without them the
+tests are skipped on a workstation and fail in CI.
+
+The bot plays the Node.js bot's rules, ported move for move, so the margins over
+the random bot are those of tests/test_cpp_bot.py (the same deals give the same
+games). Its binary lives in bots/go/build, inside the repository the sandbox
+shows read-only: a binary under /tmp would not be found in the sandbox.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import run_tournament, write_config
+from test_cpp_bot import hello
+
+from referee import process
+from referee.games import GAMES
+
+ROOT = Path(__file__).resolve().parent.parent
+GO_DIR = ROOT / "bots" / "go"
+BINARY = GO_DIR / "build" / "go-rules"
+TOOLS = ("make", "go", "protoc", "protoc-gen-go", "protoc-gen-go-grpc")
+DEBIAN_GO = Path("/usr/share/gocode/src")
+GO_SOURCES = ("google.golang.org/grpc", "google.golang.org/protobuf", "github.com/golang/protobuf")
+
+GAME_VARIANTS = [(game.name, variant) for game in GAMES.values() for variant in game.variants]
+
+pytestmark = pytest.mark.slow
+
+
+def missing_toolchain() -> str | None:
+    missing = [tool for tool in TOOLS if shutil.which(tool) is None]
+    missing += [str(DEBIAN_GO / source) for source in GO_SOURCES
+                if not (DEBIAN_GO / source).is_dir()]
+    return "missing: " + ", ".join(missing) if missing else None
+
+
+def make(*arguments: str, timeout: float = 900) -> subprocess.CompletedProcess:
+    return subprocess.run(["make", "-C", str(GO_DIR), *arguments], capture_output=True,
+                          text=True, timeout=timeout)
+
+
+@pytest.fixture(scope="session")
+def go_bot() -> Path:
+    """The built bot's binary; built (or brought up to date) once per session."""
+    problem = missing_toolchain()
+    if problem:
+        message = (f"the Go bot's toolchain is missing ({problem}): "
+                   "run scripts/install-system-packages")
+        if os.environ.get("CI", "").lower() in ("true", "1"):
+            pytest.fail(message)
+        pytest.skip(message)
+    result = make()
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert BINARY.is_file()
+    return BINARY
+
+
+def test_go_unit_tests_pass(go_bot):
+    """A panicking handler answers INTERNAL (an error fault), not a crash; unix: listens."""
+    result = make("test")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "ok " in result.stdout
+
+
+def test_the_build_refuses_golang_protobuf_1_3(go_bot, tmp_path):
+    """The Debian trap: with protobuf 1.3 in GOPATH the bot would build, then panic."""
+    old = tmp_path / "src" / "github.com" / "golang" / "protobuf" / "proto"
+    old.mkdir(parents=True)
+    (old / "proto.go").write_text('package proto\n\nimport (\n\t"fmt"\n\t"reflect"\n)\n')
+    result = make("check-protobuf", f"DEBIAN_GO={tmp_path}")
+    assert result.returncode != 0
+    assert "golang/protobuf 1.3" in result.stderr
+    assert "golang-github-golang-protobuf-1-5-dev" in result.stderr
+    assert make("check-protobuf").returncode == 0  # the installed one is 1.5
+
+
+def test_go_bot_passes_check_bot_in_every_game(go_bot):
+    referee = Path(sys.executable).parent / "circus-referee"
+    result = subprocess.run([str(referee), "check-bot", "--command", str(go_bot), "--games", "2"],
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "FAIL" not in result.stdout
+    for game, variant in GAME_VARIANTS:
+        assert f"PASS  play {game}/{variant}:" in result.stdout, result.stdout
+
+
+@pytest.mark.parametrize("how", ["env-unix-address", "flag-address", "flag-port", "env-port"])
+def test_go_bot_listens_where_told_and_exits_cleanly_on_sigterm(go_bot, tmp_path, how):
+    port = process.free_port()
+    socket_path = tmp_path / "bot.sock"
+    env = {key: value for key, value in os.environ.items()
+           if key not in ("CIRCUS_BOT_ADDRESS", "CIRCUS_BOT_PORT")}
+    argv = [str(go_bot)]
+    address = f"127.0.0.1:{port}"
+    if how == "env-unix-address":
+        address = f"unix:{socket_path}"
+        env["CIRCUS_BOT_ADDRESS"] = address
+        env["CIRCUS_BOT_PORT"] = "1"  # an address wins over a port
+    elif how == "flag-address":
+        argv += ["--address", address]
+        env["CIRCUS_BOT_ADDRESS"] = f"unix:{socket_path}"  # the command line wins
+    elif how == "flag-port":
+        argv += ["--port", str(port)]
+    else:
+        env["CIRCUS_BOT_PORT"] = str(port)
+    bot = subprocess.Popen(argv, env=env, stdin=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                           text=True)
+    try:
+        reply = hello(address)
+        assert reply.name == "go-rules"
+        assert reply.protocol_version.split(".")[0] == "1"
+        assert {support.game: list(support.variants) for support in reply.games} == \
+            {name: [] for name in GAMES}  # every game, every variant
+        bot.send_signal(signal.SIGTERM)
+        assert bot.wait(timeout=5) == 0
+    finally:
+        if bot.poll() is None:
+            bot.kill()
+            bot.wait()
+    log = bot.stderr.read()
+    assert f"listening on {address}" in log
+    assert "SIGTERM: shutting down" in log
+
+
+def test_go_bot_refuses_a_taken_port(go_bot):
+    port = process.free_port()
+    first = subprocess.Popen([str(go_bot), "--port", str(port)], stdin=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL)
+    try:
+        hello(f"127.0.0.1:{port}")
+        second = subprocess.run([str(go_bot), "--port", str(port)], capture_output=True,
+                                text=True, timeout=30)
+        assert second.returncode != 0
+        assert f"cannot listen on 127.0.0.1:{port}" in second.stderr
+    finally:
+        first.kill()
+        first.wait()
+
+
+# Two-player tournaments against the random bot (in-process: only the Go bot is a
+# separate process). The rules are the C++ and Node.js bots', so are the margins
+# (tests/test_cpp_bot.py gives the measurements).
+TABLES = {"flea-circus": 20, "flohcati": 20, "animal-circus": 150}
+
+
+@pytest.mark.parametrize("game,variant", GAME_VARIANTS, ids=[f"{g}-{v}" for g, v in GAME_VARIANTS])
+def test_go_bot_beats_random_without_faults(go_bot, game, variant, tmp_path, bot_processes):
+    name = f"go-{game}-{variant}"
+    config = write_config(tmp_path, f"""
+        name: {name}
+        game: {game}
+        variant: {variant}
+        players: 2
+        rounds: {TABLES[game]}
+        seed: 11
+        concurrency: 2
+        secret_deals: false   # the same deals every run: the margins below are not luck's
+        limits:
+          memory_mb: 256   # the Go runtime's threads and heap stay well inside it
+        bots:
+          - name: go
+            command: {go_bot}
+          - name: random
+            python: bots.random_bot:RandomBot
+        """)
+    summary, store, _ = run_tournament(config, tmp_path)
+    games = store.games(name)
+    assert summary.played == len(games) == 2 * TABLES[game]
+    assert all(g.status == "finished" and g.variant == variant for g in games)
+    assert [dict(fault) for fault in store.faults(name)] == []
+
+    def total(bot: str, what: str) -> int:
+        if what == "first":
+            return sum(g.ranks[g.seats.index(bot)] == 1 for g in games)
+        return sum(g.scores[g.seats.index(bot)] for g in games)
+
+    firsts = {bot: total(bot, "first") for bot in ("go", "random")}
+    scores = {bot: total(bot, "score") for bot in ("go", "random")}
+    print(f"{name}: firsts {firsts}, total scores {scores}")
+    assert scores["go"] > scores["random"], scores
+    if game == "animal-circus":
+        assert firsts["go"] > firsts["random"] + 15, firsts
+    else:
+        assert firsts["go"] >= 0.75 * len(games), firsts
+
+    log = (tmp_path / "logs" / name / "go.log").read_text()
+    assert log.count(" end ") == len(games)  # every EndGame reached it
+    assert "panic" not in log and "no rule for" not in log
+    go = [p for p in bot_processes if p.name == "go"]
+    assert len(go) == 2 and all(p.exit_status() == 0 for p in go)
+    assert log.count("SIGTERM: shutting down") == 2
+
+
+def protocol_doc_block(language: str, first_line: str) -> str:
+    """The fenced ``language`` block of docs/protocol.md whose first line starts so."""
+    text = (ROOT / "docs" / "protocol.md").read_text()
+    for block in re.findall(rf"```{language}\n(.*?)```", text, re.DOTALL):
+        if block.startswith(first_line):
+            return block
+    raise AssertionError(f"docs/protocol.md has no {language} block starting {first_line!r}")
+
+
+def test_the_go_recipe_and_skeleton_of_the_docs_build_a_bot_that_passes_check_bot(go_bot):
+    """docs/protocol.md's Go section, as written: the offline recipe builds the skeleton,
+    in a folder the sandbox shows (bots/go/build, as a bot's own folder would be)."""
+    folder = GO_DIR / "build" / "skeleton"
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    (folder / "main.go").write_text(protocol_doc_block("go", "// mybot: a minimal"))
+    recipe = protocol_doc_block("sh", "BOT=mybot ")
+    recipe = recipe.replace("BOT=mybot ", f"BOT={folder.relative_to(ROOT)} ", 1)
+    env = dict(os.environ, GOCACHE=str(GO_DIR / "build" / "cache"))  # the Makefile's, warm
+    built = subprocess.run(["bash", "-euo", "pipefail", "-c", recipe], cwd=ROOT, env=env,
+                           capture_output=True, text=True, timeout=900)
+    assert built.returncode == 0, built.stdout + built.stderr
+    referee = Path(sys.executable).parent / "circus-referee"
+    result = subprocess.run([str(referee), "check-bot", "--command",
+                             str(folder / "build" / "mybot"), "--games", "1"],
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "PASS  handshake: mybot 0.1, protocol 1.0.0" in result.stdout
+    for game, variant in GAME_VARIANTS:
+        assert f"PASS  play {game}/{variant}:" in result.stdout, result.stdout
+
+
+def test_a_binary_under_tmp_is_not_there_for_the_sandbox(go_bot, tmp_path):
+    """What docs/protocol.md says of where a compiled bot must live: the sandbox's /tmp is
+    its own, empty, so the same binary that passes from bots/go/build fails from /tmp."""
+    assert str(tmp_path).startswith("/tmp/")
+    copy = tmp_path / "go-rules"
+    shutil.copy2(go_bot, copy)
+    referee = Path(sys.executable).parent / "circus-referee"
+    result = subprocess.run([str(referee), "check-bot", "--command", str(copy), "--games", "1",
+                             "--startup-ms", "5000"], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "FAIL  handshake" in result.stdout, result.stdout
