@@ -17,10 +17,11 @@ from tournaments.store import Store
 #: The test files that take longest (``--durations``), longest first. They run first, so that
 #: the workers of ``--dist loadfile`` (scripts/test) end together rather than one working
 #: through a long file alone at the end while the others wait.
-LONGEST_FIRST = ("test_bench.py", "test_known_strength.py", "test_operations.py",
-                 "test_tutorial.py", "test_cluster.py", "test_flohcati_properties.py",
-                 "test_sandbox.py", "test_faults.py", "test_game_tournaments.py",
-                 "test_search_bots.py", "test_chaos.py", "test_swiss.py")
+LONGEST_FIRST = ("test_bench.py", "test_go_bot.py", "test_known_strength.py",
+                 "test_operations.py", "test_tutorial.py", "test_cluster.py",
+                 "test_flohcati_properties.py", "test_sandbox.py", "test_faults.py",
+                 "test_game_tournaments.py", "test_search_bots.py", "test_chaos.py",
+                 "test_swiss.py")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
