@@ -24,7 +24,6 @@ import sys
 import tempfile
 import threading
 import time
-from dataclasses import replace
 from pathlib import Path
 from typing import IO, Any
 
@@ -124,13 +123,18 @@ def spawn(*args: Any, **kwargs: Any) -> subprocess.Popen[bytes]:
 ORPHAN_GUARD = 'test "$PPID" = "$0" || exit 1; exec "$@"'
 
 
-def dies_with_referee(argv: list[str]) -> list[str]:
+def dies_with_referee(argv: list[str], ids: tuple[int, int] | None = None) -> list[str]:
     """``argv`` under ``setpriv --pdeathsig KILL``, guarded against the referee dying
-    before the signal is set (``ORPHAN_GUARD``)."""
-    setpriv = shutil.which("setpriv")
+    before the signal is set (``ORPHAN_GUARD``); as the host uid and gid ``ids`` if given.
+
+    A change of uid clears the death signal, so the same ``setpriv`` changes the
+    uid first and sets the signal after.
+    """
+    user = sandbox.as_user(ids)
+    setpriv = user[0] if user else shutil.which("setpriv")
     if setpriv is None:
         return argv
-    return [setpriv, "--pdeathsig", "KILL", "--", "/bin/sh", "-c", ORPHAN_GUARD,
+    return [setpriv, *user[1:], "--pdeathsig", "KILL", "--", "/bin/sh", "-c", ORPHAN_GUARD,
             str(os.getpid()), *argv]
 
 
@@ -164,10 +168,11 @@ _runtime_lock = threading.Lock()
 
 
 def runtime_root() -> Path:
-    """This referee's folder for the bots' socket folders (under /tmp, which no sandbox sees)."""
+    """This referee's folder (mode 0700) for the links to the bots' sockets; no sandbox sees it."""
     with _runtime_lock:
         if not _runtime:
             _runtime.append(Path(tempfile.mkdtemp(prefix="circus-referee-")))
+            _runtime[0].chmod(0o711)  # a bot's uid walks to its staged paths, lists nothing
             atexit.register(shutil.rmtree, _runtime[0], True)
         return _runtime[0]
 
@@ -189,6 +194,72 @@ def copy_log(source: IO[bytes], log: IO[bytes], cap: int, name: str) -> None:
                           "is discarded ===\n".encode())
                 log.flush()
             room -= len(chunk)
+
+
+#: The installed packages a bot on the Python SDK imports (``bots``, the ``circus`` stubs,
+#: ``referee`` for the pure engines), when the project is installed in place.
+SDK_PACKAGES = (PROJECT_ROOT / "bots", PROJECT_ROOT / "referee", PROJECT_ROOT / "proto" / "circus")
+
+
+def interpreter_view() -> tuple[Path, ...]:
+    """What every sandbox is granted to run Python bots: this interpreter, its virtual
+    environment and the SDK's packages (not the rest of the project's folder)."""
+    return (Path(sys.prefix), Path(sys.base_prefix), *SDK_PACKAGES)
+
+
+class SocketLink:
+    """The referee's way to a sandboxed bot's socket: a link it owns, to a descriptor.
+
+    Once bwrap reports the bot's pid, a thread looks for the socket through the
+    sandbox's root (:func:`sandbox.open_socket`, following no link) and, when it
+    is there, makes ``link`` (in the referee's private folder) point at
+    ``/proc/self/fd/N``: gRPC then reaches that very socket, wherever the bot
+    moves names in its tmpfs, and no other.
+    """
+
+    def __init__(self, link: Path, owner: int, launch: sandbox.Launch,
+                 process: subprocess.Popen[bytes]) -> None:
+        self.link = link
+        self.owner = owner
+        self.launch = launch
+        self.process = process
+        self.fd: int | None = None
+        self.closed = False
+        self.lock = threading.Lock()
+        self.thread = threading.Thread(target=self._watch, name=f"socket-{link.parent.name}",
+                                       daemon=True)
+        self.thread.start()
+
+    def _watch(self) -> None:
+        child = self.launch.child_pid()
+        pause = 0.001
+        while child is not None and self.process.poll() is None and not self.closed:
+            fd = sandbox.open_socket(child, self.owner)
+            if fd is not None:
+                self._publish(fd)
+                return
+            time.sleep(pause)
+            pause = min(pause * 2, 0.02)
+
+    def _publish(self, fd: int) -> None:
+        with self.lock:
+            if not self.closed:
+                try:
+                    self.link.symlink_to(f"/proc/self/fd/{fd}")
+                    self.fd = fd
+                    return
+                except OSError:
+                    pass
+        os.close(fd)
+
+    def close(self) -> None:
+        """Remove the link, then close the descriptor (a stale channel finds nothing)."""
+        with self.lock:
+            self.closed = True
+            self.link.unlink(missing_ok=True)
+            if self.fd is not None:
+                os.close(self.fd)
+                self.fd = None
 
 
 def group_members(pgid: int) -> list[int]:
@@ -224,6 +295,9 @@ class BotProcess:
         self.socket_dir: Path | None = None
         self.cgroup: Cgroup | None = None
         self.pump: threading.Thread | None = None
+        self.launch: sandbox.Launch | None = None
+        self.ids: tuple[int, int] | None = None
+        self.socket_link: SocketLink | None = None
 
     def start(self) -> str:
         """Start the command and return the address the referee reaches it on."""
@@ -241,14 +315,25 @@ class BotProcess:
         log.write(f"=== run {self.runs} of {self.name}: {self.started_command} "
                   f"({where}, {time.strftime('%Y-%m-%d %H:%M:%S')})\n".encode())
         log.flush()
+        fds = self.launch.fds if self.launch else []
         try:
-            self.process = spawn(dies_with_referee(argv), stdin=subprocess.DEVNULL,
-                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env,
-                                 cwd=self.isolation.workdir, start_new_session=True)
+            self.process = spawn(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                 stderr=subprocess.STDOUT, env=env, pass_fds=fds,
+                                 cwd=None if self.launch else self.isolation.workdir,
+                                 start_new_session=True)
         except OSError:
             log.close()
+            if self.launch is not None:
+                self.launch.close(report=True)
+            self._clean_up()
             raise
         reaper.watch(self.process.pid)
+        if self.launch is not None:
+            self.launch.close()
+            assert self.socket_dir is not None
+            owner = self.ids[0] if self.ids else os.geteuid()
+            self.socket_link = SocketLink(self.socket_dir / "bot.sock", owner, self.launch,
+                                          self.process)
         self.pump = threading.Thread(target=copy_log, name=f"log-{self.name}", daemon=True,
                                      args=(self.process.stdout, log, self.isolation.log_bytes,
                                            self.name))
@@ -265,17 +350,25 @@ class BotProcess:
             raise OSError(f"cannot parse command {self.command!r}: {error}") from None
 
     def _sandboxed(self) -> tuple[list[str], dict[str, str], str]:
-        """The command in its sandbox and cgroups, its environment, and our address of it."""
+        """The command in its sandbox and cgroups, its environment, and our address of it.
+
+        The address is a link in the referee's own folder, made once the bot's
+        socket is found (:class:`SocketLink`); until then, connecting finds nothing.
+        """
         if "{port}" in self.command:
             raise OSError("{port} needs `sandbox: false`; a sandboxed bot listens on {address}")
         iso = self.isolation
         self.socket_dir = Path(tempfile.mkdtemp(dir=runtime_root()))
+        stage = self.socket_dir / "view"
+        stage.mkdir()
+        for folder in (self.socket_dir, stage):  # the bot's uid walks through, lists nothing
+            folder.chmod(0o711)
         argv = self._argv(f"unix:{sandbox.SOCKET}")
         self.cgroup = Cgroup(f"circus-{os.getpid()}-{self.socket_dir.name}",
                              self.memory_mb, iso.processes, iso.cpus)
-        isolation = replace(iso, visible=(*iso.visible, Path(sys.prefix), Path(sys.base_prefix),
-                                          PROJECT_ROOT))
-        inner = sandbox.bwrap_argv(argv, self.socket_dir, isolation, runtime_root())
+        self.ids = sandbox.host_ids()
+        self.launch = sandbox.Launch.of(argv, iso, self.ids, interpreter_view(), stage)
+        inner = self.launch.command(dies_with_referee(self.launch.argv, self.ids))
         limits = limited(inner, self.memory_mb, self.cpu_seconds, iso.open_files,
                          None if self.cgroup.enabled else iso.processes)
         env = sandbox.environment(f"unix:{sandbox.SOCKET}", iso, bot_path())
@@ -287,8 +380,8 @@ class BotProcess:
         argv = self._argv(address)
         env = bot_environment(self.port)
         env.update(dict(self.isolation.env), CIRCUS_BOT_ADDRESS=address)
-        return (limited(argv, self.memory_mb, self.cpu_seconds, self.isolation.open_files),
-                env, address)
+        return (dies_with_referee(limited(argv, self.memory_mb, self.cpu_seconds,
+                                          self.isolation.open_files)), env, address)
 
     def alive(self) -> bool:
         return self.process is not None and self.process.poll() is None
@@ -361,7 +454,13 @@ class BotProcess:
                 pass
 
     def _clean_up(self) -> None:
-        """Remove what the last run left: its cgroups and its socket folder."""
+        """Remove what the last run left: its socket link, cgroups and socket folder."""
+        if self.socket_link is not None:
+            self.socket_link.close()
+            self.socket_link = None
+        if self.launch is not None:
+            self.launch.close()
+            self.launch = None
         if self.cgroup is not None:
             self.cgroup.remove()
             self.cgroup = None
