@@ -224,6 +224,7 @@ class SocketLink:
         self.launch = launch
         self.process = process
         self.fd: int | None = None
+        self.child: int | None = None
         self.closed = False
         self.lock = threading.Lock()
         self.thread = threading.Thread(target=self._watch, name=f"socket-{link.parent.name}",
@@ -231,7 +232,7 @@ class SocketLink:
         self.thread.start()
 
     def _watch(self) -> None:
-        child = self.launch.child_pid()
+        self.child = child = self.launch.child_pid()
         pause = 0.001
         while child is not None and self.process.poll() is None and not self.closed:
             fd = sandbox.open_socket(child, self.owner)

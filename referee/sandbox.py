@@ -154,12 +154,17 @@ def _probe_sandbox() -> str | None:
     """Start one whole sandbox (view, seccomp filter, host uid) running ``true``."""
     if bwrap() is None:
         return "bubblewrap (bwrap) is not installed (scripts/setup installs it with apt-get)"
+    ids = host_ids()
+    missing = [tool for tool in ("setpriv", "unshare") if ids and shutil.which(tool) is None]
+    if missing:
+        return (f"a root referee runs each bot as an unprivileged uid, which needs "
+                f"{' and '.join(missing)} (util-linux): install util-linux, or run the referee "
+                "as an unprivileged user")
     try:
         seccomp_program()
     except OSError as error:
         return (f"no seccomp filter can be built ({error}; scripts/install-bubblewrap "
                 "installs libseccomp2, `pip install pyseccomp` its binding)")
-    ids = host_ids()
     with tempfile.TemporaryDirectory(prefix="circus-probe-") as stage:
         os.chmod(stage, 0o711)
         launch = Launch.of(["true"], Isolation(workdir=Path("/")), ids,
