@@ -117,7 +117,6 @@ class Isolation:
     host paths its entry grants, read-only. ``private`` lists the referee's
     paths no bot may see (the database, the logs, the config, other bots'
     ``dir:``): the ones inside a folder the bot is granted are covered.
-    ``visible`` are further folders the referee grants (the interpreter).
     """
 
     sandbox: bool = True
@@ -129,7 +128,6 @@ class Isolation:
     log_bytes: int = 16 * 1024 * 1024
     tmp_mb: int = 64
     cpus: float = 1.0
-    visible: tuple[Path, ...] = ()
     folder: Path | None = None
     mounts: tuple[Path, ...] = ()
 
@@ -271,18 +269,22 @@ def _system_visible(path: Path) -> bool:
 
 
 def named_files(argv: list[str], workdir: Path) -> list[Path]:
-    """The files a command names (a script, a binary, ``--flag=file``), as it names them.
+    """The files a command names (a script, a binary, ``--flag=file``), as it names them;
+    for a file in a subfolder of the working folder, that subfolder (the bot's own).
 
     Each word, and the part of a word after ``=``, that is an existing file
-    (absolute, or relative to the working folder) counts. Folders do not: a
-    bot that needs one has a ``dir:`` or a ``mounts:`` entry.
+    (absolute, or relative to the working folder) counts: ``python bot.py``
+    grants ``bot.py`` alone, ``node mybot/bot.js`` the folder ``mybot`` (with
+    its ``node_modules``). Folders named as such do not count: a bot that
+    needs one has a ``dir:`` or a ``mounts:`` entry.
     """
     found = []
     for word in argv:
         for candidate in {word, word.partition("=")[2]} - {""}:
             path = Path(os.path.normpath(workdir / candidate))
             if path.is_file():
-                found.append(path)
+                own_folder = path.parent != workdir and _under(path.parent, workdir)
+                found.append(path.parent if own_folder else path)
     return found
 
 
@@ -296,7 +298,7 @@ def view(isolation: Isolation, argv: list[str], extra: tuple[Path, ...]) -> list
     workdir = (isolation.workdir or Path.cwd()).resolve()
     own = [*([isolation.folder.resolve()] if isolation.folder else []),
            *named_files(argv, workdir)]
-    granted = [*own, *(p.resolve() for p in (*isolation.mounts, *isolation.visible, *extra))]
+    granted = [*own, *(p.resolve() for p in (*isolation.mounts, *extra))]
     kept = sorted({path for path in granted if path.exists() and not _system_visible(path)},
                   key=lambda path: (len(path.parts), str(path)))
     # A path inside another granted folder is seen through it.
@@ -409,6 +411,8 @@ class Launch:
             args += ["--size", str(1024 * 1024), "--tmpfs", str(workdir)]
         for path in granted:
             args += ["--ro-bind", str(self._source(path, stage)), str(path)]
+        if bare:
+            args += _links_into_view(workdir, granted)
         for path in _hidden(isolation.private, granted):
             args += (["--tmpfs", str(path)] if path.is_dir()
                      else ["--ro-bind", "/dev/null", str(path)])
@@ -483,6 +487,25 @@ def _covered(paths: tuple[str, ...]) -> list[str]:
             args += ["--tmpfs", str(path)]
         elif path.exists():
             args += ["--ro-bind", "/dev/null", str(path)]
+    return args
+
+
+def _links_into_view(folder: Path, granted: list[Path]) -> list[str]:
+    """bwrap arguments for the symlinks in ``folder`` that lead into the view (a granted
+    path, a folder on the way to one, a system folder): a folder of links to a project
+    (``proto -> /src/project/proto``) works as the project does. Other entries stay unseen."""
+    args: list[str] = []
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return args
+    for entry in entries:
+        if not entry.is_symlink():
+            continue
+        target = Path(entry.path).resolve()
+        if _system_visible(target) or any(_under(target, path) or _under(path, target)
+                                          for path in granted):
+            args += ["--symlink", os.readlink(entry.path), entry.path]
     return args
 
 

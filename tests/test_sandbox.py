@@ -251,6 +251,13 @@ def test_a_bot_without_dir_sees_only_the_files_its_command_names(tmp_path):
     # Its uid inside maps to a host uid that is not root.
     inside, host, _ = seen.split("uid", 1)[1].split("\n", 1)[1].split()
     assert inside == "65534" and host != "0", seen
+    # A file in a subfolder: that subfolder is the bot's own (its node_modules, its data).
+    for name in ("alice", "bob"):
+        (league / name).mkdir()
+        (league / name / "data.txt").write_text(f"{name}'s data")
+    (league / "alice" / "list.sh").write_text("ls -a . alice\n")
+    seen = sandboxed_output(tmp_path, "sh alice/list.sh", workdir=league)
+    assert seen.split() == [".:", ".", "..", "alice", "alice:", ".", "..", "data.txt", "list.sh"]
 
 
 def test_mounts_show_more_of_the_host_read_only(tmp_path):
