@@ -240,7 +240,7 @@ class SocketLink:
                 self._publish(fd)
                 return
             time.sleep(pause)
-            pause = min(pause * 2, 0.02)
+            pause = min(pause * 2, 0.005)
 
     def _publish(self, fd: int) -> None:
         with self.lock:

@@ -55,15 +55,13 @@ SCRATCH = "/run/scratch"
 MASKED = ("/tmp", "/var/tmp", "/run", "/dev/shm")
 # The host's system folders a program needs, read-only (a symlink stays a symlink).
 SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")
-# Secrets in /etc no bot may read, whoever its uid: covered with an empty file or folder.
-ETC_SECRETS = ("/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-",
-               "/etc/sudoers", "/etc/sudoers.d", "/etc/ssl/private", "/etc/ssh")
+# Secrets in /etc no bot may read, whoever its uid, covered with an empty file or folder
+# (the rest of /etc that is not for every user's eyes its uid may not read).
+ETC_SECRETS = ("/etc/shadow", "/etc/gshadow", "/etc/ssl/private", "/etc/ssh")
 # /proc's writable knobs, bound read-only over the sandbox's own /proc.
-PROC_READ_ONLY = ("/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus", "/proc/fs",
-                  "/proc/acpi", "/proc/scsi")
-# /proc files that list other users' kernel objects (keys, locks): hidden.
-PROC_HIDDEN = ("/proc/keys", "/proc/key-users", "/proc/locks", "/proc/kcore",
-               "/proc/timer_list", "/proc/sched_debug")
+PROC_READ_ONLY = ("/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus")
+# /proc files that list every user's kernel objects (keys, their counts, file locks): empty.
+PROC_HIDDEN = ("/proc/keys", "/proc/key-users", "/proc/locks")
 # The devices in a sandbox's /dev (and /dev/shm, a tmpfs).
 DEVICES = ("null", "zero", "full", "random", "urandom")
 # The only part of /sys a bot sees: the CPUs (how many, for thread pools).
