@@ -1,9 +1,12 @@
 """Starting and stopping ``command:`` bots as isolated child processes.
 
-By default a bot runs in the sandbox of :mod:`referee.sandbox` and listens on
-a unix socket, given to it in place of ``{address}`` and as
-``CIRCUS_BOT_ADDRESS``. With ``sandbox: false`` it runs as before: a loopback
-port in place of ``{port}`` (and ``{address}``) and in ``CIRCUS_BOT_PORT``.
+By default a bot runs in the sandbox of :mod:`referee.sandbox` (as an
+unprivileged host uid of its own when the referee is root) and listens on a
+unix socket in its own tmpfs, given to it in place of ``{address}`` and as
+``CIRCUS_BOT_ADDRESS``; the referee reaches it through a link it makes once it
+has found that socket without following any link (:class:`SocketLink`). With
+``sandbox: false`` it runs as before: a loopback port in place of ``{port}``
+(and ``{address}``) and in ``CIRCUS_BOT_PORT``.
 Either way it runs in its own process group, with stdin closed, its output
 copied to its own log file up to a cap, resource limits set by ``prlimit``,
 and a parent-death signal so that it cannot outlive the referee.

@@ -58,7 +58,7 @@ def hostile_config(tmp_path: Path, token: str, port: int, sandboxed: bool = True
         concurrency: 2
         sandbox: {str(sandboxed).lower()}
         secret_deals: {str(sandboxed).lower()}
-        time: {{startup_ms: 30000}}
+        time: {{startup_ms: 120000}}  # the attacks run before it listens: any speed
         limits: {{memory_mb: 256, processes: 64, log_bytes: 262144, tmp_mb: 512}}
         bots:
           - name: hostile
