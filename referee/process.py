@@ -372,11 +372,14 @@ class BotProcess:
                              self.memory_mb, iso.processes, iso.cpus)
         self.ids = sandbox.host_ids()
         self.launch = sandbox.Launch.of(argv, iso, self.ids, interpreter_view(), stage)
-        inner = self.launch.command(dies_with_referee(self.launch.argv, self.ids))
-        limits = limited(inner, self.memory_mb, self.cpu_seconds, iso.open_files,
-                         None if self.cgroup.enabled else iso.processes)
+        inner = limited(dies_with_referee(self.launch.argv, self.ids), self.memory_mb,
+                        self.cpu_seconds, iso.open_files,
+                        None if self.cgroup.enabled else iso.processes)
+        # With paths to stage, the staging shell joins the cgroups too (one shell less).
+        argv = (self.launch.command(inner, self.cgroup.procs) if self.launch.staged
+                else self.cgroup.wrap(inner))
         env = sandbox.environment(f"unix:{sandbox.SOCKET}", iso, bot_path())
-        return self.cgroup.wrap(limits), env, f"unix:{self.socket_dir / 'bot.sock'}"
+        return argv, env, f"unix:{self.socket_dir / 'bot.sock'}"
 
     def _unsandboxed(self) -> tuple[list[str], dict[str, str], str]:
         self.port = free_port()

@@ -166,7 +166,8 @@ def _probe_sandbox() -> str | None:
         launch = Launch.of(["true"], Isolation(workdir=Path("/")), ids,
                            (Path(sys.base_prefix),), Path(stage))
         try:
-            result = subprocess.run(launch.command([*as_user(ids), *launch.argv]),
+            inner = [*as_user(ids), *launch.argv]
+            result = subprocess.run(launch.command(inner) if launch.staged else inner,
                                     capture_output=True, text=True, timeout=10,
                                     pass_fds=launch.fds)
         except (OSError, subprocess.TimeoutExpired) as error:
@@ -304,9 +305,11 @@ def view(isolation: Isolation, argv: list[str], extra: tuple[Path, ...]) -> list
                                              for other in kept)]
 
 
-# Run as root in a mount namespace of its own: bind each granted path the bot's uid may not
-# walk to ("$1") at a staging path it may ("$2"), then exec the rest ("--" ends the pairs).
-STAGE_SCRIPT = ('while [ "$1" != -- ]; do mount --rbind "$1" "$2" || exit 125; shift 2; done; '
+# Run as root in a mount namespace of its own: join the bot's cgroups (each cgroup.procs
+# up to "--"), bind each granted path the bot's uid may not walk to ("$1") at a staging
+# path it may ("$2", pairs up to "--"), then exec the rest. One shell, for start-up time.
+STAGE_SCRIPT = ('while [ "$1" != -- ]; do echo $$ > "$1" || exit 125; shift; done; shift; '
+                'while [ "$1" != -- ]; do mount --rbind "$1" "$2" || exit 125; shift 2; done; '
                 'shift; exec "$@"')
 
 
@@ -349,13 +352,13 @@ class Launch:
             raise
         return launch
 
-    def command(self, inner: list[str]) -> list[str]:
-        """``inner`` (bwrap, wrapped as the caller needs) after the staging, if any."""
-        if not self.staged:
-            return inner
+    def command(self, inner: list[str], joins: list[Path] | tuple[()] = ()) -> list[str]:
+        """``inner`` (bwrap, wrapped as the caller needs) after the staging, which also
+        joins the cgroups whose ``cgroup.procs`` files ``joins`` lists; only when staged."""
+        assert self.staged
         pairs = [str(path) for pair in self.staged for path in pair]
         return ["unshare", "--mount", "--propagation", "private", "--", "/bin/sh", "-c",
-                STAGE_SCRIPT, "sh", *pairs, "--", *inner]
+                STAGE_SCRIPT, "sh", *map(str, joins), "--", *pairs, "--", *inner]
 
     def close(self, report: bool = False) -> None:
         """Close the descriptors handed to bwrap (ours; the child has its copies), and
@@ -614,14 +617,18 @@ class Cgroup:
     def enabled(self) -> bool:
         return bool(self.folders)
 
+    @property
+    def procs(self) -> list[Path]:
+        """The ``cgroup.procs`` file of each of these cgroups (a pid written there joins)."""
+        return [folder / "cgroup.procs" for folder in self.folders]
+
     def wrap(self, argv: list[str]) -> list[str]:
         """``argv`` started inside these cgroups (a shell joins them, then execs)."""
         if not self.enabled:
             return argv
         join = 'for f; do [ "$f" = -- ] && break; echo $$ > "$f" || exit 125; shift; done; ' \
                'shift; exec "$@"'
-        return ["/bin/sh", "-c", join, "sh", *(str(f / "cgroup.procs") for f in self.folders),
-                "--", *argv]
+        return ["/bin/sh", "-c", join, "sh", *map(str, self.procs), "--", *argv]
 
     def remove(self, wait: float = 2.0) -> None:
         """Kill whatever is still in the cgroups, then remove them."""
