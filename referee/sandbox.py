@@ -45,6 +45,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -352,7 +353,7 @@ class Launch:
             raise
         return launch
 
-    def command(self, inner: list[str], joins: list[Path] | tuple[()] = ()) -> list[str]:
+    def command(self, inner: list[str], joins: Sequence[Path] = ()) -> list[str]:
         """``inner`` (bwrap, wrapped as the caller needs) after the staging, which also
         joins the cgroups whose ``cgroup.procs`` files ``joins`` lists; only when staged."""
         assert self.staged
