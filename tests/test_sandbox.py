@@ -327,3 +327,17 @@ def wait_for_planted_link(bot: process.BotProcess) -> Path:
         assert bot.alive(), (bot.log_path.read_text())
         time.sleep(0.01)
     raise AssertionError("the squatter planted no link")
+
+
+def test_a_private_path_inside_the_bots_own_folder_stays_covered(tmp_path):
+    own = tmp_path / "entry"
+    own.mkdir()
+    (own / "circus.sqlite").write_text("the deal secret")
+    (own / "bot.txt").write_text("the bot's own file")
+    command = "sh -c 'cat bot.txt; cat circus.sqlite; echo done'"
+    seen = sandboxed_output(tmp_path, command, workdir=own, folder=own,
+                            private=(own / "circus.sqlite",))
+    assert "the bot's own file" in seen and "done" in seen
+    assert "the deal secret" not in seen
+    # The control: without the path in the private list, the same bot reads it.
+    assert "the deal secret" in sandboxed_output(tmp_path, command, workdir=own, folder=own)
