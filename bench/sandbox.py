@@ -1,10 +1,13 @@
 """``python -m bench.sandbox``: what the bot sandbox costs (docs/performance.md, "Sandbox").
 
-Two figures, each sandboxed (bwrap, cgroups, a unix socket) against
+Three figures, each sandboxed (bwrap, cgroups, seccomp, a unix socket; as root,
+an unprivileged uid and the staging of the interpreter) against
 ``sandbox: false`` (a TCP loopback port), interleaved so machine noise hits both:
 
 * start: from :meth:`BotProcess.start` to the bot's ``Hello`` answered, for the
   random bot (a Python interpreter loading gRPC), median of ``--starts`` each;
+* bare start: from :meth:`BotProcess.start` to the end of ``true``, the
+  sandbox's own cost without an interpreter's, median of ``--starts`` each;
 * decision: one ``Decide`` round trip of a real Amazing Flea Circus request to
   the running random bot, median and mean of ``--decisions`` each.
 """
@@ -51,6 +54,21 @@ def start_times(starts: int, logs: Path) -> dict[bool, list[float]]:
     return times
 
 
+def bare_times(starts: int, logs: Path) -> dict[bool, list[float]]:
+    """Seconds from start to exit of ``true``, sandboxed and not."""
+    times: dict[bool, list[float]] = {True: [], False: []}
+    for _ in range(starts):
+        for sandbox in (True, False):
+            bot = BotProcess("true", "true", logs / f"true-{sandbox}.log",
+                             isolation=Isolation(sandbox=sandbox))
+            began = time.perf_counter()
+            bot.start()
+            bot.wait(30)
+            times[sandbox].append(time.perf_counter() - began)
+            bot.stop()
+    return times
+
+
 def decision_times(decisions: int, logs: Path) -> dict[bool, list[float]]:
     state = get_game("flea-circus").new_state(3, "standard", 1)
     request = wire.decision_request(state, "bench/0", 1, 0,
@@ -70,10 +88,12 @@ def decision_times(decisions: int, logs: Path) -> dict[bool, list[float]]:
     return times
 
 
-def table(starts: dict[bool, list[float]], decisions: dict[bool, list[float]]) -> str:
+def table(starts: dict[bool, list[float]], bare: dict[bool, list[float]],
+          decisions: dict[bool, list[float]]) -> str:
     rows = ["| | sandboxed (unix socket) | `sandbox: false` (TCP loopback) | difference |",
             "|---|---:|---:|---:|"]
     for label, times, scale, unit in (("bot start to Hello answered, median", starts, 1e3, "ms"),
+                                      ("`true` started and ended, median", bare, 1e3, "ms"),
                                       ("Decide round trip, median", decisions, 1e6, "µs"),
                                       ("Decide round trip, mean", decisions, 1e6, "µs")):
         pick = statistics.mean if "mean" in label else statistics.median
@@ -91,9 +111,10 @@ def main(argv: list[str] | None = None) -> None:
     with tempfile.TemporaryDirectory(prefix="circus-bench-") as folder:
         logs = Path(folder)
         starts = start_times(args.starts, logs)
+        bare = bare_times(args.starts, logs)
         decisions = decision_times(args.decisions, logs)
     print(f"{args.starts} starts and {args.decisions} decisions per side, interleaved\n")
-    print(table(starts, decisions))
+    print(table(starts, bare, decisions))
 
 
 if __name__ == "__main__":

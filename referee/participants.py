@@ -68,6 +68,8 @@ def isolation(spec: BotSpec, limits: LimitsConfig, sandbox: bool,
     """How ``spec``'s process is isolated: the entry's choice, else the tournament's."""
     return Isolation(sandbox=sandbox if spec.sandbox is None else spec.sandbox,
                      workdir=workdir(spec), env=spec.env,
+                     folder=Path(spec.dir) if spec.dir else None,
+                     mounts=tuple(Path(path) for path in spec.mounts),
                      private=private, processes=limits.processes,
                      open_files=limits.open_files, log_bytes=limits.log_bytes,
                      tmp_mb=limits.tmp_mb, cpus=limits.cpus)

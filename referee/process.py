@@ -1,9 +1,12 @@
 """Starting and stopping ``command:`` bots as isolated child processes.
 
-By default a bot runs in the sandbox of :mod:`referee.sandbox` and listens on
-a unix socket, given to it in place of ``{address}`` and as
-``CIRCUS_BOT_ADDRESS``. With ``sandbox: false`` it runs as before: a loopback
-port in place of ``{port}`` (and ``{address}``) and in ``CIRCUS_BOT_PORT``.
+By default a bot runs in the sandbox of :mod:`referee.sandbox` (as an
+unprivileged host uid of its own when the referee is root) and listens on a
+unix socket in its own tmpfs, given to it in place of ``{address}`` and as
+``CIRCUS_BOT_ADDRESS``; the referee reaches it through a link it makes once it
+has found that socket without following any link (:class:`SocketLink`). With
+``sandbox: false`` it runs as before: a loopback port in place of ``{port}``
+(and ``{address}``) and in ``CIRCUS_BOT_PORT``.
 Either way it runs in its own process group, with stdin closed, its output
 copied to its own log file up to a cap (past it drained at the bot's cost, not
 read by the referee), resource limits set by ``prlimit``,
@@ -25,7 +28,6 @@ import sys
 import tempfile
 import threading
 import time
-from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from typing import IO, Any, Callable
@@ -127,13 +129,18 @@ def spawn(*args: Any, **kwargs: Any) -> subprocess.Popen[bytes]:
 ORPHAN_GUARD = 'test "$PPID" = "$0" || exit 1; exec "$@"'
 
 
-def dies_with_referee(argv: list[str]) -> list[str]:
+def dies_with_referee(argv: list[str], ids: tuple[int, int] | None = None) -> list[str]:
     """``argv`` under ``setpriv --pdeathsig KILL``, guarded against the referee dying
-    before the signal is set (``ORPHAN_GUARD``)."""
-    setpriv = shutil.which("setpriv")
+    before the signal is set (``ORPHAN_GUARD``); as the host uid and gid ``ids`` if given.
+
+    A change of uid clears the death signal, so the same ``setpriv`` changes the
+    uid first and sets the signal after.
+    """
+    user = sandbox.as_user(ids)
+    setpriv = user[0] if user else shutil.which("setpriv")
     if setpriv is None:
         return argv
-    return [setpriv, "--pdeathsig", "KILL", "--", "/bin/sh", "-c", ORPHAN_GUARD,
+    return [setpriv, *user[1:], "--pdeathsig", "KILL", "--", "/bin/sh", "-c", ORPHAN_GUARD,
             str(os.getpid()), *argv]
 
 
@@ -167,10 +174,11 @@ _runtime_lock = threading.Lock()
 
 
 def runtime_root() -> Path:
-    """This referee's folder for the bots' socket folders (under /tmp, which no sandbox sees)."""
+    """This referee's folder (mode 0700) for the links to the bots' sockets; no sandbox sees it."""
     with _runtime_lock:
         if not _runtime:
             _runtime.append(Path(tempfile.mkdtemp(prefix="circus-referee-")))
+            _runtime[0].chmod(0o711)  # a bot's uid walks to its staged paths, lists nothing
             atexit.register(shutil.rmtree, _runtime[0], True)
         return _runtime[0]
 
@@ -196,6 +204,73 @@ def copy_log(source: IO[bytes], log: IO[bytes], cap: int, name: str,
                       "is discarded ===\n".encode())
             log.flush()
             drain(source)
+
+
+#: The installed packages a bot on the Python SDK imports (``bots``, the ``circus`` stubs,
+#: ``referee`` for the pure engines), when the project is installed in place.
+SDK_PACKAGES = (PROJECT_ROOT / "bots", PROJECT_ROOT / "referee", PROJECT_ROOT / "proto" / "circus")
+
+
+def interpreter_view() -> tuple[Path, ...]:
+    """What every sandbox is granted to run Python bots: this interpreter, its virtual
+    environment and the SDK's packages (not the rest of the project's folder)."""
+    return (Path(sys.prefix), Path(sys.base_prefix), *SDK_PACKAGES)
+
+
+class SocketLink:
+    """The referee's way to a sandboxed bot's socket: a link it owns, to a descriptor.
+
+    Once bwrap reports the bot's pid, a thread looks for the socket through the
+    sandbox's root (:func:`sandbox.open_socket`, following no link) and, when it
+    is there, makes ``link`` (in the referee's private folder) point at
+    ``/proc/self/fd/N``: gRPC then reaches that very socket, wherever the bot
+    moves names in its tmpfs, and no other.
+    """
+
+    def __init__(self, link: Path, owner: int, launch: sandbox.Launch,
+                 process: subprocess.Popen[bytes]) -> None:
+        self.link = link
+        self.owner = owner
+        self.launch = launch
+        self.process = process
+        self.fd: int | None = None
+        self.child: int | None = None
+        self.closed = False
+        self.lock = threading.Lock()
+        self.thread = threading.Thread(target=self._watch, name=f"socket-{link.parent.name}",
+                                       daemon=True)
+        self.thread.start()
+
+    def _watch(self) -> None:
+        self.child = child = self.launch.child_pid()
+        pause = 0.001
+        while child is not None and self.process.poll() is None and not self.closed:
+            fd = sandbox.open_socket(child, self.owner)
+            if fd is not None:
+                self._publish(fd)
+                return
+            time.sleep(pause)
+            pause = min(pause * 2, 0.005)
+
+    def _publish(self, fd: int) -> None:
+        with self.lock:
+            if not self.closed:
+                try:
+                    self.link.symlink_to(f"/proc/self/fd/{fd}")
+                    self.fd = fd
+                    return
+                except OSError:
+                    pass
+        os.close(fd)
+
+    def close(self) -> None:
+        """Remove the link, then close the descriptor (a stale channel finds nothing)."""
+        with self.lock:
+            self.closed = True
+            self.link.unlink(missing_ok=True)
+            if self.fd is not None:
+                os.close(self.fd)
+                self.fd = None
 
 
 def group_members(pgid: int) -> list[int]:
@@ -233,6 +308,9 @@ class BotProcess:
         self.pump: threading.Thread | None = None
         # What reads the bot's output past the log's cap (:meth:`_drain`), one per run.
         self.drains: list[subprocess.Popen[bytes]] = []
+        self.launch: sandbox.Launch | None = None
+        self.ids: tuple[int, int] | None = None
+        self.socket_link: SocketLink | None = None
 
     def start(self) -> str:
         """Start the command and return the address the referee reaches it on."""
@@ -253,14 +331,25 @@ class BotProcess:
                             f"({where}, {time.strftime('%Y-%m-%d %H:%M:%S')})").encode()
                   + b"\n")
         log.flush()
+        fds = self.launch.fds if self.launch else []
         try:
-            self.process = spawn(dies_with_referee(argv), stdin=subprocess.DEVNULL,
-                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env,
-                                 cwd=self.isolation.workdir, start_new_session=True)
+            self.process = spawn(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                 stderr=subprocess.STDOUT, env=env, pass_fds=fds,
+                                 cwd=None if self.launch else self.isolation.workdir,
+                                 start_new_session=True)
         except OSError:
             log.close()
+            if self.launch is not None:
+                self.launch.close(report=True)
+            self._clean_up()
             raise
         reaper.watch(self.process.pid)
+        if self.launch is not None:
+            self.launch.close()
+            assert self.socket_dir is not None
+            owner = self.ids[0] if self.ids else os.geteuid()
+            self.socket_link = SocketLink(self.socket_dir / "bot.sock", owner, self.launch,
+                                          self.process)
         self.pump = threading.Thread(target=copy_log, name=f"log-{self.name}", daemon=True,
                                      args=(self.process.stdout, log, self.isolation.log_bytes,
                                            self.name, partial(self._drain, self.cgroup)))
@@ -291,21 +380,32 @@ class BotProcess:
             raise OSError(f"cannot parse command {self.command!r}: {error}") from None
 
     def _sandboxed(self) -> tuple[list[str], dict[str, str], str]:
-        """The command in its sandbox and cgroups, its environment, and our address of it."""
+        """The command in its sandbox and cgroups, its environment, and our address of it.
+
+        The address is a link in the referee's own folder, made once the bot's
+        socket is found (:class:`SocketLink`); until then, connecting finds nothing.
+        """
         if "{port}" in self.command:
             raise OSError("{port} needs `sandbox: false`; a sandboxed bot listens on {address}")
         iso = self.isolation
         self.socket_dir = Path(tempfile.mkdtemp(dir=runtime_root()))
+        stage = self.socket_dir / "view"
+        stage.mkdir()
+        for folder in (self.socket_dir, stage):  # the bot's uid walks through, lists nothing
+            folder.chmod(0o711)
         argv = self._argv(f"unix:{sandbox.SOCKET}")
         self.cgroup = Cgroup(f"circus-{os.getpid()}-{self.socket_dir.name}",
                              self.memory_mb, iso.processes, iso.cpus)
-        isolation = replace(iso, visible=(*iso.visible, Path(sys.prefix), Path(sys.base_prefix),
-                                          PROJECT_ROOT))
-        inner = sandbox.bwrap_argv(argv, self.socket_dir, isolation, runtime_root())
-        limits = limited(inner, self.memory_mb, self.cpu_seconds, iso.open_files,
-                         None if self.cgroup.enabled else iso.processes)
+        self.ids = sandbox.host_ids()
+        self.launch = sandbox.Launch.of(argv, iso, self.ids, interpreter_view(), stage)
+        inner = limited(dies_with_referee(self.launch.argv, self.ids), self.memory_mb,
+                        self.cpu_seconds, iso.open_files,
+                        None if self.cgroup.enabled else iso.processes)
+        # With paths to stage, the staging shell joins the cgroups too (one shell less).
+        argv = (self.launch.command(inner, self.cgroup.procs) if self.launch.staged
+                else self.cgroup.wrap(inner))
         env = sandbox.environment(f"unix:{sandbox.SOCKET}", iso, bot_path())
-        return self.cgroup.wrap(limits), env, f"unix:{self.socket_dir / 'bot.sock'}"
+        return argv, env, f"unix:{self.socket_dir / 'bot.sock'}"
 
     def _unsandboxed(self) -> tuple[list[str], dict[str, str], str]:
         self.port = free_port()
@@ -313,8 +413,8 @@ class BotProcess:
         argv = self._argv(address)
         env = bot_environment(self.port)
         env.update(dict(self.isolation.env), CIRCUS_BOT_ADDRESS=address)
-        return (limited(argv, self.memory_mb, self.cpu_seconds, self.isolation.open_files),
-                env, address)
+        return (dies_with_referee(limited(argv, self.memory_mb, self.cpu_seconds,
+                                          self.isolation.open_files)), env, address)
 
     def alive(self) -> bool:
         return self.process is not None and self.process.poll() is None
@@ -387,11 +487,17 @@ class BotProcess:
                 pass
 
     def _clean_up(self) -> None:
-        """Remove what the last run left: its drain, its cgroups and its socket folder."""
+        """Remove what the last run left: its drain, socket link, cgroups and socket folder."""
         for drain in self.drains:
             drain.kill()
             drain.wait()
         self.drains = []
+        if self.socket_link is not None:
+            self.socket_link.close()
+            self.socket_link = None
+        if self.launch is not None:
+            self.launch.close()
+            self.launch = None
         if self.cgroup is not None:
             self.cgroup.remove()
             self.cgroup = None

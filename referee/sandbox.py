@@ -1,19 +1,27 @@
-"""The sandbox of a ``command:`` bot: bubblewrap namespaces, a filtered view, cgroup limits.
+"""The sandbox of a ``command:`` bot: bubblewrap namespaces, an allowlist view, cgroup limits.
 
 Bots are written by people who want to win, so a bot must have no way around
 the referee. Each sandboxed bot runs under ``bwrap`` in its own user, PID, IPC,
 UTS, cgroup and network namespaces:
 
+* it never runs as host root: a root referee starts it as an unprivileged host
+  uid of its own (:func:`host_ids`), so even what the namespaces do not cover
+  (``/proc/sys``, files readable by root) is checked as a nobody;
 * it sees no other process (PID namespace; everything it starts dies with it:
   the command is the namespace's PID 1, so bwrap reaps it itself and no init
-  is left orphaned when bwrap leaves),
-  has no network but its own loopback, and no capability (an unprivileged uid
-  inside its user namespace, so it cannot undo a mount);
-* it sees the host read-only, with private size-bounded ``/tmp``, ``/dev/shm``,
-  ``/var/tmp`` and ``/run`` (so no host socket in them is reachable), the
-  referee's private paths hidden, and a fresh scratch folder each start;
-* it talks to the referee over one unix socket, in a folder of its own bound at
-  ``/run/circus``;
+  is left orphaned when bwrap leaves), has no network but its own loopback,
+  and no capability (an unprivileged uid inside its user namespace, which may
+  create no further one);
+* it sees an allowlist of the host, read-only: the system's program folders,
+  ``/etc`` less its secrets, the interpreter and installed packages, its own
+  files and the entry's ``mounts:`` (:func:`view`), with private size-bounded
+  ``/tmp``, ``/dev/shm``, ``/var/tmp`` and ``/run`` (its socket folder and a
+  fresh scratch folder among them); ``/proc``'s knobs and ``/sys`` read-only;
+* a seccomp filter refuses (``EPERM``) the system calls that reach shared
+  kernel state or widen its powers: keyrings, ptrace, bpf, perf events,
+  userfaultfd, io_uring, mounts, namespaces (:data:`REFUSED`);
+* it listens on a unix socket in its own tmpfs, which the referee opens through
+  the sandbox's root without following any link (:func:`open_socket`);
 * a cgroup per run bounds memory (shared memory and tmpfs pages included),
   the number of tasks and the CPU rate of the whole sandbox, when this machine
   lets the referee create cgroups (:class:`Cgroup`).
@@ -24,28 +32,75 @@ The threat model, and which mechanism enforces which limit, is in
 
 from __future__ import annotations
 
+import errno
+import itertools
+import json
 import os
+import select
 import shutil
 import signal
+import stat
 import subprocess
+import sys
+import tempfile
 import threading
 import time
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 SOCKET_DIR = "/run/circus"
 SOCKET = f"{SOCKET_DIR}/bot.sock"
 SCRATCH = "/run/scratch"
-# Host folders replaced by private, empty, size-bounded tmpfs in every sandbox:
-# they hold other processes' sockets and files, and the referee's own runtime.
+# Private, empty, size-bounded tmpfs in every sandbox: where programs write.
 MASKED = ("/tmp", "/var/tmp", "/run", "/dev/shm")
+# The host's system folders a program needs, read-only (a symlink stays a symlink).
+SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")
+# Secrets in /etc no bot may read, whoever its uid, covered with an empty file or folder
+# (the rest of /etc that is not for every user's eyes its uid may not read).
+ETC_SECRETS = ("/etc/shadow", "/etc/gshadow", "/etc/ssl/private", "/etc/ssh")
+# /proc's writable knobs, bound read-only over the sandbox's own /proc.
+PROC_READ_ONLY = ("/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus")
+# /proc files that list every user's kernel objects (keys, their counts, file locks): empty.
+PROC_HIDDEN = ("/proc/keys", "/proc/key-users", "/proc/locks")
+# The devices in a sandbox's /dev (and /dev/shm, a tmpfs).
+DEVICES = ("null", "zero", "full", "random", "urandom")
+# The only part of /sys a bot sees: the CPUs (how many, for thread pools).
+SYS_VISIBLE = ("/sys/devices/system/cpu",)
 NAMESPACES = ["--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-net",
               "--unshare-uts", "--unshare-cgroup-try"]
 # The uid and gid inside the user namespace. Not 0: uid 0 would keep every
 # capability there, enough to unmount what hides the referee's private paths.
 SANDBOX_ID = "65534"
+# A root referee runs each bot as a host uid of this range, one per start (no
+# ucount, keyring or process limit is shared between two bots): no user has it.
+HOST_ID_BASE = 0x70000000
 OPT_OUT = ("set `sandbox: false` in the config (or give check-bot --no-sandbox) to run the "
            "bots unsandboxed")
+
+# System calls a bot may not make (EPERM), and why: each reaches kernel state that
+# other sandboxes share, or a power over processes or mounts no bot needs.
+REFUSED = {
+    "kernel keyrings: a channel between sandboxes": ("add_key", "request_key", "keyctl"),
+    "other processes' memory": ("ptrace", "process_vm_readv", "process_vm_writev", "kcmp"),
+    "kernel programs and counters": ("bpf", "perf_event_open", "userfaultfd",
+                                     "io_uring_setup", "io_uring_enter", "io_uring_register"),
+    "mounts": ("mount", "umount2", "pivot_root", "chroot", "move_mount", "open_tree", "fsopen",
+               "fsconfig", "fsmount", "fspick", "mount_setattr", "name_to_handle_at",
+               "open_by_handle_at"),
+    "namespaces": ("unshare", "setns"),
+    "the machine": ("reboot", "kexec_load", "kexec_file_load", "init_module", "finit_module",
+                    "delete_module", "swapon", "swapoff", "acct", "syslog", "quotactl",
+                    "settimeofday", "clock_settime", "clock_adjtime", "iopl", "ioperm",
+                    "vhangup", "uselib", "personality"),
+}
+# clone() flags that make a namespace: refused, so a bot makes none (nor a nested user
+# namespace with every capability). clone3 passes its flags in memory no filter reads,
+# so it is refused with ENOSYS, and libc falls back to clone.
+CLONE_NAMESPACES = (0x00000080, 0x00020000, 0x02000000, 0x04000000, 0x08000000,
+                    0x10000000, 0x20000000, 0x40000000)
+# ioctls that push input into a terminal or drive the console.
+TTY_IOCTLS = (0x5412, 0x541C)  # TIOCSTI, TIOCLINUX
 
 
 class SandboxUnavailable(OSError):
@@ -56,9 +111,11 @@ class SandboxUnavailable(OSError):
 class Isolation:
     """How one ``command:`` bot is started: sandboxed or not, what it sees, what bounds it.
 
-    ``private`` lists the referee's paths no bot may see (the database and its
-    folder, the logs folder, the config, other bots' ``dir:``); the ones that
-    exist are hidden, except a folder holding the bot's own working directory.
+    ``folder`` is the bot's own ``dir:`` (seen whole); without one the bot sees
+    of ``workdir`` only the files its command names. ``mounts`` are further
+    host paths its entry grants, read-only. ``private`` lists the referee's
+    paths no bot may see (the database, the logs, the config, other bots'
+    ``dir:``): the ones inside a folder the bot is granted are covered.
     """
 
     sandbox: bool = True
@@ -70,7 +127,8 @@ class Isolation:
     log_bytes: int = 16 * 1024 * 1024
     tmp_mb: int = 64
     cpus: float = 1.0
-    visible: tuple[Path, ...] = ()
+    folder: Path | None = None
+    mounts: tuple[Path, ...] = ()
 
 
 _probe_lock = threading.Lock()
@@ -90,18 +148,37 @@ def unavailable_reason() -> str | None:
 
 
 def _probe_sandbox() -> str | None:
-    path = bwrap()
-    if path is None:
+    """Start one whole sandbox (view, seccomp filter, host uid) running ``true``."""
+    if bwrap() is None:
         return "bubblewrap (bwrap) is not installed (scripts/setup installs it with apt-get)"
+    ids = host_ids()
+    missing = [tool for tool in ("setpriv", "unshare") if ids and shutil.which(tool) is None]
+    if missing:
+        return (f"a root referee runs each bot as an unprivileged uid, which needs "
+                f"{' and '.join(missing)} (util-linux): install util-linux, or run the referee "
+                "as an unprivileged user")
     try:
-        result = subprocess.run([path, *NAMESPACES, "--uid", SANDBOX_ID, "--gid", SANDBOX_ID,
-                                 "--ro-bind", "/", "/", "--proc", "/proc", "true"],
-                                capture_output=True, text=True, timeout=10)
-    except (OSError, subprocess.TimeoutExpired) as error:
-        return f"bwrap cannot run ({error})"
+        seccomp_program()
+    except OSError as error:
+        return (f"no seccomp filter can be built ({error}; scripts/install-bubblewrap "
+                "installs libseccomp2, `pip install pyseccomp` its binding)")
+    with tempfile.TemporaryDirectory(prefix="circus-probe-") as stage:
+        os.chmod(stage, 0o711)
+        launch = Launch.of(["true"], Isolation(workdir=Path("/")), ids,
+                           (Path(sys.base_prefix),), Path(stage))
+        try:
+            inner = [*as_user(ids), *launch.argv]
+            result = subprocess.run(launch.command(inner) if launch.staged else inner,
+                                    capture_output=True, text=True, timeout=10,
+                                    pass_fds=launch.fds)
+        except (OSError, subprocess.TimeoutExpired) as error:
+            return f"bwrap cannot run ({error})"
+        finally:
+            launch.close(report=True)
     if result.returncode != 0:
         detail = (result.stderr.strip().splitlines() or ["no message"])[-1]
-        return f"bwrap cannot create namespaces ({detail})"
+        where = f" as the unprivileged uid {ids[0]}" if ids else ""
+        return f"bwrap cannot create namespaces{where} ({detail})"
     return None
 
 
@@ -112,50 +189,371 @@ def ensure_available() -> None:
         raise SandboxUnavailable(f"the bot sandbox cannot start here: {reason}; {OPT_OUT}")
 
 
+_next_id = itertools.count()
+
+
+def as_user(ids: tuple[int, int] | None) -> list[str]:
+    """The words that run a command as the host uid and gid ``ids`` with no other group
+    (``setpriv``), or none for None."""
+    if ids is None:
+        return []
+    setpriv = shutil.which("setpriv")
+    if setpriv is None:
+        raise OSError("setpriv (util-linux) is needed to run bots as an unprivileged uid")
+    uid, gid = ids
+    return [setpriv, "--reuid", str(uid), "--regid", str(gid), "--clear-groups"]
+
+
+def host_ids() -> tuple[int, int] | None:
+    """The unprivileged host uid and gid of a bot's next start, when the referee is root.
+
+    One pair per start, from this referee's pid, so two bots share no per-user
+    kernel count (processes, inotify instances, message queues, keys); None
+    when the referee is not root (the bot then runs as the referee's uid).
+    """
+    if os.geteuid() != 0:
+        return None
+    number = HOST_ID_BASE + (os.getpid() % 0x8000) * 0x1000 + next(_next_id) % 0x1000
+    return number, number
+
+
+_seccomp: list[bytes] = []
+
+
+def seccomp_program() -> bytes:
+    """The compiled seccomp filter (BPF) of :data:`REFUSED`, built once by libseccomp."""
+    if not _seccomp:
+        _seccomp.append(_build_seccomp())
+    return _seccomp[0]
+
+
+def _build_seccomp() -> bytes:
+    try:
+        import pyseccomp as seccomp
+    except (ImportError, OSError, AttributeError) as error:  # no binding, or no libseccomp
+        raise OSError(f"pyseccomp cannot load libseccomp: {error}") from None
+    refuse = seccomp.ERRNO(errno.EPERM)
+    rules = seccomp.SyscallFilter(seccomp.ALLOW)
+    # A system call of another ABI (i386 on x86-64) is refused, not a way around the list.
+    rules.set_attr(seccomp.Attr.ACT_BADARCH, refuse)
+    for calls in REFUSED.values():
+        for call in calls:
+            try:
+                rules.add_rule(refuse, call)
+            except (OSError, ValueError, RuntimeError):
+                continue  # not a system call of this architecture
+    for flag in CLONE_NAMESPACES:
+        rules.add_rule(refuse, "clone", seccomp.Arg(0, seccomp.MASKED_EQ, flag, flag))
+    rules.add_rule(seccomp.ERRNO(errno.ENOSYS), "clone3")
+    for request in TTY_IOCTLS:
+        rules.add_rule(refuse, "ioctl", seccomp.Arg(1, seccomp.MASKED_EQ, 0xFFFFFFFF, request))
+    read, write = os.pipe()
+    try:
+        with os.fdopen(write, "wb") as out:
+            rules.export_bpf(out)
+        chunks = []
+        while chunk := os.read(read, 65536):
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(read)
+
+
 def _under(path: Path, folder: Path) -> bool:
     return path == folder or folder in path.parents
 
 
-def _seen(path: Path, visible: list[Path]) -> bool:
-    """Whether ``path`` is in the sandbox's view (not under a masked folder, or re-bound)."""
-    masked = any(_under(path, Path(m)) for m in MASKED)
-    return not masked or any(_under(path, root) for root in visible)
+def _system_visible(path: Path) -> bool:
+    """Whether ``path`` is in the sandbox already, through a system folder."""
+    return any(_under(path, Path(folder)) for folder in SYSTEM if not Path(folder).is_symlink())
 
 
-def bwrap_argv(argv: list[str], socket_dir: Path, isolation: Isolation,
-               runtime_root: Path) -> list[str]:
-    """The ``bwrap`` command line that runs ``argv`` in the bot's sandbox."""
+def named_files(argv: list[str], workdir: Path) -> list[Path]:
+    """The files a command names (a script, a binary, ``--flag=file``), as it names them;
+    for a file in a subfolder of the working folder, that subfolder (the bot's own).
+
+    Each word, and the part of a word after ``=``, that is an existing file
+    (absolute, or relative to the working folder) counts: ``python bot.py``
+    grants ``bot.py`` alone, ``node mybot/bot.js`` the folder ``mybot`` (with
+    its ``node_modules``). Folders named as such do not count: a bot that
+    needs one has a ``dir:`` or a ``mounts:`` entry.
+    """
+    found = []
+    for word in argv:
+        for candidate in {word, word.partition("=")[2]} - {""}:
+            path = Path(os.path.normpath(workdir / candidate))
+            if path.is_file():
+                own_folder = path.parent != workdir and _under(path.parent, workdir)
+                found.append(path.parent if own_folder else path)
+    return found
+
+
+def view(isolation: Isolation, argv: list[str], extra: tuple[Path, ...]) -> list[Path]:
+    """The host paths a bot is granted beyond the system folders, each read-only.
+
+    Its own ``dir:`` and the files its command names (not the rest of the
+    folder it runs in); its entry's ``mounts:``; and ``extra`` (the
+    interpreter, the installed packages).
+    """
     workdir = (isolation.workdir or Path.cwd()).resolve()
-    visible = sorted({workdir, *(p.resolve() for p in isolation.visible)})
-    size = str(isolation.tmp_mb * 1024 * 1024)
-    args = [bwrap() or "bwrap", *NAMESPACES, "--die-with-parent", "--as-pid-1",
-            "--uid", SANDBOX_ID, "--gid", SANDBOX_ID,
-            "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
-    for folder in MASKED:
-        args += ["--size", size, "--tmpfs", folder]
-    # Folders a bot needs (its working folder, the interpreter) that a mask covered.
-    for root in visible:
-        if not _seen(root, []) and root.is_dir():
-            args += ["--ro-bind", str(root), str(root)]
-    for path in _hidden(isolation.private, workdir, visible, runtime_root):
-        args += (["--tmpfs", str(path)] if path.is_dir()
-                 else ["--ro-bind", "/dev/null", str(path)])
-    args += ["--bind", str(socket_dir), SOCKET_DIR, "--dir", SCRATCH,
-             "--chdir", str(workdir), "--", *argv]
+    own = [*([isolation.folder.resolve()] if isolation.folder else []),
+           *named_files(argv, workdir)]
+    granted = [*own, *(p.resolve() for p in (*isolation.mounts, *extra))]
+    kept = sorted({path for path in granted if path.exists() and not _system_visible(path)},
+                  key=lambda path: (len(path.parts), str(path)))
+    # A path inside another granted folder is seen through it.
+    return [path for path in kept if not any(_under(path, other) and other != path
+                                             for other in kept)]
+
+
+# Run as root in a mount namespace of its own: join the bot's cgroups (each cgroup.procs
+# up to "--"), bind each granted path the bot's uid may not walk to ("$1") at a staging
+# path it may ("$2", pairs up to "--"), then exec the rest. One shell, for start-up time.
+STAGE_SCRIPT = ('while [ "$1" != -- ]; do echo $$ > "$1" || exit 125; shift; done; shift; '
+                'while [ "$1" != -- ]; do mount --rbind "$1" "$2" || exit 125; shift 2; done; '
+                'shift; exec "$@"')
+
+
+def reachable_by_others(path: Path) -> bool:
+    """Whether a uid of no group and owning nothing may walk to ``path`` and read it."""
+    for folder in path.parents:
+        if not os.stat(folder).st_mode & stat.S_IXOTH:
+            return False
+    mode = os.stat(path).st_mode
+    return bool(mode & stat.S_IROTH and (not stat.S_ISDIR(mode) or mode & stat.S_IXOTH))
+
+
+@dataclass
+class Launch:
+    """One sandbox's command line: its staging of paths, its ``bwrap``, and bwrap's fds.
+
+    A bot of a root referee runs as an unprivileged uid (``ids``), and so does
+    bwrap, which binds the granted paths by their names: a granted path that uid
+    may not walk to (the interpreter under ``/root``, pytest's
+    ``/tmp/pytest-of-root``) is first bound, in a mount namespace of the
+    referee's that dies with the bot, at a path in ``stage`` (``staged``). No
+    permission is widened: the bot reads only what the other-users bits allow.
+    ``info`` is the read end of bwrap's report of the child's pid.
+    """
+
+    argv: list[str]
+    fds: list[int] = field(default_factory=list)
+    ids: tuple[int, int] | None = None
+    info: int | None = None
+    staged: list[tuple[Path, Path]] = field(default_factory=list)
+
+    @classmethod
+    def of(cls, argv: list[str], isolation: Isolation, ids: tuple[int, int] | None,
+           extra: tuple[Path, ...] = (), stage: Path | None = None) -> Launch:
+        launch = cls([], ids=ids)
+        try:
+            launch.argv = launch._bwrap(argv, isolation, extra, stage)
+        except BaseException:
+            launch.close(report=True)
+            raise
+        return launch
+
+    def command(self, inner: list[str], joins: Sequence[Path] = ()) -> list[str]:
+        """``inner`` (bwrap, wrapped as the caller needs) after the staging, which also
+        joins the cgroups whose ``cgroup.procs`` files ``joins`` lists; only when staged."""
+        assert self.staged
+        pairs = [str(path) for pair in self.staged for path in pair]
+        return ["unshare", "--mount", "--propagation", "private", "--", "/bin/sh", "-c",
+                STAGE_SCRIPT, "sh", *map(str, joins), "--", *pairs, "--", *inner]
+
+    def close(self, report: bool = False) -> None:
+        """Close the descriptors handed to bwrap (ours; the child has its copies), and
+        with ``report`` the read end of bwrap's report too (when no bwrap started)."""
+        for fd in self.fds:
+            os.close(fd)
+        self.fds = []
+        if report and self.info is not None:
+            os.close(self.info)
+            self.info = None
+
+    def _source(self, path: Path, stage: Path | None) -> Path:
+        """Where bwrap finds ``path`` (a named file may be a link): the file or folder
+        itself, or a staging path its uid may walk to."""
+        path = path.resolve()
+        if self.ids is None or stage is None or reachable_by_others(path):
+            return path
+        staged = stage / str(len(self.staged))
+        if path.is_dir():
+            staged.mkdir(mode=0o711)
+        else:
+            staged.touch(mode=0o644)
+        self.staged.append((path, staged))
+        return staged
+
+    def _pipe_with(self, data: bytes) -> str:
+        read, write = os.pipe()
+        self.fds.append(read)
+        with os.fdopen(write, "wb") as out:
+            out.write(data)
+        return str(read)
+
+    def _bwrap(self, argv: list[str], isolation: Isolation, extra: tuple[Path, ...],
+               stage: Path | None) -> list[str]:
+        workdir = (isolation.workdir or Path.cwd()).resolve()
+        info, report = os.pipe()
+        self.info = info
+        self.fds.append(report)
+        args = [bwrap() or "bwrap", *NAMESPACES, "--die-with-parent",
+                "--as-pid-1", "--uid", SANDBOX_ID, "--gid", SANDBOX_ID, "--info-fd", str(report)]
+        args += _system_args()
+        size = str(isolation.tmp_mb * 1024 * 1024)
+        for folder in MASKED:
+            args += ["--size", size, "--tmpfs", folder]
+        args += ["--dir", SOCKET_DIR, "--dir", SCRATCH]
+        granted = view(isolation, argv, extra)
+        # A working folder not granted whole (the config's folder of a bot without dir:)
+        # is an empty read-only one, in which the files the command names appear.
+        bare = workdir != Path("/") and not any(_under(workdir, path) for path in granted)
+        if bare:
+            args += ["--size", str(1024 * 1024), "--tmpfs", str(workdir)]
+        for path in granted:
+            args += ["--ro-bind", str(self._source(path, stage)), str(path)]
+        if bare:
+            args += _links_into_view(workdir, granted)
+        for path in _hidden(isolation.private, granted):
+            args += (["--tmpfs", str(path)] if path.is_dir()
+                     else ["--ro-bind", "/dev/null", str(path)])
+        # The folders bwrap made (/, /dev, the granted paths' parents) become read-only.
+        args += ["--remount-ro", str(workdir)] if bare else []
+        args += ["--remount-ro", "/dev", "--remount-ro", "/",
+                 "--seccomp", self._pipe_with(seccomp_program()),
+                 "--chdir", str(workdir), "--", *argv]
+        return args
+
+    def child_pid(self, timeout: float = 10.0) -> int | None:
+        """The sandboxed command's host pid, as bwrap reports it (None if it failed or
+        said nothing within ``timeout`` seconds)."""
+        if self.info is None:
+            return None
+        chunks = []
+        deadline = time.monotonic() + timeout
+        with os.fdopen(self.info, "rb", buffering=0) as report:
+            self.info = None
+            while select.select([report], [], [], max(0.0, deadline - time.monotonic()))[0]:
+                chunk = report.read(4096)
+                if not chunk:
+                    break
+                chunks.append(chunk)
+        try:
+            return int(json.loads(b"".join(chunks))["child-pid"])
+        except (ValueError, KeyError, TypeError):
+            return None
+
+
+_system: list[list[str]] = []
+
+
+def _system_args() -> list[str]:
+    """The system folders, /etc's secrets covered, /proc and /dev, /sys's CPUs (built once)."""
+    if not _system:
+        args: list[str] = []
+        for folder in SYSTEM:
+            path = Path(folder)
+            if path.is_symlink():
+                args += ["--symlink", os.readlink(path), folder]
+            elif path.is_dir():
+                args += ["--ro-bind", folder, folder]
+        args += _covered(ETC_SECRETS)
+        args += ["--proc", "/proc", *_dev_args()]
+        args += [arg for knob in PROC_READ_ONLY if Path(knob).exists()
+                 for arg in ("--ro-bind", knob, knob)]
+        args += _covered(PROC_HIDDEN)
+        args += [arg for part in SYS_VISIBLE if Path(part).is_dir()
+                 for arg in ("--ro-bind", part, part)]
+        _system.append(args)
+    return list(_system[0])
+
+
+def _dev_args() -> list[str]:
+    """A /dev of the plain devices and no terminal: without bwrap's ``--dev`` (whose
+    pseudo-terminals need a namespace in between), the bot's ``/proc/self/uid_map``
+    shows its host uid."""
+    args = ["--size", str(1024 * 1024), "--tmpfs", "/dev"]
+    for device in DEVICES:
+        args += ["--dev-bind", f"/dev/{device}", f"/dev/{device}"]
+    for number, name in enumerate(("stdin", "stdout", "stderr")):
+        args += ["--symlink", f"/proc/self/fd/{number}", f"/dev/{name}"]
+    return [*args, "--symlink", "/proc/self/fd", "/dev/fd"]
+
+
+def _covered(paths: tuple[str, ...]) -> list[str]:
+    """bwrap arguments covering each existing path: an empty folder, or /dev/null."""
+    args: list[str] = []
+    for path in map(Path, paths):
+        if path.is_dir() and not path.is_symlink():
+            args += ["--tmpfs", str(path)]
+        elif path.exists():
+            args += ["--ro-bind", "/dev/null", str(path)]
     return args
 
 
-def _hidden(private: tuple[Path, ...], workdir: Path, visible: list[Path],
-            runtime_root: Path) -> list[Path]:
-    """The private paths to cover: those that exist, are in view, and hold no visible root."""
-    hidden = []
-    for path in sorted({p.resolve() for p in private} | {runtime_root.resolve()}):
-        if not path.exists() or not _seen(path, visible):
+def _links_into_view(folder: Path, granted: list[Path]) -> list[str]:
+    """bwrap arguments for the symlinks in ``folder`` that lead into the view (a granted
+    path, a folder on the way to one, a system folder): a folder of links to a project
+    (``proto -> /src/project/proto``) works as the project does. Other entries stay unseen."""
+    args: list[str] = []
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return args
+    for entry in entries:
+        if not entry.is_symlink():
             continue
-        if any(_under(root, path) for root in [workdir, *visible]):
+        target = Path(entry.path).resolve()
+        if _system_visible(target) or any(_under(target, path) or _under(path, target)
+                                          for path in granted):
+            args += ["--symlink", os.readlink(entry.path), entry.path]
+    return args
+
+
+def _hidden(private: tuple[Path, ...], granted: list[Path]) -> list[Path]:
+    """The private paths to cover: those that exist inside a granted folder, and hold none."""
+    hidden = []
+    for path in sorted({p.resolve() for p in private}):
+        if not path.exists() or not any(_under(path, root) for root in granted):
+            continue
+        if any(_under(root, path) for root in granted):
             continue
         hidden.append(path)
     return hidden
+
+
+def open_socket(child: int, owner: int) -> int | None:
+    """An ``O_PATH`` descriptor of the bot's socket, reached through its sandbox's root.
+
+    Each step is opened without following a link, so a bot that puts a symlink
+    in place of its socket (or of ``/run/circus``) leads the referee nowhere;
+    the socket must be a socket of the bot's uid ``owner``. None while there is
+    none yet (or bwrap has not yet moved into the sandbox's root).
+    """
+    try:
+        folder = os.open(f"/proc/{child}/root", os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        if os.path.samestat(os.fstat(folder), os.stat("/")):
+            return None
+        for part in (*Path(SOCKET_DIR).parts[1:], Path(SOCKET).name):
+            flags = os.O_PATH | os.O_NOFOLLOW | os.O_CLOEXEC
+            step = os.open(part, flags | (0 if part == Path(SOCKET).name else os.O_DIRECTORY),
+                           dir_fd=folder)
+            os.close(folder)
+            folder = step
+        found = os.fstat(folder)
+        if stat.S_ISSOCK(found.st_mode) and found.st_uid == owner:
+            sock, folder = folder, -1
+            return sock
+        return None
+    except OSError:
+        return None
+    finally:
+        if folder >= 0:
+            os.close(folder)
 
 
 def environment(address: str, isolation: Isolation, path: str) -> dict[str, str]:
@@ -220,14 +618,18 @@ class Cgroup:
     def enabled(self) -> bool:
         return bool(self.folders)
 
+    @property
+    def procs(self) -> list[Path]:
+        """The ``cgroup.procs`` file of each of these cgroups (a pid written there joins)."""
+        return [folder / "cgroup.procs" for folder in self.folders]
+
     def wrap(self, argv: list[str]) -> list[str]:
         """``argv`` started inside these cgroups (a shell joins them, then execs)."""
         if not self.enabled:
             return argv
         join = 'for f; do [ "$f" = -- ] && break; echo $$ > "$f" || exit 125; shift; done; ' \
                'shift; exec "$@"'
-        return ["/bin/sh", "-c", join, "sh", *(str(f / "cgroup.procs") for f in self.folders),
-                "--", *argv]
+        return ["/bin/sh", "-c", join, "sh", *map(str, self.procs), "--", *argv]
 
     def remove(self, wait: float = 2.0) -> None:
         """Kill whatever is still in the cgroups, then remove them."""

@@ -22,8 +22,9 @@ class BotSpec:
 
     ``dir`` (its folder and working directory), ``cwd`` (its working
     directory without ``dir``: the config file's folder; None: the referee's),
-    ``env`` (extra environment) and ``sandbox`` (None: the tournament's
-    choice) are for ``command:`` bots;
+    ``env`` (extra environment), ``mounts`` (further host paths its sandbox
+    shows, read-only) and ``sandbox`` (None: the tournament's choice) are for
+    ``command:`` bots;
     ``memory``, ``debug`` (log every request and reply) and ``time`` (a
     handicap: its seats' time control, None: the tournament's) for any.
     """
@@ -35,6 +36,7 @@ class BotSpec:
     dir: str | None = None
     cwd: str | None = None
     env: tuple[tuple[str, str], ...] = ()
+    mounts: tuple[str, ...] = ()
     sandbox: bool | None = None
     # Keeps what it learns across games (None: only an address: bot, which the
     # referee cannot start afresh); such a bot's games get deals of their own.

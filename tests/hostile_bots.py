@@ -1,16 +1,20 @@
 """A hostile bot for the sandbox tests: it plays legally, and tries every way around the referee.
 
 Run as ``python tests/hostile_bots.py MODE --address ADDRESS``. Mode ``attacks``
-tries each attack of issue 12 once at start-up (and the deal prediction at
-every game) and logs one line per attack: ``ATTACK name: blocked (...)`` or
+tries each attack of issues 12 and 32 once at start-up (and the deal prediction
+at every game) and logs one line per attack: ``ATTACK name: blocked (...)`` or
 ``ATTACK name: SUCCEEDED (...)``. Mode ``flood`` writes far more to its log than
-the cap allows. The targets (database, config, another bot's folder, the
-referee's pid and a TCP port in its network) come in ``HOSTILE_*`` variables, as
-a participant who studied the organiser's machine would know them.
+the cap allows. Mode ``redirect`` never listens: it puts a symlink to
+``HOSTILE_DECOY`` (another program's socket) in place of its own socket. The
+targets (database, config, another bot's folder, the referee's pid and a TCP
+port in its network) come in ``HOSTILE_*`` variables, as a participant who
+studied the organiser's machine would know them.
 """
 
 from __future__ import annotations
 
+import ctypes
+import errno
 import glob
 import mmap
 import os
@@ -220,12 +224,144 @@ def network() -> str | None:
     return f"has {names}" if names else None
 
 
+LIBC = ctypes.CDLL(None, use_errno=True)
+# x86-64 system call numbers, and the constants the calls below take.
+ADD_KEY, KEYCTL, PTRACE, BPF, PERF_EVENT_OPEN, USERFAULTFD, UNSHARE = (
+    248, 250, 101, 321, 298, 323, 272)
+KEYCTL_SET_TIMEOUT, KEYCTL_SEARCH, KEY_SPEC_USER_KEYRING = 15, 10, -4
+PTRACE_ATTACH, CLONE_NEWUSER = 16, 0x10000000
+
+
+def syscall(number: int, *args) -> tuple[int, int]:
+    """A raw system call: its result, and errno when it failed."""
+    ctypes.set_errno(0)
+    result = LIBC.syscall(ctypes.c_long(number), *args)
+    return result, ctypes.get_errno() if result < 0 else 0
+
+
+def rewrite_kernel_knob() -> str | None:
+    """Write kernel.core_pattern's own value back: harmless, but it proves the knob writable
+    (a bot that may write it makes the kernel run its program as root on a crash)."""
+    path = Path("/proc/sys/kernel/core_pattern")
+    value = path.read_bytes()
+    with open(path, "wb") as knob:
+        knob.write(value)
+    return "rewrote kernel.core_pattern"
+
+
+def keyring_channel() -> str | None:
+    """The user keyring outlives a sandbox: a key left by one run is read by the next."""
+    name = ctypes.c_char_p(b"circus-hostile-channel")
+    found, _ = syscall(KEYCTL, ctypes.c_long(KEYCTL_SEARCH), ctypes.c_long(KEY_SPEC_USER_KEYRING),
+                       ctypes.c_char_p(b"user"), name, ctypes.c_long(0))
+    if found >= 0:
+        return "read the key an earlier sandbox left in the user keyring"
+    key, error = syscall(ADD_KEY, ctypes.c_char_p(b"user"), name, ctypes.c_char_p(b"hands"),
+                         ctypes.c_size_t(5), ctypes.c_long(KEY_SPEC_USER_KEYRING))
+    if key < 0:
+        raise OSError(error, os.strerror(error))
+    syscall(KEYCTL, ctypes.c_long(KEYCTL_SET_TIMEOUT), ctypes.c_long(key), ctypes.c_long(60))
+    return "added a key to the user keyring"
+
+
+def cgroup_statistics() -> str | None:
+    """Other sandboxes' memory use, from the host's cgroup statistics."""
+    found = [path for pattern in ("/sys/fs/cgroup/memory.stat", "/sys/fs/cgroup/*/memory.stat",
+                                  "/sys/fs/cgroup/memory/*/memory.stat")
+             for path in glob.glob(pattern) if Path(path).read_text()]
+    return f"read {len(found)} cgroups' memory.stat" if found else None
+
+
+def read_secrets() -> str | None:
+    read = []
+    for path in ("/etc/shadow", "/etc/gshadow"):
+        try:
+            if Path(path).read_bytes():
+                read.append(path)
+        except OSError:
+            continue
+    return f"read {read}" if read else None
+
+
+def root_home() -> str | None:
+    """/root's contents, less the folders on the way to the interpreter."""
+    own = {Path(prefix).parts[2] for prefix in (sys.prefix, sys.base_prefix)
+           if Path(prefix).parts[1:2] == ("root",) and len(Path(prefix).parts) > 2}
+    seen = [name for name in os.listdir("/root") if name not in own]
+    return f"sees {seen}" if seen else None
+
+
+def mountinfo_names() -> str | None:
+    """Private paths named in the bot's own mount table (they were mounted over to hide)."""
+    table = Path("/proc/self/mountinfo").read_text()
+    named = [TARGETS[key] for key in ("db", "config", "other_dir", "runtime", "outside")
+             if TARGETS[key] in table]
+    return f"names {named}" if named else None
+
+
+def host_root() -> str | None:
+    """Whether this uid is root outside the user namespace (uid_map: inside outside count)."""
+    uid = os.getuid()
+    for line in Path("/proc/self/uid_map").read_text().splitlines():
+        inside, outside, count = map(int, line.split())
+        if inside <= uid < inside + count and outside + uid - inside == 0:
+            return "runs as root on the host"
+    return None
+
+
+def kernel_calls() -> str | None:
+    """System calls that reach shared kernel state or other processes; the sandbox must
+    refuse each with EPERM (a refusal, not a kill: the bot plays on)."""
+    outcomes = {"ptrace": traced_child(), "unshare-user": in_child(
+        lambda: 0 if syscall(UNSHARE, ctypes.c_long(CLONE_NEWUSER))[0] == 0 else 1)}
+    attr = ctypes.create_string_buffer(72)
+    ctypes.memmove(attr, (ctypes.c_uint32 * 4)(2, 4, 4, 1), 16)  # an array map of one int
+    outcomes["bpf"] = closed(*syscall(BPF, ctypes.c_long(0), attr, ctypes.c_long(72)))
+    perf = ctypes.create_string_buffer(112)
+    ctypes.memmove(perf, (ctypes.c_uint32 * 2)(1, 112), 8)  # a software CPU clock
+    ctypes.memmove(ctypes.byref(perf, 40), (ctypes.c_uint64 * 1)(1 | 32 | 64), 8)
+    outcomes["perf_event_open"] = closed(*syscall(
+        PERF_EVENT_OPEN, perf, ctypes.c_long(0), ctypes.c_long(-1), ctypes.c_long(-1),
+        ctypes.c_long(0)))
+    outcomes["userfaultfd"] = closed(*syscall(USERFAULTFD, ctypes.c_long(0)))
+    done = [name for name, outcome in outcomes.items() if outcome == 0]
+    if done:
+        return f"made {done}"
+    raise PermissionError(", ".join(f"{name} {errno.errorcode.get(error, error)}"
+                                    for name, error in outcomes.items()))
+
+
+def closed(result: int, error: int) -> int:
+    """0 for a call that gave a descriptor (closed at once), else its errno."""
+    if result >= 0:
+        os.close(result)
+        return 0
+    return error
+
+
+def traced_child() -> int:
+    """0 if this process may attach to its own child with ptrace, else the errno."""
+    pid = os.fork()
+    if pid == 0:
+        time.sleep(30)
+        os._exit(0)
+    try:
+        result, error = syscall(PTRACE, ctypes.c_long(PTRACE_ATTACH), ctypes.c_long(pid),
+                                ctypes.c_long(0), ctypes.c_long(0))
+        return 0 if result == 0 else error
+    finally:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+
+
 ATTACKS = {"proc": other_processes, "referee-memory": referee_memory,
            "referee-environment": referee_environment, "connect": connect_other_bot,
            "bind": bind_other_bot, "database": open_database, "config": read_config,
            "other-dir": read_other_dir, "write-outside": write_outside, "orphan": orphan,
            "fork-bomb": fork_bomb, "shared-mapping": shared_mapping, "dev-shm": dev_shm,
-           "network": network}
+           "network": network, "kernel-knob": rewrite_kernel_knob, "keyring": keyring_channel,
+           "cgroup-stats": cgroup_statistics, "secrets": read_secrets, "root-home": root_home,
+           "mountinfo": mountinfo_names, "host-root": host_root, "kernel-calls": kernel_calls}
 
 
 class DealPredictor(RandomBot):
@@ -262,6 +398,10 @@ class DealPredictor(RandomBot):
 
 def main() -> None:
     mode = sys.argv.pop(1)
+    if mode == "redirect":
+        os.symlink(TARGETS["decoy"], "/run/circus/bot.sock")
+        time.sleep(600)
+        return
     if mode == "flood":
         threading.Thread(target=lambda: sys.stderr.write("flood " * 400_000), daemon=True).start()
         serve(RandomBot())

@@ -1,4 +1,4 @@
-"""The bot sandbox (issue 12): hostile bots in real tournaments beside honest ones.
+"""The bot sandbox (issues 12 and 32): hostile bots in real tournaments beside honest ones.
 
 Every attack of tests/hostile_bots.py must fail while the tournament finishes
 with every game scored; the same bots unsandboxed show the attacks are real.
@@ -8,15 +8,21 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import socket
+import subprocess
 import sys
+import time
 import uuid
 from pathlib import Path
 
+import grpc
 import pytest
 from conftest import run_tournament, write_config
 
 from referee import process, sandbox
+from referee.clients import GrpcClient
+from referee.sandbox import Isolation
 from tournaments.config import ConfigError, load_config
 from tournaments.runner import TournamentError
 from tournaments.schedule import schedule
@@ -24,7 +30,12 @@ from tournaments.schedule import schedule
 HOSTILE = Path(__file__).resolve().parent / "hostile_bots.py"
 ATTACKS = {"proc", "referee-memory", "referee-environment", "connect", "bind", "database",
            "config", "other-dir", "write-outside", "orphan", "fork-bomb", "shared-mapping",
-           "dev-shm", "network", "predict-deal"}
+           "dev-shm", "network", "predict-deal", "kernel-knob", "keyring", "cgroup-stats",
+           "secrets", "root-home", "mountinfo", "host-root", "kernel-calls"}
+# Attacks on the sandbox itself, which mean nothing without one (no hidden path in the
+# mount table to name) or succeed only for a root referee.
+SANDBOX_ONLY = {"orphan", "mountinfo"}
+AS_ROOT = {"kernel-knob", "secrets", "root-home", "host-root"}
 
 
 def hostile_config(tmp_path: Path, token: str, port: int, sandboxed: bool = True) -> Path:
@@ -47,7 +58,7 @@ def hostile_config(tmp_path: Path, token: str, port: int, sandboxed: bool = True
         concurrency: 2
         sandbox: {str(sandboxed).lower()}
         secret_deals: {str(sandboxed).lower()}
-        time: {{startup_ms: 30000}}
+        time: {{startup_ms: 120000}}  # the attacks run before it listens: any speed
         limits: {{memory_mb: 256, processes: 64, log_bytes: 262144, tmp_mb: 512}}
         bots:
           - name: hostile
@@ -113,6 +124,9 @@ def test_every_attack_fails_and_every_game_is_scored(tmp_path, referee_side):
     attacks = attack_lines(logs / "hostile.log")
     assert set(attacks) == ATTACKS, attacks
     assert not [line for line in attacks.values() if "SUCCEEDED" in line], attacks
+    # Refused, not killed: each call failed with EPERM and the bot played on.
+    refused = attacks["kernel-calls"].split("PermissionError: ", 1)[1]
+    assert refused.count("EPERM") == 5 and refused.count(" E") == 5, refused
     assert orphans(token) == []  # the setsid double fork died with its sandbox
     assert store.games("hostile")[0].scores != [99, 0, 0]
     assert not list(tmp_path.glob("*/hostile-was-here"))
@@ -129,7 +143,7 @@ def test_unsandboxed_the_same_attacks_succeed(tmp_path, referee_side):
     try:
         run_tournament(config, tmp_path, private=(config,))
         attacks = attack_lines(tmp_path / "logs" / "hostile" / "hostile.log")
-        for name in ATTACKS - {"orphan"}:
+        for name in ATTACKS - SANDBOX_ONLY - (set() if os.geteuid() == 0 else AS_ROOT):
             assert "SUCCEEDED" in attacks[name], attacks[name]
         assert len(list(tmp_path.glob("*/hostile-was-here"))) == 2
         assert orphans(token)
@@ -191,3 +205,139 @@ def test_without_namespaces_the_tournament_stops_before_the_first_game(tmp_path,
         run_tournament(config, tmp_path)
     assert "bubblewrap" in str(stopped.value) and "sandbox: false" in str(stopped.value)
     assert "\n" not in str(stopped.value)
+
+
+def test_without_setpriv_a_root_referee_stops_before_the_first_game(tmp_path, monkeypatch):
+    """A referee that cannot run bots as an unprivileged uid says why and what to do."""
+    monkeypatch.setattr(sandbox, "host_ids", lambda: (sandbox.HOST_ID_BASE, sandbox.HOST_ID_BASE))
+    which = shutil.which
+    monkeypatch.setattr(sandbox.shutil, "which",
+                        lambda tool: None if tool == "setpriv" else which(tool))
+    monkeypatch.setattr(sandbox, "_probe", {})
+    config = write_config(tmp_path, """
+        game: flea-circus
+        bots:
+          - {name: a, command: "python -m bots.random_bot --address {address}"}
+          - {name: b, command: "python -m bots.random_bot --address {address}"}
+        """)
+    with pytest.raises(TournamentError) as stopped:
+        run_tournament(config, tmp_path)
+    message = str(stopped.value)
+    assert "unprivileged uid" in message and "setpriv" in message and "\n" not in message
+    assert "run the referee as an unprivileged user" in message
+
+
+def sandboxed_output(tmp_path: Path, command: str, **isolation) -> str:
+    """What ``command`` printed in a sandbox of ``isolation`` (its log, less the header)."""
+    log = tmp_path / f"run-{uuid.uuid4().hex}.log"
+    bot = process.BotProcess("probe", command, log, isolation=Isolation(**isolation))
+    bot.start()
+    assert bot.wait(60)
+    bot.stop()
+    return log.read_text().split("\n", 1)[1]
+
+
+def test_a_bot_without_dir_sees_only_the_files_its_command_names(tmp_path):
+    league = tmp_path / "league"
+    league.mkdir()
+    (league / "list.sh").write_text("ls -a; echo uid $(id -u); cat /proc/self/uid_map\n")
+    (league / "other-bot.py").write_text("the other bot's strategy")
+    (league / "circus.sqlite").write_text("a database")
+    seen = sandboxed_output(tmp_path, "sh list.sh", workdir=league)
+    assert seen.split("uid")[0].split() == [".", "..", "list.sh"], seen
+    # The control: the same script outside the sandbox sees the whole folder.
+    outside = subprocess.run(["sh", "list.sh"], cwd=league, capture_output=True, text=True)
+    assert "other-bot.py" in outside.stdout and "circus.sqlite" in outside.stdout
+    # Its uid inside maps to a host uid that is not root.
+    inside, host, _ = seen.split("uid", 1)[1].split("\n", 1)[1].split()
+    assert inside == "65534" and host != "0", seen
+    # A file in a subfolder: that subfolder is the bot's own (its node_modules, its data).
+    for name in ("alice", "bob"):
+        (league / name).mkdir()
+        (league / name / "data.txt").write_text(f"{name}'s data")
+    (league / "alice" / "list.sh").write_text("ls -a . alice\n")
+    seen = sandboxed_output(tmp_path, "sh alice/list.sh", workdir=league)
+    assert seen.split() == [".:", ".", "..", "alice", "alice:", ".", "..", "data.txt", "list.sh"]
+
+
+def test_mounts_show_more_of_the_host_read_only(tmp_path):
+    shared, league = tmp_path / "shared", tmp_path / "league"
+    for folder in (shared, league):
+        folder.mkdir()
+    (shared / "book.txt").write_text("an opening book")
+    command = f"sh -c 'cat {shared}/book.txt; touch {shared}/mine || echo read-only'"
+    assert "an opening book" not in sandboxed_output(tmp_path, command, workdir=league)
+    seen = sandboxed_output(tmp_path, command, workdir=league, mounts=(shared,))
+    assert "an opening book" in seen and "read-only" in seen
+    assert not (shared / "mine").exists()
+
+
+@pytest.mark.parametrize("mounts, problem", [
+    ("[nowhere]", r"mounts: 'nowhere' does not exist \(in "),
+    ("nowhere", "mounts must be a list of paths"),
+    ("['/']", "would show the whole host"),
+])
+def test_a_bad_mounts_entry_is_named(tmp_path, mounts, problem):
+    with pytest.raises(ConfigError, match=problem):
+        load_config(write_config(tmp_path, f"""
+            game: flea-circus
+            bots:
+              - {{name: a, command: "python -m bots.random_bot --address {{address}}",
+                  mounts: {mounts}}}
+              - {{name: b, command: "python -m bots.random_bot --address {{address}}"}}
+            """))
+
+
+def test_a_bot_that_puts_a_link_in_place_of_its_socket_reaches_nothing(tmp_path):
+    """The referee follows no link a bot plants: not to another bot's socket, not to any."""
+    decoy_path = tmp_path / "decoy.sock"  # another program's socket on the host
+    with socket.socket(socket.AF_UNIX) as decoy:
+        decoy.bind(str(decoy_path))
+        decoy.listen()
+        bot = process.BotProcess(
+            "squatter", f"{sys.executable} {HOSTILE} redirect --address {{address}}",
+            tmp_path / "squatter.log",
+            isolation=Isolation(env=(("HOSTILE_DECOY", str(decoy_path)),)))
+        address = bot.start()
+        try:
+            planted = wait_for_planted_link(bot)
+            # The control: a referee that followed the link would reach the decoy.
+            with socket.socket(socket.AF_UNIX) as follower:
+                follower.connect(str(planted))
+                decoy.accept()[0].close()
+            client = GrpcClient(address)
+            with pytest.raises(grpc.FutureTimeoutError):
+                grpc.channel_ready_future(client.channel).result(timeout=1.0)
+            client.close()
+            decoy.setblocking(False)
+            with pytest.raises(BlockingIOError):
+                decoy.accept()  # nothing came to the decoy through the referee's address
+        finally:
+            bot.stop()
+
+
+def wait_for_planted_link(bot: process.BotProcess) -> Path:
+    """The squatter's planted link, seen through its sandbox's root, once it is there."""
+    for _ in range(6000):
+        link = bot.socket_link
+        if link is not None and link.child is not None:
+            planted = Path(f"/proc/{link.child}/root/run/circus/bot.sock")
+            if planted.is_symlink():
+                return planted
+        assert bot.alive(), (bot.log_path.read_text())
+        time.sleep(0.01)
+    raise AssertionError("the squatter planted no link")
+
+
+def test_a_private_path_inside_the_bots_own_folder_stays_covered(tmp_path):
+    own = tmp_path / "entry"
+    own.mkdir()
+    (own / "circus.sqlite").write_text("the deal secret")
+    (own / "bot.txt").write_text("the bot's own file")
+    command = "sh -c 'cat bot.txt; cat circus.sqlite; echo done'"
+    seen = sandboxed_output(tmp_path, command, workdir=own, folder=own,
+                            private=(own / "circus.sqlite",))
+    assert "the bot's own file" in seen and "done" in seen
+    assert "the deal secret" not in seen
+    # The control: without the path in the private list, the same bot reads it.
+    assert "the deal secret" in sandboxed_output(tmp_path, command, workdir=own, folder=own)

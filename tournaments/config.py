@@ -173,7 +173,7 @@ TOP_KEYS = {"name", "game", "variant", "players", "rounds", "games_per_bot", "se
             "max_strikes", "recover", "max_restarts", "suspend_after", "limits", "rating",
             "bots", "sandbox", "secret_deals", "renew_bots", "reveal_names", "stop", "a", "b",
             "sprt", "cluster"}
-COMMAND_KEYS = ("dir", "env", "sandbox")
+COMMAND_KEYS = ("dir", "env", "mounts", "sandbox")
 ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
@@ -537,8 +537,8 @@ def _bots(section: Any, sandbox: bool, folder: Path | None,
 
 def _command_keys(entry: dict, name: str, sandbox: bool,
                   config_folder: Path | None) -> dict[str, Any]:
-    """A bot entry's ``dir``, ``env`` and ``sandbox``, which only ``command:`` bots take,
-    and its working directory without ``dir``: the config's folder."""
+    """A bot entry's ``dir``, ``env``, ``mounts`` and ``sandbox``, which only ``command:``
+    bots take, and its working directory without ``dir``: the config's folder."""
     where = f"bot {name!r}: "
     given = [key for key in COMMAND_KEYS if entry.get(key) is not None]
     if entry.get("command") is None:
@@ -562,4 +562,26 @@ def _command_keys(entry: dict, name: str, sandbox: bool,
         raise ConfigError(f"{where}{{port}} needs `sandbox: false`; a sandboxed bot listens on "
                           "{address}")
     return {"dir": folder, "env": tuple((key, str(value)) for key, value in env.items()),
+            "mounts": _mounts(entry.get("mounts"), where, config_folder),
             "sandbox": own, "cwd": str(config_folder) if config_folder else None}
+
+
+def _mounts(section: Any, where: str, config_folder: Path | None) -> tuple[str, ...]:
+    """A bot entry's ``mounts:``: existing host paths (relative ones from the config's
+    folder) its sandbox shows read-only, besides its own files."""
+    if section is None:
+        return ()
+    if not isinstance(section, list) or not all(isinstance(item, str) and item and
+                                                "\0" not in item for item in section):
+        raise ConfigError(f"{where}mounts must be a list of paths")
+    paths = []
+    for item in section:
+        path = Path(config_folder / item if config_folder else item).resolve()
+        if not path.exists():
+            raise ConfigError(f"{where}mounts: {item!r} does not exist"
+                              + (f" (in {config_folder})" if config_folder else ""))
+        if path == Path("/"):
+            raise ConfigError(f"{where}mounts: {item!r} would show the whole host; name the "
+                              "folders the bot needs")
+        paths.append(str(path))
+    return tuple(paths)
