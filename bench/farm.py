@@ -7,6 +7,7 @@ Each is a child process of its own, started the way the referee starts ``command
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -44,6 +45,7 @@ class Farm:
                 self.echo = start_echo(self.echo_address, log, reply_bytes=reply_bytes)
             for address in [*self.addresses, self.echo_address]:
                 wait_ready(address, startup_s)
+            self.addresses = [shareable(address) for address in self.addresses]
         except BaseException:
             self.close()
             raise
@@ -61,6 +63,17 @@ class Farm:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+def shareable(address: str) -> str:
+    """A sandboxed bot's address as another process reaches it (the scaling benchmark's
+    referee runs in a child process): the link the referee makes points at one of this
+    process's descriptors, ``/proc/self/fd/N``, which another process names by our pid."""
+    if address.startswith("unix:"):
+        target = os.readlink(address.removeprefix("unix:"))
+        if target.startswith("/proc/self/"):
+            return "unix:" + target.replace("/proc/self/", f"/proc/{os.getpid()}/", 1)
+    return address
 
 
 def start_echo(address: str, log: Any = subprocess.DEVNULL, aio: bool = False,

@@ -415,7 +415,8 @@ class Launch:
             args += ["--ro-bind", str(self._source(path, stage)), str(path)]
         if bare:
             args += _links_into_view(workdir, granted)
-        for path in _hidden(isolation.private, granted):
+        own = isolation.folder.resolve() if isolation.folder else None
+        for path in _hidden(isolation.private, granted, own):
             args += (["--tmpfs", str(path)] if path.is_dir()
                      else ["--ro-bind", "/dev/null", str(path)])
         # The folders bwrap made (/, /dev, the granted paths' parents) become read-only.
@@ -511,13 +512,15 @@ def _links_into_view(folder: Path, granted: list[Path]) -> list[str]:
     return args
 
 
-def _hidden(private: tuple[Path, ...], granted: list[Path]) -> list[Path]:
-    """The private paths to cover: those that exist inside a granted folder, and hold none."""
+def _hidden(private: tuple[Path, ...], granted: list[Path], own: Path | None) -> list[Path]:
+    """The private paths to cover: those that exist in the view (inside a granted path, or
+    granted themselves: a command may name the config or the database), and hold no other
+    granted path. ``own``, the bot's own ``dir:``, is never covered for it."""
     hidden = []
-    for path in sorted({p.resolve() for p in private}):
+    for path in sorted({p.resolve() for p in private} - {own}):
         if not path.exists() or not any(_under(path, root) for root in granted):
             continue
-        if any(_under(root, path) for root in granted):
+        if any(_under(root, path) and root != path for root in granted):
             continue
         hidden.append(path)
     return hidden
