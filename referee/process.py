@@ -397,10 +397,15 @@ class BotProcess:
         self.cgroup = Cgroup(f"circus-{os.getpid()}-{self.socket_dir.name}",
                              self.memory_mb, iso.processes, iso.cpus)
         self.ids = sandbox.host_ids()
-        self.launch = sandbox.Launch.of(argv, iso, self.ids, interpreter_view(), stage)
+        # Without a pids cgroup, RLIMIT_NPROC bounds the tasks: set inside the sandbox, where
+        # the kernel (5.14+) counts the tasks of the bot's user namespace only. Set outside,
+        # it would count every process of the host uid, for an unprivileged referee its own
+        # threads and every other bot's: the bots would fail to start each other's threads.
+        own_tasks = limited(argv, None, None, processes=None if self.cgroup.enabled
+                            else iso.processes)
+        self.launch = sandbox.Launch.of(own_tasks, iso, self.ids, interpreter_view(), stage)
         inner = limited(dies_with_referee(self.launch.argv, self.ids), self.memory_mb,
-                        self.cpu_seconds, iso.open_files,
-                        None if self.cgroup.enabled else iso.processes)
+                        self.cpu_seconds, iso.open_files)
         # With paths to stage, the staging shell joins the cgroups too (one shell less).
         argv = (self.launch.command(inner, self.cgroup.procs) if self.launch.staged
                 else self.cgroup.wrap(inner))
