@@ -105,13 +105,18 @@ def hello(address: str) -> bot_pb2.HelloResponse:
         client.close()
 
 
-@pytest.mark.parametrize("how", ["env-unix-address", "flag-address", "flag-port", "env-port"])
-def test_cpp_bot_listens_where_told_and_exits_cleanly_on_sigterm(cpp_bot, tmp_path, how):
+LISTEN_WAYS = ["env-unix-address", "flag-address", "flag-port", "env-port"]
+
+
+def assert_listens_where_told_and_exits_on_sigterm(binary: Path, name: str, folder: Path,
+                                                   how: str) -> None:
+    """A compiled example bot listens on the address or port it is told (the command line
+    over the environment, an address over a port), says so, and exits 0 on SIGTERM."""
     port = process.free_port()
-    socket_path = tmp_path / "bot.sock"
+    socket_path = folder / "bot.sock"
     env = {key: value for key, value in os.environ.items()
            if key not in ("CIRCUS_BOT_ADDRESS", "CIRCUS_BOT_PORT")}
-    argv = [str(cpp_bot)]
+    argv = [str(binary)]
     address = f"127.0.0.1:{port}"
     if how == "env-unix-address":
         address = f"unix:{socket_path}"
@@ -128,7 +133,7 @@ def test_cpp_bot_listens_where_told_and_exits_cleanly_on_sigterm(cpp_bot, tmp_pa
                            text=True)
     try:
         reply = hello(address)
-        assert reply.name == "cpp-rules"
+        assert reply.name == name
         assert reply.protocol_version.split(".")[0] == "1"
         assert {support.game: list(support.variants) for support in reply.games} == \
             {name: [] for name in GAMES}  # every game, every variant
@@ -141,6 +146,11 @@ def test_cpp_bot_listens_where_told_and_exits_cleanly_on_sigterm(cpp_bot, tmp_pa
     log = bot.stderr.read()
     assert f"listening on {address}" in log
     assert "SIGTERM: shutting down" in log
+
+
+@pytest.mark.parametrize("how", LISTEN_WAYS)
+def test_cpp_bot_listens_where_told_and_exits_cleanly_on_sigterm(cpp_bot, tmp_path, how):
+    assert_listens_where_told_and_exits_on_sigterm(cpp_bot, "cpp-rules", tmp_path, how)
 
 
 # Two-player tournaments against the random bot (loaded in-process: only the
@@ -156,10 +166,13 @@ RANKED = [("flea-circus", "standard"), ("flohcati", "en"), ("flohcati", "es"),
           ("animal-circus", "standard")]
 
 
-@pytest.mark.parametrize("game,variant", RANKED, ids=[f"{g}-{v}" for g, v in RANKED])
-def test_cpp_bot_beats_random_without_faults(cpp_bot, game, variant, tmp_path, bot_processes):
-    name = f"cpp-{game}-{variant}"
-    config = write_config(tmp_path, f"""
+def assert_beats_random_without_faults(binary: Path, bot: str, game: str, variant: str,
+                                      folder: Path, bot_processes: list, log_errors: tuple[str, ...]
+                                      ) -> None:
+    """Two-player games of a compiled example bot (its name ``bot``) against the random bot:
+    no fault, the margins above, every EndGame reached it, and each process ended cleanly."""
+    name = f"{bot}-{game}-{variant}"
+    config = write_config(folder, f"""
         name: {name}
         game: {game}
         variant: {variant}
@@ -169,37 +182,43 @@ def test_cpp_bot_beats_random_without_faults(cpp_bot, game, variant, tmp_path, b
         concurrency: 2
         secret_deals: false   # the same deals every run: the margins below are not luck's
         limits:
-          memory_mb: 256   # the bot's threads' stacks count: it must stay small
+          memory_mb: 256   # the bot's threads' stacks and heap count: it must stay small
         bots:
-          - name: cpp
-            command: {cpp_bot}
+          - name: {bot}
+            command: {binary}
           - name: random
             python: bots.random_bot:RandomBot
         """)
-    summary, store, _ = run_tournament(config, tmp_path)
+    summary, store, _ = run_tournament(config, folder)
     games = store.games(name)
     assert summary.played == len(games) == 2 * TABLES[game]
     assert all(g.status == "finished" and g.variant == variant for g in games)
     assert [dict(fault) for fault in store.faults(name)] == []
 
-    def total(bot: str, what: str) -> int:
+    def total(player: str, what: str) -> int:
         if what == "first":
-            return sum(g.ranks[g.seats.index(bot)] == 1 for g in games)
-        return sum(g.scores[g.seats.index(bot)] for g in games)
+            return sum(g.ranks[g.seats.index(player)] == 1 for g in games)
+        return sum(g.scores[g.seats.index(player)] for g in games)
 
-    firsts = {bot: total(bot, "first") for bot in ("cpp", "random")}
-    scores = {bot: total(bot, "score") for bot in ("cpp", "random")}
+    firsts = {player: total(player, "first") for player in (bot, "random")}
+    scores = {player: total(player, "score") for player in (bot, "random")}
     print(f"{name}: firsts {firsts}, total scores {scores}")
-    assert scores["cpp"] > scores["random"], scores
+    assert scores[bot] > scores["random"], scores
     if game == "animal-circus":
-        assert firsts["cpp"] > firsts["random"] + 15, firsts
+        assert firsts[bot] > firsts["random"] + 15, firsts
     else:
-        assert firsts["cpp"] >= 0.75 * len(games), firsts
+        assert firsts[bot] >= 0.75 * len(games), firsts
 
-    log = (tmp_path / "logs" / name / "cpp.log").read_text()
+    log = (folder / "logs" / name / f"{bot}.log").read_text()
     assert log.count(" end ") == len(games)  # every EndGame reached it
-    assert "rule failed" not in log and "no rule for" not in log
+    assert not [error for error in log_errors if error in log]
     # One process per seat rotation (fresh bots for each, issue 22), each ended cleanly.
-    cpp = [p for p in bot_processes if p.name == "cpp"]
-    assert len(cpp) == 2 and all(p.exit_status() == 0 for p in cpp)
+    processes = [p for p in bot_processes if p.name == bot]
+    assert len(processes) == 2 and all(p.exit_status() == 0 for p in processes)
     assert log.count("SIGTERM: shutting down") == 2
+
+
+@pytest.mark.parametrize("game,variant", RANKED, ids=[f"{g}-{v}" for g, v in RANKED])
+def test_cpp_bot_beats_random_without_faults(cpp_bot, game, variant, tmp_path, bot_processes):
+    assert_beats_random_without_faults(cpp_bot, "cpp", game, variant, tmp_path, bot_processes,
+                                       ("rule failed", "no rule for"))

@@ -19,21 +19,24 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import signal
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from conftest import run_tournament, write_config
-from test_cpp_bot import hello
+from test_cpp_bot import (
+    LISTEN_WAYS,
+    assert_beats_random_without_faults,
+    assert_listens_where_told_and_exits_on_sigterm,
+    hello,
+)
+
+from referee import process
+from referee.games import GAMES
 
 # The session's first test builds the bot (a cold Go build took 2 min 20 s under load): more
 # than the suite's default 300 s a test, so a slow machine does not fail what a fast one passes.
 pytestmark = pytest.mark.timeout(1200)
-
-from referee import process
-from referee.games import GAMES
 
 ROOT = Path(__file__).resolve().parent.parent
 GO_DIR = ROOT / "bots" / "go"
@@ -104,42 +107,9 @@ def test_go_bot_passes_check_bot_in_every_game(go_bot):
         assert f"PASS  play {game}/{variant}:" in result.stdout, result.stdout
 
 
-@pytest.mark.parametrize("how", ["env-unix-address", "flag-address", "flag-port", "env-port"])
+@pytest.mark.parametrize("how", LISTEN_WAYS)
 def test_go_bot_listens_where_told_and_exits_cleanly_on_sigterm(go_bot, tmp_path, how):
-    port = process.free_port()
-    socket_path = tmp_path / "bot.sock"
-    env = {key: value for key, value in os.environ.items()
-           if key not in ("CIRCUS_BOT_ADDRESS", "CIRCUS_BOT_PORT")}
-    argv = [str(go_bot)]
-    address = f"127.0.0.1:{port}"
-    if how == "env-unix-address":
-        address = f"unix:{socket_path}"
-        env["CIRCUS_BOT_ADDRESS"] = address
-        env["CIRCUS_BOT_PORT"] = "1"  # an address wins over a port
-    elif how == "flag-address":
-        argv += ["--address", address]
-        env["CIRCUS_BOT_ADDRESS"] = f"unix:{socket_path}"  # the command line wins
-    elif how == "flag-port":
-        argv += ["--port", str(port)]
-    else:
-        env["CIRCUS_BOT_PORT"] = str(port)
-    bot = subprocess.Popen(argv, env=env, stdin=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                           text=True)
-    try:
-        reply = hello(address)
-        assert reply.name == "go-rules"
-        assert reply.protocol_version.split(".")[0] == "1"
-        assert {support.game: list(support.variants) for support in reply.games} == \
-            {name: [] for name in GAMES}  # every game, every variant
-        bot.send_signal(signal.SIGTERM)
-        assert bot.wait(timeout=5) == 0
-    finally:
-        if bot.poll() is None:
-            bot.kill()
-            bot.wait()
-    log = bot.stderr.read()
-    assert f"listening on {address}" in log
-    assert "SIGTERM: shutting down" in log
+    assert_listens_where_told_and_exits_on_sigterm(go_bot, "go-rules", tmp_path, how)
 
 
 def test_go_bot_refuses_a_taken_port(go_bot):
@@ -160,55 +130,10 @@ def test_go_bot_refuses_a_taken_port(go_bot):
 # Two-player tournaments against the random bot (in-process: only the Go bot is a
 # separate process). The rules are the C++ and Node.js bots', so are the margins
 # (tests/test_cpp_bot.py gives the measurements).
-TABLES = {"flea-circus": 20, "flohcati": 20, "animal-circus": 150}
-
-
 @pytest.mark.parametrize("game,variant", GAME_VARIANTS, ids=[f"{g}-{v}" for g, v in GAME_VARIANTS])
 def test_go_bot_beats_random_without_faults(go_bot, game, variant, tmp_path, bot_processes):
-    name = f"go-{game}-{variant}"
-    config = write_config(tmp_path, f"""
-        name: {name}
-        game: {game}
-        variant: {variant}
-        players: 2
-        rounds: {TABLES[game]}
-        seed: 11
-        concurrency: 2
-        secret_deals: false   # the same deals every run: the margins below are not luck's
-        limits:
-          memory_mb: 256   # the Go runtime's threads and heap stay well inside it
-        bots:
-          - name: go
-            command: {go_bot}
-          - name: random
-            python: bots.random_bot:RandomBot
-        """)
-    summary, store, _ = run_tournament(config, tmp_path)
-    games = store.games(name)
-    assert summary.played == len(games) == 2 * TABLES[game]
-    assert all(g.status == "finished" and g.variant == variant for g in games)
-    assert [dict(fault) for fault in store.faults(name)] == []
-
-    def total(bot: str, what: str) -> int:
-        if what == "first":
-            return sum(g.ranks[g.seats.index(bot)] == 1 for g in games)
-        return sum(g.scores[g.seats.index(bot)] for g in games)
-
-    firsts = {bot: total(bot, "first") for bot in ("go", "random")}
-    scores = {bot: total(bot, "score") for bot in ("go", "random")}
-    print(f"{name}: firsts {firsts}, total scores {scores}")
-    assert scores["go"] > scores["random"], scores
-    if game == "animal-circus":
-        assert firsts["go"] > firsts["random"] + 15, firsts
-    else:
-        assert firsts["go"] >= 0.75 * len(games), firsts
-
-    log = (tmp_path / "logs" / name / "go.log").read_text()
-    assert log.count(" end ") == len(games)  # every EndGame reached it
-    assert "panic" not in log and "no rule for" not in log
-    go = [p for p in bot_processes if p.name == "go"]
-    assert len(go) == 2 and all(p.exit_status() == 0 for p in go)
-    assert log.count("SIGTERM: shutting down") == 2
+    assert_beats_random_without_faults(go_bot, "go", game, variant, tmp_path, bot_processes,
+                                       ("panic", "no rule for"))
 
 
 def protocol_doc_block(language: str, first_line: str) -> str:

@@ -12,6 +12,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import threading
 import time
 import uuid
 from pathlib import Path
@@ -167,6 +168,34 @@ def test_unsandboxed_the_same_attacks_succeed(tmp_path, referee_side):
             os.kill(pid, 9)
 
 
+def test_without_cgroups_a_bot_s_task_limit_counts_its_own_tasks(tmp_path, monkeypatch):
+    """RLIMIT_NPROC, the task bound without cgroups, must count the sandbox's tasks only:
+    an unprivileged referee's own threads (and other bots') are the same host uid's."""
+
+    class NoCgroup(Cgroup):
+        def __init__(self, *_: object) -> None:
+            self.folders = []
+
+    monkeypatch.setattr(process, "Cgroup", NoCgroup)
+    release = threading.Event()
+    busy = [threading.Thread(target=release.wait, daemon=True) for _ in range(96)]
+    for thread in busy:  # the referee's uid now has more tasks than a bot may have
+        thread.start()
+    try:
+        config = write_config(tmp_path, """
+            game: flea-circus
+            rounds: 1
+            limits: {processes: 64}
+            bots:
+              - {name: a, command: "python -m bots.random_bot --address {address}"}
+              - {name: b, command: "python -m bots.random_bot --address {address}"}
+            """)
+        summary, store, _ = run_tournament(config, tmp_path)
+    finally:
+        release.set()
+    assert summary.played > 0 and list(store.faults(summary.name)) == []
+
+
 def test_deals_need_the_stored_secret(tmp_path):
     text = """
         name: secret
@@ -207,19 +236,25 @@ def test_a_sandboxed_bot_may_not_use_port(tmp_path):
             """))
 
 
-def test_without_namespaces_the_tournament_stops_before_the_first_game(tmp_path, monkeypatch):
-    monkeypatch.setattr(sandbox, "bwrap", lambda: None)
-    monkeypatch.setattr(sandbox, "_probe", {})
-    config = write_config(tmp_path, """
+def start_refused(folder: Path) -> TournamentError:
+    """The error of a tournament of two sandboxed bots that must not start."""
+    config = write_config(folder, """
         game: flea-circus
         bots:
           - {name: a, command: "python -m bots.random_bot --address {address}"}
           - {name: b, command: "python -m bots.random_bot --address {address}"}
         """)
     with pytest.raises(TournamentError) as stopped:
-        run_tournament(config, tmp_path)
-    assert "bubblewrap" in str(stopped.value) and "sandbox: false" in str(stopped.value)
-    assert "\n" not in str(stopped.value)
+        run_tournament(config, folder)
+    return stopped.value
+
+
+def test_without_namespaces_the_tournament_stops_before_the_first_game(tmp_path, monkeypatch):
+    monkeypatch.setattr(sandbox, "bwrap", lambda: None)
+    monkeypatch.setattr(sandbox, "_probe", {})
+    stopped = start_refused(tmp_path)
+    assert "bubblewrap" in str(stopped) and "sandbox: false" in str(stopped)
+    assert "\n" not in str(stopped)
 
 
 def test_without_setpriv_a_root_referee_stops_before_the_first_game(tmp_path, monkeypatch):
@@ -229,15 +264,8 @@ def test_without_setpriv_a_root_referee_stops_before_the_first_game(tmp_path, mo
     monkeypatch.setattr(sandbox.shutil, "which",
                         lambda tool: None if tool == "setpriv" else which(tool))
     monkeypatch.setattr(sandbox, "_probe", {})
-    config = write_config(tmp_path, """
-        game: flea-circus
-        bots:
-          - {name: a, command: "python -m bots.random_bot --address {address}"}
-          - {name: b, command: "python -m bots.random_bot --address {address}"}
-        """)
-    with pytest.raises(TournamentError) as stopped:
-        run_tournament(config, tmp_path)
-    message = str(stopped.value)
+    stopped = start_refused(tmp_path)
+    message = str(stopped)
     assert "unprivileged uid" in message and "setpriv" in message and "\n" not in message
     assert "run the referee as an unprivileged user" in message
 
