@@ -12,6 +12,7 @@ environment the referee gives it (``CIRCUS_BOT_PORT``, or ``CIRCUS_BOT_ADDRESS``
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
 import signal
@@ -60,11 +61,19 @@ def cpp_bot() -> Path:
         if os.environ.get("CI", "").lower() in ("true", "1"):
             pytest.fail(message)
         pytest.skip(message)
-    result = subprocess.run(["make", "-C", str(CPP_DIR), "-j2"], capture_output=True, text=True,
-                            timeout=600)
+    result = make_once(["make", "-C", str(CPP_DIR), "-j2"], BINARY)
     assert result.returncode == 0, result.stdout + result.stderr
     assert BINARY.is_file()
     return BINARY
+
+
+def make_once(argv: list[str], binary: Path) -> subprocess.CompletedProcess:
+    """Run ``make`` under a lock beside ``binary``: test workers that share a checkout build
+    one after another, so none runs a binary that another is relinking."""
+    binary.parent.mkdir(parents=True, exist_ok=True)
+    with open(binary.parent / ".build.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        return subprocess.run(argv, capture_output=True, text=True, timeout=900)
 
 
 def test_cpp_bot_passes_check_bot_in_every_game(cpp_bot):

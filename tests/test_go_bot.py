@@ -29,6 +29,7 @@ from test_cpp_bot import (
     assert_beats_random_without_faults,
     assert_listens_where_told_and_exits_on_sigterm,
     hello,
+    make_once,
 )
 
 from referee import process
@@ -72,7 +73,7 @@ def go_bot() -> Path:
         if os.environ.get("CI", "").lower() in ("true", "1"):
             pytest.fail(message)
         pytest.skip(message)
-    result = make()
+    result = make_once(["make", "-C", str(GO_DIR)], BINARY)
     assert result.returncode == 0, result.stdout + result.stderr
     assert BINARY.is_file()
     return BINARY
