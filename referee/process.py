@@ -174,7 +174,7 @@ _runtime_lock = threading.Lock()
 
 
 def runtime_root() -> Path:
-    """This referee's folder (mode 0700) for the links to the bots' sockets; no sandbox sees it."""
+    """This referee's folder for the links to the bots' sockets (mode 0711); no sandbox sees it."""
     with _runtime_lock:
         if not _runtime:
             _runtime.append(Path(tempfile.mkdtemp(prefix="circus-referee-")))
