@@ -28,7 +28,7 @@ from circus.v1 import flohcati_pb2 as circus_dot_v1_dot_flohcati__pb2
 from circus.v1 import animal_circus_pb2 as circus_dot_v1_dot_animal__circus__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x13\x63ircus/v1/bot.proto\x12\tcircus.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1b\x63ircus/v1/flea_circus.proto\x1a\x18\x63ircus/v1/flohcati.proto\x1a\x1d\x63ircus/v1/animal_circus.proto\"9\n\x0cHelloRequest\x12\x18\n\x10protocol_version\x18\x01 \x01(\t\x12\x0f\n\x07referee\x18\x02 \x01(\t\"-\n\x0bGameSupport\x12\x0c\n\x04game\x18\x01 \x01(\t\x12\x10\n\x08variants\x18\x02 \x03(\t\"o\n\rHelloResponse\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0f\n\x07version\x18\x02 \x01(\t\x12\x18\n\x10protocol_version\x18\x03 \x01(\t\x12%\n\x05games\x18\x04 \x03(\x0b\x32\x16.circus.v1.GameSupport\"/\n\x0bTimeControl\x12\x0f\n\x07move_ms\x18\x01 \x01(\r\x12\x0f\n\x07\x62\x61nk_ms\x18\x02 \x01(\r\"\xa7\x01\n\x10StartGameRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x0c\n\x04game\x18\x02 \x01(\t\x12\x0f\n\x07variant\x18\x03 \x01(\t\x12\x13\n\x0bnum_players\x18\x04 \x01(\r\x12\x0c\n\x04seat\x18\x05 \x01(\r\x12\x12\n\nseat_names\x18\x06 \x03(\t\x12,\n\x0ctime_control\x18\x07 \x01(\x0b\x32\x16.circus.v1.TimeControl\"\x13\n\x11StartGameResponse\")\n\x05\x43lock\x12\x0f\n\x07move_ms\x18\x01 \x01(\r\x12\x0f\n\x07\x62\x61nk_ms\x18\x02 \x01(\r\"j\n\x05\x45vent\x12\x10\n\x08sequence\x18\x01 \x01(\x04\x12\x0c\n\x04kind\x18\x02 \x01(\t\x12\x0c\n\x04seat\x18\x03 \x01(\x05\x12\x0c\n\x04text\x18\x04 \x01(\t\x12%\n\x04\x64\x61ta\x18\x05 \x01(\x0b\x32\x17.google.protobuf.Struct\"\xb2\x01\n\rActionPayload\x12\x32\n\x0b\x66lea_circus\x18\x01 \x01(\x0b\x32\x1b.circus.v1.FleaCircusActionH\x00\x12-\n\x08\x66lohcati\x18\x02 \x01(\x0b\x32\x19.circus.v1.FlohcatiActionH\x00\x12\x36\n\ranimal_circus\x18\x03 \x01(\x0b\x32\x1d.circus.v1.AnimalCircusActionH\x00\x42\x06\n\x04game\"U\n\x0bLegalAction\x12\x0c\n\x04\x63ode\x18\x01 \x01(\t\x12\r\n\x05label\x18\x02 \x01(\t\x12)\n\x07payload\x18\x03 \x01(\x0b\x32\x18.circus.v1.ActionPayload\"\xbf\x01\n\x0bObservation\x12\x37\n\x0b\x66lea_circus\x18\x01 \x01(\x0b\x32 .circus.v1.FleaCircusObservationH\x00\x12\x32\n\x08\x66lohcati\x18\x02 \x01(\x0b\x32\x1e.circus.v1.FlohcatiObservationH\x00\x12;\n\ranimal_circus\x18\x03 \x01(\x0b\x32\".circus.v1.AnimalCircusObservationH\x00\x42\x06\n\x04game\"\x82\x02\n\x0f\x44\x65\x63isionRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x13\n\x0b\x64\x65\x63ision_id\x18\x02 \x01(\x04\x12\x0c\n\x04seat\x18\x03 \x01(\r\x12\x0c\n\x04kind\x18\x04 \x01(\t\x12\x0e\n\x06prompt\x18\x05 \x01(\t\x12+\n\x0bobservation\x18\x06 \x01(\x0b\x32\x16.circus.v1.Observation\x12-\n\rlegal_actions\x18\x07 \x03(\x0b\x32\x16.circus.v1.LegalAction\x12\x1f\n\x05\x63lock\x18\x08 \x01(\x0b\x32\x10.circus.v1.Clock\x12 \n\x06\x65vents\x18\t \x03(\x0b\x32\x10.circus.v1.Event\"5\n\x08\x44\x65\x63ision\x12\x13\n\x0b\x64\x65\x63ision_id\x18\x01 \x01(\x04\x12\x14\n\x0c\x61\x63tion_index\x18\x02 \x01(\r\"\x9c\x01\n\x0e\x45ndGameRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x0e\n\x06scores\x18\x02 \x03(\x05\x12\r\n\x05ranks\x18\x03 \x03(\r\x12\x0e\n\x06reason\x18\x04 \x01(\t\x12,\n\x0b\x66inal_state\x18\x05 \x01(\x0b\x32\x17.google.protobuf.Struct\x12\x0c\n\x04seat\x18\x06 \x01(\r\x12\x0e\n\x06status\x18\x07 \x01(\t\"\x11\n\x0f\x45ndGameResponse2\x86\x02\n\x03\x42ot\x12:\n\x05Hello\x12\x17.circus.v1.HelloRequest\x1a\x18.circus.v1.HelloResponse\x12\x46\n\tStartGame\x12\x1b.circus.v1.StartGameRequest\x1a\x1c.circus.v1.StartGameResponse\x12\x39\n\x06\x44\x65\x63ide\x12\x1a.circus.v1.DecisionRequest\x1a\x13.circus.v1.Decision\x12@\n\x07\x45ndGame\x12\x19.circus.v1.EndGameRequest\x1a\x1a.circus.v1.EndGameResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x13\x63ircus/v1/bot.proto\x12\tcircus.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1b\x63ircus/v1/flea_circus.proto\x1a\x18\x63ircus/v1/flohcati.proto\x1a\x1d\x63ircus/v1/animal_circus.proto\"9\n\x0cHelloRequest\x12\x18\n\x10protocol_version\x18\x01 \x01(\t\x12\x0f\n\x07referee\x18\x02 \x01(\t\"-\n\x0bGameSupport\x12\x0c\n\x04game\x18\x01 \x01(\t\x12\x10\n\x08variants\x18\x02 \x03(\t\"\x8b\x01\n\rHelloResponse\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0f\n\x07version\x18\x02 \x01(\t\x12\x18\n\x10protocol_version\x18\x03 \x01(\t\x12%\n\x05games\x18\x04 \x03(\x0b\x32\x16.circus.v1.GameSupport\x12\x1a\n\x12serves_play_stream\x18\x05 \x01(\x08\"/\n\x0bTimeControl\x12\x0f\n\x07move_ms\x18\x01 \x01(\r\x12\x0f\n\x07\x62\x61nk_ms\x18\x02 \x01(\r\"\xa7\x01\n\x10StartGameRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x0c\n\x04game\x18\x02 \x01(\t\x12\x0f\n\x07variant\x18\x03 \x01(\t\x12\x13\n\x0bnum_players\x18\x04 \x01(\r\x12\x0c\n\x04seat\x18\x05 \x01(\r\x12\x12\n\nseat_names\x18\x06 \x03(\t\x12,\n\x0ctime_control\x18\x07 \x01(\x0b\x32\x16.circus.v1.TimeControl\"\x13\n\x11StartGameResponse\")\n\x05\x43lock\x12\x0f\n\x07move_ms\x18\x01 \x01(\r\x12\x0f\n\x07\x62\x61nk_ms\x18\x02 \x01(\r\"j\n\x05\x45vent\x12\x10\n\x08sequence\x18\x01 \x01(\x04\x12\x0c\n\x04kind\x18\x02 \x01(\t\x12\x0c\n\x04seat\x18\x03 \x01(\x05\x12\x0c\n\x04text\x18\x04 \x01(\t\x12%\n\x04\x64\x61ta\x18\x05 \x01(\x0b\x32\x17.google.protobuf.Struct\"\xb2\x01\n\rActionPayload\x12\x32\n\x0b\x66lea_circus\x18\x01 \x01(\x0b\x32\x1b.circus.v1.FleaCircusActionH\x00\x12-\n\x08\x66lohcati\x18\x02 \x01(\x0b\x32\x19.circus.v1.FlohcatiActionH\x00\x12\x36\n\ranimal_circus\x18\x03 \x01(\x0b\x32\x1d.circus.v1.AnimalCircusActionH\x00\x42\x06\n\x04game\"U\n\x0bLegalAction\x12\x0c\n\x04\x63ode\x18\x01 \x01(\t\x12\r\n\x05label\x18\x02 \x01(\t\x12)\n\x07payload\x18\x03 \x01(\x0b\x32\x18.circus.v1.ActionPayload\"\xbf\x01\n\x0bObservation\x12\x37\n\x0b\x66lea_circus\x18\x01 \x01(\x0b\x32 .circus.v1.FleaCircusObservationH\x00\x12\x32\n\x08\x66lohcati\x18\x02 \x01(\x0b\x32\x1e.circus.v1.FlohcatiObservationH\x00\x12;\n\ranimal_circus\x18\x03 \x01(\x0b\x32\".circus.v1.AnimalCircusObservationH\x00\x42\x06\n\x04game\"\x82\x02\n\x0f\x44\x65\x63isionRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x13\n\x0b\x64\x65\x63ision_id\x18\x02 \x01(\x04\x12\x0c\n\x04seat\x18\x03 \x01(\r\x12\x0c\n\x04kind\x18\x04 \x01(\t\x12\x0e\n\x06prompt\x18\x05 \x01(\t\x12+\n\x0bobservation\x18\x06 \x01(\x0b\x32\x16.circus.v1.Observation\x12-\n\rlegal_actions\x18\x07 \x03(\x0b\x32\x16.circus.v1.LegalAction\x12\x1f\n\x05\x63lock\x18\x08 \x01(\x0b\x32\x10.circus.v1.Clock\x12 \n\x06\x65vents\x18\t \x03(\x0b\x32\x10.circus.v1.Event\"5\n\x08\x44\x65\x63ision\x12\x13\n\x0b\x64\x65\x63ision_id\x18\x01 \x01(\x04\x12\x14\n\x0c\x61\x63tion_index\x18\x02 \x01(\r\"\x9c\x01\n\x0e\x45ndGameRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x0e\n\x06scores\x18\x02 \x03(\x05\x12\r\n\x05ranks\x18\x03 \x03(\r\x12\x0e\n\x06reason\x18\x04 \x01(\t\x12,\n\x0b\x66inal_state\x18\x05 \x01(\x0b\x32\x17.google.protobuf.Struct\x12\x0c\n\x04seat\x18\x06 \x01(\r\x12\x0e\n\x06status\x18\x07 \x01(\t\"\x11\n\x0f\x45ndGameResponse\"\xe6\x01\n\x0eRefereeMessage\x12\x12\n\nrequest_id\x18\x01 \x01(\x04\x12(\n\x05hello\x18\x02 \x01(\x0b\x32\x17.circus.v1.HelloRequestH\x00\x12\x31\n\nstart_game\x18\x03 \x01(\x0b\x32\x1b.circus.v1.StartGameRequestH\x00\x12,\n\x06\x64\x65\x63ide\x18\x04 \x01(\x0b\x32\x1a.circus.v1.DecisionRequestH\x00\x12-\n\x08\x65nd_game\x18\x05 \x01(\x0b\x32\x19.circus.v1.EndGameRequestH\x00\x42\x06\n\x04\x63\x61ll\"\xdf\x01\n\nBotMessage\x12\x12\n\nrequest_id\x18\x01 \x01(\x04\x12)\n\x05hello\x18\x02 \x01(\x0b\x32\x18.circus.v1.HelloResponseH\x00\x12\x32\n\nstart_game\x18\x03 \x01(\x0b\x32\x1c.circus.v1.StartGameResponseH\x00\x12%\n\x06\x64\x65\x63ide\x18\x04 \x01(\x0b\x32\x13.circus.v1.DecisionH\x00\x12.\n\x08\x65nd_game\x18\x05 \x01(\x0b\x32\x1a.circus.v1.EndGameResponseH\x00\x42\x07\n\x05reply2\xc4\x02\n\x03\x42ot\x12:\n\x05Hello\x12\x17.circus.v1.HelloRequest\x1a\x18.circus.v1.HelloResponse\x12\x46\n\tStartGame\x12\x1b.circus.v1.StartGameRequest\x1a\x1c.circus.v1.StartGameResponse\x12\x39\n\x06\x44\x65\x63ide\x12\x1a.circus.v1.DecisionRequest\x1a\x13.circus.v1.Decision\x12@\n\x07\x45ndGame\x12\x19.circus.v1.EndGameRequest\x1a\x1a.circus.v1.EndGameResponse\x12<\n\x04Play\x12\x19.circus.v1.RefereeMessage\x1a\x15.circus.v1.BotMessage(\x01\x30\x01\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -39,32 +39,36 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_HELLOREQUEST']._serialized_end=207
   _globals['_GAMESUPPORT']._serialized_start=209
   _globals['_GAMESUPPORT']._serialized_end=254
-  _globals['_HELLORESPONSE']._serialized_start=256
-  _globals['_HELLORESPONSE']._serialized_end=367
-  _globals['_TIMECONTROL']._serialized_start=369
-  _globals['_TIMECONTROL']._serialized_end=416
-  _globals['_STARTGAMEREQUEST']._serialized_start=419
-  _globals['_STARTGAMEREQUEST']._serialized_end=586
-  _globals['_STARTGAMERESPONSE']._serialized_start=588
-  _globals['_STARTGAMERESPONSE']._serialized_end=607
-  _globals['_CLOCK']._serialized_start=609
-  _globals['_CLOCK']._serialized_end=650
-  _globals['_EVENT']._serialized_start=652
-  _globals['_EVENT']._serialized_end=758
-  _globals['_ACTIONPAYLOAD']._serialized_start=761
-  _globals['_ACTIONPAYLOAD']._serialized_end=939
-  _globals['_LEGALACTION']._serialized_start=941
-  _globals['_LEGALACTION']._serialized_end=1026
-  _globals['_OBSERVATION']._serialized_start=1029
-  _globals['_OBSERVATION']._serialized_end=1220
-  _globals['_DECISIONREQUEST']._serialized_start=1223
-  _globals['_DECISIONREQUEST']._serialized_end=1481
-  _globals['_DECISION']._serialized_start=1483
-  _globals['_DECISION']._serialized_end=1536
-  _globals['_ENDGAMEREQUEST']._serialized_start=1539
-  _globals['_ENDGAMEREQUEST']._serialized_end=1695
-  _globals['_ENDGAMERESPONSE']._serialized_start=1697
-  _globals['_ENDGAMERESPONSE']._serialized_end=1714
-  _globals['_BOT']._serialized_start=1717
-  _globals['_BOT']._serialized_end=1979
+  _globals['_HELLORESPONSE']._serialized_start=257
+  _globals['_HELLORESPONSE']._serialized_end=396
+  _globals['_TIMECONTROL']._serialized_start=398
+  _globals['_TIMECONTROL']._serialized_end=445
+  _globals['_STARTGAMEREQUEST']._serialized_start=448
+  _globals['_STARTGAMEREQUEST']._serialized_end=615
+  _globals['_STARTGAMERESPONSE']._serialized_start=617
+  _globals['_STARTGAMERESPONSE']._serialized_end=636
+  _globals['_CLOCK']._serialized_start=638
+  _globals['_CLOCK']._serialized_end=679
+  _globals['_EVENT']._serialized_start=681
+  _globals['_EVENT']._serialized_end=787
+  _globals['_ACTIONPAYLOAD']._serialized_start=790
+  _globals['_ACTIONPAYLOAD']._serialized_end=968
+  _globals['_LEGALACTION']._serialized_start=970
+  _globals['_LEGALACTION']._serialized_end=1055
+  _globals['_OBSERVATION']._serialized_start=1058
+  _globals['_OBSERVATION']._serialized_end=1249
+  _globals['_DECISIONREQUEST']._serialized_start=1252
+  _globals['_DECISIONREQUEST']._serialized_end=1510
+  _globals['_DECISION']._serialized_start=1512
+  _globals['_DECISION']._serialized_end=1565
+  _globals['_ENDGAMEREQUEST']._serialized_start=1568
+  _globals['_ENDGAMEREQUEST']._serialized_end=1724
+  _globals['_ENDGAMERESPONSE']._serialized_start=1726
+  _globals['_ENDGAMERESPONSE']._serialized_end=1743
+  _globals['_REFEREEMESSAGE']._serialized_start=1746
+  _globals['_REFEREEMESSAGE']._serialized_end=1976
+  _globals['_BOTMESSAGE']._serialized_start=1979
+  _globals['_BOTMESSAGE']._serialized_end=2202
+  _globals['_BOT']._serialized_start=2205
+  _globals['_BOT']._serialized_end=2529
 # @@protoc_insertion_point(module_scope)

@@ -27,16 +27,18 @@ class GameSupport(_message.Message):
     def __init__(self, game: _Optional[str] = ..., variants: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class HelloResponse(_message.Message):
-    __slots__ = ("name", "version", "protocol_version", "games")
+    __slots__ = ("name", "version", "protocol_version", "games", "serves_play_stream")
     NAME_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]
     PROTOCOL_VERSION_FIELD_NUMBER: _ClassVar[int]
     GAMES_FIELD_NUMBER: _ClassVar[int]
+    SERVES_PLAY_STREAM_FIELD_NUMBER: _ClassVar[int]
     name: str
     version: str
     protocol_version: str
     games: _containers.RepeatedCompositeFieldContainer[GameSupport]
-    def __init__(self, name: _Optional[str] = ..., version: _Optional[str] = ..., protocol_version: _Optional[str] = ..., games: _Optional[_Iterable[_Union[GameSupport, _Mapping]]] = ...) -> None: ...
+    serves_play_stream: bool
+    def __init__(self, name: _Optional[str] = ..., version: _Optional[str] = ..., protocol_version: _Optional[str] = ..., games: _Optional[_Iterable[_Union[GameSupport, _Mapping]]] = ..., serves_play_stream: _Optional[bool] = ...) -> None: ...
 
 class TimeControl(_message.Message):
     __slots__ = ("move_ms", "bank_ms")
@@ -171,3 +173,31 @@ class EndGameRequest(_message.Message):
 class EndGameResponse(_message.Message):
     __slots__ = ()
     def __init__(self) -> None: ...
+
+class RefereeMessage(_message.Message):
+    __slots__ = ("request_id", "hello", "start_game", "decide", "end_game")
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    HELLO_FIELD_NUMBER: _ClassVar[int]
+    START_GAME_FIELD_NUMBER: _ClassVar[int]
+    DECIDE_FIELD_NUMBER: _ClassVar[int]
+    END_GAME_FIELD_NUMBER: _ClassVar[int]
+    request_id: int
+    hello: HelloRequest
+    start_game: StartGameRequest
+    decide: DecisionRequest
+    end_game: EndGameRequest
+    def __init__(self, request_id: _Optional[int] = ..., hello: _Optional[_Union[HelloRequest, _Mapping]] = ..., start_game: _Optional[_Union[StartGameRequest, _Mapping]] = ..., decide: _Optional[_Union[DecisionRequest, _Mapping]] = ..., end_game: _Optional[_Union[EndGameRequest, _Mapping]] = ...) -> None: ...
+
+class BotMessage(_message.Message):
+    __slots__ = ("request_id", "hello", "start_game", "decide", "end_game")
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    HELLO_FIELD_NUMBER: _ClassVar[int]
+    START_GAME_FIELD_NUMBER: _ClassVar[int]
+    DECIDE_FIELD_NUMBER: _ClassVar[int]
+    END_GAME_FIELD_NUMBER: _ClassVar[int]
+    request_id: int
+    hello: HelloResponse
+    start_game: StartGameResponse
+    decide: Decision
+    end_game: EndGameResponse
+    def __init__(self, request_id: _Optional[int] = ..., hello: _Optional[_Union[HelloResponse, _Mapping]] = ..., start_game: _Optional[_Union[StartGameResponse, _Mapping]] = ..., decide: _Optional[_Union[Decision, _Mapping]] = ..., end_game: _Optional[_Union[EndGameResponse, _Mapping]] = ...) -> None: ...

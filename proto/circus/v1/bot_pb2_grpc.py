@@ -54,6 +54,11 @@ class BotStub:
                 request_serializer=circus_dot_v1_dot_bot__pb2.EndGameRequest.SerializeToString,
                 response_deserializer=circus_dot_v1_dot_bot__pb2.EndGameResponse.FromString,
                 _registered_method=True)
+        self.Play = channel.stream_stream(
+                '/circus.v1.Bot/Play',
+                request_serializer=circus_dot_v1_dot_bot__pb2.RefereeMessage.SerializeToString,
+                response_deserializer=circus_dot_v1_dot_bot__pb2.BotMessage.FromString,
+                _registered_method=True)
 
 
 class BotServicer:
@@ -87,6 +92,16 @@ class BotServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def Play(self, request_iterator, context):
+        """Protocol 1.1, optional: one long-lived stream per bot process that carries every
+        StartGame, Decide and EndGame of that process, many games in flight at once. The
+        referee opens it only when HelloResponse.serves_play_stream is true, and then
+        sends those three calls over it instead of as unary calls.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_BotServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -109,6 +124,11 @@ def add_BotServicer_to_server(servicer, server):
                     servicer.EndGame,
                     request_deserializer=circus_dot_v1_dot_bot__pb2.EndGameRequest.FromString,
                     response_serializer=circus_dot_v1_dot_bot__pb2.EndGameResponse.SerializeToString,
+            ),
+            'Play': grpc.stream_stream_rpc_method_handler(
+                    servicer.Play,
+                    request_deserializer=circus_dot_v1_dot_bot__pb2.RefereeMessage.FromString,
+                    response_serializer=circus_dot_v1_dot_bot__pb2.BotMessage.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -219,6 +239,33 @@ class Bot:
             '/circus.v1.Bot/EndGame',
             circus_dot_v1_dot_bot__pb2.EndGameRequest.SerializeToString,
             circus_dot_v1_dot_bot__pb2.EndGameResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Play(request_iterator,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.stream_stream(
+            request_iterator,
+            target,
+            '/circus.v1.Bot/Play',
+            circus_dot_v1_dot_bot__pb2.RefereeMessage.SerializeToString,
+            circus_dot_v1_dot_bot__pb2.BotMessage.FromString,
             options,
             channel_credentials,
             insecure,
