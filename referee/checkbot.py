@@ -10,13 +10,14 @@ check: the first problem is the one to fix.
 
 from __future__ import annotations
 
+import random
 import statistics
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from bots.random_bot import RandomBot
+from circus.v1 import bot_pb2
 from referee.clients import BotClient, InProcessClient
 from referee.games import GAMES
 from referee.match import FaultPolicy, Match, MatchResult
@@ -64,11 +65,35 @@ def claimed_games(participant: Participant) -> tuple[list[tuple[str, str]], list
     return pairs, [Check("games", True, ", ".join(f"{g}/{v}" for g, v in pairs))]
 
 
+class RandomOpponent:
+    """Check-bot's opponents: a uniformly random legal action, seeded by the game and decision.
+
+    The referee's own (an :class:`~referee.clients.InProcessBot`): it knows no bot
+    package, and the same check plays the same games.
+    """
+
+    def hello(self, request: bot_pb2.HelloRequest) -> bot_pb2.HelloResponse:
+        return bot_pb2.HelloResponse(name="random", protocol_version=PROTOCOL_VERSION)
+
+    def start_game(self, request: bot_pb2.StartGameRequest) -> None:
+        """Nothing to prepare."""
+
+    def decide(self, request: bot_pb2.DecisionRequest) -> int:
+        chance = random.Random(derive_seed("check-bot", request.game_id, request.decision_id))
+        return chance.randrange(len(request.legal_actions))
+
+    def end_game(self, request: bot_pb2.EndGameRequest) -> None:
+        """Nothing to learn."""
+
+    start_game.does_nothing = True  # type: ignore[attr-defined]
+    end_game.does_nothing = True  # type: ignore[attr-defined]
+
+
 def play_one(client: BotClient, game_name: str, variant: str, bot: str, players: int, seat: int,
              number: int, time_config: TimeConfig) -> MatchResult:
     """One game with the candidate in ``seat`` and random bots in the others."""
     seats = tuple(bot if s == seat else f"random-{s}" for s in range(players))
-    clients = [client if s == seat else InProcessClient(RandomBot()) for s in range(players)]
+    clients = [client if s == seat else InProcessClient(RandomOpponent()) for s in range(players)]
     seed = derive_seed("check-bot", game_name, variant, players, number)
     game_id = f"check-bot/{game_name}/{variant}/{players}p/{number}"
     return Match(GAMES[game_name], variant, seats, seed, game_id, clients, time_config,

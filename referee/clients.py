@@ -19,7 +19,6 @@ import grpc
 from google.protobuf import json_format
 from google.protobuf.message import Message
 
-from bots.sdk import Bot as SdkBot
 from circus.v1 import bot_pb2, bot_pb2_grpc
 from referee.text import printable
 
@@ -109,23 +108,49 @@ class GrpcClient:
         self.channel.close()
 
 
-def load_python_bot(target: str) -> Any:
+class InProcessBot(Protocol):
+    """What the referee asks of a bot it calls in-process, with no wire.
+
+    The referee owns this interface and knows no bot package: ``bots.sdk.Bot``
+    is one implementation. ``decide`` returns an index into the request's legal
+    actions. A method whose function carries ``does_nothing = True`` (the SDK's
+    defaults of ``start_game`` and ``end_game``) is known to neither fail nor
+    hang, so the referee skips the call.
+    """
+
+    def hello(self, request: bot_pb2.HelloRequest) -> bot_pb2.HelloResponse: ...
+
+    def start_game(self, request: bot_pb2.StartGameRequest) -> None: ...
+
+    def decide(self, request: bot_pb2.DecisionRequest) -> int: ...
+
+    def end_game(self, request: bot_pb2.EndGameRequest) -> None: ...
+
+
+_IN_PROCESS_CALLS = ("hello", "start_game", "decide", "end_game")
+
+
+def load_python_bot(target: str) -> InProcessBot:
     """Instantiate ``module:Class`` for an in-process bot.
 
-    Anything but a subclass of the SDK's ``Bot`` is refused here, so that a
-    wrong target (``os:getcwd``) is a clear start error, not a failure later.
+    Anything but a class with the four calls of :class:`InProcessBot` is refused
+    here, so that a wrong target (``os:getcwd``) is a clear start error, not a
+    failure later.
     """
     module_name, _, class_name = target.partition(":")
     if not module_name or not class_name:
         raise ValueError(f"python bot {target!r} must look like module:Class")
     found = getattr(importlib.import_module(module_name), class_name)
-    if not (isinstance(found, type) and issubclass(found, SdkBot)):
-        raise TypeError(f"{target} is not a subclass of bots.sdk.Bot")
-    return found()
+    if not (isinstance(found, type)
+            and all(callable(getattr(found, call, None)) for call in _IN_PROCESS_CALLS)):
+        raise TypeError(f"{target} is not a bot class: name a subclass of bots.sdk.Bot (a class "
+                        f"with the methods {', '.join(_IN_PROCESS_CALLS)})")
+    bot: InProcessBot = found()
+    return bot
 
 
 class InProcessClient:
-    """A :class:`bots.sdk.Bot` called directly: no wire, for fast self-play.
+    """An :class:`InProcessBot` called directly: no wire, for fast self-play.
 
     Calls still run under a deadline (on a worker thread, at most
     ``MAX_CALLS`` at once), and a raised exception is an ``error`` fault, so
@@ -134,7 +159,7 @@ class InProcessClient:
 
     MAX_CALLS = 4
 
-    def __init__(self, bot: Any) -> None:
+    def __init__(self, bot: InProcessBot) -> None:
         self.bot = bot
         self.pool = futures.ThreadPoolExecutor(max_workers=self.MAX_CALLS,
                                                thread_name_prefix="inproc-bot")
@@ -148,12 +173,12 @@ class InProcessClient:
             raise BotFault("error", printable(f"{type(error).__name__}: {error}")) from None
 
     def _does_nothing(self, name: str) -> bool:
-        """Whether the bot's ``name`` is the SDK's own, which does nothing.
+        """Whether the bot's ``name`` is marked ``does_nothing`` (see :class:`InProcessBot`).
 
         Such a call can neither fail nor hang, so it is skipped rather than
         handed to a thread (two thread wake-ups, the dearest part of a call).
         """
-        return getattr(type(self.bot), name, None) is getattr(SdkBot, name)
+        return getattr(getattr(type(self.bot), name, None), "does_nothing", False) is True
 
     def hello(self, request: bot_pb2.HelloRequest, timeout: float) -> bot_pb2.HelloResponse:
         return self._call(self.bot.hello, request, timeout)

@@ -50,7 +50,7 @@ def one_error_line(result) -> str:
 
 def test_a_python_target_that_is_not_a_bot_class_is_refused(tmp_path):
     text = GOOD.replace("bots.random_bot:RandomBot", "os:getcwd", 1)
-    assert "os:getcwd is not a subclass of bots.sdk.Bot" in one_error_line(tournament(tmp_path,
+    assert "os:getcwd is not a bot class: name a subclass of bots.sdk.Bot" in one_error_line(tournament(tmp_path,
                                                                                    text))
 
 

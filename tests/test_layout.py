@@ -21,11 +21,14 @@ ALLOWED = {
     "bench": {"cli", "tournaments", "ratings", "referee", "bots", "circus"},
     "tournaments": {"ratings", "referee", "circus"},
     "ratings": set(),
-    "referee": {"bots", "circus"},
+    # The referee calls in-process bots through its own interface (clients.InProcessBot)
+    # and plays check-bot's opponents itself: it imports no bot.
+    "referee": {"circus"},
     "bots": {"circus", "referee"},
 }
-# Bots may use the pure rules engines (search bots play games forward on
-# them), and nothing else of the referee.
+# The pure rules engines are the ground the referee and the bots both stand on:
+# bots may use them (search bots play games forward on them) and nothing else of
+# the referee, and the engines import nothing of the project but themselves.
 BOTS_MAY_IMPORT = "referee.games"
 PROJECT = set(PACKAGES) | {"circus"}
 
@@ -76,6 +79,15 @@ def test_every_import_points_down_the_stack():
                         or imported.startswith(BOTS_MAY_IMPORT + ".")):
                     upward.append(f"{path.relative_to(ROOT)} imports {imported}")
     assert not upward, "imports against the layout:\n" + "\n".join(upward)
+
+
+def test_the_rules_engines_are_ground_that_imports_nothing_above_it():
+    """referee.games is pure rules: no wire, no bots, no rest of the referee."""
+    above = [f"{path.relative_to(ROOT)} imports {imported}"
+             for path in sorted((ROOT / "referee" / "games").rglob("*.py"))
+             for imported in project_imports(path)
+             if not (imported == BOTS_MAY_IMPORT or imported.startswith(BOTS_MAY_IMPORT + "."))]
+    assert not above, "the engines import above themselves:\n" + "\n".join(above)
 
 
 def test_no_import_cycle():
