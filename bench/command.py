@@ -48,7 +48,7 @@ def command() -> list[str]:
     """The installed command, beside this interpreter (else the same through -c)."""
     script = Path(sys.executable).parent / "circus-referee"
     return [str(script)] if script.exists() else \
-        [sys.executable, "-c", "from cli.main import main; main()"]
+        [sys.executable, "-c", "from circus_referee.main import main; main()"]
 
 
 def whole_run(games: int, workdir: Path) -> tuple[float, int, int, float]:

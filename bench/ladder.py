@@ -24,7 +24,7 @@ from typing import Any
 
 import yaml
 
-from cli.main import main as cli
+from circus_referee.main import main as cli
 from tournaments.config import parse_config
 from tournaments.runner import TournamentRunner
 from tournaments.store import Store

@@ -16,7 +16,7 @@ from typing import Any
 
 import yaml
 
-from cli.main import main as cli
+from circus_referee.main import main as cli
 from tournaments.store import Store
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -15,7 +15,7 @@ from click.testing import CliRunner
 from conftest import run_tournament, write_config
 from invariants import assert_consistent
 
-from cli.main import main
+from circus_referee.main import main
 from ratings.sprt import (
     DealGame,
     bounds,

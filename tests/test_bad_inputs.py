@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from cli.main import main
+from circus_referee.main import main
 
 CLI = str(Path(sys.executable).parent / "circus-referee")
 

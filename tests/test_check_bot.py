@@ -11,7 +11,7 @@ import click
 import pytest
 from click.testing import CliRunner
 
-from cli.main import check_bot_command, main
+from circus_referee.main import check_bot_command, main
 
 FAULT_BOTS = Path(__file__).resolve().parent / "fault_bots.py"
 # A start-up limit costs time only for a bot that never answers (given its own, short one

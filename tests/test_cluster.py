@@ -23,7 +23,7 @@ from conftest import run_tournament, write_config
 from invariants import assert_consistent
 
 from bench.cluster import LocalCluster
-from cli.main import bot_log, main
+from circus_referee.main import bot_log, main
 from referee.process import free_port
 from tournaments import cluster
 from tournaments.config import ConfigError, load_config

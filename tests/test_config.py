@@ -7,7 +7,7 @@ import textwrap
 import pytest
 from click.testing import CliRunner
 
-from cli.main import main
+from circus_referee.main import main
 from tournaments.config import ConfigError, load_config
 
 GOOD = """

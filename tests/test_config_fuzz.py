@@ -16,7 +16,7 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from cli.main import main
+from circus_referee.main import main
 
 TIMES = ("move_ms", "bank_ms", "startup_ms", "call_ms", "grace_ms")
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from click.testing import CliRunner
 from conftest import write_config
 
-from cli.main import main
+from circus_referee.main import main
 
 CONFIG = """
 name: wired

@@ -17,7 +17,7 @@ import pytest
 from click.testing import CliRunner
 from conftest import run_tournament, write_config
 
-from cli.main import main
+from circus_referee.main import main
 from tournaments.config import ConfigError, parse_config
 from tournaments.schedule import arrange, blocks, fixed_groups, schedule
 

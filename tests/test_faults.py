@@ -16,7 +16,7 @@ from click.testing import CliRunner
 from conftest import assert_no_process_left, interrupted_run, run_tournament, write_config
 from invariants import assert_consistent
 
-from cli.main import main
+from circus_referee.main import main
 from tournaments.config import load_config
 from tournaments.runner import TournamentError
 from tournaments.schedule import schedule

@@ -1,8 +1,9 @@
 """The layout holds: every import points down the stack, and no module imports itself back.
 
-The stack, top to bottom (README, "Architecture"): the CLI and bench; tournaments
-(many games); ratings (only rating, importing nothing of the project) and referee
-(one game); the bots and their SDK; the protocol stubs. Walking the source with
+The stack, top to bottom (README, "Architecture"): the CLI (``circus_referee``) and
+bench; tournaments (many games); ratings (only rating, importing nothing of the
+project); the referee (one game) and the bots with their SDK side by side, both
+standing on the rules engines (``referee.games``); the protocol stubs. Walking the source with
 ``ast`` catches an upward or circular import the moment it is written, lazy
 imports inside functions included.
 """
@@ -13,12 +14,12 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("cli", "bench", "tournaments", "ratings", "referee", "bots")
+PACKAGES = ("circus_referee", "bench", "tournaments", "ratings", "referee", "bots")
 # What each package may import from the project besides itself.
 ALLOWED = {
-    "cli": {"tournaments", "ratings", "referee", "bots", "circus"},
+    "circus_referee": {"tournaments", "ratings", "referee", "bots", "circus"},
     # bench sits beside the CLI and measures whole commands too.
-    "bench": {"cli", "tournaments", "ratings", "referee", "bots", "circus"},
+    "bench": {"circus_referee", "tournaments", "ratings", "referee", "bots", "circus"},
     "tournaments": {"ratings", "referee", "circus"},
     "ratings": set(),
     # The referee calls in-process bots through its own interface (clients.InProcessBot)
@@ -115,3 +116,14 @@ def test_the_walk_sees_the_imports_it_judges():
     edges = graph()
     assert "tournaments.store" in edges["tournaments.runner"]
     assert "referee.games.base" in edges["referee.match"]
+
+
+def test_the_command_lives_in_a_package_of_the_projects_own_name():
+    """A generic top-level name (``cli``) in site-packages collides with anyone's."""
+    import tomllib
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    entry = project["project"]["scripts"]["circus-referee"]
+    assert entry.split(".")[0] == "circus_referee", entry
+    installed = project["tool"]["setuptools"]["packages"]["find"]["include"]
+    assert not any(pattern.rstrip("*") in {"cli", "main", "app", "commands"}
+                   for pattern in installed), installed

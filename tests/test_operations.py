@@ -18,7 +18,7 @@ from click.testing import CliRunner
 from conftest import run_tournament, stored_count, write_config
 from invariants import assert_consistent
 
-from cli.main import main
+from circus_referee.main import main
 from referee.games import replay
 from tournaments.config import load_config
 from tournaments.export import replay_record

@@ -16,7 +16,7 @@ import pytest
 from click.testing import CliRunner
 from conftest import write_config
 
-from cli.main import main
+from circus_referee.main import main
 from referee.text import printable
 
 SNEAKY = Path(__file__).resolve().parent / "sneaky_bots.py"

@@ -21,7 +21,7 @@ from click.testing import CliRunner
 from headless import Browser, chromium_or_skip
 
 from bots.random_bot import RandomBot
-from cli.main import main
+from circus_referee.main import main
 from referee.games import GAMES, GameRecord, get_game, replay
 from referee.replay import replay_frames
 from referee.tables import tables

@@ -27,7 +27,7 @@ from bots.search import (
     soft_rank_shares,
 )
 from circus.v1 import bot_pb2
-from cli.main import main
+from circus_referee.main import main
 from referee import wire
 from referee.games import get_game
 from referee.games.base import Action

@@ -26,7 +26,7 @@ import pytest
 from click.testing import CliRunner
 from conftest import write_config
 
-from cli.main import main
+from circus_referee.main import main
 from referee import sandbox
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from bots.random_bot import RandomBot
 from bots.sdk import rng_for
-from cli.main import main
+from circus_referee.main import main
 
 CONFIG = """
 name: {name}

@@ -8,7 +8,7 @@ from dataclasses import replace
 from click.testing import CliRunner
 from conftest import assert_no_process_left, run_tournament, write_config
 
-from cli.main import main
+from circus_referee.main import main
 from referee.games import GameRecord, replay
 from tournaments.config import load_config
 from tournaments.standings import standings

@@ -7,7 +7,7 @@ from click.testing import CliRunner
 from bots.animal_circus_heuristic import AnimalCircusHeuristicBot
 from bots.random_bot import RandomBot
 from circus.v1 import bot_pb2
-from cli.main import main
+from circus_referee.main import main
 from referee import wire
 from referee.games import get_game
 from referee.games.animal_circus import ELEPHANT, GIRAFFE, LION, MOUSE, RABBIT, Card

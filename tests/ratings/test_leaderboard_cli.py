@@ -10,7 +10,7 @@ import re
 import pytest
 from click.testing import CliRunner
 
-from cli.main import main
+from circus_referee.main import main
 
 CONFIG = """
 name: small

@@ -12,7 +12,7 @@ import sqlite3
 import pytest
 from click.testing import CliRunner
 
-from cli.main import main
+from circus_referee.main import main
 from ratings.board import Fold, fold_key
 from ratings.params import RatingConfig
 from referee.match import MatchResult

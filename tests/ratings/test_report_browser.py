@@ -15,7 +15,7 @@ from click.testing import CliRunner
 from headless import Browser
 from rating_helpers import KNOWN, chromium, chromium_or_skip, read_png, tournament
 
-from cli.main import main
+from circus_referee.main import main
 from ratings.report import colour
 
 WINDOW = "--window-size=1280,1600"
