@@ -194,7 +194,8 @@ def leaderboard_command(path: Path) -> tuple[float, float]:
     """Wall and CPU seconds of ``circus-referee leaderboard --db PATH`` in a child process."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
-    subprocess.run([sys.executable, "-c", "from circus_referee.main import main; main()", "leaderboard",
+    subprocess.run([sys.executable, "-c", "from circus_referee.main import main; main()",
+                    "leaderboard",
                     "--db", str(path)], check=True, capture_output=True, cwd=ROOT)
     wall = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)

@@ -50,8 +50,8 @@ def one_error_line(result) -> str:
 
 def test_a_python_target_that_is_not_a_bot_class_is_refused(tmp_path):
     text = GOOD.replace("bots.random_bot:RandomBot", "os:getcwd", 1)
-    assert "os:getcwd is not a bot class: name a subclass of bots.sdk.Bot" in one_error_line(tournament(tmp_path,
-                                                                                   text))
+    refusal = one_error_line(tournament(tmp_path, text))
+    assert "os:getcwd is not a bot class: name a subclass of bots.sdk.Bot" in refusal
 
 
 def test_a_db_whose_parent_is_a_file_is_refused(tmp_path):
