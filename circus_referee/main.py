@@ -7,19 +7,22 @@ Each command parses its options, calls down into ``tournaments``, ``referee`` or
 from __future__ import annotations
 
 import json
+import signal
 import sys
+from contextlib import closing, contextmanager
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any, Callable, Iterator, NoReturn
 
 import click
 from tabulate import tabulate
 
-from ratings import formatting
+from ratings import formatting, rounds
+from ratings.board import RoundHistory
 from ratings.report import FaultRow, GameRow, ReportLinks, render_report
 from ratings.sprt import SprtResult
 from ratings.time_use import time_use
-from referee.checkbot import check_bot, coverage
+from referee.checkbot import SLOW_SHARE, Coverage, check_bot
 from referee.games import GAMES, GameConfigError, GameRecord
 from referee.games.base import IllegalActionError
 from referee.replay import END_REASONS, end_reason_words, replay_frames, text_lines
@@ -36,8 +39,9 @@ from tournaments.export import (
     write_csv,
     write_jsonl,
 )
+from tournaments.public import Redactor, private_parts, public_config
 from tournaments.runner import Interrupted, TournamentError, TournamentRunner
-from tournaments.standings import standings, stored_ab_test
+from tournaments.standings import round_history, standings, stored_ab_test
 from tournaments.store import (
     DEFAULT_DB,
     DEFAULT_WAIT_S,
@@ -135,13 +139,26 @@ def stopped_note(store: Store, record: StoredTournament) -> str | None:
             f"({record.total_games - played:,} not needed)")
 
 
-def verdicts(store: Store, record: StoredTournament) -> list[str]:
+def verdicts(store: Store, record: StoredTournament,
+             history: RoundHistory | None = None) -> list[str]:
     """What ended the tournament, for the leaderboard and the report: an A/B test's
-    result, an early stop."""
+    result, an early stop; with ``history``, a Swiss's rounds and how the stop rule
+    ended (or that it did not fire, and why)."""
     test = stored_ab_test(store, record)
     notes = [ab_line(record, test)] if test is not None else []
     stopped = stopped_note(store, record)
-    return notes + ([stopped] if stopped is not None else [])
+    notes += [stopped] if stopped is not None else []
+    if history is not None and history.swiss:
+        notes.append(rounds.summary(history))
+    if history is not None and history.stop_rule is not None:
+        notes.append(history.stop_rule)
+    return notes
+
+
+def told_by_round(record: StoredTournament) -> bool:
+    """Whether the leaderboard and the report say how the rounds went: a Swiss's are
+    paired from the standings, a stop rule is checked at each round's end."""
+    return record.config.get("format") == "swiss" or bool(record.config.get("stop"))
 
 
 def known_bot(record: StoredTournament, bot: str | None) -> None:
@@ -262,23 +279,30 @@ RESAMPLES_OPTION = click.option(
 @click.option("--seats", is_flag=True, help="place and win rate by seat, with a seat-bias test")
 @click.option("--history", "history_bot", metavar="BOT", default=None,
               help="BOT's mu and sigma after each of its games")
+@click.option("--rounds", "by_round", is_flag=True,
+              help="round by round: a Swiss's tables and byes, the standings after each "
+                   "round, the stop rule's verdict")
 @RESAMPLES_OPTION
 def leaderboard(db_path: Path, tournament: str | None, fmt: str, h2h: bool, los: bool,
-                seats: bool, history_bot: str | None, resamples: int | None) -> None:
+                seats: bool, history_bot: str | None, by_round: bool,
+                resamples: int | None) -> None:
     """Show a tournament's TrueSkill leaderboard, with rank ranges from resampling.
 
-    With --h2h, --los, --seats or --history the table and markdown formats
+    With --h2h, --los, --seats, --history or --rounds the table and markdown formats
     add those sections below the leaderboard; json is always one object (the
     tournament, the rating parameters, the leaderboard rows and a key per
     section asked for), and csv (one table only) prints just the section asked
     for. docs/ratings.md explains every column.
     """
     sections = [name for name, wanted in (("h2h", h2h), ("los", los), ("seats", seats),
-                                          ("history", history_bot is not None)) if wanted]
+                                          ("history", history_bot is not None),
+                                          ("rounds", by_round)) if wanted]
     if fmt == "csv" and len(sections) > 1:
-        fail("csv holds one table: give only one of --h2h, --los, --seats, --history")
+        fail("csv holds one table: give only one of --h2h, --los, --seats, --history, "
+             "--rounds")
     store, record = open_tournament(db_path, tournament)
     board = standings(store, record, resamples=resamples)
+    history = round_history(store, record) if by_round or told_by_round(record) else None
     if history_bot is not None and history_bot not in board.bots:
         fail(f"no bot {history_bot!r} in tournament {record.name!r} "
              f"(bots: {', '.join(board.bots)})")
@@ -294,6 +318,10 @@ def leaderboard(db_path: Path, tournament: str | None, fmt: str, h2h: bool, los:
             data["sprt"] = asdict(test)
         if stopped_note(store, record) is not None:
             data["stopped"] = stopped_note(store, record)
+        if history is not None and history.stop_rule is not None:
+            data["stop_rule"] = history.stop_rule
+        if by_round and history is not None:
+            data["rounds"] = rounds.rounds_data(history)
         if h2h:
             data["h2h"] = formatting.h2h_rows(board)
         if los:
@@ -307,7 +335,8 @@ def leaderboard(db_path: Path, tournament: str | None, fmt: str, h2h: bool, los:
     render = {"h2h": lambda: formatting.format_h2h(board, fmt),
               "los": lambda: formatting.format_los(board, fmt),
               "seats": lambda: formatting.format_seats(board, fmt),
-              "history": lambda: formatting.format_history(board, history_bot, fmt)}
+              "history": lambda: formatting.format_history(board, history_bot, fmt),
+              "rounds": lambda: rounds.format_rounds(history, fmt)}
     if fmt == "csv":
         click.echo(render[sections[0]]() if sections
                    else formatting.format_board(board, "csv", FAULT_CLASSES))
@@ -318,9 +347,9 @@ def leaderboard(db_path: Path, tournament: str | None, fmt: str, h2h: bool, los:
              formatting.format_board(board, fmt, FAULT_CLASSES)]
     if remembering(record):
         parts.append(memory_note(record))
-    parts += verdicts(store, record)
+    parts += verdicts(store, record, history)
     titles = {"h2h": "Head to head", "los": "Likelihood of superiority",
-              "seats": "Seats", "history": f"History of {history_bot}"}
+              "seats": "Seats", "history": f"History of {history_bot}", "rounds": "Rounds"}
     for name in sections:
         title = f"### {titles[name]}" if fmt == "markdown" else f"-- {titles[name]} --"
         parts += [title, render[name]()]
@@ -335,13 +364,18 @@ def leaderboard(db_path: Path, tournament: str | None, fmt: str, h2h: bool, los:
 @click.option("--replays/--no-replays", default=True, show_default=True,
               help="write every game's HTML replay into a folder beside the report, linked "
                    "from its games table")
+@click.option("--public", is_flag=True,
+              help="a copy to publish: the bots' env: values, the paths of this machine and "
+                   "addresses left out of the report and its replays")
 @RESAMPLES_OPTION
-def report(db_path: Path, tournament: str | None, output: Path, replays: bool,
+def report(db_path: Path, tournament: str | None, output: Path, replays: bool, public: bool,
            resamples: int | None) -> None:
     """Write a tournament's report: one self-contained HTML file (no network needed).
 
     With --replays (the default) each game's replay goes to REPORT-replays/game-ID.html,
     but for a game whose deal is still to be dealt again in an unfinished tournament.
+    Give --public for a copy others will read: without it, the report shows the config
+    as it is, env values and paths included.
     """
     store, record = open_tournament(db_path, tournament)
     board = standings(store, record, resamples=resamples)
@@ -352,21 +386,29 @@ def report(db_path: Path, tournament: str | None, output: Path, replays: bool,
     shown = [game for game in games if game.group_index not in unsettled] if replays else []
     links = {game.id: f"{folder.name}/game-{game.id}.html" for game in shown}
     withheld = withheld_notes(len(games) - len(shown) if replays else 0, "replays")
-    notes = verdicts(store, record) + withheld
+    history = round_history(store, record) if told_by_round(record) else None
+    notes = verdicts(store, record, history) + withheld
+    scrub = Redactor.of(record.config, record.log_dir, str(Path.home())) if public else str
+    reported = replace(record, config=public_config(record.config)) if public else record
     try:
         if replays:
-            write_replays(shown, faults, folder)
-        html = render_report(board, record, games,
-                             report_links(games, faults, links, identities(store, record)),
-                             notes)
+            write_replays(shown, faults, folder, scrub)
+        html = scrub(render_report(board, reported, games,
+                                   report_links(games, faults, links, identities(store, record)),
+                                   notes, history))
         output.write_text(html, encoding="utf-8")
     except OSError as error:
         fail(f"cannot write {error.filename or output}: {error.strerror}")
     click.echo(f"wrote {output} ({len(html) // 1024} KB): {record.name}, "
                f"{board.rated_games} rated games, {len(board.rows)} bots"
-               + (f"; {len(shown)} replays in {folder}" if replays else ""))
+               + (f"; {len(shown)} replays in {folder}" if replays else "")
+               + ("; public: no env values, paths or addresses" if public else ""))
     for note in withheld:
         click.echo(note, err=True)
+    private = private_parts(record.config)
+    if private and not public:
+        click.echo(f"note: this report shows {' and '.join(private)}; for a copy to publish, "
+                   "make it with --public", err=True)
 
 
 def withheld_notes(count: int, what: str) -> list[str]:
@@ -401,8 +443,10 @@ def report_links(games: list[StoredGame], faults: list[dict[str, Any]],
     return ReportLinks(rows, fault_rows, END_REASONS, bot_identities)
 
 
-def write_replays(games: list[StoredGame], faults: list[dict[str, Any]], folder: Path) -> None:
-    """Each game's HTML replay into ``folder``, replayed from its record."""
+def write_replays(games: list[StoredGame], faults: list[dict[str, Any]], folder: Path,
+                  scrub: Callable[[str], str] = str) -> None:
+    """Each game's HTML replay into ``folder``, replayed from its record, ``scrub``bed of
+    what a public copy leaves out."""
     folder.mkdir(parents=True, exist_ok=True)
     for game in games:
         record = GameRecord(game.game, game.variant, len(game.seats), game.seed,
@@ -413,7 +457,7 @@ def write_replays(games: list[StoredGame], faults: list[dict[str, Any]], folder:
         except (GameConfigError, IllegalActionError) as error:
             fail(f"game {game.id} does not replay: {error}")
         page = render_replay(replayed, f"game {game.id}: {game.tournament} #{game.game_index}")
-        (folder / f"game-{game.id}.html").write_text(page, encoding="utf-8")
+        (folder / f"game-{game.id}.html").write_text(scrub(page), encoding="utf-8")
 
 
 @main.command()
@@ -495,10 +539,11 @@ def exported_source(path: Path, index: int | None) -> ReplaySource:
               help="with --from: the game's schedule index (game_index in the export)")
 @click.option("--html", "html_path", type=click.Path(dir_okay=False, path_type=Path),
               default=None, help="write an HTML replay viewer to this file")
-@click.option("--view", "view", type=int, default=None, metavar="SEAT",
-              help="only what SEAT saw: its events and its own decisions")
+@click.option("--view", "view_given", default=None, metavar="SEAT|BOT",
+              help="only what one seat saw (its number, or its bot's name): its events and "
+                   "its own decisions")
 def replay(game_id: int | None, db_path: Path, source: Path | None, index: int | None,
-           html_path: Path | None, view: int | None) -> None:
+           html_path: Path | None, view_given: str | None) -> None:
     """Replay a game from its record: decision by decision, or as an HTML viewer.
 
     GAME_ID is the database id (`circus-referee faults` and the report show it);
@@ -509,8 +554,7 @@ def replay(game_id: int | None, db_path: Path, source: Path | None, index: int |
     if index is not None and source is None:
         fail("--index goes with --from EXPORT_FILE")
     game = stored_source(db_path, game_id) if source is None else exported_source(source, index)
-    if view is not None and not 0 <= view < game.record.players:
-        fail(f"no seat {view} in this game (seats 0-{game.record.players - 1})")
+    view = None if view_given is None else viewed_seat(view_given, game.seats)
     try:
         replayed = replay_frames(game.record, game.seats, game.times, game.faults,
                                  game.ranks or None)
@@ -534,6 +578,17 @@ def replay(game_id: int | None, db_path: Path, source: Path | None, index: int |
                f"scores {replayed.scores}; ranks {replayed.ranks}")
     if game.scores and replayed.scores != game.scores:
         fail(f"replay gives scores {replayed.scores}, the record has {game.scores}", status=1)
+
+
+def viewed_seat(given: str, seats: list[str]) -> int:
+    """The seat ``--view`` names: a seat number, or the name of the bot in it."""
+    if given in seats:
+        return seats.index(given)
+    if given.isdigit() and int(given) < len(seats):
+        return int(given)
+    what = f"seat {given}" if given.isdigit() else f"bot {given!r}"
+    fail(f"no {what} in this game (seats: "
+         + ", ".join(f"{seat}={name}" for seat, name in enumerate(seats)) + ")")
 
 
 def bot_log(log_dir: Path, bot: str) -> str:
@@ -590,14 +645,19 @@ def faults(db_path: Path, tournament: str | None, bot: str | None, fmt: str) -> 
 @click.option("--db", "db_paths", multiple=True, type=click.Path(dir_okay=False, path_type=Path),
               help="a results database to hide from the bot, with its folder (repeatable; "
                    f"{DEFAULT_DB} is always hidden)")
+@click.option("--fail-on-slow", is_flag=True,
+              help=f"fail (not only warn) when the p99 decision time reaches "
+                   f"{SLOW_SHARE:.0%} of --move-ms")
 def check_bot_command(command: str | None, address: str | None, only_game: str | None,
                       games: int, at_once: int, move_ms: int, bank_ms: int, startup_ms: int,
                       log_dir: Path | None, debug_wire: bool, no_sandbox: bool,
-                      db_paths: tuple[Path, ...]) -> None:
+                      db_paths: tuple[Path, ...], fail_on_slow: bool) -> None:
     """Check that a bot follows the protocol: handshake, games, legal and timely replies.
 
     The bot is a candidate nobody has vetted: it sees no results database (the default
     one and each --db, their folders and SQLite's companion files) and no logs folder.
+    Each check's line is printed as it ends (an autograder killed at its timeout has
+    printed what passed); SIGTERM and Ctrl-C stop the bot and remove the temporary folder.
     """
     if (command is None) == (address is None):
         fail("give exactly one of --command and --address")
@@ -605,14 +665,36 @@ def check_bot_command(command: str | None, address: str | None, only_game: str |
         fail(f"unknown game {only_game!r} (games: {', '.join(sorted(GAMES))})")
     spec = BotSpec(name="candidate", command=command, address=address, debug=debug_wire)
     time_config = TimeConfig(move_ms=move_ms, bank_ms=bank_ms, startup_ms=startup_ms)
+    covered = Coverage()
     checks = check_bot(spec, only_game, games, time_config, log_dir, sandbox=not no_sandbox,
-                       at_once=at_once, private=hidden_databases((DEFAULT_DB, *db_paths)))
-    for check in checks:
-        click.echo(check.line())
-    click.echo(coverage(checks, games, at_once))
-    failed = sum(not check.passed for check in checks)
-    click.echo(f"{len(checks) - failed} passed, {failed} failed")
+                       at_once=at_once, private=hidden_databases((DEFAULT_DB, *db_paths)),
+                       covered=covered, fail_on_slow=fail_on_slow)
+    verdicts: list[str] = []
+    with terminated_as_interrupt(), closing(checks):
+        try:
+            for check in checks:
+                click.echo(check.line())   # flushed: each line is out as its check ends
+                verdicts.append(check.verdict)
+        except KeyboardInterrupt:
+            fail(f"interrupted after {len(verdicts)} check(s); the bot is stopped", status=130)
+    click.echo(covered.line())
+    failed, warned = verdicts.count("FAIL"), verdicts.count("WARN")
+    click.echo(f"{len(verdicts) - failed} passed, {failed} failed"
+               + (f" ({warned} with a warning)" if warned else ""))
     sys.exit(1 if failed else 0)
+
+
+@contextmanager
+def terminated_as_interrupt() -> Iterator[None]:
+    """SIGTERM (a CI job's timeout, `kill`) handled as Ctrl-C is: the running code unwinds,
+    so bots are stopped and temporary folders removed."""
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def hidden_databases(databases: tuple[Path, ...]) -> tuple[Path, ...]:
@@ -688,9 +770,23 @@ def tournaments_command(db_path: Path, fmt: str) -> None:
                         "bots": tournament_bots(stored), "games_done": done,
                         "games_total": stored.total_games, "status": status,
                         "created": stored.created_at, "finished": stored.finished_at})
+    if fmt == "table":   # json and csv keep every name
+        records = [{**record, "bots": few_bots(record["bots"])} for record in records]
     emit_records(records, ["name", "game", "variant", "bots", "games_done", "games_total",
                            "status", "created", "finished"], fmt,
                  f"no tournaments in {db_path}")
+
+
+#: Bots named in a table's cell; a bigger field shows its count and the first few names.
+SHOWN_BOTS = 4
+
+
+def few_bots(bots: list[str]) -> str:
+    """A field of bots for one table cell: a 30-bot Swiss must not make the table 400
+    characters wide."""
+    if len(bots) <= SHOWN_BOTS:
+        return ", ".join(bots)
+    return f"{len(bots)}: {', '.join(bots[:SHOWN_BOTS - 1])}, … (+{len(bots) - SHOWN_BOTS + 1})"
 
 
 @main.command()

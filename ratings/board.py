@@ -649,7 +649,7 @@ def seat_tables(tally: Tally) -> list[SeatTable]:
 
 def settled(ratings: Mapping[str, tuple[float, float]], games: Mapping[str, int],
             confidence: float, min_games: int = 0) -> list[str] | None:
-    """The order of the bots if it is known, else None.
+    """The order of the bots if it is known, else None (:func:`unsettled_reason` says why).
 
     Known: every bot has ``min_games`` rated games, and in the order by
     conservative rating (mu − 3σ, ties by name) each bot's LOS over the next one
@@ -657,10 +657,70 @@ def settled(ratings: Mapping[str, tuple[float, float]], games: Mapping[str, int]
     least ``confidence``. Only neighbours are checked: once each is above the next
     with that confidence, the order is settled as far as the evidence goes.
     """
-    order = sorted(ratings, key=lambda bot: (-(ratings[bot][0] - 3 * ratings[bot][1]), bot))
-    if any(games.get(bot, 0) < min_games for bot in order):
+    if unsettled_reason(ratings, games, confidence, min_games) is not None:
         return None
-    if all(los(ratings[upper], ratings[lower]) >= confidence
-           for upper, lower in zip(order, order[1:])):
-        return order
-    return None
+    return conservative_order(ratings)
+
+
+def conservative_order(ratings: Mapping[str, tuple[float, float]]) -> list[str]:
+    """The bots by conservative rating (mu − 3σ), best first, ties by name."""
+    return sorted(ratings, key=lambda bot: (-(ratings[bot][0] - 3 * ratings[bot][1]), bot))
+
+
+def unsettled_reason(ratings: Mapping[str, tuple[float, float]], games: Mapping[str, int],
+                     confidence: float, min_games: int = 0) -> str | None:
+    """Why :func:`settled` finds no order, in words, or None when it finds one: the bots
+    short of ``min_games``, else the neighbours told apart least surely."""
+    order = conservative_order(ratings)
+    short = [bot for bot in order if games.get(bot, 0) < min_games]
+    if short:
+        fewest = min(short, key=lambda bot: (games.get(bot, 0), bot))
+        return (f"{len(short)} bot(s) short of {min_games} rated games ({fewest} has "
+                f"{games.get(fewest, 0)})")
+    neighbours = [(los(ratings[upper], ratings[lower]), upper, lower)
+                  for upper, lower in zip(order, order[1:])]
+    if not neighbours or min(neighbours)[0] >= confidence:
+        return None
+    value, upper, lower = min(neighbours)
+    return f"{upper} is above {lower} with LOS {value:.3f} only (needs {confidence:g})"
+
+
+# -- round by round (a Swiss, a stop rule) ------------------------------------------------
+
+class Standing(NamedTuple):
+    """A bot's rating after a round."""
+
+    bot: str
+    mu: float
+    sigma: float
+    games: int
+
+    @property
+    def conservative(self) -> float:
+        return self.mu - 3 * self.sigma
+
+
+@dataclass(frozen=True)
+class RoundRecord:
+    """One round as played, and where it left the tournament."""
+
+    number: int                          # from 1
+    games: int                           # its games stored
+    standings: list[Standing]            # after it, best first (mu − 3σ)
+    # A Swiss round's pairing (empty for a schedule fixed in advance).
+    tables: list[tuple[str, ...]] = field(default_factory=list)
+    byes: list[str] = field(default_factory=list)
+    absent: list[str] = field(default_factory=list)   # left out: did not start
+    # The stop rule after the round: None without one, or for a round not over.
+    stop: str | None = None
+
+
+@dataclass(frozen=True)
+class RoundHistory:
+    """A tournament round by round, and in one line how its stop rule ended (or that it
+    has none, or has not fired, and why)."""
+
+    rounds: list[RoundRecord]
+    planned: int                         # the rounds the schedule makes
+    swiss: bool
+    stop_rule: str | None                # None: no stop rule

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Mapping, Protocol, Sequence
 
-from ratings.board import Board, SeatTable
+from ratings.board import Board, RoundHistory, RoundRecord, SeatTable
 from ratings.formatting import fault_text, footer, rank_range, seat_verdict
 from ratings.time_use import TimeUse, time_use
 
@@ -418,6 +418,40 @@ def _fault_list(rows: Sequence[FaultRow]) -> str:
     return f'<h3>Every fault</h3><ol class="fault-list">{items}</ol>'
 
 
+def _rounds(history: RoundHistory | None) -> str:
+    """The rounds: a Swiss's tables and byes, the standings after each round, what the stop
+    rule said; the last round open, the others a click away."""
+    if history is None:
+        return ""
+    heading = "Swiss rounds" if history.swiss else "Rounds"
+    rule = history.stop_rule or ("No stop rule: every scheduled round is played "
+                                 f"({history.planned}).")
+    body = "".join(_round(record, record is history.rounds[-1]) for record in history.rounds)
+    return (f'<h2 id="rounds">{heading}</h2><p class="note">{len(history.rounds)} of '
+            f'{history.planned} rounds played. {_esc(rule)}</p>'
+            + (body or '<p class="note">No round played yet.</p>'))
+
+
+def _round(record: RoundRecord, last: bool) -> str:
+    extra = "".join(f" · {label}: {_esc(', '.join(bots))}" for label, bots in
+                    (("byes", record.byes), ("left out", record.absent)) if bots)
+    tables = "".join(f"<li>{_esc(', '.join(table))}</li>" for table in record.tables)
+    rows = "".join(f'<tr><td class="num">{rank}</td><td>{_esc(row.bot)}</td>'
+                   f'<td class="num">{row.conservative:.2f}</td>'
+                   f'<td class="num">{row.mu:.2f} <span class="pm">σ {row.sigma:.2f}</span>'
+                   f'</td><td class="num">{row.games}</td></tr>'
+                   for rank, row in enumerate(record.standings, 1))
+    standings = (f'<table class="standings"><caption>standings after round {record.number}'
+                 f'</caption><thead><tr><th>#</th><th>bot</th><th>mu − 3σ</th><th>mu</th>'
+                 f'<th>games</th></tr></thead><tbody>{rows}</tbody></table>')
+    paired = (f'<div><p class="note">tables, in seating order</p><ol class="tables">{tables}'
+              f'</ol></div>' if tables else "")
+    stop = f'<p class="note">stop rule: {_esc(record.stop)}</p>' if record.stop else ""
+    return (f'<details class="round"{" open" if last else ""}><summary>Round {record.number}'
+            f' · {record.games} games{extra}</summary><div class="round-body">{paired}'
+            f'<div>{standings}</div></div>{stop}</details>')
+
+
 def _config_value(value: Any) -> str:
     if isinstance(value, dict):
         return _config_list(value)
@@ -510,6 +544,13 @@ dl.config dt { color: var(--muted); }
 dl.config dd { margin: 0; }
 dl.config dl.config { font-size: 12.5px; }
 dl.config ol { margin: 0; padding-left: 18px; }
+details.round { border: 1px solid var(--line); border-radius: 8px; padding: 6px 12px;
+      margin: 6px 0; }
+details.round summary { cursor: pointer; font-weight: 600; }
+.round-body { display: flex; flex-wrap: wrap; gap: 8px 40px; align-items: flex-start; }
+ol.tables { font-size: 12.5px; margin: 0; padding-left: 22px; columns: 2; column-gap: 28px; }
+.standings { font-size: 12.5px; }
+.standings caption { caption-side: top; text-align: left; color: var(--muted); }
 footer { margin-top: 40px; color: var(--muted); font-size: 12px; }
 @media (max-width: 900px) { .two { grid-template-columns: 1fr; }
        .figures { grid-template-columns: repeat(2, 1fr); } }
@@ -665,9 +706,10 @@ TABLE_SCRIPT = r"""
 
 def render_report(board: Board, tournament: ReportedTournament,
                   games: Sequence[ReportedGame], links: ReportLinks | None = None,
-                  notes: Sequence[str] = ()) -> str:
+                  notes: Sequence[str] = (), history: RoundHistory | None = None) -> str:
     """The whole report as one HTML document; ``links`` adds the games table and fault list,
-    ``notes`` lines under the title (an A/B test's result, an early stop)."""
+    ``notes`` lines under the title (an A/B test's result, an early stop), ``history`` the
+    rounds (a Swiss's pairings, the standings after each round, the stop rule)."""
     links = links or ReportLinks()
     end_words = links.end_words or {}
     config = tournament.config
@@ -708,6 +750,8 @@ def render_report(board: Board, tournament: ReportedTournament,
 <div class="tip" id="tip"></div>
 </div>
 <p class="note">Each line is a bot's mu after each of its own games (so every line runs to the bot's last game); the band is mu ± sigma. Click a name to hide or show it.</p>
+
+{_rounds(history)}
 
 <h2 id="games">Games</h2>
 {_games_table(links.games, end_words)}

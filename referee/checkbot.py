@@ -6,16 +6,22 @@ count the game allows against random bots, plays several games of each game at
 once on the one connection (as a tournament does), and reports pass or fail
 for each check with a message saying what to fix. Any fault ends that game's
 check: the first problem is the one to fix.
+
+The checks are yielded one by one as each ends, so an autograder's job killed at its
+timeout has printed what passed; :class:`Coverage` counts what was played to the end.
 """
 
 from __future__ import annotations
 
+import os
 import random
+import shutil
 import statistics
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Iterator
 
 from circus.v1 import bot_pb2
 from referee.clients import BotClient, InProcessClient
@@ -31,16 +37,67 @@ from referee.wire import PROTOCOL_VERSION
 STRICT = FaultPolicy(dict.fromkeys(FAULT_CLASSES, "forfeit"), max_strikes=1)
 
 
+#: Decision times whose p99 reaches this share of the move time get a warning: on a
+#: busier machine (a tournament's, a grader's) they would spend the time bank or time out.
+SLOW_SHARE = 0.8
+#: The prefix of check-bot's temporary folders; the pid after it tells a stale one.
+TEMPORARY_PREFIX = "check-bot-"
+
+
 @dataclass(frozen=True)
 class Check:
     name: str
     passed: bool
     message: str
+    # Passed, but with a risk to say (decision times near the move time).
+    warning: bool = False
+
+    @property
+    def verdict(self) -> str:
+        return "FAIL" if not self.passed else "WARN" if self.warning else "PASS"
 
     def line(self) -> str:
         """The check as one inert line: its message quotes the bot (its Hello, the
         games it claims, its error details), and check-bot prints it to a terminal."""
-        return printable(f"{'PASS' if self.passed else 'FAIL'}  {self.name}: {self.message}")
+        return printable(f"{self.verdict}  {self.name}: {self.message}")
+
+
+@dataclass
+class Coverage:
+    """What the checks played to the end, without a fault of the candidate: a pass is
+    read as no more than this (a check that stopped at a fault covered less than planned).
+    """
+
+    # Per (game, variant): games finished per player count, in the order played.
+    played: dict[tuple[str, str], dict[int, int]] = field(default_factory=dict)
+    # Per (game, variant): the player counts the game allows, as planned.
+    planned: dict[tuple[str, str], range] = field(default_factory=dict)
+    games_each: int = 0
+    # Per game: games finished of those played at once.
+    at_once: dict[str, int] = field(default_factory=dict)
+
+    def finished(self, game: str, variant: str, players: int) -> None:
+        per_count = self.played.setdefault((game, variant), {})
+        per_count[players] = per_count.get(players, 0) + 1
+
+    def line(self) -> str:
+        """What the run covered, in one line."""
+        parts = [self._pair(pair, counts) for pair, counts in self.played.items() if counts]
+        if not parts:
+            return "covered: the handshake and the claimed games only"
+        together = [f"{count} of {game}" for game, count in self.at_once.items() if count]
+        concurrency = f"; games at once: {', '.join(together)}" if together else ""
+        return f"covered: {'; '.join(parts)}{concurrency}; against random bots"
+
+    def _pair(self, pair: tuple[str, str], counts: dict[int, int]) -> str:
+        planned = self.planned[pair]
+        name = "/".join(pair)
+        if all(counts.get(players) == self.games_each for players in planned):
+            return (f"{name} at every player count the game allows "
+                    f"({planned[0]}-{planned[-1]}), {self.games_each} game(s) each")
+        done = ", ".join(f"{count} game(s) of {players}" for players, count in counts.items())
+        return (f"{name} {done} (of {planned[0]}-{planned[-1]} players, "
+                f"{self.games_each} each, planned)")
 
 
 def claimed_games(participant: Participant) -> tuple[list[tuple[str, str]], list[Check]]:
@@ -111,13 +168,14 @@ def first_fault(result: MatchResult, seat: int, bot: str, where: str) -> str | N
 
 
 def play_checks(participant: Participant, bot: str, game_name: str, variant: str, games: int,
-                time_config: TimeConfig, times_ms: list[float]) -> Check:
+                time_config: TimeConfig, times_ms: list[float], covered: Coverage) -> Check:
     """Play ``games`` games at every player count the game allows, turning the bot's seat.
 
     Bots often assume two players; a five-player game is where they break.
     """
     game = GAMES[game_name]
     counts = range(game.min_players, game.max_players + 1)
+    covered.planned[game_name, variant] = counts
     for players in counts:
         for number in range(games):
             seat = number % players
@@ -128,96 +186,145 @@ def play_checks(participant: Participant, bot: str, game_name: str, variant: str
                                   f"game {number + 1} of {players} players")
             if problem:
                 return Check(f"play {game_name}/{variant}", False, problem)
+            covered.finished(game_name, variant, players)
     return Check(f"play {game_name}/{variant}", True,
                  f"{counts[0]}-{counts[-1]} players, {games} game(s) each: "
                  f"every reply of {bot} legal and in time")
 
 
 def concurrency_check(participant: Participant, bot: str, game_name: str, variant: str,
-                      at_once: int, time_config: TimeConfig) -> Check:
+                      at_once: int, time_config: TimeConfig, covered: Coverage) -> Check:
     """Play ``at_once`` games at the same time on the one connection, as a tournament does.
 
     A bot that keeps one game's state in globals passes one game at a time
     and fails here.
     """
     players = GAMES[game_name].min_players
-    with ThreadPoolExecutor(max_workers=at_once, thread_name_prefix="check-bot") as pool:
+    pool = ThreadPoolExecutor(max_workers=at_once, thread_name_prefix="check-bot")
+    try:
         runs = [pool.submit(play_one, participant.client, game_name, variant, bot, players,
                             number % players, 1000 + number, time_config)
                 for number in range(at_once)]
         results = [run.result() for run in runs]
-    for number, result in enumerate(results):
-        problem = first_fault(result, number % players, bot,
-                              f"game {number + 1} of {at_once} played at once")
-        if problem:
-            return Check(f"concurrent {game_name}", False, problem)
+    finally:
+        # Interrupted (SIGTERM, Ctrl-C): no waiting here for games the bot may hold; they
+        # end when the bot is stopped.
+        pool.shutdown(wait=False, cancel_futures=True)
+    problems = [first_fault(result, number % players, bot,
+                            f"game {number + 1} of {at_once} played at once")
+                for number, result in enumerate(results)]
+    covered.at_once[game_name] = problems.count(None)
+    problem = next((problem for problem in problems if problem), None)
+    if problem:
+        return Check(f"concurrent {game_name}", False, problem)
     return Check(f"concurrent {game_name}", True,
                  f"{at_once} games at once on one connection, every reply legal and in time")
 
 
-def timing_check(times_ms: list[float]) -> Check:
+def timing_check(times_ms: list[float], move_ms: int, fail_on_slow: bool = False) -> Check:
+    """The decision times; a warning (a failure with ``fail_on_slow``) when their p99
+    comes within :data:`SLOW_SHARE` of the move time or passes it: such a bot lives on
+    its time bank, and a busier machine than this one times it out."""
     if not times_ms:
         return Check("timing", False, "no decision was answered")
     ordered = sorted(times_ms)
     p99 = ordered[min(len(ordered) - 1, int(0.99 * len(ordered)))]
-    return Check("timing", True, f"{len(ordered)} decisions: median "
-                                 f"{statistics.median(ordered):.1f} ms, p99 {p99:.1f} ms, "
-                                 f"max {ordered[-1]:.1f} ms")
+    figures = (f"{len(ordered)} decisions: median {statistics.median(ordered):.1f} ms, "
+               f"p99 {p99:.1f} ms, max {ordered[-1]:.1f} ms")
+    if p99 < SLOW_SHARE * move_ms:
+        return Check("timing", True, figures)
+    risk = (f"p99 exceeds --move-ms {move_ms}: decisions draw on the time bank"
+            if p99 > move_ms else
+            f"p99 is {100 * p99 / move_ms:.0f}% of --move-ms {move_ms}: a busier machine "
+            "may time it out")
+    return Check("timing", not fail_on_slow, f"{figures}; {risk}", warning=True)
 
 
 def check_bot(spec: BotSpec, only_game: str | None, games: int, time_config: TimeConfig,
-              log_dir: Path | None = None, sandbox: bool = True,
-              at_once: int = 3, private: tuple[Path, ...] = ()) -> list[Check]:
-    """Run every check; stop early only when a later check cannot run.
+              log_dir: Path | None = None, sandbox: bool = True, at_once: int = 3,
+              private: tuple[Path, ...] = (), covered: Coverage | None = None,
+              fail_on_slow: bool = False) -> Iterator[Check]:
+    """Run every check, yielding each as it ends; stop early only when a later check
+    cannot run. ``covered`` is filled in as games end.
 
     A ``command:`` bot is checked in the same sandbox a tournament gives it, with
     ``private`` (the organiser's databases) and its logs folder hidden. Without
-    ``log_dir`` its log goes to a temporary folder removed at the end.
+    ``log_dir`` its log goes to a temporary folder removed at the end, or when the
+    run is interrupted (a SIGKILL leaves it: the next run removes it).
     """
+    covered = covered if covered is not None else Coverage()
+    covered.games_each = games
     if log_dir is not None:
-        return _check_bot(spec, only_game, games, time_config, log_dir, sandbox, at_once,
-                          private)
-    with tempfile.TemporaryDirectory(prefix="check-bot-") as temporary:
-        return _check_bot(spec, only_game, games, time_config, Path(temporary), sandbox,
-                          at_once, private)
+        yield from _check_bot(spec, only_game, games, time_config, log_dir, sandbox, at_once,
+                              private, covered, fail_on_slow)
+        return
+    remove_stale_folders()
+    with tempfile.TemporaryDirectory(prefix=f"{TEMPORARY_PREFIX}{os.getpid()}-") as temporary:
+        yield from _check_bot(spec, only_game, games, time_config, Path(temporary), sandbox,
+                              at_once, private, covered, fail_on_slow)
+
+
+def remove_stale_folders() -> None:
+    """Remove this user's temporary folders of check-bot runs that were killed (a SIGKILL
+    runs no clean-up), told by the pid in their names: a process no longer running."""
+    for folder in Path(tempfile.gettempdir()).glob(f"{TEMPORARY_PREFIX}*-*"):
+        pid = folder.name.removeprefix(TEMPORARY_PREFIX).split("-", 1)[0]
+        try:
+            ours = folder.is_dir() and folder.stat().st_uid == os.getuid()
+        except OSError:
+            continue
+        if ours and pid.isdigit() and not _running(int(pid)):
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass   # running, as another user
+    return True
 
 
 def _check_bot(spec: BotSpec, only_game: str | None, games: int, time_config: TimeConfig,
-               log_dir: Path, sandbox: bool, at_once: int,
-               private: tuple[Path, ...]) -> list[Check]:
+               log_dir: Path, sandbox: bool, at_once: int, private: tuple[Path, ...],
+               covered: Coverage, fail_on_slow: bool) -> Iterator[Check]:
     participant = Participant(spec, log_dir, LimitsConfig(), time_config.startup_ms,
                               sandbox=sandbox, private=private)
     try:
         participant.start(None)
     except BotStartError as error:
-        return [Check("handshake", False, str(error))]
+        yield Check("handshake", False, str(error))
+        return
     try:
         hello = participant.hello_response
         bot = hello.name or spec.name
         # Both versions labelled: HelloRequest.referee names the software, not the protocol.
-        checks = [Check("handshake", True, f"{hello.name} {hello.version}, protocol "
-                                           f"{hello.protocol_version} ({REFEREE_NAME} speaks "
-                                           f"protocol {PROTOCOL_VERSION})")]
+        yield Check("handshake", True, f"{hello.name} {hello.version}, protocol "
+                                       f"{hello.protocol_version} ({REFEREE_NAME} speaks "
+                                       f"protocol {PROTOCOL_VERSION})")
         pairs, game_checks = claimed_games(participant)
-        checks += game_checks
+        yield from game_checks
         if only_game is not None:
             pairs = [(g, v) for g, v in pairs if g == only_game]
             if not pairs and game_checks[0].passed:
-                checks.append(Check(f"play {only_game}", False,
-                                    f"{bot} does not claim {only_game!r}"))
+                yield Check(f"play {only_game}", False, f"{bot} does not claim {only_game!r}")
         times_ms: list[float] = []
+        failed: set[str] = set()
         for game_name, variant in pairs:
-            checks.append(play_checks(participant, bot, game_name, variant, games,
-                                      time_config, times_ms))
+            check = play_checks(participant, bot, game_name, variant, games, time_config,
+                                times_ms, covered)
+            if not check.passed:
+                failed.add(game_name)
+            yield check
         # Games at once only where games in turn passed: the first problem is the one to fix.
-        failed = {c.name.removeprefix("play ").split("/")[0] for c in checks if not c.passed}
         for game_name, variant in first_variants(pairs):
             if at_once > 1 and game_name not in failed:
-                checks.append(concurrency_check(participant, bot, game_name, variant, at_once,
-                                                time_config))
+                yield concurrency_check(participant, bot, game_name, variant, at_once,
+                                        time_config, covered)
         if pairs:
-            checks.append(timing_check(times_ms))
-        return checks
+            yield timing_check(times_ms, time_config.move_ms, fail_on_slow)
     finally:
         participant.stop()
 
@@ -228,13 +335,3 @@ def first_variants(pairs: list[tuple[str, str]]) -> list[tuple[str, str]]:
     for game, variant in pairs:
         firsts.setdefault(game, variant)
     return list(firsts.items())
-
-
-def coverage(checks: list[Check], games: int, at_once: int) -> str:
-    """What the run covered, in one line, so a pass is not read as more than it is."""
-    played = [c.name.removeprefix("play ") for c in checks if c.name.startswith("play ")]
-    if not played:
-        return "covered: the handshake and the claimed games only"
-    concurrency = f"; {at_once} games at once per game" if at_once > 1 else ""
-    return (f"covered: {', '.join(played)}; every player count the game allows, {games} "
-            f"game(s) each against random bots{concurrency}")

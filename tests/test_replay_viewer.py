@@ -189,6 +189,25 @@ def test_text_replay_of_one_seat_shows_only_what_it_saw(store):
             assert f"· {event.text}\n" not in result.output
 
 
+def test_a_seat_is_viewed_by_its_bots_name_as_by_its_number(store):
+    game = Store(store).games("flohcati-en")[0]
+    seat = game.seats.index("bravo-longer")
+    by_name = run_cli("replay", str(game.id), "--db", str(store), "--view", "bravo-longer")
+    by_number = run_cli("replay", str(game.id), "--db", str(store), "--view", str(seat))
+    assert by_name.exit_code == 0, by_name.output
+    assert by_name.output == by_number.output
+    assert set(re.findall(r"^\s+\d+\s+(\d)\s", by_name.output, re.M)) == {str(seat)}
+
+
+def test_an_unknown_bot_to_view_is_refused_naming_the_games_bots(store):
+    game = Store(store).games("flohcati-en")[0]
+    result = CliRunner().invoke(main, ["replay", str(game.id), "--db", str(store),
+                                       "--view", "zed"])
+    assert result.exit_code == 2 and result.output.count("\n") == 1, result.output
+    assert result.output.startswith("error: no bot 'zed' in this game (seats: 0=")
+    assert all(bot in result.output for bot in ("alpha", "bravo-longer", "c"))
+
+
 def test_replay_from_an_export_file_matches_the_database(store, tmp_path):
     tournament = "animal-circus-standard"
     games = Store(store).games(tournament)

@@ -7,13 +7,26 @@ nothing of where they were kept.
 from __future__ import annotations
 
 import sqlite3
+from dataclasses import replace
+from itertools import groupby
+from types import SimpleNamespace
 from typing import Any, Iterable, Mapping
 
-from ratings.board import Board, Fold, board_from, fold_key
+from ratings.board import (
+    Board,
+    Fold,
+    RoundHistory,
+    RoundRecord,
+    Standing,
+    board_from,
+    conservative_order,
+    fold_key,
+    unsettled_reason,
+)
 from ratings.params import RatingConfig
 from ratings.sprt import DealGame, SprtResult, deal_scores, sprt
 from ratings.trueskill_ratings import Outcome
-from tournaments.config import ab_tables_per_deal
+from tournaments.config import ab_tables_per_deal, rounds_needed
 from tournaments.store import GameResult, Store, StoredTournament, StoreError
 
 
@@ -88,3 +101,82 @@ def stored_ab_test(store: Store, tournament: StoredTournament) -> SprtResult | N
                       game.status != "void") for game in store.games(tournament.name))
     per_deal = config["players"] * ab_tables_per_deal(len(config["bots"]))
     return ab_test(config["a"], config["b"], per_deal, config["sprt"], games)
+
+
+def round_history(store: Store, tournament: StoredTournament) -> RoundHistory:
+    """The tournament round by round, from its stored games (and a Swiss's kept pairings):
+    the standings after each round, and the stop rule's verdict after each round over, as
+    the runner decides it (the bots left out of a round are not placed)."""
+    config = tournament.config
+    params, rule = rating_config(tournament), config.get("stop")
+    names = [bot["name"] for bot in config["bots"]]
+    swiss = config.get("format") == "swiss"
+    fold, rounds = Fold(params), []
+    played = sorted(store.games(tournament.name), key=lambda game: game.game_index)
+    by_round = {number: list(games) for number, games in groupby(played, lambda g: g.round)}
+    last = max(by_round, default=-1)
+    for number in range(last + 1):
+        for game in by_round.get(number, []):
+            fold.add(outcome(game))
+        pairing = store.swiss_round(tournament.name, number) if swiss else None
+        record = RoundRecord(number + 1, len(by_round.get(number, [])),
+                             _standings(fold, names))
+        if pairing is not None:
+            record = replace(record, tables=list(pairing.tables), byes=list(pairing.byes),
+                             absent=list(pairing.absent))
+        if rule and (number < last or tournament.finished_at is not None):   # round over
+            # Not placed by the rule: a Swiss round's bots left out, else the bots yet
+            # unplayed (they did not start).
+            absent = pairing.absent if pairing is not None else \
+                [bot for bot in names if bot not in fold.tally.counts]
+            record = replace(record, stop=_verdict(fold, names, absent, rule))
+        rounds.append(record)
+    planned = planned_rounds(config)
+    return RoundHistory(rounds, planned, swiss,
+                        _stop_line(rounds, planned, rule, tournament) if rule else None)
+
+
+def planned_rounds(config: Mapping[str, Any]) -> int:
+    """The rounds a stored config's schedule makes (what :func:`rounds_needed` reads)."""
+    return rounds_needed(SimpleNamespace(  # type: ignore[arg-type]
+        rounds=config.get("rounds", 1), games_per_bot=config.get("games_per_bot"),
+        format=config.get("format"), players=config["players"], bots=config["bots"]))
+
+
+def _standings(fold: Fold, names: list[str]) -> list[Standing]:
+    counts = fold.tally.counts
+    rows = [Standing(bot, fold.rater.rating(bot).mu, fold.rater.rating(bot).sigma,
+                     counts[bot][0] if bot in counts else 0) for bot in names]
+    return sorted(rows, key=lambda row: (-row.conservative, row.bot))
+
+
+def _verdict(fold: Fold, names: list[str], absent: list[str],
+             rule: Mapping[str, Any]) -> str:
+    """The stop rule after a round: "settled: a > b > c", or why not."""
+    ratings = {bot: (fold.rater.rating(bot).mu, fold.rater.rating(bot).sigma)
+               for bot in names if bot not in absent}
+    games = {bot: counts[0] for bot, counts in fold.tally.counts.items()}
+    reason = unsettled_reason(ratings, games, rule["confidence"],
+                              rule.get("min_games_per_bot", 0))
+    return f"not settled: {reason}" if reason else \
+        f"settled: {' > '.join(conservative_order(ratings))}"
+
+
+def _stop_line(rounds: list[RoundRecord], planned: int, rule: Mapping[str, Any],
+               tournament: StoredTournament) -> str:
+    """How the stop rule ended, in one line."""
+    least = rule.get("min_games_per_bot", 0)
+    words = (f"stop rule ({rule.get('when', 'settled')}: every bot above the next with LOS "
+             f">= {rule['confidence']:g}" + (f", {least}+ rated games each" if least else "")
+             + ")")
+    decided = [record for record in rounds if record.stop is not None]
+    fired = next((record for record in decided if record.stop.startswith("settled")), None)
+    if fired is not None:
+        return (f"{words} fired after round {fired.number} of {planned}: "
+                f"{fired.stop.removeprefix('settled: ')}")
+    if not decided:
+        return f"{words}: no round is over yet"
+    reason = decided[-1].stop.removeprefix("not settled: ")
+    if tournament.finished_at is not None:
+        return f"{words} did not fire in {len(decided)} round(s): after the last, {reason}"
+    return (f"{words} has not fired after {len(decided)} of {planned} rounds: {reason}")
