@@ -15,6 +15,7 @@ from typing import Any, NoReturn
 import click
 from tabulate import tabulate
 
+from circus_referee.season import change_notes, season
 from ratings import formatting
 from ratings.report import FaultRow, GameRow, ReportLinks, render_report
 from ratings.sprt import SprtResult
@@ -36,6 +37,7 @@ from tournaments.export import (
     write_csv,
     write_jsonl,
 )
+from tournaments.fingerprint import code_text
 from tournaments.runner import Interrupted, TournamentError, TournamentRunner
 from tournaments.standings import standings, stored_ab_test
 from tournaments.store import (
@@ -208,7 +210,7 @@ def tournament(config_path: Path, db_path: Path, log_root: Path, concurrency: in
         fail(str(error))
     runner = TournamentRunner(config, store, log_root / config.name, quiet=quiet,
                               skip_bad_bots=skip_bad_bots, fresh=fresh,
-                              private=(config_path, log_root))
+                              private=(config_path, log_root), config_path=config_path)
     try:
         summary = runner.run()
     except TournamentError as error:
@@ -236,9 +238,15 @@ def tournament(config_path: Path, db_path: Path, log_root: Path, concurrency: in
     test = stored_ab_test(store, record)
     if test is not None:
         click.echo(ab_line(record, test))
-    click.echo(formatting.format_board(standings(store, record), "table", FAULT_CLASSES))
+    click.echo(formatting.format_board(standings(store, record), "table", FAULT_CLASSES,
+                                       code_column(store, record)))
     if remembering(record):
         click.echo(memory_note(record))
+
+
+def code_column(store: Store, record: StoredTournament) -> dict[str, str]:
+    """Each bot's code fingerprint as the leaderboard shows it."""
+    return {bot: code_text(digests) for bot, digests in store.codes(record.name).items()}
 
 
 def fault_text(counts: dict[str, int]) -> str:
@@ -286,6 +294,7 @@ def leaderboard(db_path: Path, tournament: str | None, fmt: str, h2h: bool, los:
         data = {"tournament": record.name, "game": record.config.get("game"),
                 "variant": record.config.get("variant"), "memory": remembering(record),
                 "identities": identities(store, record),
+                "code": store.codes(record.name),
                 "parameters": asdict(board.params),
                 "resamples": board.resamples,
                 "leaderboard": formatting.leaderboard_rows(board)}
@@ -310,15 +319,16 @@ def leaderboard(db_path: Path, tournament: str | None, fmt: str, h2h: bool, los:
               "history": lambda: formatting.format_history(board, history_bot, fmt)}
     if fmt == "csv":
         click.echo(render[sections[0]]() if sections
-                   else formatting.format_board(board, "csv", FAULT_CLASSES))
+                   else formatting.format_board(board, "csv", FAULT_CLASSES,
+                                                code_column(store, record)))
         return
     heading = (f"{record.name}: {record.config['game']} ({record.config['variant']}), "
                f"{len(store.done_indices(record.name))} of {record.total_games} games")
     parts = [f"## {heading}" if fmt == "markdown" else heading,
-             formatting.format_board(board, fmt, FAULT_CLASSES)]
+             formatting.format_board(board, fmt, FAULT_CLASSES, code_column(store, record))]
     if remembering(record):
         parts.append(memory_note(record))
-    parts += verdicts(store, record)
+    parts += verdicts(store, record) + change_notes(store, record)
     titles = {"h2h": "Head to head", "los": "Likelihood of superiority",
               "seats": "Seats", "history": f"History of {history_bot}"}
     for name in sections:
@@ -352,12 +362,13 @@ def report(db_path: Path, tournament: str | None, output: Path, replays: bool,
     shown = [game for game in games if game.group_index not in unsettled] if replays else []
     links = {game.id: f"{folder.name}/game-{game.id}.html" for game in shown}
     withheld = withheld_notes(len(games) - len(shown) if replays else 0, "replays")
-    notes = verdicts(store, record) + withheld
+    notes = verdicts(store, record) + change_notes(store, record) + withheld
     try:
         if replays:
             write_replays(shown, faults, folder)
         html = render_report(board, record, games,
-                             report_links(games, faults, links, identities(store, record)),
+                             report_links(games, faults, links, identities(store, record),
+                                          code_column(store, record)),
                              notes)
         output.write_text(html, encoding="utf-8")
     except OSError as error:
@@ -385,7 +396,8 @@ def identities(store: Store, record: StoredTournament) -> dict[str, str]:
 
 
 def report_links(games: list[StoredGame], faults: list[dict[str, Any]],
-                 links: dict[int, str], bot_identities: dict[str, str]) -> ReportLinks:
+                 links: dict[int, str], bot_identities: dict[str, str],
+                 code: dict[str, str]) -> ReportLinks:
     """The games table and fault list of the report, as the plain rows ratings/ takes."""
     counts: dict[int, int] = {}
     for fault in faults:
@@ -398,7 +410,7 @@ def report_links(games: list[StoredGame], faults: list[dict[str, Any]],
                            links[f["game_id"]] + f"#step={max(f['decision_id'] - 1, 0)}&view=0"
                            if f["game_id"] in links else None)
                   for f in faults]
-    return ReportLinks(rows, fault_rows, END_REASONS, bot_identities)
+    return ReportLinks(rows, fault_rows, END_REASONS, bot_identities, code)
 
 
 def write_replays(games: list[StoredGame], faults: list[dict[str, Any]], folder: Path) -> None:
@@ -780,3 +792,6 @@ def worker_lines(report: Any, ours: str) -> tuple[list[str], int]:
         lines.append(f"PASS  {bot}" if failure is None else f"FAIL  {bot}: {failure}")
         problems += failure is not None
     return lines, problems
+
+
+main.add_command(season)

@@ -1,0 +1,246 @@
+"""A field that changes during a season (issue 40, item 3): what code played each game,
+and adding, replacing, withdrawing and extending, each said before it is done."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from conftest import run_tournament, write_config
+from invariants import assert_consistent
+
+from circus_referee.main import main
+from referee.settings import BotSpec
+from tournaments.config import load_config
+from tournaments.fingerprint import fingerprint
+from tournaments.runner import TournamentError
+from tournaments.standings import standings
+from tournaments.store import Store
+
+RANDOM, GREEDY = "bots.random_bot:RandomBot", "bots.flea_greedy:FleaGreedyBot"
+
+
+def league(folder: Path, bots: dict[str, str], rounds: int = 2, fmt: str = "round-robin"
+           ) -> Path:
+    """A heads-up Flea Circus league of in-process bots (name: python class)."""
+    entries = "\n".join(f"  - {{name: {name}, python: \"{python}\"}}"
+                        for name, python in bots.items())
+    return write_config(folder, f"name: season\ngame: flea-circus\nplayers: 2\n"
+                                f"rounds: {rounds}\nformat: {fmt}\nseed: 7\nbots:\n{entries}\n")
+
+
+FIELD = {"a": GREEDY, "b": RANDOM, "c": RANDOM}
+
+
+def cli(*args: object) -> str:
+    result = CliRunner().invoke(main, [str(arg) for arg in args])
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def season(path: Path, db: Path, *options: str, apply: bool = True) -> str:
+    """The season command's dry run, then (with ``apply``) the change made."""
+    dry = cli("season", path, "--db", db, *options)
+    assert "dry run: nothing changed" in dry
+    return cli("season", path, "--db", db, *options, "--apply") if apply else dry
+
+
+def games_of(store: Store, bot: str) -> list:
+    return [game for game in store.games("season") if bot in game.seats]
+
+
+# -- what code played each game -------------------------------------------------------
+
+def test_every_game_keeps_the_code_and_hello_of_each_seat(tmp_path):
+    path = league(tmp_path, FIELD, rounds=1)
+    _, store, _ = run_tournament(path, tmp_path)
+    codes = {spec.name: fingerprint(spec) for spec in load_config(path).bots}
+    for game in store.games("season"):
+        assert [code for code, _ in game.code] == [codes[bot] for bot in game.seats]
+        assert all(hello is not None and hello.split()[0] for _, hello in game.code)
+    db = tmp_path / "results.sqlite"
+    exported = [json.loads(line) for line in cli("export", "--db", db).splitlines()]
+    assert [record["code"] for record in exported] == [game.code for game in store.games("season")]
+    board = json.loads(cli("leaderboard", "--db", db, "--format", "json"))
+    assert board["code"] == {bot: [code] for bot, code in codes.items()}
+    assert codes["a"] in cli("leaderboard", "--db", db)
+
+
+def test_a_bot_whose_code_changed_under_its_name_is_warned_of(tmp_path):
+    path = league(tmp_path, FIELD, rounds=1)
+    run_tournament(path, tmp_path)
+    changed = league(tmp_path, {**FIELD, "b": GREEDY}, rounds=1)
+    _, _, out = run_tournament(changed, tmp_path)
+    assert "warning: bot 'b' runs other code than in its stored games" in out
+    assert "--replace b" in out and "'a'" not in out
+
+
+def test_a_fingerprint_covers_a_bots_files_and_command_wherever_its_folder_is(tmp_path):
+    folder = tmp_path / "alice"
+    (folder / "__pycache__").mkdir(parents=True)
+    (folder / "bot.py").write_text("print('v1')\n")
+    spec = BotSpec("alice", command="python bot.py --address {address}", dir=str(folder))
+    first = fingerprint(spec)
+    (folder / "__pycache__" / "bot.cpython-311.pyc").write_bytes(b"cache")
+    assert fingerprint(spec) == first          # Python's cache is not the bot's code
+    moved = shutil.copytree(folder, tmp_path / "league" / "alice")
+    assert fingerprint(BotSpec("alice", command=spec.command, dir=str(moved))) == first
+    (folder / "bot.py").write_text("print('v2')\n")
+    assert fingerprint(spec) != first
+    assert fingerprint(BotSpec("alice", command="python bot.py --address {address} --fast",
+                               dir=str(moved))) != first
+    # Without dir:, the files the command names count.
+    named = BotSpec("alice", command="python alice/bot.py --address {address}",
+                    cwd=str(tmp_path))
+    before = fingerprint(named)
+    (folder / "helper.py").write_text("x = 1\n")
+    assert fingerprint(named) != before
+
+
+def test_an_older_store_opens_gains_the_code_column_and_resumes(tmp_path):
+    path = league(tmp_path, FIELD, rounds=1)
+    _, store, _ = run_tournament(path, tmp_path)
+    store.close()
+    db = sqlite3.connect(tmp_path / "results.sqlite")
+    with db:
+        db.execute("ALTER TABLE games DROP COLUMN code")
+        db.execute("DELETE FROM games WHERE game_index >= 3")
+    db.close()
+    summary, store, _ = run_tournament(path, tmp_path)
+    assert (summary.already_done, summary.played) == (3, 3)
+    assert [game.code is None for game in store.games("season")] == [True] * 3 + [False] * 3
+    assert_consistent(store, "season", load_config(path))
+
+
+# -- a changed field is refused with what changed and how to apply it ------------------
+
+def test_a_changed_field_names_each_change_and_the_command_that_applies_it(tmp_path):
+    run_tournament(league(tmp_path, FIELD), tmp_path)
+    changed = league(tmp_path, {"a": GREEDY, "b": RANDOM, "d": RANDOM}, rounds=3)
+    with pytest.raises(TournamentError) as refused:
+        run_tournament(changed, tmp_path, config_path=changed)
+    message = str(refused.value)
+    assert "bot 'd' added, bot 'c' withdrawn, rounds 2 → 3" in message
+    assert f"circus-referee season {changed}" in message and "--apply" in message
+    nothing = cli("season", league(tmp_path, FIELD), "--db", tmp_path / "results.sqlite")
+    assert "nothing to change" in nothing
+
+
+def test_a_change_of_other_keys_is_refused_by_the_season_command_too(tmp_path):
+    path = league(tmp_path, FIELD)
+    run_tournament(path, tmp_path)
+    path.write_text(path.read_text().replace("seed: 7", "seed: 8"))
+    result = CliRunner().invoke(main, ["season", str(path), "--db",
+                                       str(tmp_path / "results.sqlite")])
+    assert result.exit_code == 2
+    assert "seed 7 → 8: only the field and its rounds can change" in result.output
+
+
+# -- add, replace, withdraw, extend -----------------------------------------------------
+
+def test_a_late_entrant_plays_its_tables_against_the_field_in_every_round(tmp_path):
+    db = tmp_path / "results.sqlite"
+    run_tournament(league(tmp_path, FIELD), tmp_path)
+    bigger = league(tmp_path, {**FIELD, "d": GREEDY})
+    dry = season(bigger, db, apply=False)
+    assert "add d: plays its tables against the field" in dry
+    assert "games: 12 stored kept, 0 dropped, 0 not yet played cancelled, 12 added; " \
+           "total 12 → 24" in dry
+    assert len(Store(db).games("season")) == 12          # a dry run changes nothing
+    season(bigger, db)
+    with sqlite3.connect(db) as source, sqlite3.connect(tmp_path / "copy.sqlite") as copy:
+        source.backup(copy)
+    summary, store, _ = run_tournament(bigger, tmp_path)
+    assert (summary.played, summary.total) == (12, 24)
+    opponents = Counter(bot for game in games_of(store, "d") for bot in game.seats if bot != "d")
+    assert opponents == {"a": 4, "b": 4, "c": 4}        # 2 rounds x 2 seats each
+    assert_consistent(store, "season", load_config(bigger))
+    # The same config and store give the same games.
+    _, again, _ = run_tournament(bigger, tmp_path, db="copy.sqlite")
+    assert ([(g.game_index, g.seats, g.seed, g.actions) for g in again.games("season")]
+            == [(g.game_index, g.seats, g.seed, g.actions) for g in store.games("season")])
+    changes = cli("leaderboard", "--db", db)
+    assert "changes of the field:" in changes and "add d" in changes
+
+
+def test_a_replaced_bot_keeps_its_old_games_as_a_separate_entrant(tmp_path):
+    db = tmp_path / "results.sqlite"
+    run_tournament(league(tmp_path, FIELD), tmp_path)
+    newer = league(tmp_path, {**FIELD, "b": GREEDY})
+    old_code = fingerprint(BotSpec("b", python=RANDOM))
+    dry = season(newer, db, "--replace", "b", apply=False)
+    assert (f"replace b (code {old_code} → {fingerprint(BotSpec('b', python=GREEDY))}): its 8 "
+            "stored games kept, rated as the separate entrant b@v1") in dry
+    season(newer, db, "--replace", "b")
+    _, store, _ = run_tournament(newer, tmp_path)
+    board = {row.bot: row.games for row in standings(store, store.resolve("season"))}
+    assert board == {"a": 12, "b": 8, "c": 12, "b@v1": 8}
+    assert {code for game in games_of(store, "b@v1")
+            for bot, (code, _) in zip(game.seats, game.code) if bot == "b@v1"} == {old_code}
+    assert_consistent(store, "season", load_config(newer))
+    assert json.loads(cli("leaderboard", "--db", db, "--format", "json"))["code"]["b@v1"] \
+        == [old_code]
+    cli("report", "--db", db, "-o", tmp_path / "report.html", "--no-replays")
+    page = (tmp_path / "report.html").read_text()
+    assert f"code {old_code}" in page and "changes of the field:" in page
+    assert "replace b (code" in page
+
+
+def test_a_disqualified_bot_leaves_with_its_games_which_are_kept_apart(tmp_path):
+    db = tmp_path / "results.sqlite"
+    run_tournament(league(tmp_path, FIELD), tmp_path)
+    smaller = league(tmp_path, {"a": GREEDY, "b": RANDOM})
+    out = season(smaller, db, "--drop-games", "c")
+    assert "withdraw c: its 8 stored games dropped" in out
+    assert "the dropped games are kept as the tournament 'season.dropped-1'" in out
+    summary, store, _ = run_tournament(smaller, tmp_path)
+    assert (summary.played, summary.total) == (0, 4)
+    assert [row.bot for row in standings(store, store.resolve("season"))] != []
+    assert {bot for game in store.games("season") for bot in game.seats} == {"a", "b"}
+    assert len(store.games("season.dropped-1")) == 8
+    assert_consistent(store, "season", load_config(smaller))
+
+
+def test_a_withdrawn_bot_that_never_started_has_its_games_cancelled(tmp_path):
+    broken = league(tmp_path, {**FIELD, "d": "bots.no_such_bot:Bot"})
+    summary, store, _ = run_tournament(broken, tmp_path, skip_bad_bots=True)
+    assert summary.skipped_bots == ["d"]
+    out = season(league(tmp_path, FIELD), tmp_path / "results.sqlite")
+    assert "withdraw d: its 0 stored games kept and rated" in out
+    assert "12 not yet played cancelled" in out
+    summary, store, _ = run_tournament(league(tmp_path, FIELD), tmp_path)
+    assert (summary.played, summary.total, store.resolve("season").finished_at is not None) \
+        == (0, 12, True)
+    assert_consistent(store, "season", load_config(league(tmp_path, FIELD)))
+
+
+def test_extending_rounds_adds_rounds_of_the_whole_field(tmp_path):
+    db = tmp_path / "results.sqlite"
+    run_tournament(league(tmp_path, FIELD, rounds=1), tmp_path)
+    longer = league(tmp_path, FIELD, rounds=3)
+    assert "rounds 1 → 3: rounds 2-3 of the whole field added" in season(longer, db)
+    summary, store, _ = run_tournament(longer, tmp_path)
+    assert (summary.played, summary.total) == (12, 18)
+    assert_consistent(store, "season", load_config(longer))
+    fewer = CliRunner().invoke(main, ["season", str(league(tmp_path, FIELD, rounds=2)),
+                                      "--db", str(db)])
+    assert fewer.exit_code == 2 and "rounds cannot go down" in fewer.output
+
+
+def test_a_swiss_pairs_a_late_entrant_from_its_next_round(tmp_path):
+    db = tmp_path / "results.sqlite"
+    four = {"a": GREEDY, "b": RANDOM, "c": RANDOM, "d": GREEDY}
+    run_tournament(league(tmp_path, four, rounds=2, fmt="swiss"), tmp_path)
+    five = league(tmp_path, {**four, "e": GREEDY}, rounds=4, fmt="swiss")
+    out = season(five, db)
+    assert "add e: paired from round 3" in out and "rounds 2 → 4" in out
+    _, store, _ = run_tournament(five, tmp_path)
+    assert {game.round for game in games_of(store, "e")} == {2, 3}
+    # It counts the rounds it missed as byes: the byes go to the others.
+    assert all("e" not in store.swiss_round("season", number).byes for number in (2, 3))
+    assert_consistent(store, "season", load_config(five))
