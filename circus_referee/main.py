@@ -294,7 +294,9 @@ def leaderboard(db_path: Path, tournament: str | None, fmt: str, h2h: bool, los:
         data = {"tournament": record.name, "game": record.config.get("game"),
                 "variant": record.config.get("variant"), "memory": remembering(record),
                 "identities": identities(store, record),
-                "code": store.codes(record.name),
+                "code": {bot: [{"fingerprint": digest, "hello": hello}
+                               for digest, hello in codes]
+                         for bot, codes in store.codes(record.name).items()},
                 "parameters": asdict(board.params),
                 "resamples": board.resamples,
                 "leaderboard": formatting.leaderboard_rows(board)}

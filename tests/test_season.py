@@ -67,7 +67,8 @@ def test_every_game_keeps_the_code_and_hello_of_each_seat(tmp_path):
     exported = [json.loads(line) for line in cli("export", "--db", db).splitlines()]
     assert [record["code"] for record in exported] == [game.code for game in store.games("season")]
     board = json.loads(cli("leaderboard", "--db", db, "--format", "json"))
-    assert board["code"] == {bot: [code] for bot, code in codes.items()}
+    assert {bot: [item["fingerprint"] for item in items] for bot, items in
+            board["code"].items()} == {bot: [code] for bot, code in codes.items()}
     assert codes["a"] in cli("leaderboard", "--db", db)
 
 
@@ -78,6 +79,18 @@ def test_a_bot_whose_code_changed_under_its_name_is_warned_of(tmp_path):
     _, _, out = run_tournament(changed, tmp_path)
     assert "warning: bot 'b' runs other code than in its stored games" in out
     assert "--replace b" in out and "'a'" not in out
+
+
+def test_a_bot_whose_hello_changed_under_its_name_is_warned_of(tmp_path):
+    """An address: bot's code is out of reach: what it says in Hello is checked too."""
+    path = league(tmp_path, FIELD, rounds=1)
+    _, store, _ = run_tournament(path, tmp_path)
+    said = dict(zip(store.games("season")[0].seats, store.games("season")[0].code))["a"][1]
+    with sqlite3.connect(tmp_path / "results.sqlite") as db:
+        db.execute("UPDATE games SET code = replace(code, ?, 'greedy 0.9')", (said,))
+        db.execute("DELETE FROM games WHERE game_index >= 4")
+    _, _, out = run_tournament(path, tmp_path)
+    assert f"warning: bot 'a' says it is {said!r} in Hello, not 'greedy 0.9'" in out
 
 
 def test_a_fingerprint_covers_a_bots_files_and_command_wherever_its_folder_is(tmp_path):
@@ -183,8 +196,8 @@ def test_a_replaced_bot_keeps_its_old_games_as_a_separate_entrant(tmp_path):
     assert {code for game in games_of(store, "b@v1")
             for bot, (code, _) in zip(game.seats, game.code) if bot == "b@v1"} == {old_code}
     assert_consistent(store, "season", load_config(newer))
-    assert json.loads(cli("leaderboard", "--db", db, "--format", "json"))["code"]["b@v1"] \
-        == [old_code]
+    shown = json.loads(cli("leaderboard", "--db", db, "--format", "json"))["code"]["b@v1"]
+    assert [item["fingerprint"] for item in shown] == [old_code]
     cli("report", "--db", db, "-o", tmp_path / "report.html", "--no-replays")
     page = (tmp_path / "report.html").read_text()
     assert f"code {old_code}" in page and "changes of the field:" in page

@@ -94,10 +94,11 @@ def _file_digest(path: Path) -> bytes:
     return digest.digest()
 
 
-def code_text(digests: list[str]) -> str:
-    """A bot's code on the leaderboard: its latest fingerprint, and how many others its
-    earlier stored games were played with."""
+def code_text(codes: list[tuple[str, str | None]]) -> str:
+    """A bot's code on the leaderboard (from :meth:`Store.codes`): its latest fingerprint,
+    and how many others its earlier stored games were played with."""
+    digests = list(dict.fromkeys(digest for digest, _ in reversed(codes)))
     if not digests:
         return ""
     earlier = len(digests) - 1
-    return digests[-1] + (f" (+{earlier} earlier)" if earlier else "")
+    return digests[0] + (f" (+{earlier} earlier)" if earlier else "")

@@ -558,7 +558,6 @@ class TournamentRunner:
         started = time.monotonic()
         self._make_log_dir()
         done = self._stored_games()
-        self._warn_of_changed_code()
         if done and not self.quiet:
             left = "nothing is left to play" if self.finished else \
                 f"{self.total - len(done):,} left to play"
@@ -566,6 +565,7 @@ class TournamentRunner:
                   file=self.out, flush=True)
         needed, first_epoch = self._left(done)
         skipped = self._start_bots(needed, first_epoch) if needed else []
+        self._warn_of_changed_code()
         try:
             archived = self._record()
             self._keep_identities()
@@ -814,15 +814,22 @@ class TournamentRunner:
         return [(self.fingerprints[bot], hello.get(bot)) for bot in seats]
 
     def _warn_of_changed_code(self) -> None:
-        """Say which bots run other code than in their stored games: a bot swapped under
-        the same name is not silently rated as one entrant."""
-        for bot, digests in self.store.codes(self.config.name).items():
-            now = self.fingerprints.get(bot)
-            if now is not None and now != digests[-1]:
-                print(f"warning: bot {bot!r} runs other code than in its stored games "
-                      f"(code {now}, was {digests[-1]}); its games from now on are stored "
-                      f"with the new code. To rate the new code as a new entrant: "
-                      f"circus-referee season CONFIG --replace {bot}", file=self.out, flush=True)
+        """Say which bots run other code than in their stored games, or call themselves
+        otherwise in Hello: a bot swapped under its name is not silently rated as one
+        entrant."""
+        hello = {bot: hello for bot, (_, hello) in zip(self.fingerprints,
+                                                       self._code(self.fingerprints))}
+        for bot, codes in self.store.codes(self.config.name).items():
+            (digest, said), now = codes[-1], self.fingerprints.get(bot)
+            if now is not None and now != digest:
+                change = f"runs other code than in its stored games (code {now}, was {digest})"
+            elif hello.get(bot) is not None and said is not None and hello[bot] != said:
+                change = f"says it is {hello[bot]!r} in Hello, not {said!r} as in its stored games"
+            else:
+                continue
+            print(f"warning: bot {bot!r} {change}; its games from now on are stored as such. "
+                  f"To rate it as a new entrant: circus-referee season "
+                  f"{self.config_path or 'BOTS_YAML'} --replace {bot}", file=self.out, flush=True)
 
     def _verdict(self, block: range, live: LiveStandings) -> str | None:
         """Why the tournament stops after ``block``, or None to go on (the bots left out

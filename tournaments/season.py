@@ -68,6 +68,8 @@ def describe_changes(old: dict[str, Any], new: dict[str, Any]) -> tuple[list[str
     old_bots, new_bots = old.get("bots", []), new.get("bots", [])
     field += [f"bot {bot!r} added" for bot in new_bots if bot not in old_bots]
     field += [f"bot {bot!r} withdrawn" for bot in old_bots if bot not in new_bots]
+    if set(old_bots) == set(new_bots) and old_bots != new_bots:
+        field.append("the bots' order")
     for key in sorted(old.keys() | new.keys()):
         if key == "bots" or old.get(key) == new.get(key):
             continue
@@ -185,6 +187,9 @@ class _Field:
         cut_games = cut * segment_shape(self.old_config, self.segments[-1])[1]
         total = old_total - cancelled - len(dropped) - cut_games + added
         self._describe_bots(new_segments)
+        self.lines += [f"{words}, for the games from now on" for words in
+                       describe_changes(self.record.identity, identity)[0]
+                       if words.startswith(("bot_time", "remembering"))]
         stored = len(self.store.done_indices(self.name))
         self.lines.append(f"games: {stored - len(dropped)} stored kept, {len(dropped)} "
                           f"dropped, {cancelled} not yet played cancelled, {added} added; "
@@ -302,7 +307,7 @@ class _Field:
         lines = []
         for bot in self.added:
             if bot in self.replaced:
-                was = codes.get(bot, ["?"])[-1]
+                was = codes.get(bot, [("?", None)])[-1][0]
                 kept = ("dropped" if bot in self.drop else
                         f"kept, rated as the separate entrant {self.labels[bot]}")
                 lines.append(f"replace {bot} (code {was} → {fingerprint(specs[bot])}): its "

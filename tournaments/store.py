@@ -589,17 +589,17 @@ class Store:
                  for fault in result.faults])
         return game_id
 
-    def codes(self, tournament: str) -> dict[str, list[str]]:
-        """The fingerprints of the code each bot played its stored games with, in the
-        order it last played with each (the last is its latest code)."""
-        seen: dict[str, dict[str, None]] = {}
+    def codes(self, tournament: str) -> dict[str, list[tuple[str, str | None]]]:
+        """What code each bot played its stored games with: (fingerprint, Hello name and
+        version) pairs, in the order it last played with each (the last is its latest)."""
+        seen: dict[str, dict[tuple[str, str | None], None]] = {}
         for seats, code in self.db.execute(
                 "SELECT seats, code FROM games WHERE tournament = ? AND code IS NOT NULL "
                 "ORDER BY id", (tournament,)):
-            for bot, (digest, _) in zip(json.loads(seats), json.loads(code)):
-                seen.setdefault(bot, {}).pop(digest, None)
-                seen[bot][digest] = None
-        return {bot: list(digests) for bot, digests in seen.items()}
+            for bot, (digest, hello) in zip(json.loads(seats), json.loads(code)):
+                seen.setdefault(bot, {}).pop((digest, hello), None)
+                seen[bot][digest, hello] = None
+        return {bot: list(pairs) for bot, pairs in seen.items()}
 
     def done_indices(self, tournament: str) -> set[int]:
         rows = self.db.execute("SELECT game_index FROM games WHERE tournament = ?",
