@@ -257,3 +257,52 @@ def test_a_swiss_pairs_a_late_entrant_from_its_next_round(tmp_path):
     # It counts the rounds it missed as byes: the byes go to the others.
     assert all("e" not in store.swiss_round("season", number).byes for number in (2, 3))
     assert_consistent(store, "season", load_config(five))
+
+
+def test_a_gauntlet_takes_a_late_entrant_against_its_challenger(tmp_path):
+    db = tmp_path / "results.sqlite"
+    path = league(tmp_path, FIELD)
+    path.write_text(path.read_text().replace("format: round-robin",
+                                             "format: gauntlet\nchallenger: a"))
+    run_tournament(path, tmp_path)
+    bigger = tmp_path / "bigger.yaml"
+    bigger.write_text(path.read_text() + '  - {name: d, python: "bots.random_bot:RandomBot"}\n')
+    season(bigger, db)
+    summary, store, _ = run_tournament(bigger, tmp_path)
+    assert summary.played == 4 and {frozenset(game.seats) for game in games_of(store, "d")} \
+        == {frozenset({"a", "d"})}
+    assert_consistent(store, "season", load_config(bigger))
+
+
+def test_a_swiss_withdrawal_mid_round_cancels_its_tables_games_left(tmp_path):
+    db = tmp_path / "results.sqlite"
+    four = {"a": GREEDY, "b": RANDOM, "c": RANDOM, "d": GREEDY}
+    _, store, _ = run_tournament(league(tmp_path, four, rounds=3, fmt="swiss"), tmp_path)
+    with sqlite3.connect(db) as raw:      # as if killed in round 3, a game of each table left:
+        raw.execute("DELETE FROM games WHERE game_index >= 10")   # rotation 2 of round 3
+    table = next(t for t in store.swiss_round("season", 2).tables if "c" in t)
+    out = season(league(tmp_path, {"a": GREEDY, "b": RANDOM, "d": GREEDY}, rounds=3,
+                        fmt="swiss"), db)
+    assert "withdraw c: its 5 stored games kept and rated" in out
+    assert "1 not yet played cancelled" in out
+    summary, store, _ = run_tournament(league(tmp_path, {"a": GREEDY, "b": RANDOM,
+                                                          "d": GREEDY}, rounds=3, fmt="swiss"),
+                                       tmp_path)
+    assert summary.played == 1 and summary.total == 11
+    mate = next(bot for bot in table if bot != "c")
+    assert len([g for g in games_of(store, mate) if g.round == 2]) == 1
+    assert_consistent(store, "season")
+
+
+def test_a_swiss_replacement_enters_the_next_round_and_its_old_version_stays_rated(tmp_path):
+    db = tmp_path / "results.sqlite"
+    four = {"a": GREEDY, "b": RANDOM, "c": RANDOM, "d": GREEDY}
+    run_tournament(league(tmp_path, four, rounds=2, fmt="swiss"), tmp_path)
+    newer = league(tmp_path, {**four, "b": GREEDY}, rounds=3, fmt="swiss")
+    assert "the new b paired from round 3" in season(newer, db, "--replace", "b")
+    _, store, _ = run_tournament(newer, tmp_path)
+    assert {game.round for game in games_of(store, "b")} == {2}
+    assert {game.round for game in games_of(store, "b@v1")} == {0, 1}
+    assert all("b" not in table for number in (0, 1)
+               for table in store.swiss_round("season", number).tables)
+    assert_consistent(store, "season", load_config(newer))
