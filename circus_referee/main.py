@@ -305,6 +305,9 @@ def leaderboard(db_path: Path, tournament: str | None, fmt: str, h2h: bool, los:
             data["sprt"] = asdict(test)
         if stopped_note(store, record) is not None:
             data["stopped"] = stopped_note(store, record)
+        if store.changes(record.name):
+            data["changes"] = [{"at": at, "lines": lines}
+                               for at, lines in store.changes(record.name)]
         if h2h:
             data["h2h"] = formatting.h2h_rows(board)
         if los:
