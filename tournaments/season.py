@@ -148,13 +148,12 @@ class _Field:
                     if f"{bot}@v{n}" not in known)
 
     def _old_config(self) -> TournamentConfig:
-        """The stored tournament's config, enough to schedule it: its field and rounds."""
+        """The stored tournament's config, enough to schedule it: its field (each bot by
+        its name and whether it remembered, which decides the deals) and rounds."""
         old = self.record.config
-        remembering = set(self.record.identity.get("remembering", []))
-        specs = {spec.name: spec for spec in self.config.bots}
-        bots = tuple(specs.get(name) or BotSpec(name, python="withdrawn",
-                                                memory=name in remembering)
-                     for name in self.old)
+        bots = tuple(BotSpec(bot["name"], python="stored", memory=bot.get("memory") if
+                             bot.get("memory") is not None else bot.get("address") is not None)
+                     for bot in old["bots"])
         return replace(self.config, bots=bots, rounds=old["rounds"],
                        games_per_bot=old.get("games_per_bot"))
 
