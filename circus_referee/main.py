@@ -146,11 +146,12 @@ def verdicts(store: Store, record: StoredTournament) -> list[str]:
     return notes + ([stopped] if stopped is not None else [])
 
 
-def known_bot(record: StoredTournament, bot: str | None) -> None:
-    """Refuse a --bot that did not play in the tournament, listing those that did."""
-    if bot is not None and bot not in tournament_bots(record):
-        fail(f"no bot {bot!r} in tournament {record.name!r} "
-             f"(bots: {', '.join(tournament_bots(record))})")
+def known_bot(store: Store, record: StoredTournament, bot: str | None) -> None:
+    """Refuse a --bot that did not play in the tournament, listing those that did (those
+    of its field, and those that left it with their games: BOT@v1, withdrawn bots)."""
+    known = list(dict.fromkeys([*tournament_bots(record), *store.codes(record.name)]))
+    if bot is not None and bot not in known:
+        fail(f"no bot {bot!r} in tournament {record.name!r} (bots: {', '.join(known)})")
 
 
 def open_tournament(db_path: Path, name: str | None) -> tuple[Store, StoredTournament]:
@@ -570,7 +571,7 @@ def bot_log(log_dir: Path, bot: str) -> str:
 def faults(db_path: Path, tournament: str | None, bot: str | None, fmt: str) -> None:
     """List the faults bots made, with the path of each bot's log."""
     store, record = open_tournament(db_path, tournament)
-    known_bot(record, bot)
+    known_bot(store, record, bot)
     log_dir = Path(record.log_dir or ".")
     records = [{"game_id": f["game_id"], "game_index": f["game_index"], "seat": f["seat"],
                 "bot": f["bot"], "decision": f["decision_id"], "class": f["class"],
@@ -718,7 +719,7 @@ def tournaments_command(db_path: Path, fmt: str) -> None:
 def played(db_path: Path, tournament: str | None, bot: str | None, fmt: str) -> None:
     """List a tournament's stored games: the ids `replay` takes, seats, scores, status."""
     store, record = open_tournament(db_path, tournament)
-    known_bot(record, bot)
+    known_bot(store, record, bot)
     records = [{"id": game.id, "index": game.game_index, "round": game.round,
                 "seats": list(game.seats), "scores": list(game.scores),
                 "ranks": list(game.ranks), "status": game.status,

@@ -201,6 +201,7 @@ def test_a_replaced_bot_keeps_its_old_games_as_a_separate_entrant(tmp_path):
     assert_consistent(store, "season", load_config(newer))
     shown = json.loads(cli("leaderboard", "--db", db, "--format", "json"))["code"]["b@v1"]
     assert [item["fingerprint"] for item in shown] == [old_code]
+    assert "b@v1" in cli("played", "--db", db, "--bot", "b@v1")
     cli("report", "--db", db, "-o", tmp_path / "report.html", "--no-replays")
     page = (tmp_path / "report.html").read_text()
     assert f"code {old_code}" in page and "changes of the field:" in page
