@@ -310,3 +310,28 @@ def test_a_swiss_replacement_enters_the_next_round_and_its_old_version_stays_rat
     assert all("b" not in table for number in (0, 1)
                for table in store.swiss_round("season", number).tables)
     assert_consistent(store, "season", load_config(newer))
+
+
+def test_a_replacement_whose_old_games_are_dropped_plays_as_if_entered_from_the_start(tmp_path):
+    db = tmp_path / "results.sqlite"
+    run_tournament(league(tmp_path, FIELD), tmp_path)
+    newer = league(tmp_path, {**FIELD, "b": GREEDY})
+    out = season(newer, db, "--replace", "b", "--drop-games", "b")
+    assert "its 8 stored games dropped" in out and "season.dropped-1" in out
+    _, store, _ = run_tournament(newer, tmp_path)
+    board = {row.bot: row.games for row in standings(store, store.resolve("season"))}
+    assert board == {"a": 8, "b": 8, "c": 8}
+    assert {bot for game in store.games("season.dropped-1") for bot in game.seats} \
+        == {"a", "b@v1", "c"}
+    assert_consistent(store, "season", load_config(newer))
+
+
+def test_a_replace_or_drop_of_a_bot_that_does_not_leave_is_refused(tmp_path):
+    db = tmp_path / "results.sqlite"
+    path = league(tmp_path, FIELD)
+    run_tournament(path, tmp_path)
+    for options, words in ((["--replace", "z"], "--replace z: no bot 'z' in both"),
+                           (["--drop-games", "a"], "--drop-games a: 'a' is neither")):
+        result = CliRunner().invoke(main, ["season", str(path), "--db", str(db), *options])
+        assert result.exit_code == 2 and words in result.output
+    assert len(Store(db).games("season")) == 12

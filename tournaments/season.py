@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, replace
-from typing import Any, Iterable
+from typing import Any, Collection, Iterable
 
 from referee.settings import BotSpec
 from tournaments.config import TournamentConfig, jsonable, rounds_needed
@@ -82,8 +82,8 @@ def _value(value: Any) -> str:
     return "(none)" if value is None else json.dumps(value, sort_keys=True)
 
 
-def plan_change(store: Store, config: TournamentConfig, replaced: Iterable[str] = (),
-                drop: Iterable[str] = ()) -> FieldChange | None:
+def plan_change(store: Store, config: TournamentConfig, replaced: Collection[str] = (),
+                drop: Collection[str] = ()) -> FieldChange | None:
     """What applying ``config`` to its stored tournament does, as the store applies it
     (None: nothing changes).
 
@@ -100,7 +100,7 @@ def plan_change(store: Store, config: TournamentConfig, replaced: Iterable[str] 
     if other:
         raise SeasonError(f"{', '.join(other)}: only the field and its rounds can change "
                           "during a tournament (--fresh starts it over)")
-    if not field and not replaced:
+    if not field and not replaced and not drop:
         return None
     if config.format not in SEASON_FORMATS:
         raise SeasonError(f"the field of format: {config.format} cannot change (start a new "
