@@ -162,6 +162,7 @@ def test_a_late_entrant_plays_its_tables_against_the_field_in_every_round(tmp_pa
     bigger = league(tmp_path, {**FIELD, "d": GREEDY})
     dry = season(bigger, db, apply=False)
     assert "add d: plays its tables against the field" in dry
+    assert "games added per bot: a 4, b 4, c 4, d 12" in dry
     assert "games: 12 stored kept, 0 dropped, 0 not yet played cancelled, 12 added; " \
            "total 12 → 24" in dry
     assert len(Store(db).games("season")) == 12          # a dry run changes nothing

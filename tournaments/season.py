@@ -35,6 +35,7 @@ field of an A/B test.
 from __future__ import annotations
 
 import json
+from collections import Counter
 from dataclasses import asdict, replace
 from typing import Any, Collection, Iterable
 
@@ -55,6 +56,11 @@ from tournaments.store import FieldChange, Store, StoredTournament
 FIELD_KEYS = ("bots", "rounds", "games_per_bot", "remembering", "bot_time")
 #: The formats whose field may change.
 SEASON_FORMATS = ("round-robin", "gauntlet", "swiss")
+
+
+def _per_bot(seats: Counter[str]) -> str:
+    """Games per bot, in a line: "a 4, b 4, d 12"."""
+    return ", ".join(f"{bot} {count}" for bot, count in sorted(seats.items()))
 
 
 class SeasonError(Exception):
@@ -139,6 +145,8 @@ class _Field:
         self.segments = [self._renamed(segment) for segment in
                          store.segments(self.name) or [first_segment(self.old_config)]]
         self.secret = store.secret(self.name) or ""
+        # Where dropped games go.
+        self.moved = store.free_name(f"{self.name}.dropped")
         self.lines: list[str] = []
 
     def _label(self, bot: str) -> str:
@@ -169,6 +177,7 @@ class _Field:
     def change(self, identity: dict[str, Any]) -> FieldChange:
         leaving = {self.labels.get(bot, bot) for bot in self.leaving}
         cancelled = self._cancelled(leaving)
+        cancelled_count = sum(cancelled.values()) // self.config.players
         old_total = self.record.total_games
         if self.config.format == "swiss":
             new_segments, cut = self._swiss_segments()
@@ -180,19 +189,23 @@ class _Field:
             last = segments[len(self.segments) - 1]
             segments[len(self.segments) - 1] = replace(
                 last, rounds=range(last.rounds.start, last.rounds.stop - cut))
-        dropped = self._dropped()
+        dropped, dropped_seats = self._dropped()
         added = sum(len(segment.rounds) * segment_shape(self.config, segment)[1]
                     for segment in new_segments)
         cut_games = cut * segment_shape(self.old_config, self.segments[-1])[1]
-        total = old_total - cancelled - len(dropped) - cut_games + added
-        self._describe_bots(new_segments)
+        total = old_total - cancelled_count - len(dropped) - cut_games + added
+        self._describe_bots(new_segments, dropped_seats)
         self.lines += [f"{words}, for the games from now on" for words in
                        describe_changes(self.record.identity, identity)[0]
                        if words.startswith(("bot_time", "remembering"))]
         stored = len(self.store.done_indices(self.name))
+        self.lines += [f"{what} per bot: {_per_bot(seats)}" for what, seats in (
+            ("stored games dropped", dropped_seats), ("games not yet played cancelled",
+                                                      cancelled),
+            ("games added", self._added_seats(new_segments))) if seats]
         self.lines.append(f"games: {stored - len(dropped)} stored kept, {len(dropped)} "
-                          f"dropped, {cancelled} not yet played cancelled, {added} added; "
-                          f"total {old_total} → {total}")
+                          f"dropped, {cancelled_count} not yet played cancelled, {added} "
+                          f"added; total {old_total} → {total}")
         return FieldChange(self.name, self.lines, segments, self.labels, dropped, total,
                            jsonable(asdict(self.config)), identity)
 
@@ -208,8 +221,10 @@ class _Field:
             made.append(self._segment(made, range(old_rounds), tuple(self.added)))
         if new_rounds > old_rounds:
             made.append(self._segment(made, range(old_rounds, new_rounds), ()))
-            self.lines.append(f"rounds {old_rounds} → {new_rounds}: rounds "
-                              f"{old_rounds + 1}-{new_rounds} of the whole field added")
+            added = (f"round {new_rounds}" if new_rounds == old_rounds + 1 else
+                     f"rounds {old_rounds + 1}-{new_rounds}")
+            self.lines.append(f"rounds {old_rounds} → {new_rounds}: {added} of the whole "
+                              "field added")
         return made
 
     def _swiss_segments(self) -> tuple[list[Segment], int]:
@@ -256,17 +271,25 @@ class _Field:
         return max(-1 if value is None else value for value in (row[0], games[0])) + 1
 
     # -- what happens to the games -----------------------------------------------------
-    def _cancelled(self, leaving: set[str]) -> int:
-        """The games of the leaving bots scheduled in the stored segments, not stored and
-        not cancelled before."""
+    def _cancelled(self, leaving: set[str]) -> Counter[str]:
+        """The seats, counted per bot, of the games of the leaving bots scheduled in the
+        stored segments, not stored and not cancelled before."""
         done = self.store.done_indices(self.name)
-        count = 0
+        seats: Counter[str] = Counter()
         for segment, pairing in self._stored_schedule():
-            seats = set(pairing.seats)
-            if pairing.index not in done and seats & leaving and not seats & set(
+            bots = set(pairing.seats)
+            if pairing.index not in done and bots & leaving and not bots & set(
                     segment.excluded):
-                count += 1
-        return count
+                seats.update(pairing.seats)
+        return seats
+
+    def _added_seats(self, new_segments: list[Segment]) -> Counter[str]:
+        """The seats, per bot, of the games the new segments of a fixed schedule add (a
+        Swiss round's are paired when it comes)."""
+        if self.config.format == "swiss":
+            return Counter()
+        return Counter(bot for pairing in scheduled(self.config, self.secret, new_segments)
+                       for bot in pairing.seats)
 
     def _stored_schedule(self) -> Iterable[tuple[Segment, Any]]:
         """Every game of the stored segments (a Swiss tournament's: those of the rounds
@@ -289,17 +312,18 @@ class _Field:
                     for pairing in part:
                         yield segment, pairing
 
-    def _dropped(self) -> list[int]:
-        """The ids of the stored games of the bots whose games are dropped."""
-        return [game.id for game in self.store.results(self.name)
-                if set(game.seats) & self.drop]
+    def _dropped(self) -> tuple[list[int], Counter[str]]:
+        """The ids of the stored games of the bots whose games are dropped, and their
+        seats per bot (under the names they will have)."""
+        games = [game for game in self.store.results(self.name) if set(game.seats) & self.drop]
+        return [game.id for game in games], Counter(
+            self.labels.get(bot, bot) for game in games for bot in game.seats)
 
-    def _describe_bots(self, new_segments: list[Segment]) -> None:
-        """A line per bot that enters or leaves, before the rounds' and games' lines."""
+    def _describe_bots(self, new_segments: list[Segment], dropped: Counter[str]) -> None:
+        """A line per bot that enters or leaves, before the rounds' and games' lines
+        (``dropped``: the seats of the stored games dropped, per bot)."""
         codes = self.store.codes(self.name)
         specs = {spec.name: spec for spec in self.config.bots}
-        stored = {bot: sum(1 for game in self.store.results(self.name) if bot in game.seats)
-                  for bot in self.leaving}
         entry = ("paired from round {}".format(new_segments[0].rounds.start + 1)
                  if self.config.format == "swiss" and new_segments else
                  "plays its tables against the field in every round")
@@ -307,16 +331,25 @@ class _Field:
         for bot in self.added:
             if bot in self.replaced:
                 was = codes.get(bot, [("?", None)])[-1][0]
-                kept = ("dropped" if bot in self.drop else
-                        f"kept, rated as the separate entrant {self.labels[bot]}")
-                lines.append(f"replace {bot} (code {was} → {fingerprint(specs[bot])}): its "
-                             f"{stored[bot]} stored games {kept}; its games not yet played "
-                             f"cancelled; the new {bot} {entry}")
+                label = self.labels[bot]
+                games = self._games_text(bot, dropped[label],
+                                         f"kept, rated as the separate entrant {label}")
+                lines.append(f"replace {bot} (code {was} → {fingerprint(specs[bot])}): "
+                             f"{games}; its games not yet played cancelled; the new {bot} "
+                             f"{entry}")
             else:
                 lines.append(f"add {bot}: {entry}")
         for bot in self.withdrawn:
-            kept = ("dropped (moved to tournament NAME.dropped-N, not rated here)"
-                    if bot in self.drop else "kept and rated")
-            lines.append(f"withdraw {bot}: its {stored[bot]} stored games {kept}; its games "
-                         "not yet played cancelled")
+            games = self._games_text(bot, dropped[bot], "kept and rated")
+            lines.append(f"withdraw {bot}: {games}; its games not yet played cancelled")
         self.lines[:0] = lines
+
+    def _games_text(self, bot: str, dropped: int, kept: str) -> str:
+        """What becomes of a leaving bot's stored games, in words."""
+        stored = sum(1 for game in self.store.results(self.name) if bot in game.seats)
+        apart = f"dropped (kept apart as the tournament {self.moved}, not rated here)"
+        if not dropped:
+            return f"its {stored} stored games {kept}"
+        if dropped == stored:
+            return f"its {stored} stored games {apart}"
+        return f"of its {stored} stored games {stored - dropped} {kept}, {dropped} {apart}"

@@ -356,14 +356,18 @@ class Store:
                 (name, json.dumps(config), json.dumps(identity, sort_keys=True), total_games,
                  _now(), log_dir))
 
+    def free_name(self, stem: str) -> str:
+        """The first of STEM-1, STEM-2, … that names no tournament."""
+        taken = {t.name for t in self.tournaments()}
+        return next(f"{stem}-{n}" for n in range(1, len(taken) + 2)
+                    if f"{stem}-{n}" not in taken)
+
     def archive_tournament(self, name: str) -> str:
         """Keep a tournament's record and games under a new, free name; return it.
 
         ``--fresh`` frees the name this way instead of deleting anything.
         """
-        taken = {t.name for t in self.tournaments()}
-        archive = next(f"{name}.old-{n}" for n in range(1, len(taken) + 2)
-                       if f"{name}.old-{n}" not in taken)
+        archive = self.free_name(f"{name}.old")
         row = dict(self.db.execute("SELECT * FROM tournaments WHERE name = ?", (name,)).fetchone())
         row["name"] = archive
         with self._writing():
@@ -540,9 +544,7 @@ class Store:
     def _move_games(self, tournament: str, game_ids: list[int]) -> str:
         """Move games and their faults into a new finished tournament, NAME.dropped-N,
         with the same config: kept and replayable, but no longer the tournament's."""
-        taken = {t.name for t in self.tournaments()}
-        moved = next(f"{tournament}.dropped-{n}" for n in range(1, len(taken) + 2)
-                     if f"{tournament}.dropped-{n}" not in taken)
+        moved = self.free_name(f"{tournament}.dropped")
         row = dict(self.db.execute("SELECT * FROM tournaments WHERE name = ?",
                                    (tournament,)).fetchone())
         row.update(name=moved, total_games=len(game_ids), created_at=_now(),
