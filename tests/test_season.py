@@ -336,3 +336,13 @@ def test_a_replace_or_drop_of_a_bot_that_does_not_leave_is_refused(tmp_path):
         result = CliRunner().invoke(main, ["season", str(path), "--db", str(db), *options])
         assert result.exit_code == 2 and words in result.output
     assert len(Store(db).games("season")) == 12
+
+
+def test_a_late_entrant_of_a_swiss_whose_rounds_are_all_paired_needs_more_rounds(tmp_path):
+    four = {"a": GREEDY, "b": RANDOM, "c": RANDOM, "d": GREEDY}
+    run_tournament(league(tmp_path, four, rounds=2, fmt="swiss"), tmp_path)
+    result = CliRunner().invoke(main, ["season", str(league(tmp_path, {**four, "e": RANDOM},
+                                                            rounds=2, fmt="swiss")),
+                                       "--db", str(tmp_path / "results.sqlite")])
+    assert result.exit_code == 2
+    assert "every one of the 2 rounds is paired already: give more rounds" in result.output

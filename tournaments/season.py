@@ -230,17 +230,17 @@ class _Field:
     def _swiss_segments(self) -> tuple[list[Segment], int]:
         """A Swiss tournament's new segment, from the first round not yet paired, and
         how many rounds not yet paired the last segment gives up to it."""
-        paired = self._rounds_paired()
+        paired = self.store.rounds_paired(self.name)
         old_rounds, new_rounds = self.segments[-1].rounds.stop, rounds_needed(self.config)
         if new_rounds < paired:
             raise SeasonError(f"rounds {new_rounds}: {paired} rounds are paired already")
         if new_rounds < old_rounds and not (self.added or self.leaving):
             raise SeasonError(f"rounds cannot go down during a tournament ({old_rounds} → "
                               f"{new_rounds})")
-        if self.added and new_rounds == paired:
-            raise SeasonError(f"every one of the {paired} rounds is paired already: give more "
-                              "rounds for the new bots to play")
         start = max(paired, self.segments[-1].rounds.start)
+        if self.added and new_rounds <= start:
+            raise SeasonError(f"every one of the {new_rounds} rounds is paired already: give "
+                              "more rounds for the new bots to play")
         cut = old_rounds - start
         if new_rounds != old_rounds:
             self.lines.append(f"rounds {old_rounds} → {new_rounds}")
@@ -261,14 +261,6 @@ class _Field:
 
     def _remembering(self) -> tuple[str, ...]:
         return tuple(bot.name for bot in self.config.bots if bot.remembers)
-
-    def _rounds_paired(self) -> int:
-        """The Swiss rounds paired so far (each kept before its first game)."""
-        row = self.store.db.execute("SELECT max(round) FROM swiss_rounds WHERE tournament = ?",
-                                    (self.name,)).fetchone()
-        games = self.store.db.execute("SELECT max(round) FROM games WHERE tournament = ?",
-                                      (self.name,)).fetchone()
-        return max(-1 if value is None else value for value in (row[0], games[0])) + 1
 
     # -- what happens to the games -----------------------------------------------------
     def _cancelled(self, leaving: set[str]) -> Counter[str]:

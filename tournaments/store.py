@@ -460,6 +460,14 @@ class Store:
             self.db.execute("UPDATE tournaments SET total_games = total_games - ? "
                             "WHERE name = ?", (vacant_games, tournament))
 
+    def rounds_paired(self, tournament: str) -> int:
+        """How many Swiss rounds are paired: those kept, and any an older referee began
+        without keeping its pairing."""
+        kept, played = (self.db.execute(f"SELECT max(round) FROM {table} WHERE tournament = ?",
+                                        (tournament,)).fetchone()[0]
+                        for table in ("swiss_rounds", "games"))
+        return max(-1 if last is None else last for last in (kept, played)) + 1
+
     def swiss_round(self, tournament: str, number: int) -> SwissRound | None:
         """A round's pairing, if it was made."""
         row = self.db.execute("SELECT tables, byes, absent FROM swiss_rounds WHERE "
