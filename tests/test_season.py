@@ -142,6 +142,10 @@ def test_a_changed_field_names_each_change_and_the_command_that_applies_it(tmp_p
     assert f"circus-referee season {changed}" in message and "--apply" in message
     nothing = cli("season", league(tmp_path, FIELD), "--db", tmp_path / "results.sqlite")
     assert "nothing to change" in nothing
+    changed = league(tmp_path, {"a": GREEDY, "b": RANDOM, "d": RANDOM}, rounds=3)
+    result = CliRunner().invoke(main, ["tournament", str(changed), "--db",
+                                       str(tmp_path / "results.sqlite"), "-q"])
+    assert result.exit_code == 2 and f"`circus-referee season {changed}`" in result.output
 
 
 def test_a_change_of_other_keys_is_refused_by_the_season_command_too(tmp_path):
