@@ -65,10 +65,11 @@ def code_paths(spec: BotSpec) -> list[tuple[Path, Path]]:
 
 
 def _module_file(module: str) -> Path | None:
-    """Where a ``python:`` bot's module lives, if it can be found without running it."""
+    """Where a ``python:`` bot's module lives, if it can be found without running it
+    (finding it imports its parent package, whose failure its start reports)."""
     try:
         found = importlib.util.find_spec(module)
-    except (ImportError, ValueError):
+    except Exception:   # noqa: BLE001 - any error of a bot's package is the bot's
         return None
     return Path(found.origin) if found is not None and found.origin else None
 
