@@ -350,3 +350,39 @@ def test_a_late_entrant_of_a_swiss_whose_rounds_are_all_paired_needs_more_rounds
                                        "--db", str(tmp_path / "results.sqlite")])
     assert result.exit_code == 2
     assert "every one of the 2 rounds is paired already: give more rounds" in result.output
+
+
+COMMAND_BOTS = """
+name: season
+game: flea-circus
+players: 2
+rounds: 1
+seed: 4
+concurrency: 1
+sandbox: false
+bots:
+  - name: here
+    command: python bot.py --port {port}
+  - name: there
+    command: python bot.py --port {port}
+    dir: entries/there
+"""
+
+
+def test_a_command_bots_changed_file_changes_the_code_its_next_games_are_stored_with(
+        tmp_path):
+    script = "import runpy\nrunpy.run_module('bots.random_bot', run_name='__main__')\n"
+    (tmp_path / "entries" / "there").mkdir(parents=True)
+    (tmp_path / "bot.py").write_text(script)
+    (tmp_path / "entries" / "there" / "bot.py").write_text(script)
+    path = write_config(tmp_path, COMMAND_BOTS)
+    _, store, _ = run_tournament(path, tmp_path)
+    before = store.codes("season")
+    with sqlite3.connect(tmp_path / "results.sqlite") as db:
+        db.execute("DELETE FROM games WHERE game_index = 1")
+    (tmp_path / "entries" / "there" / "bot.py").write_text(script + "# v2\n")
+    _, store, out = run_tournament(path, tmp_path)
+    assert "warning: bot 'there' runs other code" in out and "'here'" not in out
+    after = store.codes("season")
+    assert after["here"] == before["here"]
+    assert len(after["there"]) == 2 and after["there"][0] == before["there"][-1]
