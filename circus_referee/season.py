@@ -65,6 +65,8 @@ def season(config_path: Path, db_path: Path, replaced: tuple[str, ...],
     if change is None:
         click.echo(f"{config.name}: nothing to change (the stored field and rounds are "
                    f"{config_path}'s)")
+        for note in change_notes(store, store.resolve(config.name)):
+            click.echo(printable(note))
         return
     click.echo(f"{config.name}: {'applying' if apply else 'what would change'}:")
     for line in change.lines:

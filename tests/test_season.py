@@ -184,6 +184,7 @@ def test_a_late_entrant_plays_its_tables_against_the_field_in_every_round(tmp_pa
             == [(g.game_index, g.seats, g.seed, g.actions) for g in store.games("season")])
     changes = cli("leaderboard", "--db", db)
     assert "changes of the field:" in changes and "add d" in changes
+    assert "1. " in cli("season", bigger, "--db", db).split("nothing to change")[1]
     recorded = json.loads(cli("leaderboard", "--db", db, "--format", "json"))["changes"]
     assert [lines[0] for lines in (change["lines"] for change in recorded)] == [
         "add d: plays its tables against the field in every round"]
