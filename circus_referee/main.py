@@ -17,6 +17,7 @@ from typing import Any, Callable, Iterator, NoReturn
 import click
 from tabulate import tabulate
 
+from circus_referee.season import change_notes, season
 from ratings import formatting, rounds
 from ratings.board import RoundHistory
 from ratings.report import FaultRow, GameRow, ReportLinks, render_report
@@ -39,6 +40,7 @@ from tournaments.export import (
     write_csv,
     write_jsonl,
 )
+from tournaments.fingerprint import code_text
 from tournaments.public import Redactor, private_parts, public_config
 from tournaments.runner import Interrupted, TournamentError, TournamentRunner
 from tournaments.standings import round_history, standings, stored_ab_test
@@ -161,11 +163,12 @@ def told_by_round(record: StoredTournament) -> bool:
     return record.config.get("format") == "swiss" or bool(record.config.get("stop"))
 
 
-def known_bot(record: StoredTournament, bot: str | None) -> None:
-    """Refuse a --bot that did not play in the tournament, listing those that did."""
-    if bot is not None and bot not in tournament_bots(record):
-        fail(f"no bot {bot!r} in tournament {record.name!r} "
-             f"(bots: {', '.join(tournament_bots(record))})")
+def known_bot(store: Store, record: StoredTournament, bot: str | None) -> None:
+    """Refuse a --bot that did not play in the tournament, listing those that did (those
+    of its field, and those that left it with their games: BOT@v1, withdrawn bots)."""
+    known = list(dict.fromkeys([*tournament_bots(record), *store.codes(record.name)]))
+    if bot is not None and bot not in known:
+        fail(f"no bot {bot!r} in tournament {record.name!r} (bots: {', '.join(known)})")
 
 
 def open_tournament(db_path: Path, name: str | None) -> tuple[Store, StoredTournament]:
@@ -225,7 +228,7 @@ def tournament(config_path: Path, db_path: Path, log_root: Path, concurrency: in
         fail(str(error))
     runner = TournamentRunner(config, store, log_root / config.name, quiet=quiet,
                               skip_bad_bots=skip_bad_bots, fresh=fresh,
-                              private=(config_path, log_root))
+                              private=(config_path, log_root), config_path=config_path)
     try:
         summary = runner.run()
     except TournamentError as error:
@@ -253,9 +256,15 @@ def tournament(config_path: Path, db_path: Path, log_root: Path, concurrency: in
     test = stored_ab_test(store, record)
     if test is not None:
         click.echo(ab_line(record, test))
-    click.echo(formatting.format_board(standings(store, record), "table", FAULT_CLASSES))
+    click.echo(formatting.format_board(standings(store, record), "table", FAULT_CLASSES,
+                                       code_column(store, record)))
     if remembering(record):
         click.echo(memory_note(record))
+
+
+def code_column(store: Store, record: StoredTournament) -> dict[str, str]:
+    """Each bot's code fingerprint as the leaderboard shows it."""
+    return {bot: code_text(digests) for bot, digests in store.codes(record.name).items()}
 
 
 def fault_text(counts: dict[str, int]) -> str:
@@ -310,6 +319,9 @@ def leaderboard(db_path: Path, tournament: str | None, fmt: str, h2h: bool, los:
         data = {"tournament": record.name, "game": record.config.get("game"),
                 "variant": record.config.get("variant"), "memory": remembering(record),
                 "identities": identities(store, record),
+                "code": {bot: [{"fingerprint": digest, "hello": hello}
+                               for digest, hello in codes]
+                         for bot, codes in store.codes(record.name).items()},
                 "parameters": asdict(board.params),
                 "resamples": board.resamples,
                 "leaderboard": formatting.leaderboard_rows(board)}
@@ -322,6 +334,9 @@ def leaderboard(db_path: Path, tournament: str | None, fmt: str, h2h: bool, los:
             data["stop_rule"] = history.stop_rule
         if by_round and history is not None:
             data["rounds"] = rounds.rounds_data(history)
+        if store.changes(record.name):
+            data["changes"] = [{"at": at, "lines": lines}
+                               for at, lines in store.changes(record.name)]
         if h2h:
             data["h2h"] = formatting.h2h_rows(board)
         if los:
@@ -339,15 +354,16 @@ def leaderboard(db_path: Path, tournament: str | None, fmt: str, h2h: bool, los:
               "rounds": lambda: rounds.format_rounds(history, fmt)}
     if fmt == "csv":
         click.echo(render[sections[0]]() if sections
-                   else formatting.format_board(board, "csv", FAULT_CLASSES))
+                   else formatting.format_board(board, "csv", FAULT_CLASSES,
+                                                code_column(store, record)))
         return
     heading = (f"{record.name}: {record.config['game']} ({record.config['variant']}), "
                f"{len(store.done_indices(record.name))} of {record.total_games} games")
     parts = [f"## {heading}" if fmt == "markdown" else heading,
-             formatting.format_board(board, fmt, FAULT_CLASSES)]
+             formatting.format_board(board, fmt, FAULT_CLASSES, code_column(store, record))]
     if remembering(record):
         parts.append(memory_note(record))
-    parts += verdicts(store, record, history)
+    parts += verdicts(store, record, history) + change_notes(store, record)
     titles = {"h2h": "Head to head", "los": "Likelihood of superiority",
               "seats": "Seats", "history": f"History of {history_bot}", "rounds": "Rounds"}
     for name in sections:
@@ -387,14 +403,15 @@ def report(db_path: Path, tournament: str | None, output: Path, replays: bool, p
     links = {game.id: f"{folder.name}/game-{game.id}.html" for game in shown}
     withheld = withheld_notes(len(games) - len(shown) if replays else 0, "replays")
     history = round_history(store, record) if told_by_round(record) else None
-    notes = verdicts(store, record, history) + withheld
+    notes = verdicts(store, record, history) + change_notes(store, record) + withheld
     scrub = Redactor.of(record.config, record.log_dir, str(Path.home())) if public else str
     reported = replace(record, config=public_config(record.config)) if public else record
     try:
         if replays:
             write_replays(shown, faults, folder, scrub)
         html = scrub(render_report(board, reported, games,
-                                   report_links(games, faults, links, identities(store, record)),
+                                   report_links(games, faults, links, identities(store, record),
+                                                code_column(store, record)),
                                    notes, history))
         output.write_text(html, encoding="utf-8")
     except OSError as error:
@@ -427,7 +444,8 @@ def identities(store: Store, record: StoredTournament) -> dict[str, str]:
 
 
 def report_links(games: list[StoredGame], faults: list[dict[str, Any]],
-                 links: dict[int, str], bot_identities: dict[str, str]) -> ReportLinks:
+                 links: dict[int, str], bot_identities: dict[str, str],
+                 code: dict[str, str]) -> ReportLinks:
     """The games table and fault list of the report, as the plain rows ratings/ takes."""
     counts: dict[int, int] = {}
     for fault in faults:
@@ -440,7 +458,7 @@ def report_links(games: list[StoredGame], faults: list[dict[str, Any]],
                            links[f["game_id"]] + f"#step={max(f['decision_id'] - 1, 0)}&view=0"
                            if f["game_id"] in links else None)
                   for f in faults]
-    return ReportLinks(rows, fault_rows, END_REASONS, bot_identities)
+    return ReportLinks(rows, fault_rows, END_REASONS, bot_identities, code)
 
 
 def write_replays(games: list[StoredGame], faults: list[dict[str, Any]], folder: Path,
@@ -608,7 +626,7 @@ def bot_log(log_dir: Path, bot: str) -> str:
 def faults(db_path: Path, tournament: str | None, bot: str | None, fmt: str) -> None:
     """List the faults bots made, with the path of each bot's log."""
     store, record = open_tournament(db_path, tournament)
-    known_bot(record, bot)
+    known_bot(store, record, bot)
     log_dir = Path(record.log_dir or ".")
     records = [{"game_id": f["game_id"], "game_index": f["game_index"], "seat": f["seat"],
                 "bot": f["bot"], "decision": f["decision_id"], "class": f["class"],
@@ -797,7 +815,7 @@ def few_bots(bots: list[str]) -> str:
 def played(db_path: Path, tournament: str | None, bot: str | None, fmt: str) -> None:
     """List a tournament's stored games: the ids `replay` takes, seats, scores, status."""
     store, record = open_tournament(db_path, tournament)
-    known_bot(record, bot)
+    known_bot(store, record, bot)
     records = [{"id": game.id, "index": game.game_index, "round": game.round,
                 "seats": list(game.seats), "scores": list(game.scores),
                 "ranks": list(game.ranks), "status": game.status,
@@ -876,3 +894,6 @@ def worker_lines(report: Any, ours: str) -> tuple[list[str], int]:
         lines.append(f"PASS  {bot}" if failure is None else f"FAIL  {bot}: {failure}")
         problems += failure is not None
     return lines, problems
+
+
+main.add_command(season)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import csv
 import io
 import json
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 from tabulate import tabulate
 
@@ -88,11 +88,13 @@ def footer(board: Board) -> str:
 
 
 def format_board(board: Board | Sequence[Row], fmt: str,
-                 fault_classes: Sequence[str] = ()) -> str:
+                 fault_classes: Sequence[str] = (), code: Mapping[str, str] | None = None
+                 ) -> str:
     """The board as table, markdown, json or csv.
 
     CSV has a ``faults_<class>`` column for each of ``fault_classes`` (the referee's
     classes, so every export has the same columns) and for any other class counted.
+    ``code``: a last column, "code", with what code each bot played (its fingerprint).
     """
     if fmt == "json":
         return json.dumps(leaderboard_rows(board), indent=2)
@@ -106,6 +108,8 @@ def format_board(board: Board | Sequence[Row], fmt: str,
             entry["faults"] = sum(faults.values())
             for kind in kinds:
                 entry[f"faults_{kind}"] = faults.get(kind, 0)
+            if code is not None:
+                entry["code"] = code.get(entry["bot"], "")
             dicts.append(entry)
         names = list(dicts[0]) if dicts else ["bot"]
         return csv_text(dicts, names)
@@ -113,13 +117,16 @@ def format_board(board: Board | Sequence[Row], fmt: str,
               f"{row.sigma:.2f}", f"{row.conservative:.2f}",
               f"{row.games}{'*' if row.provisional else ''}", row.wins,
               f"{100 * row.win_rate:.1f}%", f"{row.mean_place:.2f}", f"{row.norm_score:.3f}",
-              row.ties, fault_text(row.faults)]
+              row.ties, fault_text(row.faults),
+              *([code.get(row.bot, "")] if code is not None else [])]
              for row in board]
     headers = ["rank", "range", "bot", "mu ± 95%", "sigma", "mu-3σ", "games", "wins",
-               "win rate", "mean place", "norm. score", "ties", "faults"]
+               "win rate", "mean place", "norm. score", "ties", "faults",
+               *(["code"] if code is not None else [])]
     text = _tabulate(table, headers, fmt, colalign=("right", "left", "left", "right", "right",
                                                      "right", "right", "right", "right",
-                                                     "right", "right", "right", "left"))
+                                                     "right", "right", "right", "left",
+                                                     "left"))
     if isinstance(board, Board):
         notes = footer(board)
         if fmt == "markdown":   # hard line breaks; a leading * would start a list

@@ -88,6 +88,8 @@ class ReportLinks:
     end_words: Mapping[str, str] | None = None
     # Per bot: what it calls itself in Hello, e.g. "flea-greedy 1.0 (protocol 1.0.0)".
     identities: Mapping[str, str] | None = None
+    # Per bot: the fingerprint of the code it played (tournaments.fingerprint.code_text).
+    code: Mapping[str, str] | None = None
 
 #: Most points drawn per bot in the chart; longer histories are thinned evenly.
 MAX_CHART_POINTS = 600
@@ -241,7 +243,7 @@ def _identity(identity: str | None) -> str:
     return f'<small class="identity">{_esc(identity)}</small>' if identity else ""
 
 
-def _leaderboard(board: Board, identities: Mapping[str, str]) -> str:
+def _leaderboard(board: Board, identities: Mapping[str, str], code: Mapping[str, str]) -> str:
     rows = list(board)
     lo = min((r.mu - r.interval for r in rows), default=0.0)
     hi = max((r.mu + r.interval for r in rows), default=1.0)
@@ -253,7 +255,8 @@ def _leaderboard(board: Board, identities: Mapping[str, str]) -> str:
         body.append(
             f'<tr><td class="num">{row.rank}</td><td class="num range">{rank_range(row)}</td>'
             f'<td><span class="swatch" style="background:{tint}"></span>{_esc(row.bot)}'
-            f'{_identity(identities.get(row.bot))}</td>'
+            f'{_identity(identities.get(row.bot))}'
+            f'{_identity(code.get(row.bot) and f"code {code[row.bot]}")}</td>'
             f'<td class="num">{row.mu:.2f} <span class="pm">± {row.interval:.2f}</span></td>'
             f'<td>{bar}</td><td class="num">{row.sigma:.2f}</td>'
             f'<td class="num strong">{row.conservative:.2f}</td>'
@@ -740,7 +743,7 @@ def render_report(board: Board, tournament: ReportedTournament,
 {_figures(board, tournament, games, end_words)}
 
 <h2 id="leaderboard">Leaderboard</h2>
-{_leaderboard(board, links.identities or {})}
+{_leaderboard(board, links.identities or {}, links.code or {})}
 
 <h2 id="ratings">Ratings over the tournament</h2>
 <div class="chart-box">

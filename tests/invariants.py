@@ -56,8 +56,8 @@ def assert_games_at_their_tables(store: Store, name: str,
     if record.config["format"] == "swiss":
         assert_swiss_rounds(store, name, games)
     elif config is not None:
-        expected = {pairing.index: pairing for pairing in scheduled(config,
-                                                                      store.secret(name) or "")}
+        expected = {pairing.index: pairing for pairing in scheduled(
+            config, store.secret(name) or "", store.segments(name) or None)}
         for game in games:
             pairing = expected[game.game_index]
             assert ((tuple(game.seats), game.round, game.group_index, game.seed)

@@ -165,7 +165,8 @@ def test_a_changed_config_under_the_same_name_is_refused_unless_fresh(tmp_path):
     config = load_config(write_config(tmp_path, IN_PROCESS))
     run_tournament(config, tmp_path)
     changed = replace(config, seed=5, rounds=3)
-    with pytest.raises(TournamentError, match=r"different config \(changed: rounds, seed\)"):
+    refused = r"different config \(changed: rounds 2 → 3, seed 4 → 5\); seed cannot change"
+    with pytest.raises(TournamentError, match=refused):
         run_tournament(changed, tmp_path)
     summary, store, _ = run_tournament(changed, tmp_path, fresh=True)
     assert summary.played == 18 and len(store.games("ops")) == 18

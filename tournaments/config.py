@@ -168,6 +168,16 @@ class TournamentConfig:
         return data
 
 
+def jsonable(value: object) -> object:
+    """Tuples become lists, as they would after a round trip through JSON (a config's
+    identity is compared with the stored one)."""
+    if isinstance(value, dict):
+        return {key: jsonable(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [jsonable(item) for item in value]
+    return value
+
+
 TOP_KEYS = {"name", "game", "variant", "players", "rounds", "games_per_bot", "seed",
             "concurrency", "format", "challenger", "duplicate", "time", "faults",
             "max_strikes", "recover", "max_restarts", "suspend_after", "limits", "rating",

@@ -18,7 +18,7 @@ from tournaments.config import games_per_deal
 from tournaments.store import Store, StoredTournament
 
 FIELDS = ("tournament", "game_id", "game_index", "group", "round", "seed", "game", "variant",
-          "seats", "scores", "ranks", "status", "end_reason", "faults", "duration_s",
+          "seats", "code", "scores", "ranks", "status", "end_reason", "faults", "duration_s",
           "started_at", "finished_at", "actions", "times")
 
 
@@ -47,7 +47,7 @@ def game_records(store: Store, tournament: str, withheld: Collection[int] = froz
             "group": game.group_index, "round": game.round,
             "seed": None if game.group_index in withheld else game.seed,
             "game": game.game, "variant": game.variant, "seats": game.seats,
-            "scores": game.scores, "ranks": game.ranks, "status": game.status,
+            "code": game.code, "scores": game.scores, "ranks": game.ranks, "status": game.status,
             "end_reason": game.end_reason, "faults": faults.get(game.id, []),
             "duration_s": round(game.duration_s, 6), "started_at": game.started_at,
             "finished_at": game.finished_at, "actions": game.actions,
@@ -82,7 +82,7 @@ def write_csv(records: Iterator[dict[str, Any]], out: TextIO) -> int:
     return count
 
 
-_JSON_CELLS = ("seats", "scores", "ranks", "faults", "actions", "times")
+_JSON_CELLS = ("seats", "code", "scores", "ranks", "faults", "actions", "times")
 
 
 def read_records(path: Path) -> list[dict[str, Any]]:

@@ -40,19 +40,24 @@ from referee.participants import BotStartError, Participant
 from referee.sandbox import SandboxUnavailable, ensure_available
 from referee.settings import BotSpec
 from referee.text import printable
-from tournaments.config import TournamentConfig, ab_tables_per_deal, game_count, games_per_round
+from tournaments.config import TournamentConfig, ab_tables_per_deal, game_count, jsonable
 from tournaments.executor import ClusterLost, DaskExecutor, Executor, ThreadExecutor
+from tournaments.fingerprint import fingerprint
 from tournaments.schedule import (
     Pairing,
+    Segment,
     arrange,
-    blocks,
-    fixed_groups,
-    groups_per_round,
+    first_segment,
     pairs_of,
     round_by_round,
     scheduled,
+    segment_blocks,
+    segment_config,
+    segment_groups,
+    segment_shape,
     swiss_tables,
 )
+from tournaments.season import describe_changes
 from tournaments.standings import ab_test
 from tournaments.store import GameResult, Store, StoreError, SwissRound, database_paths
 from tournaments.worker import (
@@ -94,11 +99,6 @@ class Summary:
     # format: ab: the test's result.
     sprt: SprtResult | None = None
     all_faults: dict[str, int] = field(default_factory=dict)
-
-
-def config_changes(old: dict, new: dict) -> list[str]:
-    """The keys whose values differ between two config identities."""
-    return sorted(key for key in old.keys() | new.keys() if old.get(key) != new.get(key))
 
 
 class Progress:
@@ -204,8 +204,10 @@ class TournamentRunner:
     def __init__(self, config: TournamentConfig, store: Store, log_dir: Path,
                  out: TextIO | None = None, quiet: bool = False,
                  skip_bad_bots: bool = False, fresh: bool = False,
-                 private: tuple[Path, ...] = ()) -> None:
+                 private: tuple[Path, ...] = (), config_path: Path | None = None) -> None:
         self.config = config
+        # The config's file, for the commands a message suggests.
+        self.config_path = config_path
         self.store = store
         self.log_dir = log_dir
         self.out = out or sys.stderr
@@ -243,8 +245,14 @@ class TournamentRunner:
         self.streaks_lock = threading.Lock()
         # The deal secret of this run (secret_deals), stored with the tournament's record.
         self.secret = ""
+        # The schedule's segments (more than one once the field changed in a season), and
+        # the one whose rounds are being played.
+        self.segments = [first_segment(config)]
+        self.segment = self.segments[0]
         # Each bot's name, version and protocol from its Hello, for the store.
         self.identities: dict[str, tuple[str, str, str]] = {}
+        # Each bot's code fingerprint, stored with every game it plays.
+        self.fingerprints = {spec.name: fingerprint(spec) for spec in config.bots}
         # On a cluster: the Dask client, and what every game of this run shares.
         self.client = None
         self.remote = RunSpec(f"{config.name}-{secrets.token_hex(6)}", config,
@@ -258,13 +266,22 @@ class TournamentRunner:
         if existing is None or self.fresh:
             self.secret = self._new_secret()
             return set()
-        changed = config_changes(existing.identity, _jsonable(self.config.identity()))
-        if changed:
+        field, other = describe_changes(existing.identity, jsonable(self.config.identity()))
+        if other:
             raise TournamentError(
                 f"tournament {name!r} already exists in {self.store.path} with a "
-                f"different config (changed: {', '.join(changed)}); use --fresh to "
-                "start over or give it another name")
+                f"different config (changed: {', '.join(field + other)}); "
+                f"{', '.join(words.split()[0] for words in other)} cannot change during a "
+                "tournament: use --fresh to start over or give it another name")
+        if field:
+            config = self.config_path or "BOTS_YAML"
+            raise TournamentError(
+                f"tournament {name!r} already exists in {self.store.path} with a "
+                f"different field (changed: {', '.join(field)}): `circus-referee season "
+                f"{config}` says what that does to its games, and with --apply does it "
+                "(or use --fresh to start over)")
         self.secret = self.store.secret(name) or ""
+        self.segments = self.store.segments(name) or self.segments
         # A Swiss round paired without a bot that did not start leaves its games out.
         self.total = existing.total_games
         if self.config.secret_deals and not self.secret:
@@ -288,11 +305,13 @@ class TournamentRunner:
             return {bot.name for bot in self.config.bots}, 0
         needed: set[str] = set()
         first: int | None = None
-        for pairing in scheduled(self.config, self.secret):   # one at a time: a long
-            if pairing.index not in done:                       # schedule is not kept
-                needed.update(pairing.seats)
-                if first is None:
-                    first = epoch_of(self.config, pairing)
+        for segment in self.segments:
+            withdrawn = set(segment.excluded)
+            for pairing in scheduled(self.config, self.secret, [segment]):   # one at a time:
+                if pairing.index not in done and not withdrawn & set(pairing.seats):
+                    needed.update(pairing.seats)            # a long schedule is not kept
+                    if first is None:
+                        first = epoch_of(self.config, pairing)
         return needed, first or 0
 
     def _record(self) -> str | None:
@@ -305,8 +324,8 @@ class TournamentRunner:
         existing = self.store.tournament(name)
         archived = self.store.archive_tournament(name) if existing and self.fresh else None
         if existing is None or archived is not None:
-            self.store.create_tournament(name, _jsonable(asdict(self.config)),
-                                         _jsonable(self.config.identity()),
+            self.store.create_tournament(name, jsonable(asdict(self.config)),
+                                         jsonable(self.config.identity()),
                                          self.total, str(self.log_dir))
             if self.secret:
                 self.store.set_secret(name, self.secret)
@@ -546,6 +565,7 @@ class TournamentRunner:
                   file=self.out, flush=True)
         needed, first_epoch = self._left(done)
         skipped = self._start_bots(needed, first_epoch) if needed else []
+        self._warn_of_changed_code()
         try:
             archived = self._record()
             self._keep_identities()
@@ -562,11 +582,12 @@ class TournamentRunner:
         previous = signal.signal(signal.SIGTERM, _raise_interrupt) \
             if threading.current_thread() is threading.main_thread() else None
         stopped = None
-        every = blocks(self.config)
+        every = [(segment, block) for segment in self.segments
+                 for block in segment_blocks(self.config, segment)]
         try:
-            for block in every:
+            for self.segment, block in every:
                 if round_by_round(self.config):
-                    progress.round, progress.rounds = block.start + 1, len(every)
+                    progress.round, progress.rounds = block.start + 1, every[-1][1].stop
                 if not self._play_block(block, live, done, skipped, executor, progress, tally):
                     break
                 stopped = self._verdict(block, live)
@@ -619,10 +640,11 @@ class TournamentRunner:
         """What gives the games of the rounds in ``block``, afresh at each call, a part at
         a time (:func:`arrange`); a Swiss round is paired once (:meth:`_swiss_round`).
         None: a finished Swiss tournament has no round after its last."""
+        segment = self.segment
         if self.config.format != "swiss":
             self.absent = skipped
             return partial(arrange, self.config, self.secret, block,
-                           partial(fixed_groups, self.config))
+                           partial(segment_groups, self.config, segment), segment)
         pairing = self._swiss_round(block.start, live, skipped, progress)
         if pairing is None:
             return None
@@ -632,7 +654,7 @@ class TournamentRunner:
         self.met.update(pairs_of(pairing.tables))
         tables = pairing.tables
         return partial(arrange, self.config, self.secret, block,
-                       lambda _: [[table] for table in tables])
+                       lambda _: [[table] for table in tables], segment)
 
     def _swiss_round(self, number: int, live: LiveStandings, skipped: list[str],
                      progress: Progress) -> SwissRound | None:
@@ -648,14 +670,24 @@ class TournamentRunner:
         if kept is not None or self.finished:
             return kept
         assert not live.order, "a Swiss round waits for the rounds before"
-        tables, byes = swiss_tables(self.config, self.secret, live.conservative(), self.byes,
-                                    self.met, number, skipped)
+        tables, byes = swiss_tables(segment_config(self.config, self.segment), self.secret,
+                                    live.conservative(), self._byes_so_far(), self.met, number,
+                                    skipped)
         pairing = SwissRound(tables, byes, list(skipped))
-        vacant = games_per_round(self.config) - len(tables) * self.config.players
+        vacant = segment_shape(self.config, self.segment)[1] - len(tables) * self.config.players
         self.store.keep_round(self.config.name, number, pairing, vacant)
         self.total -= vacant
         progress.total = self.total
         return pairing
+
+    def _byes_so_far(self) -> dict[str, int]:
+        """Each bot's byes, the rounds a late entrant missed before it entered counted
+        as its byes: it is not the first to sit out for having entered late."""
+        entered: dict[str, int] = {}
+        for segment in self.segments:
+            for bot in segment.bots:
+                entered.setdefault(bot, segment.rounds.start)
+        return {bot: self.byes.get(bot, 0) + entered.get(bot, 0) for bot in entered}
 
     def _round_from_games(self, number: int) -> SwissRound | None:
         """A round an older referee paired without keeping its pairing, rebuilt from its
@@ -663,10 +695,11 @@ class TournamentRunner:
         seats turned back by the game's rotation; the byes, the bots at none. None if the
         round has no game stored (it is paired afresh); refused if some table has none:
         its bots cannot be known."""
-        config, name = self.config, self.config.name
-        per_round, start = groups_per_round(config), number * games_per_round(config)
+        config, name, segment = self.config, self.config.name, self.segment
+        per_round, games = segment_shape(config, segment)
+        start = segment.first_index + (number - segment.rounds.start) * games
         tables: dict[int, tuple[str, ...]] = {}
-        for game in self.store.results(name, range(start, start + games_per_round(config))):
+        for game in self.store.results(name, range(start, start + games)):
             offset = game.game_index - start
             position, turn = ((offset % per_round, offset // per_round) if config.duplicate
                               else divmod(offset, config.players))
@@ -689,7 +722,8 @@ class TournamentRunner:
         """The games of a part left to play."""
         if self.finished:
             return []
-        return [p for p in part if p.index not in done and not set(p.seats) & set(skipped)]
+        left_out = {*skipped, *self.segment.excluded}
+        return [p for p in part if p.index not in done and not left_out & set(p.seats)]
 
     def _todo(self, parts: Iterator[list[Pairing]], live: LiveStandings, done: set[int],
               skipped: list[str]) -> Iterator[list[Pairing]]:
@@ -767,10 +801,35 @@ class TournamentRunner:
         for pairing, result in executor.results(play_game if remote else self._play, games):
             if remote:
                 self._count_faults(result)
-            game_id = self.store.add_game(self.config.name, pairing, result)
+            game_id = self.store.add_game(self.config.name, pairing, result,
+                                          self._code(pairing.seats))
             self._fold(pairing, result, game_id, live)
             tally.add(result)
             progress.advance(live.leaders)
+
+    def _code(self, seats: Iterable[str]) -> list[tuple[str, str | None]]:
+        """What code plays at each seat: its fingerprint, and its name and version from
+        Hello (None for a bot that has not answered one)."""
+        hello = {bot: f"{name} {version}" for bot, (name, version, _) in self.identities.items()}
+        return [(self.fingerprints[bot], hello.get(bot)) for bot in seats]
+
+    def _warn_of_changed_code(self) -> None:
+        """Say which bots run other code than in their stored games, or call themselves
+        otherwise in Hello: a bot swapped under its name is not silently rated as one
+        entrant."""
+        hello = {bot: hello for bot, (_, hello) in zip(self.fingerprints,
+                                                       self._code(self.fingerprints))}
+        for bot, codes in self.store.codes(self.config.name).items():
+            (digest, said), now = codes[-1], self.fingerprints.get(bot)
+            if now is not None and now != digest:
+                change = f"runs other code than in its stored games (code {now}, was {digest})"
+            elif hello.get(bot) is not None and said is not None and hello[bot] != said:
+                change = f"says it is {hello[bot]!r} in Hello, not {said!r} as in its stored games"
+            else:
+                continue
+            print(f"warning: bot {bot!r} {change}; its games from now on are stored as such. "
+                  f"To rate it as a new entrant: circus-referee season "
+                  f"{self.config_path or 'BOTS_YAML'} --replace {bot}", file=self.out, flush=True)
 
     def _verdict(self, block: range, live: LiveStandings) -> str | None:
         """Why the tournament stops after ``block``, or None to go on (the bots left out
@@ -787,7 +846,7 @@ class TournamentRunner:
         order = settled(ratings, live.games, rule.confidence, rule.min_games_per_bot)
         if order is None:
             return None
-        left = self.total - games_through(self.config, block)
+        left = self.total - games_through(self.config, self.segment, block)
         return (f"settled after round {block.stop}: every bot is above the next with LOS "
                 f">= {rule.confidence:g} ({' > '.join(order)}); {left:,} of the "
                 f"{self.total:,} scheduled games were not needed")
@@ -818,22 +877,14 @@ class Tally:
                 self.faults[fault.fault_class] = self.faults.get(fault.fault_class, 0) + 1
 
 
-def games_through(config: TournamentConfig, block: range) -> int:
-    """The games of every round up to the end of ``block``."""
-    return block.stop * games_per_round(config)
+def games_through(config: TournamentConfig, segment: Segment, block: range) -> int:
+    """The games of every round up to the end of ``block`` (of ``segment``)."""
+    return segment.first_index + (block.stop - segment.rounds.start) * segment_shape(
+        config, segment)[1]
 
 
 def _raise_interrupt(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
-
-
-def _jsonable(value: object) -> object:
-    """Tuples become lists, as they would after a round trip through JSON."""
-    if isinstance(value, dict):
-        return {key: _jsonable(item) for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_jsonable(item) for item in value]
-    return value
 
 
 def _stop_all(participants: list[Participant]) -> None:

@@ -7,19 +7,25 @@ the concurrency, finish order or number of resumes.
 
 A round is a list of *groups*; a group is the tables that share one deal (one
 table, or in an A/B test the A table and the B table), and each table is played
-in every seat rotation. Every round of a tournament has the same number of
-games, so a game's index is known before its round is paired.
+in every seat rotation. Every round of a segment has the same number of games, so
+a game's index is known before its round is paired.
+
+A *segment* is a stretch of the schedule played by one field: a tournament has one
+until its field or rounds change during a season (``circus-referee season``), and
+each change applied adds segments after the last (:class:`Segment`), so the games
+already scheduled keep their indices, groups and deals.
 """
 
 from __future__ import annotations
 
 import itertools
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from typing import Callable, Collection, Iterable, Iterator, Mapping
 
 from referee.seeds import derive_seed
+from referee.settings import BotSpec
 from tournaments.config import (
     AB_DEALS_PER_ROUND,
     TournamentConfig,
@@ -48,6 +54,79 @@ class Pairing:
     # deal twice. The epoch is the seat rotation, and in an A/B test the side
     # (A's tables first, then B's: the fillers see each deal on both).
     rotation: int = 0
+
+
+@dataclass(frozen=True)
+class Segment:
+    """A stretch of the schedule played by one field (issue 40), kept in the store once
+    a change made more than one.
+
+    Its games are indexed from ``first_index`` and its groups (deals) from
+    ``first_group``, after every earlier segment's, so no two segments share a game
+    index or a deal. ``rounds`` are the tournament's round numbers it plays; with
+    ``entering`` (late entrants of a fixed schedule) only the tables holding one of
+    them, so the entrants get their games against the field in every round. The games
+    of ``excluded`` bots (withdrawn after the segment was made) that are not stored
+    are not played.
+    """
+
+    number: int = 0
+    first_index: int = 0
+    first_group: int = 0
+    rounds: range = range(0)
+    bots: tuple[str, ...] = ()
+    remembering: tuple[str, ...] = ()
+    entering: tuple[str, ...] = ()
+    excluded: tuple[str, ...] = ()
+
+
+def first_segment(config: TournamentConfig) -> Segment:
+    """The one segment of a tournament whose field never changed."""
+    return Segment(0, 0, 0, range(rounds_needed(config)), tuple(b.name for b in config.bots),
+                   tuple(bot.name for bot in config.bots if bot.remembers))
+
+
+def segment_config(config: TournamentConfig, segment: Segment) -> TournamentConfig:
+    """``config`` with the segment's field: a bot no longer in ``config`` (withdrawn, or
+    an earlier version) stands in by its name, for scheduling only."""
+    specs = {spec.name: spec for spec in config.bots}
+    return replace(config, bots=tuple(
+        specs.get(name) or BotSpec(name, python="withdrawn", memory=name in
+                                   segment.remembering) for name in segment.bots))
+
+
+def segment_groups(config: TournamentConfig, segment: Segment, round_number: int
+                   ) -> list[Group]:
+    """The groups of a round of a fixed schedule's segment (only its entrants' tables,
+    when it has entrants)."""
+    groups = fixed_groups(segment_config(config, segment), round_number)
+    if not segment.entering:
+        return groups
+    entering = set(segment.entering)
+    return [group for group in groups if any(entering & set(table) for table in group)]
+
+
+def segment_shape(config: TournamentConfig, segment: Segment) -> tuple[int, int]:
+    """(groups, games) in one round of the segment."""
+    field = segment_config(config, segment)
+    if not segment.entering:
+        return groups_per_round(field), games_per_round(field)
+    groups = len(segment_groups(config, segment, segment.rounds.start))
+    return groups, groups * config.players
+
+
+def segment_blocks(config: TournamentConfig, segment: Segment) -> list[range]:
+    """The segment's rounds played together, in order (see :func:`blocks`)."""
+    if round_by_round(config):
+        return [range(number, number + 1) for number in segment.rounds]
+    return [segment.rounds] if len(segment.rounds) else []
+
+
+def segment_end(config: TournamentConfig, segment: Segment) -> tuple[int, int]:
+    """The first game index and group index after the segment's."""
+    groups, games = segment_shape(config, segment)
+    return (segment.first_index + len(segment.rounds) * games,
+            segment.first_group + len(segment.rounds) * groups)
 
 
 def rotations(seats: tuple[str, ...]) -> list[tuple[str, ...]]:
@@ -248,7 +327,8 @@ PART_GAMES = 1_000
 
 
 def arrange(config: TournamentConfig, secret: str, block: range,
-            groups_of: Callable[[int], list[Group]]) -> Iterator[list[Pairing]]:
+            groups_of: Callable[[int], list[Group]], segment: Segment | None = None
+            ) -> Iterator[list[Pairing]]:
     """The games of the rounds in ``block``, played together (``groups_of(r)``: the
     groups of round r), in play order, in parts of at most PART_GAMES games, no part
     spanning two epochs.
@@ -265,14 +345,18 @@ def arrange(config: TournamentConfig, secret: str, block: range,
 
     A part is made only when asked for (the rounds' groups again for each epoch), so
     a long tournament's schedule is never held whole: the referee's memory does not
-    grow with the number of games.
+    grow with the number of games. ``segment``: the one ``block`` is in (default: the
+    tournament's only one).
     """
+    segment = segment or first_segment(config)
     base = _base(config, secret)
-    remembering = {bot.name for bot in config.bots if bot.remembers}
+    remembering = set(segment.remembering)
     # Each table's rotations made once: the games share their seats tuples.
     seatings: dict[Table, list[Table]] = {}
-    index = block.start * games_per_round(config)
-    for games in _in_play_order(config, block, groups_of, seatings):
+    per_round, games_each = segment_shape(config, segment)
+    index = segment.first_index + (block.start - segment.rounds.start) * games_each
+    first_group = segment.first_group + (block.start - segment.rounds.start) * per_round
+    for games in _in_play_order(config, block, groups_of, seatings, per_round, first_group):
         pairings = []
         for round_number, group, seats, epoch in games:
             shared = config.duplicate and not remembering & set(seats)
@@ -288,25 +372,26 @@ def arrange(config: TournamentConfig, secret: str, block: range,
 
 
 def _in_play_order(config: TournamentConfig, block: range,
-                   groups_of: Callable[[int], list[Group]], seatings: dict[Table, list[Table]]
+                   groups_of: Callable[[int], list[Group]], seatings: dict[Table, list[Table]],
+                   per_round: int, first_group: int
                    ) -> Iterator[Iterator[tuple[int, int, Table, int]]]:
     """The (round, group, seats, epoch) of every game, in the order they are played:
     table by table, each in all its rotations; with ``duplicate``, epoch by epoch (an
     epoch is side × players + rotation; every round has the same groups' shape), tables
     in order within each. A group's index (which gives its deal) counts the groups of a
-    full round, so a Swiss round paired without a bot that did not start, with fewer
-    tables, shares no deal with the next."""
-    per_round = groups_per_round(config)
-
+    full round (``per_round``, from ``first_group`` at the block's first round), so a
+    Swiss round paired without a bot that did not start, with fewer tables, shares no
+    deal with the next."""
     def tables() -> Iterator[tuple[int, int, int, list[Table]]]:
-        for round_number in block:
+        for offset, round_number in enumerate(block):
             groups = groups_of(round_number)
             for number, group_tables in enumerate(groups):
                 for side, table in enumerate(group_tables):
                     rotated = seatings.get(table)
                     if rotated is None:
                         rotated = seatings[table] = rotations(table)
-                    yield round_number, round_number * per_round + number, side, rotated
+                    yield (round_number, first_group + offset * per_round + number, side,
+                           rotated)
 
     if not config.duplicate:
         yield ((round_number, group, seats, side * config.players + turn)
@@ -327,13 +412,16 @@ def groups_per_round(config: TournamentConfig) -> int:
     return AB_DEALS_PER_ROUND if config.format == "ab" else tables_per_round(config)
 
 
-def scheduled(config: TournamentConfig, secret: str = "") -> Iterator[Pairing]:
-    """All games of a tournament whose rounds need no standings, indexed from 0 in the
-    order they are played, one at a time (a Swiss tournament is paired round by round
-    instead)."""
-    for block in blocks(config):
-        for games in arrange(config, secret, block, partial(fixed_groups, config)):
-            yield from games
+def scheduled(config: TournamentConfig, secret: str = "",
+              segments: Iterable[Segment] | None = None) -> Iterator[Pairing]:
+    """All games of a tournament whose rounds need no standings (of its ``segments``,
+    if its field changed), indexed from 0 in the order they are played, one at a time
+    (a Swiss tournament is paired round by round instead)."""
+    for segment in segments or [first_segment(config)]:
+        for block in segment_blocks(config, segment):
+            for games in arrange(config, secret, block,
+                                 partial(segment_groups, config, segment), segment):
+                yield from games
 
 
 def schedule(config: TournamentConfig, secret: str = "") -> list[Pairing]:

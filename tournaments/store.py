@@ -21,7 +21,7 @@ from typing import Any, Iterator, NamedTuple
 
 from referee.match import MatchResult
 from referee.participants import real_path
-from tournaments.schedule import Pairing
+from tournaments.schedule import Pairing, Segment
 
 DEFAULT_DB = Path("runs/circus.sqlite")
 #: The files SQLite keeps beside a database, made and removed as it works.
@@ -66,6 +66,7 @@ CREATE TABLE IF NOT EXISTS games (
     started_at  TEXT NOT NULL,
     finished_at TEXT NOT NULL,
     duration_s  REAL NOT NULL,
+    code        TEXT,               -- what code played, by seat: [fingerprint, hello], JSON
     UNIQUE (tournament, game_index)
 );
 CREATE TABLE IF NOT EXISTS secrets (
@@ -109,6 +110,26 @@ CREATE TABLE IF NOT EXISTS swiss_rounds (
                                     -- that paired it, JSON
     PRIMARY KEY (tournament, round)
 );
+CREATE TABLE IF NOT EXISTS segments (
+    tournament  TEXT NOT NULL REFERENCES tournaments(name) ON DELETE CASCADE,
+    number      INTEGER NOT NULL,   -- a stretch of the schedule with one field (a change
+    first_index INTEGER NOT NULL,   -- of the field starts the next): its first game index,
+    first_group INTEGER NOT NULL,   -- its first group (deal) index,
+    first_round INTEGER NOT NULL,   -- its rounds,
+    rounds      INTEGER NOT NULL,
+    bots        TEXT NOT NULL,      -- its field, JSON
+    remembering TEXT NOT NULL,      -- those of its field with memory: true, JSON
+    entering    TEXT NOT NULL,      -- late entrants: only their tables are played, JSON
+    excluded    TEXT NOT NULL,      -- bots withdrawn since: their games left are not, JSON
+    PRIMARY KEY (tournament, number)
+);
+CREATE TABLE IF NOT EXISTS changes (
+    tournament  TEXT NOT NULL REFERENCES tournaments(name) ON DELETE CASCADE,
+    number      INTEGER NOT NULL,
+    at          TEXT NOT NULL,
+    lines       TEXT NOT NULL,      -- what was changed and chosen, one line each, JSON
+    PRIMARY KEY (tournament, number)
+);
 CREATE TABLE IF NOT EXISTS locks (
     tournament  TEXT PRIMARY KEY,   -- held by the referee running it
     pid         INTEGER NOT NULL,
@@ -119,6 +140,9 @@ CREATE TABLE IF NOT EXISTS locks (
 
 # How long a write waits for a database another program holds, by default.
 DEFAULT_WAIT_S = 10.0
+#: Columns added since the first release: (table, column, declaration). An older store
+#: gets them when it is opened (NULL in its rows), so it still opens and resumes.
+ADDED_COLUMNS = (("games", "code", "TEXT"),)
 
 
 def _schema_columns() -> dict[str, set[str]]:
@@ -168,6 +192,9 @@ class StoredGame:
     started_at: str
     finished_at: str
     duration_s: float
+    # What code played, by seat: [fingerprint, "name version" from Hello or None]; None
+    # for a game stored by an older referee.
+    code: list[list[str | None]] | None = None
 
 
 class GameResult(NamedTuple):
@@ -206,6 +233,25 @@ class StoreError(Exception):
     """The database cannot be used; the message says why."""
 
 
+@dataclass(frozen=True)
+class FieldChange:
+    """A change of a tournament's field, as the store applies it (made and described by
+    :func:`tournaments.season.plan_change`)."""
+
+    tournament: str
+    # What it does, a line each, as the dry run showed it; kept with the change.
+    lines: list[str]
+    # The schedule's segments after it.
+    segments: list[Segment]
+    # Earlier versions of replaced bots: each bot's new name for what it stored.
+    renames: dict[str, str]
+    # The stored games to take out of the tournament (their ids).
+    dropped: list[int]
+    total: int
+    config: dict[str, Any]
+    identity: dict[str, Any]
+
+
 class Store:
     def __init__(self, path: Path | str, wait_s: float = DEFAULT_WAIT_S) -> None:
         self.path = Path(path)
@@ -229,6 +275,7 @@ class Store:
                 self.db.execute("PRAGMA synchronous=NORMAL")
             self.db.execute("PRAGMA foreign_keys=ON")
             self.db.executescript(SCHEMA)
+            self._migrate()
         except sqlite3.OperationalError as error:
             raise self._error(error) from None
         except sqlite3.DatabaseError as error:
@@ -236,11 +283,20 @@ class Store:
 
     def _check_foreign_tables(self) -> None:
         """Refuse, before changing anything, a database whose tables are another program's."""
+        added = {(table, column) for table, column, _ in ADDED_COLUMNS}
         for table, wanted in _schema_columns().items():
             found = _columns(self.db, table)
-            if found and not wanted <= found:
+            if found and not {column for column in wanted
+                              if (table, column) not in added} <= found:
                 raise StoreError(f"{self.path}: its table {table!r} is not circus-referee's "
                                  "(other columns); give another --db")
+
+    def _migrate(self) -> None:
+        """Add the columns an older store lacks."""
+        for table, column, declaration in ADDED_COLUMNS:
+            if column not in _columns(self.db, table):
+                with self.db:
+                    self.db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {declaration}")
 
     def _error(self, error: sqlite3.OperationalError) -> StoreError:
         """A one-line StoreError, saying how long we waited if another program holds the file."""
@@ -300,21 +356,25 @@ class Store:
                 (name, json.dumps(config), json.dumps(identity, sort_keys=True), total_games,
                  _now(), log_dir))
 
+    def free_name(self, stem: str) -> str:
+        """The first of STEM-1, STEM-2, … that names no tournament."""
+        taken = {t.name for t in self.tournaments()}
+        return next(f"{stem}-{n}" for n in range(1, len(taken) + 2)
+                    if f"{stem}-{n}" not in taken)
+
     def archive_tournament(self, name: str) -> str:
         """Keep a tournament's record and games under a new, free name; return it.
 
         ``--fresh`` frees the name this way instead of deleting anything.
         """
-        taken = {t.name for t in self.tournaments()}
-        archive = next(f"{name}.old-{n}" for n in range(1, len(taken) + 2)
-                       if f"{name}.old-{n}" not in taken)
+        archive = self.free_name(f"{name}.old")
         row = dict(self.db.execute("SELECT * FROM tournaments WHERE name = ?", (name,)).fetchone())
         row["name"] = archive
         with self._writing():
             self.db.execute(f"INSERT INTO tournaments ({', '.join(row)}) "
                             f"VALUES ({', '.join('?' * len(row))})", list(row.values()))
             for table in ("games", "faults", "secrets", "bot_identities", "rating_snapshots",
-                          "swiss_rounds"):
+                          "swiss_rounds", "segments", "changes"):
                 self.db.execute(f"UPDATE {table} SET tournament = ? WHERE tournament = ?",
                                 (archive, name))
             self.db.execute("DELETE FROM tournaments WHERE name = ?", (name,))
@@ -400,6 +460,14 @@ class Store:
             self.db.execute("UPDATE tournaments SET total_games = total_games - ? "
                             "WHERE name = ?", (vacant_games, tournament))
 
+    def rounds_paired(self, tournament: str) -> int:
+        """How many Swiss rounds are paired: those kept, and any an older referee began
+        without keeping its pairing."""
+        kept, played = (self.db.execute(f"SELECT max(round) FROM {table} WHERE tournament = ?",
+                                        (tournament,)).fetchone()[0]
+                        for table in ("swiss_rounds", "games"))
+        return max(-1 if last is None else last for last in (kept, played)) + 1
+
     def swiss_round(self, tournament: str, number: int) -> SwissRound | None:
         """A round's pairing, if it was made."""
         row = self.db.execute("SELECT tables, byes, absent FROM swiss_rounds WHERE "
@@ -409,9 +477,98 @@ class Store:
         return SwissRound([tuple(table) for table in json.loads(row[0])], json.loads(row[1]),
                           json.loads(row[2]))
 
+    # -- a season's changes: the schedule's segments and what was changed ---------
+    def segments(self, tournament: str) -> list[Segment]:
+        """The schedule's segments, if the field ever changed (else none is kept)."""
+        rows = self.db.execute("SELECT * FROM segments WHERE tournament = ? ORDER BY number",
+                               (tournament,))
+        return [Segment(row["number"], row["first_index"], row["first_group"],
+                        range(row["first_round"], row["first_round"] + row["rounds"]),
+                        *(tuple(json.loads(row[key])) for key in
+                          ("bots", "remembering", "entering", "excluded")))
+                for row in rows]
+
+    def changes(self, tournament: str) -> list[tuple[str, list[str]]]:
+        """Each change of the field applied, in order: when, and what it did."""
+        rows = self.db.execute("SELECT at, lines FROM changes WHERE tournament = ? "
+                               "ORDER BY number", (tournament,))
+        return [(row[0], json.loads(row[1])) for row in rows]
+
+    def apply_change(self, change: FieldChange) -> str | None:
+        """Apply a change of the field in one transaction (:mod:`tournaments.season`
+        says what it is): every later version's old games renamed, the dropped games
+        moved into a tournament of their own (returned: ``NAME.dropped-N``), the
+        segments, config, total and the change's record kept, the rating snapshot
+        (which a rename would not invalidate) dropped."""
+        name = change.tournament
+        with self._writing():
+            for bot, label in change.renames.items():
+                self._rename(name, bot, label)
+            dropped = self._move_games(name, change.dropped) if change.dropped else None
+            self.db.execute("DELETE FROM segments WHERE tournament = ?", (name,))
+            self.db.executemany(
+                "INSERT INTO segments VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [(name, seg.number, seg.first_index, seg.first_group, seg.rounds.start,
+                  len(seg.rounds), *(json.dumps(list(getattr(seg, key))) for key in
+                                     ("bots", "remembering", "entering", "excluded")))
+                 for seg in change.segments])
+            self.db.execute("UPDATE tournaments SET config = ?, identity = ?, total_games = ?,"
+                            " finished_at = NULL WHERE name = ?",
+                            (json.dumps(change.config), json.dumps(change.identity,
+                                                                   sort_keys=True),
+                             change.total, name))
+            self.db.execute("DELETE FROM rating_snapshots WHERE tournament = ?", (name,))
+            number = self.db.execute("SELECT count(*) FROM changes WHERE tournament = ?",
+                                     (name,)).fetchone()[0]
+            self.db.execute("INSERT INTO changes VALUES (?, ?, ?, ?)",
+                            (name, number + 1, _now(), json.dumps(change.lines)))
+        return dropped
+
+    def _rename(self, tournament: str, bot: str, label: str) -> None:
+        """Call ``bot`` ``label`` in everything stored of the tournament: its games, their
+        faults, its Hello identity and the Swiss rounds it was paired in."""
+        def renamed(names: list[str]) -> list[str]:
+            return [label if item == bot else item for item in names]
+
+        for game_id, seats in self.db.execute(
+                "SELECT id, seats FROM games WHERE tournament = ?", (tournament,)).fetchall():
+            names = json.loads(seats)
+            if bot in names:
+                self.db.execute("UPDATE games SET seats = ? WHERE id = ?",
+                                (json.dumps(renamed(names)), game_id))
+        self.db.execute("UPDATE faults SET bot = ? WHERE tournament = ? AND bot = ?",
+                        (label, tournament, bot))
+        self.db.execute("UPDATE bot_identities SET bot = ? WHERE tournament = ? AND bot = ?",
+                        (label, tournament, bot))
+        for number, tables, byes, absent in self.db.execute(
+                "SELECT round, tables, byes, absent FROM swiss_rounds WHERE tournament = ?",
+                (tournament,)).fetchall():
+            self.db.execute(
+                "UPDATE swiss_rounds SET tables = ?, byes = ?, absent = ? WHERE tournament = ?"
+                " AND round = ?", (json.dumps([renamed(table) for table in json.loads(tables)]),
+                                   json.dumps(renamed(json.loads(byes))),
+                                   json.dumps(renamed(json.loads(absent))), tournament, number))
+
+    def _move_games(self, tournament: str, game_ids: list[int]) -> str:
+        """Move games and their faults into a new finished tournament, NAME.dropped-N,
+        with the same config: kept and replayable, but no longer the tournament's."""
+        moved = self.free_name(f"{tournament}.dropped")
+        row = dict(self.db.execute("SELECT * FROM tournaments WHERE name = ?",
+                                   (tournament,)).fetchone())
+        row.update(name=moved, total_games=len(game_ids), created_at=_now(),
+                   finished_at=_now())
+        self.db.execute(f"INSERT INTO tournaments ({', '.join(row)}) "
+                        f"VALUES ({', '.join('?' * len(row))})", list(row.values()))
+        for table, key in (("games", "id"), ("faults", "game_id")):
+            self.db.executemany(f"UPDATE {table} SET tournament = ? WHERE {key} = ?",
+                                [(moved, game_id) for game_id in game_ids])
+        return moved
+
     # -- games ---------------------------------------------------------------
-    def add_game(self, tournament: str, pairing: Pairing, result: MatchResult) -> int:
-        """Write a finished game and its faults in one transaction.
+    def add_game(self, tournament: str, pairing: Pairing, result: MatchResult,
+                 code: list[tuple[str, str | None]] | None = None) -> int:
+        """Write a finished game and its faults in one transaction; ``code``: what code
+        played it, by seat (fingerprint, Hello name and version).
 
         Idempotent on (tournament, game index): a game already stored (say, a
         cluster game played twice after its worker was lost) is kept as it is,
@@ -421,13 +578,14 @@ class Store:
             cursor = self.db.execute(
                 "INSERT OR IGNORE INTO games (tournament, game_index, group_index, round, seed,"
                 " game, variant, seats, scores, ranks, status, end_reason, actions, times,"
-                " started_at, finished_at, duration_s)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " started_at, finished_at, duration_s, code)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (tournament, pairing.index, pairing.group, pairing.round, pairing.seed,
                  result.game, result.variant, json.dumps(list(pairing.seats)),
                  json.dumps(result.scores), json.dumps(result.ranks), result.status,
                  result.end_reason, json.dumps(result.actions), json.dumps(result.times),
-                 result.started_at, result.finished_at, result.duration_s))
+                 result.started_at, result.finished_at, result.duration_s,
+                 None if code is None else json.dumps(code)))
             if cursor.rowcount == 0:
                 return self.db.execute(
                     "SELECT id FROM games WHERE tournament = ? AND game_index = ?",
@@ -440,6 +598,18 @@ class Store:
                   fault.fault_class, fault.detail, fault.policy, fault.time)
                  for fault in result.faults])
         return game_id
+
+    def codes(self, tournament: str) -> dict[str, list[tuple[str, str | None]]]:
+        """What code each bot played its stored games with: (fingerprint, Hello name and
+        version) pairs, in the order it last played with each (the last is its latest)."""
+        seen: dict[str, dict[tuple[str, str | None], None]] = {}
+        for seats, code in self.db.execute(
+                "SELECT seats, code FROM games WHERE tournament = ? AND code IS NOT NULL "
+                "ORDER BY id", (tournament,)):
+            for bot, (digest, hello) in zip(json.loads(seats), json.loads(code)):
+                seen.setdefault(bot, {}).pop((digest, hello), None)
+                seen[bot][digest, hello] = None
+        return {bot: list(pairs) for bot, pairs in seen.items()}
 
     def done_indices(self, tournament: str) -> set[int]:
         rows = self.db.execute("SELECT game_index FROM games WHERE tournament = ?",
@@ -523,10 +693,10 @@ def _tournament(row: sqlite3.Row) -> StoredTournament:
                             row["log_dir"])
 
 
-_JSON_COLUMNS = ("seats", "scores", "ranks", "actions", "times")
+_JSON_COLUMNS = ("seats", "scores", "ranks", "actions", "times", "code")
 
 
 def _game(row: sqlite3.Row) -> StoredGame:
-    values = {key: json.loads(row[key]) if key in _JSON_COLUMNS else row[key]
-              for key in row.keys()}
+    values = {key: json.loads(row[key]) if key in _JSON_COLUMNS and row[key] is not None
+              else row[key] for key in row.keys()}
     return StoredGame(**values)
