@@ -17,6 +17,7 @@ from click.testing import CliRunner
 from conftest import live_group_members
 
 from circus_referee.main import check_bot_command, main
+from referee import sandbox
 from referee.checkbot import remove_stale_folders
 
 FAULT_BOTS = Path(__file__).resolve().parent / "fault_bots.py"
@@ -72,6 +73,9 @@ def test_concurrent_games_are_played():
 
 
 def test_no_temporary_folder_is_left(tmp_path, monkeypatch):
+    # The sandbox is probed (once a process) before the temporary folder moves under
+    # pytest's root-only folder, which a bot's unprivileged uid cannot walk to.
+    sandbox.unavailable_reason()
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     result = check("--command", "python -m bots.random_bot --address {address}",
                    "--game", "flea-circus", "--games", "1", "--at-once", "1")
