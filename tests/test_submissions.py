@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from conftest import interrupted_run, write_config
 
 from circus_referee.main import main
 from tournaments.config import load_config
@@ -266,3 +267,59 @@ def test_the_base_is_never_overwritten(tmp_path):
                     "--game", "flea-circus")
     assert result.exit_code == 2 and "is the base config" in result.output, result.output
     assert base.read_text() == BASE
+
+
+def test_too_few_passing_for_a_table_writes_no_config_and_keeps_the_verdicts(tmp_path):
+    subs = tmp_path / "subs"
+    submit(subs / "good", "good", "Gil")
+    submit(subs / "bad", "bad", "Bea", mode="illegal")
+    result = invoke("submissions", str(subs), "-o", str(tmp_path / "bots.yaml"),
+                    "--game", "flea-circus", "--at-once", "1")
+    assert result.exit_code == 2, result.output
+    assert re.search(r"^good +good +Gil +python +passed", result.output, re.M), result.output
+    assert re.search(r"^bad +bad +Bea +python +refused +check-bot: ", result.output, re.M)
+    assert result.output.rstrip().splitlines()[-1].startswith(
+        "error: 1 of 2 entrants passed, and the config they make is refused: 1 bot(s) listed "
+        "but the table has 2 seats (every verdict is in "), result.output
+    assert "verdict: passed" in (tmp_path / "bots-checks" / "good" / "check.txt").read_text()
+    assert not (tmp_path / "bots.yaml").exists()
+
+
+def test_a_config_that_cannot_be_is_refused_before_any_check(tmp_path):
+    subs = tmp_path / "subs"
+    submit(subs / "solo", "solo", "Sol")
+    result = invoke("submissions", str(subs), "-o", str(tmp_path / "bots.yaml"),
+                    "--game", "flea-circus", "--players", "9")
+    assert result.exit_code == 2, result.output
+    assert "checking" not in result.output
+    assert re.search(r"^solo +solo +Sol +python +refused +not checked: ", result.output, re.M)
+    assert result.output.rstrip().splitlines()[-1].startswith(
+        "error: the config is refused before any check: "), result.output
+    assert "not checked" in (tmp_path / "bots-checks" / "solo" / "check.txt").read_text()
+
+
+UNFINISHED = """\
+name: unfinished
+game: flea-circus
+players: 2
+concurrency: 1
+bots:
+  - {name: a, python: bots.random_bot:RandomBot}
+  - {name: b, python: bots.random_bot:RandomBot}
+"""
+
+
+def test_an_unfinished_tournaments_packs_withhold_the_replays_of_deals_to_come(tmp_path):
+    """Game 0 is stored, its deal's other seat rotation (game 1) is not: a replay of game 0
+    would show the cards of game 1."""
+    interrupted_run(load_config(write_config(tmp_path, UNFINISHED)), tmp_path, 1)
+    db = str(tmp_path / "results.sqlite")
+    result = invoke("packs", "--db", db, "-o", str(tmp_path / "packs"))
+    assert result.exit_code == 0, result.output
+    assert "0 replays" in result.output and "the tournament is not finished" in result.output
+    assert len(read_csv(tmp_path / "packs" / "a" / "games.csv")) == 1
+    assert not list((tmp_path / "packs" / "a" / "replays").iterdir())
+    assert "<td>withheld</td>" in (tmp_path / "packs" / "a" / "index.html").read_text()
+    unknown = invoke("packs", "--db", db, "-o", str(tmp_path / "packs"), "--bot", "c")
+    assert unknown.exit_code == 2
+    assert unknown.output == "error: no bot 'c' in tournament 'unfinished' (bots: a, b)\n"

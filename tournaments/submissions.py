@@ -35,6 +35,7 @@ from tournaments.store import DEFAULT_DB, database_paths
 
 MANIFEST = "entrant.yaml"
 MANIFEST_KEYS = ("name", "author", "language", "command")
+LEADING_KEYS = ("name", "game", "variant", "players")
 # Author and language are shown in tables and compared (one entry per author): one short
 # line each, with no control character.
 TEXT_LIMIT = 100
@@ -180,7 +181,10 @@ def with_entrants(base: dict[str, Any], entrants: list[Entrant],
     home = output.parent.resolve()
     entries = [{**entrant.entry(), "dir": os.path.relpath(entrant.folder.resolve(), home)}
                for entrant in entrants]
-    return {**base, "bots": [*(base.get("bots") or []), *entries]}
+    # In the order a reader looks for them: what is played first, the bots last.
+    first = {key: base[key] for key in LEADING_KEYS if key in base}
+    rest = {key: value for key, value in base.items() if key not in (*LEADING_KEYS, "bots")}
+    return {**first, **rest, "bots": [*(base.get("bots") or []), *entries]}
 
 
 def check_entrant(entrant: Entrant, config: TournamentConfig, games: int, at_once: int,
@@ -279,9 +283,12 @@ def make_field(submissions: Path, base: dict[str, Any], output: Path, *, checks_
     try:
         config = template(base, entrants, output)
     except SubmissionError as error:
-        record(read, checks_dir, games, at_once)
+        unchecked = [verdict.refuse(f"not checked: {error}") if verdict.passed else verdict
+                     for verdict in read]
+        record(unchecked, checks_dir, games, at_once)
         raise FieldRefused("no submission's manifest holds" if not entrants else
-                           f"the config is refused before any check: {error}", read) from None
+                           f"the config is refused before any check: {error}",
+                           unchecked) from None
     shared = (checks_dir, output, *private, *database_paths(Path(DEFAULT_DB)))
     verdicts = []
     for number, verdict in enumerate(read, 1):
