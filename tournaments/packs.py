@@ -106,7 +106,7 @@ def write_pack(store: Store, record: StoredTournament, bot: str, games: list[Sto
               for row in fault_rows(store, record, bot)]
     write_replays(shown, [dict(row) for row in store.faults(record.name, bot)],
                   folder / "replays")
-    logs = copy_logs(Path(record.log_dir or "."), bot, folder)
+    logs = copy_logs(Path(record.log_dir), bot, folder) if record.log_dir else []
     times = [row for row in time_rows(own_games) if row["bot"] == bot]
     played = game_rows(own_games)
     for name, records, fields in (("faults.csv", faults, PACK_FAULT_COLUMNS),
