@@ -212,6 +212,26 @@ def test_a_bad_manifest_is_named_with_its_folder_and_key(tmp_path, manifest, pro
     assert "\n" not in str(error.value)
 
 
+@pytest.mark.parametrize("named", ["../other/bot.py", "link.py", "--script=../other/bot.py"])
+def test_a_command_may_name_only_the_entrants_own_files(tmp_path, named):
+    """The sandbox shows a bot what its command names: another entrant's files, or the
+    organiser's behind a link, must not be shown to an entrant by naming them."""
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "bot.py").write_text("secret = 1\n")
+    folder = submit(tmp_path / "entry", "entry", "E",
+                    manifest=MANIFEST.format(name="entry", author="E").replace("bot.py", named))
+    (folder / "link.py").symlink_to(tmp_path / "other" / "bot.py")
+    with pytest.raises(SubmissionError, match=r"^entry/entrant\.yaml: command names .*, "
+                                              r"outside its folder"):
+        read_manifest(folder)
+
+
+def test_a_command_may_name_its_own_files_and_the_systems(tmp_path):
+    folder = submit(tmp_path / "entry", "entry", "E", manifest=MANIFEST.format(
+        name="entry", author="E").replace("python bot.py", "/usr/bin/env python3 bot.py"))
+    assert read_manifest(folder).command.startswith("/usr/bin/env python3 bot.py")
+
+
 def test_a_folder_without_a_manifest_says_what_one_holds(tmp_path):
     with pytest.raises(SubmissionError, match=r"^x: no entrant\.yaml \(keys: name, author"):
         read_manifest(tmp_path / "x")

@@ -12,6 +12,7 @@ of checks, one subfolder per submission.
 from __future__ import annotations
 
 import os
+import shlex
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
@@ -20,6 +21,7 @@ import yaml
 from tabulate import tabulate
 
 from referee.checkbot import Check, check_bot, coverage
+from referee.sandbox import SYSTEM, named_files
 from referee.settings import TimeConfig
 from referee.text import printable
 from tournaments.config import (
@@ -104,9 +106,30 @@ def read_manifest(folder: Path) -> Entrant:
                           _typed(data, "command", str, required=True), submitted)
         # The entry as bots.yaml will hold it, checked by bots.yaml's own rules.
         _bots([entrant.entry()], True, None, TimeConfig())
+        _own_files_only(entrant)
     except ConfigError as error:
         raise SubmissionError(f"{where}: {error}") from None
     return entrant
+
+
+def _own_files_only(entrant: Entrant) -> None:
+    """Refuse a command that names a file outside the entrant's folder and the system's.
+
+    A sandbox shows a bot the files its command names, wherever they are (an organiser's
+    bot may run a binary from anywhere); an entrant's command is not the organiser's, and
+    ``python ../alice/bot.py`` or a link to the organiser's files would show it them.
+    """
+    own = entrant.folder.resolve()
+    try:
+        argv = shlex.split(entrant.command)
+    except ValueError as error:
+        raise ConfigError(f"command cannot be parsed: {error}") from None
+    for path in named_files(argv, own):
+        real = path.resolve()
+        if real != own and own not in real.parents and not any(
+                Path(folder) in real.parents for folder in SYSTEM):
+            raise ConfigError(f"command names {path}, outside its folder: an entrant's "
+                              "command may name only its own files (and the system's)")
 
 
 def _text(data: dict, key: str) -> str:
