@@ -21,6 +21,7 @@ from tournaments.submissions import (
     Verdict,
     one_per_author,
     read_manifest,
+    submission_folders,
     unique_names,
 )
 
@@ -235,6 +236,16 @@ def test_a_command_may_name_its_own_files_and_the_systems(tmp_path):
 def test_a_folder_without_a_manifest_says_what_one_holds(tmp_path):
     with pytest.raises(SubmissionError, match=r"^x: no entrant\.yaml \(keys: name, author"):
         read_manifest(tmp_path / "x")
+
+
+def test_hidden_folders_files_and_the_checks_folder_are_no_submissions(tmp_path):
+    for name in ("b", "a", ".git", "bots-checks"):
+        (tmp_path / name).mkdir()
+    (tmp_path / "notes.txt").write_text("")
+    assert submission_folders(tmp_path, (tmp_path / "bots-checks",)) == [tmp_path / "a",
+                                                                         tmp_path / "b"]
+    with pytest.raises(SubmissionError, match="no submission folders"):
+        submission_folders(tmp_path / "a")
 
 
 def passed(folder: str, name: str, author: str, submitted: float) -> Verdict:
