@@ -15,16 +15,6 @@ from typing import Any
 import click
 from tabulate import tabulate
 
-from ratings import formatting
-from ratings.report import FaultRow, GameRow, ReportLinks, render_report
-from ratings.sprt import SprtResult
-from referee.checkbot import check_bot, coverage
-from referee.games import GAMES, GameConfigError, GameRecord
-from referee.games.base import IllegalActionError
-from referee.replay import END_REASONS, end_reason_words, replay_frames, text_lines
-from referee.settings import FAULT_CLASSES, BotSpec, TimeConfig
-from referee.text import printable
-from referee.viewer import render_replay
 from circus_referee.common import (
     DB_OPTION,
     TOURNAMENT_OPTION,
@@ -35,6 +25,16 @@ from circus_referee.common import (
     tournament_bots,
 )
 from circus_referee.submissions import packs, submissions
+from ratings import formatting
+from ratings.report import FaultRow, GameRow, ReportLinks, render_report
+from ratings.sprt import SprtResult
+from referee.checkbot import check_bot, coverage
+from referee.games import GAMES, GameConfigError, GameRecord
+from referee.games.base import IllegalActionError
+from referee.replay import END_REASONS, end_reason_words, replay_frames, text_lines
+from referee.settings import FAULT_CLASSES, BotSpec, TimeConfig
+from referee.text import printable
+from referee.viewer import render_replay
 from tournaments import cluster
 from tournaments.config import ConfigError, load_config
 from tournaments.export import (
@@ -47,11 +47,11 @@ from tournaments.export import (
 )
 from tournaments.packs import (
     FAULT_COLUMNS,
-    GAME_COLUMNS,
+    PLAYED_COLUMNS,
     TIME_COLUMNS,
-    fault_rows,
-    game_rows,
-    time_rows,
+    fault_records,
+    played_records,
+    time_records,
 )
 from tournaments.replays import ReplayError, write_replays
 from tournaments.runner import Interrupted, TournamentError, TournamentRunner
@@ -512,7 +512,7 @@ def faults(db_path: Path, tournament: str | None, bot: str | None, fmt: str) -> 
     """List the faults bots made, with the path of each bot's log."""
     store, record = open_tournament(db_path, tournament)
     known_bot(record, bot)
-    emit_records(fault_rows(store, record, bot), FAULT_COLUMNS, fmt,
+    emit_records(fault_records(store, record, bot), FAULT_COLUMNS, fmt,
                  f"no faults{f' by {bot}' if bot else ''} in {record.name}")
 
 
@@ -611,7 +611,7 @@ def times(db_path: Path, tournament: str | None, fmt: str) -> None:
     """Show each bot's decision times in milliseconds: median, 99th percentile, maximum, total."""
     store, record = open_tournament(db_path, tournament)
     # One precision for every figure: milliseconds to 0.1 ms.
-    records = time_rows(store.games(record.name))
+    records = time_records(store.games(record.name))
     if fmt == "table":
         records = [{key: f"{value:.1f}" if isinstance(value, float) else value
                     for key, value in row.items()} for row in records]
@@ -649,7 +649,7 @@ def played(db_path: Path, tournament: str | None, bot: str | None, fmt: str) -> 
     """List a tournament's stored games: the ids `replay` takes, seats, scores, status."""
     store, record = open_tournament(db_path, tournament)
     known_bot(record, bot)
-    emit_records(game_rows(store.games(record.name), bot), GAME_COLUMNS, fmt,
+    emit_records(played_records(store.games(record.name), bot), PLAYED_COLUMNS, fmt,
                  f"no games{f' with {bot}' if bot else ''} stored in {record.name}")
 
 

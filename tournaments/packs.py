@@ -31,7 +31,7 @@ FAULT_COLUMNS = ["game_id", "game_index", "seat", "bot", "decision", "class", "p
 # A pack's faults: its own log is beside them, and the organiser's path to it is not theirs.
 PACK_FAULT_COLUMNS = [column for column in FAULT_COLUMNS if column != "log"]
 TIME_COLUMNS = ["bot", "decisions", "median_ms", "p99_ms", "max_ms", "total_ms"]
-GAME_COLUMNS = ["id", "index", "round", "seats", "scores", "ranks", "status", "end_reason",
+PLAYED_COLUMNS = ["id", "index", "round", "seats", "scores", "ranks", "status", "end_reason",
                 "decisions", "duration_s"]
 
 
@@ -44,7 +44,7 @@ def bot_log(log_dir: Path, bot: str) -> str:
     return str(here)
 
 
-def fault_rows(store: Store, record: StoredTournament, bot: str | None = None
+def fault_records(store: Store, record: StoredTournament, bot: str | None = None
                ) -> list[dict[str, Any]]:
     """The faults of a tournament (of ``bot`` only, if given), with each bot's log."""
     log_dir = Path(record.log_dir or ".")
@@ -54,7 +54,7 @@ def fault_rows(store: Store, record: StoredTournament, bot: str | None = None
             for f in store.faults(record.name, bot)]
 
 
-def time_rows(games: Iterable[TimedGame]) -> list[dict[str, Any]]:
+def time_records(games: Iterable[TimedGame]) -> list[dict[str, Any]]:
     """Each bot's decision times, in milliseconds to 0.1 ms, slowest median first."""
     return [{"bot": r.bot, "decisions": r.decisions, "median_ms": round(r.median_ms, 1),
              "p99_ms": round(r.p99_ms, 1), "max_ms": round(r.max_ms, 1),
@@ -62,7 +62,8 @@ def time_rows(games: Iterable[TimedGame]) -> list[dict[str, Any]]:
             for r in time_use(games)]
 
 
-def game_rows(games: Iterable[StoredGame], bot: str | None = None) -> list[dict[str, Any]]:
+def played_records(games: Iterable[StoredGame], bot: str | None = None
+                   ) -> list[dict[str, Any]]:
     """The stored games (those ``bot`` played, if given): ids, seats, results."""
     return [{"id": game.id, "index": game.game_index, "round": game.round,
              "seats": list(game.seats), "scores": list(game.scores),
@@ -103,15 +104,15 @@ def write_pack(store: Store, record: StoredTournament, bot: str, games: list[Sto
     own_games = [game for game in games if bot in game.seats]
     shown = [game for game in own_games if game.group_index not in unsettled]
     faults = [{column: row[column] for column in PACK_FAULT_COLUMNS}
-              for row in fault_rows(store, record, bot)]
+              for row in fault_records(store, record, bot)]
     write_replays(shown, [dict(row) for row in store.faults(record.name, bot)],
                   folder / "replays")
     logs = copy_logs(Path(record.log_dir), bot, folder) if record.log_dir else []
-    times = [row for row in time_rows(own_games) if row["bot"] == bot]
-    played = game_rows(own_games)
+    times = [row for row in time_records(own_games) if row["bot"] == bot]
+    played = played_records(own_games)
     for name, records, fields in (("faults.csv", faults, PACK_FAULT_COLUMNS),
                                   ("times.csv", times, TIME_COLUMNS),
-                                  ("games.csv", played, GAME_COLUMNS)):
+                                  ("games.csv", played, PLAYED_COLUMNS)):
         (folder / name).write_text(csv_text(records, fields) + "\n", encoding="utf-8")
     replayed = {game.id for game in shown}
     page = pack_page(record, bot, standing, times, faults, played, replayed, logs)
@@ -201,7 +202,7 @@ def pack_page(record: StoredTournament, bot: str, standing: Row | None,
     fault_cells = [[_text(value) for value in f.values()]
                    + [replay(f["game_id"], f"#step={max(f['decision'] - 1, 0)}"
                                            f"&view={f['seat'] + 1}")] for f in faults]
-    game_cells = [[_text(g[column]) for column in GAME_COLUMNS] + [replay(g["id"])]
+    game_cells = [[_text(g[column]) for column in PLAYED_COLUMNS] + [replay(g["id"])]
                   for g in played]
     parts = [
         _heading(record),
@@ -213,7 +214,7 @@ def pack_page(record: StoredTournament, bot: str, standing: Row | None,
         "<h2>Faults</h2>",
         _table([*PACK_FAULT_COLUMNS, "replay"], fault_cells, "no faults"),
         "<h2>Games</h2>",
-        _table([*GAME_COLUMNS, "replay"], game_cells, "no games stored"),
+        _table([*PLAYED_COLUMNS, "replay"], game_cells, "no games stored"),
         "<h2>Log</h2>",
         "<p>" + (", ".join(_link(log, log) for log in logs) or "no log was kept") + "</p>",
         "<p>The same as CSV: " + ", ".join(_link(name, name) for name in
