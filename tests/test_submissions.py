@@ -14,11 +14,13 @@ from click.testing import CliRunner
 from conftest import interrupted_run, write_config
 
 from circus_referee.main import main
+from referee.checkbot import Check
 from tournaments.config import load_config
 from tournaments.submissions import (
     Entrant,
     SubmissionError,
     Verdict,
+    gate,
     one_per_author,
     read_manifest,
     submission_folders,
@@ -236,6 +238,27 @@ def test_a_command_may_name_its_own_files_and_the_systems(tmp_path):
 def test_a_folder_without_a_manifest_says_what_one_holds(tmp_path):
     with pytest.raises(SubmissionError, match=r"^x: no entrant\.yaml \(keys: name, author"):
         read_manifest(tmp_path / "x")
+
+
+def config_of(text: str, tmp_path: Path):
+    return load_config(write_config(tmp_path, text))
+
+
+@pytest.mark.parametrize("checks, refused", [
+    ([("handshake", True), ("play flohcati/en", True), ("play flohcati/es", False),
+      ("timing", True)], None),
+    ([("handshake", True), ("play flohcati/en", False), ("play flohcati/es", True)],
+     "check-bot: play flohcati/en: says why"),
+    ([("handshake", True), ("play flohcati/es", True)],
+     "check-bot: it does not claim flohcati/en"),
+    ([("handshake", False)], "check-bot: handshake: says why"),
+    ([("handshake", True), ("play flohcati/en", True), ("concurrent flohcati", False)],
+     "check-bot: concurrent flohcati: says why"),
+])
+def test_the_gate_is_the_tournaments_game_and_variant(tmp_path, checks, refused):
+    config = config_of("game: flohcati\nvariant: en\nbots: [{name: a, python: x:Y}, "
+                       "{name: b, python: x:Y}]\n", tmp_path)
+    assert gate([Check(name, ok, "says why") for name, ok in checks], config) == refused
 
 
 def test_hidden_folders_files_and_the_checks_folder_are_no_submissions(tmp_path):

@@ -217,9 +217,22 @@ def check_entrant(entrant: Entrant, config: TournamentConfig, games: int, at_onc
     spec = _bots([entrant.entry()], config.sandbox, None, config.time)[0]
     checks = check_bot(spec, config.game, games, config.time, log_dir=log_dir,
                        sandbox=config.sandbox, at_once=at_once, private=private)
-    failed = [check for check in checks if not check.passed]
-    reason = f"check-bot: {failed[0].name}: {failed[0].message}" if failed else None
-    return Verdict(entrant.folder, entrant, reason, tuple(checks))
+    return Verdict(entrant.folder, entrant, gate(checks, config), tuple(checks))
+
+
+def gate(checks: list[Check], config: TournamentConfig) -> str | None:
+    """Why check-bot refuses the entrant for this tournament, or None: its first failed
+    check, but for the play of another variant of the game than the config's (a bot that
+    fails Flohcati's `es` may still play `en`), and it must have played the config's."""
+    wanted = f"play {config.game}/{config.variant}"
+    others = f"play {config.game}/"
+    failed = [check for check in checks if not check.passed
+              and (check.name == wanted or not check.name.startswith(others))]
+    if failed:
+        return f"check-bot: {failed[0].name}: {failed[0].message}"
+    if not any(check.name == wanted for check in checks):
+        return f"check-bot: it does not claim {config.game}/{config.variant}"
+    return None
 
 
 def one_per_author(verdicts: list[Verdict]) -> list[Verdict]:
