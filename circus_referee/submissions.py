@@ -86,8 +86,11 @@ def submissions(folder: Path, output: Path, base: Path | None, game: str | None,
         fail(f"cannot write {output}: {error.strerror}")
     click.echo(table(field.verdicts))
     passed = sum(verdict.passed for verdict in field.verdicts)
-    click.echo(f"\nwrote {output}: {passed} of {len(field.verdicts)} entrants; each verdict, "
-               f"with check-bot's output, in {checks_dir}/")
+    house = len(field.config["bots"]) - passed
+    click.echo(f"\nwrote {output}: {passed} of {len(field.verdicts)} entrants"
+               + (f" and {house} house bot(s)" if house else "")
+               + f"; each verdict, with check-bot's output, in {checks_dir}/\n"
+               f"next: circus-referee tournament {output}")
 
 
 def given(**options: object) -> dict[str, object]:

@@ -137,6 +137,7 @@ def test_every_refusal_says_why(season):
     assert "eve/entrant.yaml: missing required key 'author'" in table_row(made, "eve"), made
     assert "one entry per author: carol's newer entry carol-v2 (carol-v2) is kept" in \
         table_row(made, "carol-v1"), made
+    assert ": 2 of 5 entrants and 1 house bot(s); each verdict" in made, made
 
 
 def test_nothing_of_a_refused_entrant_is_lost(season):
