@@ -161,6 +161,7 @@ def test_each_pack_holds_its_own_log_faults_times_and_replays(season):
     index = (packs / "index.html").read_text()
     for bot in ("house", "alice", "carol-v2"):
         assert f'href="{bot}/index.html"' in index
+    assert "<td>by carol, in python</td>" in index
     games = read_csv(packs / "alice" / "games.csv")
     assert len(games) == 4 and all("alice" in game["seats"] for game in games)
     replays = sorted(path.name for path in (packs / "alice" / "replays").iterdir())

@@ -25,6 +25,7 @@ from tournaments.export import unsettled_groups
 from tournaments.replays import write_replays
 from tournaments.standings import standings
 from tournaments.store import Store, StoredGame, StoredTournament
+from tournaments.submissions import SubmissionError, read_manifest
 
 FAULT_COLUMNS = ["game_id", "game_index", "seat", "bot", "decision", "class", "policy",
                  "detail", "log"]
@@ -81,6 +82,8 @@ class Pack:
     games: int
     replays: int
     standing: Row | None
+    # "by AUTHOR, in LANGUAGE" from the entrant.yaml of its dir:, if it came from one.
+    entrant: str
 
 
 def write_packs(store: Store, record: StoredTournament, out: Path,
@@ -90,15 +93,28 @@ def write_packs(store: Store, record: StoredTournament, out: Path,
     games = store.games(record.name)
     unsettled = unsettled_groups(store, record)
     board = {row.bot: row for row in standings(store, record, resamples=0)}
-    everyone = [bot["name"] for bot in record.config.get("bots", [])]
-    packs = [write_pack(store, record, bot, games, unsettled, board.get(bot), out / bot)
-             for bot in (bots if bots is not None else everyone)]
+    entries = {bot["name"]: bot for bot in record.config.get("bots", [])}
+    packs = [write_pack(store, record, bot, games, unsettled, board.get(bot),
+                        entrant_words(entries[bot].get("dir")), out / bot)
+             for bot in (bots if bots is not None else entries)]
     (out / "index.html").write_text(index_page(record, packs), encoding="utf-8")
     return packs
 
 
+def entrant_words(folder: str | None) -> str:
+    """Who entered a bot and in what, from the manifest in its ``dir:``; "" for a bot that
+    came from no submission (or whose manifest is gone or changed since)."""
+    if folder is None:
+        return ""
+    try:
+        entrant = read_manifest(Path(folder))
+    except SubmissionError:
+        return ""
+    return f"by {entrant.author}, in {entrant.language}"
+
+
 def write_pack(store: Store, record: StoredTournament, bot: str, games: list[StoredGame],
-               unsettled: set[int], standing: Row | None, folder: Path) -> Pack:
+               unsettled: set[int], standing: Row | None, entrant: str, folder: Path) -> Pack:
     """One bot's pack in ``folder``."""
     folder.mkdir(parents=True, exist_ok=True)
     own_games = [game for game in games if bot in game.seats]
@@ -115,9 +131,9 @@ def write_pack(store: Store, record: StoredTournament, bot: str, games: list[Sto
                                   ("games.csv", played, PLAYED_COLUMNS)):
         (folder / name).write_text(csv_text(records, fields) + "\n", encoding="utf-8")
     replayed = {game.id for game in shown}
-    page = pack_page(record, bot, standing, times, faults, played, replayed, logs)
+    page = pack_page(record, bot, entrant, standing, times, faults, played, replayed, logs)
     (folder / "index.html").write_text(page, encoding="utf-8")
-    return Pack(bot, len(own_games), len(shown), standing)
+    return Pack(bot, len(own_games), len(shown), standing, entrant)
 
 
 def copy_logs(log_dir: Path, bot: str, folder: Path) -> list[str]:
@@ -189,7 +205,7 @@ def _standing_cells(row: Row | None) -> list[str]:
 STANDING_HEADERS = ["rank", "mu", "mu-3σ", "rated games", "faults"]
 
 
-def pack_page(record: StoredTournament, bot: str, standing: Row | None,
+def pack_page(record: StoredTournament, bot: str, entrant: str, standing: Row | None,
               times: list[dict[str, Any]], faults: list[dict[str, Any]],
               played: list[dict[str, Any]], replayed: set[int], logs: list[str]) -> str:
     """One pack's index: its standing, times, faults, games and log, linked."""
@@ -206,6 +222,7 @@ def pack_page(record: StoredTournament, bot: str, standing: Row | None,
                   for g in played]
     parts = [
         _heading(record),
+        f"<p>{_text(bot)} {_text(entrant)}</p>" if entrant else "",
         "<h2>Standing</h2>",
         _table(STANDING_HEADERS, [_standing_cells(standing)], "not rated"),
         "<h2>Decision times (ms)</h2>",
@@ -225,8 +242,9 @@ def pack_page(record: StoredTournament, bot: str, standing: Row | None,
 
 def index_page(record: StoredTournament, packs: list[Pack]) -> str:
     """The list of packs: each bot's standing and what its pack holds."""
-    cells = [[_link(f"{pack.bot}/index.html", pack.bot), *_standing_cells(pack.standing),
-              str(pack.games), str(pack.replays)] for pack in packs]
-    headers = ["bot", *STANDING_HEADERS, "games", "replays"]
+    cells = [[_link(f"{pack.bot}/index.html", pack.bot), _text(pack.entrant),
+              *_standing_cells(pack.standing), str(pack.games), str(pack.replays)]
+             for pack in packs]
+    headers = ["bot", "entrant", *STANDING_HEADERS, "games", "replays"]
     return _page(f"Packs of {record.name}", [_heading(record), _table(headers, cells,
                                                                       "no bots")])
