@@ -25,6 +25,7 @@ from tournaments.submissions import (
     table,
 )
 
+
 @click.command("submissions")
 @click.argument("folder", metavar="DIR", type=click.Path(file_okay=False, path_type=Path))
 @click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path),
@@ -83,7 +84,7 @@ def submissions(folder: Path, output: Path, base: Path | None, game: str | None,
     except SubmissionError as error:
         fail(str(error))
     except OSError as error:
-        fail(f"cannot write {output}: {error.strerror}")
+        fail(f"cannot write {error.filename or output}: {error.strerror}")
     click.echo(table(field.verdicts))
     passed = sum(verdict.passed for verdict in field.verdicts)
     house = len(field.config["bots"]) - passed

@@ -37,6 +37,7 @@ from tournaments.store import DEFAULT_DB, database_paths
 
 MANIFEST = "entrant.yaml"
 MANIFEST_KEYS = ("name", "author", "language", "command")
+# The keys a written config opens with, in a reader's order (its bots close it).
 LEADING_KEYS = ("name", "game", "variant", "players")
 # Author and language are shown in tables and compared (one entry per author): one short
 # line each, with no control character.
