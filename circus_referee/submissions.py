@@ -71,6 +71,9 @@ def submissions(folder: Path, output: Path, base: Path | None, game: str | None,
         fail("give --game G (or `game:` in the --base config); `circus-referee games` lists them")
     if NAME.fullmatch(folder.resolve().name):
         data.setdefault("name", folder.resolve().name)
+    if data.get("sandbox") is False:
+        click.echo("warning: the base says `sandbox: false`: every entrant's code runs "
+                   "unsandboxed, as you, in its check and in the tournament", err=True)
     checks_dir = checks_dir or output.with_name(f"{output.stem}-checks")
     try:
         field = make_field(folder, data, output, checks_dir=checks_dir, games=games,

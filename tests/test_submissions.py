@@ -28,12 +28,15 @@ from tournaments.submissions import (
 )
 
 # An SDK bot; CHEAT plays an illegal action at its first decision of each game outside
-# check-bot's (a bot that behaves while it is checked), ILLEGAL at every decision.
+# check-bot's (a bot that behaves while it is checked), ILLEGAL at every decision, and any
+# bot one whenever it can read a file of SNOOP (others' files, which it must not see).
 BOT = '''
+import os
 import threading
 from bots.sdk import Bot, rng_for, serve
 
 MODE = {mode!r}
+SNOOP = {snoop!r}
 seen, lock = set(), threading.Lock()
 
 
@@ -44,8 +47,8 @@ class Entry(Bot):
         with lock:
             first = request.game_id not in seen
             seen.add(request.game_id)
-        if MODE == "illegal" or (MODE == "cheat" and first
-                                 and not request.game_id.startswith("check-bot")):
+        if MODE == "illegal" or any(os.access(path, os.R_OK) for path in SNOOP) or (
+                MODE == "cheat" and first and not request.game_id.startswith("check-bot")):
             return len(request.legal_actions)
         return rng_for(request).randrange(len(request.legal_actions))
 
@@ -71,10 +74,11 @@ bots:
 
 
 def submit(folder: Path, name: str, author: str, mode: str = "random",
-           manifest: str | None = None) -> Path:
+           manifest: str | None = None, snoop: tuple[Path, ...] = ()) -> Path:
     """One entrant's folder: its bot and its manifest."""
     folder.mkdir(parents=True)
-    (folder / "bot.py").write_text(BOT.format(mode=mode, name=name))
+    (folder / "bot.py").write_text(BOT.format(mode=mode, name=name,
+                                              snoop=[str(path) for path in snoop]))
     (folder / "entrant.yaml").write_text(manifest if manifest is not None
                                          else MANIFEST.format(name=name, author=author))
     return folder
@@ -87,11 +91,14 @@ def invoke(*args: str):
 @pytest.fixture(scope="module")
 def season(tmp_path_factory) -> Path:
     """Five submissions (one refused by check-bot, one by its manifest, two by one
-    author), made into a field, played, and packed."""
+    author), made into a field, played, and packed. Alice would fault if she could read
+    another's files, the base config, the checks or the results."""
     root = tmp_path_factory.mktemp("season")
     subs, league = root / "subs", root / "league"
     league.mkdir()
-    submit(subs / "alice", "alice", "Alice")
+    submit(subs / "alice", "alice", "Alice", snoop=(
+        subs / "carol-v2" / "bot.py", subs / "dave" / "entrant.yaml", league / "base.yaml",
+        league / "bots-checks" / "dave" / "dave.log", root / "results.sqlite"))
     older = submit(subs / "carol-v1", "carol", "Carol")
     submit(subs / "carol-v2", "carol-v2", " carol ", mode="cheat")
     os.utime(older / "entrant.yaml", (1_000_000, 1_000_000))
