@@ -152,6 +152,7 @@ def test_nothing_of_a_refused_entrant_is_lost(season):
     verdict = (checks / "dave" / "check.txt").read_text()
     assert "verdict: refused: check-bot: play flea-circus/standard" in verdict
     assert "PASS  handshake:" in verdict and "FAIL  play flea-circus/standard:" in verdict
+    assert "\ncovered: " in verdict
     assert "=== run 1 of dave" in (checks / "dave" / "dave.log").read_text()
     assert "missing required key 'author'" in (checks / "eve" / "check.txt").read_text()
     assert "verdict: passed" in (checks / "alice" / "check.txt").read_text()

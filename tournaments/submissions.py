@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 import shlex
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable
 
@@ -74,13 +74,15 @@ class Verdict:
     entrant: Entrant | None
     refused: str | None
     checks: tuple[Check, ...] = ()
+    # What check-bot covered, in its own words ("covered: ...").
+    covered: str = ""
 
     @property
     def passed(self) -> bool:
         return self.refused is None
 
     def refuse(self, reason: str) -> Verdict:
-        return Verdict(self.folder, self.entrant, reason, self.checks)
+        return replace(self, refused=reason)
 
 
 def read_manifest(folder: Path) -> Entrant:
@@ -216,9 +218,10 @@ def check_entrant(entrant: Entrant, config: TournamentConfig, games: int, at_onc
     """check-bot on the entrant's game, sandboxed as the config will run it and at its
     clock: every start, call and decision bounded by ``config.time``."""
     spec = _bots([entrant.entry()], config.sandbox, None, config.time)[0]
-    checks = check_bot(spec, config.game, games, config.time, log_dir=log_dir,
-                       sandbox=config.sandbox, at_once=at_once, private=private)
-    return Verdict(entrant.folder, entrant, gate(checks, config), tuple(checks))
+    checks = list(check_bot(spec, config.game, games, config.time, log_dir=log_dir,
+                            sandbox=config.sandbox, at_once=at_once, private=private))
+    return Verdict(entrant.folder, entrant, gate(checks, config), tuple(checks),
+                   coverage(checks, games, at_once))
 
 
 def gate(checks: list[Check], config: TournamentConfig) -> str | None:
@@ -322,7 +325,7 @@ def make_field(submissions: Path, base: dict[str, Any], output: Path, *, checks_
     except SubmissionError as error:
         unchecked = [verdict.refuse(f"not checked: {error}") if verdict.passed else verdict
                      for verdict in read]
-        record(unchecked, checks_dir, games, at_once)
+        record(unchecked, checks_dir)
         raise FieldRefused("no submission's manifest holds" if not entrants else
                            f"the config is refused before any check: {error}",
                            unchecked) from None
@@ -338,7 +341,7 @@ def make_field(submissions: Path, base: dict[str, Any], output: Path, *, checks_
     if per_author:
         verdicts = one_per_author(verdicts)
     verdicts = unique_names(verdicts, house_names(base))
-    record(verdicts, checks_dir, games, at_once)
+    record(verdicts, checks_dir)
     chosen = [v.entrant for v in verdicts if v.passed and v.entrant is not None]
     if not chosen:
         raise FieldRefused(f"none of the {len(verdicts)} entrants passed", verdicts)
@@ -377,21 +380,21 @@ def table(verdicts: list[Verdict]) -> str:
     return tabulate(cells, headers=list(COLUMNS), disable_numparse=True)
 
 
-def record(verdicts: list[Verdict], checks_dir: Path, games: int, at_once: int) -> None:
+def record(verdicts: list[Verdict], checks_dir: Path) -> None:
     """Each verdict into ``checks_dir/FOLDER/check.txt`` (beside the bot's log of its
     check), and the table of all of them into ``checks_dir/entrants.txt``."""
     try:
         for verdict in verdicts:
             folder = checks_dir / verdict.folder.name
             folder.mkdir(parents=True, exist_ok=True)
-            (folder / "check.txt").write_text(check_text(verdict, games, at_once))
+            (folder / "check.txt").write_text(check_text(verdict))
         (checks_dir / "entrants.txt").write_text(table(verdicts) + "\n")
     except OSError as error:
         raise SubmissionError(f"cannot write {error.filename or checks_dir}: "
                               f"{error.strerror}") from None
 
 
-def check_text(verdict: Verdict, games: int, at_once: int) -> str:
+def check_text(verdict: Verdict) -> str:
     """One submission's verdict, its reason and check-bot's lines, for its author."""
     lines = [f"submission: {verdict.folder}"]
     if verdict.entrant is not None:
@@ -401,7 +404,7 @@ def check_text(verdict: Verdict, games: int, at_once: int) -> str:
     lines.append("verdict: passed" if verdict.passed else f"verdict: refused: {verdict.refused}")
     if verdict.checks:
         lines += ["", "check-bot:", *(check.line() for check in verdict.checks),
-                  coverage(list(verdict.checks), games, at_once)]
+                  verdict.covered]
     return "\n".join(printable(line) for line in lines) + "\n"
 
 
