@@ -16,6 +16,7 @@ from conftest import interrupted_run, write_config
 from circus_referee.main import main
 from referee.checkbot import Check
 from tournaments.config import load_config
+from tournaments.packs import copy_logs
 from tournaments.submissions import (
     Entrant,
     SubmissionError,
@@ -387,3 +388,15 @@ def test_an_unfinished_tournaments_packs_withhold_the_replays_of_deals_to_come(t
     unknown = invoke("packs", "--db", db, "-o", str(tmp_path / "packs"), "--bot", "c")
     assert unknown.exit_code == 2
     assert unknown.output == "error: no bot 'c' in tournament 'unfinished' (bots: a, b)\n"
+
+
+def test_a_pack_copies_the_bots_log_and_each_workers(tmp_path):
+    logs, pack = tmp_path / "logs", tmp_path / "pack"
+    for path in (logs / "a.log", logs / "workers" / "h-1" / "a.log",
+                 logs / "workers" / "h-2" / "a.log", logs / "workers" / "h-2" / "b.log"):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(f"{path.parent.name}\n")
+    pack.mkdir()
+    assert copy_logs(logs, "a", pack) == ["a.log", "workers/h-1/a.log", "workers/h-2/a.log"]
+    assert (pack / "workers" / "h-2" / "a.log").read_text() == "h-2\n"
+    assert not (pack / "workers" / "h-2" / "b.log").exists()
