@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import interrupted_run, write_config
+from conftest import interrupted_run, run_tournament, write_config
 
 from circus_referee.main import main
 from referee.checkbot import Check
@@ -385,6 +385,12 @@ def test_an_unfinished_tournaments_packs_withhold_the_replays_of_deals_to_come(t
     assert len(read_csv(tmp_path / "packs" / "a" / "games.csv")) == 1
     assert not list((tmp_path / "packs" / "a" / "replays").iterdir())
     assert "<td>withheld</td>" in (tmp_path / "packs" / "a" / "index.html").read_text()
+    run_tournament(load_config(tmp_path / "bots.yaml"), tmp_path)   # it finishes
+    (tmp_path / "packs" / "a" / "replays" / "game-99.html").write_text("of another making")
+    again = invoke("packs", "--db", db, "-o", str(tmp_path / "packs"))
+    assert again.exit_code == 0 and "4 replays" in again.output, again.output
+    assert sorted(path.name for path in (tmp_path / "packs" / "a" / "replays").iterdir()) \
+        == ["game-1.html", "game-2.html"]
     unknown = invoke("packs", "--db", db, "-o", str(tmp_path / "packs"), "--bot", "c")
     assert unknown.exit_code == 2
     assert unknown.output == "error: no bot 'c' in tournament 'unfinished' (bots: a, b)\n"

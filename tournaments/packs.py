@@ -121,6 +121,9 @@ def write_pack(store: Store, record: StoredTournament, bot: str, games: list[Sto
     shown = [game for game in own_games if game.group_index not in unsettled]
     faults = [{column: row[column] for column in PACK_FAULT_COLUMNS}
               for row in fault_records(store, record, bot)]
+    # A pack made again (the tournament went on) keeps no replay of an earlier making.
+    for stale in (folder / "replays").glob("game-*.html"):
+        stale.unlink()
     write_replays(shown, [dict(row) for row in store.faults(record.name, bot)],
                   folder / "replays")
     logs = copy_logs(Path(record.log_dir), bot, folder) if record.log_dir else []
