@@ -90,15 +90,57 @@ def write_packs(store: Store, record: StoredTournament, out: Path,
                 bots: Sequence[str] | None = None) -> list[Pack]:
     """A pack for each bot of the tournament (or each of ``bots``) in ``out/BOT/``, and
     ``out/index.html`` listing them."""
-    games = store.games(record.name)
-    unsettled = unsettled_groups(store, record)
-    board = {row.bot: row for row in standings(store, record, resamples=0)}
-    entries = {bot["name"]: bot for bot in record.config.get("bots", [])}
-    packs = [write_pack(store, record, bot, games, unsettled, board.get(bot),
-                        entrant_words(entries[bot].get("dir")), out / bot)
-             for bot in (bots if bots is not None else entries)]
+    tournament = PackedTournament.of(store, record)
+    packs = [tournament.write(bot, out / bot)
+             for bot in (bots if bots is not None else tournament.entries)]
     (out / "index.html").write_text(index_page(record, packs), encoding="utf-8")
     return packs
+
+
+@dataclass(frozen=True)
+class PackedTournament:
+    """What every pack of one tournament is made from, read from the store once."""
+
+    store: Store
+    record: StoredTournament
+    games: list[StoredGame]
+    # The groups whose deals are still to be dealt: their games get no replay.
+    unsettled: set[int]
+    standings: dict[str, Row]
+    # Each bot's entry of the stored config, by name.
+    entries: dict[str, dict[str, Any]]
+
+    @classmethod
+    def of(cls, store: Store, record: StoredTournament) -> PackedTournament:
+        return cls(store, record, store.games(record.name), unsettled_groups(store, record),
+                   {row.bot: row for row in standings(store, record, resamples=0)},
+                   {bot["name"]: bot for bot in record.config.get("bots", [])})
+
+    def write(self, bot: str, folder: Path) -> Pack:
+        """One bot's pack in ``folder``."""
+        store, record = self.store, self.record
+        folder.mkdir(parents=True, exist_ok=True)
+        own_games = [game for game in self.games if bot in game.seats]
+        shown = [game for game in own_games if game.group_index not in self.unsettled]
+        faults = [{column: row[column] for column in PACK_FAULT_COLUMNS}
+                  for row in fault_records(store, record, bot)]
+        # A pack made again (the tournament went on) keeps no replay of an earlier making.
+        for stale in (folder / "replays").glob("game-*.html"):
+            stale.unlink()
+        write_replays(shown, [dict(row) for row in store.faults(record.name, bot)],
+                      folder / "replays")
+        logs = copy_logs(Path(record.log_dir), bot, folder) if record.log_dir else []
+        times = [row for row in time_records(own_games) if row["bot"] == bot]
+        played = played_records(own_games)
+        for name, records, fields in (("faults.csv", faults, PACK_FAULT_COLUMNS),
+                                      ("times.csv", times, TIME_COLUMNS),
+                                      ("games.csv", played, PLAYED_COLUMNS)):
+            (folder / name).write_text(csv_text(records, fields) + "\n", encoding="utf-8")
+        entrant = entrant_words(self.entries[bot].get("dir"))
+        contents = PackContents(bot, entrant, self.standings.get(bot), times, faults, played,
+                                {game.id for game in shown}, logs)
+        (folder / "index.html").write_text(pack_page(record, contents), encoding="utf-8")
+        return Pack(bot, len(own_games), len(shown), self.standings.get(bot), entrant)
 
 
 def entrant_words(folder: str | None) -> str:
@@ -111,32 +153,6 @@ def entrant_words(folder: str | None) -> str:
     except SubmissionError:
         return ""
     return f"by {entrant.author}, in {entrant.language}"
-
-
-def write_pack(store: Store, record: StoredTournament, bot: str, games: list[StoredGame],
-               unsettled: set[int], standing: Row | None, entrant: str, folder: Path) -> Pack:
-    """One bot's pack in ``folder``."""
-    folder.mkdir(parents=True, exist_ok=True)
-    own_games = [game for game in games if bot in game.seats]
-    shown = [game for game in own_games if game.group_index not in unsettled]
-    faults = [{column: row[column] for column in PACK_FAULT_COLUMNS}
-              for row in fault_records(store, record, bot)]
-    # A pack made again (the tournament went on) keeps no replay of an earlier making.
-    for stale in (folder / "replays").glob("game-*.html"):
-        stale.unlink()
-    write_replays(shown, [dict(row) for row in store.faults(record.name, bot)],
-                  folder / "replays")
-    logs = copy_logs(Path(record.log_dir), bot, folder) if record.log_dir else []
-    times = [row for row in time_records(own_games) if row["bot"] == bot]
-    played = played_records(own_games)
-    for name, records, fields in (("faults.csv", faults, PACK_FAULT_COLUMNS),
-                                  ("times.csv", times, TIME_COLUMNS),
-                                  ("games.csv", played, PLAYED_COLUMNS)):
-        (folder / name).write_text(csv_text(records, fields) + "\n", encoding="utf-8")
-    replayed = {game.id for game in shown}
-    page = pack_page(record, bot, entrant, standing, times, faults, played, replayed, logs)
-    (folder / "index.html").write_text(page, encoding="utf-8")
-    return Pack(bot, len(own_games), len(shown), standing, entrant)
 
 
 def copy_logs(log_dir: Path, bot: str, folder: Path) -> list[str]:
@@ -208,39 +224,52 @@ def _standing_cells(row: Row | None) -> list[str]:
 STANDING_HEADERS = ["rank", "mu", "mu-3σ", "rated games", "faults"]
 
 
-def pack_page(record: StoredTournament, bot: str, entrant: str, standing: Row | None,
-              times: list[dict[str, Any]], faults: list[dict[str, Any]],
-              played: list[dict[str, Any]], replayed: set[int], logs: list[str]) -> str:
+@dataclass(frozen=True)
+class PackContents:
+    """One pack's index page: the rows it shows, and which games have a replay."""
+
+    bot: str
+    entrant: str
+    standing: Row | None
+    times: list[dict[str, Any]]
+    faults: list[dict[str, Any]]
+    played: list[dict[str, Any]]
+    replayed: set[int]
+    logs: list[str]
+
+
+def pack_page(record: StoredTournament, pack: PackContents) -> str:
     """One pack's index: its standing, times, faults, games and log, linked."""
     def replay(game_id: int, anchor: str = "") -> str:
-        if game_id not in replayed:
+        if game_id not in pack.replayed:
             return "withheld"
         return _link(f"replays/game-{game_id}.html{anchor}", "replay")
 
     # A fault's replay opens at its decision, as its seat saw it.
     fault_cells = [[_text(value) for value in f.values()]
                    + [replay(f["game_id"], f"#step={max(f['decision'] - 1, 0)}"
-                                           f"&view={f['seat'] + 1}")] for f in faults]
+                                           f"&view={f['seat'] + 1}")] for f in pack.faults]
     game_cells = [[_text(g[column]) for column in PLAYED_COLUMNS] + [replay(g["id"])]
-                  for g in played]
+                  for g in pack.played]
     parts = [
         _heading(record),
-        f"<p>{_text(bot)} {_text(entrant)}</p>" if entrant else "",
+        f"<p>{_text(pack.bot)} {_text(pack.entrant)}</p>" if pack.entrant else "",
         "<h2>Standing</h2>",
-        _table(STANDING_HEADERS, [_standing_cells(standing)], "not rated"),
+        _table(STANDING_HEADERS, [_standing_cells(pack.standing)], "not rated"),
         "<h2>Decision times (ms)</h2>",
-        _table(TIME_COLUMNS, [[_text(t[column]) for column in TIME_COLUMNS] for t in times],
-               "no decision stored"),
+        _table(TIME_COLUMNS, [[_text(t[column]) for column in TIME_COLUMNS]
+                              for t in pack.times], "no decision stored"),
         "<h2>Faults</h2>",
         _table([*PACK_FAULT_COLUMNS, "replay"], fault_cells, "no faults"),
         "<h2>Games</h2>",
         _table([*PLAYED_COLUMNS, "replay"], game_cells, "no games stored"),
         "<h2>Log</h2>",
-        "<p>" + (", ".join(_link(log, log) for log in logs) or "no log was kept") + "</p>",
+        "<p>" + (", ".join(_link(log, log) for log in pack.logs) or "no log was kept")
+        + "</p>",
         "<p>The same as CSV: " + ", ".join(_link(name, name) for name in
                                             ("games.csv", "faults.csv", "times.csv")) + "</p>",
     ]
-    return _page(f"{bot} in {record.name}", parts)
+    return _page(f"{pack.bot} in {record.name}", parts)
 
 
 def index_page(record: StoredTournament, packs: list[Pack]) -> str:
