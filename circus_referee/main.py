@@ -12,17 +12,26 @@ import sys
 from contextlib import closing, contextmanager
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import Any, Callable, Iterator, NoReturn
+from typing import Any, Iterator
 
 import click
 from tabulate import tabulate
 
+from circus_referee.common import (
+    DB_OPTION,
+    TOURNAMENT_OPTION,
+    fail,
+    known_bot,
+    open_store,
+    open_tournament,
+    tournament_bots,
+)
 from circus_referee.season import change_notes, season
+from circus_referee.submissions import packs, submissions
 from ratings import formatting, rounds
 from ratings.board import RoundHistory
 from ratings.report import FaultRow, GameRow, ReportLinks, render_report
 from ratings.sprt import SprtResult
-from ratings.time_use import time_use
 from referee.checkbot import SLOW_SHARE, Coverage, check_bot
 from referee.games import GAMES, GameConfigError, GameRecord
 from referee.games.base import IllegalActionError
@@ -41,7 +50,16 @@ from tournaments.export import (
     write_jsonl,
 )
 from tournaments.fingerprint import code_text
+from tournaments.packs import (
+    FAULT_COLUMNS,
+    PLAYED_COLUMNS,
+    TIME_COLUMNS,
+    fault_records,
+    played_records,
+    time_records,
+)
 from tournaments.public import Redactor, private_parts, public_config
+from tournaments.replays import ReplayError, write_replays
 from tournaments.runner import Interrupted, TournamentError, TournamentRunner
 from tournaments.standings import round_history, standings, stored_ab_test
 from tournaments.store import (
@@ -54,27 +72,9 @@ from tournaments.store import (
     database_paths,
 )
 
-DB_OPTION = click.option("--db", "db_path", type=click.Path(dir_okay=False, path_type=Path),
-                         default=DEFAULT_DB, show_default=True, help="results database")
-TOURNAMENT_OPTION = click.option("--tournament", "-t", default=None,
-                                 help="tournament name (default: the latest)")
 RECORDS_FORMAT_OPTION = click.option(
     "--format", "fmt", type=click.Choice(["table", "json", "csv"]), default="table",
     show_default=True, help="table for people; json or csv for programs")
-
-
-def fail(message: str, status: int = 2) -> NoReturn:
-    """One inert line and the exit status: a message may quote a bot (its log's tail,
-    its Hello)."""
-    click.echo(f"error: {printable(message)}", err=True)
-    sys.exit(status)
-
-
-def open_store(db_path: Path) -> Store:
-    try:
-        return Store.open_existing(db_path)
-    except StoreError as error:
-        fail(str(error))
 
 
 def inert(value: Any) -> Any:
@@ -107,10 +107,6 @@ def emit_records(records: list[dict[str, Any]], columns: list[str], fmt: str,
                   for value in (record[column] for column in columns)] for record in records]
         click.echo(tabulate(cells, headers=[column.replace("_", " ") for column in columns],
                             disable_numparse=True))
-
-
-def tournament_bots(record: StoredTournament) -> list[str]:
-    return [bot["name"] for bot in record.config.get("bots", [])]
 
 
 def remembering(record: StoredTournament) -> list[str]:
@@ -161,23 +157,6 @@ def told_by_round(record: StoredTournament) -> bool:
     """Whether the leaderboard and the report say how the rounds went: a Swiss's are
     paired from the standings, a stop rule is checked at each round's end."""
     return record.config.get("format") == "swiss" or bool(record.config.get("stop"))
-
-
-def known_bot(store: Store, record: StoredTournament, bot: str | None) -> None:
-    """Refuse a --bot that did not play in the tournament, listing those that did (those
-    of its field, and those that left it with their games: BOT@v1, withdrawn bots)."""
-    known = list(dict.fromkeys([*tournament_bots(record), *store.codes(record.name)]))
-    if bot is not None and bot not in known:
-        fail(f"no bot {bot!r} in tournament {record.name!r} (bots: {', '.join(known)})")
-
-
-def open_tournament(db_path: Path, name: str | None) -> tuple[Store, StoredTournament]:
-    """The store and the named (or latest) tournament in it, or a one-line error."""
-    store = open_store(db_path)
-    try:
-        return store, store.resolve(name)
-    except StoreError as error:
-        fail(str(error))
 
 
 CLUSTER_OPTION = click.option(
@@ -416,6 +395,8 @@ def report(db_path: Path, tournament: str | None, output: Path, replays: bool, p
         output.write_text(html, encoding="utf-8")
     except OSError as error:
         fail(f"cannot write {error.filename or output}: {error.strerror}")
+    except ReplayError as error:
+        fail(str(error))
     click.echo(f"wrote {output} ({len(html) // 1024} KB): {record.name}, "
                f"{board.rated_games} rated games, {len(board.rows)} bots"
                + (f"; {len(shown)} replays in {folder}" if replays else "")
@@ -459,23 +440,6 @@ def report_links(games: list[StoredGame], faults: list[dict[str, Any]],
                            if f["game_id"] in links else None)
                   for f in faults]
     return ReportLinks(rows, fault_rows, END_REASONS, bot_identities, code)
-
-
-def write_replays(games: list[StoredGame], faults: list[dict[str, Any]], folder: Path,
-                  scrub: Callable[[str], str] = str) -> None:
-    """Each game's HTML replay into ``folder``, replayed from its record, ``scrub``bed of
-    what a public copy leaves out."""
-    folder.mkdir(parents=True, exist_ok=True)
-    for game in games:
-        record = GameRecord(game.game, game.variant, len(game.seats), game.seed,
-                            tuple(game.actions))
-        try:
-            replayed = replay_frames(record, game.seats, game.times,
-                                     [f for f in faults if f["game_id"] == game.id], game.ranks)
-        except (GameConfigError, IllegalActionError) as error:
-            fail(f"game {game.id} does not replay: {error}")
-        page = render_replay(replayed, f"game {game.id}: {game.tournament} #{game.game_index}")
-        (folder / f"game-{game.id}.html").write_text(scrub(page), encoding="utf-8")
 
 
 @main.command()
@@ -609,15 +573,6 @@ def viewed_seat(given: str, seats: list[str]) -> int:
          + ", ".join(f"{seat}={name}" for seat, name in enumerate(seats)) + ")")
 
 
-def bot_log(log_dir: Path, bot: str) -> str:
-    """Where a bot's log is: in the logs folder, or after a cluster run one per worker,
-    under ``workers/`` (README, "Running on several machines")."""
-    here = log_dir / f"{bot}.log"
-    if not here.exists() and (log_dir / "workers").is_dir():
-        return str(log_dir / "workers" / "*" / f"{bot}.log")
-    return str(here)
-
-
 @main.command()
 @DB_OPTION
 @TOURNAMENT_OPTION
@@ -627,14 +582,7 @@ def faults(db_path: Path, tournament: str | None, bot: str | None, fmt: str) -> 
     """List the faults bots made, with the path of each bot's log."""
     store, record = open_tournament(db_path, tournament)
     known_bot(store, record, bot)
-    log_dir = Path(record.log_dir or ".")
-    records = [{"game_id": f["game_id"], "game_index": f["game_index"], "seat": f["seat"],
-                "bot": f["bot"], "decision": f["decision_id"], "class": f["class"],
-                "policy": f["policy"], "detail": f["detail"],
-                "log": bot_log(log_dir, f["bot"])}
-               for f in store.faults(record.name, bot)]
-    emit_records(records, ["game_id", "game_index", "seat", "bot", "decision", "class",
-                           "policy", "detail", "log"], fmt,
+    emit_records(fault_records(store, record, bot), FAULT_COLUMNS, fmt,
                  f"no faults{f' by {bot}' if bot else ''} in {record.name}")
 
 
@@ -760,15 +708,11 @@ def times(db_path: Path, tournament: str | None, fmt: str) -> None:
     """Show each bot's decision times in milliseconds: median, 99th percentile, maximum, total."""
     store, record = open_tournament(db_path, tournament)
     # One precision for every figure: milliseconds to 0.1 ms.
-    records = [{"bot": r.bot, "decisions": r.decisions, "median_ms": round(r.median_ms, 1),
-                "p99_ms": round(r.p99_ms, 1), "max_ms": round(r.max_ms, 1),
-                "total_ms": round(r.total_s * 1000, 1)}
-               for r in time_use(store.games(record.name))]
+    records = time_records(store.games(record.name))
     if fmt == "table":
         records = [{key: f"{value:.1f}" if isinstance(value, float) else value
                     for key, value in row.items()} for row in records]
-    emit_records(records, ["bot", "decisions", "median_ms", "p99_ms", "max_ms", "total_ms"],
-                 fmt, f"no decisions stored in {record.name}")
+    emit_records(records, TIME_COLUMNS, fmt, f"no decisions stored in {record.name}")
 
 
 @main.command("tournaments")
@@ -816,14 +760,7 @@ def played(db_path: Path, tournament: str | None, bot: str | None, fmt: str) -> 
     """List a tournament's stored games: the ids `replay` takes, seats, scores, status."""
     store, record = open_tournament(db_path, tournament)
     known_bot(store, record, bot)
-    records = [{"id": game.id, "index": game.game_index, "round": game.round,
-                "seats": list(game.seats), "scores": list(game.scores),
-                "ranks": list(game.ranks), "status": game.status,
-                "end_reason": game.end_reason, "decisions": len(game.actions),
-                "duration_s": round(game.duration_s, 3)}
-               for game in store.games(record.name) if bot is None or bot in game.seats]
-    emit_records(records, ["id", "index", "round", "seats", "scores", "ranks", "status",
-                           "end_reason", "decisions", "duration_s"], fmt,
+    emit_records(played_records(store.games(record.name), bot), PLAYED_COLUMNS, fmt,
                  f"no games{f' with {bot}' if bot else ''} stored in {record.name}")
 
 
@@ -897,3 +834,5 @@ def worker_lines(report: Any, ours: str) -> tuple[list[str], int]:
 
 
 main.add_command(season)
+main.add_command(submissions)
+main.add_command(packs)

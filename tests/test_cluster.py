@@ -23,10 +23,11 @@ from conftest import run_tournament, write_config
 from invariants import assert_consistent
 
 from bench.cluster import LocalCluster
-from circus_referee.main import bot_log, main
+from circus_referee.main import main
 from referee.process import free_port
 from tournaments import cluster
 from tournaments.config import ConfigError, load_config
+from tournaments.packs import bot_log
 from tournaments.runner import TournamentError, TournamentRunner
 from tournaments.schedule import schedule
 from tournaments.standings import standings

@@ -1,0 +1,34 @@
+"""Stored games as HTML replay pages, for the report and the entrants' packs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Callable
+
+from referee.games import GameConfigError, GameRecord
+from referee.games.base import IllegalActionError
+from referee.replay import replay_frames
+from referee.viewer import render_replay
+from tournaments.store import StoredGame
+
+
+class ReplayError(ValueError):
+    """A stored game whose record does not replay; the message is one line."""
+
+
+def write_replays(games: list[StoredGame], faults: list[dict[str, Any]], folder: Path,
+                  scrub: Callable[[str], str] = str) -> None:
+    """Each game's HTML replay into ``folder`` as ``game-ID.html``, replayed from its
+    record, marking the ``faults`` of it given (a pack marks its own bot's only),
+    ``scrub``bed of what a public copy leaves out."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for game in games:
+        record = GameRecord(game.game, game.variant, len(game.seats), game.seed,
+                            tuple(game.actions))
+        try:
+            replayed = replay_frames(record, game.seats, game.times,
+                                     [f for f in faults if f["game_id"] == game.id], game.ranks)
+        except (GameConfigError, IllegalActionError) as error:
+            raise ReplayError(f"game {game.id} does not replay: {error}") from None
+        page = render_replay(replayed, f"game {game.id}: {game.tournament} #{game.game_index}")
+        (folder / f"game-{game.id}.html").write_text(scrub(page), encoding="utf-8")
