@@ -186,7 +186,7 @@ def _check_bot(spec: BotSpec, only_game: str | None, games: int, time_config: Ti
                log_dir: Path, sandbox: bool, at_once: int,
                private: tuple[Path, ...]) -> list[Check]:
     participant = Participant(spec, log_dir, LimitsConfig(), time_config.startup_ms,
-                              sandbox=sandbox, private=private)
+                              sandbox=sandbox, private=private, processes=at_once)
     try:
         participant.start(None)
     except BotStartError as error:
