@@ -151,8 +151,9 @@ def concurrency_check(participant: Participant, bot: str, game_name: str, varian
                               f"game {number + 1} of {at_once} played at once")
         if problem:
             return Check(f"concurrent {game_name}", False, problem)
+    where = f"on {at_once} processes" if participant.lanes else "on one connection"
     return Check(f"concurrent {game_name}", True,
-                 f"{at_once} games at once on one connection, every reply legal and in time")
+                 f"{at_once} games at once {where}, every reply legal and in time")
 
 
 def timing_check(times_ms: list[float]) -> Check:

@@ -8,17 +8,22 @@ tournaments, where each bot is sandboxed as a gRPC bot is.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
+import json
 import random
 import sys
 import uuid
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 from conftest import assert_no_process_left, run_tournament, write_config
 from google.protobuf import json_format
+from test_debug_wire import assert_every_call_answered, wire_lines
 
 from circus.v1 import bot_pb2
+from circus_referee.main import main
 from referee import wire
 from referee.checkbot import check_bot
 from referee.clients import BotFault
@@ -339,3 +344,36 @@ def test_the_python_stdio_bot_passes_check_bot_sandboxed():
     assert len(source) <= 60
     assert {line.split()[1] for line in source if line.startswith(("import ", "from "))} \
         == {"json", "random", "sys"}
+
+
+def test_check_bot_checks_a_stdio_bot_and_logs_its_wire_as_for_grpc(tmp_path):
+    result = CliRunner().invoke(main, [
+        "check-bot", "--command", f"python {RANDOM_BOT}", "--transport", "stdio",
+        "--game", "flea-circus", "--games", "1", "--at-once", "2", "--debug-wire",
+        "--log-dir", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    assert "2 games at once on 2 processes, every reply legal and in time" in result.output
+    lines = wire_lines(tmp_path / "candidate.log")
+    assert_every_call_answered(lines)
+    assert all(isinstance(m["decision_id"], str) for _, d, c, m in lines if c == "Decide")
+
+
+@pytest.mark.parametrize("where", [["--address", "127.0.0.1:1"],
+                                   ["--command", "python bot.py --address {address}"]])
+def test_check_bot_starts_a_stdio_bot_itself_with_no_address(where):
+    result = CliRunner().invoke(main, ["check-bot", *where, "--transport", "stdio"])
+    assert result.exit_code == 2 and "--transport stdio: the bot talks on its stdin" \
+        in result.output
+
+
+def test_the_demo_on_stdio_plays_with_an_sdk_bot_and_times_show_the_transport(tmp_path):
+    config = dataclasses.replace(load_config(ROOT / "tournaments" / "demo-stdio.yaml"),
+                                 rounds=1, concurrency=2)
+    summary, store, out = run_tournament(config, tmp_path)
+    games = store.games("demo-stdio")
+    assert summary.played == len(games) == 12 and not list(store.faults("demo-stdio"))
+    result = CliRunner().invoke(main, ["times", "--db", str(tmp_path / "results.sqlite"),
+                                       "--format", "json"])
+    assert {row["bot"]: row["transport"] for row in json.loads(result.output)} == dict.fromkeys(
+        ("greedy", "random", "random-b", "random-c"), "stdio")
+    assert store.identities("demo-stdio")["greedy"][0] == "flea-greedy"
