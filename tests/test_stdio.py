@@ -31,7 +31,7 @@ from referee.games import GAMES
 from referee.process import BotProcess
 from referee.sandbox import Isolation
 from referee.settings import BotSpec, TimeConfig
-from referee.stdio import StdioClient, json_object, reply_message, request_line
+from referee.stdio import StdioClient, json_text, reply_message, request_line
 from tournaments.config import ConfigError, load_config
 from tournaments.schedule import schedule
 from tournaments.worker import GameTask, RunSpec, epoch_of, finish_run, play_game
@@ -75,7 +75,7 @@ def test_every_request_is_the_canonical_json_mapping_of_its_message():
     requests = requests_of_random_games()
     assert len(requests) > 500
     for request in requests:
-        assert json_object(request) == json_format.MessageToDict(
+        assert json.loads(json_text(request)) == json_format.MessageToDict(
             request, preserving_proto_field_name=True)
 
 
@@ -97,6 +97,9 @@ def test_a_reply_may_use_either_name_and_fields_the_referee_does_not_know():
     decision = reply_message({"decide": {"decisionId": "4", "action_index": 2, "why": "x"}},
                              "decide")
     assert decision == bot_pb2.Decision(decision_id=4, action_index=2)
+    for body in ({"decision_id": "4", "action_index": 2}, {"decision_id": 4, "actionIndex": 2},
+                 {"decision_id": 4.0, "action_index": 2}, {"action_index": 2, "decision_id": 4}):
+        assert reply_message({"decide": body}, "decide") == decision
 
 
 @pytest.mark.parametrize("reply, message", [
@@ -104,6 +107,8 @@ def test_a_reply_may_use_either_name_and_fields_the_referee_does_not_know():
     ({}, "answered with the case none"),
     ({"decide": {}, "hello": {}}, "answered with the case decide and hello"),
     ({"decide": {"action_index": -1}}, "does not parse"),
+    ({"decide": {"decision_id": "4", "action_index": 1 << 32}}, "does not parse"),
+    ({"decide": {"decision_id": "-4", "action_index": 1}}, "does not parse"),
     ({"decide": {"action_index": "two"}}, "does not parse"),
     ({"decide": []}, "does not parse"),
 ])
