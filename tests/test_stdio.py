@@ -18,8 +18,9 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import assert_no_process_left, run_tournament, write_config
+from conftest import assert_no_process_left, interrupted_run, run_tournament, write_config
 from google.protobuf import json_format
+from invariants import assert_consistent
 from test_debug_wire import assert_every_call_answered, wire_lines
 
 from circus.v1 import bot_pb2
@@ -382,3 +383,14 @@ def test_the_demo_on_stdio_plays_with_an_sdk_bot_and_times_show_the_transport(tm
     assert {row["bot"]: row["transport"] for row in json.loads(result.output)} == dict.fromkeys(
         ("greedy", "random", "random-b", "random-c"), "stdio")
     assert store.identities("demo-stdio")["greedy"][0] == "flea-greedy"
+
+
+def test_a_stdio_tournament_interrupted_midway_resumes_to_the_same_fold(tmp_path, started):
+    path = write_config(tmp_path, config_text("none", players=2, concurrency=2))
+    config = load_config(path)
+    interrupted_run(config, tmp_path, 3)
+    summary, store, out = run_tournament(config, tmp_path)
+    assert summary.played == 3 and len(store.games("faults")) == 6
+    assert not list(store.faults("faults"))
+    assert_consistent(store, "faults", config)
+    assert_no_process_left(started)
