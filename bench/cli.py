@@ -28,8 +28,8 @@ from bench.farm import Farm
 from bench.machine import machine_info
 from bench.report import Section, machine_markdown
 
-BENCHMARKS = ("engines", "wire", "transport", "stdio", "scaling", "tournament", "leaderboard", "renewal",
-              "startup", "command", "swiss", "stopping", "sprt", "cluster", "memory")
+BENCHMARKS = ("engines", "wire", "transport", "stdio", "scaling", "tournament", "leaderboard",
+              "renewal", "startup", "command", "swiss", "stopping", "sprt", "cluster", "memory")
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
