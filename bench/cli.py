@@ -19,6 +19,7 @@ from bench import (
     renewal,
     scaling,
     startup,
+    stdio,
     tournament,
     transport,
     wire,
@@ -27,8 +28,8 @@ from bench.farm import Farm
 from bench.machine import machine_info
 from bench.report import Section, machine_markdown
 
-BENCHMARKS = ("engines", "wire", "transport", "scaling", "tournament", "leaderboard", "renewal",
-              "startup", "command", "swiss", "stopping", "sprt", "cluster", "memory")
+BENCHMARKS = ("engines", "wire", "transport", "stdio", "scaling", "tournament", "leaderboard",
+              "renewal", "startup", "command", "swiss", "stopping", "sprt", "cluster", "memory")
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -63,6 +64,8 @@ def plan(args: argparse.Namespace) -> dict[str, dict]:
             "engines": {"seconds": 0.05 * s, "repeats": repeats},
             "wire": {"seconds": 0.1 * s, "repeats": repeats},
             "transport": {"seconds": 0.1 * s, "repeats": repeats},
+            "stdio": {"seconds": 0.1 * s, "repeats": repeats,
+                      "command_games": max(2, round(16 * s))},
             "scaling": {"games": max(4, round(4 * s)), "repeats": repeats,
                         "rss_games": max(4, round(4 * s))},
             # 6 bots, not 8: one round is 60 games, not 280.
@@ -87,6 +90,8 @@ def plan(args: argparse.Namespace) -> dict[str, dict]:
         "engines": {"seconds": 1.0 * s, "repeats": repeats},
         "wire": {"seconds": 2.0 * s, "repeats": repeats},
         "transport": {"seconds": 1.5 * s, "repeats": repeats},
+        "stdio": {"seconds": 2.0 * s, "repeats": repeats,
+                  "command_games": max(2, round(600 * s))},
         "scaling": {"games": max(4, round(200 * s)), "repeats": max(1, repeats - 1),
                     "rss_games": max(4, round(320 * s))},
         "tournament": {"games": args.games or max(1, round(10_000 * s)),
@@ -120,7 +125,7 @@ def run(names: tuple[str, ...] = BENCHMARKS, params: dict[str, dict] | None = No
     params = params or plan(parse_args([]))
     info = info or machine_info()
     sections: list[Section] = []
-    farm = Farm() if {"wire", "scaling", "command"} & set(names) else None
+    farm = Farm() if {"wire", "stdio", "scaling", "command"} & set(names) else None
     try:
         for name in BENCHMARKS:
             if name not in names:
@@ -135,6 +140,9 @@ def run(names: tuple[str, ...] = BENCHMARKS, params: dict[str, dict] | None = No
                                        echo_pgid=farm.echo.pid)
                 elif name == "transport":
                     section = transport.run(**params["transport"], progress=say)
+                elif name == "stdio":
+                    section = stdio.run(farm.addresses[0], farm.echo_address,
+                                        **params["stdio"], progress=say)
                 elif name == "scaling":
                     section = scaling.run(farm.addresses, **params["scaling"], progress=say)
                 elif name == "tournament":

@@ -37,10 +37,15 @@ GOAL_RATIO = 0.8
 NAME = "whole-command"
 
 
-def config(games: int) -> dict:
+#: The random bot's entry on each transport (the stdio one: bots/stdio/random_bot.py).
+RANDOM_BOTS = {"grpc": {"command": "python -m bots.random_bot --address {address}"},
+               "stdio": {"command": f"python {ROOT / 'bots' / 'stdio' / 'random_bot.py'}",
+                         "transport": "stdio"}}
+
+
+def config(games: int, transport: str = "grpc") -> dict:
     return {"name": NAME, "game": "flea-circus", "players": 2, "rounds": max(1, games // 2),
-            "seed": 16, "bots": [{"name": f"random-{letter}",
-                                  "command": "python -m bots.random_bot --address {address}"}
+            "seed": 16, "bots": [{"name": f"random-{letter}", **RANDOM_BOTS[transport]}
                                  for letter in "ab"]}
 
 
@@ -51,11 +56,12 @@ def command() -> list[str]:
         [sys.executable, "-c", "from circus_referee.main import main; main()"]
 
 
-def whole_run(games: int, workdir: Path) -> tuple[float, int, int, float]:
+def whole_run(games: int, workdir: Path, transport: str = "grpc"
+              ) -> tuple[float, int, int, float]:
     """Seconds from start to exit, decisions and games stored, and the runner's own
     seconds (bots up to the last game stored, from the command's summary line)."""
     folder = Path(tempfile.mkdtemp(dir=workdir))
-    (folder / "bots.yaml").write_text(yaml.safe_dump(config(games)))
+    (folder / "bots.yaml").write_text(yaml.safe_dump(config(games, transport)))
     db = folder / "circus.sqlite"
     began = time.perf_counter()
     done = subprocess.run([*command(), "tournament", str(folder / "bots.yaml"), "--db", str(db),

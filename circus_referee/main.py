@@ -36,7 +36,7 @@ from referee.checkbot import SLOW_SHARE, Coverage, check_bot
 from referee.games import GAMES, GameConfigError, GameRecord
 from referee.games.base import IllegalActionError
 from referee.replay import END_REASONS, end_reason_words, replay_frames, text_lines
-from referee.settings import FAULT_CLASSES, BotSpec, TimeConfig
+from referee.settings import FAULT_CLASSES, TRANSPORTS, BotSpec, TimeConfig
 from referee.text import printable
 from referee.viewer import render_replay
 from tournaments import cluster
@@ -419,8 +419,10 @@ def withheld_notes(count: int, what: str) -> list[str]:
 
 
 def identities(store: Store, record: StoredTournament) -> dict[str, str]:
-    """Each bot's own name and version from its Hello, as the report shows them."""
-    return {bot: f"{name} {version} (protocol {protocol})"
+    """Each bot's own name and version from its Hello, and its transport, as the report
+    shows them."""
+    ways = transports(record)
+    return {bot: f"{name} {version} (protocol {protocol}, {ways.get(bot, 'grpc')})"
             for bot, (name, version, protocol) in store.identities(record.name).items()}
 
 
@@ -608,6 +610,9 @@ def faults(db_path: Path, tournament: str | None, bot: str | None, fmt: str) -> 
               "to the bot's log (with --log-dir, to read it afterwards)")
 @click.option("--no-sandbox", is_flag=True, help="start the command unsandboxed (a trusted "
               "bot; {port} is then its loopback port)")
+@click.option("--transport", type=click.Choice(TRANSPORTS), default="grpc", show_default=True,
+              help="how the command's bot talks: gRPC on {address}, or stdio (one JSON line "
+                   "per request on its stdin, one per reply on its stdout)")
 @click.option("--db", "db_paths", multiple=True, type=click.Path(dir_okay=False, path_type=Path),
               help="a results database to hide from the bot, with its folder (repeatable; "
                    f"{DEFAULT_DB} is always hidden)")
@@ -617,7 +622,8 @@ def faults(db_path: Path, tournament: str | None, bot: str | None, fmt: str) -> 
 def check_bot_command(command: str | None, address: str | None, only_game: str | None,
                       games: int, at_once: int, move_ms: int, bank_ms: int, startup_ms: int,
                       log_dir: Path | None, debug_wire: bool, no_sandbox: bool,
-                      db_paths: tuple[Path, ...], fail_on_slow: bool) -> None:
+                      transport: str, db_paths: tuple[Path, ...], fail_on_slow: bool
+                      ) -> None:
     """Check that a bot follows the protocol: handshake, games, legal and timely replies.
 
     The bot is a candidate nobody has vetted: it sees no results database (the default
@@ -629,7 +635,12 @@ def check_bot_command(command: str | None, address: str | None, only_game: str |
         fail("give exactly one of --command and --address")
     if only_game is not None and only_game not in GAMES:
         fail(f"unknown game {only_game!r} (games: {', '.join(sorted(GAMES))})")
-    spec = BotSpec(name="candidate", command=command, address=address, debug=debug_wire)
+    if transport == "stdio" and (address is not None or "{address}" in command
+                                 or "{port}" in command):
+        fail("--transport stdio: the bot talks on its stdin and stdout, so give a --command "
+             "with no {address} or {port}")
+    spec = BotSpec(name="candidate", command=command, address=address, debug=debug_wire,
+                   transport=transport)
     time_config = TimeConfig(move_ms=move_ms, bank_ms=bank_ms, startup_ms=startup_ms)
     covered = Coverage()
     checks = check_bot(spec, only_game, games, time_config, log_dir, sandbox=not no_sandbox,
@@ -707,12 +718,23 @@ def export(db_path: Path, tournament: str | None, fmt: str, output) -> None:
 def times(db_path: Path, tournament: str | None, fmt: str) -> None:
     """Show each bot's decision times in milliseconds: median, 99th percentile, maximum, total."""
     store, record = open_tournament(db_path, tournament)
+    ways = transports(record)
     # One precision for every figure: milliseconds to 0.1 ms.
-    records = time_records(store.games(record.name))
+    records = [{"bot": row["bot"], "transport": ways.get(row["bot"], "grpc"),
+                **{key: value for key, value in row.items() if key != "bot"}}
+               for row in time_records(store.games(record.name))]
     if fmt == "table":
         records = [{key: f"{value:.1f}" if isinstance(value, float) else value
                     for key, value in row.items()} for row in records]
-    emit_records(records, TIME_COLUMNS, fmt, f"no decisions stored in {record.name}")
+    emit_records(records, ["bot", "transport", *TIME_COLUMNS[1:]], fmt,
+                 f"no decisions stored in {record.name}")
+
+
+def transports(record: StoredTournament) -> dict[str, str]:
+    """How the referee reached each bot (grpc, stdio or in-process), from the stored config;
+    a config stored before the stdio transport had gRPC and in-process bots only."""
+    return {bot["name"]: "in-process" if bot.get("python") else bot.get("transport") or "grpc"
+            for bot in record.config.get("bots") or []}
 
 
 @main.command("tournaments")

@@ -217,8 +217,9 @@ def concurrency_check(participant: Participant, bot: str, game_name: str, varian
     problem = next((problem for problem in problems if problem), None)
     if problem:
         return Check(f"concurrent {game_name}", False, problem)
+    where = f"on {at_once} processes" if participant.lanes else "on one connection"
     return Check(f"concurrent {game_name}", True,
-                 f"{at_once} games at once on one connection, every reply legal and in time")
+                 f"{at_once} games at once {where}, every reply legal and in time")
 
 
 def timing_check(times_ms: list[float], move_ms: int, fail_on_slow: bool = False) -> Check:
@@ -291,7 +292,7 @@ def _check_bot(spec: BotSpec, only_game: str | None, games: int, time_config: Ti
                log_dir: Path, sandbox: bool, at_once: int, private: tuple[Path, ...],
                covered: Coverage, fail_on_slow: bool) -> Iterator[Check]:
     participant = Participant(spec, log_dir, LimitsConfig(), time_config.startup_ms,
-                              sandbox=sandbox, private=private)
+                              sandbox=sandbox, private=private, processes=at_once)
     try:
         participant.start(None)
     except BotStartError as error:

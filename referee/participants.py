@@ -1,15 +1,18 @@
 """The bots of a tournament: started, greeted, checked, restarted and stopped.
 
 A :class:`Participant` wraps one config entry and gives the match runner a
-client for it. Everything that can go wrong before the first game (the
-process won't start, the handshake fails, the game isn't supported) is a
-:class:`BotStartError` with the reason and the tail of the bot's log.
+client for it: a gRPC channel to its one process, or for a stdio bot a pool of
+``processes`` processes, one per game at once (:mod:`referee.stdio`).
+Everything that can go wrong before the first game (the process won't start,
+the handshake fails, the game isn't supported) is a :class:`BotStartError` with
+the reason and the tail of the bot's log.
 """
 
 from __future__ import annotations
 
 import threading
 import time
+from concurrent import futures
 from pathlib import Path
 
 import grpc
@@ -26,6 +29,7 @@ from referee.clients import (
 from referee.process import BotProcess
 from referee.sandbox import Isolation
 from referee.settings import BotSpec, LimitsConfig
+from referee.stdio import Lane, StdioClient, StdioPool
 from referee.text import printable
 from referee.wire import PROTOCOL_VERSION
 
@@ -80,7 +84,7 @@ class Participant:
 
     def __init__(self, spec: BotSpec, log_dir: Path, limits: LimitsConfig,
                  startup_ms: int, max_restarts: int = 0, sandbox: bool = True,
-                 private: tuple[Path, ...] = ()) -> None:
+                 private: tuple[Path, ...] = (), processes: int = 1) -> None:
         self.spec = spec
         self.name = spec.name
         self.limits = limits
@@ -95,11 +99,21 @@ class Participant:
         # call of a game still in flight with it fails on the closed channel.
         self.replaced: tuple[BotClient | None, str] | None = None
         self.wire_log = log_dir / f"{spec.name}.log"
+        # A stdio bot's processes, each playing one game at a time (empty for the others).
+        self.lanes: list[Lane] = []
         if spec.command is not None:
-            self.process = BotProcess(spec.name, spec.command, log_dir / f"{spec.name}.log",
-                                      limits.memory_mb, limits.cpu_seconds,
-                                      isolation(spec, limits, sandbox,
-                                                with_real_paths((*private, log_dir))))
+            processes = max(1, processes) if spec.transport == "stdio" else 1
+            made = [BotProcess(spec.name if processes == 1 else f"{spec.name}#{number + 1}",
+                               spec.command, log_dir / f"{spec.name}.log",
+                               limits.memory_mb, limits.cpu_seconds,
+                               isolation(spec, limits, sandbox,
+                                         with_real_paths((*private, log_dir))),
+                               stdio=spec.transport == "stdio")
+                    for number in range(processes)]
+            if spec.transport == "stdio":
+                self.lanes = [Lane(process) for process in made]
+            else:
+                self.process = made[0]
 
     def identity(self) -> tuple[str, str, str] | None:
         """What the bot said of itself in Hello (name, version, protocol version), inert
@@ -112,7 +126,8 @@ class Participant:
 
     @property
     def log_path(self) -> Path | None:
-        return self.process.log_path if self.process else None
+        process = self.process or (self.lanes[0].process if self.lanes else None)
+        return process.log_path if process else None
 
     def start(self, game: str | None, variant: str | None = None) -> None:
         """Start (if a command), connect, greet and check the bot supports the game.
@@ -121,10 +136,13 @@ class Participant:
         the claimed games itself).
         """
         try:
-            self.client = self._connect()
-            if self.spec.debug:
-                self.client = WireLog(self.client, self.wire_log)
-            self.hello_response = self._hello()
+            if self.lanes:
+                self._start_lanes()
+            else:
+                self.client = self._connect()
+                if self.spec.debug:
+                    self.client = WireLog(self.client, self.wire_log)
+                self.hello_response = self._hello(self.client)
         except BotStartError:
             self.stop()
             raise
@@ -151,6 +169,36 @@ class Participant:
         self._wait_ready(client)
         return client
 
+    def _start_lanes(self) -> None:
+        """Start every process of a stdio bot at once, each greeted; the pool is the client."""
+        with futures.ThreadPoolExecutor(len(self.lanes), thread_name_prefix="stdio-start") \
+                as pool:
+            greetings = list(pool.map(self._start_lane, self.lanes))
+        self.hello_response = greetings[0]
+        self.client = StdioPool(self.lanes, self._lanes_state)
+
+    def _start_lane(self, lane: Lane) -> bot_pb2.HelloResponse:
+        try:
+            lane.process.start()
+        except OSError as error:
+            raise BotStartError(f"bot {self.name!r}: cannot start "
+                                f"{self.spec.command!r}: {error}") from None
+        channel = StdioClient(lane.process, self.limits.message_bytes, CRASH_SETTLE_S)
+        client: BotClient = WireLog(channel, self.wire_log) if self.spec.debug else channel
+        try:
+            hello = self._hello(client)
+        except BotStartError:
+            client.close()
+            raise
+        lane.connect(channel, client)
+        return hello
+
+    def _lanes_state(self) -> str:
+        """How a stdio bot's processes stand, for a fault that finds none to play."""
+        running = sum(lane.client is not None and lane.process.alive() for lane in self.lanes)
+        return (f"{running} of its {len(self.lanes)} processes run, after {self.restarts} "
+                f"of {self.max_restarts} restarts")
+
     def _wait_ready(self, client: GrpcClient) -> None:
         """Wait for the bot's port to accept connections, within startup_ms.
 
@@ -176,11 +224,10 @@ class Participant:
         raise BotStartError(self._failure(
             f"did not answer on {client.address} within startup_ms={int(self.startup_s * 1000)}"))
 
-    def _hello(self) -> bot_pb2.HelloResponse:
-        assert self.client is not None
+    def _hello(self, client: BotClient) -> bot_pb2.HelloResponse:
         request = bot_pb2.HelloRequest(protocol_version=PROTOCOL_VERSION, referee=REFEREE_NAME)
         try:
-            response = self.client.hello(request, timeout=self.startup_s)
+            response = client.hello(request, timeout=self.startup_s)
         except BotFault as fault:
             raise BotStartError(self._failure(f"Hello failed ({fault})")) from None
         if not isinstance(response, bot_pb2.HelloResponse):
@@ -207,7 +254,8 @@ class Participant:
     def _failure(self, reason: str) -> str:
         """The start error's one line; the reason and the log's tail hold the bot's own
         words (its claimed games, protocol version, output), so the line is made inert."""
-        tail = self.process.log_tail() if self.process else ""
+        process = self.process or (self.lanes[0].process if self.lanes else None)
+        tail = process.log_tail() if process else ""
         where = f" [log {self.log_path}: {tail}]" if tail else ""
         return printable(f"bot {self.name!r}: {reason}{where}")
 
@@ -217,6 +265,8 @@ class Participant:
         Returns True if the bot is (again) able to play.
         """
         with self.lock:
+            if self.lanes:
+                return self._recover_lanes()
             if self.process is None or self.process.alive():
                 return self.client is not None
             self.replaced = (self.client, self.process.exit_description())
@@ -234,6 +284,23 @@ class Participant:
                 return False
             return True
 
+    def _recover_lanes(self) -> bool:
+        """Restart each process of a stdio bot that ended, within ``max_restarts`` (one
+        restart each); one that cannot be is dropped, and the others play on."""
+        for lane in self.lanes:
+            if lane.client is None or lane.process.alive():
+                continue
+            lane.disconnect()
+            lane.process.stop()
+            if self.restarts >= self.max_restarts:
+                continue
+            self.restarts += 1
+            try:
+                self._start_lane(lane)
+            except BotStartError:
+                lane.process.stop()
+        return any(lane.client is not None for lane in self.lanes)
+
     def probe(self, timeout: float) -> bool:
         """Whether the bot still answers a Hello within ``timeout`` seconds.
 
@@ -246,6 +313,8 @@ class Participant:
                 return False
             request = bot_pb2.HelloRequest(protocol_version=PROTOCOL_VERSION,
                                            referee=REFEREE_NAME)
+            if isinstance(self.client, StdioPool):
+                return self._probe_lane(self.client.last_timeout(), request, timeout)
             try:
                 self.client.hello(request, timeout=timeout)
                 return True
@@ -253,6 +322,19 @@ class Participant:
                 if self.process is not None:
                     self.process.stop(grace=0.1)
                 return False
+
+    def _probe_lane(self, lane: Lane | None, request: bot_pb2.HelloRequest,
+                    timeout: float) -> bool:
+        """The health check of the stdio process whose call just timed out (none: the
+        reply came, too late for the clock, so the bot answers)."""
+        if lane is None or lane.client is None:
+            return lane is None
+        try:
+            lane.client.hello(request, timeout=timeout)
+            return True
+        except BotFault:
+            lane.process.stop(grace=0.1)
+            return False
 
     def settle(self, client: BotClient | None = None) -> str | None:
         """A call to the bot through ``client`` failed as a crash: give its process a
@@ -263,7 +345,8 @@ class Participant:
         A bot that dies drops its connections before its process is reaped, and a
         game started in that gap would find it alive and send its first call to the
         dead bot (another crash, another forfeit). Waiting here makes the next game's
-        :meth:`crashed` true, so it restarts the bot instead.
+        :meth:`crashed` true, so it restarts the bot instead. A stdio process's crash
+        fault already says how it ended (:class:`~referee.stdio.StdioClient` waits).
         """
         if self.process is None:
             return None
@@ -279,6 +362,11 @@ class Participant:
         return self.replaced is not None and client is not None and client is self.replaced[0]
 
     def crashed(self) -> bool:
+        """Whether the bot must be restarted before its next game: its process ended (for
+        a stdio bot: one of them, or every one is gone)."""
+        if self.lanes:
+            playing = [lane for lane in self.lanes if lane.client is not None]
+            return not playing or any(not lane.process.alive() for lane in playing)
         return self.process is not None and not self.process.alive()
 
     def stop(self) -> None:
@@ -286,3 +374,9 @@ class Participant:
             self.client.close()
         if self.process is not None:
             self.process.stop()
+        for lane in self.lanes:
+            if lane.client is not None:
+                lane.client.close()
+        if self.lanes:
+            with futures.ThreadPoolExecutor(len(self.lanes)) as pool:
+                list(pool.map(lambda lane: lane.process.stop(), self.lanes))

@@ -10,7 +10,9 @@ has found that socket without following any link (:class:`SocketLink`). With
 Either way it runs in its own process group, with stdin closed, its output
 copied to its own log file up to a cap (past it drained at the bot's cost, not
 read by the referee), resource limits set by ``prlimit``,
-and a parent-death signal so that it cannot outlive the referee.
+and a parent-death signal so that it cannot outlive the referee. A bot on the
+stdio transport (``stdio``) has no socket: the referee holds its stdin and
+stdout (:mod:`referee.stdio`), and its log gets its stderr.
 """
 
 from __future__ import annotations
@@ -287,13 +289,67 @@ def group_members(pgid: int) -> list[int]:
     return members
 
 
+#: Where the bot's pipes cross bwrap (its descriptors ``{a}`` and ``{b}``), moved back onto
+#: the bot's stdin and stdout inside the sandbox (:meth:`StdioPipes.across`).
+_INSIDE = 'exec <&{a} >&{b} {a}<&- {b}>&-; exec "$@"'
+_UNMOVED = "(the stdio pipes' descriptors, chosen once the sandbox's own are known)"
+
+
+class StdioPipes:
+    """The two pipes of a stdio bot's run: its ends (``bot_in``, ``bot_out``, its stdin and
+    stdout), closed here once it has them, and the referee's (``requests``, ``replies``),
+    which the referee's client of the bot takes over and closes
+    (:class:`referee.stdio.StdioClient`)."""
+
+    def __init__(self) -> None:
+        self.bot_in, to_bot = os.pipe()
+        from_bot, self.bot_out = os.pipe()
+        self.requests = os.fdopen(to_bot, "wb", buffering=0)
+        self.replies = os.fdopen(from_bot, "rb", buffering=0)
+
+    @staticmethod
+    def inside(argv: list[str]) -> list[str]:
+        """``argv`` behind the shell that, inside the sandbox, takes the pipes back onto its
+        stdin and stdout (:meth:`across` says from which descriptors)."""
+        return ["/bin/sh", "-c", _UNMOVED, "sh", *argv]
+
+    @staticmethod
+    def across(launch: sandbox.Launch) -> list[str]:
+        """The sandbox's command with the pipes carried across bwrap on two descriptors of
+        3-9 (a POSIX shell's) that bwrap's own do not use.
+
+        bwrap keeps its stdin and stdout open for the sandbox's life, so a bot
+        closing its stdout would leave the referee with no end of file; the other
+        descriptors it hands on and closes. Outside, a shell moves the pipes off the
+        stdin and stdout bwrap is given (which become /dev/null); inside,
+        :meth:`inside`'s shell moves them back.
+        """
+        a, b = [number for number in range(3, 10) if number not in launch.fds][:2]
+        argv = [_INSIDE.format(a=a, b=b) if word == _UNMOVED else word for word in launch.argv]
+        return ["/bin/sh", "-c", f'exec {a}<&0 {b}>&1 </dev/null >/dev/null; exec "$@"', "sh",
+                *argv]
+
+    def handed_over(self) -> None:
+        """The bot has its ends: the referee keeps none (or it would never read an end
+        of file)."""
+        for fd in (self.bot_in, self.bot_out):
+            os.close(fd)
+
+    def close(self) -> None:
+        self.handed_over()
+        self.requests.close()
+        self.replies.close()
+
+
 class BotProcess:
     """One run of a bot's command; :meth:`start` may be called again after a crash."""
 
     def __init__(self, name: str, command: str, log_path: Path,
                  memory_mb: int | None = None, cpu_seconds: int | None = None,
-                 isolation: Isolation | None = None) -> None:
+                 isolation: Isolation | None = None, stdio: bool = False) -> None:
         self.name = name
+        # On stdio, the referee talks on the process's stdin and stdout; stderr is its log.
+        self.stdio = stdio
         self.command = command
         self.log_path = log_path
         self.memory_mb = memory_mb
@@ -311,50 +367,78 @@ class BotProcess:
         self.launch: sandbox.Launch | None = None
         self.ids: tuple[int, int] | None = None
         self.socket_link: SocketLink | None = None
+        # A stdio bot's pipes, new at each start.
+        self.pipes: StdioPipes | None = None
 
     def start(self) -> str:
-        """Start the command and return the address the referee reaches it on."""
+        """Start the command and return the address the referee reaches it on (for a stdio
+        bot, "stdio": the referee's ends of its pipes are :attr:`pipes`)."""
         self._clean_up()
+        self.pipes = StdioPipes() if self.stdio else None
         # Before the sandbox is made: a private folder that does not exist yet is not
         # hidden, and the logs folder holds the other bots' logs.
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
-        if self.isolation.sandbox:
-            sandbox.ensure_available()
-            argv, env, address = self._sandboxed()
-        else:
-            argv, env, address = self._unsandboxed()
+        try:
+            if self.isolation.sandbox:
+                sandbox.ensure_available()
+                argv, env, address = self._sandboxed()
+            else:
+                argv, env, address = self._unsandboxed()
+        except BaseException:
+            if self.pipes is not None:
+                self.pipes.close()
+            raise
         self.runs += 1
         log = open(self.log_path, "ab")
-        where = (f"socket {self.socket_dir / 'bot.sock'}" if self.socket_dir
-                 else f"port {self.port}")
+        where = ("stdio" if self.stdio else f"socket {self.socket_dir / 'bot.sock'}"
+                 if self.socket_dir else f"port {self.port}")
         log.write(printable(f"=== run {self.runs} of {self.name}: {self.started_command} "
                             f"({where}, {time.strftime('%Y-%m-%d %H:%M:%S')})").encode()
                   + b"\n")
         log.flush()
-        fds = self.launch.fds if self.launch else []
+        stdin, stdout, stderr, fds = self._streams()
         try:
-            self.process = spawn(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                 stderr=subprocess.STDOUT, env=env, pass_fds=fds,
+            self.process = spawn(argv, stdin=stdin, stdout=stdout, stderr=stderr,
+                                 env=env, pass_fds=fds,
                                  cwd=None if self.launch else self.isolation.workdir,
                                  start_new_session=True)
         except OSError:
             log.close()
+            if self.pipes is not None:
+                self.pipes.close()
             if self.launch is not None:
                 self.launch.close(report=True)
             self._clean_up()
             raise
         reaper.watch(self.process.pid)
-        if self.launch is not None:
+        if self.pipes is not None:
+            self.pipes.handed_over()
+        if self.launch is not None and not self.stdio:
             self.launch.close()
             assert self.socket_dir is not None
             owner = self.ids[0] if self.ids else os.geteuid()
             self.socket_link = SocketLink(self.socket_dir / "bot.sock", owner, self.launch,
                                           self.process)
+        elif self.launch is not None:
+            self.launch.close()   # bwrap's report of its child's pid waits in its pipe, unread
+        output = self.process.stderr if self.stdio else self.process.stdout
         self.pump = threading.Thread(target=copy_log, name=f"log-{self.name}", daemon=True,
-                                     args=(self.process.stdout, log, self.isolation.log_bytes,
+                                     args=(output, log, self.isolation.log_bytes,
                                            self.name, partial(self._drain, self.cgroup)))
         self.pump.start()
         return address
+
+    def _streams(self) -> tuple[Any, Any, Any, list[int]]:
+        """The bot's stdin, stdout and stderr, and the further descriptors it is handed.
+
+        A gRPC bot's output (both streams) goes to its log. A stdio bot's stderr does;
+        its stdin and stdout are :attr:`pipes` (across a sandbox's bwrap, see
+        :meth:`StdioPipes.across`).
+        """
+        fds = self.launch.fds if self.launch else []
+        if self.pipes is None:
+            return subprocess.DEVNULL, subprocess.PIPE, subprocess.STDOUT, fds
+        return self.pipes.bot_in, self.pipes.bot_out, subprocess.PIPE, fds
 
     def _drain(self, cgroup: Cgroup | None, source: IO[bytes]) -> None:
         """Past the log's cap, a ``cat`` reads the bot's output into /dev/null instead of
@@ -394,6 +478,8 @@ class BotProcess:
         for folder in (self.socket_dir, stage):  # the bot's uid walks through, lists nothing
             folder.chmod(0o711)
         argv = self._argv(f"unix:{sandbox.SOCKET}")
+        if self.pipes is not None:
+            argv = self.pipes.inside(argv)
         self.cgroup = Cgroup(f"circus-{os.getpid()}-{self.socket_dir.name}",
                              self.memory_mb, iso.processes, iso.cpus)
         self.ids = sandbox.host_ids()
@@ -404,13 +490,15 @@ class BotProcess:
         own_tasks = limited(argv, None, None, processes=None if self.cgroup.enabled
                             else iso.processes)
         self.launch = sandbox.Launch.of(own_tasks, iso, self.ids, interpreter_view(), stage)
-        inner = limited(dies_with_referee(self.launch.argv, self.ids), self.memory_mb,
+        bwrap = self.pipes.across(self.launch) if self.pipes else self.launch.argv
+        inner = limited(dies_with_referee(bwrap, self.ids), self.memory_mb,
                         self.cpu_seconds, iso.open_files)
         # With paths to stage, the staging shell joins the cgroups too (one shell less).
         argv = (self.launch.command(inner, self.cgroup.procs) if self.launch.staged
                 else self.cgroup.wrap(inner))
-        env = sandbox.environment(f"unix:{sandbox.SOCKET}", iso, bot_path())
-        return argv, env, f"unix:{self.socket_dir / 'bot.sock'}"
+        env = sandbox.environment(None if self.stdio else f"unix:{sandbox.SOCKET}", iso,
+                                  bot_path())
+        return argv, env, "stdio" if self.stdio else f"unix:{self.socket_dir / 'bot.sock'}"
 
     def _unsandboxed(self) -> tuple[list[str], dict[str, str], str]:
         self.port = free_port()
@@ -501,7 +589,7 @@ class BotProcess:
             self.socket_link.close()
             self.socket_link = None
         if self.launch is not None:
-            self.launch.close()
+            self.launch.close(report=self.stdio)
             self.launch = None
         if self.cgroup is not None:
             self.cgroup.remove()

@@ -559,15 +559,18 @@ def open_socket(child: int, owner: int) -> int | None:
             os.close(folder)
 
 
-def environment(address: str, isolation: Isolation, path: str) -> dict[str, str]:
-    """A clean environment: PATH, HOME, LANG, the entry's ``env:``, then CIRCUS_*.
+def environment(address: str | None, isolation: Isolation, path: str) -> dict[str, str]:
+    """A clean environment: PATH, HOME, LANG, the entry's ``env:``, then CIRCUS_* (a
+    stdio bot, of no ``address``, has no CIRCUS_BOT_ADDRESS).
 
     Nothing else is inherited from the referee: its environment may hold
     secrets, and it tells a bot where the referee keeps its files.
     """
     env = {"PATH": path, "HOME": SCRATCH, "LANG": os.environ.get("LANG", "C.UTF-8")}
     env.update(dict(isolation.env))
-    env.update(CIRCUS_BOT_ADDRESS=address, CIRCUS_BOT_SCRATCH=SCRATCH)
+    if address is not None:
+        env["CIRCUS_BOT_ADDRESS"] = address
+    env["CIRCUS_BOT_SCRATCH"] = SCRATCH
     return env
 
 

@@ -14,6 +14,9 @@ FAULT_POLICIES = ("substitute", "forfeit", "void")
 DEFAULT_FAULTS = {"timeout": "substitute", "illegal": "substitute",
                   "error": "substitute", "crash": "forfeit"}
 BOT_KINDS = ("command", "address", "python")
+#: How the referee talks to a ``command:`` bot: gRPC calls on its socket, or JSON lines on
+#: its stdin and stdout (referee.stdio).
+TRANSPORTS = ("grpc", "stdio")
 
 
 @dataclass(frozen=True)
@@ -23,8 +26,8 @@ class BotSpec:
     ``dir`` (its folder and working directory), ``cwd`` (its working
     directory without ``dir``: the config file's folder; None: the referee's),
     ``env`` (extra environment), ``mounts`` (further host paths its sandbox
-    shows, read-only) and ``sandbox`` (None: the tournament's choice) are for
-    ``command:`` bots;
+    shows, read-only), ``sandbox`` (None: the tournament's choice) and
+    ``transport`` (one of :data:`TRANSPORTS`) are for ``command:`` bots;
     ``memory``, ``debug`` (log every request and reply) and ``time`` (a
     handicap: its seats' time control, None: the tournament's) for any.
     """
@@ -43,10 +46,16 @@ class BotSpec:
     memory: bool | None = None
     debug: bool = False
     time: TimeConfig | None = None
+    transport: str = "grpc"
 
     @property
     def kind(self) -> str:
         return next(kind for kind in BOT_KINDS if getattr(self, kind) is not None)
+
+    @property
+    def way(self) -> str:
+        """How the referee reaches the bot, for people: "grpc", "stdio" or "in-process"."""
+        return "in-process" if self.kind == "python" else self.transport
 
     @property
     def remembers(self) -> bool:

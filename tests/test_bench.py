@@ -65,7 +65,8 @@ def test_the_machine_and_every_table_are_printed(quick):
                   "### 9. A tournament on a Dask cluster",
                   "### 10. The referee's memory over a long in-process tournament"):
         assert title in text
-    assert set(report["sections"]) == {"engines", "wire", "transport", "scaling", "tournament",
+    assert set(report["sections"]) == {"engines", "wire", "transport", "stdio", "scaling",
+                                       "tournament",
                                        "leaderboard", "renewal", "startup", "command", "swiss",
                                        "stopping", "sprt", "cluster", "memory"}
 
@@ -131,6 +132,17 @@ def test_group_cpu_counts_a_process_group_s_work():
 
 
 @pytest.mark.slow
+def test_stdio_referee_against_the_echo_and_the_pipe_ping_pong(quick):
+    values = figures(quick[1], "stdio")
+    names = [f"c{concurrency}.{figure}" for concurrency in (1, 4)
+             for figure in ("decisions_per_s", "echo_calls_per_s", "pingpong_per_s",
+                            "echo_ratio", "pingpong_ratio")]
+    assert_numbers(values, [*names, "command_ratio"])
+    assert all(values[name] > 0 for name in names)
+    notes = " ".join(quick[1]["sections"]["stdio"]["notes"])
+    assert "× echo (" in notes and "ping-pong (" in notes and "goal ≥ 2.0×" in notes
+
+
 def test_transport_every_way_against_the_echo_baseline(quick):
     from bench.transport import WAYS
     values = figures(quick[1], "transport")

@@ -101,7 +101,7 @@ def test_a_bot_using_part_of_its_bank_is_not_penalised(tmp_path, started):
     # ... and the time-use report puts it first.
     report = CliRunner().invoke(main, ["times", "--db", str(tmp_path / "results.sqlite")])
     lines = report.output.splitlines()
-    assert lines[2].split()[0] == "bad" and float(lines[2].split()[2]) > 100
+    assert lines[2].split()[:2] == ["bad", "grpc"] and float(lines[2].split()[3]) > 100
     assert_no_process_left(started)
 
 
@@ -172,7 +172,7 @@ def test_forfeit_policy_forfeits_on_the_first_fault(tmp_path, started):
     # Only the silent bot waits out its start-up time: keep it short. The others answer,
     # so give them time enough for a busy machine.
     ("no-port", "did not answer on unix:", 1500),
-    ("wrong-version", "speaks protocol 2.0.0, the referee speaks 1.0.0", 30000),
+    ("wrong-version", "speaks protocol 2.0.0, the referee speaks 1.1.0", 30000),
     ("no-game", "does not play flea-circus (variant standard); it claims no game", 30000),
 ])
 def test_bots_that_cannot_play_stop_the_tournament_before_it_starts(tmp_path, started, mode,

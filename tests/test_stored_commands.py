@@ -108,7 +108,7 @@ def test_faults_and_times_in_every_format(db):
     assert all(row["median_ms"] <= row["p99_ms"] <= row["max_ms"] <= row["total_ms"]
                for row in times)
     lines = ok("times", "--db", db).splitlines()[2:]
-    numbers = [cell for line in lines for cell in line.split()[2:]]
+    numbers = [cell for line in lines for cell in line.split()[3:]]
     assert numbers and all(len(cell.split(".")[1]) == 1 for cell in numbers), "one precision"
 
 

@@ -33,7 +33,7 @@ MARKER = re.compile(
     r"^<!--\s*(file:\s*(?P<path>\S+)|(?P<run>run)|(?P<output>output))\s*-->\s*$")
 FENCE = re.compile(r"^(```+)\s*(\w*)\s*$")
 # What the tutorial creates itself: never linked in from the repository.
-NOT_LINKED = {".git", "runs", "mybot", "mybot-js", "mybots.yaml", "node_modules"}
+NOT_LINKED = {".git", "runs", "mystdiobot", "mybot", "mybot-js", "mybots.yaml", "node_modules"}
 
 
 @dataclass
@@ -103,7 +103,10 @@ def test_the_tutorial_marks_its_steps():
     steps = tutorial_steps(TUTORIAL.read_text())
     files = [step.target for step in steps if step.kind == "file"]
     runs = [step.text for step in steps if step.kind == "run"]
-    assert files == ["mybot/mybot.py", "mybot-js/bot.js", "mybots.yaml"]
+    assert files == ["mystdiobot/bot.py", "mybot/mybot.py", "mybot-js/bot.js", "mybots.yaml"]
+    assert len(steps[0].text.splitlines()) <= 20   # "your first bot in 20 lines"
+    assert any("check-bot" in run and "mystdiobot/bot.py" in run and "--transport stdio" in run
+               for run in runs)
     assert any("check-bot" in run and "mybot/mybot.py" in run for run in runs)
     assert any("check-bot" in run and "mybot-js/bot.js" in run for run in runs)
     assert any("tournament mybots.yaml" in run for run in runs)
@@ -154,7 +157,7 @@ def test_the_tutorial_works_as_written(tmp_path):
         outputs.append((step.text, output))
 
     checks = [output for commands, output in outputs if "check-bot" in commands]
-    assert len(checks) == 2  # the Python and the Node.js bot
+    assert len(checks) == 3  # the stdio bot, the Python and the Node.js gRPC bots
     for output in checks:
         assert "FAIL" not in output and re.search(r"^[1-9]\d* passed, 0 failed$", output, re.M)
         assert "PASS  handshake" in output and "PASS  play flea-circus/standard" in output

@@ -23,6 +23,7 @@ from referee.settings import (
     DEFAULT_FAULTS,
     FAULT_CLASSES,
     FAULT_POLICIES,
+    TRANSPORTS,
     BotSpec,
     LimitsConfig,
     TimeConfig,
@@ -183,7 +184,7 @@ TOP_KEYS = {"name", "game", "variant", "players", "rounds", "games_per_bot", "se
             "max_strikes", "recover", "max_restarts", "suspend_after", "limits", "rating",
             "bots", "sandbox", "secret_deals", "renew_bots", "reveal_names", "stop", "a", "b",
             "sprt", "cluster"}
-COMMAND_KEYS = ("dir", "env", "mounts", "sandbox")
+COMMAND_KEYS = ("dir", "env", "mounts", "sandbox", "transport")
 ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
@@ -568,12 +569,27 @@ def _command_keys(entry: dict, name: str, sandbox: bool,
             for key, value in env.items()):
         raise ConfigError(f"{where}env must map variable names (letters, digits, _) to strings")
     own = _typed(entry, "sandbox", bool, where=where)
+    transport = _transport(entry, where)
     if (sandbox if own is None else own) and "{port}" in entry["command"]:
         raise ConfigError(f"{where}{{port}} needs `sandbox: false`; a sandboxed bot listens on "
                           "{address}")
     return {"dir": folder, "env": tuple((key, str(value)) for key, value in env.items()),
             "mounts": _mounts(entry.get("mounts"), where, config_folder),
-            "sandbox": own, "cwd": str(config_folder) if config_folder else None}
+            "sandbox": own, "cwd": str(config_folder) if config_folder else None,
+            "transport": transport}
+
+
+def _transport(entry: dict, where: str) -> str:
+    """A ``command:`` entry's ``transport``: gRPC (the default) or stdio, whose command
+    takes no address (it reads its stdin)."""
+    transport = _typed(entry, "transport", str, default="grpc", where=where)
+    if transport not in TRANSPORTS:
+        raise ConfigError(f"{where}transport must be one of {', '.join(TRANSPORTS)}, "
+                          f"not {transport!r}")
+    if transport == "stdio" and ("{address}" in entry["command"] or "{port}" in entry["command"]):
+        raise ConfigError(f"{where}a stdio bot talks on its stdin and stdout: its command "
+                          "takes no {address} or {port}")
+    return transport
 
 
 def _mounts(section: Any, where: str, config_folder: Path | None) -> tuple[str, ...]:

@@ -406,7 +406,8 @@ class TournamentRunner:
         participants = [Participant(spec, self.log_dir, self.config.limits,
                                     self.config.time_for(spec.name).startup_ms,
                                     self.config.max_restarts if self.config.recover else 0,
-                                    self.config.sandbox, self.private)
+                                    self.config.sandbox, self.private,
+                                    processes=self.config.concurrency)
                         for spec in specs]
         outcomes: list[tuple[Participant, str | None]] = []
         with futures.ThreadPoolExecutor(max(1, len(participants))) as pool:

@@ -146,7 +146,8 @@ class Lineup:
         participant = Participant(spec, self.log_dir, config.limits,
                                   config.time_for(name).startup_ms,
                                   config.max_restarts if config.recover else 0,
-                                  config.sandbox, tuple(Path(p) for p in self.spec.private))
+                                  config.sandbox, tuple(Path(p) for p in self.spec.private),
+                                  processes=config.concurrency)
         try:
             participant.start(config.game, config.variant)
         except BotStartError as error:

@@ -1,0 +1,3 @@
+module stdiobot
+
+go 1.19

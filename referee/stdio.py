@@ -1,0 +1,488 @@
+"""The stdio transport: a bot that reads requests on its stdin and answers on its stdout.
+
+Each request is one line of UTF-8 JSON, a ``RefereeMessage`` of ``proto/circus/v1/bot.proto``
+in protobuf's canonical JSON mapping with the .proto's field names (``request_id`` and
+one of ``hello``, ``start_game``, ``decide``, ``end_game``); each reply is one line, a
+``BotMessage`` with the same ``request_id`` and case. A bot needs no library and no
+thread: it answers in order, one request at a time. So one process plays one game at
+a time, and the referee keeps as many processes of a stdio bot as games it plays at
+once (:class:`StdioPool`); each game's seat has one process from StartGame to EndGame.
+docs/protocol.md ("The stdio transport") is the bot author's side of this.
+
+Every wait is bounded by the call's deadline (the same clock as over gRPC): writing the
+request (a bot that does not read its stdin blocks a long one) and reading the reply.
+A reply that is not one (not JSON, another request's id, another call's case, a
+message that does not parse, a line over ``message_bytes``) is an ``illegal`` fault; a
+closed stdout or stdin is a ``crash``, named by how the process ended.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import math
+import os
+import select
+import threading
+import time
+from json.encoder import encode_basestring  # type: ignore[attr-defined]
+from typing import Any, Callable
+
+from google.protobuf import json_format
+from google.protobuf.descriptor import FieldDescriptor
+from google.protobuf.message import Message
+
+from circus.v1 import bot_pb2
+from referee.clients import BotClient, BotFault
+from referee.process import BotProcess
+from referee.text import printable
+
+#: Each call's case in the envelope, and the message its reply carries.
+REPLIES: dict[str, type[Message]] = {
+    "hello": bot_pb2.HelloResponse,
+    "start_game": bot_pb2.StartGameResponse,
+    "decide": bot_pb2.Decision,
+    "end_game": bot_pb2.EndGameResponse,
+}
+#: The canonical mapping's lowerCamelCase names, which a reply may use too.
+CAMEL_CASES = {"startGame": "start_game", "endGame": "end_game", "requestId": "request_id"}
+_INT64 = (FieldDescriptor.CPPTYPE_INT64, FieldDescriptor.CPPTYPE_UINT64)
+_FLOATS = (FieldDescriptor.CPPTYPE_FLOAT, FieldDescriptor.CPPTYPE_DOUBLE)
+_STRUCT = "google.protobuf.Struct"
+_VALUE = "google.protobuf.Value"
+_LIST = "google.protobuf.ListValue"
+#: How long a bot whose stdout closed is given to end, so the fault can say how it ended.
+SETTLE_S = 2.0
+
+
+# -- the lines -------------------------------------------------------------------------
+def json_text(message: Message) -> str:
+    """``message`` as JSON text, the object ``json_format.MessageToDict(message,
+    preserving_proto_field_name=True)`` gives, for the messages of the protocol, in a
+    fraction of its time.
+
+    Only the fields that are set are visited (``ListFields``, in C), where
+    ``MessageToDict`` looks at every field of every message in Python; and the parts
+    a game sends again and again (cards, actions, events) are written once and their
+    text reused (:func:`_part`). ``tests/test_stdio.py`` checks that the two agree on
+    every request of random games.
+    """
+    return "{" + ",".join([
+        f'"{field.name}":[{",".join([_text(field, item) for item in value])}]'
+        if field.is_repeated else f'"{field.name}":{_text(field, value)}'
+        for field, value in message.ListFields()]) + "}"
+
+
+#: The text of parts by their type and encoding (a hit is the very same message).
+_PARTS: dict[tuple[str, bytes], str] = {}
+_PARTS_SIZE = 16384
+
+
+def _part(message: Message, write: Callable[[Any], str]) -> str:
+    """``write(message)``, from the cache when the same message was written before."""
+    key = (message.DESCRIPTOR.full_name, message.SerializeToString())
+    found = _PARTS.get(key)
+    if found is None:
+        if len(_PARTS) >= _PARTS_SIZE:
+            _PARTS.clear()
+        found = _PARTS[key] = write(message)
+    return found
+
+
+def _text(field: FieldDescriptor, value: Any) -> str:
+    kind = field.cpp_type
+    if kind == FieldDescriptor.CPPTYPE_MESSAGE:
+        name = field.message_type.full_name
+        if name == _STRUCT:
+            return _part(value, _struct_text)
+        if name in (_VALUE, _LIST):
+            return _dumps(json_format.MessageToDict(value))
+        return _part(value, json_text)
+    if kind == FieldDescriptor.CPPTYPE_STRING:
+        if field.type == FieldDescriptor.TYPE_BYTES:
+            return f'"{base64.b64encode(value).decode("ascii")}"'
+        return encode_basestring(value)
+    if kind == FieldDescriptor.CPPTYPE_BOOL:
+        return "true" if value else "false"
+    if kind in _INT64:
+        return f'"{value}"'
+    if kind == FieldDescriptor.CPPTYPE_ENUM:
+        known = field.enum_type.values_by_number.get(value)
+        return encode_basestring(known.name) if known is not None else str(value)
+    if kind in _FLOATS:
+        if not math.isfinite(value):
+            return '"NaN"' if math.isnan(value) else '"Infinity"' if value > 0 else '"-Infinity"'
+        return repr(float(value))
+    return str(value)
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def _struct_text(struct: Any) -> str:
+    return _dumps(_struct(struct))
+
+
+def _struct(struct: Any) -> dict[str, Any]:
+    return {key: _struct_value(item) for key, item in struct.fields.items()}
+
+
+def _struct_value(item: Any) -> Any:
+    which = item.WhichOneof("kind")
+    if which == "struct_value":
+        return _struct(item.struct_value)
+    if which == "list_value":
+        return [_struct_value(element) for element in item.list_value.values]
+    if which is None or which == "null_value":
+        return None
+    return getattr(item, which)
+
+
+def request_line(request_id: int, case: str, message: Message) -> bytes:
+    """One request, as the line (with its newline) the bot reads."""
+    return f'{{"request_id":"{request_id}","{case}":{json_text(message)}}}\n'.encode()
+
+
+def reply_id(reply: Any) -> int | None:
+    """The request id a parsed reply line answers (None if it names none)."""
+    if not isinstance(reply, dict):
+        return None
+    value = reply.get("request_id", reply.get("requestId"))
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str) and value.isdigit():
+        return int(value)
+    return None
+
+
+def reply_message(reply: dict[str, Any], case: str) -> Message:
+    """The message of a reply of the call ``case``; an ``illegal`` fault if it is none."""
+    keys = [key for key in reply if CAMEL_CASES.get(key, key) in REPLIES]
+    cases = [CAMEL_CASES.get(key, key) for key in keys]
+    if cases != [case]:
+        found = " and ".join(cases) or "none"
+        raise BotFault("illegal", f"a {case} request answered with the case {found}")
+    body = reply[keys[0]]
+    if body is not None and not isinstance(body, dict):
+        raise BotFault("illegal", f"the {case} reply does not parse: {body!r:.40} is not an "
+                                  "object")
+    if case == "decide" and body is not None:
+        decision = _plain_decision(body)
+        if decision is not None:
+            return decision
+    message = REPLIES[case]()
+    try:
+        # Unknown fields are skipped, as protobuf's binary format skips them: a bot of a
+        # later minor version may send more.
+        json_format.ParseDict(body if body is not None else {}, message,
+                              ignore_unknown_fields=True)
+    except (json_format.ParseError, TypeError, ValueError, RecursionError) as error:
+        raise BotFault("illegal", printable(f"the {case} reply does not parse: {error}")) from None
+    return message
+
+
+def _plain_decision(body: dict[str, Any]) -> bot_pb2.Decision | None:
+    """The usual reply to a decision (both fields, as integers or strings of digits, in
+    range) without ``ParseDict``, a third of a call's cost; None for any other, which
+    ``ParseDict`` then judges."""
+    if len(body) != 2:
+        return None
+    decision_id, index = body.get("decision_id"), body.get("action_index")
+    if isinstance(decision_id, str) and decision_id.isascii() and decision_id.isdigit():
+        decision_id = int(decision_id)
+    if (type(decision_id) is int and type(index) is int and 0 <= decision_id < 1 << 64
+            and 0 <= index < 1 << 32):
+        return bot_pb2.Decision(decision_id=decision_id, action_index=index)
+    return None
+
+
+# -- one process -----------------------------------------------------------------------
+class StdioClient:
+    """One stdio bot process, reached through its stdin and stdout, one call at a time.
+
+    ``pending`` holds the ids of requests that timed out unanswered: a bot answers
+    in order, so their late replies come first and are skipped. Once a request is
+    left half written, or stdout closes, the client is ``broken`` and every call a
+    ``crash``. The pipes are the client's: it closes them (no other thread does,
+    so a descriptor is never reused under a call in flight).
+    """
+
+    def __init__(self, process: BotProcess, message_bytes: int,
+                 settle_s: float = SETTLE_S) -> None:
+        assert process.pipes is not None
+        self.process = process
+        self.max_line = message_bytes
+        self.settle_s = settle_s
+        self.stdin = process.pipes.requests
+        self.stdout = process.pipes.replies
+        os.set_blocking(self.stdin.fileno(), False)
+        os.set_blocking(self.stdout.fileno(), False)
+        self.writable = select.poll()
+        self.writable.register(self.stdin.fileno(), select.POLLOUT)
+        self.readable = select.poll()
+        self.readable.register(self.stdout.fileno(), select.POLLIN)
+        self.buffer = bytearray()
+        self.scanned = 0          # how much of the buffer holds no newline
+        self.skipping = False     # the rest of an over-long line is being discarded
+        self.last_id = 0
+        self.pending: set[int] = set()
+        self.broken: str | None = None
+        self.closed = False
+        self.lock = threading.Lock()
+
+    # The four calls of BotClient.
+    def hello(self, request: bot_pb2.HelloRequest, timeout: float) -> bot_pb2.HelloResponse:
+        reply = self.call("hello", request, timeout)
+        assert isinstance(reply, bot_pb2.HelloResponse)
+        return reply
+
+    def start_game(self, request: bot_pb2.StartGameRequest, timeout: float) -> None:
+        self.call("start_game", request, timeout)
+
+    def decide(self, request: bot_pb2.DecisionRequest, timeout: float) -> bot_pb2.Decision:
+        reply = self.call("decide", request, timeout)
+        assert isinstance(reply, bot_pb2.Decision)
+        return reply
+
+    def end_game(self, request: bot_pb2.EndGameRequest, timeout: float) -> None:
+        self.call("end_game", request, timeout)
+
+    def call(self, case: str, request: Message, timeout: float) -> Message:
+        """Write the request, read its reply: each within ``timeout`` seconds in all."""
+        deadline = time.monotonic() + timeout
+        if not self.lock.acquire(timeout=max(0.0, timeout)):
+            raise BotFault("timeout", f"no reply within {timeout:.3f} s (another call "
+                                      "to this process was still waiting)")
+        try:
+            if self.closed or self.broken:
+                raise BotFault("crash", self.broken or "the process was stopped")
+            self.last_id += 1
+            request_id = self.last_id
+            line = request_line(request_id, case, request)
+            if len(line) > self.max_line:
+                raise BotFault("illegal", f"the {case} request of {len(line)} bytes is over "
+                                          f"the limit of {self.max_line} bytes")
+            self._write(line, deadline, timeout)
+            return self._reply(request_id, case, deadline, timeout)
+        finally:
+            self.lock.release()
+            if self.closed:
+                self._close_pipes()
+
+    def _write(self, line: bytes, deadline: float, timeout: float) -> None:
+        view = memoryview(line)
+        while view:
+            try:
+                view = view[os.write(self.stdin.fileno(), view):]
+                continue
+            except BlockingIOError:
+                pass
+            except OSError:   # EPIPE: nothing reads the bot's stdin any more
+                raise self._crash("its stdin closed") from None
+            wait = deadline - time.monotonic()
+            if wait <= 0 or not self.writable.poll(wait * 1000):
+                if len(view) < len(line):
+                    self.broken = "a request was left half written (the bot read no more)"
+                raise BotFault("timeout", f"no reply within {timeout:.3f} s (the bot did not "
+                                          "read its request)")
+
+    def _reply(self, request_id: int, case: str, deadline: float, timeout: float) -> Message:
+        while True:
+            line = self._line(deadline)
+            if line is None:
+                self.pending.add(request_id)
+                raise BotFault("timeout", f"no reply within {timeout:.3f} s")
+            try:
+                reply = json.loads(line)
+            except (ValueError, RecursionError) as error:   # not JSON, not UTF-8, too deep
+                raise BotFault("illegal", printable(f"the reply is not JSON ({error}): "
+                                                    f"{line[:80]!r}")) from None
+            answered = reply_id(reply)
+            if answered in self.pending:
+                self.pending.discard(answered)   # the late reply of a request that timed out
+                continue
+            if not isinstance(reply, dict):
+                raise BotFault("illegal", "the reply is not a JSON object")
+            if answered != request_id:
+                said = reply.get("request_id", reply.get("requestId"))
+                raise BotFault("illegal", printable(f"request_id {said!r} in the reply "
+                                                    f"(expected {request_id})"))
+            return reply_message(reply, case)
+
+    def _line(self, deadline: float) -> bytes | None:
+        """The next whole line of stdout, or None at the deadline.
+
+        A line over ``max_line`` bytes is an ``illegal`` fault at once; the rest
+        of it is discarded as it comes, so the next reply is read whole.
+        """
+        while True:
+            newline = self.buffer.find(b"\n", self.scanned)
+            if newline >= 0:
+                line = bytes(self.buffer[:newline])
+                del self.buffer[:newline + 1]
+                self.scanned = 0
+                if self.skipping:
+                    self.skipping = False
+                    continue
+                return line
+            self.scanned = len(self.buffer)
+            if self.skipping:
+                self.buffer.clear()
+                self.scanned = 0
+            elif len(self.buffer) > self.max_line:
+                self.buffer.clear()
+                self.scanned = 0
+                self.skipping = True
+                raise BotFault("illegal", f"a reply line over the limit of {self.max_line} "
+                                          "bytes")
+            wait = deadline - time.monotonic()
+            if wait <= 0 or not self.readable.poll(wait * 1000):
+                if time.monotonic() >= deadline:
+                    return None
+                continue
+            try:
+                chunk = os.read(self.stdout.fileno(), 1 << 16)
+            except BlockingIOError:
+                continue
+            except OSError:
+                chunk = b""
+            if not chunk:
+                raise self._crash("its stdout closed")
+            self.buffer += chunk
+
+    def _crash(self, what: str) -> BotFault:
+        """A ``crash`` fault for a closed pipe, saying how the process ended: given a
+        moment to end, else stopped (a bot that cannot be talked to cannot play)."""
+        if not self.process.wait(self.settle_s):
+            self.process.stop(grace=0.1)
+            self.broken = f"{what} while the process ran on: it was stopped"
+        else:
+            self.broken = f"its process ended: {self.process.exit_description()} ({what})"
+        return BotFault("crash", self.broken)
+
+    def close(self) -> None:
+        """Close the pipes now, or as soon as the call in flight returns."""
+        self.closed = True
+        if self.lock.acquire(blocking=False):
+            try:
+                self._close_pipes()
+            finally:
+                self.lock.release()
+
+    def _close_pipes(self) -> None:
+        for pipe in (self.stdin, self.stdout):
+            try:
+                pipe.close()
+            except OSError:
+                pass
+
+
+# -- the processes of one bot ------------------------------------------------------------
+class Lane:
+    """One process of a stdio bot and the game seat it plays (``None``: free)."""
+
+    def __init__(self, process: BotProcess) -> None:
+        self.process = process
+        self.channel: StdioClient | None = None
+        # What the referee calls: the channel, or the channel with its wire logged.
+        self.client: BotClient | None = None
+        self.seat: tuple[str, int] | None = None
+
+    def connect(self, channel: StdioClient, client: BotClient) -> None:
+        self.channel, self.client, self.seat = channel, client, None
+
+    def disconnect(self) -> None:
+        if self.client is not None:
+            self.client.close()
+        self.channel, self.client, self.seat = None, None, None
+
+    def free(self) -> bool:
+        return self.client is not None and self.seat is None and self.process.alive()
+
+    def owes_reply(self) -> bool:
+        """Whether a request to it timed out unanswered (a health check is due)."""
+        return self.channel is not None and bool(self.channel.pending)
+
+
+class StdioPool:
+    """A :class:`~referee.clients.BotClient` over the processes of one stdio bot.
+
+    StartGame takes a free process for its game and seat, which then gets that
+    seat's every call; EndGame frees it. The lanes are the participant's: it
+    starts, greets, restarts and stops their processes; ``describe`` says, for a
+    seat whose process is gone, why.
+    """
+
+    def __init__(self, lanes: list[Lane], describe: Callable[[], str]) -> None:
+        self.lanes = lanes
+        self.describe = describe
+        self.lock = threading.Lock()
+        # Per game thread: the lane whose call timed out last (the one to check).
+        self.timed_out = threading.local()
+
+    def _take(self, seat: tuple[str, int]) -> Lane:
+        with self.lock:
+            lane = next((lane for lane in self.lanes if lane.free()), None)
+            if lane is None:
+                raise BotFault("crash", f"none of its {len(self.lanes)} processes is free "
+                                        f"({self.describe()})")
+            lane.seat = seat
+            return lane
+
+    def _lane_of(self, seat: tuple[str, int]) -> Lane:
+        with self.lock:
+            lane = next((lane for lane in self.lanes if lane.seat == seat), None)
+        if lane is None:
+            raise BotFault("crash", f"the process that played this game is gone "
+                                    f"({self.describe()})")
+        return lane
+
+    def _call(self, lane: Lane, call: str, request: Message, timeout: float) -> Any:
+        client = lane.client
+        if client is None:
+            raise BotFault("crash", f"the process that played this game is gone "
+                                    f"({self.describe()})")
+        try:
+            return getattr(client, call)(request, timeout)
+        except BotFault as fault:
+            if fault.fault_class == "timeout":
+                self.timed_out.lane = lane
+            raise
+
+    def last_timeout(self) -> Lane | None:
+        """The lane whose call timed out last in this thread (once), for its health check."""
+        lane, self.timed_out.lane = getattr(self.timed_out, "lane", None), None
+        return lane
+
+    def hello(self, request: bot_pb2.HelloRequest, timeout: float) -> bot_pb2.HelloResponse:
+        with self.lock:
+            lane = next((lane for lane in self.lanes if lane.client is not None), None)
+        if lane is None:
+            raise BotFault("crash", f"no process of the bot runs ({self.describe()})")
+        reply: bot_pb2.HelloResponse = self._call(lane, "hello", request, timeout)
+        return reply
+
+    def start_game(self, request: bot_pb2.StartGameRequest, timeout: float) -> None:
+        self._call(self._take((request.game_id, request.seat)), "start_game", request, timeout)
+
+    def decide(self, request: bot_pb2.DecisionRequest, timeout: float) -> bot_pb2.Decision:
+        reply: bot_pb2.Decision = self._call(self._lane_of((request.game_id, request.seat)),
+                                             "decide", request, timeout)
+        return reply
+
+    def end_game(self, request: bot_pb2.EndGameRequest, timeout: float) -> None:
+        lane = self._lane_of((request.game_id, request.seat))
+        try:
+            self._call(lane, "end_game", request, timeout)
+        finally:
+            with self.lock:
+                if lane.seat == (request.game_id, request.seat):
+                    lane.seat = None
+
+    def close(self) -> None:
+        for lane in self.lanes:
+            if lane.client is not None:
+                lane.client.close()

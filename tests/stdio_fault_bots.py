@@ -1,0 +1,78 @@
+"""Stdio bots that misbehave on purpose: the fixtures for the stdio transport's faults.
+
+Run as ``python tests/stdio_fault_bots.py MODE [--sleep-ms N]``: standard library only, like
+a bot author's. Each mode breaks the transport in one way at decisions; otherwise the bot
+plays at random, every game. ``hang`` stops answering at its first decision; ``slow``
+answers each decision ``--sleep-ms`` late; ``garbage`` answers a line that is not JSON,
+``wrong-id`` another request's id, ``wrong-case`` an EndGame reply, ``out-of-range`` an
+action that does not exist, ``oversize`` a 5 MiB line; ``crash`` exits with status 3 at
+its 3rd decision, ``close-stdout`` closes its stdout there and lives on; ``chatter``
+writes a line to stderr at every decision; ``two-lines`` answers each decision twice.
+"""
+
+import json
+import os
+import random
+import sys
+import time
+
+GAMES = [{"game": "flea-circus"}, {"game": "flohcati"}, {"game": "animal-circus"}]
+
+
+def send(reply):
+    sys.stdout.write(json.dumps(reply) + "\n")
+    sys.stdout.flush()
+
+
+def decide(mode, message, count, sleep_ms):
+    request = message["decide"]
+    choice = random.Random(f"{request['game_id']}/{request['decision_id']}")
+    reply = {"request_id": message["request_id"],
+             "decide": {"decision_id": request["decision_id"],
+                        "action_index": choice.randrange(len(request["legal_actions"]))}}
+    if mode == "hang":
+        time.sleep(3600)
+    elif mode == "slow":
+        time.sleep(sleep_ms / 1000)
+    elif mode == "garbage":
+        sys.stdout.write("this is not json\n")
+        sys.stdout.flush()
+        return
+    elif mode == "wrong-id":
+        reply["request_id"] = str(int(message["request_id"]) + 1000)
+    elif mode == "wrong-case":
+        reply = {"request_id": message["request_id"], "end_game": {}}
+    elif mode == "out-of-range":
+        reply["decide"]["action_index"] = len(request["legal_actions"]) + 5
+    elif mode == "oversize":
+        reply["padding"] = "x" * (5 * 1024 * 1024)
+    elif mode == "crash" and count == 3:
+        os._exit(3)
+    elif mode == "close-stdout" and count == 3:
+        os.close(1)
+        time.sleep(3600)
+    elif mode == "chatter":
+        print(f"thinking about decision {request['decision_id']}", file=sys.stderr, flush=True)
+    elif mode == "two-lines":
+        send(reply)
+    send(reply)
+
+
+def main():
+    mode = sys.argv[1]
+    sleep_ms = int(sys.argv[3]) if len(sys.argv) > 3 and sys.argv[2] == "--sleep-ms" else 0
+    count = 0
+    for line in sys.stdin:
+        message = json.loads(line)
+        if "decide" in message:
+            count += 1
+            decide(mode, message, count, sleep_ms)
+            continue
+        case = next(key for key in ("hello", "start_game", "end_game") if key in message)
+        body = ({"name": f"stdio-fault-{mode}", "version": "1.0", "protocol_version": "1.1.0",
+                 "games": GAMES} if case == "hello" else {})
+        send({"request_id": message["request_id"], case: body})
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,396 @@
+"""The stdio transport: its lines, one process's faults, and real sandboxed tournaments.
+
+The lines are protobuf's canonical JSON mapping of the envelope, checked against
+``json_format`` on every request of random games; the faults are those of a bot that
+answers on its stdout (tests/stdio_fault_bots.py), first against one process, then in
+tournaments, where each bot is sandboxed as a gRPC bot is.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import json
+import random
+import sys
+import uuid
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from conftest import assert_no_process_left, interrupted_run, run_tournament, write_config
+from google.protobuf import json_format
+from invariants import assert_consistent
+from test_debug_wire import assert_every_call_answered, wire_lines
+
+from circus.v1 import bot_pb2
+from circus_referee.main import main
+from referee import wire
+from referee.checkbot import check_bot
+from referee.clients import BotFault
+from referee.games import GAMES
+from referee.process import BotProcess
+from referee.sandbox import Isolation
+from referee.settings import BotSpec, TimeConfig
+from referee.stdio import StdioClient, json_text, reply_message, request_line
+from tournaments.config import ConfigError, load_config
+from tournaments.schedule import schedule
+from tournaments.worker import GameTask, RunSpec, epoch_of, finish_run, play_game
+
+ROOT = Path(__file__).resolve().parent.parent
+FAULT_BOTS = Path(__file__).resolve().parent / "stdio_fault_bots.py"
+RANDOM_BOT = ROOT / "bots" / "stdio" / "random_bot.py"
+
+
+# -- the lines ---------------------------------------------------------------------------
+@functools.cache
+def requests_of_random_games() -> tuple:
+    """Every request of a random game of every game, variant and player count."""
+    requests: list = []
+    for game in GAMES.values():
+        for variant in game.variants:
+            for players in range(game.min_players, game.max_players + 1):
+                state = game.new_state(players, variant, players)
+                choices, cache, decision = random.Random(players), [], 0
+                # Each seat's next event, as Match sends them: the events since its last request.
+                seen = [0] * players
+                requests.append(bot_pb2.StartGameRequest(
+                    game_id="g", game=game.name, variant=variant, num_players=players,
+                    seat=0, seat_names=["a", "b"], time_control=bot_pb2.TimeControl(move_ms=1)))
+                while not state.is_terminal():
+                    decision += 1
+                    actions, seat = state.legal_actions(), state.current_seat()
+                    requests.append(wire.decision_request(
+                        state, "g", decision, seen[seat], bot_pb2.Clock(move_ms=5, bank_ms=0),
+                        actions, cache))
+                    seen[seat] = len(state.events)
+                    state.apply(choices.randrange(len(actions)), actions)
+                requests.append(bot_pb2.EndGameRequest(
+                    game_id="g", scores=state.scores(), ranks=[1] * players,
+                    reason=state.end_reason, final_state=wire.struct(state.final_state()),
+                    seat=1, status="finished"))
+    return tuple(requests)
+
+
+def test_every_request_is_the_canonical_json_mapping_of_its_message():
+    requests = requests_of_random_games()
+    assert len(requests) > 500
+    for request in requests:
+        assert json.loads(json_text(request)) == json_format.MessageToDict(
+            request, preserving_proto_field_name=True)
+
+
+@pytest.mark.parametrize("case, message", [
+    ("hello", bot_pb2.HelloRequest(protocol_version="1.1.0", referee="r")),
+    ("decide", requests_of_random_games()[1]),
+    ("end_game", requests_of_random_games()[-1]),
+])
+def test_a_request_is_one_line_of_the_envelope(case, message):
+    line = request_line(7, case, message)
+    assert line.endswith(b"\n") and line.count(b"\n") == 1
+    envelope = json_format.Parse(line.decode("utf-8"), bot_pb2.RefereeMessage())
+    assert envelope.request_id == 7 and envelope.WhichOneof("call") == case
+    assert getattr(envelope, case) == message
+
+
+def test_a_reply_may_use_either_name_and_fields_the_referee_does_not_know():
+    assert reply_message({"endGame": {}}, "end_game") == bot_pb2.EndGameResponse()
+    decision = reply_message({"decide": {"decisionId": "4", "action_index": 2, "why": "x"}},
+                             "decide")
+    assert decision == bot_pb2.Decision(decision_id=4, action_index=2)
+    for body in ({"decision_id": "4", "action_index": 2}, {"decision_id": 4, "actionIndex": 2},
+                 {"decision_id": 4.0, "action_index": 2}, {"action_index": 2, "decision_id": 4}):
+        assert reply_message({"decide": body}, "decide") == decision
+
+
+@pytest.mark.parametrize("reply, message", [
+    ({"end_game": {}}, "answered with the case end_game"),
+    ({}, "answered with the case none"),
+    ({"decide": {}, "hello": {}}, "answered with the case decide and hello"),
+    ({"decide": {"action_index": -1}}, "does not parse"),
+    ({"decide": {"decision_id": "4", "action_index": 1 << 32}}, "does not parse"),
+    ({"decide": {"decision_id": "-4", "action_index": 1}}, "does not parse"),
+    ({"decide": {"action_index": "two"}}, "does not parse"),
+    ({"decide": []}, "does not parse"),
+])
+def test_a_reply_that_is_not_the_call_s_is_illegal(reply, message):
+    with pytest.raises(BotFault) as fault:
+        reply_message(reply, "decide")
+    assert fault.value.fault_class == "illegal" and message in fault.value.detail
+
+
+# -- one process -------------------------------------------------------------------------
+HELLO = bot_pb2.HelloRequest(protocol_version="1.1.0", referee="test")
+
+
+@pytest.fixture
+def bot(tmp_path):
+    """A function that starts the fault bot MODE unsandboxed and returns its client."""
+    processes: list[BotProcess] = []
+
+    def start(mode: str, *args: str, settle_s: float = 10.0) -> StdioClient:
+        process = BotProcess("bot", f"{sys.executable} {FAULT_BOTS} {mode} {' '.join(args)}",
+                             tmp_path / "bot.log", isolation=Isolation(sandbox=False),
+                             stdio=True)
+        process.start()
+        processes.append(process)
+        return StdioClient(process, 4 * 1024 * 1024, settle_s=settle_s)
+
+    yield start
+    for process in processes:
+        process.stop()
+
+
+def a_decision(decision_id: int = 1) -> bot_pb2.DecisionRequest:
+    request = bot_pb2.DecisionRequest()
+    request.CopyFrom(requests_of_random_games()[1])
+    request.decision_id = decision_id
+    return request
+
+
+def fault_of(call) -> BotFault:
+    with pytest.raises(BotFault) as fault:
+        call()
+    return fault.value
+
+
+def test_a_good_bot_answers_each_call_in_order(bot):
+    client = bot("none")
+    assert client.hello(HELLO, 10).name == "stdio-fault-none"
+    for number in range(1, 4):
+        assert client.decide(a_decision(number), 10).decision_id == number
+    assert client.last_id == 4 and not client.pending
+
+
+@pytest.mark.parametrize("mode, detail", [
+    ("garbage", "the reply is not JSON"),
+    ("wrong-id", "request_id '1002' in the reply (expected 2)"),
+    ("wrong-case", "a decide request answered with the case end_game"),
+    ("oversize", "a reply line over the limit of 4194304 bytes"),
+])
+def test_a_bad_reply_line_is_illegal_and_the_next_call_is_read_whole(bot, mode, detail):
+    client = bot(mode)
+    client.hello(HELLO, 10)
+    fault = fault_of(lambda: client.decide(a_decision(), 10))
+    assert fault.fault_class == "illegal" and detail in fault.detail
+    assert client.hello(HELLO, 10).name == f"stdio-fault-{mode}"
+
+
+def test_an_extra_line_is_a_reply_to_no_request(bot):
+    client = bot("two-lines")
+    client.decide(a_decision(), 10)
+    fault = fault_of(lambda: client.hello(HELLO, 10))
+    assert fault.fault_class == "illegal" and "(expected 2)" in fault.detail
+
+
+def test_a_late_reply_is_skipped_after_its_timeout(bot):
+    client = bot("slow", "--sleep-ms", "500")
+    fault = fault_of(lambda: client.decide(a_decision(), 0.05))
+    assert fault.fault_class == "timeout" and client.pending == {1}
+    # The late decision comes first, then Hello's reply: the health check passes.
+    assert client.hello(HELLO, 10).name == "stdio-fault-slow"
+    assert not client.pending
+
+
+def test_a_hung_bot_times_out_and_fails_its_health_check(bot):
+    client = bot("hang")
+    assert fault_of(lambda: client.decide(a_decision(), 0.2)).fault_class == "timeout"
+    assert fault_of(lambda: client.hello(HELLO, 0.2)).fault_class == "timeout"
+
+
+def test_a_crash_names_how_the_process_ended(bot):
+    client = bot("crash")
+    for number in range(1, 3):
+        client.decide(a_decision(number), 10)
+    fault = fault_of(lambda: client.decide(a_decision(3), 10))
+    assert fault.fault_class == "crash"
+    assert fault.detail == "its process ended: exited with status 3 (its stdout closed)"
+    assert "exited with status 3" in fault_of(lambda: client.hello(HELLO, 10)).detail
+
+
+def test_a_closed_stdout_is_a_crash_and_the_process_is_stopped(bot):
+    client = bot("close-stdout", settle_s=0.1)
+    for number in range(1, 3):
+        client.decide(a_decision(number), 10)
+    fault = fault_of(lambda: client.decide(a_decision(3), 10))
+    assert fault.fault_class == "crash"
+    assert fault.detail == "its stdout closed while the process ran on: it was stopped"
+    assert not client.process.alive()
+
+
+def test_stderr_goes_to_the_log_and_stdout_does_not(bot, tmp_path):
+    client = bot("chatter")
+    client.decide(a_decision(5), 10)
+    client.close()
+    client.process.stop()
+    log = (tmp_path / "bot.log").read_text()
+    assert "thinking about decision 5" in log and "request_id" not in log
+    assert "(stdio, " in log
+
+
+# -- tournaments -------------------------------------------------------------------------
+def config_text(mode: str, players: int = 3, extra: str = "", bad_args: str = "",
+                concurrency: int = 1, bank_ms: int = 5000) -> str:
+    """The stdio fault bot on a tight clock of its own; good stdio bots on a clock no busy
+    machine spends, so every fault is the bad bot's at any speed."""
+    return f"""
+name: faults
+game: flea-circus
+players: {players}
+seed: 3
+concurrency: {concurrency}
+time: {{move_ms: 5000, bank_ms: 30000, call_ms: 5000}}
+{extra}
+bots:
+  - name: bad
+    command: {sys.executable} {FAULT_BOTS} {mode} {bad_args}
+    transport: stdio
+    time: {{move_ms: 100, bank_ms: {bank_ms}, grace_ms: 100, call_ms: 2000}}
+  - name: good-1
+    command: python {RANDOM_BOT}
+    transport: stdio
+  - name: good-2
+    command: python {RANDOM_BOT}
+    transport: stdio
+"""
+
+
+def run(tmp_path, text: str, **options):
+    summary, store, out = run_tournament(write_config(tmp_path, text), tmp_path, **options)
+    return summary, store, store.games("faults"), list(store.faults("faults"))
+
+
+def test_stdio_bots_play_a_sandboxed_tournament_a_process_per_game_at_once(tmp_path, started):
+    summary, store, games, faults = run(tmp_path, config_text("none", players=2,
+                                                              concurrency=2))
+    assert summary.played == len(games) == 6 and faults == []
+    assert all(game.status == "finished" for game in games)
+    # Two rotations, and for each a fresh process per game at once for each of three bots.
+    assert len(started) == 2 * 2 * 3
+    log = (tmp_path / "logs" / "faults" / "good-1.log").read_text()
+    assert "=== run 1 of good-1#1" in log and "=== run 1 of good-1#2" in log
+    assert_no_process_left(started)
+
+
+@pytest.mark.parametrize("mode, detail", [
+    ("garbage", "the reply is not JSON"),
+    ("wrong-id", "in the reply (expected"),
+    ("wrong-case", "answered with the case end_game"),
+    ("out-of-range", "out of range"),
+    ("oversize", "a reply line over the limit"),
+])
+def test_bad_lines_strike_out_and_forfeit(tmp_path, started, mode, detail):
+    summary, store, games, faults = run(tmp_path, config_text(mode))
+    assert summary.played == len(games) == 3
+    assert {f["class"] for f in faults} == {"illegal"} and {f["bot"] for f in faults} == {"bad"}
+    assert detail in faults[0]["detail"]
+    per_game = [[f["policy"] for f in faults if f["game_index"] == g.game_index] for g in games]
+    assert per_game == [["substitute", "substitute", "forfeit"]] * 3
+    assert all(game.status == "forfeit" for game in games)
+    assert_no_process_left(started)
+
+
+def test_a_hung_stdio_bot_fails_its_health_check_and_is_replaced(tmp_path, started):
+    summary, store, games, faults = run(tmp_path, config_text("hang", bank_ms=300,
+                                                              extra="renew_bots: false"))
+    assert [f["class"] for f in faults] == ["timeout"] * 3
+    assert all("no answer to a health check either: the bot was stopped" in f["detail"]
+               for f in faults)
+    assert all(game.status == "finished" for game in games)
+    log = (tmp_path / "logs" / "faults" / "bad.log").read_text()
+    assert "=== run 3 of bad" in log
+    assert_no_process_left(started)
+
+
+@pytest.mark.parametrize("mode, detail", [
+    ("crash", "its process ended: exited with status 3 (its stdout closed)"),
+    ("close-stdout", "its stdout closed while the process ran on: it was stopped"),
+])
+def test_a_crashed_stdio_bot_forfeits_and_is_restarted(tmp_path, started, mode, detail):
+    summary, store, games, faults = run(tmp_path, config_text(mode, extra="renew_bots: false"))
+    assert [(f["class"], f["detail"], f["policy"]) for f in faults] == [
+        ("crash", detail, "forfeit")] * 3
+    assert [g.status for g in games] == ["forfeit"] * 3
+    assert len(started) == 3 + 2   # three bots, and the crashed one twice more
+    assert_no_process_left(started)
+
+
+def test_a_cluster_worker_restarts_a_crashed_stdio_bot_too(tmp_path, started):
+    """The worker's own path (``play_game``, run in process as a Dask worker runs it)."""
+    config = load_config(write_config(tmp_path, config_text("crash",
+                                                            extra="renew_bots: false")))
+    spec = RunSpec(run=f"stdio-{uuid.uuid4().hex}", config=config)
+    try:
+        results = [play_game(GameTask(spec, pairing, epoch_of(config, pairing)))
+                   for pairing in schedule(config)]
+    finally:
+        logs = finish_run(spec.run)
+    assert [[f.fault_class for f in r.faults] for r in results] == [["crash"]] * 3
+    assert b"=== run 2 of bad" in logs["bad.log"]
+    assert_no_process_left(started)
+
+
+def test_a_stdio_command_takes_no_address(tmp_path):
+    text = config_text("none").replace(f"{FAULT_BOTS} none", f"{FAULT_BOTS} none {{address}}")
+    with pytest.raises(ConfigError, match="takes no {address}"):
+        load_config(write_config(tmp_path, text))
+    with pytest.raises(ConfigError, match="transport must be one of grpc, stdio"):
+        load_config(write_config(tmp_path, config_text("none").replace(
+            "transport: stdio", "transport: pipes", 1)))
+
+
+def test_the_python_stdio_bot_passes_check_bot_sandboxed():
+    spec = BotSpec(name="candidate", command=f"python {RANDOM_BOT}", transport="stdio",
+                   cwd=str(ROOT))
+    checks = check_bot(spec, None, 1, TimeConfig(), at_once=2)
+    assert all(check.passed for check in checks), [check.line() for check in checks]
+    assert [check.name for check in checks][:2] == ["handshake", "games"]
+    assert "stdio-random 1.0, protocol 1.1.0" in checks[0].message
+    source = RANDOM_BOT.read_text().splitlines()
+    assert len(source) <= 60
+    assert {line.split()[1] for line in source if line.startswith(("import ", "from "))} \
+        == {"json", "random", "sys"}
+
+
+def test_check_bot_checks_a_stdio_bot_and_logs_its_wire_as_for_grpc(tmp_path):
+    result = CliRunner().invoke(main, [
+        "check-bot", "--command", f"python {RANDOM_BOT}", "--transport", "stdio",
+        "--game", "flea-circus", "--games", "1", "--at-once", "2", "--debug-wire",
+        "--log-dir", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    assert "2 games at once on 2 processes, every reply legal and in time" in result.output
+    lines = wire_lines(tmp_path / "candidate.log")
+    assert_every_call_answered(lines)
+    assert all(isinstance(m["decision_id"], str) for _, d, c, m in lines if c == "Decide")
+
+
+@pytest.mark.parametrize("where", [["--address", "127.0.0.1:1"],
+                                   ["--command", "python bot.py --address {address}"]])
+def test_check_bot_starts_a_stdio_bot_itself_with_no_address(where):
+    result = CliRunner().invoke(main, ["check-bot", *where, "--transport", "stdio"])
+    assert result.exit_code == 2 and "--transport stdio: the bot talks on its stdin" \
+        in result.output
+
+
+def test_the_demo_on_stdio_plays_with_an_sdk_bot_and_times_show_the_transport(tmp_path):
+    config = dataclasses.replace(load_config(ROOT / "tournaments" / "demo-stdio.yaml"),
+                                 rounds=1, concurrency=2)
+    summary, store, out = run_tournament(config, tmp_path)
+    games = store.games("demo-stdio")
+    assert summary.played == len(games) == 12 and not list(store.faults("demo-stdio"))
+    result = CliRunner().invoke(main, ["times", "--db", str(tmp_path / "results.sqlite"),
+                                       "--format", "json"])
+    assert {row["bot"]: row["transport"] for row in json.loads(result.output)} == dict.fromkeys(
+        ("greedy", "random", "random-b", "random-c"), "stdio")
+    assert store.identities("demo-stdio")["greedy"][0] == "flea-greedy"
+
+
+def test_a_stdio_tournament_interrupted_midway_resumes_to_the_same_fold(tmp_path, started):
+    path = write_config(tmp_path, config_text("none", players=2, concurrency=2))
+    config = load_config(path)
+    interrupted_run(config, tmp_path, 3)
+    summary, store, out = run_tournament(config, tmp_path)
+    assert summary.played == 3 and len(store.games("faults")) == 6
+    assert not list(store.faults("faults"))
+    assert_consistent(store, "faults", config)
+    assert_no_process_left(started)
