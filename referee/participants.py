@@ -26,6 +26,7 @@ from referee.clients import (
 from referee.process import BotProcess
 from referee.sandbox import Isolation
 from referee.settings import BotSpec, LimitsConfig
+from referee.stream import chosen_client
 from referee.text import printable
 from referee.wire import PROTOCOL_VERSION
 
@@ -125,6 +126,7 @@ class Participant:
             if self.spec.debug:
                 self.client = WireLog(self.client, self.wire_log)
             self.hello_response = self._hello()
+            self.client = chosen_client(self.client, self.hello_response)
         except BotStartError:
             self.stop()
             raise

@@ -30,7 +30,7 @@ from google.protobuf.struct_pb2 import Struct
 from circus.v1 import bot_pb2
 from referee.games.base import Action, Event, State
 
-PROTOCOL_VERSION = "1.0.0"
+PROTOCOL_VERSION = "1.1.0"
 
 # What a constructor raises for a dict it cannot take; ParseDict then judges it.
 _REFUSED = (TypeError, ValueError, AttributeError, KeyError)

@@ -172,7 +172,7 @@ def test_forfeit_policy_forfeits_on_the_first_fault(tmp_path, started):
     # Only the silent bot waits out its start-up time: keep it short. The others answer,
     # so give them time enough for a busy machine.
     ("no-port", "did not answer on unix:", 1500),
-    ("wrong-version", "speaks protocol 2.0.0, the referee speaks 1.0.0", 30000),
+    ("wrong-version", "speaks protocol 2.0.0, the referee speaks 1.1.0", 30000),
     ("no-game", "does not play flea-circus (variant standard); it claims no game", 30000),
 ])
 def test_bots_that_cannot_play_stop_the_tournament_before_it_starts(tmp_path, started, mode,
