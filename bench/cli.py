@@ -27,8 +27,8 @@ from bench.farm import Farm
 from bench.machine import machine_info
 from bench.report import Section, machine_markdown
 
-BENCHMARKS = ("engines", "wire", "transport", "scaling", "tournament", "leaderboard", "renewal",
-              "startup", "command", "swiss", "stopping", "sprt", "cluster", "memory")
+BENCHMARKS = ("engines", "wire", "stream", "transport", "scaling", "tournament", "leaderboard",
+              "renewal", "startup", "command", "swiss", "stopping", "sprt", "cluster", "memory")
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -62,6 +62,7 @@ def plan(args: argparse.Namespace) -> dict[str, dict]:
         return {
             "engines": {"seconds": 0.05 * s, "repeats": repeats},
             "wire": {"seconds": 0.1 * s, "repeats": repeats},
+            "stream": {"seconds": 0.1 * s, "repeats": repeats},
             "transport": {"seconds": 0.1 * s, "repeats": repeats},
             "scaling": {"games": max(4, round(4 * s)), "repeats": repeats,
                         "rss_games": max(4, round(4 * s))},
@@ -86,6 +87,7 @@ def plan(args: argparse.Namespace) -> dict[str, dict]:
     return {
         "engines": {"seconds": 1.0 * s, "repeats": repeats},
         "wire": {"seconds": 2.0 * s, "repeats": repeats},
+        "stream": {"seconds": 2.0 * s, "repeats": repeats},
         "transport": {"seconds": 1.5 * s, "repeats": repeats},
         "scaling": {"games": max(4, round(200 * s)), "repeats": max(1, repeats - 1),
                     "rss_games": max(4, round(320 * s))},
@@ -120,7 +122,7 @@ def run(names: tuple[str, ...] = BENCHMARKS, params: dict[str, dict] | None = No
     params = params or plan(parse_args([]))
     info = info or machine_info()
     sections: list[Section] = []
-    farm = Farm() if {"wire", "scaling", "command"} & set(names) else None
+    farm = Farm() if {"wire", "stream", "scaling", "command"} & set(names) else None
     try:
         for name in BENCHMARKS:
             if name not in names:
@@ -133,6 +135,11 @@ def run(names: tuple[str, ...] = BENCHMARKS, params: dict[str, dict] | None = No
                                        **params["wire"], progress=say,
                                        bot_pgid=farm.processes[0].process.pid,
                                        echo_pgid=farm.echo.pid)
+                elif name == "stream":
+                    section = wire.run_stream(farm.addresses[0], farm.echo_address,
+                                              **params["stream"], progress=say,
+                                              bot_pgid=farm.processes[0].process.pid,
+                                              echo_pgid=farm.echo.pid)
                 elif name == "transport":
                     section = transport.run(**params["transport"], progress=say)
                 elif name == "scaling":
