@@ -200,6 +200,8 @@ class StreamClient:
     def _breached_locked(self, detail: str) -> None:
         fault = BotFault("illegal", printable(detail))
         if self.pending:
+            # Their own replies may still come: each is dropped once, as after a timeout.
+            self.expired.update(self.pending)
             self._fail(list(self.pending), fault)
         else:
             self.breach = fault

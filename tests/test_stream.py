@@ -9,15 +9,17 @@ breaks the unary calls'.
 from __future__ import annotations
 
 import threading
+from concurrent import futures
 from pathlib import Path
 
+import grpc
 import pytest
 from conftest import assert_no_process_left, run_tournament, write_config
 from test_faults import bad_ranks, config_text, run
 
 from bots.random_bot import RandomBot
-from bots.sdk import start_server
-from circus.v1 import bot_pb2
+from bots.sdk import _Servicer, start_server
+from circus.v1 import bot_pb2, bot_pb2_grpc
 from referee.clients import BotFault, GrpcClient
 from referee.stream import StreamClient
 from tournaments.standings import standings
@@ -161,6 +163,36 @@ def test_a_failing_handler_costs_its_own_request_only(serving):
     assert (fault.value.fault_class, fault.value.detail) == (
         "error", "RuntimeError: the bot's handler failed")
     assert client.decide(decision_request("good", 2), timeout=60).decision_id == 2
+
+
+class Twice(_Servicer):
+    """Sends every Decision twice."""
+
+    def Play(self, request_iterator, context):  # noqa: N802
+        for reply in super().Play(request_iterator, context):
+            yield reply
+            if reply.HasField("decide"):
+                yield reply
+
+
+def test_a_second_reply_is_held_against_the_next_request_when_none_is_in_flight(tmp_path):
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=4))
+    bot_pb2_grpc.add_BotServicer_to_server(Twice(RandomBot()), server)
+    address = f"unix:{tmp_path / 'twice.sock'}"
+    server.add_insecure_port(address)
+    server.start()
+    client = StreamClient(GrpcClient(address))
+    try:
+        assert client.decide(decision_request("g", 1), timeout=60).decision_id == 1
+        # The second reply to request 1 comes before or after request 2 is sent: either way
+        # it is request 2's fault, and the stream goes on.
+        with pytest.raises(BotFault) as fault:
+            client.decide(decision_request("g", 2), timeout=60)
+        assert fault.value.fault_class == "illegal"
+        assert "a second reply to request_id 1" in fault.value.detail
+    finally:
+        client.close()
+        server.stop(0).wait()
 
 
 def stream_config(mode: str, concurrency: int = 3, bank_ms: int = 5000, extra: str = "") -> str:
