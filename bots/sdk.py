@@ -18,6 +18,13 @@ referee gives the address to listen on (a unix socket in the bot's sandbox) in
 place of ``{address}`` and in ``CIRCUS_BOT_ADDRESS``; ``--port`` (or
 ``CIRCUS_BOT_PORT``) still works for ``sandbox: false``. The same class works
 in-process with ``python: mymodule:RandomBot`` in bots.yaml.
+
+The server answers the unary calls and the Play stream (protocol 1.1), and Hello says
+so: a referee that speaks 1.1 then sends StartGame, Decide and EndGame over the stream.
+Either way the bot's methods run on a pool of worker threads, several games at once.
+Why threads and not ``grpc.aio``: measured, an aio server was no faster for either path
+(docs/performance.md, "The Play stream, built and profiled"), and a thread per call keeps
+one game's slow decision from holding the others' replies.
 """
 
 from __future__ import annotations

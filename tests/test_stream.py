@@ -67,6 +67,16 @@ def test_a_tournament_over_the_stream_plays_the_games_it_plays_over_unary_calls(
     assert_no_process_left(started)
 
 
+def test_the_sdk_announces_the_stream_unless_told_not_to():
+    request = bot_pb2.HelloRequest(protocol_version="1.1.0")
+    assert RandomBot().hello(request).serves_play_stream
+
+    class Unary(RandomBot):
+        serves_play_stream = False
+
+    assert not Unary().hello(request).serves_play_stream
+
+
 class Holding(RandomBot):
     """Answers game "a" only after game "b" has been answered: two games in flight on one
     stream, replies out of order."""
