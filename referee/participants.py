@@ -126,10 +126,10 @@ class Participant:
             if self.spec.debug:
                 self.client = WireLog(self.client, self.wire_log)
             self.hello_response = self._hello()
-            self.client = chosen_client(self.client, self.hello_response)
         except BotStartError:
             self.stop()
             raise
+        self.client = chosen_client(self.client, self.hello_response)
         if game is not None:
             self._check_support(game, variant or "")
 
