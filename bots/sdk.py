@@ -117,11 +117,13 @@ def _reported(method):
 class _Servicer(bot_pb2_grpc.BotServicer):
     """Adapts a :class:`Bot` to the generated gRPC service."""
 
-    def __init__(self, bot: Bot, workers: int = 8) -> None:
+    def __init__(self, bot: Bot, pool: futures.Executor | None = None) -> None:
         self.bot = bot
-        # The Play stream's bot calls run here, as many at once as the unary server's.
-        self.pool = futures.ThreadPoolExecutor(max_workers=workers,
-                                               thread_name_prefix="play-stream")
+        # The Play stream's bot calls run here: on the server's own pool, so that calls hung
+        # in the bot leave Hello unanswered too, and the referee's health check sees a hung
+        # bot as it does over unary calls.
+        self.pool = pool or futures.ThreadPoolExecutor(max_workers=8,
+                                                       thread_name_prefix="play-stream")
 
     @_reported
     def Hello(self, request, context):  # noqa: N802 (gRPC method names)
@@ -220,9 +222,9 @@ def start_server(bot: Bot, port: int = 0, host: str = "127.0.0.1", workers: int 
     referee's calls with that process.
     """
     address = address or f"{host}:{port}"
-    server = grpc.server(futures.ThreadPoolExecutor(max_workers=workers),
-                         options=[("grpc.so_reuseport", 0)])
-    bot_pb2_grpc.add_BotServicer_to_server(_Servicer(bot, workers), server)
+    pool = futures.ThreadPoolExecutor(max_workers=workers)
+    server = grpc.server(pool, options=[("grpc.so_reuseport", 0)])
+    bot_pb2_grpc.add_BotServicer_to_server(_Servicer(bot, pool), server)
     try:
         server.add_insecure_port(address)
     except RuntimeError as error:

@@ -159,6 +159,39 @@ def test_a_reply_after_its_timeout_is_dropped_and_the_stream_goes_on(serving):
     assert client.decide(decision_request("g", 3), timeout=60).decision_id == 3
 
 
+class Stuck(RandomBot):
+    """Every decision hangs until the test lets go."""
+
+    def __init__(self) -> None:
+        self.go = threading.Event()
+        self.entered = threading.Semaphore(0)
+
+    def decide(self, request) -> int:
+        self.entered.release()
+        self.go.wait(60)
+        return super().decide(request)
+
+
+def test_decisions_hung_in_the_sdk_leave_its_health_check_unanswered_too(tmp_path):
+    """As over unary calls: the stream's calls run on the server's own pool, so a bot whose
+    threads all hang does not answer Hello, and the referee takes it for hung."""
+    bot = Stuck()
+    address = f"unix:{tmp_path / 'stuck.sock'}"
+    server = start_server(bot, address=address, workers=2)   # the Play handler and one more
+    client = StreamClient(GrpcClient(address))
+    try:
+        with pytest.raises(BotFault) as fault:
+            client.decide(decision_request("g", 1), timeout=0.5)   # hangs: no machine answers
+        assert fault.value.fault_class == "timeout" and bot.entered.acquire(timeout=30)
+        with pytest.raises(BotFault) as probe:
+            client.hello(bot_pb2.HelloRequest(protocol_version="1.1.0"), timeout=1)
+        assert probe.value.fault_class == "timeout"
+    finally:
+        bot.go.set()
+        client.close()
+        server.stop(0).wait()
+
+
 class Failing(RandomBot):
     def decide(self, request) -> int:
         if request.game_id == "bad":
