@@ -28,7 +28,8 @@ from bench.farm import Farm
 from bench.machine import machine_info
 from bench.report import Section, machine_markdown
 
-BENCHMARKS = ("engines", "wire", "transport", "stdio", "scaling", "tournament", "leaderboard",
+BENCHMARKS = ("engines", "wire", "stream", "transport", "stdio", "scaling", "tournament",
+              "leaderboard",
               "renewal", "startup", "command", "swiss", "stopping", "sprt", "cluster", "memory")
 
 
@@ -63,6 +64,7 @@ def plan(args: argparse.Namespace) -> dict[str, dict]:
         return {
             "engines": {"seconds": 0.05 * s, "repeats": repeats},
             "wire": {"seconds": 0.1 * s, "repeats": repeats},
+            "stream": {"seconds": 0.1 * s, "repeats": repeats},
             "transport": {"seconds": 0.1 * s, "repeats": repeats},
             "stdio": {"seconds": 0.1 * s, "repeats": repeats,
                       "command_games": max(2, round(16 * s))},
@@ -89,6 +91,7 @@ def plan(args: argparse.Namespace) -> dict[str, dict]:
     return {
         "engines": {"seconds": 1.0 * s, "repeats": repeats},
         "wire": {"seconds": 2.0 * s, "repeats": repeats},
+        "stream": {"seconds": 2.0 * s, "repeats": repeats},
         "transport": {"seconds": 1.5 * s, "repeats": repeats},
         "stdio": {"seconds": 2.0 * s, "repeats": repeats,
                   "command_games": max(2, round(600 * s))},
@@ -125,7 +128,7 @@ def run(names: tuple[str, ...] = BENCHMARKS, params: dict[str, dict] | None = No
     params = params or plan(parse_args([]))
     info = info or machine_info()
     sections: list[Section] = []
-    farm = Farm() if {"wire", "stdio", "scaling", "command"} & set(names) else None
+    farm = Farm() if {"wire", "stream", "stdio", "scaling", "command"} & set(names) else None
     try:
         for name in BENCHMARKS:
             if name not in names:
@@ -138,6 +141,11 @@ def run(names: tuple[str, ...] = BENCHMARKS, params: dict[str, dict] | None = No
                                        **params["wire"], progress=say,
                                        bot_pgid=farm.processes[0].process.pid,
                                        echo_pgid=farm.echo.pid)
+                elif name == "stream":
+                    section = wire.run_stream(farm.addresses[0], farm.echo_address,
+                                              **params["stream"], progress=say,
+                                              bot_pgid=farm.processes[0].process.pid,
+                                              echo_pgid=farm.echo.pid)
                 elif name == "transport":
                     section = transport.run(**params["transport"], progress=say)
                 elif name == "stdio":

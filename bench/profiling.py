@@ -28,6 +28,7 @@ CATEGORIES = [
     ("/json/", "storage"),
     ("/referee/match.py", "match loop"),
     ("/referee/clients.py", "bot calls (client, threads)"),
+    ("/referee/stream.py", "bot calls (client, threads)"),
     ("concurrent/futures", "bot calls (client, threads)"),
     ("/threading.py", "bot calls (client, threads)"),
     ("/queue.py", "bot calls (client, threads)"),

@@ -36,6 +36,7 @@ from referee.match import FaultPolicy, Match
 from referee.process import group_members
 from referee.seeds import derive_seed
 from referee.settings import DEFAULT_FAULTS, TimeConfig
+from referee.stream import StreamClient
 
 GOAL_RATIO = 1.0   # issue 16 (issue 9 asked for 0.8)
 CHANNEL_OPTIONS = [("grpc.max_send_message_length", 4 * 1024 * 1024),
@@ -165,7 +166,8 @@ def record_requests(client, game: str, players: int, games: int = 3) -> list[byt
     return recorder.requests
 
 
-def profiled(client, game: str, players: int, seconds: float, section: Section) -> str:
+def profiled(client, game: str, players: int, seconds: float, section: Section,
+             prefix: str = "profile") -> str:
     """Where the referee's CPU goes a call, by part, from one run under cProfile.
 
     The profiler slows every Python call, so only the shares are figures; the CPU a call
@@ -177,7 +179,7 @@ def profiled(client, game: str, players: int, seconds: float, section: Section) 
     parts = []
     for label, own in sorted(totals.items(), key=lambda item: -item[1]):
         share = 100 * own / grand if grand else 0.0
-        section.figures[f"profile.{label}.percent"] = share
+        section.figures[f"{prefix}.{label}.percent"] = share
         parts.append(f"{label} {share:.0f}%")
     return (f"where the referee's CPU goes ({game}, concurrency 1, cProfile on every thread, "
             f"{played.calls:,} calls): " + ", ".join(parts))
@@ -287,5 +289,123 @@ def run(bot_address: str, echo_address: str, games: tuple[str, ...] | None = Non
         verdict = "met" if worst >= GOAL_RATIO else "NOT met"
         section.notes.append(f"goal: referee decisions/s ≥ {GOAL_RATIO}× echo calls/s at "
                              f"every concurrency — lowest {worst:.2f}: {verdict}")
+    section.seconds = time.perf_counter() - started
+    return section
+
+
+STREAM_GOAL = 1.5   # issue 33: the Play stream's decisions/s against the echo's calls/s
+
+
+def switches(pids) -> int:
+    """Context switches so far of these processes' threads (the thread hand-overs a message
+    costs, each a sleep and a wake-up), from /proc."""
+    total = 0
+    for pid in pids:
+        for status in pathlib.Path(f"/proc/{pid}/task").glob("*/status"):
+            try:
+                lines = status.read_text().splitlines()
+            except OSError:
+                continue
+            total += sum(int(line.split()[1]) for line in lines
+                         if line.split(":")[0].endswith("ctxt_switches"))
+    return total
+
+
+@dataclass
+class Measured:
+    """A run with both ends' CPU and context switches."""
+
+    run: Run
+    switches: tuple[int, int]   # (this process, the server's process group)
+
+    def per_decision(self) -> tuple[float, float, float, float]:
+        """CPU µs and context switches a decision: referee, bot, referee, bot."""
+        count = max(self.run.decisions, 1)
+        return (1e6 * self.run.client_cpu / count, 1e6 * self.run.server_cpu / count,
+                self.switches[0] / count, self.switches[1] / count)
+
+
+def measured(server_pgid: int | None, play: Callable[[], Run]) -> Measured:
+    server = list(group_members(server_pgid)) if server_pgid else []
+    before = switches([os.getpid()]), switches(server)
+    run = with_cpu(server_pgid, play)
+    return Measured(run, (switches([os.getpid()]) - before[0], switches(server) - before[1]))
+
+
+def run_stream(bot_address: str, echo_address: str, game: str = "flea-circus",
+               players: int = 2, concurrencies: tuple[int, ...] = (1, 4),
+               seconds: float = 2.0, repeats: int = 3, progress=None,
+               bot_pgid: int | None = None, echo_pgid: int | None = None) -> Section:
+    """The referee over the Play stream, over unary calls and the bare echo, in rounds."""
+    started = time.perf_counter()
+    section = Section(
+        "stream", "2c. The Play stream: one stream per bot against unary calls and the echo",
+        ["way", "concurrency", "decisions/s (echo: calls/s)", "÷ echo", "repeats",
+         "CPU µs a decision: referee + bot", "context switches a decision: referee + bot"])
+    ways = {"unary calls": GrpcClient(bot_address),
+            "Play stream": StreamClient(GrpcClient(bot_address))}
+    channel = grpc.insecure_channel(echo_address, options=CHANNEL_OPTIONS)
+    call = channel.unary_unary(METHOD)
+    worst = None
+    try:
+        payloads = record_requests(ways["unary calls"], game, players)
+        echo(call, payloads, min(0.2, seconds), 1)
+        for client in ways.values():
+            play_games(client, game, players, min(0.2, seconds), 1, start_index=10**6)
+        for concurrency in concurrencies:
+            runs: dict[str, list[Measured]] = {"bare unary echo": [], **{way: [] for way in ways}}
+            for round_number in range(repeats):
+                if progress:
+                    progress(f"stream: concurrency {concurrency} round "
+                             f"{round_number + 1}/{repeats}")
+                runs["bare unary echo"].append(measured(echo_pgid, lambda: echo(
+                    call, payloads, seconds, concurrency)))
+                for way, client in ways.items():
+                    runs[way].append(measured(bot_pgid, lambda: play_games(
+                        client, game, players, seconds, concurrency,
+                        start_index=10**7 * (round_number + 1))))
+            echoes = [m.run.decisions / m.run.seconds for m in runs["bare unary echo"]]
+            for way, results in runs.items():
+                rates = [m.run.decisions / m.run.seconds for m in results]
+                ratio = median(rate / echo_rate for rate, echo_rate in zip(rates, echoes))
+                cpu = [median(m.per_decision()[part] for m in results) for part in range(4)]
+                section.add(way, concurrency, median(rates), f"{ratio:.2f}", spread(rates),
+                            f"{cpu[0]:.0f} + {cpu[1]:.0f}", f"{cpu[2]:.1f} + {cpu[3]:.1f}")
+                key = f"{way.split()[-1]}.c{concurrency}"
+                section.figures[f"{key}.per_s"] = median(rates)
+                section.figures[f"{key}.ratio"] = ratio
+                section.figures[f"{key}.referee_cpu_us"] = cpu[0]
+                section.figures[f"{key}.bot_cpu_us"] = cpu[1]
+                section.figures[f"{key}.referee_switches"] = cpu[2]
+                section.figures[f"{key}.bot_switches"] = cpu[3]
+                if way == "Play stream":
+                    worst = ratio if worst is None else min(worst, ratio)
+                if any(m.run.faults for m in results):
+                    section.notes.append(f"{way}, concurrency {concurrency}: faults during "
+                                         "the runs: the figures are suspect")
+        if progress:
+            progress("stream: the referee over the stream under the profiler")
+        # A client of its own, so that its stream's threads start under the profiler.
+        ways["profiled"] = StreamClient(GrpcClient(bot_address))
+        section.notes.append("Play stream: " + profiled(
+            ways["profiled"], game, players, seconds, section, prefix="profile.stream"))
+    finally:
+        for client in ways.values():
+            client.close()
+        channel.close()
+    section.figures["worst_ratio"] = worst if worst is not None else float("nan")
+    section.notes.append(
+        f"{game}, {players} seats, both the same Python SDK random bot process (threads); the "
+        "echo replays the recorded DecisionRequest bytes; per way the echo's row counts calls, "
+        "the others decisions (StartGame and EndGame also cross the wire, uncounted); "
+        f"median of {repeats} interleaved round(s) of ~{seconds:g} s")
+    section.notes.append(
+        "CPU µs and context switches a decision (a call, for the echo): this process, and the "
+        "server's process group, from /proc; a context switch is a thread going to sleep or "
+        "being preempted, so the switches count the hand-overs between threads a message costs")
+    if worst is not None:
+        verdict = "met" if worst >= STREAM_GOAL else "NOT met"
+        section.notes.append(f"goal: the Play stream's decisions/s ≥ {STREAM_GOAL}× the echo's "
+                             f"calls/s at every concurrency — lowest {worst:.2f}: {verdict}")
     section.seconds = time.perf_counter() - started
     return section

@@ -18,6 +18,13 @@ referee gives the address to listen on (a unix socket in the bot's sandbox) in
 place of ``{address}`` and in ``CIRCUS_BOT_ADDRESS``; ``--port`` (or
 ``CIRCUS_BOT_PORT``) still works for ``sandbox: false``. The same class works
 in-process with ``python: mymodule:RandomBot`` in bots.yaml.
+
+The server answers the unary calls and the Play stream (protocol 1.1), and Hello says
+so: a referee that speaks 1.1 then sends StartGame, Decide and EndGame over the stream.
+Either way the bot's methods run on a pool of worker threads, several games at once.
+Why threads and not ``grpc.aio``: measured, an aio server was no faster for either path
+(docs/performance.md, "The Play stream, built and profiled"), and a thread per call keeps
+one game's slow decision from holding the others' replies.
 """
 
 from __future__ import annotations
@@ -26,6 +33,7 @@ import argparse
 import functools
 import hashlib
 import os
+import queue
 import random
 import signal
 import sys
@@ -38,7 +46,7 @@ import grpc
 
 from circus.v1 import bot_pb2, bot_pb2_grpc
 
-PROTOCOL_VERSION = "1.0.0"
+PROTOCOL_VERSION = "1.1.0"
 ALL_GAMES: dict[str, tuple[str, ...]] = {
     "flea-circus": (), "flohcati": (), "animal-circus": (),
 }
@@ -54,12 +62,17 @@ class Bot:
     name: str = "bot"
     version: str = "1.0"
     games: dict[str, tuple[str, ...]] = ALL_GAMES
+    #: Announce the Play stream in Hello (protocol 1.1): the referee then sends StartGame,
+    #: Decide and EndGame over one stream instead of one unary call each. False (or
+    #: ``serve``'s ``--no-play-stream``): unary calls only, as with a 1.0 referee.
+    serves_play_stream: bool = True
 
     def hello(self, request: bot_pb2.HelloRequest) -> bot_pb2.HelloResponse:
         return bot_pb2.HelloResponse(
             name=self.name, version=self.version, protocol_version=PROTOCOL_VERSION,
             games=[bot_pb2.GameSupport(game=game, variants=variants)
-                   for game, variants in self.games.items()])
+                   for game, variants in self.games.items()],
+            serves_play_stream=self.serves_play_stream)
 
     def start_game(self, request: bot_pb2.StartGameRequest) -> None:
         """Called once per game before its first decision."""
@@ -104,8 +117,13 @@ def _reported(method):
 class _Servicer(bot_pb2_grpc.BotServicer):
     """Adapts a :class:`Bot` to the generated gRPC service."""
 
-    def __init__(self, bot: Bot) -> None:
+    def __init__(self, bot: Bot, pool: futures.Executor | None = None) -> None:
         self.bot = bot
+        # The Play stream's bot calls run here: on the server's own pool, so that calls hung
+        # in the bot leave Hello unanswered too, and the referee's health check sees a hung
+        # bot as it does over unary calls.
+        self.pool = pool or futures.ThreadPoolExecutor(max_workers=8,
+                                                       thread_name_prefix="play-stream")
 
     @_reported
     def Hello(self, request, context):  # noqa: N802 (gRPC method names)
@@ -123,13 +141,75 @@ class _Servicer(bot_pb2_grpc.BotServicer):
 
     @_reported
     def Decide(self, request, context):  # noqa: N802
-        index = self.bot.decide(request)
-        return bot_pb2.Decision(decision_id=request.decision_id, action_index=index)
+        return self.decision(request)
 
     @_reported
     def EndGame(self, request, context):  # noqa: N802
         self.bot.end_game(request)
         return bot_pb2.EndGameResponse()
+
+    def decision(self, request: bot_pb2.DecisionRequest) -> bot_pb2.Decision:
+        """The bot's Decision for ``request``, on either path (unary or the stream)."""
+        return bot_pb2.Decision(decision_id=request.decision_id,
+                                action_index=self.bot.decide(request))
+
+    def Play(self, request_iterator, context):  # noqa: N802
+        """The Play stream: every request answered on a worker thread, each reply sent
+        as it is ready (games in flight do not wait for each other)."""
+        print(f"{self.bot.name}: the referee opened a Play stream", file=sys.stderr,
+              flush=True)
+        replies: queue.SimpleQueue[bot_pb2.BotMessage | None] = queue.SimpleQueue()
+        threading.Thread(target=self._take, args=(request_iterator, replies), daemon=True,
+                         name="play-stream reader").start()
+        return iter(replies.get, None)
+
+    def _take(self, requests, replies: queue.SimpleQueue) -> None:
+        """Read the stream's requests and have each answered; a call the bot marks
+        ``does_nothing`` is answered here at once."""
+        try:
+            for message in requests:
+                case = message.WhichOneof("call")
+                if case in _ACKNOWLEDGEMENTS and _does_nothing(self.bot, case):
+                    replies.put(bot_pb2.BotMessage(request_id=message.request_id,
+                                                   **{case: _ACKNOWLEDGEMENTS[case]}))
+                else:
+                    self.pool.submit(lambda m=message: replies.put(self.reply(m)))
+        except grpc.RpcError:
+            pass   # the referee ended the stream
+        finally:
+            replies.put(None)
+
+    def reply(self, message: bot_pb2.RefereeMessage) -> bot_pb2.BotMessage:
+        """The answer to one request of the Play stream. A handler that fails costs this
+        request only: an ``error`` reply, its traceback in the bot's log."""
+        case = message.WhichOneof("call")
+        try:
+            if case == "decide":
+                body = self.decision(message.decide)
+            elif case == "start_game":
+                self.bot.start_game(message.start_game)
+                body = bot_pb2.StartGameResponse()
+            elif case == "end_game":
+                self.bot.end_game(message.end_game)
+                body = bot_pb2.EndGameResponse()
+            else:   # Hello is a unary call on gRPC
+                return bot_pb2.BotMessage(request_id=message.request_id,
+                                          error=f"no {case or 'call'} on the Play stream")
+        except Exception as error:  # whatever the bot's code raised
+            traceback.print_exc()
+            return bot_pb2.BotMessage(request_id=message.request_id,
+                                      error=f"{type(error).__name__}: {error}")
+        return bot_pb2.BotMessage(request_id=message.request_id, **{case: body})
+
+
+# The replies to the stream's calls a bot may mark ``does_nothing`` (its methods are named
+# as the cases are): sent at once, without a hand-over to a worker thread.
+_ACKNOWLEDGEMENTS = {"start_game": bot_pb2.StartGameResponse(),
+                     "end_game": bot_pb2.EndGameResponse()}
+
+
+def _does_nothing(bot: Bot, method: str) -> bool:
+    return getattr(getattr(type(bot), method, None), "does_nothing", False) is True
 
 
 def start_server(bot: Bot, port: int = 0, host: str = "127.0.0.1", workers: int = 8,
@@ -142,9 +222,9 @@ def start_server(bot: Bot, port: int = 0, host: str = "127.0.0.1", workers: int 
     referee's calls with that process.
     """
     address = address or f"{host}:{port}"
-    server = grpc.server(futures.ThreadPoolExecutor(max_workers=workers),
-                         options=[("grpc.so_reuseport", 0)])
-    bot_pb2_grpc.add_BotServicer_to_server(_Servicer(bot), server)
+    pool = futures.ThreadPoolExecutor(max_workers=workers)
+    server = grpc.server(pool, options=[("grpc.so_reuseport", 0)])
+    bot_pb2_grpc.add_BotServicer_to_server(_Servicer(bot, pool), server)
     try:
         server.add_insecure_port(address)
     except RuntimeError as error:
@@ -164,7 +244,11 @@ def serve(bot: Bot, argv: Sequence[str] | None = None) -> None:
                              "(default: $CIRCUS_BOT_ADDRESS)")
     parser.add_argument("--port", type=int, default=None,
                         help="loopback port to listen on (default: $CIRCUS_BOT_PORT)")
+    parser.add_argument("--no-play-stream", action="store_true",
+                        help="do not announce the Play stream: unary calls only")
     args = parser.parse_args(argv)
+    if args.no_play_stream:
+        bot.serves_play_stream = False
     address = listen_address(args.address, args.port)
     if address is None:
         parser.error("give --address or --port, or set CIRCUS_BOT_ADDRESS or CIRCUS_BOT_PORT")

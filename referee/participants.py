@@ -30,6 +30,7 @@ from referee.process import BotProcess
 from referee.sandbox import Isolation
 from referee.settings import BotSpec, LimitsConfig
 from referee.stdio import Lane, StdioClient, StdioPool
+from referee.stream import chosen_client
 from referee.text import printable
 from referee.wire import PROTOCOL_VERSION
 
@@ -146,6 +147,7 @@ class Participant:
         except BotStartError:
             self.stop()
             raise
+        self.client = chosen_client(self.client, self.hello_response)
         if game is not None:
             self._check_support(game, variant or "")
 

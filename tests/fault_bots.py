@@ -1,7 +1,10 @@
 """Bots that misbehave on purpose: the fixtures for the fault rules.
 
 Run as ``python tests/fault_bots.py MODE --address ADDRESS``. Each mode breaks the
-protocol in one way; otherwise the bot plays at random, every game.
+protocol in one way; otherwise the bot plays at random, every game. The bot serves unary
+calls only, unless ``--stream``: then it announces the Play stream and its faults happen
+there (and the stream's own modes, ``wrong-id``, ``duplicate``, ``wrong-case`` and
+``end-stream``, can be asked for).
 """
 
 from __future__ import annotations
@@ -123,11 +126,61 @@ class FaultBot(RandomBot):
 
 
 class FaultServicer(_Servicer):
-    def Decide(self, request, context):  # noqa: N802
-        decision = super().Decide(request, context)
+    def decision(self, request):
+        decision = super().decision(request)
         if self.bot.mode == "stale":
             decision.decision_id = request.decision_id - 1
         return decision
+
+    def reply(self, message):
+        """A stream reply, broken as the mode says: to a decision only."""
+        reply = super().reply(message)
+        if message.WhichOneof("call") == "decide":
+            if self.bot.mode == "wrong-id":
+                reply.request_id += 1000
+            elif self.bot.mode == "wrong-case":
+                reply.start_game.SetInParent()
+        return reply
+
+    def Play(self, request_iterator, context):  # noqa: N802
+        """The SDK's stream, its replies as bytes: garbage or over-size for a decision,
+        a decision answered twice, or the stream ended at game 0's 3rd decision."""
+        for reply in super().Play(request_iterator, context):
+            mode, decision = self.bot.mode, reply.decide if reply.HasField("decide") else None
+            if decision is None:
+                yield reply.SerializeToString()
+            elif mode == "garbage":
+                yield b"\xff\xff\xff\xff"
+            elif mode == "oversize":
+                yield oversize_bytes(reply)
+            elif mode == "end-stream" and self.bot.calls["decide"] >= 3:
+                print("ending the Play stream", file=sys.stderr, flush=True)
+                self.bot.mode = "random"   # once
+                return
+            else:
+                yield reply.SerializeToString()
+                if mode == "duplicate":
+                    yield reply.SerializeToString()
+
+
+def typed(method, request_type):
+    return grpc.unary_unary_rpc_method_handler(
+        method, request_deserializer=request_type.FromString,
+        response_serializer=lambda message: message.SerializeToString())
+
+
+def stream_service(bot: FaultBot) -> grpc.GenericRpcHandler:
+    """The service with the Play stream's replies sent as raw bytes."""
+    servicer = FaultServicer(bot)
+    return grpc.method_handlers_generic_handler("circus.v1.Bot", {
+        "Hello": typed(servicer.Hello, bot_pb2.HelloRequest),
+        "StartGame": typed(servicer.StartGame, bot_pb2.StartGameRequest),
+        "Decide": typed(servicer.Decide, bot_pb2.DecisionRequest),
+        "EndGame": typed(servicer.EndGame, bot_pb2.EndGameRequest),
+        "Play": grpc.stream_stream_rpc_method_handler(
+            servicer.Play, request_deserializer=bot_pb2.RefereeMessage.FromString,
+            response_serializer=lambda data: data),
+    })
 
 
 def raw_decide_service(bot: FaultBot) -> grpc.GenericRpcHandler:
@@ -138,11 +191,6 @@ def raw_decide_service(bot: FaultBot) -> grpc.GenericRpcHandler:
         decision = bot_pb2.Decision(decision_id=request.decision_id,
                                     action_index=bot.decide(request))
         return b"\xff\xff\xff\xff" if bot.mode == "garbage" else oversize_bytes(decision)
-
-    def typed(method, request_type):
-        return grpc.unary_unary_rpc_method_handler(
-            method, request_deserializer=request_type.FromString,
-            response_serializer=lambda message: message.SerializeToString())
 
     return grpc.method_handlers_generic_handler("circus.v1.Bot", {
         "Hello": typed(servicer.Hello, bot_pb2.HelloRequest),
@@ -161,14 +209,18 @@ def main() -> None:
     parser.add_argument("--port", type=int, default=None)
     parser.add_argument("--sleep-ms", type=int, default=0)
     parser.add_argument("--hold", default=None, help="a file: no decision while it exists")
+    parser.add_argument("--stream", action="store_true", help="serve the Play stream")
     args = parser.parse_args()
     bot = FaultBot(args.mode, args.sleep_ms, args.hold)
+    bot.serves_play_stream = args.stream
     if args.mode == "no-port":
         time.sleep(3600)
     options = [("grpc.max_send_message_length", 64 * 1024 * 1024)]
     server = bot.server = grpc.server(futures.ThreadPoolExecutor(max_workers=32),
                                       options=options)
-    if args.mode in ("garbage", "oversize"):
+    if args.stream:
+        server.add_generic_rpc_handlers((stream_service(bot),))
+    elif args.mode in ("garbage", "oversize"):
         server.add_generic_rpc_handlers((raw_decide_service(bot),))
     else:
         bot_pb2_grpc.add_BotServicer_to_server(FaultServicer(bot), server)

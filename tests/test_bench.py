@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -65,10 +67,10 @@ def test_the_machine_and_every_table_are_printed(quick):
                   "### 9. A tournament on a Dask cluster",
                   "### 10. The referee's memory over a long in-process tournament"):
         assert title in text
-    assert set(report["sections"]) == {"engines", "wire", "transport", "stdio", "scaling",
-                                       "tournament",
-                                       "leaderboard", "renewal", "startup", "command", "swiss",
-                                       "stopping", "sprt", "cluster", "memory"}
+    assert set(report["sections"]) == {"engines", "wire", "stream", "transport", "stdio",
+                                       "scaling", "tournament", "leaderboard", "renewal",
+                                       "startup", "command", "swiss", "stopping", "sprt",
+                                       "cluster", "memory"}
 
 
 @pytest.mark.slow
@@ -112,6 +114,32 @@ def test_wire_referee_and_echo_at_concurrency_1_and_4(quick):
     shares = {name: value for name, value in values.items() if name.startswith("profile.")}
     assert {"profile.gRPC client.percent", "profile.engine.percent"} <= set(shares)
     assert sum(shares.values()) == pytest.approx(100)
+
+
+@pytest.mark.slow
+def test_stream_against_unary_calls_and_the_echo(quick):
+    values = figures(quick[1], "stream")
+    names = [f"{way}.c{concurrency}.{figure}" for way in ("echo", "calls", "stream")
+             for concurrency in (1, 4)
+             for figure in ("per_s", "ratio", "referee_cpu_us", "bot_cpu_us",
+                            "referee_switches", "bot_switches")]
+    assert_numbers(values, names + ["worst_ratio"])
+    assert all(values[name] > 0 for name in names if name.endswith(("per_s", "referee_cpu_us")))
+    assert values["echo.c1.ratio"] == 1.0
+    shares = {name: value for name, value in values.items()
+              if name.startswith("profile.stream.")}
+    assert "profile.stream.bot calls (client, threads).percent" in shares
+    assert sum(shares.values()) == pytest.approx(100)
+
+
+def test_context_switches_count_a_threads_hand_overs():
+    from bench.wire import switches
+    before = switches([os.getpid()])
+    for _ in range(20):
+        thread = threading.Thread(target=lambda: None)
+        thread.start()
+        thread.join()
+    assert switches([os.getpid()]) - before >= 20
 
 
 def test_group_cpu_counts_a_process_group_s_work():

@@ -43,7 +43,7 @@ def test_example_bots_pass(command):
     assert result.exit_code == 0, result.output
     assert "FAIL" not in result.output and "PASS  timing:" in result.output
     # Issue 35: the referee's protocol version is labelled, apart from the software's name.
-    assert ", protocol 1.0.0 (circus-referee 0.1.0 speaks protocol 1.1.0)" in result.output
+    assert ", protocol 1.1.0 (circus-referee 0.1.0 speaks protocol 1.1.0)" in result.output
     assert "games at once on one connection" in result.output
     assert "covered: " in result.output and "every player count" in result.output
 

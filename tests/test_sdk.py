@@ -38,7 +38,7 @@ def test_hello_lists_games_and_refuses_another_major_version(stub_for):
     with pytest.raises(grpc.RpcError) as error:
         stub.Hello(bot_pb2.HelloRequest(protocol_version="2.0.0"), timeout=5)
     assert error.value.code() == grpc.StatusCode.FAILED_PRECONDITION
-    assert "1.0.0" in error.value.details() and "2.0.0" in error.value.details()
+    assert "1.1.0" in error.value.details() and "2.0.0" in error.value.details()
 
 
 def test_a_failing_handler_reports_its_exception(stub_for):

@@ -209,10 +209,10 @@ def test_report_is_one_self_contained_file(db, tmp_path):
     assert len(greedy["points"]) == 18 + 1      # the prior, then one point per game
     assert "<dt>draw_probability</dt><dd>0.05</dd>" in page  # the config, as stored
     # Each bot's own name and version, as it said them in Hello, and how it was reached.
-    assert '<small class="identity">flea-greedy 1.0 (protocol 1.0.0, in-process)</small>' in page
+    assert '<small class="identity">flea-greedy 1.0 (protocol 1.1.0, in-process)</small>' in page
 
 
 def test_the_bots_own_names_and_versions_are_kept(db):
     identities = json.loads(ok(db, "--format", "json"))["identities"]
     assert set(identities) == BOTS
-    assert identities["greedy"] == "flea-greedy 1.0 (protocol 1.0.0, in-process)"
+    assert identities["greedy"] == "flea-greedy 1.0 (protocol 1.1.0, in-process)"

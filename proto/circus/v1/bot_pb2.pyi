@@ -189,15 +189,17 @@ class RefereeMessage(_message.Message):
     def __init__(self, request_id: _Optional[int] = ..., hello: _Optional[_Union[HelloRequest, _Mapping]] = ..., start_game: _Optional[_Union[StartGameRequest, _Mapping]] = ..., decide: _Optional[_Union[DecisionRequest, _Mapping]] = ..., end_game: _Optional[_Union[EndGameRequest, _Mapping]] = ...) -> None: ...
 
 class BotMessage(_message.Message):
-    __slots__ = ("request_id", "hello", "start_game", "decide", "end_game")
+    __slots__ = ("request_id", "hello", "start_game", "decide", "end_game", "error")
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     HELLO_FIELD_NUMBER: _ClassVar[int]
     START_GAME_FIELD_NUMBER: _ClassVar[int]
     DECIDE_FIELD_NUMBER: _ClassVar[int]
     END_GAME_FIELD_NUMBER: _ClassVar[int]
+    ERROR_FIELD_NUMBER: _ClassVar[int]
     request_id: int
     hello: HelloResponse
     start_game: StartGameResponse
     decide: Decision
     end_game: EndGameResponse
-    def __init__(self, request_id: _Optional[int] = ..., hello: _Optional[_Union[HelloResponse, _Mapping]] = ..., start_game: _Optional[_Union[StartGameResponse, _Mapping]] = ..., decide: _Optional[_Union[Decision, _Mapping]] = ..., end_game: _Optional[_Union[EndGameResponse, _Mapping]] = ...) -> None: ...
+    error: str
+    def __init__(self, request_id: _Optional[int] = ..., hello: _Optional[_Union[HelloResponse, _Mapping]] = ..., start_game: _Optional[_Union[StartGameResponse, _Mapping]] = ..., decide: _Optional[_Union[Decision, _Mapping]] = ..., end_game: _Optional[_Union[EndGameResponse, _Mapping]] = ..., error: _Optional[str] = ...) -> None: ...

@@ -1,0 +1,237 @@
+"""One Play stream per bot process: StartGame, Decide and EndGame as messages of one call.
+
+A bot that says ``serves_play_stream`` in its Hello (protocol 1.1) is reached through a
+:class:`StreamClient`: the same four calls the match makes of any client, carried as
+``RefereeMessage``/``BotMessage`` pairs on one long-lived bidirectional stream, many games
+in flight at once, each reply matched to its request by ``request_id``. Hello (and the
+health check after a timeout) stays a unary call. Every wait is bounded by the caller's
+timeout, measured from the moment the request is handed to the stream, as a unary call's
+deadline is.
+
+What can go wrong, and whose fault it is (docs/protocol.md, "The Play stream"):
+
+- no reply in time: that request's ``timeout``; a reply that comes later is dropped (its
+  timeout was the fault).
+- a reply of the wrong kind (a StartGame reply to a Decide): that request is ``illegal``;
+  an ``error`` reply (the bot's handler failed): that request's ``error``.
+- a reply the referee cannot match (an unknown request_id, or a second reply to one) or
+  bytes that are no ``BotMessage``: ``illegal`` for every request in flight on the
+  stream, since any of them may be the one it answered (or, with none in flight, for the
+  next request).
+- an over-size message: gRPC ends the stream with RESOURCE_EXHAUSTED, ``illegal`` for the
+  requests in flight; the next request opens a new stream.
+- the stream ending or breaking in any other way: a ``crash`` of the requests in flight,
+  as a dropped connection is to unary calls; the next request opens a new stream.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+
+import grpc
+from google.protobuf.message import DecodeError
+
+from circus.v1 import bot_pb2
+from referee.clients import BotClient, BotFault, GrpcClient, WireLog
+from referee.text import printable
+
+PLAY_METHOD = "/circus.v1.Bot/Play"
+
+
+class _Waiter:
+    """One request in flight: the caller sleeps on ``arrived`` until the reader hands it
+    a reply or a fault (a bare lock: the cheapest hand-over between two threads)."""
+
+    __slots__ = ("arrived", "stream", "reply", "fault")
+
+    def __init__(self, stream: _Stream) -> None:
+        self.arrived = threading.Lock()
+        self.arrived.acquire()
+        self.stream = stream
+        self.reply: bot_pb2.BotMessage | None = None
+        self.fault: BotFault | None = None
+
+
+class _Stream:
+    """One open Play call: the queue its requests leave by, and the call's replies."""
+
+    def __init__(self, channel: grpc.Channel) -> None:
+        self.requests: queue.SimpleQueue[bot_pb2.RefereeMessage | None] = queue.SimpleQueue()
+        play = channel.stream_stream(
+            PLAY_METHOD, request_serializer=bot_pb2.RefereeMessage.SerializeToString,
+            response_deserializer=None)   # raw bytes: a reply that does not parse is judged here
+        self.call = play(iter(self.requests.get, None))
+
+    def close(self) -> None:
+        self.requests.put(None)
+        self.call.cancel()
+
+
+class StreamClient:
+    """A bot reached over one Play stream (and unary Hello), behind the usual client calls.
+
+    The stream opens with the first request and again after it ended; a thread of its own
+    reads the replies and hands each to the request it answers.
+    """
+
+    def __init__(self, unary: GrpcClient) -> None:
+        self.unary = unary
+        self.lock = threading.Lock()
+        self.last_sent = 0
+        self.pending: dict[int, _Waiter] = {}
+        # Requests given up on (timed out): one late reply to each is dropped, not judged.
+        self.expired: set[int] = set()
+        self.stream: _Stream | None = None
+        # A reply that matched nothing while nothing was in flight: the next request's fault.
+        self.breach: BotFault | None = None
+        self.closed = False
+
+    # -- the calls -----------------------------------------------------------
+    def hello(self, request: bot_pb2.HelloRequest, timeout: float) -> bot_pb2.HelloResponse:
+        return self.unary.hello(request, timeout)
+
+    def start_game(self, request: bot_pb2.StartGameRequest, timeout: float) -> None:
+        self._ask("start_game", bot_pb2.RefereeMessage(start_game=request), timeout)
+
+    def decide(self, request: bot_pb2.DecisionRequest, timeout: float) -> bot_pb2.Decision:
+        return self._ask("decide", bot_pb2.RefereeMessage(decide=request), timeout).decide
+
+    def end_game(self, request: bot_pb2.EndGameRequest, timeout: float) -> None:
+        self._ask("end_game", bot_pb2.RefereeMessage(end_game=request), timeout)
+
+    def close(self) -> None:
+        with self.lock:
+            self.closed = True
+            stream, self.stream = self.stream, None
+            self._fail(list(self.pending), BotFault(
+                "crash", "the referee closed the Play stream (the bot was stopped)"))
+        if stream is not None:
+            stream.close()
+        self.unary.close()
+
+    # -- one request ---------------------------------------------------------
+    def _ask(self, case: str, message: bot_pb2.RefereeMessage,
+             timeout: float) -> bot_pb2.BotMessage:
+        waiter = self._send(message)
+        if not waiter.arrived.acquire(timeout=max(timeout, 0.0)):
+            with self.lock:
+                if self.pending.pop(message.request_id, None) is not None:
+                    self.expired.add(message.request_id)
+                    raise BotFault("timeout", f"DEADLINE_EXCEEDED: no reply on the Play "
+                                              f"stream within {timeout:.3f}s")
+            waiter.arrived.acquire()   # handed over as the wait ran out: it is there now
+        if waiter.fault is not None:
+            raise waiter.fault
+        reply = waiter.reply
+        assert reply is not None
+        answered = reply.WhichOneof("reply")
+        if answered == "error":
+            raise BotFault("error", printable(reply.error))
+        if answered != case:
+            raise BotFault("illegal", f"the reply to {case} is "
+                                      f"{answered or 'empty'}, not {case}")
+        return reply
+
+    def _send(self, message: bot_pb2.RefereeMessage) -> _Waiter:
+        """Register the request and hand it to the stream (opened if none is)."""
+        with self.lock:
+            if self.closed:
+                raise BotFault("crash", "the referee closed the Play stream")
+            if self.breach is not None:
+                fault, self.breach = self.breach, None
+                raise fault
+            stream = self.stream
+            if stream is None:
+                stream = self.stream = _Stream(self.unary.channel)
+                threading.Thread(target=self._read, args=(stream,), daemon=True,
+                                 name=f"play-stream {self.unary.address}").start()
+            self.last_sent += 1
+            message.request_id = self.last_sent
+            waiter = self.pending[message.request_id] = _Waiter(stream)
+        stream.requests.put(message)
+        return waiter
+
+    # -- the reader ----------------------------------------------------------
+    def _read(self, stream: _Stream) -> None:
+        """Hand every reply of ``stream`` to its request, until the stream ends."""
+        try:
+            for data in stream.call:
+                self._arrived(data)
+            ended = BotFault("crash", "the bot ended its Play stream")
+        except grpc.RpcError as error:
+            ended = stream_fault(error)
+        except Exception as error:  # the channel itself failed under the stream
+            ended = BotFault("crash", printable(f"{type(error).__name__}: {error}"))
+        stream.requests.put(None)   # gRPC's thread sending the requests ends too
+        with self.lock:
+            if self.stream is stream:
+                self.stream = None
+            self._fail([request_id for request_id, waiter in self.pending.items()
+                        if waiter.stream is stream], ended)
+
+    def _arrived(self, data: bytes) -> None:
+        try:
+            reply = bot_pb2.BotMessage.FromString(data)
+        except DecodeError as error:
+            self._breached(f"a reply on the Play stream is no BotMessage ({error})")
+            return
+        with self.lock:
+            waiter = self.pending.pop(reply.request_id, None)
+            if waiter is None:
+                if reply.request_id in self.expired:
+                    self.expired.discard(reply.request_id)
+                    return
+                self._breached_locked(self._unmatched(reply.request_id))
+                return
+        waiter.reply = reply
+        waiter.arrived.release()
+
+    def _unmatched(self, request_id: int) -> str:
+        if 0 < request_id <= self.last_sent:
+            return f"a second reply to request_id {request_id} on the Play stream"
+        return (f"a reply to request_id {request_id} on the Play stream, which was never "
+                f"sent (the last sent: {self.last_sent})")
+
+    def _breached(self, detail: str) -> None:
+        with self.lock:
+            self._breached_locked(detail)
+
+    def _breached_locked(self, detail: str) -> None:
+        fault = BotFault("illegal", printable(detail))
+        if self.pending:
+            # Their own replies may still come: each is dropped once, as after a timeout.
+            self.expired.update(self.pending)
+            self._fail(list(self.pending), fault)
+        else:
+            self.breach = fault
+
+    def _fail(self, request_ids: list[int], fault: BotFault) -> None:
+        """Wake these requests with ``fault`` (the lock held)."""
+        for request_id in request_ids:
+            waiter = self.pending.pop(request_id)
+            waiter.fault = fault
+            waiter.arrived.release()
+
+
+def stream_fault(error: grpc.RpcError) -> BotFault:
+    """What a Play stream's end means for the requests in flight on it: an over-size
+    message is ``illegal`` (as in a unary reply), any other end a ``crash``."""
+    code = error.code()
+    detail = printable(f"{code.name}: {error.details() or ''}".strip(": "))
+    if code == grpc.StatusCode.RESOURCE_EXHAUSTED:
+        return BotFault("illegal", detail)
+    return BotFault("crash", f"the Play stream broke: {detail}")
+
+
+def chosen_client(client: BotClient, hello: bot_pb2.HelloResponse) -> BotClient:
+    """The client to play through after ``hello``: a gRPC bot that serves the Play stream
+    is reached over it, any other bot as it was (a wire log stays around it)."""
+    if not hello.serves_play_stream:
+        return client
+    if isinstance(client, WireLog):
+        client.inner = chosen_client(client.inner, hello)
+        return client
+    if isinstance(client, GrpcClient):
+        return StreamClient(client)
+    return client

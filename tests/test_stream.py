@@ -1,0 +1,302 @@
+"""The Play stream (protocol 1.1): one gRPC stream per bot process, and its faults.
+
+The SDK's bots announce the stream in Hello and the referee then plays over it; the same
+config over unary calls (``--no-play-stream``) gives the same games. The fault bots of
+tests/fault_bots.py break the stream's rules one by one (``--stream``), as test_faults.py
+breaks the unary calls'.
+"""
+
+from __future__ import annotations
+
+import threading
+from concurrent import futures
+from pathlib import Path
+
+import grpc
+import pytest
+from conftest import assert_no_process_left, run_tournament, write_config
+from test_faults import bad_ranks, config_text, run
+
+from bots.random_bot import RandomBot
+from bots.sdk import _Servicer, start_server
+from circus.v1 import bot_pb2, bot_pb2_grpc
+from referee.clients import BotFault, GrpcClient
+from referee.stream import StreamClient
+from tournaments.standings import standings
+
+CONFIG = """
+name: stream
+game: flea-circus
+players: 2
+rounds: 3
+seed: 11
+concurrency: 3
+secret_deals: false
+time: {{move_ms: 5000, bank_ms: 30000, call_ms: 5000}}
+bots:
+  - name: random-1
+    command: python -m bots.random_bot --address {{address}} {flag}
+  - name: random-2
+    command: python -m bots.random_bot --address {{address}} {flag}
+  - name: greedy
+    command: python -m bots.flea_greedy --address {{address}} {flag}
+"""
+
+
+def played(tmp_path: Path, flag: str):
+    folder = tmp_path / (flag.strip("-") or "stream")
+    folder.mkdir()
+    summary, store, _ = run_tournament(write_config(folder, CONFIG.format(flag=flag)), folder)
+    games = [(g.game_index, g.seats, g.actions, g.scores, g.ranks, g.status)
+             for g in store.games("stream")]
+    board = [(row.bot, row.rank, row.games, row.wins, round(row.mu, 9))
+             for row in standings(store, store.resolve("stream"))]
+    logs = "".join(path.read_text() for path in (folder / "logs" / "stream").glob("*.log"))
+    return games, board, logs
+
+
+def test_a_tournament_over_the_stream_plays_the_games_it_plays_over_unary_calls(
+        tmp_path, started):
+    streamed, board, stream_logs = played(tmp_path, "")
+    unary, unary_board, unary_logs = played(tmp_path, "--no-play-stream")
+    assert len(streamed) == 18 and all(game[-1] == "finished" for game in streamed)
+    assert streamed == unary and board == unary_board
+    # Each side really used its transport: the SDK says when a referee opens a stream.
+    assert "opened a Play stream" in stream_logs
+    assert "opened a Play stream" not in unary_logs
+    assert_no_process_left(started)
+
+
+def test_the_sdk_announces_the_stream_unless_told_not_to():
+    request = bot_pb2.HelloRequest(protocol_version="1.1.0")
+    assert RandomBot().hello(request).serves_play_stream
+
+    class Unary(RandomBot):
+        serves_play_stream = False
+
+    assert not Unary().hello(request).serves_play_stream
+
+
+class Holding(RandomBot):
+    """Answers game "a" only after game "b" has been answered: two games in flight on one
+    stream, replies out of order."""
+
+    def __init__(self) -> None:
+        self.b_answered = threading.Event()
+        self.entered = threading.Semaphore(0)
+
+    def decide(self, request) -> int:
+        self.entered.release()
+        if request.game_id == "a":
+            assert self.b_answered.wait(30)
+        return super().decide(request)
+
+
+def decision_request(game_id: str, decision_id: int) -> bot_pb2.DecisionRequest:
+    return bot_pb2.DecisionRequest(game_id=game_id, decision_id=decision_id,
+                                   legal_actions=[bot_pb2.LegalAction(code="x")] * 3)
+
+
+@pytest.fixture
+def serving(tmp_path):
+    """A Python SDK bot in this process and a stream client to it (no sandbox: the
+    stream's own rules, not the bot's process, are under test)."""
+    servers, clients = [], []
+
+    def serve(bot) -> StreamClient:
+        address = f"unix:{tmp_path / f'bot-{len(servers)}.sock'}"
+        servers.append(start_server(bot, address=address))
+        client = StreamClient(GrpcClient(address))
+        clients.append(client)
+        hello = client.hello(bot_pb2.HelloRequest(protocol_version="1.1.0"), timeout=30)
+        assert hello.serves_play_stream
+        return client
+
+    yield serve
+    for client in clients:
+        client.close()
+    for server in servers:
+        server.stop(0).wait()
+
+
+def test_replies_find_their_requests_when_games_in_flight_answer_out_of_order(serving):
+    bot = Holding()
+    client = serving(bot)
+    replies: dict[str, bot_pb2.Decision] = {}
+    first = threading.Thread(target=lambda: replies.update(a=client.decide(
+        decision_request("a", 7), timeout=60)))
+    first.start()
+    assert bot.entered.acquire(timeout=30)   # "a" is in the bot, held
+    replies["b"] = client.decide(decision_request("b", 9), timeout=60)
+    bot.b_answered.set()
+    first.join(60)
+    assert (replies["a"].decision_id, replies["b"].decision_id) == (7, 9)
+
+
+class Late(RandomBot):
+    """Holds its first decision until told, then answers every decision."""
+
+    def __init__(self) -> None:
+        self.release = threading.Event()
+        self.calls = 0
+
+    def decide(self, request) -> int:
+        self.calls += 1
+        if self.calls == 1:
+            self.release.wait(60)
+        return super().decide(request)
+
+
+def test_a_reply_after_its_timeout_is_dropped_and_the_stream_goes_on(serving):
+    bot = Late()
+    client = serving(bot)
+    with pytest.raises(BotFault) as fault:
+        client.decide(decision_request("g", 1), timeout=0.2)   # the bot holds it: no machine
+    assert fault.value.fault_class == "timeout"                # answers in time
+    bot.release.set()
+    # The late reply to request 1 comes in meanwhile: dropped, not held against request 2.
+    assert client.decide(decision_request("g", 2), timeout=60).decision_id == 2
+    assert client.decide(decision_request("g", 3), timeout=60).decision_id == 3
+
+
+class Stuck(RandomBot):
+    """Every decision hangs until the test lets go."""
+
+    def __init__(self) -> None:
+        self.go = threading.Event()
+        self.entered = threading.Semaphore(0)
+
+    def decide(self, request) -> int:
+        self.entered.release()
+        self.go.wait(60)
+        return super().decide(request)
+
+
+def test_decisions_hung_in_the_sdk_leave_its_health_check_unanswered_too(tmp_path):
+    """As over unary calls: the stream's calls run on the server's own pool, so a bot whose
+    threads all hang does not answer Hello, and the referee takes it for hung."""
+    bot = Stuck()
+    address = f"unix:{tmp_path / 'stuck.sock'}"
+    server = start_server(bot, address=address, workers=2)   # the Play handler and one more
+    client = StreamClient(GrpcClient(address))
+    try:
+        with pytest.raises(BotFault) as fault:
+            client.decide(decision_request("g", 1), timeout=0.5)   # hangs: no machine answers
+        assert fault.value.fault_class == "timeout" and bot.entered.acquire(timeout=30)
+        with pytest.raises(BotFault) as probe:
+            client.hello(bot_pb2.HelloRequest(protocol_version="1.1.0"), timeout=1)
+        assert probe.value.fault_class == "timeout"
+    finally:
+        bot.go.set()
+        client.close()
+        server.stop(0).wait()
+
+
+class Failing(RandomBot):
+    def decide(self, request) -> int:
+        if request.game_id == "bad":
+            raise RuntimeError("the bot's handler failed")
+        return super().decide(request)
+
+
+def test_a_failing_handler_costs_its_own_request_only(serving):
+    client = serving(Failing())
+    with pytest.raises(BotFault) as fault:
+        client.decide(decision_request("bad", 1), timeout=60)
+    assert (fault.value.fault_class, fault.value.detail) == (
+        "error", "RuntimeError: the bot's handler failed")
+    assert client.decide(decision_request("good", 2), timeout=60).decision_id == 2
+
+
+class Twice(_Servicer):
+    """Sends every Decision twice."""
+
+    def Play(self, request_iterator, context):  # noqa: N802
+        for reply in super().Play(request_iterator, context):
+            yield reply
+            if reply.HasField("decide"):
+                yield reply
+
+
+def test_a_second_reply_is_held_against_the_next_request_when_none_is_in_flight(tmp_path):
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=4))
+    bot_pb2_grpc.add_BotServicer_to_server(Twice(RandomBot()), server)
+    address = f"unix:{tmp_path / 'twice.sock'}"
+    server.add_insecure_port(address)
+    server.start()
+    client = StreamClient(GrpcClient(address))
+    try:
+        assert client.decide(decision_request("g", 1), timeout=60).decision_id == 1
+        # The second reply to request 1 comes before or after request 2 is sent: either way
+        # it is request 2's fault, and the stream goes on.
+        with pytest.raises(BotFault) as fault:
+            client.decide(decision_request("g", 2), timeout=60)
+        assert fault.value.fault_class == "illegal"
+        assert "a second reply to request_id 1" in fault.value.detail
+    finally:
+        client.close()
+        server.stop(0).wait()
+
+
+def stream_config(mode: str, concurrency: int = 3, bank_ms: int = 5000, extra: str = "") -> str:
+    return config_text(mode, bad_args="--stream", concurrency=concurrency, bank_ms=bank_ms,
+                       extra=extra)
+
+
+@pytest.mark.parametrize("mode, fault_class, detail", [
+    ("hang", "timeout", "DEADLINE_EXCEEDED"),
+    ("out-of-range", "illegal", "out of range"),
+    ("stale", "illegal", "stale decision_id"),
+    ("raise", "error", "RuntimeError: the bot's handler failed"),
+    ("oversize", "illegal", "RESOURCE_EXHAUSTED"),
+    ("garbage", "illegal", "is no BotMessage"),
+    ("wrong-id", "illegal", "which was never sent"),
+    ("duplicate", "illegal", "a second reply to request_id"),
+    ("wrong-case", "illegal", "the reply to decide is start_game"),
+])
+def test_a_stream_bots_faults_strike_out_and_forfeit(tmp_path, started, mode, fault_class,
+                                                     detail):
+    bank = 300 if mode == "hang" else 5000
+    summary, store, games, faults = run(tmp_path, stream_config(mode, bank_ms=bank))
+    assert summary.played == len(games) == 3
+    assert {f["class"] for f in faults if f["bot"] == "bad"} == {fault_class}
+    assert detail in faults[0]["detail"]
+    per_game = [[f["policy"] for f in faults
+                 if f["game_index"] == g.game_index and f["policy"] != "ignored"]
+                for g in games]
+    assert all(policies == ["substitute", "substitute", "forfeit"] for policies in per_game)
+    assert {f["bot"] for f in faults} == {"bad"}
+    assert all(game.status == "forfeit" for game in games)
+    assert bad_ranks(games) == [3, 3, 3]
+    assert "opened a Play stream" in (tmp_path / "logs" / "faults" / "bad.log").read_text()
+    assert_no_process_left(started)
+
+
+@pytest.mark.parametrize("mode, ended, runs", [
+    ("exit", "its process ended: exited with status 3 (the Play stream broke: ", 2),
+    ("end-stream", "the bot ended its Play stream", 1),
+])
+def test_a_stream_that_breaks_or_ends_is_a_crash_of_its_game_only(tmp_path, started, mode,
+                                                                   ended, runs):
+    """``exit``: the process dies mid-stream and is restarted for the next game;
+    ``end-stream``: the process lives on, and the next game opens a new stream."""
+    text = stream_config(mode, concurrency=1, extra="renew_bots: false")
+    summary, store, games, faults = run(tmp_path, text)
+    assert [f["class"] for f in faults] == ["crash"] and faults[0]["policy"] == "forfeit"
+    assert faults[0]["detail"].startswith(ended), faults[0]["detail"]
+    assert [g.status for g in games] == ["forfeit", "finished", "finished"]
+    assert bad_ranks(games)[0] == 3
+    assert len(started) == 2 + runs
+    log = (tmp_path / "logs" / "faults" / "bad.log").read_text()
+    assert log.count("opened a Play stream") == 2
+    assert_no_process_left(started)
+
+
+def test_a_unary_only_bot_plays_beside_stream_bots(tmp_path, started):
+    """The fault bot without --stream is unary-only (as a 1.0 bot is): it plays, clean."""
+    summary, store, games, faults = run(tmp_path, config_text("slow"))
+    assert faults == [] and all(game.status == "finished" for game in games)
+    logs = tmp_path / "logs" / "faults"
+    assert "opened a Play stream" not in (logs / "bad.log").read_text()
+    assert "opened a Play stream" in (logs / "good-1.log").read_text()
+    assert_no_process_left(started)
