@@ -590,7 +590,10 @@ class BotProcess:
 
     def log_tail(self, lines: int = 5) -> str:
         """The last lines of the bot's log, for error messages: one inert line (the log
-        is the bot's own output)."""
+        is the bot's own output). For a run that has ended, once its last words are
+        copied (a second at most)."""
+        if self.pump is not None and not self.alive():
+            self.pump.join(1.0)
         try:
             text = self.log_path.read_text(errors="replace")
         except OSError:
