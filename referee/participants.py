@@ -155,13 +155,19 @@ class Participant:
 
     def _wait_ready(self, client: GrpcClient) -> None:
         """Wait for the bot to accept connections on its address (its socket or port),
-        within startup_ms."""
+        within startup_ms.
+
+        A wait given up is cancelled but its channel is not closed: grpc's own thread
+        polling the channel's state may be between two looks at it, and a channel closed
+        under it prints that thread's traceback (grpc/grpc#18995) on the referee's
+        terminal. Cancelled, the thread ends at its next look, and the channel, used by
+        nothing else, is freed with it.
+        """
         deadline = time.monotonic() + self.startup_s
         ready = grpc.channel_ready_future(client.channel)
         while time.monotonic() < deadline:
             if self.process is not None and not self.process.alive():
                 ready.cancel()
-                client.close()
                 raise BotStartError(self._failure(
                     f"{self.process.exit_description()} before answering{self._hidden_hint()}"))
             try:
@@ -170,7 +176,6 @@ class Participant:
             except grpc.FutureTimeoutError:
                 continue
         ready.cancel()
-        client.close()
         raise BotStartError(self._failure(
             f"did not answer on {client.address} within startup_ms={int(self.startup_s * 1000)}"))
 
