@@ -16,11 +16,13 @@ int in a ``bool`` field and UTF-8 ``bytes`` in a ``string`` field.
 
 Events are converted once per game, not once per seat that sees them, and go
 into each request as encoded bytes: pass the same list as ``event_cache`` for
-every request of a game. An event's details and a game's final state go out
-twice: as the ``Struct`` protocol 1.0 had, and typed, in the game's own event
-and final-state messages (``tests/test_typed_payloads.py`` checks that the two
-hold the same on random games of every game). Legal actions are encoded once per distinct action
+every request of a game. Legal actions are encoded once per distinct action
 (same game, code, label and an equal payload) and reused.
+
+An event's details and a game's final state go out twice: as the ``Struct`` that
+bots have always read, and typed, in the game's own event and final-state
+messages (``tests/test_typed_payloads.py`` checks that the two hold the same on
+random games of every game).
 """
 
 from __future__ import annotations
