@@ -10,6 +10,7 @@ written whole, so two processes' lines never mix. The referee's own lines (heade
 from __future__ import annotations
 
 import re
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -124,9 +125,14 @@ concurrency: 2
 bots:
   - name: random
     command: python -m bots.random_bot --address {address}
+    debug: true
   - name: greedy
     command: python -m bots.flea_greedy --address {address}
 """
+
+
+def grep(*args: str) -> list[str]:
+    return subprocess.run(["grep", *args], capture_output=True, text=True).stdout.splitlines()
 
 
 def test_a_renewed_bot_s_log_tells_its_processes_apart(tmp_path):
@@ -137,3 +143,9 @@ def test_a_renewed_bot_s_log_tells_its_processes_apart(tmp_path):
         assert headers(log) == [1, 2]
         said = [run for run, line in tagged_lines(log.read_text()) if "listening on" in line]
         assert sorted(said) == [1, 2], log.read_text()
+    # The greps docs/protocol.md gives: one process's output, one game's wire traffic.
+    log = str(tmp_path / "logs" / "renewed" / "random.log")
+    assert grep("-F", "[run 2] ", log) == [f"[run 2] {line}" for run, line
+                                          in tagged_lines(Path(log).read_text()) if run == 2]
+    calls = [line.split(" ", 5)[4] for line in grep("^wire [^ ]* renewed/1 ", log)]
+    assert calls[0] == "StartGame" and calls[-1] == "EndGame" and "Decide" in calls, calls
