@@ -13,6 +13,7 @@ message whose one field holds each inner list.
 from __future__ import annotations
 
 import random
+from pathlib import Path
 from typing import Any
 
 from google.protobuf import json_format
@@ -27,6 +28,7 @@ from referee.games import GAMES
 from referee.match import FaultPolicy, Match
 from referee.settings import DEFAULT_FAULTS, TimeConfig
 
+ROOT = Path(__file__).resolve().parent.parent
 SETUPS = [(name, variant, players) for name, game in GAMES.items()
           for variant in game.variants
           for players in range(game.min_players, game.max_players + 1)]
@@ -143,3 +145,12 @@ def test_a_match_sends_the_typed_payloads_with_the_structs():
             for event in bot.events:
                 assert_event_typed(name, event, f"{name} seat {seat} event {event.sequence}")
             assert_final_state_typed(name, bot.ends[0], f"{name} seat {seat}")
+
+
+def test_every_game_has_typed_events_and_final_state_and_the_docs_name_them():
+    docs = (ROOT / "docs" / "protocol.md").read_text()
+    for holder in (bot_pb2.EventPayload, bot_pb2.FinalState):
+        fields = holder.DESCRIPTOR.fields
+        assert {field.name for field in fields} == {wire.oneof_field(name) for name in GAMES}
+        for field in fields:
+            assert f"`{field.message_type.name}`" in docs, field.message_type.name
