@@ -198,14 +198,16 @@ class Match:
                                  "substitute", now()))
 
     def _end_game(self, scores: list[int], ranks: list[int], status: str) -> None:
-        final_state = wire.struct(self.state.final_state())
+        final = self.state.final_state()
+        final_state = wire.struct(final)
+        typed_final_state = wire.final_state_message(self.state.game_name, final)
         for index, seat in enumerate(self.seats):
             if seat.client is None or seat.gone:
                 continue
             request = bot_pb2.EndGameRequest(
                 game_id=self.game_id, scores=scores, ranks=ranks,
                 reason=self.state.end_reason, final_state=final_state,
-                seat=index, status=status)
+                typed_final_state=typed_final_state, seat=index, status=status)
             try:
                 seat.client.end_game(request, timeout=seat.time.call_ms / 1000)
             except BotFault as fault:

@@ -38,6 +38,8 @@ REFEREE_NAME = "circus-referee 0.1.0"
 #: How long a bot whose call failed as a crash is given to end before the next game
 #: decides whether to restart it (:meth:`Participant.settle`).
 CRASH_SETTLE_S = 2.0
+#: What a program's last words say when a file it runs or opens is not there.
+MISSING_FILE = ("No such file or directory", ": not found")
 
 
 class BotStartError(Exception):
@@ -202,7 +204,8 @@ class Participant:
                 f"of {self.max_restarts} restarts")
 
     def _wait_ready(self, client: GrpcClient) -> None:
-        """Wait for the bot's port to accept connections, within startup_ms.
+        """Wait for the bot to accept connections on its address (its socket or port),
+        within startup_ms.
 
         A wait given up is cancelled but its channel is not closed: grpc's own thread
         polling the channel's state may be between two looks at it, and a channel closed
@@ -216,7 +219,7 @@ class Participant:
             if self.process is not None and not self.process.alive():
                 ready.cancel()
                 raise BotStartError(self._failure(
-                    f"{self.process.exit_description()} before answering"))
+                    f"{self.process.exit_description()} before answering{self._hidden_hint()}"))
             try:
                 ready.result(timeout=0.05)
                 return
@@ -252,6 +255,17 @@ class Participant:
             self.stop()
             raise BotStartError(self._failure(
                 f"does not play {game} (variant {variant}); it claims {claimed}"))
+
+    def _hidden_hint(self) -> str:
+        """For a sandboxed bot that ended saying a file is missing: the file may well
+        exist, outside what its sandbox shows (issue 35: a binary beside its data in /tmp)."""
+        assert self.process is not None
+        if not (self.process.isolation.sandbox
+                and any(words in self.process.log_tail() for words in MISSING_FILE)):
+            return ""
+        return ("; if the file it names exists, the sandbox hides it: a bot sees the system's "
+                "folders, the files its command names, its dir: and its mounts: only "
+                "(docs/protocol.md, Notes per language)")
 
     def _failure(self, reason: str) -> str:
         """The start error's one line; the reason and the log's tail hold the bot's own

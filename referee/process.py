@@ -8,8 +8,9 @@ has found that socket without following any link (:class:`SocketLink`). With
 ``sandbox: false`` it runs as before: a loopback port in place of ``{port}``
 (and ``{address}``) and in ``CIRCUS_BOT_PORT``.
 Either way it runs in its own process group, with stdin closed, its output
-copied to its own log file up to a cap (past it drained at the bot's cost, not
-read by the referee), resource limits set by ``prlimit``,
+copied to its own log file up to a cap, each line tagged with the run it came
+from (past the cap drained at the bot's cost, not read by the referee),
+resource limits set by ``prlimit``,
 and a parent-death signal so that it cannot outlive the referee. A bot on the
 stdio transport (``stdio``) has no socket: the referee holds its stdin and
 stdout (:mod:`referee.stdio`), and its log gets its stderr.
@@ -19,8 +20,10 @@ from __future__ import annotations
 
 import atexit
 import collections
+import mmap
 import os
 import queue
+import re
 import shlex
 import shutil
 import signal
@@ -185,27 +188,100 @@ def runtime_root() -> Path:
         return _runtime[0]
 
 
+#: A line of a bot's output longer than this is cut here: the rest starts a new line.
+LONGEST_LINE = 65536
+#: A run's header in its bot's log: ``=== run N of NAME: COMMAND (WHERE, TIME)``.
+RUN_HEADER = re.compile(rb"=== run (\d+) of ")
+
+#: Held while a run's number is read from its log and its header written: two
+#: processes of one bot (a renewal, a restart) starting at once get two numbers.
+_run_headers_lock = threading.Lock()
+
+
+def last_run_in(log_path: Path) -> int:
+    """The number of the last run a log has a header of, 0 for none (or no log).
+
+    The log is the count: renewals and restarts start processes of one bot, each a
+    :class:`BotProcess` of its own, and a resumed tournament appends to the same log,
+    so no two runs in a log share a number. Searched from the end, where the last
+    header is near. Only the referee writes a line that starts with ``===``: every
+    line of a bot's own output starts with its run's tag.
+    """
+    try:
+        with open(log_path, "rb") as log:
+            if os.fstat(log.fileno()).st_size == 0:
+                return 0
+            with mmap.mmap(log.fileno(), 0, access=mmap.ACCESS_READ) as text:
+                header = RUN_HEADER.match(text, text.rfind(b"\n=== run ") + 1)
+                return int(header.group(1)) if header else 0
+    except OSError:
+        return 0
+
+
+class TaggedLines:
+    """A bot's output cut into whole lines, each starting with its run's tag.
+
+    A renewed bot's next process starts while the last still plays, and both write
+    into one log: each writes whole lines only, one write each, so no line of one
+    is cut by the other's, and the tag (``[run N] ``) says which process wrote it.
+    """
+
+    def __init__(self, tag: bytes) -> None:
+        self.tag = tag
+        self.partial = b""
+
+    def lines(self, chunk: bytes) -> bytes:
+        """The lines ``chunk`` completes, tagged; the rest waits for the next chunk."""
+        data = self.partial + chunk
+        end = data.rfind(b"\n") + 1
+        if len(data) - end >= LONGEST_LINE:
+            data += b"\n"
+            end = len(data)
+        self.partial = data[end:]
+        return self._tagged(data[:end])
+
+    def rest(self) -> bytes:
+        """The output's last line if it did not end with a newline, tagged and ended."""
+        rest, self.partial = self.partial, b""
+        return self._tagged(rest + b"\n") if rest else b""
+
+    def _tagged(self, lines: bytes) -> bytes:
+        if not lines:
+            return b""
+        return self.tag + lines[:-1].replace(b"\n", b"\n" + self.tag) + b"\n"
+
+
 def copy_log(source: IO[bytes], log: IO[bytes], cap: int, name: str,
-             drain: Callable[[IO[bytes]], None]) -> None:
-    """Copy a bot's output into its log until the log holds ``cap`` bytes, then hand the
-    pipe to ``drain`` and read no more.
+             drain: Callable[[IO[bytes]], None], tag: bytes = b"") -> None:
+    """Copy a bot's output into its log, each line tagged (:class:`TaggedLines`), until
+    the log holds ``cap`` bytes, then hand the pipe to ``drain`` and read no more.
 
     Past the cap one marker line says the log was truncated; the rest of the
     output is the drain's to read and discard (:meth:`BotProcess._drain`), so a
     flood costs the referee no CPU, and the bot is never blocked on a full pipe nor
     sees a write fail.
     """
+    lines = TaggedLines(tag)
     with source, log:
         room = cap - log.tell()
         while room > 0 and (chunk := source.read1(min(65536, room))):
-            log.write(chunk)
-            log.flush()
-            room -= len(chunk)
-        if room <= 0 and source.read1(65536):
+            room -= _append(log, lines.lines(chunk), room)
+        if room > 0:
+            _append(log, lines.rest(), room)
+        elif source.read1(65536):
             log.write(f"\n=== log truncated at {cap} bytes: further output of {name} "
                       "is discarded ===\n".encode())
             log.flush()
             drain(source)
+
+
+def _append(log: IO[bytes], data: bytes, room: int) -> int:
+    """Write what of ``data`` fits in ``room`` bytes, in one write; the bytes written."""
+    data = data[:room]
+    if data:
+        log.write(data)
+        log.flush()
+    return len(data)
 
 
 #: The installed packages a bot on the Python SDK imports (``bots``, the ``circus`` stubs,
@@ -358,7 +434,7 @@ class BotProcess:
         self.process: subprocess.Popen[bytes] | None = None
         self.port = 0
         self.started_command = command
-        self.runs = 0
+        self.run = 0  # this run's number in the log (:func:`last_run_in`)
         self.socket_dir: Path | None = None
         self.cgroup: Cgroup | None = None
         self.pump: threading.Thread | None = None
@@ -388,14 +464,15 @@ class BotProcess:
             if self.pipes is not None:
                 self.pipes.close()
             raise
-        self.runs += 1
         log = open(self.log_path, "ab")
         where = ("stdio" if self.stdio else f"socket {self.socket_dir / 'bot.sock'}"
                  if self.socket_dir else f"port {self.port}")
-        log.write(printable(f"=== run {self.runs} of {self.name}: {self.started_command} "
-                            f"({where}, {time.strftime('%Y-%m-%d %H:%M:%S')})").encode()
-                  + b"\n")
-        log.flush()
+        with _run_headers_lock:
+            self.run = last_run_in(self.log_path) + 1
+            log.write(printable(f"=== run {self.run} of {self.name}: {self.started_command} "
+                                f"({where}, {time.strftime('%Y-%m-%d %H:%M:%S')})").encode()
+                      + b"\n")
+            log.flush()
         stdin, stdout, stderr, fds = self._streams()
         try:
             self.process = spawn(argv, stdin=stdin, stdout=stdout, stderr=stderr,
@@ -424,7 +501,8 @@ class BotProcess:
         output = self.process.stderr if self.stdio else self.process.stdout
         self.pump = threading.Thread(target=copy_log, name=f"log-{self.name}", daemon=True,
                                      args=(output, log, self.isolation.log_bytes,
-                                           self.name, partial(self._drain, self.cgroup)))
+                                           self.name, partial(self._drain, self.cgroup),
+                                           f"[run {self.run}] ".encode()))
         self.pump.start()
         return address
 
@@ -600,7 +678,10 @@ class BotProcess:
 
     def log_tail(self, lines: int = 5) -> str:
         """The last lines of the bot's log, for error messages: one inert line (the log
-        is the bot's own output)."""
+        is the bot's own output). For a run that has ended, once its last words are
+        copied (a second at most)."""
+        if self.pump is not None and not self.alive():
+            self.pump.join(1.0)
         try:
             text = self.log_path.read_text(errors="replace")
         except OSError:

@@ -18,6 +18,11 @@ Events are converted once per game, not once per seat that sees them, and go
 into each request as encoded bytes: pass the same list as ``event_cache`` for
 every request of a game. Legal actions are encoded once per distinct action
 (same game, code, label and an equal payload) and reused.
+
+An event's details and a game's final state go out twice: as the ``Struct`` that
+bots have always read, and typed, in the game's own event and final-state
+messages (``tests/test_typed_payloads.py`` checks that the two hold the same on
+random games of every game).
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from google.protobuf import json_format
+from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.struct_pb2 import Struct
 
 from circus.v1 import bot_pb2
@@ -74,9 +80,22 @@ def struct(data: dict[str, Any]) -> Struct:
     return message
 
 
-def event_message(sequence: int, event: Event) -> bot_pb2.Event:
+def _typed(message_class: Any, field: str, data: dict[str, Any]) -> Any:
+    """A ``oneof game`` message holding ``data`` in the game's ``field``: built by the
+    constructor, or by ParseDict where the constructor refuses ``data``."""
+    try:
+        return message_class(**{field: data})
+    except _REFUSED:
+        message = message_class()
+        json_format.ParseDict(data, getattr(message, field))
+        return message
+
+
+def event_message(game: str, sequence: int, event: Event) -> bot_pb2.Event:
+    """An event of ``game``, its details both as ``data`` and typed in ``payload``."""
     message = bot_pb2.Event(sequence=sequence, kind=event.kind, seat=event.seat,
-                            text=event.text)
+                            text=event.text,
+                            payload=_typed(bot_pb2.EventPayload, oneof_field(game), event.data))
     message.data.SetInParent()  # present even when empty, as with data=struct(...)
     message.data.update(event.data)  # in place: no Struct to copy
     return message
@@ -84,9 +103,28 @@ def event_message(sequence: int, event: Event) -> bot_pb2.Event:
 
 def events_for(state: State, seat: int, start: int) -> list[bot_pb2.Event]:
     """The events from index ``start`` on that ``seat`` may see."""
-    return [event_message(index, event)
+    return [event_message(state.game_name, index, event)
             for index, event in enumerate(state.events[start:], start)
             if event.visible_for(seat)]
+
+
+def final_state_message(game: str, final_state: dict[str, Any]) -> bot_pb2.FinalState:
+    """A game's ``final_state()`` as its typed final-state message."""
+    field = oneof_field(game)
+    fields = bot_pb2.FinalState.DESCRIPTOR.fields_by_name[field].message_type.fields_by_name
+    return _typed(bot_pb2.FinalState, field,
+                  {key: _nested(fields[key], value) if key in fields else value
+                   for key, value in final_state.items()})
+
+
+def _nested(field: FieldDescriptor, value: Any) -> Any:
+    """``value`` as the message ``field`` takes it: in a list, each list (a seat's cards,
+    a seat's trios) becomes the message of the field's type, whose one field holds it."""
+    if field.message_type is None or not isinstance(value, list):
+        return value
+    inner = field.message_type.fields[0]
+    return [{inner.name: _nested(inner, item)} if isinstance(item, list) else item
+            for item in value]
 
 
 def _varint(value: int) -> bytes:
@@ -113,7 +151,7 @@ def _event_entries(state: State, seat: int, start: int, event_cache: list[bytes]
     """
     events = state.events
     for index in range(len(event_cache), len(events)):
-        data = event_message(index, events[index]).SerializeToString()
+        data = event_message(state.game_name, index, events[index]).SerializeToString()
         event_cache.append(_EVENTS_KEY + _varint(len(data)) + data)
     return b"".join([event_cache[index] for index in range(start, len(events))
                      if events[index].visible_for(seat)])

@@ -5,8 +5,11 @@ from __future__ import annotations
 import re
 
 import pytest
+from click.testing import CliRunner
 from conftest import run_tournament, write_config
 
+from circus_referee.main import main
+from referee import sandbox
 from referee.process import BotProcess
 from referee.sandbox import Isolation
 from tournaments.config import ConfigError, load_config
@@ -67,3 +70,22 @@ def test_the_log_header_shows_the_real_address(tmp_path, sandboxed, shown):
     header = (tmp_path / "header.log").read_text().splitlines()[0]
     assert re.search(f"=== run 1 of header: python -m bots.random_bot {shown}", header), header
     assert "{" not in header, header
+
+
+@pytest.mark.skipif(sandbox.unavailable_reason() is not None, reason="no sandbox here")
+@pytest.mark.parametrize("sandboxed", [True, False])
+def test_a_file_the_sandbox_hides_is_named_as_the_likely_cause(tmp_path, sandboxed):
+    """Issue 35: a bot that runs a file beside it, outside its dir:, fails with "not found"
+    although the file exists; the start error says the sandbox may hide it."""
+    (tmp_path / "helper").write_text("#!/bin/sh\necho helper ran; exit 3\n")
+    (tmp_path / "wrap.sh").write_text('#!/bin/sh\nexec "$(dirname "$0")/helper"\n')
+    for name in ("helper", "wrap.sh"):
+        (tmp_path / name).chmod(0o755)
+    result = CliRunner().invoke(main, ["check-bot", "--command", f"{tmp_path}/wrap.sh",
+                                       "--games", "1", *([] if sandboxed else ["--no-sandbox"])])
+    assert result.exit_code == 1, result.output
+    hint = "if the file it names exists, the sandbox hides it"
+    if sandboxed:
+        assert "helper: not found" in result.output and hint in result.output, result.output
+    else:  # the control: unsandboxed, the helper runs, and no hint misleads
+        assert "helper ran" in result.output and hint not in result.output, result.output

@@ -8,6 +8,7 @@ no bot process left on a worker afterwards.
 from __future__ import annotations
 
 import io
+import re
 import signal
 import sqlite3
 import sys
@@ -125,8 +126,10 @@ def test_cluster_plays_the_games_of_one_machine(tmp_path, dask_cluster):
     assert not (folder / "greedy.log").exists()
     logs = sorted((folder / "workers").glob("*/greedy.log"))
     assert len(logs) == 2 and all(b"listening" in log.read_bytes() for log in logs)
-    # Each worker started each bot afresh for each of the two seat rotations (issue 22).
-    assert [log.read_bytes().count(b"=== run 1 of greedy") for log in logs] == [2, 2]
+    # Each worker started each bot afresh for each of the two seat rotations (issue 22),
+    # and numbered the two processes in its log (issue 35).
+    assert [re.findall(rb"=== run (\d+) of greedy", log.read_bytes()) for log in logs] \
+        == [[b"1", b"2"]] * 2
     # `circus-referee faults` points at them.
     assert bot_log(folder, "greedy") == str(folder / "workers" / "*" / "greedy.log")
     assert remote.identities("spread")["greedy"][0] == "flea-greedy"

@@ -90,8 +90,8 @@ def test_output_under_the_cap_is_all_kept(tmp_path):
     bot.start()
     assert bot.wait(PATIENCE_S) and bot.exit_status() == 0
     bot.pump.join(PATIENCE_S)
-    text = bot.log_path.read_text()
-    assert text.endswith("y" * 5000 + "END") and "truncated" not in text
+    text = bot.log_path.read_text()   # its last line ended for it, so the next starts a line
+    assert text.endswith("\n[run 1] " + "y" * 5000 + "END\n") and "truncated" not in text
     assert bot.drains == []
     bot.stop()
 

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import grpc
 import pytest
+from bot_logs import bot_lines
 from conftest import run_tournament, write_config
 
 from referee import process, sandbox
@@ -83,7 +84,7 @@ def hostile_config(tmp_path: Path, token: str, port: int, sandboxed: bool = True
 def attack_lines(log: Path) -> dict[str, str]:
     """Each attack's outcome over every run of the bot (one per rotation): a success
     in any run counts."""
-    lines = [line for line in log.read_text().splitlines() if line.startswith("ATTACK ")]
+    lines = [line for line in bot_lines(log.read_text()) if line.startswith("ATTACK ")]
     outcome: dict[str, str] = {}
     for line in lines:
         name = line.split()[1].rstrip(":")
@@ -271,13 +272,13 @@ def test_without_setpriv_a_root_referee_stops_before_the_first_game(tmp_path, mo
 
 
 def sandboxed_output(tmp_path: Path, command: str, **isolation) -> str:
-    """What ``command`` printed in a sandbox of ``isolation`` (its log, less the header)."""
+    """What ``command`` printed in a sandbox of ``isolation`` (its log's untagged lines)."""
     log = tmp_path / f"run-{uuid.uuid4().hex}.log"
     bot = process.BotProcess("probe", command, log, isolation=Isolation(**isolation))
     bot.start()
     assert bot.wait(60)
     bot.stop()
-    return log.read_text().split("\n", 1)[1]
+    return "".join(f"{line}\n" for line in bot_lines(log.read_text()))
 
 
 def test_a_bot_without_dir_sees_only_the_files_its_command_names(tmp_path):

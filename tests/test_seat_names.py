@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from bot_logs import bot_lines
 from conftest import run_tournament, write_config
 
 from tournaments.config import ConfigError, load_config
@@ -40,7 +41,7 @@ def names_config(tmp_path: Path, reveal: str) -> Path:
 
 
 def seen_seats(log: Path) -> list[list[str]]:
-    return [json.loads(line.removeprefix("SEATS ")) for line in log.read_text().splitlines()
+    return [json.loads(line.removeprefix("SEATS ")) for line in bot_lines(log.read_text())
             if line.startswith("SEATS ")]
 
 

@@ -15,7 +15,7 @@ import pytest
 from google.protobuf import json_format
 from google.protobuf.struct_pb2 import Struct
 
-from circus.v1 import bot_pb2
+from circus.v1 import bot_pb2, flea_circus_pb2
 from referee import wire
 from referee.games import GAMES
 
@@ -40,8 +40,11 @@ def reference_request(state, game_id, decision_id, events_from, clock):
         if event.visible_for(seat):
             data = Struct()
             data.update(event.data)
+            payload = bot_pb2.EventPayload()
+            getattr(payload, field).SetInParent()
+            json_format.ParseDict(event.data, getattr(payload, field))
             events.append(bot_pb2.Event(sequence=index, kind=event.kind, seat=event.seat,
-                                        text=event.text, data=data))
+                                        text=event.text, data=data, payload=payload))
     return bot_pb2.DecisionRequest(
         game_id=game_id, decision_id=decision_id, seat=seat, kind=state.decision_kind(),
         prompt=state.prompt(), observation=observation, legal_actions=actions, clock=clock,
@@ -117,10 +120,12 @@ def test_events_with_no_data_and_private_events_convert_as_before():
                                                           frozenset({2}))):
         data = Struct()
         data.update(event.data)
+        payload = bot_pb2.EventPayload(flea_circus=flea_circus_pb2.FleaCircusEvent(**event.data))
         expected = bot_pb2.Event(sequence=4, kind=event.kind, seat=event.seat, text=event.text,
-                                 data=data)
-        assert same(wire.event_message(4, event), expected)
-        assert wire.event_message(4, event).HasField("data")
+                                 data=data, payload=payload)
+        message = wire.event_message("flea-circus", 4, event)
+        assert same(message, expected)
+        assert message.HasField("data") and message.payload.HasField("flea_circus")
 
 
 def test_emitted_events_equal_events_made_the_usual_way():

@@ -97,3 +97,59 @@ class AnimalCircusAction(_message.Message):
     order: _containers.RepeatedCompositeFieldContainer[AnimalCard]
     ring_winner: int
     def __init__(self, type: _Optional[str] = ..., card: _Optional[_Union[AnimalCard, _Mapping]] = ..., target: _Optional[int] = ..., pile: _Optional[int] = ..., order: _Optional[_Iterable[_Union[AnimalCard, _Mapping]]] = ..., ring_winner: _Optional[int] = ...) -> None: ...
+
+class AnimalCards(_message.Message):
+    __slots__ = ("cards",)
+    CARDS_FIELD_NUMBER: _ClassVar[int]
+    cards: _containers.RepeatedCompositeFieldContainer[AnimalCard]
+    def __init__(self, cards: _Optional[_Iterable[_Union[AnimalCard, _Mapping]]] = ...) -> None: ...
+
+class AnimalCircusEvent(_message.Message):
+    __slots__ = ("card", "new_ring", "cards", "target", "pile", "count", "got", "gave", "ability", "put_away", "reason", "scores")
+    CARD_FIELD_NUMBER: _ClassVar[int]
+    NEW_RING_FIELD_NUMBER: _ClassVar[int]
+    CARDS_FIELD_NUMBER: _ClassVar[int]
+    TARGET_FIELD_NUMBER: _ClassVar[int]
+    PILE_FIELD_NUMBER: _ClassVar[int]
+    COUNT_FIELD_NUMBER: _ClassVar[int]
+    GOT_FIELD_NUMBER: _ClassVar[int]
+    GAVE_FIELD_NUMBER: _ClassVar[int]
+    ABILITY_FIELD_NUMBER: _ClassVar[int]
+    PUT_AWAY_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    SCORES_FIELD_NUMBER: _ClassVar[int]
+    card: AnimalCard
+    new_ring: bool
+    cards: _containers.RepeatedCompositeFieldContainer[AnimalCard]
+    target: int
+    pile: int
+    count: int
+    got: AnimalCard
+    gave: AnimalCard
+    ability: int
+    put_away: int
+    reason: str
+    scores: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, card: _Optional[_Union[AnimalCard, _Mapping]] = ..., new_ring: _Optional[bool] = ..., cards: _Optional[_Iterable[_Union[AnimalCard, _Mapping]]] = ..., target: _Optional[int] = ..., pile: _Optional[int] = ..., count: _Optional[int] = ..., got: _Optional[_Union[AnimalCard, _Mapping]] = ..., gave: _Optional[_Union[AnimalCard, _Mapping]] = ..., ability: _Optional[int] = ..., put_away: _Optional[int] = ..., reason: _Optional[str] = ..., scores: _Optional[_Iterable[int]] = ...) -> None: ...
+
+class AnimalCircusFinalState(_message.Message):
+    __slots__ = ("hands", "draw_piles", "put_away", "out_of_game", "ring", "score_piles", "scores", "turns", "end_reason")
+    HANDS_FIELD_NUMBER: _ClassVar[int]
+    DRAW_PILES_FIELD_NUMBER: _ClassVar[int]
+    PUT_AWAY_FIELD_NUMBER: _ClassVar[int]
+    OUT_OF_GAME_FIELD_NUMBER: _ClassVar[int]
+    RING_FIELD_NUMBER: _ClassVar[int]
+    SCORE_PILES_FIELD_NUMBER: _ClassVar[int]
+    SCORES_FIELD_NUMBER: _ClassVar[int]
+    TURNS_FIELD_NUMBER: _ClassVar[int]
+    END_REASON_FIELD_NUMBER: _ClassVar[int]
+    hands: _containers.RepeatedCompositeFieldContainer[AnimalCards]
+    draw_piles: _containers.RepeatedCompositeFieldContainer[AnimalCards]
+    put_away: _containers.RepeatedCompositeFieldContainer[AnimalCards]
+    out_of_game: _containers.RepeatedCompositeFieldContainer[AnimalCard]
+    ring: _containers.RepeatedCompositeFieldContainer[AnimalCard]
+    score_piles: _containers.RepeatedCompositeFieldContainer[AnimalCards]
+    scores: _containers.RepeatedScalarFieldContainer[int]
+    turns: int
+    end_reason: str
+    def __init__(self, hands: _Optional[_Iterable[_Union[AnimalCards, _Mapping]]] = ..., draw_piles: _Optional[_Iterable[_Union[AnimalCards, _Mapping]]] = ..., put_away: _Optional[_Iterable[_Union[AnimalCards, _Mapping]]] = ..., out_of_game: _Optional[_Iterable[_Union[AnimalCard, _Mapping]]] = ..., ring: _Optional[_Iterable[_Union[AnimalCard, _Mapping]]] = ..., score_piles: _Optional[_Iterable[_Union[AnimalCards, _Mapping]]] = ..., scores: _Optional[_Iterable[int]] = ..., turns: _Optional[int] = ..., end_reason: _Optional[str] = ...) -> None: ...

@@ -79,18 +79,30 @@ class Clock(_message.Message):
     def __init__(self, move_ms: _Optional[int] = ..., bank_ms: _Optional[int] = ...) -> None: ...
 
 class Event(_message.Message):
-    __slots__ = ("sequence", "kind", "seat", "text", "data")
+    __slots__ = ("sequence", "kind", "seat", "text", "data", "payload")
     SEQUENCE_FIELD_NUMBER: _ClassVar[int]
     KIND_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
     TEXT_FIELD_NUMBER: _ClassVar[int]
     DATA_FIELD_NUMBER: _ClassVar[int]
+    PAYLOAD_FIELD_NUMBER: _ClassVar[int]
     sequence: int
     kind: str
     seat: int
     text: str
     data: _struct_pb2.Struct
-    def __init__(self, sequence: _Optional[int] = ..., kind: _Optional[str] = ..., seat: _Optional[int] = ..., text: _Optional[str] = ..., data: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ...) -> None: ...
+    payload: EventPayload
+    def __init__(self, sequence: _Optional[int] = ..., kind: _Optional[str] = ..., seat: _Optional[int] = ..., text: _Optional[str] = ..., data: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., payload: _Optional[_Union[EventPayload, _Mapping]] = ...) -> None: ...
+
+class EventPayload(_message.Message):
+    __slots__ = ("flea_circus", "flohcati", "animal_circus")
+    FLEA_CIRCUS_FIELD_NUMBER: _ClassVar[int]
+    FLOHCATI_FIELD_NUMBER: _ClassVar[int]
+    ANIMAL_CIRCUS_FIELD_NUMBER: _ClassVar[int]
+    flea_circus: _flea_circus_pb2.FleaCircusEvent
+    flohcati: _flohcati_pb2.FlohcatiEvent
+    animal_circus: _animal_circus_pb2.AnimalCircusEvent
+    def __init__(self, flea_circus: _Optional[_Union[_flea_circus_pb2.FleaCircusEvent, _Mapping]] = ..., flohcati: _Optional[_Union[_flohcati_pb2.FlohcatiEvent, _Mapping]] = ..., animal_circus: _Optional[_Union[_animal_circus_pb2.AnimalCircusEvent, _Mapping]] = ...) -> None: ...
 
 class ActionPayload(_message.Message):
     __slots__ = ("flea_circus", "flohcati", "animal_circus")
@@ -153,7 +165,7 @@ class Decision(_message.Message):
     def __init__(self, decision_id: _Optional[int] = ..., action_index: _Optional[int] = ...) -> None: ...
 
 class EndGameRequest(_message.Message):
-    __slots__ = ("game_id", "scores", "ranks", "reason", "final_state", "seat", "status")
+    __slots__ = ("game_id", "scores", "ranks", "reason", "final_state", "seat", "status", "typed_final_state")
     GAME_ID_FIELD_NUMBER: _ClassVar[int]
     SCORES_FIELD_NUMBER: _ClassVar[int]
     RANKS_FIELD_NUMBER: _ClassVar[int]
@@ -161,6 +173,7 @@ class EndGameRequest(_message.Message):
     FINAL_STATE_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
     STATUS_FIELD_NUMBER: _ClassVar[int]
+    TYPED_FINAL_STATE_FIELD_NUMBER: _ClassVar[int]
     game_id: str
     scores: _containers.RepeatedScalarFieldContainer[int]
     ranks: _containers.RepeatedScalarFieldContainer[int]
@@ -168,7 +181,18 @@ class EndGameRequest(_message.Message):
     final_state: _struct_pb2.Struct
     seat: int
     status: str
-    def __init__(self, game_id: _Optional[str] = ..., scores: _Optional[_Iterable[int]] = ..., ranks: _Optional[_Iterable[int]] = ..., reason: _Optional[str] = ..., final_state: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., seat: _Optional[int] = ..., status: _Optional[str] = ...) -> None: ...
+    typed_final_state: FinalState
+    def __init__(self, game_id: _Optional[str] = ..., scores: _Optional[_Iterable[int]] = ..., ranks: _Optional[_Iterable[int]] = ..., reason: _Optional[str] = ..., final_state: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., seat: _Optional[int] = ..., status: _Optional[str] = ..., typed_final_state: _Optional[_Union[FinalState, _Mapping]] = ...) -> None: ...
+
+class FinalState(_message.Message):
+    __slots__ = ("flea_circus", "flohcati", "animal_circus")
+    FLEA_CIRCUS_FIELD_NUMBER: _ClassVar[int]
+    FLOHCATI_FIELD_NUMBER: _ClassVar[int]
+    ANIMAL_CIRCUS_FIELD_NUMBER: _ClassVar[int]
+    flea_circus: _flea_circus_pb2.FleaCircusFinalState
+    flohcati: _flohcati_pb2.FlohcatiFinalState
+    animal_circus: _animal_circus_pb2.AnimalCircusFinalState
+    def __init__(self, flea_circus: _Optional[_Union[_flea_circus_pb2.FleaCircusFinalState, _Mapping]] = ..., flohcati: _Optional[_Union[_flohcati_pb2.FlohcatiFinalState, _Mapping]] = ..., animal_circus: _Optional[_Union[_animal_circus_pb2.AnimalCircusFinalState, _Mapping]] = ...) -> None: ...
 
 class EndGameResponse(_message.Message):
     __slots__ = ()

@@ -57,3 +57,41 @@ class FleaCircusAction(_message.Message):
     count: int
     target: int
     def __init__(self, type: _Optional[str] = ..., card: _Optional[_Union[FleaCard, _Mapping]] = ..., count: _Optional[int] = ..., target: _Optional[int] = ...) -> None: ...
+
+class FleaCardCodes(_message.Message):
+    __slots__ = ("cards",)
+    CARDS_FIELD_NUMBER: _ClassVar[int]
+    cards: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, cards: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class FleaCircusEvent(_message.Message):
+    __slots__ = ("card", "count", "source", "victim", "amount", "cards")
+    CARD_FIELD_NUMBER: _ClassVar[int]
+    COUNT_FIELD_NUMBER: _ClassVar[int]
+    SOURCE_FIELD_NUMBER: _ClassVar[int]
+    VICTIM_FIELD_NUMBER: _ClassVar[int]
+    AMOUNT_FIELD_NUMBER: _ClassVar[int]
+    CARDS_FIELD_NUMBER: _ClassVar[int]
+    card: str
+    count: int
+    source: str
+    victim: int
+    amount: int
+    cards: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, card: _Optional[str] = ..., count: _Optional[int] = ..., source: _Optional[str] = ..., victim: _Optional[int] = ..., amount: _Optional[int] = ..., cards: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class FleaCircusFinalState(_message.Message):
+    __slots__ = ("hands", "piles", "loot", "earth", "deck", "turns")
+    HANDS_FIELD_NUMBER: _ClassVar[int]
+    PILES_FIELD_NUMBER: _ClassVar[int]
+    LOOT_FIELD_NUMBER: _ClassVar[int]
+    EARTH_FIELD_NUMBER: _ClassVar[int]
+    DECK_FIELD_NUMBER: _ClassVar[int]
+    TURNS_FIELD_NUMBER: _ClassVar[int]
+    hands: _containers.RepeatedCompositeFieldContainer[FleaCardCodes]
+    piles: _containers.RepeatedCompositeFieldContainer[FleaCardCodes]
+    loot: _containers.RepeatedScalarFieldContainer[int]
+    earth: int
+    deck: _containers.RepeatedScalarFieldContainer[str]
+    turns: int
+    def __init__(self, hands: _Optional[_Iterable[_Union[FleaCardCodes, _Mapping]]] = ..., piles: _Optional[_Iterable[_Union[FleaCardCodes, _Mapping]]] = ..., loot: _Optional[_Iterable[int]] = ..., earth: _Optional[int] = ..., deck: _Optional[_Iterable[str]] = ..., turns: _Optional[int] = ...) -> None: ...

@@ -113,3 +113,67 @@ class FlohcatiAction(_message.Message):
     direction: str
     call: bool
     def __init__(self, type: _Optional[str] = ..., index: _Optional[int] = ..., card: _Optional[_Union[FlohcatiCard, _Mapping]] = ..., target: _Optional[int] = ..., cards: _Optional[_Iterable[_Union[FlohcatiCard, _Mapping]]] = ..., value: _Optional[int] = ..., colour: _Optional[str] = ..., direction: _Optional[str] = ..., call: _Optional[bool] = ...) -> None: ...
+
+class FlohcatiCardCodes(_message.Message):
+    __slots__ = ("cards",)
+    CARDS_FIELD_NUMBER: _ClassVar[int]
+    cards: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, cards: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class FlohcatiSeatTrioCodes(_message.Message):
+    __slots__ = ("trios",)
+    TRIOS_FIELD_NUMBER: _ClassVar[int]
+    trios: _containers.RepeatedCompositeFieldContainer[FlohcatiCardCodes]
+    def __init__(self, trios: _Optional[_Iterable[_Union[FlohcatiCardCodes, _Mapping]]] = ...) -> None: ...
+
+class FlohcatiEvent(_message.Message):
+    __slots__ = ("card", "index", "deck_size", "target", "source", "receiver", "colour", "direction", "cards", "value", "hand", "reason")
+    CARD_FIELD_NUMBER: _ClassVar[int]
+    INDEX_FIELD_NUMBER: _ClassVar[int]
+    DECK_SIZE_FIELD_NUMBER: _ClassVar[int]
+    TARGET_FIELD_NUMBER: _ClassVar[int]
+    SOURCE_FIELD_NUMBER: _ClassVar[int]
+    RECEIVER_FIELD_NUMBER: _ClassVar[int]
+    COLOUR_FIELD_NUMBER: _ClassVar[int]
+    DIRECTION_FIELD_NUMBER: _ClassVar[int]
+    CARDS_FIELD_NUMBER: _ClassVar[int]
+    VALUE_FIELD_NUMBER: _ClassVar[int]
+    HAND_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    card: str
+    index: int
+    deck_size: int
+    target: int
+    source: int
+    receiver: int
+    colour: str
+    direction: str
+    cards: _containers.RepeatedScalarFieldContainer[str]
+    value: int
+    hand: _containers.RepeatedScalarFieldContainer[str]
+    reason: str
+    def __init__(self, card: _Optional[str] = ..., index: _Optional[int] = ..., deck_size: _Optional[int] = ..., target: _Optional[int] = ..., source: _Optional[int] = ..., receiver: _Optional[int] = ..., colour: _Optional[str] = ..., direction: _Optional[str] = ..., cards: _Optional[_Iterable[str]] = ..., value: _Optional[int] = ..., hand: _Optional[_Iterable[str]] = ..., reason: _Optional[str] = ...) -> None: ...
+
+class FlohcatiFinalState(_message.Message):
+    __slots__ = ("hands", "trios", "display", "discard", "deck", "matching_card", "gala_caller", "turns", "scores", "end_reason")
+    HANDS_FIELD_NUMBER: _ClassVar[int]
+    TRIOS_FIELD_NUMBER: _ClassVar[int]
+    DISPLAY_FIELD_NUMBER: _ClassVar[int]
+    DISCARD_FIELD_NUMBER: _ClassVar[int]
+    DECK_FIELD_NUMBER: _ClassVar[int]
+    MATCHING_CARD_FIELD_NUMBER: _ClassVar[int]
+    GALA_CALLER_FIELD_NUMBER: _ClassVar[int]
+    TURNS_FIELD_NUMBER: _ClassVar[int]
+    SCORES_FIELD_NUMBER: _ClassVar[int]
+    END_REASON_FIELD_NUMBER: _ClassVar[int]
+    hands: _containers.RepeatedCompositeFieldContainer[FlohcatiCardCodes]
+    trios: _containers.RepeatedCompositeFieldContainer[FlohcatiSeatTrioCodes]
+    display: _containers.RepeatedScalarFieldContainer[str]
+    discard: _containers.RepeatedScalarFieldContainer[str]
+    deck: _containers.RepeatedScalarFieldContainer[str]
+    matching_card: str
+    gala_caller: int
+    turns: int
+    scores: _containers.RepeatedScalarFieldContainer[int]
+    end_reason: str
+    def __init__(self, hands: _Optional[_Iterable[_Union[FlohcatiCardCodes, _Mapping]]] = ..., trios: _Optional[_Iterable[_Union[FlohcatiSeatTrioCodes, _Mapping]]] = ..., display: _Optional[_Iterable[str]] = ..., discard: _Optional[_Iterable[str]] = ..., deck: _Optional[_Iterable[str]] = ..., matching_card: _Optional[str] = ..., gala_caller: _Optional[int] = ..., turns: _Optional[int] = ..., scores: _Optional[_Iterable[int]] = ..., end_reason: _Optional[str] = ...) -> None: ...
