@@ -120,7 +120,9 @@ def simulated_repeats(players: int, bots: int, rounds: int, seed: int,
                            "bots": [{"name": f"b{n:02d}", "python": "bots.mixed:Mixed50"}
                                     for n in range(bots)]})
     strength = {bot.name: rng.gauss(0.0, 1.0) for bot in config.bots}
-    rater, byes, met, repeats = Rater(), Counter(), Counter(), []
+    byes: Counter[str] = Counter()
+    met: Counter[tuple[str, str]] = Counter()
+    rater, repeats = Rater(), []
     for number in range(rounds):
         conservative = {bot: r.mu - 3 * r.sigma for bot, r in rater.ratings.items()}
         tables, resting = pair(config, "", conservative, byes, met, number)

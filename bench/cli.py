@@ -137,21 +137,24 @@ def run(names: tuple[str, ...] = BENCHMARKS, params: dict[str, dict] | None = No
                 if name == "engines":
                     section = engines.run(**params["engines"], progress=say)
                 elif name == "wire":
+                    assert farm is not None
+                    bot_pgid, echo_pgid = farm.process_groups()
                     section = wire.run(farm.addresses[0], farm.echo_address,
                                        **params["wire"], progress=say,
-                                       bot_pgid=farm.processes[0].process.pid,
-                                       echo_pgid=farm.echo.pid)
+                                       bot_pgid=bot_pgid, echo_pgid=echo_pgid)
                 elif name == "stream":
+                    assert farm is not None
+                    bot_pgid, echo_pgid = farm.process_groups()
                     section = wire.run_stream(farm.addresses[0], farm.echo_address,
                                               **params["stream"], progress=say,
-                                              bot_pgid=farm.processes[0].process.pid,
-                                              echo_pgid=farm.echo.pid)
+                                              bot_pgid=bot_pgid, echo_pgid=echo_pgid)
                 elif name == "transport":
                     section = transport.run(**params["transport"], progress=say)
                 elif name == "stdio":
                     section = stdio.run(farm.addresses[0], farm.echo_address,
                                         **params["stdio"], progress=say)
                 elif name == "scaling":
+                    assert farm is not None
                     section = scaling.run(farm.addresses, **params["scaling"], progress=say)
                 elif name == "tournament":
                     section = tournament.run(**params["tournament"], progress=say)
@@ -162,6 +165,7 @@ def run(names: tuple[str, ...] = BENCHMARKS, params: dict[str, dict] | None = No
                 elif name == "startup":
                     section = startup.run(**params["startup"], progress=say)
                 elif name == "command":
+                    assert farm is not None
                     section = command.run(farm.addresses[0], farm.echo_address,
                                           **params["command"], progress=say)
                 elif name == "swiss":

@@ -27,7 +27,7 @@ import random
 import statistics
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import yaml
 
@@ -48,7 +48,8 @@ from referee.games.determinize import sampler_for
 from referee.seeds import derive_seed
 from tournaments.schedule import cyclic_order, rotations
 
-SEARCHES = {"ismcts": ismcts, "pimc": pimc}
+SEARCHES: dict[str, Callable[..., tuple[int, dict[str, Any]]]] = {"ismcts": ismcts,
+                                                                  "pimc": pimc}
 
 
 def search_player(known: argparse.Namespace, search: str, game: str):
@@ -155,8 +156,8 @@ def main(argv: list[str] | None = None) -> None:
     with args.out.open("a") as out:
         for deal in range(args.first_deal, args.first_deal + args.deals):
             seed = derive_seed(args.seed, args.game, args.variant, deal)
-            for seating in rotations(cyclic_order(tuple(lineup), deal)):
-                seating = list(seating)
+            for rotation in rotations(cyclic_order(tuple(lineup), deal)):
+                seating = list(rotation)
                 row = {"deal": deal, "lineup": seating, "options": search_options,
                        "shares": play(args.game, args.variant, seed, seating, chooser)}
                 out.write(json.dumps(row) + "\n")

@@ -144,7 +144,7 @@ def run(seconds: float = 1.0, repeats: int = 3, players: tuple[int, ...] = (2, 4
                     float("nan"), 1.0, spread(r.decisions_per_s for r in uno_runs))
         section.figures["uno.decisions_per_s"] = uno_rate
         section.figures["uno.games_per_s"] = median(r.games_per_s for r in uno_runs)
-    else:
+    elif why_not is not None:
         section.notes.append(why_not)
     worst = None
     for item in ours:

@@ -50,6 +50,12 @@ class Farm:
             self.close()
             raise
 
+    def process_groups(self) -> tuple[int, int]:
+        """The first bot's process group and the echo server's, for their CPU time."""
+        bot, echo = self.processes[0].process, self.echo
+        assert bot is not None and echo is not None  # both started in __init__
+        return bot.pid, echo.pid
+
     def close(self) -> None:
         for process in self.processes:
             process.stop()

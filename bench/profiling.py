@@ -66,13 +66,13 @@ class ThreadProfiler:
             finally:
                 profile.disable()
 
-        threading.Thread.run = profiled_run
+        threading.Thread.run = profiled_run  # type: ignore[method-assign,assignment]
         self.main.enable()
         return self
 
     def __exit__(self, *exc) -> None:
         self.main.disable()
-        threading.Thread.run = self.original_run
+        threading.Thread.run = self.original_run  # type: ignore[method-assign]
         for thread in self.threads:  # pool threads wind down after their pool's shutdown
             thread.join(timeout=5)
         stats = pstats.Stats(self.main)
@@ -101,7 +101,7 @@ def breakdown(stats: pstats.Stats) -> tuple[dict[str, float], float]:
     """CPU seconds by category, and the total. Builtins count for their callers."""
     totals: dict[str, float] = {}
     grand = 0.0
-    for function, (_, _, own, _, callers) in stats.stats.items():
+    for function, (_, _, own, _, callers) in stats.stats.items():  # type: ignore[attr-defined]
         grand += own
         label = category(function)
         if label is not None:
@@ -120,7 +120,8 @@ def breakdown(stats: pstats.Stats) -> tuple[dict[str, float], float]:
 
 def top_functions(stats: pstats.Stats, count: int = 10) -> list[tuple[str, float, int]]:
     """The functions with the most own time: (where, seconds, calls)."""
-    rows = sorted(stats.stats.items(), key=lambda item: -item[1][2])[:count]
+    rows = sorted(stats.stats.items(),  # type: ignore[attr-defined]
+                  key=lambda item: -item[1][2])[:count]
     result = []
     for (filename, line, name), (_, calls, own, _, _) in rows:
         where = name if filename == "~" else f"{_short(filename)}:{line}({name})"

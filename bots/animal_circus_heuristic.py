@@ -95,6 +95,7 @@ class AnimalCircusHeuristicBot(Bot):
         obs = request.observation.animal_circus
         view = view_of(obs)
         actions = [action.payload.animal_circus for action in request.legal_actions]
+        values: list[float] | list[list[int]]
         if request.kind == "play":
             values = [self.play_value(view, action) for action in actions]
         elif request.kind == "target":

@@ -292,6 +292,7 @@ def take_or_flip(view: View, moves: list[Move], nueva: bool) -> int:
 
 
 def target(view: View, moves: list[Move]) -> int:
+    key: Callable[[int], tuple[float, ...] | float]
     if view.action_card == "take-a-card":
         # The opponent picks the card: the one with most cards has most to spare.
         key = lambda seat: (view.hand_sizes[seat], view.estimate(seat))

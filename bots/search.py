@@ -31,7 +31,7 @@ import random
 import threading
 import time
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 from google.protobuf import json_format
 
@@ -49,7 +49,7 @@ __all__ = ["Budget", "Evaluation", "Memory", "Policy", "determinize", "evaluatio
 
 Policy = Callable[[State, list[Action], random.Random], int]
 #: What each seat's position is worth when a playout is cut: the scores, or more.
-Evaluation = Callable[[State], list[float]]
+Evaluation = Callable[[State], Sequence[float]]
 
 
 # -- the seat's view, from its requests -----------------------------------------------------
@@ -140,7 +140,7 @@ class Budget:
         return done
 
 
-def rank_shares(scores: list[int]) -> list[float]:
+def rank_shares(scores: Sequence[float]) -> list[float]:
     """Each seat's share of the seats it beats, ties counting half: 1 first, 0 last."""
     others = len(scores) - 1
     return [(sum(own > other for other in scores)
@@ -201,7 +201,7 @@ def policy_named(name: str, game: str) -> Policy:
     return POLICIES[name]
 
 
-def points(state: State) -> list[float]:
+def points(state: State) -> Sequence[float]:
     """The scores as they stand: a cut playout's default evaluation."""
     return state.scores()
 
@@ -216,7 +216,7 @@ def evaluation_named(name: str, game: str) -> Evaluation:
     return EVALUATIONS.get(game, points) if name == "heuristic" else points
 
 
-def soft_rank_shares(scores: list[float], spread: float) -> list[float]:
+def soft_rank_shares(scores: Sequence[float], spread: float) -> list[float]:
     """Each seat's expected share of the seats it will beat, if leads still move.
 
     A lead of ``d`` points over a seat counts as beating it with chance
@@ -391,7 +391,7 @@ def _iterate(node: Node, path: list[Node], state: State, rng: random.Random, pol
             # The playout policy's move first: at small budgets most nodes are
             # visited once or twice, and the policy's guess beats a random one.
             index = moves.index(guess) if guess is not None else policy(state, actions, rng)
-            if hinted_here and hinted not in node.children:
+            if node is top and hinted is not None and hinted not in node.children:
                 index = moves.index(hinted)
             if moves[index] in node.children:
                 index = untried[rng.randrange(len(untried))]
@@ -434,7 +434,7 @@ class SearchBot(Bot):
     answered at once. Subclasses name themselves and their ``search``.
     """
 
-    search = staticmethod(ismcts)
+    search: Callable[..., tuple[int, dict[str, Any]]] = staticmethod(ismcts)
 
     def __init__(self, iterations: int = DEFAULTS["iterations"], ms: float = DEFAULTS["ms"],
                  policy: str = DEFAULTS["policy"], depth: int = DEFAULTS["depth"],

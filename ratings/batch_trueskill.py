@@ -35,7 +35,8 @@ def _erfc(x: np.ndarray) -> np.ndarray:
         0.37409196 + t * (0.09678418 + t * (-0.18628806 + t * (
             0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (
                 -0.82215223 + t * 0.17087277)))))))))
-    return np.where(x < 0, 2. - r, r)
+    erfc: np.ndarray = np.where(x < 0, 2. - r, r)
+    return erfc
 
 
 class BatchTrueSkill:

@@ -45,7 +45,7 @@ class FastTrueSkill:
 
     def draw_margin(self) -> float:
         """The draw margin between two adjacent one-player teams."""
-        return self.margin
+        return float(self.margin)
 
     def rate(self, ratings: Sequence[tuple[float, float]], ranks: Sequence[int]
              ) -> list[tuple[float, float]]:

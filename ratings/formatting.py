@@ -14,7 +14,7 @@ from typing import Any, Mapping, Sequence
 
 from tabulate import tabulate
 
-from ratings.board import PROVISIONAL_GAMES, PROVISIONAL_SIGMA, Board, SeatTable
+from ratings.board import PROVISIONAL_GAMES, PROVISIONAL_SIGMA, Board, SeatStats, SeatTable
 from ratings.trueskill_ratings import Row
 
 FORMATS = ("table", "json", "csv", "markdown")
@@ -179,7 +179,7 @@ def format_los(board: Board, fmt: str) -> str:
 # -- seats ---------------------------------------------------------------------------
 
 def seat_dict(table: SeatTable) -> dict[str, Any]:
-    def stats(entries):
+    def stats(entries: list[SeatStats]) -> list[dict[str, Any]]:
         return [{"seat": seat, "games": s.games, "wins": s.wins, "win_rate": s.win_rate,
                  "mean_place": s.mean_place} for seat, s in enumerate(entries)]
     return {"players": table.players, "games": table.games, "overall": stats(table.overall),

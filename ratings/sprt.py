@@ -58,7 +58,7 @@ class SprtResult:
 
 def expected_score(elo: float) -> float:
     """The logistic expected score of a player ``elo`` points stronger."""
-    return 1.0 / (1.0 + 10.0 ** (-elo / 400.0))
+    return 1.0 / (1.0 + float(10.0 ** (-elo / 400.0)))
 
 
 def elo_of(score: float) -> float:

@@ -233,9 +233,11 @@ class Match:
             self.actions, self.event_cache)
         seat.next_event = len(self.state.events)
         deadline_ms = seat.time.move_ms + seat.bank_ms + seat.time.grace_ms
+        client = seat.client
+        assert client is not None  # a seat still playing has its bot's client
         sent = time.monotonic()
         try:
-            reply = seat.client.decide(request, timeout=deadline_ms / 1000)
+            reply = client.decide(request, timeout=deadline_ms / 1000)
         finally:
             # Charged whether or not a reply came: a bot that hangs spends its bank.
             elapsed_ms = (time.monotonic() - sent) * 1000

@@ -43,6 +43,7 @@ def _tell(line: str) -> None:
                                       stdout=subprocess.DEVNULL, start_new_session=True,
                                       text=True)
             _pipe = helper.stdin
+        assert _pipe is not None  # made with stdin=PIPE
         try:
             _pipe.write(line + "\n")
             _pipe.flush()

@@ -115,6 +115,7 @@ def floh_card(card: str | dict[str, Any], seen: bool = False) -> Card:
     """A card from the engine (``"red-5"``) or an observation; ``seen``: others know it."""
     code = floh_code(card)
     colour, _, value = code.rpartition("-")
+    made: Card
     if colour in FLOH_TONES and value.isdigit():
         made = {"id": code, "big": value, "small": colour, "tone": FLOH_TONES[colour]}
     else:

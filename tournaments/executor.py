@@ -8,6 +8,7 @@ stores and rates them in schedule order). Games run on a local thread pool
 
 from __future__ import annotations
 
+import itertools
 import time
 from concurrent import futures
 from typing import Any, Callable, Iterable, Iterator, Protocol, TypeVar
@@ -56,10 +57,7 @@ class ThreadExecutor:
 
     def _fill(self, play: Callable[[Item], Result], waiting: Iterator[Item],
               pending: dict[futures.Future, Item]) -> None:
-        while len(pending) < self.window:
-            item = next(waiting, _END)
-            if item is _END:
-                return
+        for item in itertools.islice(waiting, max(0, self.window - len(pending))):
             pending[self.pool.submit(play, item)] = item
 
     def close(self) -> None:
@@ -89,7 +87,7 @@ class DaskExecutor:
     still gives exactly one result. A lost scheduler raises :class:`ClusterLost`.
     """
 
-    def __init__(self, client: Any, per_worker: int, prepare: Callable[[Item], Any]) -> None:
+    def __init__(self, client: Any, per_worker: int, prepare: Callable[[Any], Any]) -> None:
         self.client = client
         self.per_worker = per_worker
         self.prepare = prepare
@@ -123,10 +121,8 @@ class DaskExecutor:
 
     def _fill(self, play: Callable[[Any], Result], waiting: Iterator[Item],
               pending: dict[Any, Item]) -> None:
-        while len(pending) < self.per_worker * self.worker_count():
-            item = next(waiting, _END)
-            if item is _END:
-                return
+        room = self.per_worker * self.worker_count() - len(pending)
+        for item in itertools.islice(waiting, max(0, room)):
             pending[self.client.submit(play, self.prepare(item), pure=False)] = item
 
     def _result(self, future: Any) -> Any:
@@ -149,5 +145,4 @@ class DaskExecutor:
             self.client.cancel(outstanding)
 
 
-_END = object()
 LOST = "the connection to its scheduler broke"

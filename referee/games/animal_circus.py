@@ -92,7 +92,7 @@ def card_message(card: Card) -> dict[str, Any]:
     return {"value": card.value, "color": card.color, "name": NAMES[card.value]}
 
 
-class MadeOnce(dict):
+class MadeOnce(dict[Any, Any]):
     """Each key's value, made by ``make(key)`` the first time the key is asked for.
 
     For the messages, cards, actions and texts the same few keys ask for all
@@ -266,6 +266,11 @@ class AnimalCircusState(State):
     """
 
     game_name = "animal-circus"
+    # Derived from the piles (:meth:`derive_from_piles`).
+    _points: list[int]
+    _pile_messages: list[dict[str, Any]]
+    _changed_piles: set[int]  # the Score piles changed since the last decision
+    _actions: list[Action] | None
 
     def __init__(self, players: int, variant: str, seed: int) -> None:
         super().__init__(players, variant, seed)
@@ -564,8 +569,8 @@ class AnimalCircusState(State):
         """
         self._points = [pile_points(pile) for pile in self.score_piles]
         self._pile_messages = [{"cards": cards_message(pile)} for pile in self.score_piles]
-        self._changed_piles: set[int] = set()  # the Score piles changed since
-        self._actions: list[Action] | None = None
+        self._changed_piles = set()
+        self._actions = None
 
     def _start_turn(self) -> None:
         self._actions = None

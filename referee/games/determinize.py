@@ -23,20 +23,27 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from typing import Any, Iterable, Protocol, Sequence
+from typing import Any, Callable, Iterable, Protocol, Sequence, TypeVar
 
 from referee.games import animal_circus as ac
 from referee.games import flea_circus as fc
 from referee.games import flohcati as fl
-from referee.games.base import State
+from referee.games.base import Game, State
+
+StateT = TypeVar("StateT", bound=State)
 
 
 class SeenEvent(Protocol):
     """An event as a seat saw it: what the sampler reads of one."""
 
-    kind: str
-    seat: int
-    data: dict[str, Any]
+    @property
+    def kind(self) -> str: ...
+
+    @property
+    def seat(self) -> int: ...
+
+    @property
+    def data(self) -> dict[str, Any]: ...
 
 
 class Sampler(Protocol):
@@ -48,10 +55,10 @@ class Sampler(Protocol):
         """A full state, hidden cards dealt from ``rng`` alone."""
 
 
-_SILENT: dict[type, type] = {}
+_SILENT: dict[type[State], Any] = {}
 
 
-def silent(state_class: type[State]) -> type[State]:
+def silent(state_class: type[StateT]) -> type[StateT]:
     """The engine's state class with an event log that records nothing.
 
     Searches play thousands of decisions a second and never read the log;
@@ -63,7 +70,8 @@ def silent(state_class: type[State]) -> type[State]:
                                     {"emit": lambda self, *args, **kwargs: None,
                                      "records_events": False,
                                      "__doc__": "A state whose event log stays empty."})
-    return _SILENT[state_class]
+    silenced: type[StateT] = _SILENT[state_class]  # a subclass of state_class, made above
+    return silenced
 
 
 def shuffle(cards: list[Any], rng: random.Random) -> None:
@@ -77,13 +85,14 @@ def shuffle(cards: list[Any], rng: random.Random) -> None:
     cards.sort(key=lambda _: key())
 
 
-def _template(game: Any, players: int, variant: str) -> State:
-    state = game.new_state(players, variant, 0)
-    state.__class__ = silent(type(state))
+def _template(state_class: type[StateT], game: Game, players: int, variant: str) -> StateT:
+    """A silent state of ``game`` to copy samples from."""
+    state = state_class(players, game.check(players, variant), 0)
+    state.__class__ = silent(state_class)
     return state
 
 
-def _fresh(template: State, rng: random.Random, history: int) -> State:
+def _fresh(template: StateT, rng: random.Random, history: int) -> StateT:
     """A shallow copy of ``template`` with the base bookkeeping made new.
 
     Copying a state made once is cheaper than running an engine's constructor
@@ -100,7 +109,7 @@ def _fresh(template: State, rng: random.Random, history: int) -> State:
     return state
 
 
-def _split(cards: list[str], kinds: Counter) -> tuple[list[str], list[str]]:
+def _split(cards: list[str], kinds: Counter[str]) -> tuple[list[str], list[str]]:
     """``cards`` parted into those a segment of ``kinds`` may hold (as many as it has), the rest."""
     room, options, others = Counter(kinds), [], []
     for card in cards:
@@ -115,7 +124,8 @@ def _split(cards: list[str], kinds: Counter) -> tuple[list[str], list[str]]:
 # -- Amazing Flea Circus ----------------------------------------------------------------
 def flea_card(message: dict[str, Any]) -> str:
     """A ``FleaCard`` dict's card string (wire dicts carry empty defaults too)."""
-    return message.get("saucer") or message["kind"]
+    card: str = message.get("saucer") or message["kind"]
+    return card
 
 
 class FleaSampler:
@@ -144,9 +154,9 @@ class FleaSampler:
         self.segments, self.choosing_target = self._follow(events)
         self.first_split = _split(self.unseen_cards, self.segments[0][1]) \
             if self.segments else ([], [])
-        self.template = _template(fc.GAME, self.players, "standard")
+        self.template = _template(fc.FleaCircusState, fc.GAME, self.players, "standard")
 
-    def _follow(self, events: Sequence[SeenEvent]) -> tuple[list[tuple[int, Counter]], bool]:
+    def _follow(self, events: Sequence[SeenEvent]) -> tuple[list[tuple[int, Counter[str]]], bool]:
         """The deck's General segments (cards left, cards they may be) and a pending target."""
         piles: list[list[str]] = [[] for _ in range(self.players)]
         first = len(fc.full_deck())
@@ -201,7 +211,7 @@ class FleaSampler:
 
     def sample(self, rng: random.Random) -> State:
         obs = self.obs
-        state: Any = _fresh(self.template, rng, 0)
+        state = _fresh(self.template, rng, 0)
         cards, bottom = self._deal(rng)
         hands = []
         for seat, size in enumerate(obs["hand_sizes"]):
@@ -220,7 +230,8 @@ class FleaSampler:
 
 # -- Circus Flohcati ----------------------------------------------------------------------
 def flohcati_card(message: dict[str, Any]) -> str:
-    return message["code"]
+    code: str = message["code"]
+    return code
 
 
 class FlohcatiSampler:
@@ -260,7 +271,7 @@ class FlohcatiSampler:
         self.order = sorted((seat for seat in range(self.players) if seat != self.seat),
                             key=lambda seat: -len(self.excluded[seat]))
         self.took_card = obs["decision"] == "end-of-turn" and "no card taken" not in obs["reason"]
-        self.template = _template(fl.GAME, self.players, self.variant)
+        self.template = _template(fl.FlohcatiState, fl.GAME, self.players, self.variant)
 
     def _exclusions(self, events: Sequence[SeenEvent]) -> list[set[str]]:
         excluded: list[set[str]] = [set() for _ in range(self.players)]
@@ -292,7 +303,7 @@ class FlohcatiSampler:
 
     def sample(self, rng: random.Random) -> State:
         obs = self.obs
-        state: Any = _fresh(self.template, rng, obs["decisions"])
+        state = _fresh(self.template, rng, obs["decisions"])
         hands, deck = self._hands(rng)
         state.hands, state.deck = hands, deck
         state.display, state.discard = list(self.display), list(self.discard)
@@ -380,7 +391,7 @@ class AnimalCircusSampler:
         self.pending = ac.Pending(int(decision["ability"]), bool(decision["copied"])) \
             if decision["kind"] not in ("", "play") else None
         self.drawn = _animal_cards(constraints["parrot_cards"])
-        self.template = _template(ac.GAME, self.players, "standard")
+        self.template = _template(ac.AnimalCircusState, ac.GAME, self.players, "standard")
 
     def _follow(self, events: Sequence[SeenEvent]) -> list[_Holder]:
         holders = [_Holder() for _ in range(self.players)]
@@ -434,7 +445,8 @@ class AnimalCircusSampler:
         return by_colour, excess
 
     def _pile_unknown(self, colour: int) -> int:
-        return self.obs["draw_sizes"][colour] - (len(self.top) if colour == self.seat else 0)
+        size: int = self.obs["draw_sizes"][colour]
+        return size - (len(self.top) if colour == self.seat else 0)
 
     def _deal(self, rng: random.Random) -> tuple[list[list[ac.Card]], list[list[ac.Card]],
                                                   list[list[ac.Card]]]:
@@ -466,7 +478,7 @@ class AnimalCircusSampler:
 
     def sample(self, rng: random.Random) -> State:
         obs = self.obs
-        state: Any = _fresh(self.template, rng, 0)
+        state = _fresh(self.template, rng, 0)
         state.hands, state.draw_piles, state.put_away = self._deal(rng)
         state.out_of_game, state.ring = list(self.out), list(self.ring)
         state.score_piles = [list(pile) for pile in self.scored]
@@ -486,7 +498,8 @@ class AnimalCircusSampler:
         return state
 
 
-SAMPLERS = {"flea-circus": FleaSampler, "flohcati": FlohcatiSampler,
+SAMPLERS: dict[str, Callable[[dict[str, Any], Sequence[SeenEvent]], Sampler]] = {
+    "flea-circus": FleaSampler, "flohcati": FlohcatiSampler,
             "animal-circus": AnimalCircusSampler}
 
 

@@ -63,6 +63,9 @@ CIRCUS = {circus_card(colour, value): (colour, value) for colour in COLOURS for 
 CARD_KEYS = {**{card: (COLOURS.index(colour), value) for card, (colour, value) in CIRCUS.items()},
              **{kind: (len(COLOURS), index) for index, kind in enumerate(ACTION_ORDER)}}
 
+#: The laid trios' snapshot (tuples, by seat) and each trio's value and card messages.
+TrioParts = tuple[list[list[tuple[str, ...]]], list[list[tuple[int, tuple[dict[str, Any], ...]]]]]
+
 
 def is_circus(card: str) -> bool:
     return card in CIRCUS
@@ -208,7 +211,7 @@ class FlohcatiState(State):
         self.hands: list[set[str]] = [set() for _ in range(players)]
         self.display: list[str] = []
         self.discard: list[str] = []
-        self.trios: list[list[tuple[str, str, str]]] = [[] for _ in range(players)]
+        self.trios: list[list[tuple[str, ...]]] = [[] for _ in range(players)]
         self.known: list[list[set[str]]] = [[set() for _ in range(players)]
                                             for _ in range(players)]
         self.player = 0
@@ -222,6 +225,8 @@ class FlohcatiState(State):
         self._messages: dict[Any, tuple[Any, list[dict[str, Any]]]] = {}
         # And by content: what others know of a hand is mostly the whole hand.
         self._sorted_memo: dict[frozenset[str], list[dict[str, Any]]] = {}
+        # The laid trios' snapshot and their (value, card messages) by seat.
+        self._trio_memo: TrioParts | None = None
         self._new_decision_context()
         self.phase = "turn"
 
@@ -251,7 +256,8 @@ class FlohcatiState(State):
     def legal_actions(self) -> list[Action]:
         if self.is_terminal():
             return []
-        return getattr(self, ACTIONS_BY_PHASE[self.phase])()
+        actions: list[Action] = getattr(self, ACTIONS_BY_PHASE[self.phase])()
+        return actions
 
     def _take_actions(self) -> list[Action]:
         # A fresh copy of each card's message: payloads are handed out, never shared.
@@ -426,13 +432,13 @@ class FlohcatiState(State):
         trios = self.trios
         if not any(trios):  # no trio laid yet: most decisions of a game
             return [{"trios": []} for _ in trios]
-        entry = self._messages.get("trios")
+        entry = self._trio_memo
         if entry is None or entry[0] != trios:
-            entry = self._messages["trios"] = self._trio_parts()
+            entry = self._trio_memo = self._trio_parts()
         return [{"trios": [{"value": value, "cards": [*cards]} for value, cards in parts]}
                 if parts else {"trios": []} for parts in entry[1]]
 
-    def _trio_parts(self) -> tuple[list[list[tuple[str, ...]]], list[list[tuple[Any, ...]]]]:
+    def _trio_parts(self) -> TrioParts:
         """A snapshot of :attr:`trios` and each trio's value and card messages, by seat."""
         # Snapshot as tuples: a trio laid out as a list by hand never matches, so never stale.
         snapshot = [[tuple(trio) for trio in laid] for laid in self.trios]
