@@ -13,6 +13,7 @@ import functools
 import json
 import random
 import sys
+import time
 import uuid
 from pathlib import Path
 
@@ -223,8 +224,12 @@ def test_stderr_goes_to_the_log_and_stdout_does_not(bot, tmp_path):
     client.decide(a_decision(5), 10)
     client.close()
     client.process.stop()
-    log = (tmp_path / "bot.log").read_text()
-    assert "thinking about decision 5" in log and "request_id" not in log
+    # The log's pump copies whole lines on its own thread: wait for it, at any speed.
+    deadline = time.monotonic() + 30
+    while "thinking about decision 5" not in (log := (tmp_path / "bot.log").read_text()):
+        assert time.monotonic() < deadline, log
+        time.sleep(0.05)
+    assert "request_id" not in log
     assert "(stdio, " in log
 
 
@@ -268,7 +273,9 @@ def test_stdio_bots_play_a_sandboxed_tournament_a_process_per_game_at_once(tmp_p
     # Two rotations, and for each a fresh process per game at once for each of three bots.
     assert len(started) == 2 * 2 * 3
     log = (tmp_path / "logs" / "faults" / "good-1.log").read_text()
-    assert "=== run 1 of good-1#1" in log and "=== run 1 of good-1#2" in log
+    # One log for the bot's processes, its runs numbered on across them (issue 35, item 10).
+    assert " of good-1#1: " in log and " of good-1#2: " in log
+    assert f"=== run {2 * 2} of good-1#" in log
     assert_no_process_left(started)
 
 
@@ -342,7 +349,7 @@ def test_a_stdio_command_takes_no_address(tmp_path):
 def test_the_python_stdio_bot_passes_check_bot_sandboxed():
     spec = BotSpec(name="candidate", command=f"python {RANDOM_BOT}", transport="stdio",
                    cwd=str(ROOT))
-    checks = check_bot(spec, None, 1, TimeConfig(), at_once=2)
+    checks = list(check_bot(spec, None, 1, TimeConfig(), at_once=2))
     assert all(check.passed for check in checks), [check.line() for check in checks]
     assert [check.name for check in checks][:2] == ["handshake", "games"]
     assert "stdio-random 1.0, protocol 1.1.0" in checks[0].message
