@@ -8,22 +8,15 @@ tournament bots.yaml`` plays on. The rules are in :mod:`tournaments.season`.
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
-from typing import NoReturn
 
 import click
 
+from circus_referee.common import fail
 from referee.text import printable
 from tournaments.config import ConfigError, load_config
 from tournaments.season import SeasonError, plan_change
 from tournaments.store import DEFAULT_DB, Store, StoredTournament, StoreError
-
-
-def _fail(message: str) -> NoReturn:
-    """One line and exit status 2, as every command of circus_referee.main fails."""
-    click.echo(f"error: {printable(message)}", err=True)
-    sys.exit(2)
 
 
 def change_notes(store: Store, record: StoredTournament) -> list[str]:
@@ -61,7 +54,7 @@ def season(config_path: Path, db_path: Path, replaced: tuple[str, ...],
         store = Store.open_existing(db_path)
         change = plan_change(store, config, replaced, dropped)
     except (ConfigError, StoreError, SeasonError) as error:
-        _fail(str(error))
+        fail(str(error))
     if change is None:
         click.echo(f"{config.name}: nothing to change (the stored field and rounds are "
                    f"{config_path}'s)")
@@ -81,7 +74,7 @@ def season(config_path: Path, db_path: Path, replaced: tuple[str, ...],
         finally:
             store.unlock(config.name)
     except StoreError as error:
-        _fail(str(error))
+        fail(str(error))
     if moved is not None:
         click.echo(f"the dropped games are kept as the tournament {moved!r}")
     click.echo(f"applied and recorded; `circus-referee tournament {config_path}` plays on")
