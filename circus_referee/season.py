@@ -12,11 +12,11 @@ from pathlib import Path
 
 import click
 
-from circus_referee.common import fail
+from circus_referee.common import DB_OPTION, fail
 from referee.text import printable
 from tournaments.config import ConfigError, load_config
 from tournaments.season import SeasonError, plan_change
-from tournaments.store import DEFAULT_DB, Store, StoredTournament, StoreError
+from tournaments.store import Store, StoredTournament, StoreError
 
 
 def change_notes(store: Store, record: StoredTournament) -> list[str]:
@@ -31,8 +31,7 @@ def change_notes(store: Store, record: StoredTournament) -> list[str]:
 
 @click.command()
 @click.argument("config_path", metavar="BOTS_YAML", type=click.Path(path_type=Path))
-@click.option("--db", "db_path", type=click.Path(dir_okay=False, path_type=Path),
-              default=DEFAULT_DB, show_default=True, help="results database")
+@DB_OPTION
 @click.option("--replace", "replaced", multiple=True, metavar="BOT",
               help="BOT's code is a new version: the old one's games go under BOT@vN (or "
                    "are dropped, with --drop-games BOT) and the new one enters afresh")
