@@ -7,9 +7,7 @@ Each command parses its options, calls down into ``tournaments``, ``referee`` or
 from __future__ import annotations
 
 import json
-import signal
 import sys
-from contextlib import closing, contextmanager
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any, Iterator
@@ -35,6 +33,7 @@ from ratings.sprt import SprtResult
 from referee.checkbot import SLOW_SHARE, Coverage, check_bot
 from referee.games import GAMES, GameConfigError, GameRecord
 from referee.games.base import IllegalActionError
+from referee.interrupts import signals_as_stop, until_stopped
 from referee.replay import END_REASONS, end_reason_words, replay_frames, text_lines
 from referee.settings import FAULT_CLASSES, TRANSPORTS, BotSpec, TimeConfig
 from referee.text import printable
@@ -588,6 +587,11 @@ def faults(db_path: Path, tournament: str | None, bot: str | None, fmt: str) -> 
                  f"no faults{f' by {bot}' if bot else ''} in {record.name}")
 
 
+# How long an interrupted check-bot leaves its checks to end once their bot is stopped
+# (a stopped bot's waits end at once; this bounds only the clean-up).
+CHECK_WIND_DOWN_S = 30.0
+
+
 @main.command("check-bot")
 @click.option("--command", "command", default=None, help="command line that starts the bot "
               "in its sandbox ({address} is replaced by the address to listen on)")
@@ -643,11 +647,13 @@ def check_bot_command(command: str | None, address: str | None, only_game: str |
                    transport=transport)
     time_config = TimeConfig(move_ms=move_ms, bank_ms=bank_ms, startup_ms=startup_ms)
     covered = Coverage()
-    checks = check_bot(spec, only_game, games, time_config, log_dir, sandbox=not no_sandbox,
-                       at_once=at_once, private=hidden_databases((DEFAULT_DB, *db_paths)),
-                       covered=covered, fail_on_slow=fail_on_slow)
+    private = hidden_databases((DEFAULT_DB, *db_paths))
     verdicts: list[str] = []
-    with terminated_as_interrupt(), closing(checks):
+    with signals_as_stop() as stop:
+        checks = until_stopped(lambda: check_bot(
+            spec, only_game, games, time_config, log_dir, sandbox=not no_sandbox,
+            at_once=at_once, private=private, covered=covered, fail_on_slow=fail_on_slow,
+            stop=stop), stop, wind_down_s=CHECK_WIND_DOWN_S)
         try:
             for check in checks:
                 click.echo(check.line())   # flushed: each line is out as its check ends
@@ -659,19 +665,6 @@ def check_bot_command(command: str | None, address: str | None, only_game: str |
     click.echo(f"{len(verdicts) - failed} passed, {failed} failed"
                + (f" ({warned} with a warning)" if warned else ""))
     sys.exit(1 if failed else 0)
-
-
-@contextmanager
-def terminated_as_interrupt() -> Iterator[None]:
-    """SIGTERM (a CI job's timeout, `kill`) handled as Ctrl-C is: the running code unwinds,
-    so bots are stopped and temporary folders removed."""
-    def interrupt(signum: int, frame: object) -> None:
-        raise KeyboardInterrupt
-    previous = signal.signal(signal.SIGTERM, interrupt)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
 
 
 def hidden_databases(databases: tuple[Path, ...]) -> tuple[Path, ...]:

@@ -18,6 +18,7 @@ import random
 import shutil
 import statistics
 import tempfile
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -244,25 +245,28 @@ def timing_check(times_ms: list[float], move_ms: int, fail_on_slow: bool = False
 def check_bot(spec: BotSpec, only_game: str | None, games: int, time_config: TimeConfig,
               log_dir: Path | None = None, sandbox: bool = True, at_once: int = 3,
               private: tuple[Path, ...] = (), covered: Coverage | None = None,
-              fail_on_slow: bool = False) -> Iterator[Check]:
+              fail_on_slow: bool = False, stop: threading.Event | None = None
+              ) -> Iterator[Check]:
     """Run every check, yielding each as it ends; stop early only when a later check
     cannot run. ``covered`` is filled in as games end.
 
     A ``command:`` bot is checked in the same sandbox a tournament gives it, with
     ``private`` (the organiser's databases) and its logs folder hidden. Without
     ``log_dir`` its log goes to a temporary folder removed at the end, or when the
-    run is interrupted (a SIGKILL leaves it: the next run removes it).
+    run is interrupted (a SIGKILL leaves it: the next run removes it). Once ``stop`` is
+    set (from another thread: a Ctrl-C), the bot is stopped at once and no check follows.
     """
     covered = covered if covered is not None else Coverage()
     covered.games_each = games
+    stop = stop if stop is not None else threading.Event()
     if log_dir is not None:
         yield from _check_bot(spec, only_game, games, time_config, log_dir, sandbox, at_once,
-                              private, covered, fail_on_slow)
+                              private, covered, fail_on_slow, stop)
         return
     remove_stale_folders()
     with tempfile.TemporaryDirectory(prefix=f"{TEMPORARY_PREFIX}{os.getpid()}-") as temporary:
         yield from _check_bot(spec, only_game, games, time_config, Path(temporary), sandbox,
-                              at_once, private, covered, fail_on_slow)
+                              at_once, private, covered, fail_on_slow, stop)
 
 
 def remove_stale_folders() -> None:
@@ -290,44 +294,79 @@ def _running(pid: int) -> bool:
 
 def _check_bot(spec: BotSpec, only_game: str | None, games: int, time_config: TimeConfig,
                log_dir: Path, sandbox: bool, at_once: int, private: tuple[Path, ...],
-               covered: Coverage, fail_on_slow: bool) -> Iterator[Check]:
+               covered: Coverage, fail_on_slow: bool, stop: threading.Event
+               ) -> Iterator[Check]:
     participant = Participant(spec, log_dir, LimitsConfig(), time_config.startup_ms,
                               sandbox=sandbox, private=private, processes=at_once)
+    ended = threading.Event()
+    stopper = threading.Thread(target=_stop_when_asked, args=(participant, stop, ended),
+                               name="check-bot-stop", daemon=True)
+    stopper.start()
+    try:
+        yield from _checks(participant, spec, only_game, games, time_config, at_once, covered,
+                           fail_on_slow, stop)
+    finally:
+        ended.set()
+        stopper.join()
+        participant.stop()
+
+
+def _stop_when_asked(participant: Participant, stop: threading.Event,
+                     ended: threading.Event) -> None:
+    """Stop the bot the moment ``stop`` is set, until the checks have ended: every wait
+    on the bot (a decision it holds, its start) then ends at once."""
+    while not ended.is_set():
+        if stop.wait(0.05):
+            participant.stop()
+            return
+
+
+def _checks(participant: Participant, spec: BotSpec, only_game: str | None, games: int,
+            time_config: TimeConfig, at_once: int, covered: Coverage, fail_on_slow: bool,
+            stop: threading.Event) -> Iterator[Check]:
     try:
         participant.start(None)
     except BotStartError as error:
-        yield Check("handshake", False, str(error))
+        if not stop.is_set():
+            yield Check("handshake", False, str(error))
         return
-    try:
-        hello = participant.hello_response
-        bot = hello.name or spec.name
-        # Both versions labelled: HelloRequest.referee names the software, not the protocol.
-        yield Check("handshake", True, f"{hello.name} {hello.version}, protocol "
-                                       f"{hello.protocol_version} ({REFEREE_NAME} speaks "
-                                       f"protocol {PROTOCOL_VERSION})")
-        pairs, game_checks = claimed_games(participant)
-        yield from game_checks
-        if only_game is not None:
-            pairs = [(g, v) for g, v in pairs if g == only_game]
-            if not pairs and game_checks[0].passed:
-                yield Check(f"play {only_game}", False, f"{bot} does not claim {only_game!r}")
-        times_ms: list[float] = []
-        failed: set[str] = set()
-        for game_name, variant in pairs:
-            check = play_checks(participant, bot, game_name, variant, games, time_config,
-                                times_ms, covered)
-            if not check.passed:
-                failed.add(game_name)
-            yield check
-        # Games at once only where games in turn passed: the first problem is the one to fix.
-        for game_name, variant in first_variants(pairs):
-            if at_once > 1 and game_name not in failed:
-                yield concurrency_check(participant, bot, game_name, variant, at_once,
-                                        time_config, covered)
-        if pairs:
-            yield timing_check(times_ms, time_config.move_ms, fail_on_slow)
-    finally:
-        participant.stop()
+    for check in _checks_of_a_started_bot(participant, spec, only_game, games, time_config,
+                                          at_once, covered, fail_on_slow):
+        if stop.is_set():
+            return   # the bot was stopped under this check: its verdict means nothing
+        yield check
+
+
+def _checks_of_a_started_bot(participant: Participant, spec: BotSpec, only_game: str | None,
+                             games: int, time_config: TimeConfig, at_once: int,
+                             covered: Coverage, fail_on_slow: bool) -> Iterator[Check]:
+    hello = participant.hello_response
+    bot = hello.name or spec.name
+    # Both versions labelled: HelloRequest.referee names the software, not the protocol.
+    yield Check("handshake", True, f"{hello.name} {hello.version}, protocol "
+                                   f"{hello.protocol_version} ({REFEREE_NAME} speaks "
+                                   f"protocol {PROTOCOL_VERSION})")
+    pairs, game_checks = claimed_games(participant)
+    yield from game_checks
+    if only_game is not None:
+        pairs = [(g, v) for g, v in pairs if g == only_game]
+        if not pairs and game_checks[0].passed:
+            yield Check(f"play {only_game}", False, f"{bot} does not claim {only_game!r}")
+    times_ms: list[float] = []
+    failed: set[str] = set()
+    for game_name, variant in pairs:
+        check = play_checks(participant, bot, game_name, variant, games, time_config,
+                            times_ms, covered)
+        if not check.passed:
+            failed.add(game_name)
+        yield check
+    # Games at once only where games in turn passed: the first problem is the one to fix.
+    for game_name, variant in first_variants(pairs):
+        if at_once > 1 and game_name not in failed:
+            yield concurrency_check(participant, bot, game_name, variant, at_once,
+                                    time_config, covered)
+    if pairs:
+        yield timing_check(times_ms, time_config.move_ms, fail_on_slow)
 
 
 def first_variants(pairs: list[tuple[str, str]]) -> list[tuple[str, str]]:

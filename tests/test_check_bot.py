@@ -172,7 +172,7 @@ def held_check(folder: Path) -> tuple[subprocess.Popen, Path, dict[str, str]]:
     hold, temporary = folder / "hold", folder / "tmp"
     hold.touch()
     temporary.mkdir()
-    env = {**os.environ, "TMPDIR": str(temporary)}
+    env = {**os.environ, "TMPDIR": str(temporary), "PYTHONFAULTHANDLER": "1"}
     bot = f"{sys.executable} {FAULT_BOTS} slow --hold {hold} --address {{address}}"
     run = subprocess.Popen([CLI, "check-bot", "--command", bot, "--no-sandbox", "--game",
                             "flea-circus", "--games", "1", "--at-once", "1", "--move-ms",
@@ -235,7 +235,11 @@ def test_a_check_bot_stopped_by_a_signal_stops_its_bot_and_leaves_no_folder(tmp_
         bots = children_groups(run.pid)
         assert live_group_members(bots)
         run.send_signal(stop)
-        errors = run.communicate(timeout=120)[1].decode()
+        try:
+            errors = run.communicate(timeout=120)[1].decode()
+        except subprocess.TimeoutExpired:
+            run.send_signal(signal.SIGABRT)   # PYTHONFAULTHANDLER: every thread's stack
+            pytest.fail("check-bot did not stop:\n" + run.communicate(timeout=30)[1].decode())
     finally:
         run.kill()
         run.wait()

@@ -1,0 +1,88 @@
+"""Ctrl-C and SIGTERM as a request to stop that cannot be lost.
+
+Python's own SIGINT handler raises KeyboardInterrupt wherever the main thread happens to
+be. When that is a finaliser the garbage collector runs (a gRPC channel's ``__del__``,
+say), the exception is printed as "Exception ignored in ..." and dropped: the program
+goes on as if nothing was asked, and a bot holding a decision keeps it waiting for its
+full move time. Here the handler only sets an event, which nothing can drop; the main
+thread does nothing but wait for the work's results or that event, and the work, on a
+thread of its own, is stopped by whoever owns it (its bots killed, so every wait on them
+ends at once).
+"""
+
+from __future__ import annotations
+
+import functools
+import queue
+import signal
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import NoReturn, TypeVar
+
+Item = TypeVar("Item")
+
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+# How often the waiting main thread looks at the stop event between results.
+_LOOK_S = 0.05
+
+
+@contextmanager
+def signals_as_stop() -> Iterator[threading.Event]:
+    """SIGINT and SIGTERM set the event yielded, rather than raise, until the block ends."""
+    stop = threading.Event()
+    previous = {number: signal.signal(number, lambda signum, frame: stop.set())
+                for number in STOP_SIGNALS}
+    try:
+        yield stop
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+
+
+def until_stopped(produce: Callable[[], Iterator[Item]], stop: threading.Event,
+                  wind_down_s: float) -> Iterator[Item]:
+    """The items of ``produce()``, made on a thread of their own, until ``stop`` is set.
+
+    The producer watches ``stop`` itself and makes nothing after it; what it made before
+    is still given. Then it is left ``wind_down_s`` to end (its clean-up runs on its own
+    thread), and KeyboardInterrupt is raised here, in the caller's code, where nothing
+    can swallow it. A producer's exception is raised here too.
+    """
+    # Each result is handed over as a function that gives the item or raises the error;
+    # None is the end.
+    results: queue.Queue[Callable[[], Item] | None] = queue.Queue()
+    producer = threading.Thread(target=_produce_into, args=(produce, results),
+                                name="until-stopped", daemon=True)
+    producer.start()
+    while True:
+        try:
+            result = results.get(timeout=_LOOK_S)
+        except queue.Empty:
+            if stop.is_set():
+                break
+            continue
+        if result is None:
+            return
+        yield result()
+    producer.join(wind_down_s)
+    raise KeyboardInterrupt
+
+
+def _produce_into(produce: Callable[[], Iterator[Item]],
+                  results: queue.Queue[Callable[[], Item] | None]) -> None:
+    try:
+        for item in produce():
+            results.put(functools.partial(_given, item))
+    except BaseException as error:  # handed to the caller's thread, raised there
+        results.put(functools.partial(_raise, error))
+    else:
+        results.put(None)
+
+
+def _given(item: Item) -> Item:
+    return item
+
+
+def _raise(error: BaseException) -> NoReturn:
+    raise error
