@@ -63,6 +63,8 @@ def until_stopped(produce: Callable[[], Iterator[Item]], stop: threading.Event,
                 break
             continue
         if result is None:
+            if stop.is_set():
+                break   # it ended because it was stopped: still an interrupt
             return
         yield result()
     producer.join(wind_down_s)

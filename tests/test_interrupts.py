@@ -79,3 +79,17 @@ def test_the_producers_items_come_in_order_and_its_error_is_raised_to_the_caller
         for item in until_stopped(produce, threading.Event(), wind_down_s=1):
             seen.append(item)
     assert seen == [0, 1, 2]
+
+
+def test_a_producer_that_ends_because_it_was_stopped_still_gives_an_interrupt():
+    stop = threading.Event()
+
+    def produce():
+        yield "first"
+        stop.set()   # e.g. its bot was stopped under a check: it returns at once
+
+    seen = []
+    with pytest.raises(KeyboardInterrupt):
+        for item in until_stopped(produce, stop, wind_down_s=1):
+            seen.append(item)
+    assert seen == ["first"]
