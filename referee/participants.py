@@ -10,12 +10,12 @@ the reason and the tail of the bot's log.
 
 from __future__ import annotations
 
+import socket
 import threading
 import time
 from concurrent import futures
 from pathlib import Path
 
-import grpc
 
 from circus.v1 import bot_pb2
 from referee.clients import (
@@ -38,6 +38,8 @@ REFEREE_NAME = "circus-referee 0.1.0"
 #: How long a bot whose call failed as a crash is given to end before the next game
 #: decides whether to restart it (:meth:`Participant.settle`).
 CRASH_SETTLE_S = 2.0
+#: How often a starting bot's address is tried until it accepts a connection.
+READY_LOOK_S = 0.01
 #: What a program's last words say when a file it runs or opens is not there.
 MISSING_FILE = ("No such file or directory", ": not found")
 
@@ -207,25 +209,19 @@ class Participant:
         """Wait for the bot to accept connections on its address (its socket or port),
         within startup_ms.
 
-        A wait given up is cancelled but its channel is not closed: grpc's own thread
-        polling the channel's state may be between two looks at it, and a channel closed
-        under it prints that thread's traceback (grpc/grpc#18995) on the referee's
-        terminal. Cancelled, the thread ends at its next look, and the channel, used by
-        nothing else, is freed with it.
+        Asked of the socket itself, not of gRPC: a channel's readiness future polls on a
+        thread of grpc's that outlives the wait, and a channel closed under that thread
+        prints its traceback (grpc/grpc#18995) on the referee's terminal.
         """
         deadline = time.monotonic() + self.startup_s
-        ready = grpc.channel_ready_future(client.channel)
+        endpoint = socket_endpoint(client.address)
         while time.monotonic() < deadline:
             if self.process is not None and not self.process.alive():
-                ready.cancel()
                 raise BotStartError(self._failure(
                     f"{self.process.exit_description()} before answering{self._hidden_hint()}"))
-            try:
-                ready.result(timeout=0.05)
+            if endpoint is None or accepts_connections(*endpoint):
                 return
-            except grpc.FutureTimeoutError:
-                continue
-        ready.cancel()
+            time.sleep(READY_LOOK_S)
         raise BotStartError(self._failure(
             f"did not answer on {client.address} within startup_ms={int(self.startup_s * 1000)}"))
 
@@ -396,3 +392,27 @@ class Participant:
         if self.lanes:
             with futures.ThreadPoolExecutor(len(self.lanes)) as pool:
                 list(pool.map(lambda lane: lane.process.stop(), self.lanes))
+
+
+def socket_endpoint(address: str) -> tuple[int, str | tuple[str, int]] | None:
+    """The socket family and address a gRPC target names (``unix:PATH``, ``HOST:PORT``),
+    or None for a target only gRPC's resolver understands (then no probe: Hello tells)."""
+    if address.startswith("unix:"):
+        return socket.AF_UNIX, address.removeprefix("unix:").removeprefix("//")
+    host, _, port = address.removeprefix("dns:///").rpartition(":")
+    if not host or not port.isdigit():
+        return None
+    if host.startswith("["):
+        return socket.AF_INET6, (host.strip("[]"), int(port))
+    return socket.AF_INET, (host, int(port))
+
+
+def accepts_connections(family: int, where: str | tuple[str, int]) -> bool:
+    """Whether a server listens there: one connection opened and closed at once."""
+    try:
+        with socket.socket(family, socket.SOCK_STREAM) as probe:
+            probe.settimeout(1.0)
+            probe.connect(where)
+    except OSError:
+        return False
+    return True
