@@ -400,7 +400,8 @@ def socket_endpoint(address: str) -> tuple[int, str | tuple[str, int]] | None:
     if address.startswith("unix:"):
         return socket.AF_UNIX, address.removeprefix("unix:").removeprefix("//")
     host, _, port = address.removeprefix("dns:///").rpartition(":")
-    if not host or not port.isdigit():
+    plain_host = host.startswith("[") or not (":" in host or "," in host)
+    if not host or not port.isdigit() or not plain_host:
         return None
     if host.startswith("["):
         return socket.AF_INET6, (host.strip("[]"), int(port))
