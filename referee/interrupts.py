@@ -28,16 +28,32 @@ _LOOK_S = 0.05
 
 
 @contextmanager
-def signals_as_stop() -> Iterator[threading.Event]:
-    """SIGINT and SIGTERM set the event yielded, rather than raise, until the block ends."""
+def signals_as_stop(raising: bool = False) -> Iterator[threading.Event]:
+    """SIGINT and SIGTERM set the event yielded, until the block ends.
+
+    ``raising``: they raise KeyboardInterrupt as well, for a main thread that also waits
+    in places no look at the event reaches (a bot's start); an interrupt a finaliser
+    swallows is still in the event, and the next :func:`interrupt_if_asked` raises it.
+    """
     stop = threading.Event()
-    previous = {number: signal.signal(number, lambda signum, frame: stop.set())
-                for number in STOP_SIGNALS}
+
+    def handle(signum: int, frame: object) -> None:
+        stop.set()
+        if raising:
+            raise KeyboardInterrupt
+
+    previous = {number: signal.signal(number, handle) for number in STOP_SIGNALS}
     try:
         yield stop
     finally:
         for number, handler in previous.items():
             signal.signal(number, handler)
+
+
+def interrupt_if_asked(stop: threading.Event | None) -> None:
+    """Raise KeyboardInterrupt here, at a safe place, if a stop was asked for."""
+    if stop is not None and stop.is_set():
+        raise KeyboardInterrupt
 
 
 def until_stopped(produce: Callable[[], Iterator[Item]], stop: threading.Event,

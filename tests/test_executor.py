@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+
 import pytest
 
 from tournaments.executor import ClusterLost, DaskExecutor, ThreadExecutor
@@ -28,6 +30,25 @@ def test_games_are_taken_as_threads_free_up_and_each_result_comes_once():
     # A game's future (and its result) lives only while it is in the window: taking every
     # game at once kept all of them, so the referee's memory grew with the tournament.
     assert taken_at_first == executor.window < 40
+
+
+def test_a_stop_asked_for_is_heard_while_every_game_is_held():
+    """A Ctrl-C whose KeyboardInterrupt a finaliser swallowed is still in ``asked``: the
+    wait for results raises it at its next look, though no game ends."""
+    asked, held = threading.Event(), threading.Event()
+    executor = ThreadExecutor(1, asked)
+
+    def play(index: int) -> int:
+        held.wait()   # a bot holding its decision
+        return index
+
+    threading.Thread(target=asked.set, daemon=True).start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            list(executor.results(play, range(3)))
+    finally:
+        held.set()
+        executor.close()
 
 
 class _Broken:

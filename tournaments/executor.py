@@ -9,9 +9,12 @@ stores and rates them in schedule order). Games run on a local thread pool
 from __future__ import annotations
 
 import itertools
+import threading
 import time
 from concurrent import futures
 from typing import Any, Callable, Iterable, Iterator, Protocol, TypeVar
+
+from referee.interrupts import interrupt_if_asked
 
 Item = TypeVar("Item")
 Result = TypeVar("Result")
@@ -29,6 +32,9 @@ class Executor(Protocol):
 #: Games queued per thread beyond the one it plays, so a thread finishing a game
 #: starts the next at once while the runner stores the last.
 AHEAD = 1
+# How long one wait for the next result lasts, so a Ctrl-C a finaliser swallowed is heard
+# all the same (a lost scheduler ends the wait at once).
+POLL_S = 1.0
 
 
 class ThreadExecutor:
@@ -40,9 +46,10 @@ class ThreadExecutor:
     last one ended, so the referee's memory grew with the number of games.
     """
 
-    def __init__(self, concurrency: int) -> None:
+    def __init__(self, concurrency: int, asked: threading.Event | None = None) -> None:
         self.pool = futures.ThreadPoolExecutor(concurrency, thread_name_prefix="match")
         self.window = concurrency * (1 + AHEAD)
+        self.asked = asked
 
     def results(self, play: Callable[[Item], Result],
                 items: Iterable[Item]) -> Iterator[tuple[Item, Result]]:
@@ -50,7 +57,8 @@ class ThreadExecutor:
         pending: dict[futures.Future, Item] = {}
         self._fill(play, waiting, pending)
         while pending:
-            done, _ = futures.wait(pending, return_when=futures.FIRST_COMPLETED)
+            done, _ = futures.wait(pending, timeout=POLL_S, return_when=futures.FIRST_COMPLETED)
+            interrupt_if_asked(self.asked)
             for future in [future for future in pending if future in done]:  # submission order
                 yield pending.pop(future), future.result()
             self._fill(play, waiting, pending)
@@ -71,9 +79,6 @@ class ClusterLost(Exception):
 
 # How often the number of workers (and so the games in flight) is looked up again.
 WORKERS_EVERY_S = 2.0
-# How long one wait for the next result lasts, so Ctrl-C is heard (a lost scheduler
-# ends the wait at once).
-POLL_S = 1.0
 
 
 class DaskExecutor:
@@ -87,7 +92,9 @@ class DaskExecutor:
     still gives exactly one result. A lost scheduler raises :class:`ClusterLost`.
     """
 
-    def __init__(self, client: Any, per_worker: int, prepare: Callable[[Any], Any]) -> None:
+    def __init__(self, client: Any, per_worker: int, prepare: Callable[[Any], Any],
+                 asked: threading.Event | None = None) -> None:
+        self.asked = asked
         self.client = client
         self.per_worker = per_worker
         self.prepare = prepare
@@ -112,9 +119,11 @@ class DaskExecutor:
             try:
                 done, _ = wait(list(pending), timeout=POLL_S, return_when="FIRST_COMPLETED")
             except futures.TimeoutError:
+                interrupt_if_asked(self.asked)
                 continue
             except futures.CancelledError:
                 raise ClusterLost(LOST) from None
+            interrupt_if_asked(self.asked)
             for future in done:
                 yield pending.pop(future), self._result(future)
             self._fill(play, waiting, pending)

@@ -19,11 +19,11 @@ from __future__ import annotations
 
 import itertools
 import secrets
-import signal
 import sys
 import threading
 import time
 from collections import Counter, deque
+from contextlib import ExitStack
 from concurrent import futures
 from dataclasses import asdict, dataclass, field
 from functools import partial
@@ -35,6 +35,7 @@ from ratings.params import RatingConfig
 from ratings.sprt import DealGame, SprtResult
 from ratings.trueskill_ratings import Outcome
 from referee.clients import BotClient
+from referee.interrupts import signals_as_stop
 from referee.match import MatchAbandoned, MatchResult
 from referee.participants import BotStartError, Participant
 from referee.sandbox import SandboxUnavailable, ensure_available
@@ -516,10 +517,12 @@ class TournamentRunner:
         return GameTask(self.remote, pairing, epoch_of(self.config, pairing),
                         frozenset(self.suspended))
 
-    def _executor(self) -> Executor:
+    def _executor(self, asked: threading.Event | None) -> Executor:
+        """Where the games run; ``asked``, set by Ctrl-C or SIGTERM, is looked at while
+        they do, so an interrupt is heard even if a finaliser swallowed its exception."""
         if self.client is not None:
-            return DaskExecutor(self.client, self.config.concurrency, self._task)
-        return ThreadExecutor(self.config.concurrency)
+            return DaskExecutor(self.client, self.config.concurrency, self._task, asked)
+        return ThreadExecutor(self.config.concurrency, asked)
 
     def _count_faults(self, result: MatchResult) -> None:
         """Suspend a bot once ``suspend_after`` of its games in a row had a fault.
@@ -574,14 +577,15 @@ class TournamentRunner:
             self.stop_bots()
             raise
         live = LiveStandings(self.config.rating)
-        executor = self._executor()
+        signals = ExitStack()
+        asked = signals.enter_context(signals_as_stop(raising=True)) \
+            if threading.current_thread() is threading.main_thread() else None
+        executor = self._executor(asked)
         progress = Progress(self.total, len(done), self.out, self.quiet,
                             note=self._live_sprt if self.config.format == "ab" else None,
                             workers=executor.worker_count
                             if isinstance(executor, DaskExecutor) else None)
         tally = Tally()
-        previous = signal.signal(signal.SIGTERM, _raise_interrupt) \
-            if threading.current_thread() is threading.main_thread() else None
         stopped = None
         every = [(segment, block) for segment in self.segments
                  for block in segment_blocks(self.config, segment)]
@@ -614,8 +618,7 @@ class TournamentRunner:
                 executor.close()
             self.stop_bots()
             executor.close()
-            if previous is not None:
-                signal.signal(signal.SIGTERM, previous)
+            signals.close()
         if stopped is not None and not self.quiet:
             print(progress.line(), file=self.out, flush=True)
         if progress.done == self.total or stopped is not None:
@@ -882,10 +885,6 @@ def games_through(config: TournamentConfig, segment: Segment, block: range) -> i
     """The games of every round up to the end of ``block`` (of ``segment``)."""
     return segment.first_index + (block.stop - segment.rounds.start) * segment_shape(
         config, segment)[1]
-
-
-def _raise_interrupt(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt
 
 
 def _stop_all(participants: list[Participant]) -> None:
