@@ -182,7 +182,8 @@ def runtime_root() -> Path:
     """This referee's folder for the links to the bots' sockets (mode 0711); no sandbox sees it."""
     with _runtime_lock:
         if not _runtime:
-            _runtime.append(Path(tempfile.mkdtemp(prefix="circus-referee-")))
+            _runtime.append(Path(tempfile.mkdtemp(prefix="circus-referee-",
+                                                  dir=sandbox.staging_parent())))
             _runtime[0].chmod(0o711)  # a bot's uid walks to its staged paths, lists nothing
             atexit.register(shutil.rmtree, _runtime[0], True)
         return _runtime[0]

@@ -162,7 +162,7 @@ def _probe_sandbox() -> str | None:
     except OSError as error:
         return (f"no seccomp filter can be built ({error}; scripts/install-bubblewrap "
                 "installs libseccomp2, `pip install pyseccomp` its binding)")
-    with tempfile.TemporaryDirectory(prefix="circus-probe-") as stage:
+    with tempfile.TemporaryDirectory(prefix="circus-probe-", dir=staging_parent()) as stage:
         os.chmod(stage, 0o711)
         launch = Launch.of(["true"], Isolation(workdir=Path("/")), ids,
                            (Path(sys.base_prefix),), Path(stage))
@@ -180,6 +180,29 @@ def _probe_sandbox() -> str | None:
         where = f" as the unprivileged uid {ids[0]}" if ids else ""
         return f"bwrap cannot create namespaces{where} ({detail})"
     return None
+
+
+def staging_parent() -> str:
+    """Where the referee makes its folders for the sandboxes (staged files, socket links).
+
+    The temporary folder, unless a bot's uid could not walk through it: a root referee
+    drops each bot to an unprivileged uid, and its private TMPDIR (under a 0700 home,
+    say) would shut that uid out of every staged path. Then ``/tmp``, which every uid
+    walks; the folders made there are the referee's own, mode 0711, listing nothing.
+    """
+    chosen = tempfile.gettempdir()
+    if os.geteuid() != 0 or _walkable_by_anyone(Path(chosen)):
+        return chosen
+    return "/tmp"
+
+
+def _walkable_by_anyone(folder: Path) -> bool:
+    """Whether every folder from the root down to ``folder`` lets any uid pass through."""
+    try:
+        return all(os.stat(part).st_mode & stat.S_IXOTH
+                   for part in (folder.resolve(), *folder.resolve().parents))
+    except OSError:
+        return False
 
 
 def ensure_available() -> None:
