@@ -78,17 +78,25 @@ PATHS = st.sampled_from(
      "sprt.elo0", "sprt.alpha"])
 
 
+def _child(node: object, part: str) -> object:
+    """The node under ``part``, or None where the mutations made ``node`` another shape
+    (a list where a mapping was, say)."""
+    if isinstance(node, list):
+        return node[int(part)] if part.isdigit() and int(part) < len(node) else None
+    return node.get(part) if isinstance(node, dict) else None
+
+
 def mutate(config: dict, path: str, value: object) -> None:
     """Set the key at a dotted path (list positions by number), if its parent exists."""
     *parents, last = path.split(".")
     node = config
     for part in parents:
-        node = node[int(part)] if isinstance(node, list) else node.get(part) \
-            if isinstance(node, dict) else None
+        node = _child(node, part)
         if node is None or isinstance(node, str):
             return
     if isinstance(node, list):
-        node[int(last)] = value
+        if last.isdigit() and int(last) < len(node):
+            node[int(last)] = value
     elif isinstance(node, dict):
         node[last] = value
 
