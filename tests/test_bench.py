@@ -38,7 +38,9 @@ def quick(tmp_path_factory):
     out = tmp_path_factory.mktemp("bench") / "bench.json"
     completed = subprocess.run([sys.executable, "-m", "bench", "--quick", "--json", str(out)],
                                cwd=ROOT, capture_output=True, text=True, timeout=1100)
-    assert completed.returncode == 0, completed.stderr[-2000:]
+    failed = [line for line in completed.stdout.splitlines() if "FAILED" in line or
+              line.startswith("- ") and "Error" in line]
+    assert completed.returncode == 0, "\n".join(failed) or completed.stderr[-2000:]
     return completed.stdout, json.loads(out.read_text())
 
 
