@@ -29,7 +29,8 @@ _LOOK_S = 0.05
 
 @contextmanager
 def signals_as_stop(raising: bool = False) -> Iterator[threading.Event]:
-    """SIGINT and SIGTERM set the event yielded, until the block ends.
+    """SIGINT and SIGTERM set the event yielded, until the block ends (one the program
+    was started ignoring stays ignored).
 
     ``raising``: they raise KeyboardInterrupt as well, for a main thread that also waits
     in places no look at the event reaches (a bot's start); an interrupt a finaliser
@@ -42,7 +43,10 @@ def signals_as_stop(raising: bool = False) -> Iterator[threading.Event]:
         if raising:
             raise KeyboardInterrupt
 
-    previous = {number: signal.signal(number, handle) for number in STOP_SIGNALS}
+    # A signal ignored when the program started stays ignored, as Python's own handler
+    # leaves it (a job started in the background of a script ignores Ctrl-C).
+    previous = {number: signal.signal(number, handle) for number in STOP_SIGNALS
+                if signal.getsignal(number) is not signal.SIG_IGN}
     try:
         yield stop
     finally:

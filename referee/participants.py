@@ -16,7 +16,6 @@ import time
 from concurrent import futures
 from pathlib import Path
 
-
 from circus.v1 import bot_pb2
 from referee.clients import (
     BotClient,

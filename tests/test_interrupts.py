@@ -93,3 +93,16 @@ def test_a_producer_that_ends_because_it_was_stopped_still_gives_an_interrupt():
         for item in until_stopped(produce, stop, wind_down_s=1):
             seen.append(item)
     assert seen == ["first"]
+
+
+def test_a_signal_ignored_from_the_start_stays_ignored():
+    before = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        with signals_as_stop() as stop:
+            assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(0.01)
+            assert not stop.is_set()
+        assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGINT, before)
