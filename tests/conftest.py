@@ -8,6 +8,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+import quick_tier
 
 from referee import process
 from tournaments.config import TournamentConfig, load_config
@@ -24,10 +25,20 @@ LONGEST_FIRST = ("test_bench.py", "test_go_bot.py", "test_known_strength.py",
                  "test_swiss.py")
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The longest files first, every other file after them in its usual order."""
+def pytest_addoption(parser: pytest.Parser) -> None:
+    quick_tier.addoption(parser)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    quick_tier.configure(config)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The longest files first, every other file after them in its usual order; with
+    ``--quick``, only the quick tier (:mod:`quick_tier`)."""
     rank = {name: place for place, name in enumerate(LONGEST_FIRST)}
     items.sort(key=lambda item: rank.get(item.path.name, len(rank)))
+    quick_tier.select(config, items)
 
 
 def write_config(folder: Path, text: str, name: str = "bots.yaml") -> Path:

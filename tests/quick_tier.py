@@ -1,0 +1,96 @@
+"""The quick tier (``scripts/test --quick``): every test the last full run measured as quick.
+
+A test is in the quick tier unless it is marked ``slow``, or the last recorded run of it took
+more than :data:`BUDGET_S` (setup, call and teardown), or it shares a module- or
+session-scoped fixture whose setup took more than that (the first test that would use the
+fixture pays its setup, whichever test it is). A test with no record, a new one, is in:
+new code is where breakage is likeliest, and the next full run measures it.
+
+The record, ``tests/quick-record.json``, names only the tests over the budget, so it changes
+when a test crosses the budget, not at every run. ``scripts/test`` passes ``--record-quick``
+when it runs the whole suite, which writes the record afresh from that run's times.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+RECORD = Path(__file__).with_name("quick-record.json")
+#: The most seconds one test may take (on the idle 2-core machine) and stay in the quick tier.
+BUDGET_S = 1.0
+#: Fixtures set up once for many tests: a costly one keeps every test using it out.
+SHARED_SCOPES = ("session", "package", "module", "class")
+
+
+def addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--quick", action="store_true",
+                     help="only the quick tier: not slow, and within the budget when last "
+                          "measured (tests/quick_tier.py)")
+    parser.addoption("--record-quick", action="store_true",
+                     help="write which tests ran over the quick tier's budget to "
+                          "tests/quick-record.json (scripts/test does, for the whole suite)")
+
+
+def read_record() -> dict[str, list[str]]:
+    if not RECORD.exists():
+        return {"over_budget": [], "costly_setup": []}
+    return json.loads(RECORD.read_text())
+
+
+def shared_fixtures(item: pytest.Item) -> set[tuple[str, str]]:
+    """The project's fixtures this test shares with others, each keyed by where it is shared
+    (its file, or the whole session). Plugins' fixtures (``tmp_path_factory``) have an empty
+    ``baseid`` and are left out: nearly every test shares them."""
+    shared = set()
+    for name, definitions in item._fixtureinfo.name2fixturedefs.items():  # type: ignore[attr-defined]
+        scope, baseid = definitions[-1].scope, definitions[-1].baseid
+        if scope in SHARED_SCOPES and baseid:
+            shared.add(("" if scope == "session" else str(item.path), name))
+    return shared
+
+
+def select(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """With ``--quick``, deselect every test outside the quick tier."""
+    if not config.getoption("quick"):
+        return
+    record = read_record()
+    over, costly = set(record["over_budget"]), set(record["costly_setup"])
+    costly_fixtures = {key for item in items if item.nodeid in costly
+                       for key in shared_fixtures(item)}
+    kept, dropped = [], []
+    for item in items:
+        out = (item.get_closest_marker("slow") is not None or item.nodeid in over
+               or bool(shared_fixtures(item) & costly_fixtures))
+        (dropped if out else kept).append(item)
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = kept
+
+
+class Recorder:
+    """Each test's time as its reports come in (on the controller, under xdist too)."""
+
+    def __init__(self) -> None:
+        self.total: dict[str, float] = {}
+        self.setup: dict[str, float] = {}
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        self.total[report.nodeid] = self.total.get(report.nodeid, 0.0) + report.duration
+        if report.when == "setup":
+            self.setup[report.nodeid] = report.duration
+
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        if hasattr(session.config, "workerinput"):   # an xdist worker: the controller writes
+            return
+        over = sorted(test for test, seconds in self.total.items() if seconds > BUDGET_S)
+        costly = sorted(test for test, seconds in self.setup.items() if seconds > BUDGET_S)
+        RECORD.write_text(json.dumps({"budget_s": BUDGET_S, "over_budget": over,
+                                      "costly_setup": costly}, indent=1) + "\n")
+
+
+def configure(config: pytest.Config) -> None:
+    if config.getoption("record_quick") and not hasattr(config, "workerinput"):
+        config.pluginmanager.register(Recorder(), "quick-record")

@@ -1,0 +1,88 @@
+"""The quick tier's rule (tests/quick_tier.py): which tests ``--quick`` keeps, and the record
+the whole suite writes for it."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import quick_tier
+
+pytest_plugins = ["pytester"]
+
+TESTS = '''
+import time
+import pytest
+
+@pytest.fixture(scope="module")
+def costly():
+    return 1
+
+def test_quick(tmp_path):
+    pass
+
+def test_new_and_unmeasured():
+    pass
+
+@pytest.mark.slow
+def test_marked_slow():
+    pass
+
+def test_over_budget():
+    pass
+
+def test_paid_for_the_fixture(costly, tmp_path):
+    pass
+
+def test_shares_the_costly_fixture(costly):
+    pass
+'''
+CONFTEST = '''
+import quick_tier
+
+def pytest_addoption(parser):
+    quick_tier.addoption(parser)
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "slow: long")
+    quick_tier.configure(config)
+
+def pytest_collection_modifyitems(config, items):
+    quick_tier.select(config, items)
+'''
+
+
+@pytest.fixture
+def suite(pytester, monkeypatch):
+    monkeypatch.setattr(quick_tier, "RECORD", pytester.path / "quick-record.json")
+    pytester.makeconftest(CONFTEST)
+    pytester.makepyfile(test_some=TESTS)
+    return pytester
+
+
+def test_the_quick_tier_leaves_out_slow_over_budget_and_costly_fixture_tests(suite):
+    quick_tier.RECORD.write_text(json.dumps({
+        "budget_s": 1.0, "over_budget": ["test_some.py::test_over_budget"],
+        "costly_setup": ["test_some.py::test_paid_for_the_fixture"]}))
+    result = suite.runpytest("--quick", "-v")
+    result.assert_outcomes(passed=2, deselected=4)
+    result.stdout.fnmatch_lines(["*test_quick PASSED*", "*test_new_and_unmeasured PASSED*"])
+
+
+def test_without_quick_every_test_runs(suite):
+    quick_tier.RECORD.write_text(json.dumps({
+        "budget_s": 1.0, "over_budget": ["test_some.py::test_over_budget"], "costly_setup": []}))
+    suite.runpytest().assert_outcomes(passed=6)
+
+
+def test_the_recorded_run_names_the_tests_over_the_budget(suite, monkeypatch):
+    """A test that sleeps past a tiny budget is recorded, and the next --quick leaves it out
+    (only the over-budget side is asserted: how fast `pass` runs is the machine's)."""
+    monkeypatch.setattr(quick_tier, "BUDGET_S", 0.05)
+    suite.makepyfile(test_sleepy="import time\n\ndef test_sleeps():\n    time.sleep(0.1)\n")
+    suite.runpytest("--record-quick").assert_outcomes(passed=7)
+    record = json.loads(quick_tier.RECORD.read_text())
+    assert "test_sleepy.py::test_sleeps" in record["over_budget"]
+    assert record["budget_s"] == 0.05
+    result = suite.runpytest("--quick", "test_sleepy.py")
+    result.assert_outcomes(deselected=1)
