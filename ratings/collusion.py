@@ -179,7 +179,7 @@ def welch_df(parts: tuple[float, float], counts: tuple[int, int]) -> float:
 def hotelling_sf(statistic: float, df: float) -> float:
     """P(T² ≥ statistic) for Hotelling's T² of 2 dimensions and ``df`` degrees of freedom:
     T²·(df − 1)/(2·df) is F(2, df − 1), whose tail is (1 + 2f/(df − 1))^(−(df − 1)/2)."""
-    return (1.0 + statistic / df) ** (-(df - 1) / 2.0)
+    return float((1.0 + statistic / df) ** (-(df - 1) / 2.0))
 
 
 def holm(tested: Sequence[tuple[str, str, int, int, int, float, float, float | None, float]],

@@ -80,8 +80,10 @@ def test_honest_fields_of_four_bots_are_flagged_at_most_at_the_stated_rate():
 
 @pytest.mark.slow
 def test_honest_fields_of_five_bots_are_flagged_at_most_at_the_stated_rates():
-    # Measured: 23 and 2 of 600 (3.8%, 0.3%); the bounds are the rates + 3 sd.
-    at_5, at_1 = false_alarms(FIELD, 8, 600, 11, (0.05, 0.01))
+    # 600 fields (docs/ratings.md: measured 23 and 2, 3.8% and 0.3%); the bounds are the
+    # nominal rates + 3 sd.
+    counts = [false_alarms(FIELD, 8, 300, seed, (0.05, 0.01)) for seed in (11, 12)]
+    at_5, at_1 = (sum(column) for column in zip(*counts))
     assert at_5 <= 30 + 3 * 5.3 and at_1 <= 6 + 3 * 2.4
 
 
