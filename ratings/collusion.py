@@ -124,12 +124,24 @@ def collusion(games: Sequence[DealGame], params: RatingConfig,
         tables = list(residuals(kept, rate(kept, params), params.beta).values())
         tested = holm([_pair(a, b, tables) for a, b in pairs], alpha,
                       flagged[-1].adjusted if flagged else 0.0)
-        best = min(tested, key=lambda pair: pair.adjusted)
-        if not best.flagged:
+        candidates = [pair for pair in tested if pair.flagged]
+        if not candidates:
             return CollusionCheck(_in_order(flagged + tested, bots), alpha)
+        best = min(candidates, key=lambda pair: (_out_of_sample(pair, kept, params), pair.a,
+                                                 pair.b))
         flagged.append(best)
         pairs.remove((best.a, best.b))
         kept = [game for game in kept if not {best.a, best.b} <= set(game.seats)]
+
+
+def _out_of_sample(pair: PairCollusion, games: Sequence[DealGame],
+                   params: RatingConfig) -> float:
+    """The pair's p-value with the ratings made without the games it shared: which of
+    the pairs flagged at a step did it (the others only look it, through ratings the
+    colluders' games bent)."""
+    apart = [game for game in games if not {pair.a, pair.b} <= set(game.seats)]
+    tables = list(residuals(games, rate(apart, params), params.beta).values())
+    return _pair(pair.a, pair.b, tables)[-1]
 
 
 def rate(games: Iterable[DealGame], params: RatingConfig) -> dict[str, tuple[float, float]]:

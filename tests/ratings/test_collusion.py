@@ -11,9 +11,10 @@ from click.testing import CliRunner
 
 from circus_referee.main import main
 
-from ratings.collusion import ALPHA, collusion, holm
+from ratings.collusion import ALPHA, collusion, holm, hotelling_sf
 from ratings.params import RatingConfig
 from ratings.sprt import DealGame
+from ratings.stats import chi2_sf
 
 PARAMS = RatingConfig()
 
@@ -166,3 +167,10 @@ def test_the_same_bots_without_a_ring_are_not_flagged_and_the_report_says_nothin
     assert "collusion" not in plain
     cli("report", "--db", db, "-o", str(tmp_path / "report.html"), "--no-replays")
     assert 'id="collusion"' not in (tmp_path / "report.html").read_text()
+
+
+def test_hotellings_tail_is_the_f_distributions_and_tends_to_the_chi_square():
+    # F(2, 10) has its 5% point at 4.103: T² = F · 2ν/(ν − 1) with ν = 11.
+    assert hotelling_sf(4.1028 * 22 / 10, 11) == pytest.approx(0.05, abs=1e-4)
+    # Many degrees of freedom: the chi-square tail with 2 df, exp(−x/2).
+    assert hotelling_sf(9.21, 1e7) == pytest.approx(chi2_sf(9.21, 2), rel=1e-4)
