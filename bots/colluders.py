@@ -5,11 +5,11 @@ p) until another member of its ring sits at its table: then it never steals from
 the ring (a steal's target is the richest rival outside it), and every member but
 the ring's boss (the one whose name sorts first) throws the game (plays the move the
 greedy bot values least), feeding the boss: a shill's lost places are the boss's
-gain. Neither needs to talk to the other: the names say who is the boss. A ring is the bots whose seat
-names start with :attr:`Colluder.ring` (``ring-`` by default): they recognise each
-other from StartGame's ``seat_names``, which hold the bots' names only with
-``reveal_names: true`` in the tournament's config; without it a colluder cannot
-tell who sits with it and plays honestly.
+gain. Neither needs to talk to the other: the names say who is the boss. A ring is
+the bots whose seat names start with :attr:`Colluder.ring` (``ring-`` by default):
+they recognise each other from StartGame's ``seat_names``, which hold the bots'
+names only with ``reveal_names: true`` in the tournament's config; without it a
+colluder cannot tell who sits with it and plays honestly.
 
 In-process::
 

@@ -51,6 +51,10 @@ ALPHA = 0.01
 #: pair is tested: fewer make the variances, and so the p-value, unreliable.
 MIN_TABLES = 8
 
+#: A pair's test before the correction: a, b, tables together, a apart, b apart, the
+#: shifts, the statistic and the p-value (PairCollusion's first fields).
+Tested = tuple[str, str, int, int, int, float | None, float | None, float | None, float]
+
 
 @dataclass(frozen=True)
 class PairCollusion:
@@ -61,8 +65,8 @@ class PairCollusion:
     together: int            # tables (deal sets) with both
     a_apart: int             # tables with a, without b
     b_apart: int
-    shift_a: float           # a's mean residual together − apart
-    shift_b: float
+    shift_a: float | None    # a's mean residual together − apart (None: too few tables)
+    shift_b: float | None
     statistic: float | None  # Hotelling's T² (2 dimensions); None: too few tables to test
     p_value: float
     adjusted: float          # Holm-corrected over the pairs tested
@@ -158,13 +162,13 @@ def _in_order(pairs: list[PairCollusion], bots: list[str]) -> list[PairCollusion
 
 
 def _pair(a: str, b: str, tables: Sequence[Mapping[str, float]]
-          ) -> tuple[str, str, int, int, int, float, float, float | None, float]:
+          ) -> Tested:
     together = [(table[a], table[b]) for table in tables if a in table and b in table]
     a_apart = [table[a] for table in tables if a in table and b not in table]
     b_apart = [table[b] for table in tables if b in table and a not in table]
     counts = (len(together), len(a_apart), len(b_apart))
     if min(counts) < MIN_TABLES:
-        return (a, b, *counts, 0.0, 0.0, None, 1.0)
+        return (a, b, *counts, None, None, None, 1.0)
     with_a, with_b = [x for x, _ in together], [y for _, y in together]
     shift_a, shift_b = _mean(with_a) - _mean(a_apart), _mean(with_b) - _mean(b_apart)
     n = len(together)
@@ -194,7 +198,7 @@ def hotelling_sf(statistic: float, df: float) -> float:
     return float((1.0 + statistic / df) ** (-(df - 1) / 2.0))
 
 
-def holm(tested: Sequence[tuple[str, str, int, int, int, float, float, float | None, float]],
+def holm(tested: Sequence[Tested],
          alpha: float, floor: float = 0.0) -> list[PairCollusion]:
     """Holm's step-down correction of the pairs' p-values (pairs not tested count as
     p = 1 and are never flagged); the pairs come back in their given order. ``floor``:

@@ -283,7 +283,8 @@ def format_collusion(check: CollusionCheck, fmt: str) -> str:
     if fmt == "csv":
         return csv_text(collusion_rows(check), COLLUSION_COLUMNS)
     rows = [[f"{pair.a} & {pair.b}", pair.together, f"{pair.a_apart} / {pair.b_apart}",
-             f"{pair.shift_a:+.3f}", f"{pair.shift_b:+.3f}",
+             *("-" if shift is None else f"{shift:+.3f}"
+               for shift in (pair.shift_a, pair.shift_b)),
              "-" if pair.statistic is None else f"{pair.statistic:.2f}",
              f"{pair.adjusted:.3g}", "FLAGGED" if pair.flagged else ""]
             for pair in check.pairs]

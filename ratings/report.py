@@ -364,7 +364,8 @@ def _collusion(check: CollusionCheck | None) -> str:
         f'<td class="num">{pair.shift_a:+.3f}</td><td class="num">{pair.shift_b:+.3f}</td>'
         f'<td class="num strong">{pair.adjusted:.2g}</td></tr>'
         for pair in check.flagged)
-    return (f'<h2 id="collusion">Collusion</h2>\n<p class="verdict">{_esc(collusion_verdict(check))}'
+    verdict = _esc(collusion_verdict(check))
+    return (f'<h2 id="collusion">Collusion</h2>\n<p class="verdict">{verdict}'
             '</p>\n<table class="collusion"><thead><tr><th>pair</th><th>tables together</th>'
             '<th>apart (a / b)</th><th>shift a</th><th>shift b</th><th>p (Holm)</th></tr>'
             f'</thead><tbody>{rows}</tbody></table>\n<p class="note">A shift is the bot\'s '
