@@ -86,7 +86,8 @@ def plan(args: argparse.Namespace) -> dict[str, dict]:
             "stopping": {"seeds": max(1, round(2 * s)), "rounds": 40},
             "sprt": {"simulations": max(10, round(25 * s)), "seeds": max(1, round(1 * s))},
             "dealsets": {"simulations": max(10, round(40 * s)),
-                         "comparisons": max(5, round(10 * s))},
+                         "comparisons": max(5, round(10 * s)), "real_rounds": 1,
+                         "calibration": 20_000},
             # Two cluster sizes only: each cluster takes seconds to start.
             "cluster": {"rounds": max(1, round(1 * s)), "workers": (1, 2)},
             "memory": {"small": max(1, round(5 * s)), "large": max(2, round(25 * s))},
@@ -113,7 +114,8 @@ def plan(args: argparse.Namespace) -> dict[str, dict]:
         "stopping": {"seeds": max(1, round(40 * s)), "rounds": 100},
         "sprt": {"simulations": max(10, round(2_000 * s)), "seeds": max(1, round(20 * s))},
         "dealsets": {"simulations": max(10, round(2_000 * s)),
-                     "comparisons": max(5, round(300 * s))},
+                     "comparisons": max(5, round(300 * s)),
+                     "real_rounds": max(1, round(25 * s))},
         "cluster": {"rounds": max(1, round(4 * s))},
         "memory": {"small": max(1, round(1_000 * s)), "large": max(2, round(100_000 * s))},
     }

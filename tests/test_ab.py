@@ -241,12 +241,14 @@ def test_deal_set_tests_keep_their_error_rates_and_take_fewer_deals_than_the_tri
     rng = np.random.default_rng(5)
     errors, taken = [], []
     for d, wrong in ((0.0, "H1"), (dealsets.dealset_skill(50), "H0")):
-        results = [dealsets.one_test(d, 0, 0, 50, 0.05, 0.05, rng) for _ in range(120)]
+        results = [dealsets.one_test(dealsets.simulated(d, 0, rng), 0, 50, 0.05, 0.05)
+                   for _ in range(120)]
         errors.append(sum(verdict == wrong for verdict, _ in results))
         taken.append(sum(deals for _, deals in results) / len(results))
     # Error counts ~ Binomial(120, <= 0.05): mean <= 6, sd ~2.4.
     assert max(errors) <= 6 + 3 * 2.4
-    trinomial = [dealsets.one_test(0.0, 1, 0, 50, 0.05, 0.05, rng)[1] for _ in range(20)]
+    trinomial = [dealsets.one_test(dealsets.simulated(0.0, 1, rng), 0, 50, 0.05, 0.05)[1]
+                 for _ in range(20)]
     assert taken[0] <= 0.5 * sum(trinomial) / len(trinomial)
 
 
