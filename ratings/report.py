@@ -19,28 +19,35 @@ from typing import Any, Callable, Mapping, Protocol, Sequence
 
 from ratings.board import Board, RoundHistory, RoundRecord, SeatStats, SeatTable
 from ratings.formatting import fault_text, footer, rank_range, seat_verdict
-from ratings.time_use import TimeUse, time_use
+from ratings.time_use import TimedGame, TimeUse, time_use
 
 
 class ReportedTournament(Protocol):
-    """What the report shows of a tournament (a stored one fits)."""
+    """What the report shows of a tournament (read-only: a stored one fits)."""
 
-    name: str
-    config: dict[str, Any]
-    total_games: int
-    created_at: str
-    finished_at: str | None
+    @property
+    def name(self) -> str: ...
+    @property
+    def config(self) -> Mapping[str, Any]: ...
+    @property
+    def total_games(self) -> int: ...
+    @property
+    def created_at(self) -> str: ...
+    @property
+    def finished_at(self) -> str | None: ...
 
 
-class ReportedGame(Protocol):
-    """What the report's figures read of one game (a stored one fits)."""
+class ReportedGame(TimedGame, Protocol):
+    """What the report's figures read of one game (read-only: a stored one fits)."""
 
-    status: str
-    end_reason: str
-    duration_s: float
-    actions: list[int]
-    seats: list[str]
-    times: list[tuple[int, int, float]]
+    @property
+    def status(self) -> str: ...
+    @property
+    def end_reason(self) -> str: ...
+    @property
+    def duration_s(self) -> float: ...
+    @property
+    def actions(self) -> Sequence[int]: ...
 
 
 @dataclass(frozen=True)
