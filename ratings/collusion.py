@@ -110,12 +110,14 @@ def residuals(games: Iterable[DealGame], ratings: Mapping[str, tuple[float, floa
             for key, table in sums.items()}
 
 
-def collusion(games: Sequence[DealGame], params: RatingConfig,
-              alpha: float = ALPHA) -> CollusionCheck:
+def collusion(games: Sequence[DealGame], params: RatingConfig, alpha: float = ALPHA,
+              ratings: Mapping[str, tuple[float, float]] | None = None) -> CollusionCheck:
     """Test every pair of rated bots; ``games`` in schedule order (the order rated).
 
     The method is in this module's docstring: Holm's step-down over the pairs, each
     flagged pair's shared tables set aside and the rest rated again before the next step.
+    ``ratings``: the (mu, sigma) of all the games when the caller has them (a board's),
+    so the first step, often the only one, rates nothing again.
     """
     bots = sorted({bot for game in games if game.rated for bot in game.seats})
     if len(bots) < 4:
@@ -125,7 +127,8 @@ def collusion(games: Sequence[DealGame], params: RatingConfig,
     flagged: list[PairCollusion] = []
     kept = list(games)
     while True:
-        tables = list(residuals(kept, rate(kept, params), params.beta).values())
+        current = ratings if ratings is not None and not flagged else rate(kept, params)
+        tables = list(residuals(kept, current, params.beta).values())
         tested = holm([_pair(a, b, tables) for a, b in pairs], alpha,
                       flagged[-1].adjusted if flagged else 0.0)
         candidates = [pair for pair in tested if pair.flagged]
