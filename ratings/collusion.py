@@ -23,6 +23,9 @@ those tables explain. The ratings say what the other players explain:
 * the pairs' p-values are corrected for their number with Holm's step-down
   method, so the chance of flagging any pair of an honest field is at most
   alpha (0.01 by default);
+* when several pairs pass a step, the one flagged is the pair whose p-value is
+  smallest with ratings made without the games it shared: the colluders' games
+  bend the ratings, which can make a pair beside them pass too;
 * a flagged pair is explained away before the rest are tested again: the ratings
   absorb part of what it did (a shill's rating falls), which would make its bots'
   other tables look better than predicted and flag their other pairs too. So the
