@@ -274,7 +274,8 @@ def test_big_fields_swiss_order_early_stopping_and_sprt_errors(quick):
     dealsets = figures(quick[1], "dealsets")
     assert_numbers(dealsets, ["dealsets_alpha_error", "dealsets_beta_error",
                               "share_same_bounds", "share_same_strengths",
-                              "share_same_strengths_small", "trinomial_elo_of_dealset_50"])
+                              "share_same_strengths_small", "trinomial_elo_of_dealset_50",
+                              "real_identical_share", "real_stronger_share"])
 
 
 @pytest.mark.slow
