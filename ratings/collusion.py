@@ -2,39 +2,39 @@
 
 Two bots that help each other (one throws its games to the other, or both play
 soft against each other) show it in one place: their results when seated
-together differ from their results apart by more than the other players at
-those tables explain. The ratings say what the other players explain:
+together differ from their results apart, against the same opponents. No rating
+model is needed for that, and none is used: TrueSkill's online ratings never stop
+moving (tau), and on a long log their leftover error, fixed per bot, made honest
+pairs look significant (an honest simulated field of 12 bots and 33,000 games had
+5 pairs flagged with residuals against the ratings, none with these):
 
-* a bot's result in a game is its share of the others it finished ahead of
-  (a tie counting half); what the ratings predict is the mean of
-  :func:`ratings.board.predicted_ahead` over the same others; the residual is
-  the difference;
-* the unit is a table on one deal (all its seat rotations, averaged): the deal's
-  luck, which the rotations share, stays inside one observation;
-* for a pair (a, b): d_a = a's mean residual at tables with b − at tables
-  without b, d_b likewise; (d_a, d_b) has a covariance from the spread of the
-  residuals (with the shared tables' covariance of a's and b's residuals:
-  they are measured at the same tables), and X = dᵀ Σ⁻¹ d is Hotelling's T² of 2
-  dimensions when the pair's results do not depend on sitting together: with ν the
-  smaller of d_a's and d_b's Welch–Satterthwaite degrees of freedom,
-  p = (1 + X/ν)^(−(ν − 1)/2), its F(2, ν − 1) tail (the chi-square tail, which it
-  tends to for many tables, flagged 7% of honest fields of 24 tables per group at
-  a nominal 5%);
-* the pairs' p-values are corrected for their number with Holm's step-down
-  method, so the chance of flagging any pair of an honest field is at most
-  alpha (0.01 by default);
+* a bot's result against another in a game is 1 (ahead), ½ (tied) or 0; its
+  expected result against that other is its mean result against it over the tables
+  kept (per game); a table's residual for the bot is the mean, over the others
+  there, of its result against each (averaged over the table's games) − expected;
+* the unit is a table on one deal (all its seat rotations): the deal's luck, which
+  the rotations share, stays inside one observation;
+* for a pair (a, b): d_a = a's mean residual at tables with b − at tables without
+  b, d_b likewise; (d_a, d_b) has a covariance from the spread of the residuals
+  (with the shared tables' covariance of a's and b's residuals), and X = dᵀ Σ⁻¹ d is
+  Hotelling's T² of 2 dimensions when the pair's results do not depend on sitting
+  together: with ν the smaller of d_a's and d_b's Welch–Satterthwaite degrees of
+  freedom, p = (1 + X/ν)^(−(ν − 1)/2), its F(2, ν − 1) tail;
+* the pairs' p-values are corrected for their number with Holm's step-down method,
+  so the chance of flagging any pair of an honest field is at most alpha (0.01);
 * when several pairs pass a step, the one flagged is the pair whose p-value is
-  smallest with ratings made without the games it shared: the colluders' games
-  bend the ratings, which can make a pair beside them pass too;
-* a flagged pair is explained away before the rest are tested again: the ratings
-  absorb part of what it did (a shill's rating falls), which would make its bots'
-  other tables look better than predicted and flag their other pairs too. So the
-  tables where the flagged pair sat together are set aside, the rest rated again
-  (TrueSkill, in the order given), and the remaining pairs tested on those ratings,
-  the Holm step going on (the next pair needs p ≤ alpha / (pairs left)).
+  smallest with the expected results taken from the tables without it;
+* a flagged pair is explained away before the rest are tested again: its tables
+  bend the expected results of its bots (a shill's results against everyone fall),
+  which would make their other tables look better and flag their other pairs too.
+  So the tables where it sat together are set aside, the expected results taken
+  again from the rest, and the remaining pairs tested, the Holm step going on (the
+  next pair needs p ≤ alpha / (pairs left)).
 
-It needs four bots or more: with as many bots as seats every table holds
-every pair, and there is no "apart" to compare with.
+A bot's result against its partner is only ever measured together, so it cancels
+out: what is tested is how each does against the others at the table. It needs
+four bots or more (with as many bots as seats every table holds every pair, and
+there is no "apart") and three seats or more (at two, a table holds no one else).
 """
 
 from __future__ import annotations
@@ -43,10 +43,7 @@ from dataclasses import dataclass
 from itertools import combinations
 from typing import Iterable, Mapping, Sequence
 
-from ratings.board import predicted_ahead
-from ratings.params import RatingConfig
 from ratings.sprt import DealGame
-from ratings.trueskill_ratings import Outcome, Rater
 
 #: The family-wise error rate of the pair flags.
 ALPHA = 0.01
@@ -90,76 +87,88 @@ class CollusionCheck:
         return [pair for pair in self.pairs if pair.flagged]
 
 
-def residuals(games: Iterable[DealGame], ratings: Mapping[str, tuple[float, float]],
-              beta: float) -> dict[tuple[int, tuple[str, ...]], dict[str, float]]:
-    """Per table on a deal (the deal and its bots, sorted), each bot's mean residual
-    over the table's rated games: actual share of the others beaten − predicted."""
-    sums: dict[tuple[int, tuple[str, ...]], dict[str, list[float]]] = {}
+Table = tuple[int, tuple[str, ...]]
+
+
+def pairwise(games: Iterable[DealGame]) -> dict[Table, dict[str, dict[str, list[float]]]]:
+    """Per table on a deal (the deal and its bots, sorted), per bot, per other bot there:
+    the bot's summed result against the other over the table's rated games (1 ahead,
+    ½ tied, 0 behind) and the games counted."""
+    tables: dict[Table, dict[str, dict[str, list[float]]]] = {}
     for game in games:
         seats = game.seats
         if not game.rated or len(set(seats)) != len(seats) or len(seats) < 2:
             continue
-        table = sums.setdefault((game.deal, tuple(sorted(seats))), {})
-        others = len(seats) - 1
+        table = tables.setdefault((game.deal, tuple(sorted(seats))), {})
         for bot, rank in zip(seats, game.ranks):
-            actual = sum(1.0 if rank < other else 0.5 if rank == other else 0.0
-                         for other in game.ranks) - 0.5   # itself: a tie, counted out
-            predicted = sum(predicted_ahead(ratings[bot], ratings[rival], beta)
-                            for rival in seats if rival != bot)
-            entry = table.setdefault(bot, [0.0, 0])
-            entry[0] += (actual - predicted) / others
-            entry[1] += 1
-    return {key: {bot: total / count for bot, (total, count) in table.items()}
-            for key, table in sums.items()}
+            against = table.setdefault(bot, {})
+            for other, theirs in zip(seats, game.ranks):
+                if other != bot:
+                    entry = against.setdefault(other, [0.0, 0])
+                    entry[0] += 1.0 if rank < theirs else 0.5 if rank == theirs else 0.0
+                    entry[1] += 1
+    return tables
 
 
-def collusion(games: Sequence[DealGame], params: RatingConfig, alpha: float = ALPHA,
-              ratings: Mapping[str, tuple[float, float]] | None = None) -> CollusionCheck:
-    """Test every pair of rated bots; ``games`` in schedule order (the order rated).
+def residuals(tables: Mapping[Table, Mapping[str, Mapping[str, list[float]]]],
+              basis: Iterable[Table]) -> list[dict[str, float]]:
+    """Each table's residual per bot: the mean, over the others there, of its result
+    against the other − its result against the other over the ``basis`` tables (per
+    game). An other it never met in the basis is left out."""
+    sums: dict[tuple[str, str], list[float]] = {}
+    for key in basis:
+        for bot, against in tables[key].items():
+            for other, (total, count) in against.items():
+                entry = sums.setdefault((bot, other), [0.0, 0])
+                entry[0] += total
+                entry[1] += count
+    expected = {pair: total / count for pair, (total, count) in sums.items()}
+    result = []
+    for table in tables.values():
+        row = {}
+        for bot, against in table.items():
+            terms = [total / count - expected[bot, other]
+                     for other, (total, count) in against.items() if (bot, other) in expected]
+            if terms:
+                row[bot] = sum(terms) / len(terms)
+        result.append(row)
+    return result
 
-    The method is in this module's docstring: Holm's step-down over the pairs, each
-    flagged pair's shared tables set aside and the rest rated again before the next step.
-    ``ratings``: the (mu, sigma) of all the games when the caller has them (a board's),
-    so the first step, often the only one, rates nothing again.
-    """
-    bots = sorted({bot for game in games if game.rated for bot in game.seats})
+
+def collusion(games: Iterable[DealGame], alpha: float = ALPHA) -> CollusionCheck:
+    """Test every pair of rated bots (the method is in this module's docstring)."""
+    tables = pairwise(games)
+    bots = sorted({bot for table in tables.values() for bot in table})
     if len(bots) < 4:
         return CollusionCheck([], alpha, f"{len(bots)} bots: collusion needs four or more "
                                          "(with fewer, tables hold every pair)")
+    if max(len(table) for table in tables.values()) < 3:
+        return CollusionCheck([], alpha, "2-player tables only: collusion needs three seats "
+                                         "or more (at two, a table holds no one else)")
     pairs = list(combinations(bots, 2))
     flagged: list[PairCollusion] = []
-    kept = list(games)
+    kept = dict(tables)
     while True:
-        current = ratings if ratings is not None and not flagged else rate(kept, params)
-        tables = list(residuals(kept, current, params.beta).values())
-        tested = holm([_pair(a, b, tables) for a, b in pairs], alpha,
+        rows = residuals(kept, kept)
+        tested = holm([_pair(a, b, rows) for a, b in pairs], alpha,
                       flagged[-1].adjusted if flagged else 0.0)
         candidates = [pair for pair in tested if pair.flagged]
         if not candidates:
             return CollusionCheck(_in_order(flagged + tested, bots), alpha)
-        best = min(candidates, key=lambda pair: (_out_of_sample(pair, kept, params), pair.a,
-                                                 pair.b))
+        best = min(candidates, key=lambda pair: (_out_of_sample(pair, kept), pair.a, pair.b))
         flagged.append(best)
         pairs.remove((best.a, best.b))
-        kept = [game for game in kept if not {best.a, best.b} <= set(game.seats)]
+        kept = {key: table for key, table in kept.items()
+                if not (best.a in table and best.b in table)}
 
 
-def _out_of_sample(pair: PairCollusion, games: Sequence[DealGame],
-                   params: RatingConfig) -> float:
-    """The pair's p-value with the ratings made without the games it shared: which of
-    the pairs flagged at a step did it (the others only look it, through ratings the
-    colluders' games bent)."""
-    apart = [game for game in games if not {pair.a, pair.b} <= set(game.seats)]
-    tables = list(residuals(games, rate(apart, params), params.beta).values())
-    return _pair(pair.a, pair.b, tables)[-1]
-
-
-def rate(games: Iterable[DealGame], params: RatingConfig) -> dict[str, tuple[float, float]]:
-    """The TrueSkill (mu, sigma) of every bot after ``games``, rated in the order given."""
-    rater = Rater(params)
-    for index, game in enumerate(games):
-        rater.add(Outcome(index, game.seats, game.ranks, game.rated))
-    return {bot: (rating.mu, rating.sigma) for bot, rating in rater.ratings.items()}
+def _out_of_sample(pair: PairCollusion,
+                   tables: Mapping[Table, Mapping[str, Mapping[str, list[float]]]]) -> float:
+    """The pair's p-value with the expected results taken from the tables without it:
+    which of the pairs flagged at a step did it (the others only look it, through
+    expected results the colluders' tables bent)."""
+    apart = [key for key, table in tables.items() if not (pair.a in table and pair.b in table)]
+    return _pair(pair.a, pair.b, residuals(tables, apart))[-1]
 
 
 def _in_order(pairs: list[PairCollusion], bots: list[str]) -> list[PairCollusion]:

@@ -269,7 +269,7 @@ def collusion_verdict(check: CollusionCheck) -> str:
     if check.untested:
         return f"collusion: not tested ({check.untested})"
     method = (f"{len(check.pairs)} pairs, Holm-corrected, family-wise alpha {check.alpha:g}; "
-              "residuals against the ratings, together − apart")
+              "results against the same opponents, together − apart")
     if not check.flagged:
         return f"collusion: no pair flagged ({method})"
     named = ", ".join(f"{pair.a} & {pair.b} (p {pair.adjusted:.2g})" for pair in check.flagged)

@@ -380,8 +380,8 @@ def _collusion(check: CollusionCheck | None) -> str:
             '</p>\n<table class="collusion"><thead><tr><th>pair</th><th>tables together</th>'
             '<th>apart (a / b)</th><th>shift a</th><th>shift b</th><th>p (Holm)</th></tr>'
             f'</thead><tbody>{rows}</tbody></table>\n<p class="note">A shift is the bot\'s '
-            'mean result at tables with the other, beyond what the ratings predict, minus '
-            'the same at tables without it (docs/ratings.md, "Collusion").</p>')
+            'mean result against the others at tables with the other, beyond its usual '
+            'result against them, minus the same at tables without it (docs/ratings.md, "Collusion").</p>')
 
 
 def _times(games: Sequence[ReportedGame]) -> str:

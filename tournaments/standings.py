@@ -104,17 +104,11 @@ def stored_ab_test(store: Store, tournament: StoredTournament) -> SprtResult | N
     return ab_test(config["a"], config["b"], per_deal, config["sprt"], games)
 
 
-def stored_collusion(store: Store, tournament: StoredTournament,
-                     board: Board | None = None) -> CollusionCheck:
+def stored_collusion(store: Store, tournament: StoredTournament) -> CollusionCheck:
     """The collusion check of a stored tournament's games, a table on a deal (its group)
-    being one observation, the games rated in schedule order as the board rates them
-    (``board``: the tournament's, whose ratings are then used, not made again)."""
-    played = sorted(store.games(tournament.name), key=lambda game: game.game_index)
-    ratings = {row.bot: (row.mu, row.sigma) for row in board.rows if row.games} \
-        if board is not None else None
-    return collusion([DealGame(game.group_index, tuple(game.seats), tuple(game.ranks),
-                               game.status != "void") for game in played],
-                     rating_config(tournament), ratings=ratings)
+    being one observation."""
+    return collusion(DealGame(game.group_index, tuple(game.seats), tuple(game.ranks),
+                              game.status != "void") for game in store.games(tournament.name))
 
 
 def round_history(store: Store, tournament: StoredTournament) -> RoundHistory:

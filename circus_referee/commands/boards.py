@@ -109,7 +109,7 @@ def leaderboard(db_path: Path, tournament: str | None, fmt: str, h2h: bool, los:
     store, record = open_tournament(db_path, tournament)
     board = standings(store, record, resamples=resamples)
     history = round_history(store, record) if by_round or told_by_round(record) else None
-    pairs = stored_collusion(store, record, board) if collusion else None
+    pairs = stored_collusion(store, record) if collusion else None
     if history_bot is not None and history_bot not in board.bots:
         fail(f"no bot {history_bot!r} in tournament {record.name!r} "
              f"(bots: {', '.join(board.bots)})")
@@ -214,7 +214,7 @@ def report(db_path: Path, tournament: str | None, output: Path, replays: bool, p
         html = scrub(render_report(board, reported, games,
                                    report_links(games, faults, links, identities(store, record),
                                                 code_column(store, record)),
-                                   notes, history, stored_collusion(store, record, board)))
+                                   notes, history, stored_collusion(store, record)))
         output.write_text(html, encoding="utf-8")
     except OSError as error:
         fail(f"cannot write {error.filename or output}: {error.strerror}")

@@ -47,7 +47,7 @@ def simulated_field(skills: dict[str, float], rounds: int, rng: random.Random,
 
 
 def check(games: list[DealGame], alpha: float = ALPHA):
-    return collusion(games, PARAMS, alpha)
+    return collusion(games, alpha)
 
 
 FIELD = {"p0": 20.0, "p1": 23.0, "p2": 26.0, "p3": 29.0, "p4": 32.0}
@@ -79,9 +79,8 @@ def test_honest_fields_of_four_bots_are_flagged_at_most_at_the_stated_rate():
     assert flagged <= 10 + 3 * 3.1
 
 
-@pytest.mark.slow
 def test_honest_fields_of_five_bots_are_flagged_at_most_at_the_stated_rates():
-    # 600 fields (docs/ratings.md: measured 23 and 2, 3.8% and 0.3%); the bounds are the
+    # 600 fields (docs/ratings.md: measured 8 and 0, 1.3% and 0%); the bounds are the
     # nominal rates + 3 sd.
     counts = [false_alarms(FIELD, 8, 300, seed, (0.05, 0.01)) for seed in (11, 12)]
     at_5, at_1 = (sum(column) for column in zip(*counts))
@@ -91,6 +90,18 @@ def test_honest_fields_of_five_bots_are_flagged_at_most_at_the_stated_rates():
 def test_three_bots_cannot_be_tested():
     result = check(simulated_field({"a": 20.0, "b": 25.0, "c": 30.0}, 4, random.Random(2)))
     assert result.pairs == [] and "four or more" in result.untested
+
+
+def test_two_seats_cannot_be_tested():
+    result = check(simulated_field(FIELD, 4, random.Random(2), players=2))
+    assert result.pairs == [] and "three seats" in result.untested
+
+
+def test_a_long_honest_log_is_not_flagged():
+    # 12 bots, 50 rounds (33,000 games): residuals against TrueSkill's ratings, whose
+    # leftover error never shrinks, flagged 5 pairs of this field.
+    field = {f"b{i:02d}": 20.0 + i for i in range(12)}
+    assert check(simulated_field(field, 50, random.Random(1))).flagged == []
 
 
 def test_pairs_with_too_few_tables_apart_are_not_tested_nor_flagged():
