@@ -34,6 +34,7 @@ from google.protobuf.message import Message
 
 from circus.v1 import bot_pb2
 from referee.clients import BotClient, BotFault
+from referee.outcomes import FaultClass
 from referee.process import BotProcess
 from referee.text import printable
 
@@ -165,11 +166,11 @@ def reply_message(reply: dict[str, Any], case: str) -> Message:
     cases = [CAMEL_CASES.get(key, key) for key in keys]
     if cases != [case]:
         found = " and ".join(cases) or "none"
-        raise BotFault("illegal", f"a {case} request answered with the case {found}")
+        raise BotFault(FaultClass.ILLEGAL, f"a {case} request answered with the case {found}")
     body = reply[keys[0]]
     if body is not None and not isinstance(body, dict):
-        raise BotFault("illegal", f"the {case} reply does not parse: {body!r:.40} is not an "
-                                  "object")
+        raise BotFault(FaultClass.ILLEGAL,
+                       f"the {case} reply does not parse: {body!r:.40} is not an object")
     if case == "decide" and body is not None:
         decision = _plain_decision(body)
         if decision is not None:
@@ -181,7 +182,8 @@ def reply_message(reply: dict[str, Any], case: str) -> Message:
         json_format.ParseDict(body if body is not None else {}, message,
                               ignore_unknown_fields=True)
     except (json_format.ParseError, TypeError, ValueError, RecursionError) as error:
-        raise BotFault("illegal", printable(f"the {case} reply does not parse: {error}")) from None
+        raise BotFault(FaultClass.ILLEGAL,
+                       printable(f"the {case} reply does not parse: {error}")) from None
     return message
 
 
@@ -255,17 +257,17 @@ class StdioClient:
         """Write the request, read its reply: each within ``timeout`` seconds in all."""
         deadline = time.monotonic() + timeout
         if not self.lock.acquire(timeout=max(0.0, timeout)):
-            raise BotFault("timeout", f"no reply within {timeout:.3f} s (another call "
-                                      "to this process was still waiting)")
+            raise BotFault(FaultClass.TIMEOUT, f"no reply within {timeout:.3f} s (another call "
+                                               "to this process was still waiting)")
         try:
             if self.closed or self.broken:
-                raise BotFault("crash", self.broken or "the process was stopped")
+                raise BotFault(FaultClass.CRASH, self.broken or "the process was stopped")
             self.last_id += 1
             request_id = self.last_id
             line = request_line(request_id, case, request)
             if len(line) > self.max_line:
-                raise BotFault("illegal", f"the {case} request of {len(line)} bytes is over "
-                                          f"the limit of {self.max_line} bytes")
+                raise BotFault(FaultClass.ILLEGAL, f"the {case} request of {len(line)} bytes is "
+                                                   f"over the limit of {self.max_line} bytes")
             self._write(line, deadline, timeout)
             return self._reply(request_id, case, deadline, timeout)
         finally:
@@ -287,30 +289,30 @@ class StdioClient:
             if wait <= 0 or not self.writable.poll(wait * 1000):
                 if len(view) < len(line):
                     self.broken = "a request was left half written (the bot read no more)"
-                raise BotFault("timeout", f"no reply within {timeout:.3f} s (the bot did not "
-                                          "read its request)")
+                raise BotFault(FaultClass.TIMEOUT, f"no reply within {timeout:.3f} s (the bot did "
+                                                   "not read its request)")
 
     def _reply(self, request_id: int, case: str, deadline: float, timeout: float) -> Message:
         while True:
             line = self._line(deadline)
             if line is None:
                 self.pending.add(request_id)
-                raise BotFault("timeout", f"no reply within {timeout:.3f} s")
+                raise BotFault(FaultClass.TIMEOUT, f"no reply within {timeout:.3f} s")
             try:
                 reply = json.loads(line)
             except (ValueError, RecursionError) as error:   # not JSON, not UTF-8, too deep
-                raise BotFault("illegal", printable(f"the reply is not JSON ({error}): "
-                                                    f"{line[:80]!r}")) from None
+                raise BotFault(FaultClass.ILLEGAL, printable(f"the reply is not JSON ({error}): "
+                                                             f"{line[:80]!r}")) from None
             answered = reply_id(reply)
             if answered in self.pending:
                 self.pending.discard(answered)   # the late reply of a request that timed out
                 continue
             if not isinstance(reply, dict):
-                raise BotFault("illegal", "the reply is not a JSON object")
+                raise BotFault(FaultClass.ILLEGAL, "the reply is not a JSON object")
             if answered != request_id:
                 said = reply.get("request_id", reply.get("requestId"))
-                raise BotFault("illegal", printable(f"request_id {said!r} in the reply "
-                                                    f"(expected {request_id})"))
+                raise BotFault(FaultClass.ILLEGAL, printable(f"request_id {said!r} in the reply "
+                                                             f"(expected {request_id})"))
             return reply_message(reply, case)
 
     def _line(self, deadline: float) -> bytes | None:
@@ -337,8 +339,8 @@ class StdioClient:
                 self.buffer.clear()
                 self.scanned = 0
                 self.skipping = True
-                raise BotFault("illegal", f"a reply line over the limit of {self.max_line} "
-                                          "bytes")
+                raise BotFault(FaultClass.ILLEGAL,
+                               f"a reply line over the limit of {self.max_line} bytes")
             wait = deadline - time.monotonic()
             if wait <= 0 or not self.readable.poll(wait * 1000):
                 if time.monotonic() >= deadline:
@@ -362,7 +364,7 @@ class StdioClient:
             self.broken = f"{what} while the process ran on: it was stopped"
         else:
             self.broken = f"its process ended: {self.process.exit_description()} ({what})"
-        return BotFault("crash", self.broken)
+        return BotFault(FaultClass.CRASH, self.broken)
 
     def close(self) -> None:
         """Close the pipes now, or as soon as the call in flight returns."""
@@ -428,8 +430,8 @@ class StdioPool:
         with self.lock:
             lane = next((lane for lane in self.lanes if lane.free()), None)
             if lane is None:
-                raise BotFault("crash", f"none of its {len(self.lanes)} processes is free "
-                                        f"({self.describe()})")
+                raise BotFault(FaultClass.CRASH, f"none of its {len(self.lanes)} processes is free "
+                                                 f"({self.describe()})")
             lane.seat = seat
             return lane
 
@@ -437,19 +439,19 @@ class StdioPool:
         with self.lock:
             lane = next((lane for lane in self.lanes if lane.seat == seat), None)
         if lane is None:
-            raise BotFault("crash", f"the process that played this game is gone "
-                                    f"({self.describe()})")
+            raise BotFault(FaultClass.CRASH, f"the process that played this game is gone "
+                                             f"({self.describe()})")
         return lane
 
     def _call(self, lane: Lane, call: str, request: Message, timeout: float) -> Any:
         client = lane.client
         if client is None:
-            raise BotFault("crash", f"the process that played this game is gone "
-                                    f"({self.describe()})")
+            raise BotFault(FaultClass.CRASH, f"the process that played this game is gone "
+                                             f"({self.describe()})")
         try:
             return getattr(client, call)(request, timeout)
         except BotFault as fault:
-            if fault.fault_class == "timeout":
+            if fault.fault_class == FaultClass.TIMEOUT:
                 self.timed_out.lane = lane
             raise
 
@@ -462,7 +464,7 @@ class StdioPool:
         with self.lock:
             lane = next((lane for lane in self.lanes if lane.client is not None), None)
         if lane is None:
-            raise BotFault("crash", f"no process of the bot runs ({self.describe()})")
+            raise BotFault(FaultClass.CRASH, f"no process of the bot runs ({self.describe()})")
         reply: bot_pb2.HelloResponse = self._call(lane, "hello", request, timeout)
         return reply
 
