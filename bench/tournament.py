@@ -78,7 +78,7 @@ def components(db: Path, name: str, games: int, bot_classes: dict[str, type]) ->
     from referee.games import get_game
     from referee.match import MatchResult
     from referee.outcomes import GameStatus
-    from tournaments.runner import LiveStandings
+    from tournaments.run.live import LiveStandings
     from tournaments.schedule import Pairing
 
     source = Store(db)
