@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, replace
+from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import click
 
@@ -140,11 +141,14 @@ def leaderboard(db_path: Path, tournament: str | None, fmt: str, h2h: bool, los:
             data["history"] = {history_bot: formatting.history_rows(board, history_bot)}
         click.echo(json.dumps(data, indent=2))
         return
-    render = {"h2h": lambda: formatting.format_h2h(board, fmt),
-              "los": lambda: formatting.format_los(board, fmt),
-              "seats": lambda: formatting.format_seats(board, fmt),
-              "history": lambda: formatting.format_history(board, history_bot, fmt),
-              "rounds": lambda: rounds.format_rounds(history, fmt)}
+    render: dict[str, Callable[[], str]] = {
+        "h2h": lambda: formatting.format_h2h(board, fmt),
+        "los": lambda: formatting.format_los(board, fmt),
+        "seats": lambda: formatting.format_seats(board, fmt)}
+    if history_bot is not None:   # the sections asked for: --history, --rounds
+        render["history"] = partial(formatting.format_history, board, history_bot, fmt)
+    if history is not None:
+        render["rounds"] = partial(rounds.format_rounds, history, fmt)
     if fmt == "csv":
         click.echo(render[sections[0]]() if sections
                    else formatting.format_board(board, "csv", FAULT_CLASSES,

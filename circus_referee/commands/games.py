@@ -111,7 +111,11 @@ def replay(game_id: int | None, db_path: Path, source: Path | None, index: int |
         fail("give a GAME_ID or --from EXPORT_FILE (not both)")
     if index is not None and source is None:
         fail("--index goes with --from EXPORT_FILE")
-    game = stored_source(db_path, game_id) if source is None else exported_source(source, index)
+    if source is not None:
+        game = exported_source(source, index)
+    else:
+        assert game_id is not None, "one of the two, as checked above"
+        game = stored_source(db_path, game_id)
     view = None if view_given is None else viewed_seat(view_given, game.seats)
     try:
         replayed = replay_frames(game.record, game.seats, game.times, game.faults,
