@@ -26,7 +26,7 @@ from circus_referee.common import (
 from ratings import formatting, rounds
 from ratings.board import RoundHistory
 from ratings.report import FaultRow, GameRow, ReportLinks, render_report
-from referee.replay import END_REASONS
+from referee.games import END_WORDS
 from referee.settings import FAULT_CLASSES
 from tournaments.export import unsettled_groups
 from tournaments.public import Redactor, private_parts, public_config
@@ -250,4 +250,4 @@ def report_links(games: list[StoredGame], faults: list[dict[str, Any]],
                            links[f["game_id"]] + f"#step={max(f['decision_id'] - 1, 0)}&view=0"
                            if f["game_id"] in links else None)
                   for f in faults]
-    return ReportLinks(rows, fault_rows, END_REASONS, bot_identities, code)
+    return ReportLinks(rows, fault_rows, END_WORDS, bot_identities, code)

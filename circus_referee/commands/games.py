@@ -11,9 +11,9 @@ import click
 from tabulate import tabulate
 
 from circus_referee.common import DB_OPTION, fail, open_store
-from referee.games import GAMES, GameConfigError, GameRecord
+from referee.games import GAMES, GameConfigError, GameRecord, end_words
 from referee.games.base import IllegalActionError
-from referee.replay import end_reason_words, replay_frames, text_lines
+from referee.replay import replay_frames, text_lines
 from referee.viewer import render_replay
 from tournaments.export import read_records, replay_record
 
@@ -136,7 +136,7 @@ def replay(game_id: int | None, db_path: Path, source: Path | None, index: int |
                f"status {game.status}")
     click.echo("seats: " + ", ".join(f"{seat}={name}" for seat, name in enumerate(game.seats)))
     click.echo("\n".join(text_lines(replayed, view)))
-    click.echo(f"end: {replayed.end_reason} ({end_reason_words(replayed.end_reason)}); "
+    click.echo(f"end: {replayed.end_reason} ({end_words(replayed.end_reason)}); "
                f"scores {replayed.scores}; ranks {replayed.ranks}")
     if game.scores and replayed.scores != game.scores:
         fail(f"replay gives scores {replayed.scores}, the record has {game.scores}", status=1)

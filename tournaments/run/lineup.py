@@ -9,6 +9,7 @@ from concurrent import futures
 
 from referee.clients import BotClient
 from referee.match import MatchResult
+from referee.outcomes import FaultClass, Policy
 from referee.participants import BotStartError, Participant
 from referee.sandbox import SandboxUnavailable, ensure_available
 from referee.settings import BotSpec
@@ -178,7 +179,8 @@ class Lineup(RunState):
         that keeps failing stops costing the tournament its timeouts and restarts.
         """
         faulted = {fault.bot for fault in result.faults
-                   if fault.policy != "ignored" and fault.fault_class != "suspended"}
+                   if fault.policy != Policy.IGNORED
+                   and fault.fault_class != FaultClass.SUSPENDED}
         with self.streaks_lock:
             self._count_streaks(set(result.seats) - self.suspended, faulted)
 
