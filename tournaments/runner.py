@@ -491,7 +491,7 @@ class TournamentRunner:
         participant = self.participants[name]
         if participant.crashed() and not self.stop.is_set():
             participant.recover(self.config.game, self.config.variant)
-        return None if participant.crashed() else participant.client
+        return participant.client if participant.playable() else None
 
     def _play(self, pairing: Pairing) -> MatchResult:
         if self.stop.is_set():
