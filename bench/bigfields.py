@@ -33,7 +33,8 @@ from ratings.sprt import expected_score, sprt
 from ratings.stats import kendall_tau_b
 from ratings.trueskill_ratings import Outcome, Rater
 from tournaments.config import parse_config
-from tournaments.runner import LiveStandings, TournamentRunner
+from tournaments.run.live import LiveStandings
+from tournaments.runner import TournamentRunner
 from tournaments.schedule import pairs_of, swiss_tables
 from tournaments.standings import outcome
 from tournaments.store import Store
@@ -121,7 +122,7 @@ def simulated_repeats(players: int, bots: int, rounds: int, seed: int,
                                     for n in range(bots)]})
     strength = {bot.name: rng.gauss(0.0, 1.0) for bot in config.bots}
     byes: Counter[str] = Counter()
-    met: Counter[tuple[str, str]] = Counter()
+    met: Counter[frozenset[str]] = Counter()
     rater, repeats = Rater(), []
     for number in range(rounds):
         conservative = {bot: r.mu - 3 * r.sigma for bot, r in rater.ratings.items()}

@@ -12,6 +12,7 @@ import json
 import os
 import shutil
 import socket
+import struct
 import subprocess
 import sys
 import threading
@@ -365,8 +366,18 @@ def test_a_bot_that_puts_a_link_in_place_of_its_socket_reaches_nothing(tmp_path)
                 grpc.channel_ready_future(client.channel).result(timeout=1.0)
             client.close()
             decoy.setblocking(False)
-            with pytest.raises(BlockingIOError):
-                decoy.accept()  # nothing came to the decoy through the referee's address
+            try:
+                stray, _ = decoy.accept()
+            except BlockingIOError:
+                return  # nothing came to the decoy through the referee's address
+            peer = stray.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12)
+            pid, uid, _ = struct.unpack("3i", peer)
+            stray.close()
+            try:
+                who = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ")
+            except OSError:
+                who = b"(gone)"
+            pytest.fail(f"a connection reached the decoy, from pid {pid} (uid {uid}): {who!r}")
         finally:
             bot.stop()
 
