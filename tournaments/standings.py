@@ -27,6 +27,7 @@ from ratings.collusion import CollusionCheck, collusion
 from ratings.params import RatingConfig
 from ratings.sprt import DealGame, SprtResult, deal_scores, sprt
 from ratings.trueskill_ratings import Outcome
+from referee.outcomes import GameStatus
 from tournaments.config import ab_tables_per_deal, rounds_needed
 from tournaments.store import GameResult, Store, StoredGame, StoredTournament, StoreError
 
@@ -36,8 +37,8 @@ def rating_config(tournament: StoredTournament) -> RatingConfig:
 
 
 def outcome(game: GameResult | StoredGame) -> Outcome:
-    return Outcome(game.game_index, tuple(game.seats), tuple(game.ranks), game.status != "void",
-                   tuple(game.scores), game.id)
+    return Outcome(game.game_index, tuple(game.seats), tuple(game.ranks),
+                   game.status != GameStatus.VOID, tuple(game.scores), game.id)
 
 
 def fault_counts(store: Store, tournament: str) -> dict[str, dict[str, int]]:
@@ -99,7 +100,7 @@ def stored_ab_test(store: Store, tournament: StoredTournament) -> SprtResult | N
     if config.get("format") != "ab":
         return None
     games = (DealGame(game.group_index, tuple(game.seats), tuple(game.ranks),
-                      game.status != "void") for game in store.games(tournament.name))
+                      game.status != GameStatus.VOID) for game in store.games(tournament.name))
     per_deal = config["players"] * ab_tables_per_deal(len(config["bots"]))
     return ab_test(config["a"], config["b"], per_deal, config["sprt"], games)
 

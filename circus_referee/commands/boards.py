@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, replace
+from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import click
 
@@ -25,7 +26,7 @@ from circus_referee.common import (
 from ratings import formatting, rounds
 from ratings.board import RoundHistory
 from ratings.report import FaultRow, GameRow, ReportLinks, render_report
-from referee.replay import END_REASONS
+from referee.games import END_WORDS
 from referee.settings import FAULT_CLASSES
 from tournaments.export import unsettled_groups
 from tournaments.public import Redactor, private_parts, public_config
@@ -147,12 +148,16 @@ def leaderboard(db_path: Path, tournament: str | None, fmt: str, h2h: bool, los:
             data["collusion"] = json.loads(formatting.format_collusion(pairs, "json"))
         click.echo(json.dumps(data, indent=2))
         return
-    render = {"h2h": lambda: formatting.format_h2h(board, fmt),
-              "los": lambda: formatting.format_los(board, fmt),
-              "seats": lambda: formatting.format_seats(board, fmt),
-              "history": lambda: formatting.format_history(board, history_bot, fmt),
-              "rounds": lambda: rounds.format_rounds(history, fmt),
-              "collusion": lambda: formatting.format_collusion(pairs, fmt)}
+    render: dict[str, Callable[[], str]] = {
+        "h2h": lambda: formatting.format_h2h(board, fmt),
+        "los": lambda: formatting.format_los(board, fmt),
+        "seats": lambda: formatting.format_seats(board, fmt)}
+    if history_bot is not None:   # the sections asked for: --history, --rounds, --collusion
+        render["history"] = partial(formatting.format_history, board, history_bot, fmt)
+    if history is not None:
+        render["rounds"] = partial(rounds.format_rounds, history, fmt)
+    if pairs is not None:
+        render["collusion"] = partial(formatting.format_collusion, pairs, fmt)
     if fmt == "csv":
         click.echo(render[sections[0]]() if sections
                    else formatting.format_board(board, "csv", FAULT_CLASSES,
@@ -255,4 +260,4 @@ def report_links(games: list[StoredGame], faults: list[dict[str, Any]],
                            links[f["game_id"]] + f"#step={max(f['decision_id'] - 1, 0)}&view=0"
                            if f["game_id"] in links else None)
                   for f in faults]
-    return ReportLinks(rows, fault_rows, END_REASONS, bot_identities, code)
+    return ReportLinks(rows, fault_rows, END_WORDS, bot_identities, code)
