@@ -26,7 +26,7 @@ from typing import Callable
 import grpc
 
 from bench.command import whole_run
-from bench.echo_server import METHOD
+from bench.echo_server import echo_call
 from bench.report import Section, median, spread
 from bench.wire import CHANNEL_OPTIONS, Run, echo, play_games, record_requests
 from circus.v1 import bot_pb2
@@ -47,9 +47,18 @@ PONG = ("import json, sys\n"
 
 
 def pingpong(lines: list[bytes], seconds: float, concurrency: int) -> Run:
-    """Round trips of ``lines`` to ``concurrency`` Python processes, one thread each."""
+    """Round trips of ``lines`` to ``concurrency`` Python processes, one thread each.
+
+    Each peer answers one line before the clock starts: its interpreter's start-up (a
+    second and more on a loaded machine, the whole of a short round) is no round trip.
+    """
     peers = [subprocess.Popen([sys.executable, "-c", PONG], stdin=subprocess.PIPE,
                               stdout=subprocess.PIPE) for _ in range(concurrency)]
+    for peer in peers:
+        assert peer.stdin is not None and peer.stdout is not None
+        peer.stdin.write(lines[0])
+        peer.stdin.flush()
+        peer.stdout.readline()
     counts = [0] * concurrency
     deadline = time.perf_counter() + seconds
 
@@ -96,7 +105,7 @@ def run(bot_address: str, echo_address: str, concurrencies: tuple[int, ...] = (1
     workdir = Path(tempfile.mkdtemp(prefix="circus-bench-stdio-"))
     client = GrpcClient(bot_address)
     channel = grpc.insecure_channel(echo_address, options=CHANNEL_OPTIONS)
-    call = channel.unary_unary(METHOD)
+    call = echo_call(channel)
     verdicts: list[str] = []
     try:
         payloads = record_requests(client, "flea-circus", 2)

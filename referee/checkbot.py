@@ -28,6 +28,7 @@ from circus.v1 import bot_pb2
 from referee.clients import BotClient, InProcessClient
 from referee.games import GAMES
 from referee.match import FaultPolicy, Match, MatchResult
+from referee.outcomes import Policy
 from referee.participants import REFEREE_NAME, BotStartError, Participant
 from referee.seeds import derive_seed
 from referee.settings import FAULT_CLASSES, BotSpec, LimitsConfig, TimeConfig
@@ -35,7 +36,7 @@ from referee.text import printable
 from referee.wire import PROTOCOL_VERSION
 
 # Forfeit on the first fault: the rest of the game is substituted, not asked.
-STRICT = FaultPolicy(dict.fromkeys(FAULT_CLASSES, "forfeit"), max_strikes=1)
+STRICT = FaultPolicy(dict.fromkeys(FAULT_CLASSES, Policy.FORFEIT), max_strikes=1)
 
 
 #: Decision times whose p99 reaches this share of the move time get a warning: on a
@@ -147,11 +148,12 @@ class RandomOpponent:
     end_game.does_nothing = True  # type: ignore[attr-defined]
 
 
-def play_one(client: BotClient, game_name: str, variant: str, bot: str, players: int, seat: int,
+def play_one(client: BotClient | None, game_name: str, variant: str, bot: str, players: int, seat: int,
              number: int, time_config: TimeConfig) -> MatchResult:
-    """One game with the candidate in ``seat`` and random bots in the others."""
+    """One game with the candidate in ``seat`` and random bots in the others (no client: the
+    candidate was stopped under the check, and its seat forfeits)."""
     seats = tuple(bot if s == seat else f"random-{s}" for s in range(players))
-    clients = [client if s == seat else InProcessClient(RandomOpponent()) for s in range(players)]
+    clients: list[BotClient | None] = [client if s == seat else InProcessClient(RandomOpponent()) for s in range(players)]
     seed = derive_seed("check-bot", game_name, variant, players, number)
     game_id = f"check-bot/{game_name}/{variant}/{players}p/{number}"
     return Match(GAMES[game_name], variant, seats, seed, game_id, clients, time_config,
@@ -341,6 +343,7 @@ def _checks_of_a_started_bot(participant: Participant, spec: BotSpec, only_game:
                              games: int, time_config: TimeConfig, at_once: int,
                              covered: Coverage, fail_on_slow: bool) -> Iterator[Check]:
     hello = participant.hello_response
+    assert hello is not None, "a started bot has answered Hello"
     bot = hello.name or spec.name
     # Both versions labelled: HelloRequest.referee names the software, not the protocol.
     yield Check("handshake", True, f"{hello.name} {hello.version}, protocol "

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import atexit
 import collections
+import io
 import mmap
 import os
 import queue
@@ -197,6 +198,9 @@ RUN_HEADER = re.compile(rb"=== run (\d+) of ")
 #: Held while a run's number is read from its log and its header written: two
 #: processes of one bot (a renewal, a restart) starting at once get two numbers.
 _run_headers_lock = threading.Lock()
+#: Held while a bot's output is appended to its log: the processes of a stdio bot write
+#: one log at once, and its cap is theirs together, measured by the log's size.
+_log_writes_lock = threading.Lock()
 
 
 def last_run_in(log_path: Path) -> int:
@@ -252,8 +256,8 @@ class TaggedLines:
         return self.tag + lines[:-1].replace(b"\n", b"\n" + self.tag) + b"\n"
 
 
-def copy_log(source: IO[bytes], log: IO[bytes], cap: int, name: str,
-             drain: Callable[[IO[bytes]], None], tag: bytes = b"") -> None:
+def copy_log(source: io.BufferedIOBase, log: IO[bytes], cap: int, name: str,
+             drain: Callable[[io.BufferedIOBase], None], tag: bytes = b"") -> None:
     """Copy a bot's output into its log, each line tagged (:class:`TaggedLines`), until
     the log holds ``cap`` bytes, then hand the pipe to ``drain`` and read no more.
 
@@ -264,11 +268,10 @@ def copy_log(source: IO[bytes], log: IO[bytes], cap: int, name: str,
     """
     lines = TaggedLines(tag)
     with source, log:
-        room = cap - log.tell()
-        while room > 0 and (chunk := source.read1(min(65536, room))):
-            room -= _append(log, lines.lines(chunk), room)
+        while (room := _room(log, cap)) > 0 and (chunk := source.read1(min(65536, room))):
+            _append(log, lines.lines(chunk), cap)
         if room > 0:
-            _append(log, lines.rest(), room)
+            _append(log, lines.rest(), cap)
         elif source.read1(65536):
             log.write(f"\n=== log truncated at {cap} bytes: further output of {name} "
                       "is discarded ===\n".encode())
@@ -276,13 +279,18 @@ def copy_log(source: IO[bytes], log: IO[bytes], cap: int, name: str,
             drain(source)
 
 
-def _append(log: IO[bytes], data: bytes, room: int) -> int:
-    """Write what of ``data`` fits in ``room`` bytes, in one write; the bytes written."""
-    data = data[:room]
-    if data:
-        log.write(data)
-        log.flush()
-    return len(data)
+def _room(log: IO[bytes], cap: int) -> int:
+    """How many bytes the log holds less than ``cap``, whoever wrote them."""
+    return cap - os.fstat(log.fileno()).st_size
+
+
+def _append(log: IO[bytes], data: bytes, cap: int) -> None:
+    """Write what of ``data`` fits in the log under ``cap``, in one write."""
+    with _log_writes_lock:
+        data = data[:max(0, _room(log, cap))]   # past the cap by another's marker: none
+        if data:
+            log.write(data)
+            log.flush()
 
 
 #: The installed packages a bot on the Python SDK imports (``bots``, the ``circus`` stubs,
@@ -519,7 +527,7 @@ class BotProcess:
             return subprocess.DEVNULL, subprocess.PIPE, subprocess.STDOUT, fds
         return self.pipes.bot_in, self.pipes.bot_out, subprocess.PIPE, fds
 
-    def _drain(self, cgroup: Cgroup | None, source: IO[bytes]) -> None:
+    def _drain(self, cgroup: Cgroup | None, source: io.BufferedIOBase) -> None:
         """Past the log's cap, a ``cat`` reads the bot's output into /dev/null instead of
         the referee: in the run's cgroups, so the bot's own CPU share pays for its flood,
         in a session of its own (a Ctrl-C for the referee is not for it), and dying with

@@ -23,20 +23,22 @@ from ratings.board import (
     fold_key,
     unsettled_reason,
 )
+from ratings.collusion import CollusionCheck, collusion
 from ratings.params import RatingConfig
 from ratings.sprt import DealGame, SprtResult, deal_scores, sprt
 from ratings.trueskill_ratings import Outcome
+from referee.outcomes import GameStatus
 from tournaments.config import ab_tables_per_deal, rounds_needed
-from tournaments.store import GameResult, Store, StoredTournament, StoreError
+from tournaments.store import GameResult, Store, StoredGame, StoredTournament, StoreError
 
 
 def rating_config(tournament: StoredTournament) -> RatingConfig:
     return RatingConfig(**tournament.config.get("rating", {}))
 
 
-def outcome(game: GameResult) -> Outcome:
-    return Outcome(game.game_index, tuple(game.seats), tuple(game.ranks), game.status != "void",
-                   tuple(game.scores), game.id)
+def outcome(game: GameResult | StoredGame) -> Outcome:
+    return Outcome(game.game_index, tuple(game.seats), tuple(game.ranks),
+                   game.status != GameStatus.VOID, tuple(game.scores), game.id)
 
 
 def fault_counts(store: Store, tournament: str) -> dict[str, dict[str, int]]:
@@ -98,9 +100,16 @@ def stored_ab_test(store: Store, tournament: StoredTournament) -> SprtResult | N
     if config.get("format") != "ab":
         return None
     games = (DealGame(game.group_index, tuple(game.seats), tuple(game.ranks),
-                      game.status != "void") for game in store.games(tournament.name))
+                      game.status != GameStatus.VOID) for game in store.games(tournament.name))
     per_deal = config["players"] * ab_tables_per_deal(len(config["bots"]))
     return ab_test(config["a"], config["b"], per_deal, config["sprt"], games)
+
+
+def stored_collusion(store: Store, tournament: StoredTournament) -> CollusionCheck:
+    """The collusion check of a stored tournament's games, a table on a deal (its group)
+    being one observation."""
+    return collusion(DealGame(game.group_index, tuple(game.seats), tuple(game.ranks),
+                              game.status != "void") for game in store.games(tournament.name))
 
 
 def round_history(store: Store, tournament: StoredTournament) -> RoundHistory:
@@ -169,14 +178,16 @@ def _stop_line(rounds: list[RoundRecord], planned: int, rule: Mapping[str, Any],
     words = (f"stop rule ({rule.get('when', 'settled')}: every bot above the next with LOS "
              f">= {rule['confidence']:g}" + (f", {least}+ rated games each" if least else "")
              + ")")
-    decided = [record for record in rounds if record.stop is not None]
-    fired = next((record for record in decided if record.stop.startswith("settled")), None)
+    decided = [(record.number, record.stop) for record in rounds if record.stop is not None]
+    fired = next(((number, stop) for number, stop in decided if stop.startswith("settled")),
+                 None)
     if fired is not None:
-        return (f"{words} fired after round {fired.number} of {planned}: "
-                f"{fired.stop.removeprefix('settled: ')}")
+        number, stop = fired
+        return (f"{words} fired after round {number} of {planned}: "
+                f"{stop.removeprefix('settled: ')}")
     if not decided:
         return f"{words}: no round is over yet"
-    reason = decided[-1].stop.removeprefix("not settled: ")
+    reason = decided[-1][1].removeprefix("not settled: ")
     if tournament.finished_at is not None:
         return f"{words} did not fire in {len(decided)} round(s): after the last, {reason}"
     return (f"{words} has not fired after {len(decided)} of {planned} rounds: {reason}")

@@ -233,7 +233,7 @@ class RunBots:
         config = self.spec.config
         if participant.crashed() and not self.stop.is_set():
             participant.recover(config.game, config.variant)
-        return None if participant.crashed() else participant.client
+        return participant.client if participant.playable() else None
 
     def participant(self, name: str, epoch: int) -> Participant | None:
         return self.lineup(name, epoch).participant(name)
@@ -362,10 +362,16 @@ def check_here(config: TournamentConfig | None) -> WorkerReport:
         ours = version("circus-referee")
     except PackageNotFoundError:
         ours = "not installed"
+    bots = {} if config is None else _bot_checks(config)
+    return WorkerReport(ours, platform.python_version(), unavailable_reason(), bots)
+
+
+def _bot_checks(config: TournamentConfig) -> dict[str, str | None]:
+    """Each bot's first failed check-bot line here (None: every check passed)."""
     bots: dict[str, str | None] = {}
-    for spec in config.bots if config is not None else ():
+    for spec in config.bots:
         sandbox = config.sandbox if spec.sandbox is None else spec.sandbox
         checks = check_bot(spec, config.game, 1, config.time_for(spec.name), sandbox=sandbox,
                            at_once=1)
         bots[spec.name] = next((check.line() for check in checks if not check.passed), None)
-    return WorkerReport(ours, platform.python_version(), unavailable_reason(), bots)
+    return bots

@@ -12,6 +12,7 @@ from ratings.board import Fold
 from ratings.params import RatingConfig
 from ratings.trueskill_ratings import Outcome
 from referee.match import MatchResult
+from referee.outcomes import FaultClass
 
 
 class Progress:
@@ -122,7 +123,7 @@ class Tally:
 
     def add(self, result: MatchResult) -> None:
         for fault in result.faults:
-            if fault.fault_class == "suspended":
+            if fault.fault_class == FaultClass.SUSPENDED:
                 self.sat_out[fault.bot] = self.sat_out.get(fault.bot, 0) + 1
             else:
                 self.faults[fault.fault_class] = self.faults.get(fault.fault_class, 0) + 1
