@@ -167,14 +167,18 @@ def record_requests(client, game: str, players: int, games: int = 3) -> list[byt
 
 
 def profiled(client, game: str, players: int, seconds: float, section: Section,
-             prefix: str = "profile") -> str:
+             prefix: str = "profile", close: bool = False) -> str:
     """Where the referee's CPU goes a call, by part, from one run under cProfile.
 
     The profiler slows every Python call, so only the shares are figures; the CPU a call
-    without it is the table's.
+    without it is the table's. ``close``: close the client inside the profile, so the
+    threads it started under the profiler (a Play stream's reader) have ended when the
+    profiler waits for them (else it waits 5 s for each of them in vain).
     """
     with ThreadProfiler() as profiler:
         played = play_games(client, game, players, seconds, 1, start_index=10**9)
+        if close:
+            client.close()
     totals, grand = breakdown(profiler.stats)
     parts = []
     for label, own in sorted(totals.items(), key=lambda item: -item[1]):
@@ -388,7 +392,8 @@ def run_stream(bot_address: str, echo_address: str, game: str = "flea-circus",
         # A client of its own, so that its stream's threads start under the profiler.
         ways["profiled"] = StreamClient(GrpcClient(bot_address))
         section.notes.append("Play stream: " + profiled(
-            ways["profiled"], game, players, seconds, section, prefix="profile.stream"))
+            ways.pop("profiled"), game, players, seconds, section, prefix="profile.stream",
+            close=True))
     finally:
         for client in ways.values():
             client.close()
