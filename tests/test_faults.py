@@ -28,9 +28,10 @@ FAULT_BOTS = Path(__file__).resolve().parent / "fault_bots.py"
 
 
 def config_text(mode: str, players: int = 3, extra: str = "", bad_args: str = "",
-                concurrency: int = 3, startup_ms: int = 10000, bank_ms: int = 5000) -> str:
+                concurrency: int = 3, startup_ms: int = 60000, bank_ms: int = 5000) -> str:
     """The bad bot on a tight clock of its own (move 100 ms, ``bank_ms``); the good bots on a
-    clock no busy machine spends, so every fault is the bad bot's at any speed."""
+    clock no busy machine spends, and a start-up no busy machine overruns, so every fault is
+    the bad bot's at any speed."""
     return f"""
 name: faults
 game: flea-circus
