@@ -13,6 +13,7 @@ from bench import (
     bigfields,
     cluster,
     command,
+    dealsets,
     engines,
     leaderboard,
     memory,
@@ -30,7 +31,8 @@ from bench.report import Section, machine_markdown
 
 BENCHMARKS = ("engines", "wire", "stream", "transport", "stdio", "scaling", "tournament",
               "leaderboard",
-              "renewal", "startup", "command", "swiss", "stopping", "sprt", "cluster", "memory")
+              "renewal", "startup", "command", "swiss", "stopping", "sprt", "dealsets", "cluster",
+              "memory")
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -83,6 +85,9 @@ def plan(args: argparse.Namespace) -> dict[str, dict]:
                       "pairing_seeds": max(1, round(2 * s))},
             "stopping": {"seeds": max(1, round(2 * s)), "rounds": 40},
             "sprt": {"simulations": max(10, round(25 * s)), "seeds": max(1, round(1 * s))},
+            "dealsets": {"simulations": max(10, round(40 * s)),
+                         "comparisons": max(5, round(10 * s)), "real_rounds": 1,
+                         "calibration": 20_000},
             # Two cluster sizes only: each cluster takes seconds to start.
             "cluster": {"rounds": max(1, round(1 * s)), "workers": (1, 2)},
             "memory": {"small": max(1, round(5 * s)), "large": max(2, round(25 * s))},
@@ -108,6 +113,9 @@ def plan(args: argparse.Namespace) -> dict[str, dict]:
                   "pairing_seeds": max(1, round(20 * s))},
         "stopping": {"seeds": max(1, round(40 * s)), "rounds": 100},
         "sprt": {"simulations": max(10, round(2_000 * s)), "seeds": max(1, round(20 * s))},
+        "dealsets": {"simulations": max(10, round(2_000 * s)),
+                     "comparisons": max(5, round(300 * s)),
+                     "real_rounds": max(1, round(25 * s))},
         "cluster": {"rounds": max(1, round(4 * s))},
         "memory": {"small": max(1, round(1_000 * s)), "large": max(2, round(100_000 * s))},
     }
@@ -175,6 +183,8 @@ def run(names: tuple[str, ...] = BENCHMARKS, params: dict[str, dict] | None = No
                     section = bigfields.stopping(**params["stopping"], progress=say)
                 elif name == "sprt":
                     section = bigfields.sprt_errors(**params["sprt"], progress=say)
+                elif name == "dealsets":
+                    section = dealsets.run(**params["dealsets"], progress=say)
                 elif name == "memory":
                     section = memory.run(**params["memory"], progress=say)
                 else:

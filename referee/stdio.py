@@ -25,6 +25,7 @@ import os
 import select
 import threading
 import time
+from functools import partial
 from json.encoder import encode_basestring
 from typing import Any, Callable
 
@@ -63,15 +64,15 @@ def json_text(message: Message) -> str:
     fraction of its time.
 
     Only the fields that are set are visited (``ListFields``, in C), where
-    ``MessageToDict`` looks at every field of every message in Python; and the parts
-    a game sends again and again (cards, actions, events) are written once and their
-    text reused (:func:`_part`). ``tests/test_stdio.py`` checks that the two agree on
-    every request of random games.
+    ``MessageToDict`` looks at every field of every message in Python; each field is
+    written by a function made once for it (:func:`_writer`), so nothing asks a field's
+    kind again; and the elements of repeated fields (cards, actions, events), which a game
+    sends again and again, are written once and their text reused (:func:`_part`).
+    ``tests/test_stdio.py`` checks that the two agree on every request of random games.
     """
-    return "{" + ",".join([
-        f'"{field.name}":[{",".join([_text(field, item) for item in value])}]'
-        if field.is_repeated else f'"{field.name}":{_text(field, value)}'
-        for field, value in message.ListFields()]) + "}"
+    writers = _WRITERS
+    return "{" + ",".join([(writers.get(field) or _writer(field))(value)
+                           for field, value in message.ListFields()]) + "}"
 
 
 #: The text of parts by their type and encoding (a hit is the very same message).
@@ -90,32 +91,70 @@ def _part(message: Message, write: Callable[[Any], str]) -> str:
     return found
 
 
-def _text(field: FieldDescriptor, value: Any) -> str:
+#: Each field's writer: its value as ``"name":text``.
+_WRITERS: dict[FieldDescriptor, Callable[[Any], str]] = {}
+
+
+def _writer(field: FieldDescriptor) -> Callable[[Any], str]:
+    """The writer of ``field``, made at its first value. A singular message (an
+    observation, a clock: new at every decision) is written afresh; the elements of a
+    repeated message field go through the cache, looked up in the writer's own loop (a
+    request has some twenty: this is the hot path)."""
+    key, one = f'"{field.name}":', _value_writer(field)
+    if field.is_repeated and one is json_text:
+        name, parts = field.message_type.full_name, _PARTS  # type: ignore[union-attr]
+
+        def cached(value: Any) -> str:
+            texts = []
+            for item in value:
+                found = parts.get((name, item.SerializeToString()))
+                texts.append(found if found is not None else _part(item, json_text))
+            return key + "[" + ",".join(texts) + "]"
+        write = cached
+    elif field.is_repeated:
+        def repeated(value: Any) -> str:
+            return key + "[" + ",".join([one(item) for item in value]) + "]"
+        write = repeated
+    else:
+        def single(value: Any) -> str:
+            return key + one(value)
+        write = single
+    _WRITERS[field] = write
+    return write
+
+
+def _value_writer(field: FieldDescriptor) -> Callable[[Any], str]:
+    """How one value of ``field`` is written, by its kind."""
     kind = field.cpp_type
     if kind == FieldDescriptor.CPPTYPE_MESSAGE:
         # The stubs cannot tie message_type (and enum_type below) to the field's kind.
         name = field.message_type.full_name  # type: ignore[union-attr]  # set: a message
         if name == _STRUCT:
-            return _part(value, _struct_text)
+            return partial(_part, write=_struct_text)
         if name in (_VALUE, _LIST):
-            return _dumps(json_format.MessageToDict(value))
-        return _part(value, json_text)
+            return lambda value: _dumps(json_format.MessageToDict(value))
+        return json_text
     if kind == FieldDescriptor.CPPTYPE_STRING:
         if field.type == FieldDescriptor.TYPE_BYTES:
-            return f'"{base64.b64encode(value).decode("ascii")}"'
-        return encode_basestring(value)
+            return lambda value: f'"{base64.b64encode(value).decode("ascii")}"'
+        return encode_basestring
     if kind == FieldDescriptor.CPPTYPE_BOOL:
-        return "true" if value else "false"
+        return lambda value: "true" if value else "false"
     if kind in _INT64:
-        return f'"{value}"'
+        return lambda value: f'"{value}"'
     if kind == FieldDescriptor.CPPTYPE_ENUM:
-        known = field.enum_type.values_by_number.get(value)  # type: ignore[union-attr]  # set
-        return encode_basestring(known.name) if known is not None else str(value)
+        names = {number: encode_basestring(known.name)
+                 for number, known in field.enum_type.values_by_number.items()}  # type: ignore[union-attr]
+        return lambda value: names.get(value) or str(value)
     if kind in _FLOATS:
-        if not math.isfinite(value):
-            return '"NaN"' if math.isnan(value) else '"Infinity"' if value > 0 else '"-Infinity"'
-        return repr(float(value))
-    return str(value)
+        return _float_text
+    return str
+
+
+def _float_text(value: float) -> str:
+    if not math.isfinite(value):
+        return '"NaN"' if math.isnan(value) else '"Infinity"' if value > 0 else '"-Infinity"'
+    return repr(float(value))
 
 
 def _dumps(value: Any) -> str:

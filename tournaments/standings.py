@@ -23,6 +23,7 @@ from ratings.board import (
     fold_key,
     unsettled_reason,
 )
+from ratings.collusion import CollusionCheck, collusion
 from ratings.params import RatingConfig
 from ratings.sprt import DealGame, SprtResult, deal_scores, sprt
 from ratings.trueskill_ratings import Outcome
@@ -102,6 +103,13 @@ def stored_ab_test(store: Store, tournament: StoredTournament) -> SprtResult | N
                       game.status != GameStatus.VOID) for game in store.games(tournament.name))
     per_deal = config["players"] * ab_tables_per_deal(len(config["bots"]))
     return ab_test(config["a"], config["b"], per_deal, config["sprt"], games)
+
+
+def stored_collusion(store: Store, tournament: StoredTournament) -> CollusionCheck:
+    """The collusion check of a stored tournament's games, a table on a deal (its group)
+    being one observation."""
+    return collusion(DealGame(game.group_index, tuple(game.seats), tuple(game.ranks),
+                              game.status != "void") for game in store.games(tournament.name))
 
 
 def round_history(store: Store, tournament: StoredTournament) -> RoundHistory:

@@ -161,7 +161,7 @@ class Lineup(RunState):
         participant = self.participants[name]
         if participant.crashed() and not self.stop.is_set():
             participant.recover(self.config.game, self.config.variant)
-        return None if participant.crashed() else participant.client
+        return participant.client if participant.playable() else None
 
     def _settle(self, name: str, client: BotClient | None) -> str | None:
         """After a crash: let the bot's process end, so the next game restarts it; how
