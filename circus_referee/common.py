@@ -16,7 +16,7 @@ import click
 from ratings.sprt import SprtResult
 from referee.text import printable
 from tournaments.fingerprint import code_text
-from tournaments.store import DEFAULT_DB, Store, StoredTournament, StoreError
+from tournaments.store import DEFAULT_DB, Store, StoredTournament
 
 DB_OPTION = click.option("--db", "db_path", type=click.Path(dir_okay=False, path_type=Path),
                          default=DEFAULT_DB, show_default=True, help="results database")
@@ -32,10 +32,7 @@ def fail(message: str, status: int = 2) -> NoReturn:
 
 
 def open_store(db_path: Path) -> Store:
-    try:
-        return Store.open_existing(db_path)
-    except StoreError as error:
-        fail(str(error))
+    return Store.open_existing(db_path)
 
 
 def tournament_bots(record: StoredTournament) -> list[str]:
@@ -53,10 +50,7 @@ def known_bot(store: Store, record: StoredTournament, bot: str | None) -> None:
 def open_tournament(db_path: Path, name: str | None) -> tuple[Store, StoredTournament]:
     """The store and the named (or latest) tournament in it, or a one-line error."""
     store = open_store(db_path)
-    try:
-        return store, store.resolve(name)
-    except StoreError as error:
-        fail(str(error))
+    return store, store.resolve(name)
 
 
 def remembering(record: StoredTournament) -> list[str]:

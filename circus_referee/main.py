@@ -1,11 +1,15 @@
 """The ``circus-referee`` command line: the top of the stack, imported by nothing.
 
-Each command parses its options, calls down into ``tournaments``, ``referee`` or
-``ratings``, and turns their errors into one line and exit status 2. The commands live
-in :mod:`circus_referee.commands`, one module per area; this module only assembles them.
+Each command parses its options and calls down into ``tournaments``, ``referee`` or
+``ratings``; the project's errors (:class:`~referee.errors.CircusError`, each a line for
+the user) are caught here, once, and printed as that line with exit status 2. The
+commands live in :mod:`circus_referee.commands`, one module per area; this module only
+assembles them.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 import click
 
@@ -19,9 +23,21 @@ from circus_referee.commands import (
     submissions,
     tournament,
 )
+from circus_referee.common import fail
+from referee.errors import CircusError
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _Commands(click.Group):
+    """The command group, where every command's project errors end as one line."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except CircusError as error:
+            fail(str(error))
+
+
+@click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option("0.1.0", prog_name="circus-referee")
 def main() -> None:
     """Run card-game AI tournaments: bots over gRPC, TrueSkill leaderboards."""

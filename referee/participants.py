@@ -25,6 +25,7 @@ from referee.clients import (
     WireLog,
     load_python_bot,
 )
+from referee.errors import CircusError
 from referee.process import BotProcess
 from referee.sandbox import Isolation
 from referee.settings import BotSpec, LimitsConfig
@@ -43,7 +44,7 @@ READY_LOOK_S = 0.01
 MISSING_FILE = ("No such file or directory", ": not found")
 
 
-class BotStartError(Exception):
+class BotStartError(CircusError):
     """A bot cannot take part; the message names the bot and the reason."""
 
 

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import importlib
 import socket
 import sqlite3
 import subprocess
@@ -14,6 +15,8 @@ import pytest
 from click.testing import CliRunner
 
 from circus_referee.main import main
+from referee.clients import BotFault
+from referee.errors import CircusError
 
 CLI = str(Path(sys.executable).parent / "circus-referee")
 
@@ -176,3 +179,28 @@ def test_fresh_keeps_the_old_run_and_deletes_nothing_when_a_bot_fails(tmp_path):
     with sqlite3.connect(tmp_path / "r.db") as con:
         assert con.execute("SELECT tournament, count(*) FROM games GROUP BY 1 ORDER BY 1"
                            ).fetchall() == [("t", 4), ("t.old-1", 4)]
+
+
+@pytest.mark.parametrize("error", [
+    "tournaments.config:ConfigError", "tournaments.store:StoreError",
+    "tournaments.run.errors:TournamentError", "tournaments.cluster:ClusterError",
+    "referee.participants:BotStartError", "tournaments.season:SeasonError",
+    "tournaments.submissions:SubmissionError", "tournaments.replays:ReplayError"])
+def test_an_error_of_each_area_ends_the_command_as_one_line_and_exit_2(tmp_path, monkeypatch,
+                                                                       error):
+    """The CLI's one ``except CircusError`` (issue 39): wherever below a command the error
+    is raised, the user reads its line, not a traceback."""
+    module, name = error.split(":")
+    kind = getattr(importlib.import_module(module), name)
+    assert issubclass(kind, CircusError)
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise kind(f"{name} says what to fix")
+    monkeypatch.setattr("circus_referee.commands.tournament.load_config", refuse)
+    line = one_error_line(tournament(tmp_path))
+    assert line == f"error: {name} says what to fix"
+
+
+def test_a_bots_failure_is_its_fault_not_an_error_of_the_referee():
+    """A bot that fails a call costs that bot (its fault's policy), never the run."""
+    assert not issubclass(BotFault, CircusError)

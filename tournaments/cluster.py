@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
+from referee.errors import CircusError
 from tournaments.config import TournamentConfig
 from tournaments.worker import RunSpec, check_here, finish_run, start_lineup
 
@@ -22,7 +23,7 @@ INSTALL_HINT = ("--cluster needs Dask distributed, which is not installed: "
 CONNECT_S = 10.0
 
 
-class ClusterError(Exception):
+class ClusterError(CircusError):
     """The cluster cannot be used; the message is one line for the user."""
 
 

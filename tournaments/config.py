@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from _typeshed import DataclassInstance
 
 from ratings.params import RatingConfig
+from referee.errors import CircusError
 from referee.games import GameConfigError, get_game
 from referee.outcomes import FaultClass, Policy
 from referee.settings import (
@@ -70,7 +71,7 @@ BOUNDS: dict[str, tuple[float, float]] = {
 }
 
 
-class ConfigError(ValueError):
+class ConfigError(CircusError, ValueError):
     """A config that cannot be run; the message is one line for the user."""
 
 

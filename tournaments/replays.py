@@ -6,13 +6,14 @@ from pathlib import Path
 from typing import Any, Callable
 
 from referee.games import GameConfigError, GameRecord
+from referee.errors import CircusError
 from referee.games.base import IllegalActionError
 from referee.replay import replay_frames
 from referee.viewer import render_replay
 from tournaments.store import StoredGame
 
 
-class ReplayError(ValueError):
+class ReplayError(CircusError, ValueError):
     """A stored game whose record does not replay; the message is one line."""
 
 

@@ -39,6 +39,7 @@ from collections import Counter
 from dataclasses import asdict, replace
 from typing import Any, Collection, Iterable
 
+from referee.errors import CircusError
 from referee.settings import BotSpec
 from tournaments.config import TournamentConfig, jsonable, rounds_needed
 from tournaments.fingerprint import fingerprint
@@ -64,7 +65,7 @@ def _per_bot(seats: Counter[str]) -> str:
     return ", ".join(f"{bot} {count}" for bot, count in sorted(seats.items()))
 
 
-class SeasonError(Exception):
+class SeasonError(CircusError):
     """The change cannot be made; the message is one line for the user."""
 
 

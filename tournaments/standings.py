@@ -109,7 +109,8 @@ def stored_collusion(store: Store, tournament: StoredTournament) -> CollusionChe
     """The collusion check of a stored tournament's games, a table on a deal (its group)
     being one observation."""
     return collusion(DealGame(game.group_index, tuple(game.seats), tuple(game.ranks),
-                              game.status != "void") for game in store.games(tournament.name))
+                              game.status != GameStatus.VOID)
+                     for game in store.games(tournament.name))
 
 
 def round_history(store: Store, tournament: StoredTournament) -> RoundHistory:

@@ -19,6 +19,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterator, NamedTuple
 
+from referee.errors import CircusError
 from referee.match import MatchResult
 from referee.participants import real_path
 from tournaments.schedule import Pairing, Segment
@@ -229,7 +230,7 @@ class StoredTournament:
     log_dir: str | None
 
 
-class StoreError(Exception):
+class StoreError(CircusError):
     """The database cannot be used; the message says why."""
 
 

@@ -22,6 +22,7 @@ import yaml
 from tabulate import tabulate
 
 from referee.checkbot import Check, Coverage, check_bot
+from referee.errors import CircusError
 from referee.sandbox import SYSTEM, named_files
 from referee.settings import TimeConfig
 from referee.text import printable
@@ -45,7 +46,7 @@ LEADING_KEYS = ("name", "game", "variant", "players")
 TEXT_LIMIT = 100
 
 
-class SubmissionError(ValueError):
+class SubmissionError(CircusError, ValueError):
     """A submission flow that cannot go on; the message is one line for the user."""
 
 

@@ -30,7 +30,7 @@ from referee.games import END_WORDS
 from referee.settings import FAULT_CLASSES
 from tournaments.export import unsettled_groups
 from tournaments.public import Redactor, private_parts, public_config
-from tournaments.replays import ReplayError, write_replays
+from tournaments.replays import write_replays
 from tournaments.standings import round_history, standings, stored_ab_test, stored_collusion
 from tournaments.store import Store, StoredGame, StoredTournament
 
@@ -223,8 +223,6 @@ def report(db_path: Path, tournament: str | None, output: Path, replays: bool, p
         output.write_text(html, encoding="utf-8")
     except OSError as error:
         fail(f"cannot write {error.filename or output}: {error.strerror}")
-    except ReplayError as error:
-        fail(str(error))
     click.echo(f"wrote {output} ({len(html) // 1024} KB): {record.name}, "
                f"{board.rated_games} rated games, {len(board.rows)} bots"
                + (f"; {len(shown)} replays in {folder}" if replays else "")

@@ -11,7 +11,7 @@ import click
 from circus_referee.common import fail
 from referee.text import printable
 from tournaments import cluster
-from tournaments.config import ConfigError, load_config
+from tournaments.config import load_config
 
 
 @click.command("cluster-check")
@@ -28,17 +28,11 @@ def cluster_check(config_path: Path | None, cluster_address: str | None) -> None
     """
     config = None
     if config_path is not None:
-        try:
-            config = load_config(config_path)
-        except ConfigError as error:
-            fail(str(error))
+        config = load_config(config_path)
     address = cluster_address or (config.cluster if config is not None else None)
     if address is None:
         fail("give --cluster tcp://HOST:PORT (or `cluster:` in BOTS_YAML)")
-    try:
-        client = cluster.connect(address)
-    except cluster.ClusterError as error:
-        fail(str(error))
+    client = cluster.connect(address)
     try:
         reports = cluster.check(client, config)
     finally:

@@ -12,11 +12,11 @@ from pathlib import Path
 
 import click
 
-from circus_referee.common import DB_OPTION, fail
+from circus_referee.common import DB_OPTION
 from referee.text import printable
-from tournaments.config import ConfigError, load_config
-from tournaments.season import SeasonError, plan_change
-from tournaments.store import Store, StoredTournament, StoreError
+from tournaments.config import load_config
+from tournaments.season import plan_change
+from tournaments.store import Store, StoredTournament
 
 
 def change_notes(store: Store, record: StoredTournament) -> list[str]:
@@ -48,12 +48,9 @@ def season(config_path: Path, db_path: Path, replaced: tuple[str, ...],
     cancelled, added). With --apply it is made and recorded in the store, and
     `circus-referee tournament BOTS_YAML` plays the new games.
     """
-    try:
-        config = load_config(config_path)
-        store = Store.open_existing(db_path)
-        change = plan_change(store, config, replaced, dropped)
-    except (ConfigError, StoreError, SeasonError) as error:
-        fail(str(error))
+    config = load_config(config_path)
+    store = Store.open_existing(db_path)
+    change = plan_change(store, config, replaced, dropped)
     if change is None:
         click.echo(f"{config.name}: nothing to change (the stored field and rounds are "
                    f"{config_path}'s)")
@@ -66,14 +63,11 @@ def season(config_path: Path, db_path: Path, replaced: tuple[str, ...],
     if not apply:
         click.echo("dry run: nothing changed; --apply makes the change")
         return
+    store.lock(config.name)
     try:
-        store.lock(config.name)
-        try:
-            moved = store.apply_change(change)
-        finally:
-            store.unlock(config.name)
-    except StoreError as error:
-        fail(str(error))
+        moved = store.apply_change(change)
+    finally:
+        store.unlock(config.name)
     if moved is not None:
         click.echo(f"the dropped games are kept as the tournament {moved!r}")
     click.echo(f"applied and recorded; `circus-referee tournament {config_path}` plays on")

@@ -15,10 +15,8 @@ from circus_referee.common import DB_OPTION, TOURNAMENT_OPTION, fail, known_bot,
 from tournaments.config import NAME
 from tournaments.export import unsettled_groups
 from tournaments.packs import write_packs
-from tournaments.replays import ReplayError
 from tournaments.submissions import (
     FieldRefused,
-    SubmissionError,
     config_text,
     load_base,
     make_field,
@@ -63,10 +61,7 @@ def submissions(folder: Path, output: Path, base: Path | None, game: str | None,
         fail(f"{folder} is not a folder of submissions")
     if base is not None and base.resolve() == output.resolve():
         fail(f"--output {output} is the base config: write the field elsewhere")
-    try:
-        data = {**load_base(base), **given(game=game, players=players, name=name)}
-    except SubmissionError as error:
-        fail(str(error))
+    data = {**load_base(base), **given(game=game, players=players, name=name)}
     if data.get("game") is None:
         fail("give --game G (or `game:` in the --base config); `circus-referee games` lists them")
     if NAME.fullmatch(folder.resolve().name):
@@ -84,8 +79,6 @@ def submissions(folder: Path, output: Path, base: Path | None, game: str | None,
     except FieldRefused as error:
         click.echo(table(error.verdicts))
         fail(f"{error} (every verdict is in {checks_dir}/)")
-    except SubmissionError as error:
-        fail(str(error))
     except OSError as error:
         fail(f"cannot write {error.filename or output}: {error.strerror}")
     click.echo(table(field.verdicts))
@@ -120,8 +113,6 @@ def packs(db_path: Path, tournament: str | None, output: Path, bots: tuple[str, 
         known_bot(store, record, bot)
     try:
         written = write_packs(store, record, output, list(bots) or None)
-    except ReplayError as error:
-        fail(str(error))
     except OSError as error:
         fail(f"cannot write {error.filename or output}: {error.strerror}")
     replays = sum(pack.replays for pack in written)

@@ -17,10 +17,10 @@ from circus_referee.common import (
 )
 from ratings import formatting
 from referee.settings import FAULT_CLASSES
-from tournaments.config import ConfigError, load_config
-from tournaments.runner import Interrupted, TournamentError, TournamentRunner
+from tournaments.config import load_config
+from tournaments.runner import Interrupted, TournamentRunner
 from tournaments.standings import standings, stored_ab_test
-from tournaments.store import DEFAULT_WAIT_S, Store, StoreError
+from tournaments.store import DEFAULT_WAIT_S, Store
 
 
 CLUSTER_OPTION = click.option(
@@ -49,27 +49,19 @@ def tournament(config_path: Path, db_path: Path, log_root: Path, concurrency: in
                fresh: bool, skip_bad_bots: bool, quiet: bool, debug_wire: bool,
                db_wait: float, cluster_address: str | None) -> None:
     """Run (or resume) the tournament described in BOTS_YAML."""
-    try:
-        config = load_config(config_path)
-    except ConfigError as error:
-        fail(str(error))
+    config = load_config(config_path)
     if debug_wire:
         config = replace(config, bots=tuple(replace(bot, debug=True) for bot in config.bots))
     if concurrency is not None:
         config = replace(config, concurrency=concurrency)
     if cluster_address is not None:
         config = replace(config, cluster=cluster_address)
-    try:
-        store = Store(db_path, wait_s=db_wait)
-    except StoreError as error:
-        fail(str(error))
+    store = Store(db_path, wait_s=db_wait)
     runner = TournamentRunner(config, store, log_root / config.name, quiet=quiet,
                               skip_bad_bots=skip_bad_bots, fresh=fresh,
                               private=(config_path, log_root), config_path=config_path)
     try:
         summary = runner.run()
-    except TournamentError as error:
-        fail(str(error))
     except Interrupted as stop:
         fail(str(stop), status=130)
     faults = fault_text(summary.all_faults)

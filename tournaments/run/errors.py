@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from referee.errors import CircusError
 
-class TournamentError(Exception):
+
+class TournamentError(CircusError):
     """The tournament cannot run; the message is one line for the user."""
 
 
