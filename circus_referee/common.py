@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 import click
 
 from ratings.sprt import SprtResult
+from referee.errors import CircusError
 from referee.text import printable
 from tournaments.fingerprint import code_text
 from tournaments.store import DEFAULT_DB, Store, StoredTournament
@@ -29,6 +30,17 @@ def fail(message: str, status: int = 2) -> NoReturn:
     its Hello)."""
     click.echo(f"error: {printable(message)}", err=True)
     sys.exit(status)
+
+
+class CommandGroup(click.Group):
+    """The command group, where every command's project errors end as one line: the
+    :class:`~referee.errors.CircusError` family is caught here, once, for every command."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except CircusError as error:
+            fail(str(error))
 
 
 def open_store(db_path: Path) -> Store:

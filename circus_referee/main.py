@@ -9,8 +9,6 @@ assembles them.
 
 from __future__ import annotations
 
-from typing import Any
-
 import click
 
 from circus_referee.commands import (
@@ -23,21 +21,10 @@ from circus_referee.commands import (
     submissions,
     tournament,
 )
-from circus_referee.common import fail
-from referee.errors import CircusError
+from circus_referee.common import CommandGroup
 
 
-class _Commands(click.Group):
-    """The command group, where every command's project errors end as one line."""
-
-    def invoke(self, ctx: click.Context) -> Any:
-        try:
-            return super().invoke(ctx)
-        except CircusError as error:
-            fail(str(error))
-
-
-@click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=CommandGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option("0.1.0", prog_name="circus-referee")
 def main() -> None:
     """Run card-game AI tournaments: bots over gRPC, TrueSkill leaderboards."""
