@@ -762,7 +762,8 @@ class TournamentRunner:
         live ratings and the A/B test, with the seats it was played in: what the
         leaderboard folds later, whatever this run would pair."""
         rated, seats = game.status != "void", tuple(game.seats)
-        live.add(Outcome(pairing.index, seats, tuple(game.ranks), rated, game_id=game_id))
+        live.add(Outcome(pairing.index, seats, tuple(game.ranks), rated, game_id=game_id,
+                         group=pairing.group))
         if self.config.format == "ab":
             self.deal_games.append(DealGame(pairing.group, seats, tuple(game.ranks), rated))
 

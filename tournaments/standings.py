@@ -27,16 +27,16 @@ from ratings.params import RatingConfig
 from ratings.sprt import DealGame, SprtResult, deal_scores, sprt
 from ratings.trueskill_ratings import Outcome
 from tournaments.config import ab_tables_per_deal, rounds_needed
-from tournaments.store import GameResult, Store, StoredTournament, StoreError
+from tournaments.store import GameResult, Store, StoredGame, StoredTournament, StoreError
 
 
 def rating_config(tournament: StoredTournament) -> RatingConfig:
     return RatingConfig(**tournament.config.get("rating", {}))
 
 
-def outcome(game: GameResult) -> Outcome:
+def outcome(game: GameResult | StoredGame) -> Outcome:
     return Outcome(game.game_index, tuple(game.seats), tuple(game.ranks), game.status != "void",
-                   tuple(game.scores), game.id)
+                   tuple(game.scores), game.id, game.group_index)
 
 
 def fault_counts(store: Store, tournament: str) -> dict[str, dict[str, int]]:

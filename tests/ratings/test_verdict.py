@@ -1,0 +1,191 @@
+"""The verdict's statistic (ratings/verdict.py): deal sets, comparisons, the betting
+martingale checked against a slow recomputation and its error bound computed exactly."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import pytest
+
+from ratings.verdict import (
+    LAMBDA_CAP,
+    PRIOR_SQUARE,
+    PRIOR_WEIGHT,
+    SHARED,
+    SUBSTITUTED,
+    Bettor,
+    Comparisons,
+    DealSet,
+    DealSets,
+    Game,
+    PairEvidence,
+    certified_chain,
+    deal_set,
+    game_outcomes,
+    threshold,
+    verdict,
+)
+
+
+def rotations(table):
+    return [table[shift:] + table[:shift] for shift in range(len(table))]
+
+
+def test_a_deal_set_sums_each_bots_outcome_over_its_rotations():
+    games = [Game(seats, ranks) for seats, ranks in
+             zip(rotations(("a", "b", "c")), [(1, 2, 3), (2, 3, 1), (1, 3, 2)])]
+    made = deal_set(7, games)
+    assert made is not None and made.group == 7 and made.seats == 3
+    # Rotation by rotation: a 1st, 1st, 3rd; b 2nd every time; c 3rd, 3rd, 1st.
+    assert made.scores == {"a": 1.0 + 1.0 + 0.0, "b": 0.5 + 0.5 + 0.5, "c": 0.0 + 0.0 + 1.0}
+
+
+def test_a_deal_set_waits_for_every_rotation_and_drops_a_void_game():
+    sets = DealSets()
+    for seats in rotations(("a", "b", "c"))[:2]:
+        sets.add(0, seats, (1, 2, 3))
+    assert sets.complete() == []
+    sets.add(0, ("c", "a", "b"), (1, 2, 3))
+    assert [made.group for made in sets.complete()] == [0]
+    for seats, rated in zip(rotations(("a", "b", "c")), (True, False, True)):
+        sets.add(1, seats, (1, 2, 3), rated)
+    assert [made.group for made in sets.complete()] == [0]
+
+
+def test_game_outcomes_read_score_margins_and_fall_back_to_places():
+    assert game_outcomes(Game(("a", "b", "c"), (1, 2, 3), True, (10, 8, 0))) == [1.0, 0.8, 0.0]
+    # All scores equal: a tie-break decided the places.
+    assert game_outcomes(Game(("a", "b", "c"), (2, 1, 3), True, (4, 4, 4))) == [0.5, 1.0, 0.0]
+    assert game_outcomes(Game(("a", "b"), (2, 1))) == [0.0, 1.0]
+
+
+def round_robin_round(group: int, scores: dict[frozenset, dict[str, float]]):
+    """A round of 4 bots at 3 seats: every table of three, one deal set each."""
+    return [DealSet(group + number, 3, scores.get(frozenset(table), dict.fromkeys(table, 1.5)))
+            for number, table in enumerate(itertools.combinations("abcd", 3))]
+
+
+def test_a_round_robin_round_compares_each_pair_twice_together_and_once_substituted():
+    comparisons = Comparisons()
+    for dealt in round_robin_round(0, {}):
+        comparisons.add(dealt)
+    assert len(comparisons.pairs) == 6
+    for pair in comparisons.pairs.values():
+        assert (pair.shared, pair.substituted) == (2, 1)
+
+
+def test_a_substituted_comparison_sets_one_bot_against_the_other_at_the_same_others():
+    # a at (a, c, d) scores 3, b at (b, c, d) scores 0: a did better in b's place.
+    scores = {frozenset("acd"): {"a": 3.0, "c": 0.0, "d": 0.0},
+              frozenset("bcd"): {"b": 0.0, "c": 1.5, "d": 1.5}}
+    recorded = []
+
+    class Recording(PairEvidence):
+        def add(self, x, kind):
+            recorded.append((self.a, self.b, x, kind))
+            super().add(x, kind)
+
+    comparisons = Comparisons()
+    comparisons._pair = lambda a, b: comparisons.pairs.setdefault((a, b), Recording(a, b))
+    for dealt in round_robin_round(0, scores):
+        comparisons.add(dealt)
+    assert ("a", "b", 1.0, SUBSTITUTED) in recorded
+
+
+def slow_wealth(xs_by_kind: list[tuple[float, int]]) -> float:
+    """The wealth of betting on the first bot, recomputed from its definition: at each
+    comparison the stake is aGRAPA's from the earlier comparisons of its kind."""
+    wealth = 1.0
+    seen: dict[int, list[float]] = {SHARED: [], SUBSTITUTED: []}
+    for x, kind in xs_by_kind:
+        before = seen[kind]
+        weight = PRIOR_WEIGHT + len(before)
+        mean = sum(before) / weight
+        square = (PRIOR_SQUARE * PRIOR_WEIGHT + sum(v * v for v in before)) / weight
+        wealth *= 1 + min(LAMBDA_CAP, max(0.0, mean / square)) * x
+        before.append(x)
+    return wealth
+
+
+def test_the_evidence_is_the_best_wealth_of_the_recomputed_bets():
+    xs = [(0.4, SHARED), (-0.2, SUBSTITUTED), (0.6, SHARED), (0.1, SUBSTITUTED),
+          (-0.8, SHARED), (0.5, SHARED), (0.3, SUBSTITUTED), (0.7, SHARED)]
+    pair = PairEvidence("a", "b")
+    for x, kind in xs:
+        pair.add(x, kind)
+    best_a = max(slow_wealth(xs[:end]) for end in range(len(xs) + 1))
+    best_b = max(slow_wealth([(-x, kind) for x, kind in xs[:end]]) for end in range(len(xs) + 1))
+    assert pair.evidence("a") == pytest.approx(best_a, rel=1e-12)
+    assert pair.evidence("b") == pytest.approx(best_b, rel=1e-12)
+    assert pair.evidence("a") > 1.0 > pair.wealth_b
+
+
+def crossing_probability(distribution: dict[float, float], steps: int, bound: float) -> float:
+    """P(the wealth of betting on the first bot ever reaches ``bound`` within ``steps``
+    comparisons), summed exactly over every sequence of results."""
+    total = 0.0
+    for sequence in itertools.product(distribution, repeat=steps):
+        bettor, wealth = Bettor(), 1.0
+        for x in sequence:
+            wealth *= 1 + bettor.stake() * x
+            bettor.learn(x)
+            if wealth >= bound:
+                total += math.prod(distribution[v] for v in sequence)
+                break
+    return total
+
+
+@pytest.mark.parametrize("distribution", [
+    {-1.0: 0.5, 1.0: 0.5},                       # a fair coin: the hardest null
+    {-1.0: 0.3, 0.0: 0.4, 1.0: 0.3},
+    {-1.0: 0.35, 0.0: 0.35, 1.0: 0.3},           # the first bot slightly worse
+])
+def test_the_chance_of_ever_crossing_under_the_null_is_at_most_its_level(distribution):
+    # Ville's inequality, computed over every one of the 3^10 (or 2^10) sequences.
+    level = 0.25
+    probability = crossing_probability(distribution, 10, 1 / level)
+    assert probability <= level
+
+
+def test_a_better_bot_crosses_often_within_the_same_comparisons():
+    # Not vacuous: the same bound is crossed when the first bot is better.
+    assert crossing_probability({-1.0: 0.15, 0.0: 0.25, 1.0: 0.6}, 10, 4.0) > 0.4
+
+
+def evidence(certified: list[tuple[str, str]], names: str):
+    """Pairs whose evidence for (upper, lower) is huge, every other pair's 1."""
+    pairs = {}
+    for a, b in itertools.combinations(sorted(names), 2):
+        pair = pairs[a, b] = PairEvidence(a, b)
+        pair.best_a = 1e9 if (a, b) in certified else 1.0
+        pair.best_b = 1e9 if (b, a) in certified else 1.0
+    return pairs
+
+
+def test_an_order_is_certified_only_when_each_bot_is_certified_above_the_next():
+    chain = [("a", "b"), ("b", "c"), ("c", "d")]
+    assert certified_chain("abcd", evidence(chain, "abcd"), 100) == list("abcd")
+    assert certified_chain("abcd", evidence(chain[:2], "abcd"), 100) is None
+    # Far pairs certified instead of neighbours do not make an order.
+    assert certified_chain("abcd", evidence([("a", "c"), ("a", "d"), ("b", "d"), ("a", "b"),
+                                             ("c", "d")], "abcd"), 100) is None
+    # A cycle (a wrong certificate somewhere) certifies nothing.
+    assert certified_chain("abc", evidence([("a", "b"), ("b", "c"), ("c", "a")], "abc"),
+                           100) is None
+
+
+def test_the_bound_is_every_pair_over_the_error_allowed():
+    assert threshold(4, 0.95) == pytest.approx(120)
+    assert threshold(2, 0.9) == pytest.approx(10)
+
+
+def test_a_verdict_names_what_it_rests_on_or_what_holds_it_back():
+    sure = {frozenset("abc"): {"a": 3.0, "b": 1.5, "c": 0.0}}
+    sets = [DealSet(group, 3, sure[frozenset("abc")]) for group in range(40)]
+    done = verdict(sets, ["c", "b", "a"], 0.95)
+    assert done.certified and done.order == ["a", "b", "c"]
+    assert done.line().startswith("a > b > c on 40 deal set(s) at 0.95, anytime-valid")
+    early = verdict(sets[:3], ["a", "b", "c"], 0.95)
+    assert not early.certified and early.order == ["a", "b", "c"]
+    assert "with evidence" in early.line() and "needs 60" in early.line()
