@@ -1,45 +1,50 @@
 """The verdict: which order of the bots the duplicate deal sets certify, anytime-valid.
 
 A *deal set* is one group of the schedule: a deal played at one table in every seat
-rotation (the same deal with ``duplicate``), so the deal's luck falls on every seated
-bot alike and cancels in their differences. Each seated bot's outcome on it is its
-normalised score (n − place) / (n − 1) summed over the rotations, so places count,
-not only wins. Deal sets are independent of each other (each has its own deal); the
-games within one are not, which is why they, not games, are the unit.
+rotation (the same deal with ``duplicate``), so a seat's luck on the deal falls on every
+seated bot alike. Each seated bot's outcome on it is its game outcome (its score's place
+between the game's lowest and highest, or from its place) summed over the rotations.
+Deal sets are independent of each other (each has its own deal); the games within one
+are not, which is why they, not games, are the unit.
 
-For two bots i and j sharing a deal set of n seats, x = (S_i − S_j) / n lies in
-[−1, 1]. "i is better than j" is certified by a test martingale (Waudby-Smith and
-Ramdas, "Estimating means of bounded random variables by betting", JRSS B 2023):
-the wealth of a gambler betting on i a predictable fraction λ of it on each shared
-deal set, W = Π (1 + λ_t x_t), with λ_t ∈ [0, LAMBDA_CAP] chosen from the deal sets
-before t (aGRAPA: the running mean over the running second moment). If i is not
-better than j (E[x] ≤ 0 on every deal set, whoever else sits there), W is a
-nonnegative supermartingale from 1, and by Ville's inequality it ever reaches 1/a
-with probability at most a, however often it is looked at and whenever one stops.
+Two bots i and j are *compared* on a deal set they shared, and on two deal sets of one
+round with the same other bots, one with i and one with j (j substituted for i):
+x = (S_i − S_j) / seats, in [−1, 1]. "i is not better than j" means E[x] ≤ 0 on every comparison (at any
+table, j in i's place does at least as well). Against it bets a mixture of gamblers
+(Waudby-Smith and Ramdas, "Estimating means of bounded random variables by betting",
+JRSS B 2023): gambler k stakes the fixed fraction STAKES[k] of its wealth on i at every
+comparison, W_k = Π (1 + λ_k x_t); the evidence that i is better than j is their mean
+wealth K_ij. If i is not better than j, K_ij is a nonnegative supermartingale from 1
+(a pair's comparisons rest on deal sets of their own, so the bets multiply), and so is
+its value at round ends, where the rounds before are all there is to condition on.
 
-An order is certified at level c when each bot's wealth against the next one down
-has reached m / (1 − c), m = n(n − 1)/2 the pairs of the field: a wrong order puts
-some bot above one that is truly better next to it, so a wrong certified order needs
-one of at most m true "not better" hypotheses to have crossed m / (1 − c), which
-has probability at most m · (1 − c) / m = 1 − c. Which pairs end up neighbours does
-not matter: every pair is held to the same bound. ``docs/ratings.md`` ("The verdict")
-has the derivation and the measured calibration.
+An order σ is ruled out when the mean, over its neighbours (p just above q in σ), of
+K_qp (the evidence that q is better than p) reaches 1 / (1 − c). If σ is the true order
+each K_qp is such a supermartingale, so their mean is one too, and by Ville's inequality
+it ever reaches 1 / (1 − c) with probability at most 1 − c: however often it is looked
+at (after every round) and whenever one stops. The verdict certifies an order when it
+is the only one not ruled out, so a certified order is wrong with probability at most
+1 − c. To rule out the order that swaps two neighbours, the evidence between them must
+reach (n − 1) / (1 − c). Fields of more than MAX_ORDERS bots (n! orders) are judged pair
+by pair instead: each bot's best evidence over the next down must reach m / (1 − c), m
+the n(n − 1)/2 pairs (a union bound over every pair that could be neighbours).
+``docs/ratings.md`` ("The verdict") has the derivation and the measured calibration.
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
-from itertools import combinations
+from itertools import combinations, permutations
 from typing import Iterable, Mapping, NamedTuple, Sequence
 
-#: The largest fraction of its wealth a bet may stake: a deal set lost outright
-#: (x = −1) then halves the wealth rather than ending it.
-LAMBDA_CAP = 0.5
-#: The running mean and second moment of x start as if PRIOR_WEIGHT deal sets of
-#: mean 0 and second moment PRIOR_SQUARE had been seen, so the first bets are small.
-PRIOR_WEIGHT = 1.0
-PRIOR_SQUARE = 0.25
+#: The mixture's fixed stakes (fractions of wealth bet on each comparison): a
+#: comparison lost outright (x = −1) leaves the boldest gambler a tenth of its wealth.
+STAKES = tuple(0.09 * k for k in range(1, 11))
+#: The largest field judged order by order (n! orders); larger ones pair by pair.
+MAX_ORDERS = 6
+#: The two kinds of comparison of a pair: on a deal set they shared, and on two deal
+#: sets with the same other bots, one with each of them (one substituted for the other).
+SHARED, SUBSTITUTED = 0, 1
 
 
 @dataclass(frozen=True)
@@ -50,6 +55,9 @@ class DealSet:
     group: int
     seats: int
     scores: Mapping[str, float]
+    # The round it was paired in: the deal sets of a round were all paired before any
+    # was played (None: unknown, a round of its own).
+    round: int | None = None
 
 
 class DealSets:
@@ -59,20 +67,34 @@ class DealSets:
 
     def __init__(self) -> None:
         self._games: dict[int, list[Game]] = {}
+        self._rounds: dict[int, int | None] = {}
 
     def add(self, group: int, seats: Sequence[str], ranks: Sequence[int],
-            rated: bool = True, scores: Sequence[int] = ()) -> None:
+            rated: bool = True, scores: Sequence[int] = (), round: int | None = None
+            ) -> None:
         self._games.setdefault(group, []).append(
             Game(tuple(seats), tuple(ranks), rated, tuple(scores)))
+        self._rounds[group] = round
 
     def complete(self) -> list[DealSet]:
         """The complete deal sets, in group order (the order the verdict reads them in)."""
         sets = []
         for group in sorted(self._games):
-            made = deal_set(group, self._games[group])
+            made = deal_set(group, self._games[group], self._rounds[group])
             if made is not None:
                 sets.append(made)
         return sets
+
+
+def by_round(sets: Iterable[DealSet]) -> list[list[DealSet]]:
+    """Deal sets (in group order) in runs of one round each; one of unknown round alone."""
+    runs: list[list[DealSet]] = []
+    for dealt in sets:
+        if runs and dealt.round is not None and runs[-1][-1].round == dealt.round:
+            runs[-1].append(dealt)
+        else:
+            runs.append([dealt])
+    return runs
 
 
 class Game(NamedTuple):
@@ -96,7 +118,7 @@ def game_outcomes(game: Game) -> list[float]:
     return [(n - rank) / (n - 1) for rank in game.ranks]
 
 
-def deal_set(group: int, games: Sequence[Game]) -> DealSet | None:
+def deal_set(group: int, games: Sequence[Game], round: int | None = None) -> DealSet | None:
     """The deal set of a group's games, or None while one is missing or any is void."""
     if not games or not all(game.rated for game in games):
         return None
@@ -108,54 +130,25 @@ def deal_set(group: int, games: Sequence[Game]) -> DealSet | None:
     for game in games:
         for bot, value in zip(game.seats, game_outcomes(game)):
             totals[bot] = totals.get(bot, 0.0) + value
-    return DealSet(group, seats, totals)
-
-
-@dataclass
-class Bettor:
-    """The running moments of one side's comparisons of one kind, which choose its
-    next stake."""
-
-    count: int = 0
-    total: float = 0.0
-    squares: float = 0.0
-
-    def stake(self) -> float:
-        """aGRAPA's fraction: the running mean over the running second moment of x
-        (from the comparisons before this one only), within [0, LAMBDA_CAP]."""
-        weight = PRIOR_WEIGHT + self.count
-        mean = self.total / weight
-        square = (PRIOR_SQUARE * PRIOR_WEIGHT + self.squares) / weight
-        return min(LAMBDA_CAP, max(0.0, mean / square))
-
-    def learn(self, x: float) -> None:
-        self.count += 1
-        self.total += x
-        self.squares += x * x
-
-
-#: The two kinds of comparison of a pair: on a deal set they shared, and on two deal
-#: sets with the same other bots, one with each of them (the one substituted for the
-#: other). Each kind keeps its own running moments for the stakes: a substituted
-#: comparison spans two deals, so no luck cancels in it and it is noisier.
-SHARED, SUBSTITUTED = 0, 1
+    return DealSet(group, seats, totals, round)
 
 
 @dataclass
 class PairEvidence:
-    """Two bots (a < b by name) over the comparisons they had: a betting on a, b on b."""
+    """Two bots (a < b by name) over their comparisons: the mixture betting on a, and
+    the one betting on b."""
 
     a: str
     b: str
     shared: int = 0
     substituted: int = 0
     difference: float = 0.0           # Σ x over every comparison
-    for_a: list[Bettor] = field(default_factory=lambda: [Bettor(), Bettor()])
-    for_b: list[Bettor] = field(default_factory=lambda: [Bettor(), Bettor()])
-    best_a: float = 1.0
-    best_b: float = 1.0
-    wealth_a: float = 1.0
+    gamblers_a: list[float] = field(default_factory=lambda: [1.0] * len(STAKES))
+    gamblers_b: list[float] = field(default_factory=lambda: [1.0] * len(STAKES))
+    wealth_a: float = 1.0             # the mixtures' wealth now
     wealth_b: float = 1.0
+    best_a: float = 1.0               # ... and at its highest at a round's end
+    best_b: float = 1.0
 
     def add(self, x: float, kind: int) -> None:
         """One comparison, x = (S_a − S_b) / seats in [−1, 1]."""
@@ -164,10 +157,13 @@ class PairEvidence:
         else:
             self.substituted += 1
         self.difference += x
-        self.wealth_a *= 1.0 + self.for_a[kind].stake() * x
-        self.wealth_b *= 1.0 - self.for_b[kind].stake() * x
-        self.for_a[kind].learn(x)
-        self.for_b[kind].learn(-x)
+        self.gamblers_a = [w * (1.0 + stake * x) for w, stake in zip(self.gamblers_a, STAKES)]
+        self.gamblers_b = [w * (1.0 - stake * x) for w, stake in zip(self.gamblers_b, STAKES)]
+        self.wealth_a = sum(self.gamblers_a) / len(STAKES)
+        self.wealth_b = sum(self.gamblers_b) / len(STAKES)
+
+    def look(self) -> None:
+        """A round's end: keep the highest evidence seen at one."""
         self.best_a = max(self.best_a, self.wealth_a)
         self.best_b = max(self.best_b, self.wealth_b)
 
@@ -176,7 +172,11 @@ class PairEvidence:
         return self.shared + self.substituted
 
     def evidence(self, upper: str) -> float:
-        """The largest wealth yet of betting that ``upper`` does better than the other."""
+        """The evidence now that ``upper`` does better than the other."""
+        return self.wealth_a if upper == self.a else self.wealth_b
+
+    def best(self, upper: str) -> float:
+        """The highest the evidence that ``upper`` does better has been."""
         return self.best_a if upper == self.a else self.best_b
 
     def mean(self, upper: str) -> float:
@@ -186,31 +186,47 @@ class PairEvidence:
 
 
 class Comparisons:
-    """Every pair's evidence, fed deal sets in group order.
+    """Every pair's evidence, fed the deal sets a round at a time (rounds in order), and
+    the orders of ``bots`` not yet ruled out at ``confidence``, looked at after each round.
 
-    A deal set compares each two bots seated at it. It also waits, for each seated
-    bot i, under the other bots seated with it (O): the k-th deal set of i with O is
-    compared with the k-th deal set of any other bot j with O, j in i's place. The
-    matching depends only on who sat where, never on a result, so each comparison's
-    stake is still chosen before its result is seen.
+    A deal set compares each two bots seated at it. Two deal sets of one round with the
+    same other bots O, one with i and one with j, compare i and j too (j in i's place):
+    the k-th of i's with O is compared with the k-th of j's. A round's deal sets were
+    paired before any was played, so the matching depends on no result, and each of a
+    pair's comparisons in a round rests on deal sets none of its others use: the bets
+    on them multiply. Across pairs, the comparisons of a round share deal sets, so the
+    orders are judged only at round ends, where every pair's evidence is a
+    supermartingale of the same rounds.
     """
 
-    def __init__(self, bots: Iterable[str] | None = None) -> None:
-        self.keep = None if bots is None else set(bots)
+    def __init__(self, bots: Sequence[str], confidence: float) -> None:
+        self.names = list(dict.fromkeys(bots))
+        self.keep = set(self.names)
+        self.confidence = confidence
         self.pairs: dict[tuple[str, str], PairEvidence] = {}
         self.deal_sets = 0
-        # Per set of other bots: per bot, its scores at the deal sets with them.
-        self.waiting: dict[frozenset[str], dict[str, list[float]]] = {}
+        self.by_orders = len(self.names) <= MAX_ORDERS
+        self.open = list(permutations(self.names)) if self.by_orders else []
 
-    def add(self, dealt: DealSet) -> None:
-        seated = sorted(bot for bot in dealt.scores if self.keep is None or bot in self.keep)
-        self.deal_sets += 1
+    def add_round(self, sets: Sequence[DealSet]) -> None:
+        """One round's deal sets: their comparisons, then the look at the orders."""
+        waiting: dict[frozenset[str], dict[str, list[float]]] = {}
+        for dealt in sets:
+            self._compare(dealt, waiting)
+        self.deal_sets += len(sets)
+        for pair in self.pairs.values():
+            pair.look()
+        if len(self.open) > 1:
+            self.open = [order for order in self.open if not self.rules_out(order)]
+
+    def _compare(self, dealt: DealSet, waiting: dict[frozenset[str], dict[str, list[float]]]
+                 ) -> None:
+        seated = sorted(bot for bot in dealt.scores if bot in self.keep)
         scores, n = dealt.scores, dealt.seats
         for a, b in combinations(seated, 2):
             self._pair(a, b).add((scores[a] - scores[b]) / n, SHARED)
         for bot in seated:
-            others = frozenset(dealt.scores) - {bot}
-            lists = self.waiting.setdefault(others, {})
+            lists = waiting.setdefault(frozenset(dealt.scores) - {bot}, {})
             mine = lists.setdefault(bot, [])
             mine.append(scores[bot])
             for other, theirs in lists.items():
@@ -219,21 +235,22 @@ class Comparisons:
                     a, b = sorted((bot, other))
                     self._pair(a, b).add(x if a == bot else -x, SUBSTITUTED)
 
+    def rules_out(self, order: Sequence[str]) -> bool:
+        """Whether the evidence against ``order`` (the mean over its neighbours of the
+        evidence that the lower does better) has reached 1 / (1 − confidence)."""
+        against = sum(self.evidence(lower, upper) for upper, lower in zip(order, order[1:]))
+        return against / (len(order) - 1) >= 1.0 / (1.0 - self.confidence)
+
+    def evidence(self, upper: str, lower: str) -> float:
+        """The evidence now that ``upper`` does better than ``lower``."""
+        pair = self.pairs.get((min(upper, lower), max(upper, lower)))
+        return pair.evidence(upper) if pair is not None else 1.0
+
     def _pair(self, a: str, b: str) -> PairEvidence:
         pair = self.pairs.get((a, b))
         if pair is None:
             pair = self.pairs[a, b] = PairEvidence(a, b)
         return pair
-
-
-def pair_evidence(sets: Iterable[DealSet], bots: Iterable[str] | None = None
-                  ) -> dict[tuple[str, str], PairEvidence]:
-    """Every pair's evidence over the deal sets, read in the order given (group order);
-    with ``bots``, only pairs of those bots."""
-    comparisons = Comparisons(bots)
-    for dealt in sets:
-        comparisons.add(dealt)
-    return comparisons.pairs
 
 
 @dataclass(frozen=True)
@@ -244,63 +261,76 @@ class Verdict:
     certified: bool
     confidence: float
     deal_sets: int
-    needed: float                     # the wealth each neighbour pair must reach
+    needed: float                     # the evidence each neighbour pair must reach
+    open_orders: int                  # orders not ruled out (0: judged pair by pair)
     # Per neighbour pair of ``order``: (upper, lower, evidence, comparisons).
     neighbours: list[tuple[str, str, float, int]]
 
     def weakest(self) -> tuple[str, str, float, int] | None:
         """The neighbour pair told apart least surely."""
-        return min(self.neighbours, key=lambda item: (item[2] / self.needed, item[3]),
-                   default=None)
+        return min(self.neighbours, key=lambda item: (item[2], item[3]), default=None)
 
     def line(self) -> str:
         """One line: the order and what it rests on, or what holds it back."""
-        rests = (f"{self.deal_sets} deal set(s) at {self.confidence:g}, anytime-valid "
-                 f"(each neighbour's evidence >= {self.needed:.4g})")
+        rests = f"{self.deal_sets} deal set(s) at {self.confidence:g}, anytime-valid"
         if self.certified:
             return f"{' > '.join(self.order)} on {rests}"
         weakest = self.weakest()
         if weakest is None:
             return f"no deal set compares the bots yet ({rests})"
-        upper, lower, evidence, shared = weakest
-        return (f"{upper} is above {lower} with evidence {evidence:.3g} only from {shared} "
-                f"comparison(s) (needs {self.needed:.4g}; {rests})")
+        upper, lower, evidence, compared = weakest
+        still = f"{self.open_orders} orders still possible; " if self.open_orders else ""
+        return (f"{upper} is above {lower} with evidence {evidence:.3g} only from {compared} "
+                f"comparison(s) (needs {self.needed:.4g}; {still}{rests})")
 
 
 def threshold(bots: int, confidence: float) -> float:
-    """The wealth each neighbour pair must reach: pairs / (1 − confidence)."""
-    return max(1, bots * (bots - 1) // 2) / (1.0 - confidence)
+    """The evidence each neighbour pair must reach: (n − 1) / (1 − c) order by order,
+    n(n − 1)/2 / (1 − c) pair by pair."""
+    if bots <= MAX_ORDERS:
+        return max(1, bots - 1) / (1.0 - confidence)
+    return bots * (bots - 1) // 2 / (1.0 - confidence)
 
 
-def verdict(sets: Sequence[DealSet], bots: Sequence[str], confidence: float) -> Verdict:
-    """Whether the deal sets certify an order of ``bots`` at ``confidence``.
+def verdict(sets: Iterable[DealSet], bots: Sequence[str], confidence: float) -> Verdict:
+    """Whether the deal sets (in group order) certify an order of ``bots`` at
+    ``confidence``."""
+    comparisons = Comparisons(bots, confidence)
+    for batch in by_round(sets):
+        comparisons.add_round(batch)
+    return judge(comparisons)
 
-    The order is that of the certified pairs (each bot certified above the next) when
-    they chain through the whole field; else the bots by their summed mean margins over
-    the others, which names the neighbours still to be told apart.
-    """
-    names = list(dict.fromkeys(bots))
-    pairs = pair_evidence(sets, names)
-    needed = threshold(len(names), confidence)
-    chain = certified_chain(names, pairs, needed)
+
+def judge(comparisons: Comparisons) -> Verdict:
+    """The verdict of the comparisons so far: the one order not ruled out (order by
+    order), or each bot's best evidence over the next down at the bound (pair by pair).
+    Uncertified, the order shown is the likeliest (:func:`likeliest_order`), which names
+    the neighbours still to be told apart."""
+    names, pairs = comparisons.names, comparisons.pairs
+    needed = threshold(len(names), comparisons.confidence)
+    if comparisons.by_orders:
+        chain = list(comparisons.open[0]) if len(comparisons.open) == 1 else None
+    else:
+        chain = certified_chain(names, pairs, needed)
     order = chain if chain is not None else likeliest_order(names, pairs)
     neighbours = []
     for upper, lower in zip(order, order[1:]):
-        pair = pairs.get(tuple(sorted((upper, lower))))   # type: ignore[arg-type]
-        neighbours.append((upper, lower, pair.evidence(upper) if pair else 1.0,
+        pair = pairs.get((min(upper, lower), max(upper, lower)))
+        neighbours.append((upper, lower, comparisons.evidence(upper, lower),
                            pair.comparisons if pair else 0))
-    return Verdict(order, chain is not None, confidence, len(sets), needed, neighbours)
+    return Verdict(order, chain is not None, comparisons.confidence, comparisons.deal_sets,
+                   needed, len(comparisons.open), neighbours)
 
 
 def certified_chain(names: Sequence[str], pairs: Mapping[tuple[str, str], PairEvidence],
                     needed: float) -> list[str] | None:
-    """The order in which each bot is certified above the next, if the certified pairs
-    make one through every bot (a Hamiltonian path of their graph: in a graph without
-    cycles there is at most one, the order of its sources taken one at a time)."""
+    """The order in which each bot's best evidence over the next reached ``needed``, if
+    the pairs that reached it make one through every bot (a Hamiltonian path of their
+    graph: in a graph without cycles there is at most one, its sources one at a time)."""
     above: dict[str, set[str]] = {bot: set() for bot in names}
     for pair in pairs.values():
         for upper, lower in ((pair.a, pair.b), (pair.b, pair.a)):
-            if pair.evidence(upper) >= needed:
+            if pair.best(upper) >= needed:
                 above[lower].add(upper)
     order: list[str] = []
     left = set(names)
@@ -318,7 +348,7 @@ def certified_chain(names: Sequence[str], pairs: Mapping[tuple[str, str], PairEv
 
 def likeliest_order(names: Sequence[str], pairs: Mapping[tuple[str, str], PairEvidence]
                     ) -> list[str]:
-    """The bots by the sum of their mean margins over the others they shared deal sets
+    """The bots by the sum of their mean margins over the others they were compared
     with, best first, ties by name."""
     margin = {bot: 0.0 for bot in names}
     for pair in pairs.values():

@@ -1,0 +1,161 @@
+"""The verdict on simulated fields of known strength (issue 34): does ``stop: settled``
+keep its promise, and how soon does it stop, before (TrueSkill's posterior LOS) and now
+(the duplicate deal sets' anytime-valid verdict, ratings/verdict.py)?
+
+Outcomes are simulated, not played, so hundreds of tournaments take seconds: in each
+game a bot's performance is its strength, plus its seat's luck on the deal (the same in
+every rotation of the deal: what duplicate deals cancel), plus noise of standard
+deviation 1; places follow the performances and scores are performances in tenths.
+:data:`ISSUE_FIELD`'s strengths and luck were chosen so that the comparisons the
+verdict reads have the means and spreads measured on six real round robins of the
+issue's field (bots.mixed p = .75, .5, .25, 0 at 3 seats, 720 games each): a mean
+margin per shared deal set of 0.12–0.15 between neighbours with a standard deviation
+of about 0.38 (simulated: 0.12–0.15, 0.37).
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+import time
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+from bench.report import Section, median
+from ratings.board import settled
+from ratings.params import RatingConfig
+from ratings.trueskill_ratings import Outcome, Rater
+from ratings.verdict import Comparisons, DealSets, judge
+
+
+@dataclass(frozen=True)
+class Field:
+    """Bots of known strength, best first, at tables of ``players``."""
+
+    strengths: tuple[float, ...]
+    players: int
+    luck: float = 0.5
+
+    @property
+    def names(self) -> list[str]:
+        return [f"s{number}" for number in range(len(self.strengths))]
+
+
+#: The issue's field: four bots a third of the noise apart, at 3 seats.
+ISSUE_FIELD = Field((1.0, 0.67, 0.33, 0.0), 3)
+#: The goals (issue 34): share of runs settled, true order among them, median games.
+GOAL_SETTLED, GOAL_TRUE, GOAL_MEDIAN_GAMES = 0.90, 0.95, 360
+
+
+def simulated_round(field: Field, number: int, rng: random.Random) -> list[Outcome]:
+    """A round robin round: every table of ``players`` bots, one deal each, played in
+    every rotation; the round's games indexed and grouped after the rounds before."""
+    names, strength = field.names, dict(zip(field.names, field.strengths))
+    tables = list(itertools.combinations(names, field.players))
+    outcomes = []
+    for offset, table in enumerate(tables):
+        group = number * len(tables) + offset
+        luck = [rng.gauss(0.0, field.luck) for _ in table]
+        for shift in range(field.players):
+            seats = table[shift:] + table[:shift]
+            performance = [strength[bot] + luck[seat] + rng.gauss(0.0, 1.0)
+                           for seat, bot in enumerate(seats)]
+            order = sorted(range(field.players), key=lambda seat: -performance[seat])
+            ranks = [0] * field.players
+            for place, seat in enumerate(order):
+                ranks[seat] = place + 1
+            outcomes.append(Outcome(group * field.players + shift, seats, tuple(ranks),
+                                    scores=tuple(round(10 * value) for value in performance),
+                                    group=group))
+    return outcomes
+
+
+@dataclass(frozen=True)
+class Run:
+    """Where one simulated tournament stopped under each rule (None: it ran out)."""
+
+    games: int                       # the schedule's
+    before: tuple[int, list[str]] | None
+    after: tuple[int, list[str]] | None
+
+
+def run(field: Field, rounds: int, confidence: float, seed: int) -> Run:
+    """One tournament of up to ``rounds`` rounds, both rules checked at every round end."""
+    rng = random.Random(seed)
+    names, rater, sets = field.names, Rater(RatingConfig()), DealSets()
+    comparisons, games = Comparisons(names, confidence), {bot: 0 for bot in names}
+    before = after = None
+    played = 0
+    for number in range(rounds):
+        outcomes = simulated_round(field, number, rng)
+        for outcome in outcomes:
+            rater.add(outcome)
+            sets.add(outcome.group, outcome.seats, outcome.ranks, True, outcome.scores, number)
+            for bot in outcome.seats:
+                games[bot] += 1
+        played += len(outcomes)
+        comparisons.add_round(sets.complete())
+        sets = DealSets()
+        if before is None:
+            ratings = {bot: (rater.rating(bot).mu, rater.rating(bot).sigma) for bot in names}
+            order = settled(ratings, games, confidence)
+            before = None if order is None else (played, order)
+        if after is None:
+            found = judge(comparisons)
+            after = (played, found.order) if found.certified else None
+        if before is not None and after is not None:
+            break
+    per_round = len(list(itertools.combinations(names, field.players))) * field.players
+    return Run(rounds * per_round, before, after)
+
+
+def summary(runs: Sequence[Run], truth: list[str], which: str) -> dict[str, float]:
+    """Share settled, share with the true order among them, median games to settle
+    (a run that never settled counting its whole schedule)."""
+    stops = [getattr(one, which) for one in runs]
+    done = [stop for stop in stops if stop is not None]
+    right = sum(1 for _, order in done if order == truth)
+    games = [stop[0] if stop is not None else one.games for stop, one in zip(stops, runs)]
+    return {"settled": len(done) / len(runs), "true": right / len(done) if done else 1.0,
+            "median_games": median(games),
+            "median_settled_games": median([stop[0] for stop in done])}
+
+
+def calibration(field: Field, rounds: int, confidence: float, runs: int,
+                first_seed: int = 1) -> tuple[dict[str, float], dict[str, float]]:
+    """(before, after) summaries over ``runs`` simulated tournaments."""
+    played = [run(field, rounds, confidence, seed)
+              for seed in range(first_seed, first_seed + runs)]
+    return summary(played, field.names, "before"), summary(played, field.names, "after")
+
+
+def section(runs: int = 200, rounds: int = 60, confidence: float = 0.95,
+            progress: Callable[[str], None] = print) -> Section:
+    started = time.perf_counter()
+    field = ISSUE_FIELD
+    games = rounds * len(list(itertools.combinations(field.names, field.players))) * 3
+    result = Section("verdict", f"The verdict: 4 bots of known strength at 3 seats, up to "
+                     f"{games} games, stop settled at {confidence:g}, {runs} simulated runs",
+                     ["rule", "settled", "true order among settled", "median games",
+                      "median games of the settled"])
+    progress(f"verdict: {runs} simulated tournaments of up to {games} games")
+    before, after = calibration(field, rounds, confidence, runs)
+    for label, values in (("before: TrueSkill LOS", before),
+                          ("after: deal sets, anytime-valid", after)):
+        result.add(label, values["settled"], values["true"], values["median_games"],
+                   values["median_settled_games"])
+    for key, values in (("before", before), ("after", after)):
+        result.figures |= {f"{key}_{name}": value for name, value in values.items()
+                           if value == value}
+    goals = [("settled", after["settled"] >= GOAL_SETTLED, f">= {GOAL_SETTLED:.0%} settle"),
+             ("true", after["true"] >= GOAL_TRUE, f"true order in >= {GOAL_TRUE:.0%} of them"),
+             ("median", after["median_games"] <= GOAL_MEDIAN_GAMES,
+              f"median games <= {GOAL_MEDIAN_GAMES}")]
+    for _, met, words in goals:
+        result.notes.append(f"goal: {words}: {'met' if met else 'NOT met'}")
+    result.notes.append("simulated outcomes (bench/verdict.py: strengths 1, .67, .33, 0 in "
+                        "noise units, seat luck .5 per deal), matched to real runs of "
+                        "bots.mixed p = .75, .5, .25, 0")
+    result.seconds = time.perf_counter() - started
+    return result
+
