@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Callable, Sequence
 
 from bench.report import Section, median
-from ratings.board import settled
+from ratings.board import los
 from ratings.params import RatingConfig
 from ratings.trueskill_ratings import Outcome, Rater
 from ratings.verdict import Comparisons, DealSets, judge
@@ -66,8 +66,20 @@ def simulated_round(field: Field, number: int, rng: random.Random) -> list[Outco
                 ranks[seat] = place + 1
             outcomes.append(Outcome(group * field.players + shift, seats, tuple(ranks),
                                     scores=tuple(round(10 * value) for value in performance),
-                                    group=group))
+                                    group=group, round=number))
     return outcomes
+
+
+def trueskill_settled(rater: Rater, names: Sequence[str], confidence: float
+                      ) -> list[str] | None:
+    """The rule the verdict replaced, for the "before" figures: the bots by mu − 3σ,
+    settled when each one's LOS over the next, under TrueSkill's posterior, is at least
+    ``confidence``."""
+    ratings = {bot: (rater.rating(bot).mu, rater.rating(bot).sigma) for bot in names}
+    order = sorted(names, key=lambda bot: (-(ratings[bot][0] - 3 * ratings[bot][1]), bot))
+    sure = all(los(ratings[upper], ratings[lower]) >= confidence
+               for upper, lower in zip(order, order[1:]))
+    return order if sure else None
 
 
 @dataclass(frozen=True)
@@ -82,23 +94,19 @@ class Run:
 def run(field: Field, rounds: int, confidence: float, seed: int) -> Run:
     """One tournament of up to ``rounds`` rounds, both rules checked at every round end."""
     rng = random.Random(seed)
-    names, rater, sets = field.names, Rater(RatingConfig()), DealSets()
-    comparisons, games = Comparisons(names, confidence), {bot: 0 for bot in names}
+    names, rater = field.names, Rater(RatingConfig())
+    comparisons = Comparisons(names, confidence)
     before = after = None
     played = 0
     for number in range(rounds):
-        outcomes = simulated_round(field, number, rng)
+        outcomes, sets = simulated_round(field, number, rng), DealSets()
         for outcome in outcomes:
             rater.add(outcome)
-            sets.add(outcome.group, outcome.seats, outcome.ranks, True, outcome.scores, number)
-            for bot in outcome.seats:
-                games[bot] += 1
+            sets.add_outcome(outcome)
         played += len(outcomes)
         comparisons.add_round(sets.complete())
-        sets = DealSets()
         if before is None:
-            ratings = {bot: (rater.rating(bot).mu, rater.rating(bot).sigma) for bot in names}
-            order = settled(ratings, games, confidence)
+            order = trueskill_settled(rater, names, confidence)
             before = None if order is None else (played, order)
         if after is None:
             found = judge(comparisons)

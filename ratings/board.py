@@ -647,44 +647,6 @@ def seat_tables(tally: Tally) -> list[SeatTable]:
     return tables
 
 
-def settled(ratings: Mapping[str, tuple[float, float]], games: Mapping[str, int],
-            confidence: float, min_games: int = 0) -> list[str] | None:
-    """The order of the bots if it is known, else None (:func:`unsettled_reason` says why).
-
-    Known: every bot has ``min_games`` rated games, and in the order by
-    conservative rating (mu − 3σ, ties by name) each bot's LOS over the next one
-    down, under the TrueSkill posterior (``ratings``: mu and sigma per bot), is at
-    least ``confidence``. Only neighbours are checked: once each is above the next
-    with that confidence, the order is settled as far as the evidence goes.
-    """
-    if unsettled_reason(ratings, games, confidence, min_games) is not None:
-        return None
-    return conservative_order(ratings)
-
-
-def conservative_order(ratings: Mapping[str, tuple[float, float]]) -> list[str]:
-    """The bots by conservative rating (mu − 3σ), best first, ties by name."""
-    return sorted(ratings, key=lambda bot: (-(ratings[bot][0] - 3 * ratings[bot][1]), bot))
-
-
-def unsettled_reason(ratings: Mapping[str, tuple[float, float]], games: Mapping[str, int],
-                     confidence: float, min_games: int = 0) -> str | None:
-    """Why :func:`settled` finds no order, in words, or None when it finds one: the bots
-    short of ``min_games``, else the neighbours told apart least surely."""
-    order = conservative_order(ratings)
-    short = [bot for bot in order if games.get(bot, 0) < min_games]
-    if short:
-        fewest = min(short, key=lambda bot: (games.get(bot, 0), bot))
-        return (f"{len(short)} bot(s) short of {min_games} rated games ({fewest} has "
-                f"{games.get(fewest, 0)})")
-    neighbours = [(los(ratings[upper], ratings[lower]), upper, lower)
-                  for upper, lower in zip(order, order[1:])]
-    if not neighbours or min(neighbours)[0] >= confidence:
-        return None
-    value, upper, lower = min(neighbours)
-    return f"{upper} is above {lower} with LOS {value:.3f} only (needs {confidence:g})"
-
-
 # -- round by round (a Swiss, a stop rule) ------------------------------------------------
 
 class Standing(NamedTuple):

@@ -37,6 +37,8 @@ from dataclasses import dataclass, field
 from itertools import combinations, permutations
 from typing import Iterable, Mapping, NamedTuple, Sequence
 
+from ratings.trueskill_ratings import Outcome
+
 #: The mixture's fixed stakes (fractions of wealth bet on each comparison): a
 #: comparison lost outright (x = −1) leaves the boldest gambler a tenth of its wealth.
 STAKES = tuple(0.09 * k for k in range(1, 11))
@@ -75,6 +77,12 @@ class DealSets:
         self._games.setdefault(group, []).append(
             Game(tuple(seats), tuple(ranks), rated, tuple(scores)))
         self._rounds[group] = round
+
+    def add_outcome(self, outcome: Outcome) -> None:
+        """A game of the log; one without a group (a log from before groups were kept) is no deal set's."""
+        if outcome.group is not None:
+            self.add(outcome.group, outcome.seats, outcome.ranks, outcome.rated,
+                     outcome.scores, outcome.round)
 
     def complete(self) -> list[DealSet]:
         """The complete deal sets, in group order (the order the verdict reads them in)."""
@@ -355,3 +363,14 @@ def likeliest_order(names: Sequence[str], pairs: Mapping[tuple[str, str], PairEv
         margin[pair.a] += pair.mean(pair.a)
         margin[pair.b] += pair.mean(pair.b)
     return sorted(names, key=lambda bot: (-margin[bot], bot))
+
+
+def stop_reason(found: Verdict, games: Mapping[str, int], min_games: int = 0) -> str | None:
+    """Why ``stop: settled`` does not fire, in words, or None when it does: the bots short
+    of ``min_games`` rated games, else what the verdict lacks."""
+    short = [bot for bot in found.order if games.get(bot, 0) < min_games]
+    if short:
+        fewest = min(short, key=lambda bot: (games.get(bot, 0), bot))
+        return (f"{len(short)} bot(s) short of {min_games} rated games ({fewest} has "
+                f"{games.get(fewest, 0)})")
+    return None if found.certified else found.line()

@@ -30,10 +30,11 @@ from functools import partial
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, TextIO
 
-from ratings.board import Fold, fold_key, settled
+from ratings.board import Fold, fold_key
 from ratings.params import RatingConfig
 from ratings.sprt import DealGame, SprtResult
 from ratings.trueskill_ratings import Outcome
+from ratings.verdict import DealSets, stop_reason, verdict
 from referee.clients import BotClient
 from referee.interrupts import signals_as_stop
 from referee.match import MatchAbandoned, MatchResult
@@ -163,6 +164,8 @@ class LiveStandings:
         # the closing leaderboard need not fold the games again.
         self.fold = Fold(params)
         self.rater = self.fold.rater
+        # The games by deal set, for the stop rule's verdict.
+        self.deals = DealSets()
         # The games expected and not yet folded, in schedule order (those folded are
         # dropped: a long tournament's indices are not kept), and how many were folded.
         self.order: deque[int] = deque()
@@ -186,7 +189,9 @@ class LiveStandings:
 
     def _fold(self) -> None:
         while self.order and self.order[0] in self.waiting:
-            self.fold.add(self.waiting.pop(self.order.popleft()))
+            outcome = self.waiting.pop(self.order.popleft())
+            self.fold.add(outcome)
+            self.deals.add_outcome(outcome)
             self.position += 1
 
     def conservative(self) -> dict[str, float]:
@@ -762,8 +767,8 @@ class TournamentRunner:
         live ratings and the A/B test, with the seats it was played in: what the
         leaderboard folds later, whatever this run would pair."""
         rated, seats = game.status != "void", tuple(game.seats)
-        live.add(Outcome(pairing.index, seats, tuple(game.ranks), rated, game_id=game_id,
-                         group=pairing.group))
+        live.add(Outcome(pairing.index, seats, tuple(game.ranks), rated, tuple(game.scores),
+                         game_id, pairing.group, pairing.round))
         if self.config.format == "ab":
             self.deal_games.append(DealGame(pairing.group, seats, tuple(game.ranks), rated))
 
@@ -845,15 +850,12 @@ class TournamentRunner:
         rule = self.config.stop
         if rule is None:
             return None
-        rater = live.rater
-        ratings = {bot.name: (rater.rating(bot.name).mu, rater.rating(bot.name).sigma)
-                   for bot in self.config.bots if bot.name not in self.absent}
-        order = settled(ratings, live.games, rule.confidence, rule.min_games_per_bot)
-        if order is None:
+        names = [bot.name for bot in self.config.bots if bot.name not in self.absent]
+        found = verdict(live.deals.complete(), names, rule.confidence)
+        if stop_reason(found, live.games, rule.min_games_per_bot) is not None:
             return None
         left = self.total - games_through(self.config, self.segment, block)
-        return (f"settled after round {block.stop}: every bot is above the next with LOS "
-                f">= {rule.confidence:g} ({' > '.join(order)}); {left:,} of the "
+        return (f"settled after round {block.stop}: {found.line()}; {left:,} of the "
                 f"{self.total:,} scheduled games were not needed")
 
     def _sprt(self) -> SprtResult:

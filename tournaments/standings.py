@@ -19,13 +19,12 @@ from ratings.board import (
     RoundRecord,
     Standing,
     board_from,
-    conservative_order,
     fold_key,
-    unsettled_reason,
 )
 from ratings.params import RatingConfig
 from ratings.sprt import DealGame, SprtResult, deal_scores, sprt
 from ratings.trueskill_ratings import Outcome
+from ratings.verdict import DealSets, stop_reason, verdict
 from tournaments.config import ab_tables_per_deal, rounds_needed
 from tournaments.store import GameResult, Store, StoredGame, StoredTournament, StoreError
 
@@ -36,7 +35,7 @@ def rating_config(tournament: StoredTournament) -> RatingConfig:
 
 def outcome(game: GameResult | StoredGame) -> Outcome:
     return Outcome(game.game_index, tuple(game.seats), tuple(game.ranks), game.status != "void",
-                   tuple(game.scores), game.id, game.group_index)
+                   tuple(game.scores), game.id, game.group_index, game.round)
 
 
 def fault_counts(store: Store, tournament: str) -> dict[str, dict[str, int]]:
@@ -111,13 +110,15 @@ def round_history(store: Store, tournament: StoredTournament) -> RoundHistory:
     params, rule = rating_config(tournament), config.get("stop")
     names = [bot["name"] for bot in config["bots"]]
     swiss = config.get("format") == "swiss"
-    fold, rounds = Fold(params), []
+    fold, deals, rounds = Fold(params), DealSets(), []
     played = sorted(store.games(tournament.name), key=lambda game: game.game_index)
     by_round = {number: list(games) for number, games in groupby(played, lambda g: g.round)}
     last = max(by_round, default=-1)
     for number in range(last + 1):
         for game in by_round.get(number, []):
-            fold.add(outcome(game))
+            made = outcome(game)
+            fold.add(made)
+            deals.add_outcome(made)
         pairing = store.swiss_round(tournament.name, number) if swiss else None
         record = RoundRecord(number + 1, len(by_round.get(number, [])),
                              _standings(fold, names))
@@ -129,7 +130,7 @@ def round_history(store: Store, tournament: StoredTournament) -> RoundHistory:
             # unplayed (they did not start).
             absent = pairing.absent if pairing is not None else \
                 [bot for bot in names if bot not in fold.tally.counts]
-            record = replace(record, stop=_verdict(fold, names, absent, rule))
+            record = replace(record, stop=_verdict(fold, deals, names, absent, rule))
         rounds.append(record)
     planned = planned_rounds(config)
     return RoundHistory(rounds, planned, swiss,
@@ -150,25 +151,23 @@ def _standings(fold: Fold, names: list[str]) -> list[Standing]:
     return sorted(rows, key=lambda row: (-row.conservative, row.bot))
 
 
-def _verdict(fold: Fold, names: list[str], absent: list[str],
+def _verdict(fold: Fold, deals: DealSets, names: list[str], absent: list[str],
              rule: Mapping[str, Any]) -> str:
-    """The stop rule after a round: "settled: a > b > c", or why not."""
-    ratings = {bot: (fold.rater.rating(bot).mu, fold.rater.rating(bot).sigma)
-               for bot in names if bot not in absent}
+    """The stop rule after a round: "settled: a > b > c on ...", or why not."""
+    found = verdict(deals.complete(), [bot for bot in names if bot not in absent],
+                    rule["confidence"])
     games = {bot: counts[0] for bot, counts in fold.tally.counts.items()}
-    reason = unsettled_reason(ratings, games, rule["confidence"],
-                              rule.get("min_games_per_bot", 0))
-    return f"not settled: {reason}" if reason else \
-        f"settled: {' > '.join(conservative_order(ratings))}"
+    reason = stop_reason(found, games, rule.get("min_games_per_bot", 0))
+    return f"not settled: {reason}" if reason else f"settled: {found.line()}"
 
 
 def _stop_line(rounds: list[RoundRecord], planned: int, rule: Mapping[str, Any],
                tournament: StoredTournament) -> str:
     """How the stop rule ended, in one line."""
     least = rule.get("min_games_per_bot", 0)
-    words = (f"stop rule ({rule.get('when', 'settled')}: every bot above the next with LOS "
-             f">= {rule['confidence']:g}" + (f", {least}+ rated games each" if least else "")
-             + ")")
+    words = (f"stop rule ({rule.get('when', 'settled')}: the order the deal sets certify at "
+             f"{rule['confidence']:g}, anytime-valid"
+             + (f", {least}+ rated games each" if least else "") + ")")
     decided = [record for record in rounds if record.stop is not None]
     fired = next((record for record in decided if record.stop.startswith("settled")), None)
     if fired is not None:

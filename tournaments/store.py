@@ -207,6 +207,7 @@ class GameResult(NamedTuple):
     ranks: list[int]
     status: str
     group_index: int | None = None
+    round: int | None = None
 
 
 @dataclass(frozen=True)
@@ -633,8 +634,8 @@ class Store:
         """The tournament's games (those of ``indices`` if given) in schedule order, only
         what ratings need, one at a time: a long log's leaderboard need not parse every
         game's actions and times, nor hold every game at once."""
-        query = ("SELECT id, game_index, seats, scores, ranks, status, group_index FROM games "
-                 "WHERE tournament = ?")
+        query = ("SELECT id, game_index, seats, scores, ranks, status, group_index, round "
+                 "FROM games WHERE tournament = ?")
         params: tuple[Any, ...] = (tournament,)
         if indices is not None:
             query += " AND game_index >= ? AND game_index < ?"
@@ -643,7 +644,7 @@ class Store:
         loads = json.loads
         for row in rows:
             yield GameResult(row[0], row[1], loads(row[2]), loads(row[3]), loads(row[4]), row[5],
-                             row[6])
+                             row[6], row[7])
 
     # -- rating snapshots: a tournament's ratings and counts kept with its games -----
     def snapshot(self, tournament: str, key: dict[str, Any]) -> dict[str, Any] | None:
