@@ -419,3 +419,34 @@ def test_a_lost_scheduler_stops_the_referee_with_a_resume_hint(tmp_path):
         assert_consistent(store, "slow", config)
     finally:
         running.close()
+
+
+@pytest.mark.slow
+def test_a_field_changed_by_the_season_command_plays_on_the_cluster_as_on_one_machine(
+        tmp_path, dask_cluster):
+    """A late entrant added with ``season --apply`` (issue 40, item 3), its games then
+    played by the workers: the same games and board as this machine plays after the same
+    change, and the leaderboard a fold of the stored games."""
+    mark = uuid.uuid4().hex
+    path = config_file(tmp_path, mark)
+    run_tournament(path, tmp_path, db="local.sqlite")
+    Store(tmp_path / "local.sqlite").db.execute("VACUUM INTO ?",
+                                                (str(tmp_path / "cluster.sqlite"),))
+    bigger = config_file(tmp_path, mark, extra=(
+        "  - name: late\n"
+        "    command: python -m bots.flea_greedy --address {address}\n"
+        f"    env: {{MARK: \"{mark}\"}}\n"))
+    for db in ("local.sqlite", "cluster.sqlite"):
+        result = CliRunner().invoke(main, ["season", str(bigger), "--db", str(tmp_path / db),
+                                           "--apply"])
+        assert result.exit_code == 0 and "add late" in result.output, result.output
+    local_summary, local, _ = run_tournament(bigger, tmp_path, db="local.sqlite")
+    summary, remote, _ = run_tournament(replace(load_config(bigger),
+                                                cluster=dask_cluster.address),
+                                        tmp_path, db="cluster.sqlite")
+    assert (summary.already_done, summary.played) == (6, 6) == \
+        (local_summary.already_done, local_summary.played)
+    assert rows(remote, "spread") == rows(local, "spread")
+    assert board(remote, "spread") == board(local, "spread")
+    assert_consistent(remote, "spread", load_config(bigger))
+    assert wait_until_gone(mark) == []

@@ -58,6 +58,9 @@ def test_js_bot_plays_with_python_bots(game, variant, tmp_path, bot_processes):
         rounds: 1
         seed: 8
         concurrency: 2
+        # A loaded machine may be slow to start Node.js and its gRPC packages: a start that
+        # overran would be retried, a second process, which this test counts.
+        time: {{startup_ms: 120000}}
         bots:
           - name: js
             command: {JS_COMMAND}
@@ -66,7 +69,7 @@ def test_js_bot_plays_with_python_bots(game, variant, tmp_path, bot_processes):
           - name: python-other
             command: python -m {specialist} --address {{address}}
         """)
-    summary, store, _ = run_tournament(config, tmp_path)
+    summary, store, output = run_tournament(config, tmp_path)
     name = f"js-{game}-{variant}"
     games = store.games(name)
     assert summary.played == len(games) == 3  # one table, three seat rotations
@@ -84,5 +87,5 @@ def test_js_bot_plays_with_python_bots(game, variant, tmp_path, bot_processes):
     assert "no rule for" not in log  # every decision kind met has a rule of its own
     # One process per seat rotation (fresh bots for each, issue 22), each ended cleanly.
     js = [p for p in bot_processes if p.name == "js"]
-    assert len(js) == 3 and all(p.exit_status() == 0 for p in js)
+    assert len(js) == 3 and all(p.exit_status() == 0 for p in js), output
     assert log.count("SIGTERM: shutting down") == 3
