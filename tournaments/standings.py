@@ -49,12 +49,15 @@ def fault_counts(store: Store, tournament: str) -> dict[str, dict[str, int]]:
 
 def standings(store: Store, tournament: StoredTournament, resamples: int | None = None,
               seed: int = 0) -> Board:
-    """The tournament's full leaderboard (iterating it gives the rows, best first)."""
+    """The tournament's full leaderboard (iterating it gives the rows, best first); its
+    verdict at the stop rule's confidence, else at 0.95."""
     params = rating_config(tournament)
     bots = [bot["name"] for bot in tournament.config["bots"]]
+    confidence = (tournament.config.get("stop") or {}).get("confidence", 0.95)
     return board_from(stored_fold(store, tournament.name, params), bots, params,
                       lambda: map(outcome, store.results(tournament.name)),
-                      fault_counts(store, tournament.name), resamples=resamples, seed=seed)
+                      fault_counts(store, tournament.name), resamples=resamples, seed=seed,
+                      confidence=confidence)
 
 
 def stored_fold(store: Store, tournament: str, params: RatingConfig) -> Fold:
