@@ -22,6 +22,7 @@ from bench import (
     stdio,
     tournament,
     transport,
+    verdict,
     wire,
 )
 from bench.farm import Farm
@@ -30,7 +31,8 @@ from bench.report import Section, machine_markdown
 
 BENCHMARKS = ("engines", "wire", "stream", "transport", "stdio", "scaling", "tournament",
               "leaderboard",
-              "renewal", "startup", "command", "swiss", "stopping", "sprt", "cluster", "memory")
+              "renewal", "startup", "command", "swiss", "stopping", "sprt", "verdict", "cluster",
+              "memory")
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -83,6 +85,7 @@ def plan(args: argparse.Namespace) -> dict[str, dict]:
                       "pairing_seeds": max(1, round(2 * s))},
             "stopping": {"seeds": max(1, round(2 * s)), "rounds": 40},
             "sprt": {"simulations": max(10, round(25 * s)), "seeds": max(1, round(1 * s))},
+            "verdict": {"runs": max(4, round(10 * s))},
             # Two cluster sizes only: each cluster takes seconds to start.
             "cluster": {"rounds": max(1, round(1 * s)), "workers": (1, 2)},
             "memory": {"small": max(1, round(5 * s)), "large": max(2, round(25 * s))},
@@ -108,6 +111,7 @@ def plan(args: argparse.Namespace) -> dict[str, dict]:
                   "pairing_seeds": max(1, round(20 * s))},
         "stopping": {"seeds": max(1, round(40 * s)), "rounds": 100},
         "sprt": {"simulations": max(10, round(2_000 * s)), "seeds": max(1, round(20 * s))},
+        "verdict": {"runs": max(4, round(200 * s))},
         "cluster": {"rounds": max(1, round(4 * s))},
         "memory": {"small": max(1, round(1_000 * s)), "large": max(2, round(100_000 * s))},
     }
@@ -174,6 +178,8 @@ def run(names: tuple[str, ...] = BENCHMARKS, params: dict[str, dict] | None = No
                     section = bigfields.stopping(**params["stopping"], progress=say)
                 elif name == "sprt":
                     section = bigfields.sprt_errors(**params["sprt"], progress=say)
+                elif name == "verdict":
+                    section = verdict.section(**params["verdict"], progress=say)
                 elif name == "memory":
                     section = memory.run(**params["memory"], progress=say)
                 else:

@@ -91,30 +91,32 @@ class Run:
     after: tuple[int, list[str]] | None
 
 
-def run(field: Field, rounds: int, confidence: float, seed: int) -> Run:
-    """One tournament of up to ``rounds`` rounds, both rules checked at every round end."""
+def run(field: Field, rounds: int, confidence: float, seed: int, before: bool = True) -> Run:
+    """One tournament of up to ``rounds`` rounds, both rules checked at every round end
+    (the rule replaced only with ``before``)."""
     rng = random.Random(seed)
     names, rater = field.names, Rater(RatingConfig())
     comparisons = Comparisons(names, confidence)
-    before = after = None
+    old = new = None
     played = 0
     for number in range(rounds):
         outcomes, sets = simulated_round(field, number, rng), DealSets()
         for outcome in outcomes:
-            rater.add(outcome)
+            if before:
+                rater.add(outcome)
             sets.add_outcome(outcome)
         played += len(outcomes)
         comparisons.add_round(sets.complete())
-        if before is None:
+        if before and old is None:
             order = trueskill_settled(rater, names, confidence)
-            before = None if order is None else (played, order)
-        if after is None:
+            old = None if order is None else (played, order)
+        if new is None:
             found = judge(comparisons)
-            after = (played, found.order) if found.certified else None
-        if before is not None and after is not None:
+            new = (played, found.order) if found.certified else None
+        if new is not None and (old is not None or not before):
             break
     per_round = len(list(itertools.combinations(names, field.players))) * field.players
-    return Run(rounds * per_round, before, after)
+    return Run(rounds * per_round, old, new)
 
 
 def summary(runs: Sequence[Run], truth: list[str], which: str) -> dict[str, float]:

@@ -72,7 +72,7 @@ def test_the_machine_and_every_table_are_printed(quick):
     assert set(report["sections"]) == {"engines", "wire", "stream", "transport", "stdio",
                                        "scaling", "tournament", "leaderboard", "renewal",
                                        "startup", "command", "swiss", "stopping", "sprt",
-                                       "cluster", "memory"}
+                                       "verdict", "cluster", "memory"}
 
 
 @pytest.mark.slow
@@ -271,6 +271,16 @@ def test_big_fields_swiss_order_early_stopping_and_sprt_errors(quick):
     sprt = figures(quick[1], "sprt")
     assert_numbers(sprt, ["simulated_error_alpha", "simulated_error_beta", "identical_error",
                           "stronger_error", "identical_median_deals", "stronger_median_deals"])
+
+
+@pytest.mark.slow
+def test_the_verdict_before_and_after_with_its_goals(quick):
+    values = figures(quick[1], "verdict")
+    assert_numbers(values, [f"{when}_{name}" for when in ("before", "after")
+                            for name in ("settled", "true", "median_games")])
+    assert values["after_settled"] <= 1 and values["after_median_games"] <= 720
+    notes = quick[1]["sections"]["verdict"]["notes"]
+    assert sum(1 for note in notes if note.startswith("goal: ")) == 3
 
 
 @pytest.mark.slow
