@@ -17,12 +17,13 @@ from __future__ import annotations
 
 import itertools
 import random
+import statistics
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable, Sequence
 
 from bench.report import Section, median
-from ratings.board import los
+from ratings.board import build_board, los
 from ratings.params import RatingConfig
 from ratings.trueskill_ratings import Outcome, Rater
 from ratings.verdict import Comparisons, DealSets, judge
@@ -140,6 +141,7 @@ def calibration(field: Field, rounds: int, confidence: float, runs: int,
 
 
 def section(runs: int = 200, rounds: int = 60, confidence: float = 0.95,
+            range_logs: int = 10, range_rounds: int = 20,
             progress: Callable[[str], None] = print) -> Section:
     started = time.perf_counter()
     field = ISSUE_FIELD
@@ -163,9 +165,38 @@ def section(runs: int = 200, rounds: int = 60, confidence: float = 0.95,
               f"median games <= {GOAL_MEDIAN_GAMES}")]
     for _, met, words in goals:
         result.notes.append(f"goal: {words}: {'met' if met else 'NOT met'}")
+    progress(f"verdict: rank ranges of {range_logs} logs of {range_rounds * 12} games")
+    ranges = rank_ranges(field, range_rounds, range_logs)
+    for key, values in ranges.items():
+        result.figures |= {f"ranges_{key}_{name}": value for name, value in values.items()}
+    result.notes.append(
+        f"rank ranges after {range_rounds * 12} games, {range_logs} logs: every true rank "
+        f"within its range in {ranges['before']['correct']:.0%} of logs resampling games, "
+        f"{ranges['after']['correct']:.0%} resampling deal sets; mean width "
+        f"{ranges['before']['width']:.2f} → {ranges['after']['width']:.2f} ranks")
     result.notes.append("simulated outcomes (bench/verdict.py: strengths 1, .67, .33, 0 in "
                         "noise units, seat luck .5 per deal), matched to real runs of "
                         "bots.mixed p = .75, .5, .25, 0")
     result.seconds = time.perf_counter() - started
     return result
 
+
+
+def rank_ranges(field: Field, rounds: int, logs: int, resamples: int = 200
+                ) -> dict[str, dict[str, float]]:
+    """Rank ranges of simulated logs of ``rounds`` rounds, the bootstrap resampling games
+    (before) and deal sets (after): how often every bot's range holds its true rank,
+    and the mean width (high − low) of a range."""
+    figures = {"before": {"correct": 0.0, "width": 0.0}, "after": {"correct": 0.0, "width": 0.0}}
+    for seed in range(1, logs + 1):
+        rng = random.Random(seed)
+        log = [outcome for number in range(rounds)
+               for outcome in simulated_round(field, number, rng)]
+        for key, games in (("before", [replace(o, group=None) for o in log]), ("after", log)):
+            board = build_board(games, field.names, resamples=resamples)
+            truth = {bot: rank for rank, bot in enumerate(field.names, 1)}
+            held = all(row.rank_low <= truth[row.bot] <= row.rank_high for row in board)
+            figures[key]["correct"] += held / logs
+            figures[key]["width"] += statistics.fmean(
+                row.rank_high - row.rank_low for row in board) / logs
+    return figures

@@ -279,6 +279,8 @@ def test_the_verdict_before_and_after_with_its_goals(quick):
     assert_numbers(values, [f"{when}_{name}" for when in ("before", "after")
                             for name in ("settled", "true", "median_games")])
     assert values["after_settled"] <= 1 and values["after_median_games"] <= 720
+    assert_numbers(values, [f"ranges_{when}_{name}" for when in ("before", "after")
+                            for name in ("correct", "width")])
     notes = quick[1]["sections"]["verdict"]["notes"]
     assert sum(1 for note in notes if note.startswith("goal: ")) == 3
 
