@@ -33,7 +33,8 @@ from ratings.sprt import expected_score, sprt
 from ratings.stats import kendall_tau_b
 from ratings.trueskill_ratings import Outcome, Rater
 from tournaments.config import parse_config
-from tournaments.runner import LiveStandings, TournamentRunner
+from tournaments.run.live import LiveStandings
+from tournaments.runner import TournamentRunner
 from tournaments.schedule import pairs_of, swiss_tables
 from tournaments.standings import outcome
 from tournaments.store import Store

@@ -77,7 +77,7 @@ def components(db: Path, name: str, games: int, bot_classes: dict[str, type]) ->
     from referee import wire
     from referee.games import get_game
     from referee.match import MatchResult
-    from tournaments.runner import LiveStandings
+    from tournaments.run.live import LiveStandings
     from tournaments.schedule import Pairing
 
     source = Store(db)

@@ -1,8 +1,8 @@
-"""What every command module shares: the database options, one-line errors, and opening a
-stored tournament.
+"""What the command modules share: the database options, one-line errors, opening a
+stored tournament, and the notes more than one area prints about it.
 
-A command area in a module of its own (:mod:`circus_referee.submissions`) imports these,
-and :mod:`circus_referee.main` registers its commands.
+Each area of commands is a module of :mod:`circus_referee.commands` that imports these;
+:mod:`circus_referee.main` registers its commands.
 """
 
 from __future__ import annotations
@@ -13,7 +13,9 @@ from typing import NoReturn
 
 import click
 
+from ratings.sprt import SprtResult
 from referee.text import printable
+from tournaments.fingerprint import code_text
 from tournaments.store import DEFAULT_DB, Store, StoredTournament, StoreError
 
 DB_OPTION = click.option("--db", "db_path", type=click.Path(dir_okay=False, path_type=Path),
@@ -55,3 +57,43 @@ def open_tournament(db_path: Path, name: str | None) -> tuple[Store, StoredTourn
         return store, store.resolve(name)
     except StoreError as error:
         fail(str(error))
+
+
+def remembering(record: StoredTournament) -> list[str]:
+    """The bots that keep memory across games (``memory: true`` or ``address:``)."""
+    return [bot["name"] for bot in record.config.get("bots", [])
+            if bot.get("memory") or (bot.get("memory") is None and bot.get("address"))]
+
+
+def memory_note(record: StoredTournament) -> str:
+    return (f"memory across games: {', '.join(remembering(record))} (their games were dealt "
+            "deals of their own, not shared with other seat rotations)")
+
+
+def ab_line(record: StoredTournament, test: SprtResult) -> str:
+    """An A/B test's result, for the summary and the leaderboard."""
+    bounds = record.config["sprt"]
+    return (f"A/B test: a={record.config['a']} against b={record.config['b']}, "
+            f"elo0={bounds['elo0']:g} elo1={bounds['elo1']:g} alpha={bounds['alpha']:g} "
+            f"beta={bounds['beta']:g}\n{test.line()}")
+
+
+def code_column(store: Store, record: StoredTournament) -> dict[str, str]:
+    """Each bot's code fingerprint as the leaderboard shows it."""
+    return {bot: code_text(digests) for bot, digests in store.codes(record.name).items()}
+
+
+def transports(record: StoredTournament) -> dict[str, str]:
+    """How the referee reached each bot (grpc, stdio or in-process), from the stored config;
+    a config stored before the stdio transport had gRPC and in-process bots only."""
+    return {bot["name"]: "in-process" if bot.get("python") else bot.get("transport") or "grpc"
+            for bot in record.config.get("bots") or []}
+
+
+def withheld_notes(count: int, what: str) -> list[str]:
+    """Why ``count`` games' ``what`` (replays, seeds) are left out, if any are."""
+    if not count:
+        return []
+    return [f"{what} of {count} game(s) withheld: the tournament is not finished and their "
+            "deals are still to be dealt in other seat rotations (make it again once the "
+            "tournament is finished)"]

@@ -59,7 +59,11 @@ _STATUS_FAULTS = {
 #: How soon the channel tries again to connect after a failed attempt, in ms. gRPC's
 #: default waits a second (growing to two minutes): a bot that starts listening just
 #: after the first attempt would be greeted a second late. A bot's address is local (a
-#: unix socket or loopback), so trying every 20–100 ms costs nothing.
+#: unix socket or loopback), so trying every 20–100 ms costs nothing. Only the initial and
+#: the maximum backoff are set: gRPC also takes ``grpc.min_reconnect_backoff_ms`` as the
+#: shortest time it gives one connection attempt (20 s by default), and a bot on a loaded
+#: machine may take longer than 100 ms to send its first HTTP/2 frame; a Hello then failed
+#: as UNAVAILABLE ("timed out before receiving SETTINGS frame").
 RECONNECT_MS = (20, 100)
 
 
@@ -73,7 +77,6 @@ class GrpcClient:
                    ("grpc.max_receive_message_length", message_bytes),
                    ("grpc.enable_retries", 0),
                    ("grpc.initial_reconnect_backoff_ms", first),
-                   ("grpc.min_reconnect_backoff_ms", first),
                    ("grpc.max_reconnect_backoff_ms", most)]
         self.channel = grpc.insecure_channel(address, options=options)
         self.stub = bot_pb2_grpc.BotStub(self.channel)

@@ -36,7 +36,7 @@ from referee.wire import PROTOCOL_VERSION
 REFEREE_NAME = "circus-referee 0.1.0"
 #: How long a bot whose call failed as a crash is given to end before the next game
 #: decides whether to restart it (:meth:`Participant.settle`).
-CRASH_SETTLE_S = 2.0
+CRASH_SETTLE_S = 5.0
 #: How often a starting bot's address is tried until it accepts a connection.
 READY_LOOK_S = 0.01
 #: What a program's last words say when a file it runs or opens is not there.

@@ -197,6 +197,9 @@ RUN_HEADER = re.compile(rb"=== run (\d+) of ")
 #: Held while a run's number is read from its log and its header written: two
 #: processes of one bot (a renewal, a restart) starting at once get two numbers.
 _run_headers_lock = threading.Lock()
+#: Held while a bot's output is appended to its log: the processes of a stdio bot write
+#: one log at once, and its cap is theirs together, measured by the log's size.
+_log_writes_lock = threading.Lock()
 
 
 def last_run_in(log_path: Path) -> int:
@@ -264,11 +267,10 @@ def copy_log(source: IO[bytes], log: IO[bytes], cap: int, name: str,
     """
     lines = TaggedLines(tag)
     with source, log:
-        room = cap - log.tell()
-        while room > 0 and (chunk := source.read1(min(65536, room))):
-            room -= _append(log, lines.lines(chunk), room)
+        while (room := _room(log, cap)) > 0 and (chunk := source.read1(min(65536, room))):
+            _append(log, lines.lines(chunk), cap)
         if room > 0:
-            _append(log, lines.rest(), room)
+            _append(log, lines.rest(), cap)
         elif source.read1(65536):
             log.write(f"\n=== log truncated at {cap} bytes: further output of {name} "
                       "is discarded ===\n".encode())
@@ -276,13 +278,18 @@ def copy_log(source: IO[bytes], log: IO[bytes], cap: int, name: str,
             drain(source)
 
 
-def _append(log: IO[bytes], data: bytes, room: int) -> int:
-    """Write what of ``data`` fits in ``room`` bytes, in one write; the bytes written."""
-    data = data[:room]
-    if data:
-        log.write(data)
-        log.flush()
-    return len(data)
+def _room(log: IO[bytes], cap: int) -> int:
+    """How many bytes the log holds less than ``cap``, whoever wrote them."""
+    return cap - os.fstat(log.fileno()).st_size
+
+
+def _append(log: IO[bytes], data: bytes, cap: int) -> None:
+    """Write what of ``data`` fits in the log under ``cap``, in one write."""
+    with _log_writes_lock:
+        data = data[:max(0, _room(log, cap))]   # past the cap by another's marker: none
+        if data:
+            log.write(data)
+            log.flush()
 
 
 #: The installed packages a bot on the Python SDK imports (``bots``, the ``circus`` stubs,

@@ -1,6 +1,7 @@
 """A hostile bot for the sandbox tests: it plays legally, and tries every way around the referee.
 
-Run as ``python tests/hostile_bots.py MODE --address ADDRESS``. Mode ``attacks``
+Run as ``python tests/hostile_bots.py MODE --address ADDRESS``, or with ``--stdio`` in
+place of the address on the stdio transport (modes ``attacks`` and ``flood``). Mode ``attacks``
 tries each attack of issues 12 and 32 once at start-up (and the deal prediction
 at every game) and logs one line per attack: ``ATTACK name: blocked (...)`` or
 ``ATTACK name: SUCCEEDED (...)``. Mode ``flood`` writes far more to its log than
@@ -29,7 +30,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bots.random_bot import RandomBot  # noqa: E402
-from bots.sdk import serve  # noqa: E402
+from bots.sdk import Bot, serve  # noqa: E402
+from bots.stdio.serve import serve_stdio  # noqa: E402
 from referee import wire  # noqa: E402
 from referee.games import get_game  # noqa: E402
 from referee.seeds import derive_seed  # noqa: E402
@@ -396,6 +398,14 @@ class DealPredictor(RandomBot):
                f"{self.predicted} of {self.tried} first hands predicted")
 
 
+def play(bot: Bot) -> None:
+    """Serve ``bot`` on the transport the command line names: stdio, or gRPC's address."""
+    if sys.argv[1:] == ["--stdio"]:
+        serve_stdio(bot)
+    else:
+        serve(bot)
+
+
 def main() -> None:
     mode = sys.argv.pop(1)
     if mode == "redirect":
@@ -404,11 +414,11 @@ def main() -> None:
         return
     if mode == "flood":
         threading.Thread(target=lambda: sys.stderr.write("flood " * 400_000), daemon=True).start()
-        serve(RandomBot())
+        play(RandomBot())
         return
     for name, action in ATTACKS.items():
         attempt(name, action)
-    serve(DealPredictor())
+    play(DealPredictor())
 
 
 if __name__ == "__main__":

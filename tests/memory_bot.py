@@ -15,7 +15,8 @@ reads it back at start. The sandbox gives every process fresh, empty folders, so
 under the defaults that must fail too.
 
 Run as ``python tests/memory_bot.py`` (the address or port comes from the
-environment, as for every SDK bot).
+environment, as for every SDK bot), or ``python tests/memory_bot.py --stdio`` on the
+stdio transport.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bots.sdk import Bot, rng_for, serve  # noqa: E402
+from bots.stdio.serve import serve_stdio  # noqa: E402
 
 PREFIX = 4
 MEMORY_FILE = "circus-memory-bot.json"
@@ -122,4 +124,7 @@ class MemoryBot(Bot):
 
 
 if __name__ == "__main__":
-    serve(MemoryBot())
+    if sys.argv[1:] == ["--stdio"]:
+        serve_stdio(MemoryBot())
+    else:
+        serve(MemoryBot())

@@ -16,7 +16,8 @@ import pytest
 from click.testing import CliRunner
 from conftest import live_group_members
 
-from circus_referee.main import check_bot_command, main
+from circus_referee.commands.bots import check_bot_command
+from circus_referee.main import main
 from referee import sandbox
 from referee.checkbot import remove_stale_folders
 

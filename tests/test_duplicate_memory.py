@@ -4,7 +4,9 @@ A bot that remembers every deal it sees (tests/memory_bot.py) plays sandboxed in
 real tournaments. Under the defaults its processes are started afresh between the
 seat rotations of the duplicate deals, with empty folders, and it never recognises
 a deal; with ``renew_bots: false`` (the control) the same bot recognises deals, so
-the first test would fail if the protection broke.
+the first test would fail if the protection broke. Both run with the bot on either
+transport: a stdio bot keeps a process per game at once (``concurrency``), each
+renewed between the rotations as a gRPC bot's one process is.
 """
 
 from __future__ import annotations
@@ -33,35 +35,45 @@ concurrency: 2
 renew_bots: {{renew}}
 bots:
   - name: memory
-    command: python {ROOT}/tests/memory_bot.py
+    command: python {ROOT}/tests/memory_bot.py{{stdio}}
+    transport: {{transport}}
   - {{{{name: random, python: "bots.random_bot:RandomBot"}}}}
   - {{{{name: random-b, python: "bots.random_bot:RandomBot"}}}}
 """
 
 
-def play(tmp_path: Path, renew: bool) -> tuple[str, list]:
-    summary, store, _ = run_tournament(
-        write_config(tmp_path, CONFIG.format(renew=str(renew).lower())), tmp_path)
+def play(tmp_path: Path, renew: bool, transport: str) -> tuple[str, list]:
+    text = CONFIG.format(renew=str(renew).lower(), transport=transport,
+                         stdio=" --stdio" if transport == "stdio" else "")
+    summary, store, _ = run_tournament(write_config(tmp_path, text), tmp_path)
     games = store.games("memory")
     assert summary.played == len(games) == 9
     assert all(game.status == "finished" for game in games)
     return (tmp_path / "logs" / "memory" / "memory.log").read_text(), games
 
 
+#: How many processes of the memory bot play at once: one over gRPC, one per game on stdio.
+PROCESSES = {"grpc": 1, "stdio": 2}
+
+
 @pytest.mark.slow
-def test_under_the_defaults_a_remembering_bot_never_recognises_a_deal(tmp_path):
-    log, games = play(tmp_path, renew=True)
+@pytest.mark.parametrize("transport", PROCESSES)
+def test_under_the_defaults_a_remembering_bot_never_recognises_a_deal(tmp_path, transport):
+    log, games = play(tmp_path, renew=True, transport=transport)
     assert "recognised" not in log
-    # One process per rotation: three runs, each playing each deal once.
-    assert log.count("=== run ") == 3
+    # Fresh processes per rotation: three rotations, each playing each deal once.
+    assert log.count("=== run ") == 3 * PROCESSES[transport]
     seeds = {game.seed for game in games}
     assert len(seeds) == 3, "three deals, each played in every rotation"
 
 
 @pytest.mark.slow
-def test_without_fresh_processes_the_same_bot_recognises_the_deals(tmp_path):
-    log, _ = play(tmp_path, renew=False)
-    assert log.count("=== run ") == 1
+@pytest.mark.parametrize("transport", PROCESSES)
+def test_without_fresh_processes_the_same_bot_recognises_the_deals(tmp_path, transport):
+    log, _ = play(tmp_path, renew=False, transport=transport)
+    assert log.count("=== run ") == PROCESSES[transport]
+    # Each deal is played three times; on stdio, by two processes that play one game at
+    # a time: at least two of its games are one process's, one after the other.
     assert log.count("recognised") >= 3, log[-2000:]
 
 

@@ -127,3 +127,32 @@ def test_the_command_lives_in_a_package_of_the_projects_own_name():
     installed = project["tool"]["setuptools"]["packages"]["find"]["include"]
     assert not any(pattern.rstrip("*") in {"cli", "main", "app", "commands"}
                    for pattern in installed), installed
+
+
+#: The most lines a module of the command's package or of the runner may hold: each is one
+#: area of commands or one concern of a tournament's run, so none grows back into a hub.
+MODULE_LINES = 300
+#: main.py only assembles the command group; a command written there grows it back.
+MAIN_LINES = 40
+#: The former hubs, split by area and by concern.
+BOUNDED = (ROOT / "circus_referee", ROOT / "tournaments" / "run", ROOT / "tournaments" / "runner.py")
+
+
+def test_the_command_line_is_assembled_by_a_small_main():
+    main = ROOT / "circus_referee" / "main.py"
+    assert len(main.read_text().splitlines()) <= MAIN_LINES, \
+        "circus_referee/main.py holds more than the group: put commands in commands/"
+    tree = ast.parse(main.read_text())
+    defined = [node.name for node in tree.body
+               if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and node.name != "main"]
+    assert not defined, f"main.py defines {defined}: they belong in an area's module"
+
+
+def test_the_command_line_and_the_runner_are_split_into_small_modules():
+    paths = [path for place in BOUNDED
+             for path in (sorted(place.rglob("*.py")) if place.is_dir() else [place])]
+    assert len(paths) > 10, paths   # the walk finds the modules it bounds
+    long = [f"{path.relative_to(ROOT)}: {lines} lines" for path in paths
+            if (lines := len(path.read_text().splitlines())) > MODULE_LINES]
+    assert not long, f"modules over {MODULE_LINES} lines (split by area or concern):\n" \
+        + "\n".join(long)

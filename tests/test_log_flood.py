@@ -107,3 +107,26 @@ def test_a_sandboxed_flood_is_drained_too(tmp_path):
         assert_bounded_log(bot.log_path, runs=1)
     finally:
         bot.stop()
+
+
+def test_the_processes_of_a_stdio_bot_flooding_at_once_share_the_cap(tmp_path):
+    """A stdio bot keeps a process per game at once, all writing one log: the cap is
+    theirs together, not each one's (their stderr is the log; stdout is the protocol)."""
+    script = tmp_path / "flood.py"
+    script.write_text(FLOOD.replace("sys.stdout", "sys.stderr"))
+    bots = [BotProcess("flooder", f"{sys.executable} {script} - 0", tmp_path / "flooder.log",
+                       isolation=Isolation(sandbox=False, log_bytes=CAP), stdio=True)
+            for _ in range(3)]
+    try:
+        for bot in bots:
+            bot.start()
+        for bot in bots:
+            assert bot.wait(PATIENCE_S) and bot.exit_status() == 0
+            bot.pump.join(PATIENCE_S)
+        text = bots[0].log_path.read_bytes()
+        assert text.count(b"=== run ") == 3
+        assert len(text) <= CAP + 200 * 3, len(text)
+        assert b"=== log truncated at 65536 bytes" in text
+    finally:
+        for bot in bots:
+            bot.stop()

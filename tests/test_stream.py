@@ -264,7 +264,8 @@ def test_a_stream_bots_faults_strike_out_and_forfeit(tmp_path, started, mode, fa
     per_game = [[f["policy"] for f in faults
                  if f["game_index"] == g.game_index and f["policy"] != "ignored"]
                 for g in games]
-    assert all(policies == ["substitute", "substitute", "forfeit"] for policies in per_game)
+    assert all(policies == ["substitute", "substitute", "forfeit"] for policies in per_game), \
+        [(f["game_index"], f["bot"], f["class"], f["policy"], f["detail"]) for f in faults]
     assert {f["bot"] for f in faults} == {"bad"}
     assert all(game.status == "forfeit" for game in games)
     assert bad_ranks(games) == [3, 3, 3]

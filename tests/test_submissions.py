@@ -28,6 +28,7 @@ from tournaments.submissions import (
     unique_names,
 )
 
+ROOT = Path(__file__).resolve().parent.parent
 # An SDK bot; CHEAT plays an illegal action at its first decision of each game outside
 # check-bot's (a bot that behaves while it is checked), ILLEGAL at every decision, and any
 # bot one whenever it can read a file of SNOOP (others' files, which it must not see).
@@ -214,6 +215,10 @@ def test_a_replay_marks_only_its_packs_own_faults(season):
     ("name: x\nauthor: a\nlanguage: c\ncommand: ./bot --port {port}\n", "{port} needs"),
     ("- a list\n", "must be a mapping of name, author, language, command"),
     ("name: [x\n", "not valid YAML"),
+    ("name: x\nauthor: a\nlanguage: c\ncommand: ./bot\ntransport: pipes\n",
+     "transport must be one of grpc, stdio, not 'pipes'"),
+    ("name: x\nauthor: a\nlanguage: c\ncommand: ./bot {address}\ntransport: stdio\n",
+     "takes no {address}"),
 ])
 def test_a_bad_manifest_is_named_with_its_folder_and_key(tmp_path, manifest, problem):
     folder = tmp_path / "entry"
@@ -244,6 +249,30 @@ def test_a_command_may_name_its_own_files_and_the_systems(tmp_path):
     folder = submit(tmp_path / "entry", "entry", "E", manifest=MANIFEST.format(
         name="entry", author="E").replace("python bot.py", "/usr/bin/env python3 bot.py"))
     assert read_manifest(folder).command.startswith("/usr/bin/env python3 bot.py")
+
+
+def test_a_stdio_entrant_is_checked_and_entered_on_stdio(tmp_path):
+    """``transport: stdio`` reaches the entry: check-bot talks to the bot on its stdin,
+    and the written bots.yaml runs it so (a gRPC check of it would find no socket)."""
+    folder = tmp_path / "subs" / "sam"
+    folder.mkdir(parents=True)
+    (folder / "bot.py").write_text((ROOT / "bots" / "stdio" / "random_bot.py").read_text())
+    (folder / "entrant.yaml").write_text("name: sam\nauthor: Sam\nlanguage: python\n"
+                                         "command: python bot.py\ntransport: stdio\n")
+    assert read_manifest(folder).entry()["transport"] == "stdio"
+    (tmp_path / "base.yaml").write_text(BASE)
+    made = invoke("submissions", str(tmp_path / "subs"), "-o", str(tmp_path / "bots.yaml"),
+                  "--base", str(tmp_path / "base.yaml"), "--game", "flea-circus")
+    assert made.exit_code == 0, made.output
+    assert "passed" in table_row(made.output, "sam"), made.output
+    config = load_config(tmp_path / "bots.yaml")
+    assert {bot.name: bot.transport for bot in config.bots} == {"house": "grpc",
+                                                                "sam": "stdio"}
+
+
+def test_a_manifest_without_transport_is_a_grpc_entry(tmp_path):
+    folder = submit(tmp_path / "entry", "entry", "E")
+    assert read_manifest(folder).entry()["transport"] == "grpc"
 
 
 def test_a_folder_without_a_manifest_says_what_one_holds(tmp_path):

@@ -1,7 +1,8 @@
 """A tournament's field from a folder of submissions, each gated by check-bot.
 
 One folder per entrant holds its files and a manifest, ``entrant.yaml`` (name,
-author, language, command). Each entrant whose manifest holds is checked by
+author, language, command, and the transport its command speaks: gRPC unless it says
+stdio). Each entrant whose manifest holds is checked by
 check-bot (:func:`referee.checkbot.check_bot`), sandboxed as the tournament will run
 it, at the tournament's clock; the entrants that pass become the ``bots:`` of a
 ``bots.yaml``, each with its folder as its ``dir:``. Nothing is lost: every
@@ -36,7 +37,7 @@ from tournaments.config import (
 from tournaments.store import DEFAULT_DB, database_paths
 
 MANIFEST = "entrant.yaml"
-MANIFEST_KEYS = ("name", "author", "language", "command")
+MANIFEST_KEYS = ("name", "author", "language", "command", "transport")
 # The keys a written config opens with, in a reader's order (its bots close it).
 LEADING_KEYS = ("name", "game", "variant", "players")
 # Author and language are shown in tables and compared (one entry per author): one short
@@ -59,11 +60,14 @@ class Entrant:
     command: str
     # When its manifest was last written: of one author's entries, the newest is kept.
     submitted: float
+    # What its command speaks, grpc or stdio (bots.yaml's ``transport:``, checked there).
+    transport: str = "grpc"
 
     def entry(self) -> dict[str, str]:
         """Its ``bots:`` entry, its folder as its ``dir:`` (absolute: relative to the
         config's folder only where the config is written)."""
-        return {"name": self.name, "command": self.command, "dir": str(self.folder)}
+        return {"name": self.name, "command": self.command, "dir": str(self.folder),
+                "transport": self.transport}
 
 
 @dataclass(frozen=True)
@@ -106,7 +110,8 @@ def read_manifest(folder: Path) -> Entrant:
         _no_unknown_keys(data, set(MANIFEST_KEYS), "")
         name = _checked_name(_typed(data, "name", str, required=True), "name")
         entrant = Entrant(folder, name, _text(data, "author"), _text(data, "language"),
-                          _typed(data, "command", str, required=True), submitted)
+                          _typed(data, "command", str, required=True), submitted,
+                          _typed(data, "transport", str, default="grpc"))
         # The entry as bots.yaml will hold it, checked by bots.yaml's own rules.
         _bots([entrant.entry()], True, None, TimeConfig())
         _own_files_only(entrant)

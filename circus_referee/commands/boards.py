@@ -1,0 +1,251 @@
+"""A stored tournament's verdict for people: ``leaderboard`` and the HTML ``report``."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, replace
+from pathlib import Path
+from typing import Any
+
+import click
+
+from circus_referee.commands.season import change_notes
+from circus_referee.common import (
+    DB_OPTION,
+    TOURNAMENT_OPTION,
+    ab_line,
+    code_column,
+    fail,
+    memory_note,
+    open_tournament,
+    remembering,
+    transports,
+    withheld_notes,
+)
+from ratings import formatting, rounds
+from ratings.board import RoundHistory
+from ratings.report import FaultRow, GameRow, ReportLinks, render_report
+from referee.replay import END_REASONS
+from referee.settings import FAULT_CLASSES
+from tournaments.export import unsettled_groups
+from tournaments.public import Redactor, private_parts, public_config
+from tournaments.replays import ReplayError, write_replays
+from tournaments.standings import round_history, standings, stored_ab_test
+from tournaments.store import Store, StoredGame, StoredTournament
+
+
+def stopped_note(store: Store, record: StoredTournament) -> str | None:
+    """Whether a finished tournament stopped before its last scheduled game."""
+    played = len(store.done_indices(record.name))
+    if record.finished_at is None or played >= record.total_games:
+        return None
+    return (f"stopped early after {played:,} of {record.total_games:,} scheduled games "
+            f"({record.total_games - played:,} not needed)")
+
+
+def verdicts(store: Store, record: StoredTournament,
+             history: RoundHistory | None = None) -> list[str]:
+    """What ended the tournament, for the leaderboard and the report: an A/B test's
+    result, an early stop; with ``history``, a Swiss's rounds and how the stop rule
+    ended (or that it did not fire, and why)."""
+    test = stored_ab_test(store, record)
+    notes = [ab_line(record, test)] if test is not None else []
+    stopped = stopped_note(store, record)
+    notes += [stopped] if stopped is not None else []
+    if history is not None and history.swiss:
+        notes.append(rounds.summary(history))
+    if history is not None and history.stop_rule is not None:
+        notes.append(history.stop_rule)
+    return notes
+
+
+def told_by_round(record: StoredTournament) -> bool:
+    """Whether the leaderboard and the report say how the rounds went: a Swiss's are
+    paired from the standings, a stop rule is checked at each round's end."""
+    return record.config.get("format") == "swiss" or bool(record.config.get("stop"))
+
+
+RESAMPLES_OPTION = click.option(
+    "--resamples", type=click.IntRange(min=0), default=None,
+    help="bootstrap resamples for the rank ranges (default: 200, fewer for long logs, none "
+         "for very long ones; 0: none)")
+
+
+@click.command()
+@DB_OPTION
+@TOURNAMENT_OPTION
+@click.option("--format", "fmt", type=click.Choice(["table", "json", "csv", "markdown"]),
+              default="table", show_default=True)
+@click.option("--h2h", is_flag=True, help="head-to-head record and prediction of every pair")
+@click.option("--los", is_flag=True, help="likelihood-of-superiority matrix")
+@click.option("--seats", is_flag=True, help="place and win rate by seat, with a seat-bias test")
+@click.option("--history", "history_bot", metavar="BOT", default=None,
+              help="BOT's mu and sigma after each of its games")
+@click.option("--rounds", "by_round", is_flag=True,
+              help="round by round: a Swiss's tables and byes, the standings after each "
+                   "round, the stop rule's verdict")
+@RESAMPLES_OPTION
+def leaderboard(db_path: Path, tournament: str | None, fmt: str, h2h: bool, los: bool,
+                seats: bool, history_bot: str | None, by_round: bool,
+                resamples: int | None) -> None:
+    """Show a tournament's TrueSkill leaderboard, with rank ranges from resampling.
+
+    With --h2h, --los, --seats, --history or --rounds the table and markdown formats
+    add those sections below the leaderboard; json is always one object (the
+    tournament, the rating parameters, the leaderboard rows and a key per
+    section asked for), and csv (one table only) prints just the section asked
+    for. docs/ratings.md explains every column.
+    """
+    sections = [name for name, wanted in (("h2h", h2h), ("los", los), ("seats", seats),
+                                          ("history", history_bot is not None),
+                                          ("rounds", by_round)) if wanted]
+    if fmt == "csv" and len(sections) > 1:
+        fail("csv holds one table: give only one of --h2h, --los, --seats, --history, "
+             "--rounds")
+    store, record = open_tournament(db_path, tournament)
+    board = standings(store, record, resamples=resamples)
+    history = round_history(store, record) if by_round or told_by_round(record) else None
+    if history_bot is not None and history_bot not in board.bots:
+        fail(f"no bot {history_bot!r} in tournament {record.name!r} "
+             f"(bots: {', '.join(board.bots)})")
+    if fmt == "json":
+        data = {"tournament": record.name, "game": record.config.get("game"),
+                "variant": record.config.get("variant"), "memory": remembering(record),
+                "identities": identities(store, record),
+                "code": {bot: [{"fingerprint": digest, "hello": hello}
+                               for digest, hello in codes]
+                         for bot, codes in store.codes(record.name).items()},
+                "parameters": asdict(board.params),
+                "resamples": board.resamples,
+                "leaderboard": formatting.leaderboard_rows(board)}
+        if board.verdict is not None:
+            data["verdict"] = formatting.verdict_data(board.verdict)
+        test = stored_ab_test(store, record)
+        if test is not None:
+            data["sprt"] = asdict(test)
+        if stopped_note(store, record) is not None:
+            data["stopped"] = stopped_note(store, record)
+        if history is not None and history.stop_rule is not None:
+            data["stop_rule"] = history.stop_rule
+        if by_round and history is not None:
+            data["rounds"] = rounds.rounds_data(history)
+        if store.changes(record.name):
+            data["changes"] = [{"at": at, "lines": lines}
+                               for at, lines in store.changes(record.name)]
+        if h2h:
+            data["h2h"] = formatting.h2h_rows(board)
+        if los:
+            data["los"] = json.loads(formatting.format_los(board, "json"))
+        if seats:
+            data["seats"] = json.loads(formatting.format_seats(board, "json"))
+        if history_bot is not None:
+            data["history"] = {history_bot: formatting.history_rows(board, history_bot)}
+        click.echo(json.dumps(data, indent=2))
+        return
+    render = {"h2h": lambda: formatting.format_h2h(board, fmt),
+              "los": lambda: formatting.format_los(board, fmt),
+              "seats": lambda: formatting.format_seats(board, fmt),
+              "history": lambda: formatting.format_history(board, history_bot, fmt),
+              "rounds": lambda: rounds.format_rounds(history, fmt)}
+    if fmt == "csv":
+        click.echo(render[sections[0]]() if sections
+                   else formatting.format_board(board, "csv", FAULT_CLASSES,
+                                                code_column(store, record)))
+        return
+    heading = (f"{record.name}: {record.config['game']} ({record.config['variant']}), "
+               f"{len(store.done_indices(record.name))} of {record.total_games} games")
+    parts = [f"## {heading}" if fmt == "markdown" else heading,
+             formatting.format_board(board, fmt, FAULT_CLASSES, code_column(store, record))]
+    if remembering(record):
+        parts.append(memory_note(record))
+    parts += verdicts(store, record, history) + change_notes(store, record)
+    titles = {"h2h": "Head to head", "los": "Likelihood of superiority",
+              "seats": "Seats", "history": f"History of {history_bot}", "rounds": "Rounds"}
+    for name in sections:
+        title = f"### {titles[name]}" if fmt == "markdown" else f"-- {titles[name]} --"
+        parts += [title, render[name]()]
+    click.echo("\n\n".join(parts))
+
+
+@click.command()
+@DB_OPTION
+@TOURNAMENT_OPTION
+@click.option("--output", "-o", "output", type=click.Path(dir_okay=False, path_type=Path),
+              default=Path("report.html"), show_default=True, help="HTML file to write")
+@click.option("--replays/--no-replays", default=True, show_default=True,
+              help="write every game's HTML replay into a folder beside the report, linked "
+                   "from its games table")
+@click.option("--public", is_flag=True,
+              help="a copy to publish: the bots' env: values, the paths of this machine and "
+                   "addresses left out of the report and its replays")
+@RESAMPLES_OPTION
+def report(db_path: Path, tournament: str | None, output: Path, replays: bool, public: bool,
+           resamples: int | None) -> None:
+    """Write a tournament's report: one self-contained HTML file (no network needed).
+
+    With --replays (the default) each game's replay goes to REPORT-replays/game-ID.html,
+    but for a game whose deal is still to be dealt again in an unfinished tournament.
+    Give --public for a copy others will read: without it, the report shows the config
+    as it is, env values and paths included.
+    """
+    store, record = open_tournament(db_path, tournament)
+    board = standings(store, record, resamples=resamples)
+    games = store.games(record.name)
+    faults = [dict(row) for row in store.faults(record.name)]
+    folder = output.with_name(f"{output.stem}-replays")
+    unsettled = unsettled_groups(store, record)
+    shown = [game for game in games if game.group_index not in unsettled] if replays else []
+    links = {game.id: f"{folder.name}/game-{game.id}.html" for game in shown}
+    withheld = withheld_notes(len(games) - len(shown) if replays else 0, "replays")
+    history = round_history(store, record) if told_by_round(record) else None
+    notes = verdicts(store, record, history) + change_notes(store, record) + withheld
+    scrub = Redactor.of(record.config, record.log_dir, str(Path.home())) if public else str
+    reported = replace(record, config=public_config(record.config)) if public else record
+    try:
+        if replays:
+            write_replays(shown, faults, folder, scrub)
+        html = scrub(render_report(board, reported, games,
+                                   report_links(games, faults, links, identities(store, record),
+                                                code_column(store, record)),
+                                   notes, history))
+        output.write_text(html, encoding="utf-8")
+    except OSError as error:
+        fail(f"cannot write {error.filename or output}: {error.strerror}")
+    except ReplayError as error:
+        fail(str(error))
+    click.echo(f"wrote {output} ({len(html) // 1024} KB): {record.name}, "
+               f"{board.rated_games} rated games, {len(board.rows)} bots"
+               + (f"; {len(shown)} replays in {folder}" if replays else "")
+               + ("; public: no env values, paths or addresses" if public else ""))
+    for note in withheld:
+        click.echo(note, err=True)
+    private = private_parts(record.config)
+    if private and not public:
+        click.echo(f"note: this report shows {' and '.join(private)}; for a copy to publish, "
+                   "make it with --public", err=True)
+
+
+def identities(store: Store, record: StoredTournament) -> dict[str, str]:
+    """Each bot's own name and version from its Hello, and its transport, as the report
+    shows them."""
+    ways = transports(record)
+    return {bot: f"{name} {version} (protocol {protocol}, {ways.get(bot, 'grpc')})"
+            for bot, (name, version, protocol) in store.identities(record.name).items()}
+
+
+def report_links(games: list[StoredGame], faults: list[dict[str, Any]],
+                 links: dict[int, str], bot_identities: dict[str, str],
+                 code: dict[str, str]) -> ReportLinks:
+    """The games table and fault list of the report, as the plain rows ratings/ takes."""
+    counts: dict[int, int] = {}
+    for fault in faults:
+        counts[fault["game_id"]] = counts.get(fault["game_id"], 0) + 1
+    rows = [GameRow(g.id, g.game_index, g.seats, g.scores, g.ranks, g.status, g.end_reason,
+                    len(g.actions), g.duration_s, counts.get(g.id, 0), links.get(g.id))
+            for g in games]
+    fault_rows = [FaultRow(f["game_id"], f["game_index"], f["seat"], f["bot"], f["decision_id"],
+                           f["class"], f["policy"], f["detail"],
+                           links[f["game_id"]] + f"#step={max(f['decision_id'] - 1, 0)}&view=0"
+                           if f["game_id"] in links else None)
+                  for f in faults]
+    return ReportLinks(rows, fault_rows, END_REASONS, bot_identities, code)

@@ -1,0 +1,112 @@
+"""``circus-referee check-bot``: a candidate bot checked against the protocol before it
+plays."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from circus_referee.common import fail
+from referee.checkbot import SLOW_SHARE, Coverage, check_bot
+from referee.games import GAMES
+from referee.interrupts import signals_as_stop, until_stopped
+from referee.settings import TRANSPORTS, BotSpec, TimeConfig
+from tournaments.store import DEFAULT_DB, database_paths
+
+
+# How long an interrupted check-bot leaves its checks to end once their bot is stopped
+# (a stopped bot's waits end at once; this bounds only the clean-up).
+CHECK_WIND_DOWN_S = 30.0
+
+
+@click.command("check-bot")
+@click.option("--command", "command", default=None, help="command line that starts the bot "
+              "in its sandbox ({address} is replaced by the address to listen on)")
+@click.option("--address", default=None, help="a running bot: HOST:PORT or unix:/path/to/socket")
+@click.option("--game", "only_game", default=None, help="check only this game")
+@click.option("--games", "games", type=click.IntRange(min=1), default=2, show_default=True,
+              help="games per claimed game, variant and player count")
+@click.option("--at-once", type=click.IntRange(min=1), default=3, show_default=True,
+              help="games played at the same time on one connection, once per game "
+                   "(1: no concurrency check)")
+@click.option("--move-ms", type=click.IntRange(min=1), default=1000, show_default=True,
+              help="time per decision, in milliseconds")
+@click.option("--bank-ms", type=click.IntRange(min=0), default=10000, show_default=True,
+              help="time bank per game for decisions over --move-ms, in milliseconds")
+@click.option("--startup-ms", type=click.IntRange(min=1), default=10000, show_default=True,
+              help="time to start and answer Hello, in milliseconds")
+@click.option("--log-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="keep the bot's log here (default: a temporary folder, removed)")
+@click.option("--debug-wire", is_flag=True, help="write every request and reply, as JSON, "
+              "to the bot's log (with --log-dir, to read it afterwards)")
+@click.option("--no-sandbox", is_flag=True, help="start the command unsandboxed (a trusted "
+              "bot; {port} is then its loopback port)")
+@click.option("--transport", type=click.Choice(TRANSPORTS), default="grpc", show_default=True,
+              help="how the command's bot talks: gRPC on {address}, or stdio (one JSON line "
+                   "per request on its stdin, one per reply on its stdout)")
+@click.option("--db", "db_paths", multiple=True, type=click.Path(dir_okay=False, path_type=Path),
+              help="a results database to hide from the bot, with its folder (repeatable; "
+                   f"{DEFAULT_DB} is always hidden)")
+@click.option("--fail-on-slow", is_flag=True,
+              help=f"fail (not only warn) when the p99 decision time reaches "
+                   f"{SLOW_SHARE:.0%} of --move-ms")
+def check_bot_command(command: str | None, address: str | None, only_game: str | None,
+                      games: int, at_once: int, move_ms: int, bank_ms: int, startup_ms: int,
+                      log_dir: Path | None, debug_wire: bool, no_sandbox: bool,
+                      transport: str, db_paths: tuple[Path, ...], fail_on_slow: bool
+                      ) -> None:
+    """Check that a bot follows the protocol: handshake, games, legal and timely replies.
+
+    The bot is a candidate nobody has vetted: it sees no results database (the default
+    one and each --db, their folders and SQLite's companion files) and no logs folder.
+    Each check's line is printed as it ends (an autograder killed at its timeout has
+    printed what passed); SIGTERM and Ctrl-C stop the bot and remove the temporary folder.
+    """
+    if (command is None) == (address is None):
+        fail("give exactly one of --command and --address")
+    if only_game is not None and only_game not in GAMES:
+        fail(f"unknown game {only_game!r} (games: {', '.join(sorted(GAMES))})")
+    if transport == "stdio" and (address is not None or "{address}" in command
+                                 or "{port}" in command):
+        fail("--transport stdio: the bot talks on its stdin and stdout, so give a --command "
+             "with no {address} or {port}")
+    spec = BotSpec(name="candidate", command=command, address=address, debug=debug_wire,
+                   transport=transport)
+    time_config = TimeConfig(move_ms=move_ms, bank_ms=bank_ms, startup_ms=startup_ms)
+    covered = Coverage()
+    private = hidden_databases((DEFAULT_DB, *db_paths))
+    verdicts: list[str] = []
+    with signals_as_stop() as stop:
+        checks = until_stopped(lambda: check_bot(
+            spec, only_game, games, time_config, log_dir, sandbox=not no_sandbox,
+            at_once=at_once, private=private, covered=covered, fail_on_slow=fail_on_slow,
+            stop=stop), stop, wind_down_s=CHECK_WIND_DOWN_S)
+        try:
+            for check in checks:
+                click.echo(check.line())   # flushed: each line is out as its check ends
+                verdicts.append(check.verdict)
+        except KeyboardInterrupt:
+            fail(f"interrupted after {len(verdicts)} check(s); the bot is stopped", status=130)
+    click.echo(covered.line())
+    failed, warned = verdicts.count("FAIL"), verdicts.count("WARN")
+    click.echo(f"{len(verdicts) - failed} passed, {failed} failed"
+               + (f" ({warned} with a warning)" if warned else ""))
+    sys.exit(1 if failed else 0)
+
+
+def hidden_databases(databases: tuple[Path, ...]) -> tuple[Path, ...]:
+    """What hides these databases from a checked bot (:func:`database_paths`); a missing
+    folder is made first, so a database another program makes there during the check
+    is hidden too (a folder made after the sandbox would not be)."""
+    for database in databases:
+        try:
+            real = database.resolve()
+        except (OSError, RuntimeError):
+            fail(f"--db {database}: its symlinks loop; give the database's real path")
+        try:
+            real.parent.mkdir(parents=True, exist_ok=True)
+        except OSError:
+            pass   # the folder stays unmade, and unhidden
+    return tuple(path for database in databases for path in database_paths(database))
