@@ -122,7 +122,7 @@ def simulated_repeats(players: int, bots: int, rounds: int, seed: int,
                                     for n in range(bots)]})
     strength = {bot.name: rng.gauss(0.0, 1.0) for bot in config.bots}
     byes: Counter[str] = Counter()
-    met: Counter[tuple[str, str]] = Counter()
+    met: Counter[frozenset[str]] = Counter()
     rater, repeats = Rater(), []
     for number in range(rounds):
         conservative = {bot: r.mu - 3 * r.sigma for bot, r in rater.ratings.items()}

@@ -155,6 +155,7 @@ def run(names: tuple[str, ...] = BENCHMARKS, params: dict[str, dict] | None = No
                 elif name == "transport":
                     section = transport.run(**params["transport"], progress=say)
                 elif name == "stdio":
+                    assert farm is not None
                     section = stdio.run(farm.addresses[0], farm.echo_address,
                                         **params["stdio"], progress=say)
                 elif name == "scaling":

@@ -126,7 +126,8 @@ def run(rounds: int = 4, workers: tuple[int, ...] = WORKERS,
             progress(f"cluster: {count} worker(s)")
             running = LocalCluster(count, CONCURRENCY, workdir)
             try:
-                *rates[count], games = games_per_second(rounds, running.address, workdir)
+                rate, whole, games = games_per_second(rounds, running.address, workdir)
+                rates[count] = (rate, whole)
             finally:
                 running.close()
     finally:

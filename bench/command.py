@@ -26,7 +26,7 @@ from typing import Callable
 import grpc
 import yaml
 
-from bench.echo_server import METHOD
+from bench.echo_server import echo_call
 from bench.report import Section, median, spread
 from bench.wire import CHANNEL_OPTIONS, echo, record_requests
 from referee.clients import GrpcClient
@@ -93,7 +93,7 @@ def run(bot_address: str, echo_address: str, games: int = 600, repeats: int = 3,
     runs, echoes = [], []
     try:
         payloads = record_requests(client, "flea-circus", 2)
-        call = channel.unary_unary(METHOD)
+        call = echo_call(channel)
         echo(call, payloads, min(0.2, seconds), 1)   # warm up
         for number in range(repeats):
             progress(f"command: {games}-game tournament, round {number + 1}/{repeats}")

@@ -15,6 +15,7 @@ import asyncio
 import signal
 import sys
 import threading
+from collections.abc import AsyncIterator, Iterator
 from concurrent import futures
 
 import grpc
@@ -24,23 +25,27 @@ STREAM_METHOD = "/bench.Echo/Play"
 
 
 def _handlers(reply: bytes, aio: bool) -> grpc.GenericRpcHandler:
-    if aio:
-        async def call(request: bytes, context) -> bytes:
-            return reply
+    def call(request: bytes, context: object) -> bytes:
+        return reply
 
-        async def play(requests, context):
-            async for _ in requests:
-                yield reply
-    else:
-        def call(request: bytes, context) -> bytes:
-            return reply
+    async def call_aio(request: bytes, context: object) -> bytes:
+        return reply
 
-        def play(requests, context):
-            for _ in requests:
-                yield reply
+    def play(requests: Iterator[bytes], context: object) -> Iterator[bytes]:
+        for _ in requests:
+            yield reply
+
+    async def play_aio(requests: AsyncIterator[bytes], context: object) -> AsyncIterator[bytes]:
+        async for _ in requests:
+            yield reply
     return grpc.method_handlers_generic_handler("bench.Echo", {
-        "Call": grpc.unary_unary_rpc_method_handler(call),
-        "Play": grpc.stream_stream_rpc_method_handler(play)})
+        "Call": grpc.unary_unary_rpc_method_handler(call_aio if aio else call),
+        "Play": grpc.stream_stream_rpc_method_handler(play_aio if aio else play)})
+
+
+def echo_call(channel: grpc.Channel) -> grpc.UnaryUnaryMultiCallable[bytes, bytes]:
+    """The echo's unary method on ``channel``: raw bytes both ways."""
+    return channel.unary_unary(METHOD)
 
 
 def start(port: int, reply_bytes: int, workers: int = 8, address: str | None = None

@@ -49,7 +49,7 @@ class ThreadProfiler:
         self.lock = threading.Lock()
         self.main = cProfile.Profile(time.thread_time)
         self.original_run: Any = None
-        self.stats: pstats.Stats | None = None
+        self._stats: pstats.Stats | None = None
 
     def __enter__(self) -> "ThreadProfiler":
         original = self.original_run = threading.Thread.run
@@ -81,7 +81,14 @@ class ThreadProfiler:
                 stats.add(profile)
             except TypeError:  # a thread that never ran anything: no stats
                 pass
-        self.stats = stats
+        self._stats = stats
+
+    @property
+    def stats(self) -> pstats.Stats:
+        """The profile of every thread, once the ``with`` block has ended."""
+        if self._stats is None:
+            raise RuntimeError("the profile is made when the profiler's with block ends")
+        return self._stats
 
 
 def category(function: tuple[str, int, str]) -> str | None:

@@ -26,7 +26,7 @@ from typing import Callable
 import grpc
 
 from bench.command import whole_run
-from bench.echo_server import METHOD
+from bench.echo_server import echo_call
 from bench.report import Section, median, spread
 from bench.wire import CHANNEL_OPTIONS, Run, echo, play_games, record_requests
 from circus.v1 import bot_pb2
@@ -96,7 +96,7 @@ def run(bot_address: str, echo_address: str, concurrencies: tuple[int, ...] = (1
     workdir = Path(tempfile.mkdtemp(prefix="circus-bench-stdio-"))
     client = GrpcClient(bot_address)
     channel = grpc.insecure_channel(echo_address, options=CHANNEL_OPTIONS)
-    call = channel.unary_unary(METHOD)
+    call = echo_call(channel)
     verdicts: list[str] = []
     try:
         payloads = record_requests(client, "flea-circus", 2)

@@ -129,7 +129,8 @@ def components(db: Path, name: str, games: int, bot_classes: dict[str, type]) ->
     sink.create_tournament(name, {}, {}, len(stored), "")
     results = [(Pairing(g.game_index, g.group_index, g.round, tuple(g.seats), g.seed),
                 MatchResult(tuple(g.seats), g.seed, g.game, g.variant, g.scores, g.ranks,
-                            g.status, g.end_reason, g.actions, [tuple(t) for t in g.times],
+                            g.status, g.end_reason, g.actions,
+                            [(int(s), int(d), ms) for s, d, ms in g.times],
                             [], g.started_at, g.finished_at, g.duration_s)) for g in stored]
     t0 = timer()
     for pairing, result in results:
@@ -204,16 +205,16 @@ def _run(section: Section, workdir: Path, games: int, profile_games: int, concur
     with ThreadProfiler() as profiler:
         profiled, _, _ = play(profile_games, concurrency, workdir, "profiled", bots)
     totals, grand = breakdown(profiler.stats)
-    parts = []
+    shares = []
     for label in ORDER + sorted(set(totals) - set(ORDER)):
         if label in totals:
             share = 100 * totals[label] / grand if grand else 0.0
             section.figures[f"profile.{label}.percent"] = share
-            parts.append(f"{label} {share:.1f}%")
+            shares.append(f"{label} {share:.1f}%")
     section.figures["profile.cpu_seconds"] = grand
     section.notes.append(
         f"where the CPU time goes (cProfile on every thread, thread CPU clock, {profiled} "
-        f"games, {grand:.1f} s of CPU under the profiler): " + ", ".join(parts))
+        f"games, {grand:.1f} s of CPU under the profiler): " + ", ".join(shares))
     section.notes.append("top functions by own time: " + "; ".join(
         f"{where} {own:.2f}s/{calls:,}" for where, own, calls in top_functions(profiler.stats, 8)))
     section.seconds = time.perf_counter() - started

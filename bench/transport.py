@@ -23,7 +23,7 @@ from pathlib import Path
 
 import grpc
 
-from bench.echo_server import METHOD, STREAM_METHOD
+from bench.echo_server import METHOD, STREAM_METHOD, echo_call
 from bench.farm import start_echo, stop_echo, wait_ready
 from bench.report import Section, median, spread
 from referee.process import free_port
@@ -57,7 +57,7 @@ def _in_threads(concurrency: int, work: Callable[[float], int], seconds: float) 
 def sync_unary(address: str, concurrency: int, seconds: float) -> Rate:
     """Blocking unary calls, one thread each: how the referee calls bots today."""
     with grpc.insecure_channel(address) as channel:
-        call = channel.unary_unary(METHOD)
+        call = echo_call(channel)
         call(PAYLOAD, timeout=10)
 
         def work(deadline: float) -> int:
@@ -72,7 +72,7 @@ def sync_unary(address: str, concurrency: int, seconds: float) -> Rate:
 def sync_stream(address: str, concurrency: int, seconds: float) -> Rate:
     """One synchronous bidirectional stream per thread, a request then its reply."""
     with grpc.insecure_channel(address) as channel:
-        play = channel.stream_stream(STREAM_METHOD)
+        play: grpc.StreamStreamMultiCallable[bytes, bytes] = channel.stream_stream(STREAM_METHOD)
 
         def work(deadline: float) -> int:
             requests: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
@@ -92,7 +92,7 @@ def aio_unary(address: str, concurrency: int, seconds: float) -> Rate:
     """Unary calls on ``grpc.aio``: one event loop, ``concurrency`` coroutines."""
     async def main() -> int:
         async with grpc.aio.insecure_channel(address) as channel:
-            call = channel.unary_unary(METHOD)
+            call: grpc.aio.UnaryUnaryMultiCallable[bytes, bytes] = channel.unary_unary(METHOD)
             await call(PAYLOAD, timeout=10)
             deadline = time.perf_counter() + seconds
 
@@ -110,7 +110,8 @@ def aio_stream(address: str, concurrency: int, seconds: float) -> Rate:
     """One ``grpc.aio`` bidirectional stream per coroutine, a request then its reply."""
     async def main() -> int:
         async with grpc.aio.insecure_channel(address) as channel:
-            play = channel.stream_stream(STREAM_METHOD)
+            play: grpc.aio.StreamStreamMultiCallable[bytes, bytes] = channel.stream_stream(
+                STREAM_METHOD)
             deadline = time.perf_counter() + seconds
 
             async def work() -> int:

@@ -27,10 +27,10 @@ from typing import Callable
 
 import grpc
 
-from bench.echo_server import METHOD
+from bench.echo_server import echo_call
 from bench.profiling import ThreadProfiler, breakdown
 from bench.report import Section, median, spread
-from referee.clients import GrpcClient
+from referee.clients import BotClient, GrpcClient
 from referee.games import GAMES
 from referee.match import FaultPolicy, Match
 from referee.process import group_members
@@ -203,7 +203,7 @@ def run(bot_address: str, echo_address: str, games: tuple[str, ...] | None = Non
          "a free referee's bound"])
     client = GrpcClient(bot_address)
     channel = grpc.insecure_channel(echo_address, options=CHANNEL_OPTIONS)
-    call = channel.unary_unary(METHOD)
+    call = echo_call(channel)
     worst = None
     faults = 0
     try:
@@ -342,10 +342,10 @@ def run_stream(bot_address: str, echo_address: str, game: str = "flea-circus",
         "stream", "2c. The Play stream: one stream per bot against unary calls and the echo",
         ["way", "concurrency", "decisions/s (echo: calls/s)", "÷ echo", "repeats",
          "CPU µs a decision: referee + bot", "context switches a decision: referee + bot"])
-    ways = {"unary calls": GrpcClient(bot_address),
-            "Play stream": StreamClient(GrpcClient(bot_address))}
+    ways: dict[str, BotClient] = {"unary calls": GrpcClient(bot_address),
+                                  "Play stream": StreamClient(GrpcClient(bot_address))}
     channel = grpc.insecure_channel(echo_address, options=CHANNEL_OPTIONS)
-    call = channel.unary_unary(METHOD)
+    call = echo_call(channel)
     worst = None
     try:
         payloads = record_requests(ways["unary calls"], game, players)

@@ -40,9 +40,10 @@ import sys
 import threading
 import traceback
 from concurrent import futures
-from typing import Sequence
+from typing import Any, Iterator, Sequence
 
 import grpc
+from google.protobuf.message import Message
 
 from circus.v1 import bot_pb2, bot_pb2_grpc
 
@@ -153,7 +154,8 @@ class _Servicer(bot_pb2_grpc.BotServicer):
         return bot_pb2.Decision(decision_id=request.decision_id,
                                 action_index=self.bot.decide(request))
 
-    def Play(self, request_iterator, context):  # noqa: N802
+    def Play(self, request_iterator: Iterator[bot_pb2.RefereeMessage],  # noqa: N802
+             context: grpc.ServicerContext) -> Iterator[bot_pb2.BotMessage]:
         """The Play stream: every request answered on a worker thread, each reply sent
         as it is ready (games in flight do not wait for each other)."""
         print(f"{self.bot.name}: the referee opened a Play stream", file=sys.stderr,
@@ -163,26 +165,31 @@ class _Servicer(bot_pb2_grpc.BotServicer):
                          name="play-stream reader").start()
         return iter(replies.get, None)
 
-    def _take(self, requests, replies: queue.SimpleQueue) -> None:
+    def _take(self, requests: Iterator[bot_pb2.RefereeMessage],
+              replies: queue.SimpleQueue[bot_pb2.BotMessage | None]) -> None:
         """Read the stream's requests and have each answered; a call the bot marks
         ``does_nothing`` is answered here at once."""
         try:
             for message in requests:
                 case = message.WhichOneof("call")
                 if case in _ACKNOWLEDGEMENTS and _does_nothing(self.bot, case):
-                    replies.put(bot_pb2.BotMessage(request_id=message.request_id,
-                                                   **{case: _ACKNOWLEDGEMENTS[case]}))
+                    replies.put(_bot_message(message.request_id, case, _ACKNOWLEDGEMENTS[case]))
                 else:
-                    self.pool.submit(lambda m=message: replies.put(self.reply(m)))
+                    self.pool.submit(self._answer, message, replies)
         except grpc.RpcError:
             pass   # the referee ended the stream
         finally:
             replies.put(None)
 
+    def _answer(self, message: bot_pb2.RefereeMessage,
+                replies: queue.SimpleQueue[bot_pb2.BotMessage | None]) -> None:
+        replies.put(self.reply(message))
+
     def reply(self, message: bot_pb2.RefereeMessage) -> bot_pb2.BotMessage:
         """The answer to one request of the Play stream. A handler that fails costs this
         request only: an ``error`` reply, its traceback in the bot's log."""
         case = message.WhichOneof("call")
+        body: Message
         try:
             if case == "decide":
                 body = self.decision(message.decide)
@@ -199,7 +206,14 @@ class _Servicer(bot_pb2_grpc.BotServicer):
             traceback.print_exc()
             return bot_pb2.BotMessage(request_id=message.request_id,
                                       error=f"{type(error).__name__}: {error}")
-        return bot_pb2.BotMessage(request_id=message.request_id, **{case: body})
+        return _bot_message(message.request_id, case, body)
+
+
+def _bot_message(request_id: int, case: str, body: Message) -> bot_pb2.BotMessage:
+    """The reply to request ``request_id`` with ``body`` in its field ``case`` (a name known
+    only at run time, so the keywords are typed Any)."""
+    fields: dict[str, Any] = {case: body}
+    return bot_pb2.BotMessage(request_id=request_id, **fields)
 
 
 # The replies to the stream's calls a bot may mark ``does_nothing`` (its methods are named

@@ -24,7 +24,7 @@ import copy
 import math
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Callable, Iterable, Mapping, NamedTuple, Sequence
+from typing import Any, Callable, Iterable, Iterator, Mapping, NamedTuple, Sequence
 
 import numpy as np
 import trueskill
@@ -62,7 +62,9 @@ def auto_resamples(games: int, players: float) -> int:
     """How many bootstrap resamples a log of ``games`` games of ``players`` seats gets."""
     if games == 0:
         return 0
-    fits = UPDATE_BUDGET // max(1, round(games * (players - 1) ** 1.5))
+    # float ** float is typed Any (a negative base gives a complex); here the base is >= 0.
+    cost: float = games * (players - 1) ** 1.5
+    fits = UPDATE_BUDGET // max(1, round(cost))
     if fits < MIN_RESAMPLES:
         return 0
     if players > 2 and fits >= TABLE_BATCH_ROWS:
@@ -77,7 +79,7 @@ class HistoryPoint(NamedTuple):
     point per bot per game, and a tuple is made several times faster than a frozen
     dataclass)."""
 
-    index: int               # the game's schedule index
+    schedule_index: int      # the game's (a tuple's own index() is not shadowed)
     game_id: int | None
     players: int
     place: int
@@ -177,7 +179,7 @@ class Board:
         return f"verdict (duplicate deal sets): {'settled' if found.certified else 'not settled'}" \
             f": {found.line()}"
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Row]:
         return iter(self.rows)
 
     def __len__(self) -> int:
@@ -416,8 +418,8 @@ def board_from(fold: Fold, bots: Iterable[str], params: RatingConfig,
     resampled = rated() if tally.rated and resamples > 0 else []
     boot = bootstrap(resampled, names, params, resamples, seed)
 
-    faults = {bot: dict(faults.get(bot, {})) for bot in names} if faults else \
-        {bot: {} for bot in names}
+    counts: dict[str, dict[str, int]] = {bot: dict(faults.get(bot, {})) for bot in names} \
+        if faults else {bot: {} for bot in names}
     unsorted = []
     for bot in names:
         rating = rater.rating(bot)
@@ -432,7 +434,7 @@ def board_from(fold: Fold, bots: Iterable[str], params: RatingConfig,
             bot=bot, mu=rating.mu, sigma=rating.sigma, conservative=conservative, games=games,
             wins=wins, win_rate=wins / games if games else 0.0,
             mean_place=places / games if games else 0.0, provisional=provisional,
-            norm_score=score / games if games else 0.0, ties=ties, faults=faults[bot],
+            norm_score=score / games if games else 0.0, ties=ties, faults=counts[bot],
             boot_low=low, boot_high=high, boot_sd=boot_sd))
     unsorted.sort(key=lambda r: (-r["conservative"], r["bot"]))
     ranges = rank_ranges([[mu - 3 * sigma for mu, sigma in boot[r["bot"]]] for r in unsorted])
@@ -447,7 +449,7 @@ def board_from(fold: Fold, bots: Iterable[str], params: RatingConfig,
         h2h=head_to_head(tally, order, ratings, params),
         los=los_matrix(order, ratings, boot),
         seats=seat_tables(tally),
-        replay=lambda: histories(rated(), names, params), faults=faults,
+        replay=lambda: histories(rated(), names, params), faults=counts,
         too_long=bool(tally.rated) and not asked and not resamples,
         judged=lambda: judge_log(rated(), names, confidence) if tally.rated else None,
         deal_sets=len(units_of(resampled)))

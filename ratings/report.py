@@ -15,32 +15,39 @@ import math
 from collections import Counter
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Mapping, Protocol, Sequence
+from typing import Any, Callable, Mapping, Protocol, Sequence
 
-from ratings.board import Board, RoundHistory, RoundRecord, SeatTable
+from ratings.board import Board, RoundHistory, RoundRecord, SeatStats, SeatTable
 from ratings.formatting import fault_text, footer, rank_range, seat_verdict
-from ratings.time_use import TimeUse, time_use
+from ratings.time_use import TimedGame, TimeUse, time_use
 
 
 class ReportedTournament(Protocol):
-    """What the report shows of a tournament (a stored one fits)."""
+    """What the report shows of a tournament (read-only: a stored one fits)."""
 
-    name: str
-    config: dict[str, Any]
-    total_games: int
-    created_at: str
-    finished_at: str | None
+    @property
+    def name(self) -> str: ...
+    @property
+    def config(self) -> Mapping[str, Any]: ...
+    @property
+    def total_games(self) -> int: ...
+    @property
+    def created_at(self) -> str: ...
+    @property
+    def finished_at(self) -> str | None: ...
 
 
-class ReportedGame(Protocol):
-    """What the report's figures read of one game (a stored one fits)."""
+class ReportedGame(TimedGame, Protocol):
+    """What the report's figures read of one game (read-only: a stored one fits)."""
 
-    status: str
-    end_reason: str
-    duration_s: float
-    actions: list[int]
-    seats: list[str]
-    times: list[tuple[int, int, float]]
+    @property
+    def status(self) -> str: ...
+    @property
+    def end_reason(self) -> str: ...
+    @property
+    def duration_s(self) -> float: ...
+    @property
+    def actions(self) -> Sequence[int]: ...
 
 
 @dataclass(frozen=True)
@@ -166,7 +173,7 @@ def _when(stamp: str) -> str:
 def _figures(board: Board, tournament: ReportedTournament, games: Sequence[ReportedGame],
              end_words: Mapping[str, str]) -> str:
     statuses = Counter(game.status for game in games)
-    faults = Counter()
+    faults: Counter[str] = Counter()
     for per_bot in board.faults.values():
         faults.update(per_bot)
     played = sum(game.duration_s for game in games)
@@ -275,7 +282,11 @@ def _leaderboard(board: Board, identities: Mapping[str, str], code: Mapping[str,
             + "".join(f'<p class="note">{_esc(n)}</p>' for n in notes))
 
 
-def _matrix(board: Board, cell, caption: str) -> str:
+#: A matrix cell: its value (the colour), its text and its tooltip; None for a pair that never met.
+_Cell = tuple[float, str, str] | None
+
+
+def _matrix(board: Board, cell: Callable[[str, str], _Cell], caption: str) -> str:
     bots = board.bots
     head = "".join(f'<th class="col"><span>{_esc(b)}</span></th>' for b in bots)
     rows = []
@@ -299,7 +310,7 @@ def _matrix(board: Board, cell, caption: str) -> str:
 
 
 def _h2h(board: Board) -> str:
-    def cell(a: str, b: str):
+    def cell(a: str, b: str) -> _Cell:
         pair = board.pair(a, b)
         if pair is None or not pair.games:
             return None
@@ -316,7 +327,7 @@ def _h2h(board: Board) -> str:
 
 
 def _los(board: Board) -> str:
-    def cell(a: str, b: str):
+    def cell(a: str, b: str) -> _Cell:
         value = board.los[a, b]
         return value, f"{value:.2f}", f"P(skill of {a} > skill of {b}) = {value:.4f}"
     return _matrix(board, cell, "Likelihood of superiority: P(row bot's skill > column bot's)")
@@ -325,7 +336,7 @@ def _los(board: Board) -> str:
 def _seat_table(table: SeatTable, order: Sequence[str]) -> str:
     head = "".join(f"<th>seat {seat}</th>" for seat in range(table.players))
 
-    def cells(entries) -> str:
+    def cells(entries: Sequence[SeatStats]) -> str:
         return "".join(f'<td class="num">{s.mean_place:.2f} <span class="pm">/ '
                        f'{100 * s.win_rate:.0f}%</span></td>' if s.games else '<td>—</td>'
                        for s in entries)

@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import statistics
 from dataclasses import dataclass
-from typing import Iterable, Protocol
+from typing import Iterable, Protocol, Sequence
 
 
 class TimedGame(Protocol):
-    """A game's seats and its (seat, decision id, milliseconds) decision times."""
+    """A game's seats and its (seat, decision id, milliseconds) decision times (read-only,
+    so a frozen stored game fits, its times lists as JSON gave them)."""
 
-    seats: list[str]
-    times: list[tuple[int, int, float]]
+    @property
+    def seats(self) -> Sequence[str]: ...
+    @property
+    def times(self) -> Sequence[Sequence[float]]: ...
 
 
 @dataclass(frozen=True)

@@ -147,11 +147,12 @@ class RandomOpponent:
     end_game.does_nothing = True  # type: ignore[attr-defined]
 
 
-def play_one(client: BotClient, game_name: str, variant: str, bot: str, players: int, seat: int,
+def play_one(client: BotClient | None, game_name: str, variant: str, bot: str, players: int, seat: int,
              number: int, time_config: TimeConfig) -> MatchResult:
-    """One game with the candidate in ``seat`` and random bots in the others."""
+    """One game with the candidate in ``seat`` and random bots in the others (no client: the
+    candidate was stopped under the check, and its seat forfeits)."""
     seats = tuple(bot if s == seat else f"random-{s}" for s in range(players))
-    clients = [client if s == seat else InProcessClient(RandomOpponent()) for s in range(players)]
+    clients: list[BotClient | None] = [client if s == seat else InProcessClient(RandomOpponent()) for s in range(players)]
     seed = derive_seed("check-bot", game_name, variant, players, number)
     game_id = f"check-bot/{game_name}/{variant}/{players}p/{number}"
     return Match(GAMES[game_name], variant, seats, seed, game_id, clients, time_config,
@@ -341,6 +342,7 @@ def _checks_of_a_started_bot(participant: Participant, spec: BotSpec, only_game:
                              games: int, time_config: TimeConfig, at_once: int,
                              covered: Coverage, fail_on_slow: bool) -> Iterator[Check]:
     hello = participant.hello_response
+    assert hello is not None, "a started bot has answered Hello"
     bot = hello.name or spec.name
     # Both versions labelled: HelloRequest.referee names the software, not the protocol.
     yield Check("handshake", True, f"{hello.name} {hello.version}, protocol "

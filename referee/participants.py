@@ -140,19 +140,21 @@ class Participant:
         the claimed games itself).
         """
         try:
-            if self.lanes:
-                self._start_lanes()
-            else:
-                self.client = self._connect()
-                if self.spec.debug:
-                    self.client = WireLog(self.client, self.wire_log)
-                self.hello_response = self._hello(self.client)
+            client, self.hello_response = self._start_lanes() if self.lanes else self._greet()
         except BotStartError:
             self.stop()
             raise
-        self.client = chosen_client(self.client, self.hello_response)
+        self.client = chosen_client(client, self.hello_response)
         if game is not None:
             self._check_support(game, variant or "")
+
+    def _greet(self) -> tuple[BotClient, bot_pb2.HelloResponse]:
+        """Connect and greet a bot of one process (or none); its client is kept before the
+        Hello, for :meth:`stop` to close if the Hello fails."""
+        client = self.client = self._connect()
+        if self.spec.debug:
+            client = self.client = WireLog(client, self.wire_log)
+        return client, self._hello(client)
 
     def _connect(self) -> BotClient:
         spec = self.spec
@@ -169,18 +171,18 @@ class Participant:
                 raise BotStartError(f"bot {self.name!r}: cannot start "
                                     f"{spec.command!r}: {error}") from None
         else:
+            assert spec.address is not None, "a bot not started by the referee has an address"
             address = spec.address
         client = GrpcClient(address, self.limits.message_bytes)
         self._wait_ready(client)
         return client
 
-    def _start_lanes(self) -> None:
+    def _start_lanes(self) -> tuple[BotClient, bot_pb2.HelloResponse]:
         """Start every process of a stdio bot at once, each greeted; the pool is the client."""
         with futures.ThreadPoolExecutor(len(self.lanes), thread_name_prefix="stdio-start") \
                 as pool:
             greetings = list(pool.map(self._start_lane, self.lanes))
-        self.hello_response = greetings[0]
-        self.client = StdioPool(self.lanes, self._lanes_state)
+        return StdioPool(self.lanes, self._lanes_state), greetings[0]
 
     def _start_lane(self, lane: Lane) -> bot_pb2.HelloResponse:
         try:
@@ -245,6 +247,7 @@ class Participant:
 
     def _check_support(self, game: str, variant: str) -> None:
         if not self.supports(game, variant):
+            assert self.hello_response is not None   # supports() asserts it
             claimed = ", ".join(f"{s.game}{list(s.variants) or ''}"
                                 for s in self.hello_response.games) or "no game"
             self.stop()
@@ -361,16 +364,19 @@ class Participant:
         """
         if self.process is None:
             return None
-        if not self._replaced(client):
+        if self._replaced(client) is None:
             self.process.wait(CRASH_SETTLE_S)
         with self.lock:   # not restarted meanwhile, or the restart says how it ended
-            if self._replaced(client):
-                return self.replaced[1]
+            ended = self._replaced(client)
+            if ended is not None:
+                return ended
             return None if self.process.alive() else self.process.exit_description()
 
-    def _replaced(self, client: BotClient | None) -> bool:
-        """Whether ``client`` reached a process that a restart has since replaced."""
-        return self.replaced is not None and client is not None and client is self.replaced[0]
+    def _replaced(self, client: BotClient | None) -> str | None:
+        """How the process ``client`` reached ended, if a restart has since replaced it."""
+        if self.replaced is None or client is None or client is not self.replaced[0]:
+            return None
+        return self.replaced[1]
 
     def crashed(self) -> bool:
         """Whether the bot must be restarted before its next game: its process ended (for

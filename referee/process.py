@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import atexit
 import collections
+import io
 import mmap
 import os
 import queue
@@ -255,8 +256,8 @@ class TaggedLines:
         return self.tag + lines[:-1].replace(b"\n", b"\n" + self.tag) + b"\n"
 
 
-def copy_log(source: IO[bytes], log: IO[bytes], cap: int, name: str,
-             drain: Callable[[IO[bytes]], None], tag: bytes = b"") -> None:
+def copy_log(source: io.BufferedIOBase, log: IO[bytes], cap: int, name: str,
+             drain: Callable[[io.BufferedIOBase], None], tag: bytes = b"") -> None:
     """Copy a bot's output into its log, each line tagged (:class:`TaggedLines`), until
     the log holds ``cap`` bytes, then hand the pipe to ``drain`` and read no more.
 
@@ -526,7 +527,7 @@ class BotProcess:
             return subprocess.DEVNULL, subprocess.PIPE, subprocess.STDOUT, fds
         return self.pipes.bot_in, self.pipes.bot_out, subprocess.PIPE, fds
 
-    def _drain(self, cgroup: Cgroup | None, source: IO[bytes]) -> None:
+    def _drain(self, cgroup: Cgroup | None, source: io.BufferedIOBase) -> None:
         """Past the log's cap, a ``cat`` reads the bot's output into /dev/null instead of
         the referee: in the run's cgroups, so the bot's own CPU share pays for its flood,
         in a session of its own (a Ctrl-C for the referee is not for it), and dying with

@@ -623,7 +623,7 @@ class Cgroup:
 
     def __init__(self, name: str, memory_mb: int | None, processes: int, cpus: float) -> None:
         self.folders: list[Path] = []
-        settings = {
+        settings: dict[str, list[tuple[str, int | None]]] = {
             "memory": [("memory.limit_in_bytes", memory_mb and memory_mb * 1024 * 1024),
                        ("memory.memsw.limit_in_bytes", memory_mb and memory_mb * 1024 * 1024)],
             "pids": [("pids.max", processes)],

@@ -25,7 +25,7 @@ import os
 import select
 import threading
 import time
-from json.encoder import encode_basestring  # type: ignore[attr-defined]
+from json.encoder import encode_basestring
 from typing import Any, Callable
 
 from google.protobuf import json_format
@@ -92,7 +92,8 @@ def _part(message: Message, write: Callable[[Any], str]) -> str:
 def _text(field: FieldDescriptor, value: Any) -> str:
     kind = field.cpp_type
     if kind == FieldDescriptor.CPPTYPE_MESSAGE:
-        name = field.message_type.full_name
+        # The stubs cannot tie message_type (and enum_type below) to the field's kind.
+        name = field.message_type.full_name  # type: ignore[union-attr]  # set: a message
         if name == _STRUCT:
             return _part(value, _struct_text)
         if name in (_VALUE, _LIST):
@@ -107,7 +108,7 @@ def _text(field: FieldDescriptor, value: Any) -> str:
     if kind in _INT64:
         return f'"{value}"'
     if kind == FieldDescriptor.CPPTYPE_ENUM:
-        known = field.enum_type.values_by_number.get(value)
+        known = field.enum_type.values_by_number.get(value)  # type: ignore[union-attr]  # set
         return encode_basestring(known.name) if known is not None else str(value)
     if kind in _FLOATS:
         if not math.isfinite(value):

@@ -58,7 +58,7 @@ class _Stream:
 
     def __init__(self, channel: grpc.Channel) -> None:
         self.requests: queue.SimpleQueue[bot_pb2.RefereeMessage | None] = queue.SimpleQueue()
-        play = channel.stream_stream(
+        play: grpc.StreamStreamMultiCallable[bot_pb2.RefereeMessage, bytes] = channel.stream_stream(
             PLAY_METHOD, request_serializer=bot_pb2.RefereeMessage.SerializeToString,
             response_deserializer=None)   # raw bytes: a reply that does not parse is judged here
         self.call = play(iter(self.requests.get, None))

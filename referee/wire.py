@@ -111,9 +111,14 @@ def events_for(state: State, seat: int, start: int) -> list[bot_pb2.Event]:
 def final_state_message(game: str, final_state: dict[str, Any]) -> bot_pb2.FinalState:
     """A game's ``final_state()`` as its typed final-state message."""
     field = oneof_field(game)
-    fields = bot_pb2.FinalState.DESCRIPTOR.fields_by_name[field].message_type.fields_by_name
+    typed = bot_pb2.FinalState.DESCRIPTOR.fields_by_name[field].message_type
+    assert typed is not None, "each game's final state is a message (bot.proto)"
+    fields = typed.fields_by_name
+    # The stubs type upb's descriptors (what a DESCRIPTOR holds at run time) apart from
+    # FieldDescriptor, the same class at run time: hence the one ignore.
     return _typed(bot_pb2.FinalState, field,
-                  {key: _nested(fields[key], value) if key in fields else value
+                  {key: _nested(fields[key], value)  # type: ignore[arg-type]  # upb's, see above
+                   if key in fields else value
                    for key, value in final_state.items()})
 
 

@@ -10,11 +10,14 @@ from __future__ import annotations
 import math
 import os
 import re
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import yaml
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
 
 from ratings.params import RatingConfig
 from referee.games import GameConfigError, get_game
@@ -169,9 +172,9 @@ class TournamentConfig:
         return data
 
 
-def jsonable(value: object) -> object:
+def jsonable(value: object) -> Any:
     """Tuples become lists, as they would after a round trip through JSON (a config's
-    identity is compared with the stored one)."""
+    identity is compared with the stored one); JSON's shape, as ``json.loads`` types it."""
     if isinstance(value, dict):
         return {key: jsonable(item) for key, item in value.items()}
     if isinstance(value, (list, tuple)):
@@ -255,7 +258,7 @@ def parse_config(data: Any, default_name: str = "tournament",
         reveal_names=_typed(data, "reveal_names", bool, default=False),
         stop=_stop(data.get("stop")),
         a=_typed(data, "a", str), b=_typed(data, "b", str),
-        sprt=_section(data, "sprt", SprtConfig) if fmt == "ab" else _not_given(data, "sprt"),
+        sprt=_sprt(data, fmt),
         cluster=_cluster(data),
     )
     _check_format(config)
@@ -418,9 +421,13 @@ def _stop(section: Any) -> StopConfig | None:
     return StopConfig(when, confidence, least)
 
 
-def _not_given(data: dict, key: str) -> None:
-    if data.get(key) is not None:
-        raise ConfigError(f"`{key}` is only for format: ab")
+def _sprt(data: dict, fmt: str) -> SprtConfig | None:
+    """``sprt:``, which only ``format: ab`` takes."""
+    if fmt == "ab":
+        return _section(data, "sprt", SprtConfig)
+    if data.get("sprt") is not None:
+        raise ConfigError("`sprt` is only for format: ab")
+    return None
 
 
 def _no_unknown_keys(data: dict, allowed: set[str], where: str) -> None:
@@ -445,9 +452,13 @@ def _typed(data: dict, key: str, kind: type, default: Any = None, required: bool
     return value
 
 
-def _number(data: dict, key: str, default: int | None) -> int | None:
+#: A number's default: an int, or None where a missing key means "not given".
+_Default = TypeVar("_Default", int, None)
+
+
+def _number(data: dict, key: str, default: _Default) -> int | _Default:
     """An integer within its ``BOUNDS``."""
-    value = _typed(data, key, int, default=default)
+    value: int | _Default = _typed(data, key, int, default=default)
     if value is not None:
         _check_bounds(key, value)
     return value
@@ -466,23 +477,27 @@ def _choice(data: dict, key: str, choices: tuple[str, ...], default: str) -> str
     return value
 
 
-def _section(data: dict, key: str, cls: type, base: Any = None, where: str = "") -> Any:
+_Section = TypeVar("_Section", bound="DataclassInstance")
+
+
+def _section(data: dict, key: str, cls: type[_Section], base: _Section | None = None,
+             where: str = "") -> _Section:
     """A mapping of numbers as ``cls``; keys not given come from ``base`` (or the defaults)."""
     section = data.get(key) or {}
     if not isinstance(section, dict):
         raise ConfigError(f"{where}{key!r} must be a mapping")
-    fields = cls.__dataclass_fields__
-    _no_unknown_keys(section, set(fields), f"{where}{key}.")
-    values = {}
-    for name, spec in fields.items():
+    specs = fields(cls)
+    _no_unknown_keys(section, {spec.name for spec in specs}, f"{where}{key}.")
+    values: dict[str, float] = {}
+    for spec in specs:
         kind = float if spec.type in ("float", float) else int
-        value = _typed(section, name, kind, where=f"{where}{key}.")
+        value = _typed(section, spec.name, kind, where=f"{where}{key}.")
         if value is not None:
             try:
-                _check_bounds(f"{key}.{name}", value)
+                _check_bounds(f"{key}.{spec.name}", value)
             except ConfigError as error:
                 raise ConfigError(f"{where}{error}") from None
-            values[name] = value
+            values[spec.name] = value
     return replace(base, **values) if base is not None else cls(**values)
 
 
@@ -501,7 +516,8 @@ def _faults(section: Any) -> dict[str, str]:
             raise ConfigError(f"faults.{key} must be one of {', '.join(FAULT_POLICIES)}, "
                               f"not {policy!r}")
     if "all" in section:
-        faults = dict.fromkeys(FAULT_CLASSES, section["all"])
+        every: str = section["all"]
+        faults = dict.fromkeys(FAULT_CLASSES, every)
     faults.update({key: value for key, value in section.items() if key != "all"})
     return faults
 

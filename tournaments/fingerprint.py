@@ -45,8 +45,8 @@ def code_paths(spec: BotSpec) -> list[tuple[Path, Path]]:
     taken relative to (so the fingerprint does not change when the league moves): its
     working folder, or the file's own folder for a file outside it."""
     if spec.python is not None:
-        module = _module_file(spec.python.partition(":")[0])
-        return [] if module is None else [(module.parent, module)]
+        found = _module_file(spec.python.partition(":")[0])
+        return [] if found is None else [(found.parent, found)]
     if spec.command is None:
         return []
     folder = workdir(spec) or Path.cwd()

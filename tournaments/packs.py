@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
-from ratings.board import Row
+from ratings.trueskill_ratings import Row
 from ratings.formatting import csv_text, fault_text, rank_range
 from ratings.time_use import TimedGame, time_use
 from referee.text import printable

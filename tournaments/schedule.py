@@ -169,8 +169,10 @@ def fixed_groups(config: TournamentConfig, round_number: int) -> list[Group]:
     """The groups of a round that needs no standings (every format but Swiss)."""
     names = [bot.name for bot in config.bots]
     if config.format == "gauntlet":
-        others = [name for name in names if name != config.challenger]
-        return [[cyclic_order((config.challenger, *rest), round_number)]
+        challenger = config.challenger
+        assert challenger is not None, "a gauntlet's config names its challenger"
+        others = [name for name in names if name != challenger]
+        return [[cyclic_order((challenger, *rest), round_number)]
                 for rest in itertools.combinations(others, config.players - 1)]
     if config.format == "ab":
         return [ab_group(config, round_number * AB_DEALS_PER_ROUND + deal)

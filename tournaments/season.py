@@ -43,6 +43,7 @@ from referee.settings import BotSpec
 from tournaments.config import TournamentConfig, jsonable, rounds_needed
 from tournaments.fingerprint import fingerprint
 from tournaments.schedule import (
+    Group,
     Segment,
     arrange,
     first_segment,
@@ -70,7 +71,8 @@ class SeasonError(Exception):
 def describe_changes(old: dict[str, Any], new: dict[str, Any]) -> tuple[list[str], list[str]]:
     """What differs between two config identities, in words: (the changes a season
     may apply, the others), such as "bot 'd' added" and "players 3 → 4"."""
-    field, other = [], []
+    field: list[str] = []
+    other: list[str] = []
     old_bots, new_bots = old.get("bots", []), new.get("bots", [])
     field += [f"bot {bot!r} added" for bot in new_bots if bot not in old_bots]
     field += [f"bot {bot!r} withdrawn" for bot in old_bots if bot not in new_bots]
@@ -111,8 +113,7 @@ def plan_change(store: Store, config: TournamentConfig, replaced: Collection[str
     if config.format not in SEASON_FORMATS:
         raise SeasonError(f"the field of format: {config.format} cannot change (start a new "
                           "test under another name)")
-    field = _Field(store, record, config, set(replaced), set(drop))
-    return field.change(new_identity)
+    return _Field(store, record, config, set(replaced), set(drop)).change(new_identity)
 
 
 class _Field:
@@ -296,11 +297,12 @@ class _Field:
                 kept = self.store.swiss_round(self.name, number)
                 if kept is None:
                     continue
-                tables = [tuple(self.labels.get(bot, bot) for bot in table)
-                          for table in kept.tables]
+                # The round's tables as stored, each a group of its own (one round, read
+                # here before the next is: the closure sees this round's groups).
+                groups: list[Group] = [[tuple(self.labels.get(bot, bot) for bot in table)]
+                                       for table in kept.tables]
                 for part in arrange(self.old_config, self.secret, range(number, number + 1),
-                                    lambda _, tables=tables: [[table] for table in tables],
-                                    segment):
+                                    lambda _: groups, segment):
                     for pairing in part:
                         yield segment, pairing
 

@@ -171,14 +171,16 @@ def _stop_line(rounds: list[RoundRecord], planned: int, rule: Mapping[str, Any],
     words = (f"stop rule ({rule.get('when', 'settled')}: the order the deal sets certify at "
              f"{rule['confidence']:g}, anytime-valid"
              + (f", {least}+ rated games each" if least else "") + ")")
-    decided = [record for record in rounds if record.stop is not None]
-    fired = next((record for record in decided if record.stop.startswith("settled")), None)
+    decided = [(record.number, record.stop) for record in rounds if record.stop is not None]
+    fired = next(((number, stop) for number, stop in decided if stop.startswith("settled")),
+                 None)
     if fired is not None:
-        return (f"{words} fired after round {fired.number} of {planned}: "
-                f"{fired.stop.removeprefix('settled: ')}")
+        number, stop = fired
+        return (f"{words} fired after round {number} of {planned}: "
+                f"{stop.removeprefix('settled: ')}")
     if not decided:
         return f"{words}: no round is over yet"
-    reason = decided[-1].stop.removeprefix("not settled: ")
+    reason = decided[-1][1].removeprefix("not settled: ")
     if tournament.finished_at is not None:
         return f"{words} did not fire in {len(decided)} round(s): after the last, {reason}"
     return (f"{words} has not fired after {len(decided)} of {planned} rounds: {reason}")

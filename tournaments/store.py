@@ -593,6 +593,7 @@ class Store:
                     "SELECT id FROM games WHERE tournament = ? AND game_index = ?",
                     (tournament, pairing.index)).fetchone()[0]
             game_id = cursor.lastrowid
+            assert game_id is not None, "an INSERT that added a row sets lastrowid"
             self.db.executemany(
                 "INSERT INTO faults (tournament, game_id, game_index, seat, bot, decision_id,"
                 " class, detail, policy, time) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",

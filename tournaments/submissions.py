@@ -202,7 +202,8 @@ def load_base(path: Path | None) -> dict[str, Any]:
 
 def house_names(base: dict[str, Any]) -> set[str]:
     """The names of the base config's own bots."""
-    return {bot.get("name") for bot in base.get("bots") or [] if isinstance(bot, dict)}
+    return {bot["name"] for bot in base.get("bots") or [] if isinstance(bot, dict)
+            and isinstance(bot.get("name"), str)}
 
 
 def with_entrants(base: dict[str, Any], entrants: list[Entrant],
@@ -280,7 +281,7 @@ def unique_names(verdicts: list[Verdict], house: set[str]) -> list[Verdict]:
     passed = [v.entrant.name for v in verdicts if v.passed and v.entrant is not None]
     result = []
     for verdict in verdicts:
-        name = verdict.entrant.name if verdict.entrant is not None else None
+        name = verdict.entrant.name if verdict.entrant is not None else ""
         if verdict.passed and name in house:
             verdict = verdict.refuse(f"the name {name} is a bot of the base config's")
         elif verdict.passed and passed.count(name) > 1:

@@ -362,10 +362,16 @@ def check_here(config: TournamentConfig | None) -> WorkerReport:
         ours = version("circus-referee")
     except PackageNotFoundError:
         ours = "not installed"
+    bots = {} if config is None else _bot_checks(config)
+    return WorkerReport(ours, platform.python_version(), unavailable_reason(), bots)
+
+
+def _bot_checks(config: TournamentConfig) -> dict[str, str | None]:
+    """Each bot's first failed check-bot line here (None: every check passed)."""
     bots: dict[str, str | None] = {}
-    for spec in config.bots if config is not None else ():
+    for spec in config.bots:
         sandbox = config.sandbox if spec.sandbox is None else spec.sandbox
         checks = check_bot(spec, config.game, 1, config.time_for(spec.name), sandbox=sandbox,
                            at_once=1)
         bots[spec.name] = next((check.line() for check in checks if not check.passed), None)
-    return WorkerReport(ours, platform.python_version(), unavailable_reason(), bots)
+    return bots

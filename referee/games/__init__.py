@@ -7,6 +7,8 @@ from referee.games import flea_circus
 from referee.games import flohcati
 from referee.games import animal_circus
 
+__all__ = ["GAMES", "Game", "GameConfigError", "GameRecord", "State", "get_game", "replay"]
+
 GAMES: dict[str, Game] = {
     game.name: game
     for game in (
