@@ -85,7 +85,8 @@ def plan(args: argparse.Namespace) -> dict[str, dict]:
                       "pairing_seeds": max(1, round(2 * s))},
             "stopping": {"seeds": max(1, round(2 * s)), "rounds": 40},
             "sprt": {"simulations": max(10, round(25 * s)), "seeds": max(1, round(1 * s))},
-            "verdict": {"runs": max(4, round(10 * s)), "range_logs": 1, "range_rounds": 5},
+            "verdict": {"runs": max(4, round(10 * s)), "range_logs": 1, "range_rounds": 5,
+                        "other_runs": 2},
             # Two cluster sizes only: each cluster takes seconds to start.
             "cluster": {"rounds": max(1, round(1 * s)), "workers": (1, 2)},
             "memory": {"small": max(1, round(5 * s)), "large": max(2, round(25 * s))},
@@ -111,7 +112,8 @@ def plan(args: argparse.Namespace) -> dict[str, dict]:
                   "pairing_seeds": max(1, round(20 * s))},
         "stopping": {"seeds": max(1, round(40 * s)), "rounds": 100},
         "sprt": {"simulations": max(10, round(2_000 * s)), "seeds": max(1, round(20 * s))},
-        "verdict": {"runs": max(4, round(200 * s)), "range_logs": max(1, round(10 * s))},
+        "verdict": {"runs": max(4, round(200 * s)), "range_logs": max(1, round(10 * s)),
+                    "other_runs": max(2, round(50 * s))},
         "cluster": {"rounds": max(1, round(4 * s))},
         "memory": {"small": max(1, round(1_000 * s)), "large": max(2, round(100_000 * s))},
     }

@@ -140,22 +140,27 @@ def calibration(field: Field, rounds: int, confidence: float, runs: int,
     return summary(played, field.names, "before"), summary(played, field.names, "after")
 
 
+#: Other fields of known strength, run for fewer rounds: (label, field, rounds).
+OTHER_FIELDS = (
+    ("2 seats, 3 bots, close", Field((0.67, 0.33, 0.0), 2), 60),
+    ("3 seats, 4 bots, wide", Field((3.0, 2.0, 1.0, 0.0), 3), 60),
+    ("4 seats, 5 bots, close", Field((1.33, 1.0, 0.67, 0.33, 0.0), 4), 30),
+)
+
+
 def section(runs: int = 200, rounds: int = 60, confidence: float = 0.95,
-            range_logs: int = 10, range_rounds: int = 20,
+            range_logs: int = 10, range_rounds: int = 20, other_runs: int = 50,
             progress: Callable[[str], None] = print) -> Section:
     started = time.perf_counter()
     field = ISSUE_FIELD
     games = rounds * len(list(itertools.combinations(field.names, field.players))) * 3
     result = Section("verdict", f"The verdict: 4 bots of known strength at 3 seats, up to "
                      f"{games} games, stop settled at {confidence:g}, {runs} simulated runs",
-                     ["rule", "settled", "true order among settled", "median games",
-                      "median games of the settled"])
+                     ["field", "rule", "runs", "settled", "true order among settled",
+                      "median games", "median games of the settled"])
     progress(f"verdict: {runs} simulated tournaments of up to {games} games")
     before, after = calibration(field, rounds, confidence, runs)
-    for label, values in (("before: TrueSkill LOS", before),
-                          ("after: deal sets, anytime-valid", after)):
-        result.add(label, values["settled"], values["true"], values["median_games"],
-                   values["median_settled_games"])
+    add_rows(result, f"the issue's: 3 seats, 4 bots, close, {games} games", runs, before, after)
     for key, values in (("before", before), ("after", after)):
         result.figures |= {f"{key}_{name}": value for name, value in values.items()
                            if value == value}
@@ -164,22 +169,34 @@ def section(runs: int = 200, rounds: int = 60, confidence: float = 0.95,
              ("median", after["median_games"] <= GOAL_MEDIAN_GAMES,
               f"median games <= {GOAL_MEDIAN_GAMES}")]
     for _, met, words in goals:
-        result.notes.append(f"goal: {words}: {'met' if met else 'NOT met'}")
+        result.notes.append(f"goal (the issue's field): {words}: {'met' if met else 'NOT met'}")
+    for label, other, other_rounds in OTHER_FIELDS:
+        progress(f"verdict: {other_runs} simulated tournaments, {label}")
+        old, new = calibration(other, other_rounds, confidence, other_runs)
+        per_round = len(list(itertools.combinations(other.names, other.players))) * other.players
+        add_rows(result, f"{label}, {other_rounds * per_round} games", other_runs, old, new)
     progress(f"verdict: rank ranges of {range_logs} logs of {range_rounds * 12} games")
     ranges = rank_ranges(field, range_rounds, range_logs)
     for key, values in ranges.items():
         result.figures |= {f"ranges_{key}_{name}": value for name, value in values.items()}
     result.notes.append(
-        f"rank ranges after {range_rounds * 12} games, {range_logs} logs: every true rank "
-        f"within its range in {ranges['before']['correct']:.0%} of logs resampling games, "
-        f"{ranges['after']['correct']:.0%} resampling deal sets; mean width "
+        f"rank ranges of the issue's field after {range_rounds * 12} games, {range_logs} logs: "
+        f"every true rank within its range in {ranges['before']['correct']:.0%} of logs "
+        f"resampling games, {ranges['after']['correct']:.0%} resampling deal sets; mean width "
         f"{ranges['before']['width']:.2f} → {ranges['after']['width']:.2f} ranks")
-    result.notes.append("simulated outcomes (bench/verdict.py: strengths 1, .67, .33, 0 in "
-                        "noise units, seat luck .5 per deal), matched to real runs of "
-                        "bots.mixed p = .75, .5, .25, 0")
+    result.notes.append("simulated outcomes (bench/verdict.py: strengths in noise units, the "
+                        "issue's 1, .67, .33, 0; seat luck .5 per deal), matched to real runs "
+                        "of bots.mixed p = .75, .5, .25, 0")
     result.seconds = time.perf_counter() - started
     return result
 
+
+def add_rows(result: Section, label: str, runs: int, before: dict[str, float],
+             after: dict[str, float]) -> None:
+    for rule, values in (("before: TrueSkill LOS", before),
+                         ("after: deal sets, anytime-valid", after)):
+        result.add(label, rule, runs, values["settled"], values["true"], values["median_games"],
+                   values["median_settled_games"])
 
 
 def rank_ranges(field: Field, rounds: int, logs: int, resamples: int = 200

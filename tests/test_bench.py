@@ -282,7 +282,7 @@ def test_the_verdict_before_and_after_with_its_goals(quick):
     assert_numbers(values, [f"ranges_{when}_{name}" for when in ("before", "after")
                             for name in ("correct", "width")])
     notes = quick[1]["sections"]["verdict"]["notes"]
-    assert sum(1 for note in notes if note.startswith("goal: ")) == 3
+    assert sum(1 for note in notes if note.startswith("goal (the issue's field): ")) == 3
 
 
 @pytest.mark.slow
