@@ -8,6 +8,7 @@ import math
 
 import pytest
 
+from ratings.trueskill_ratings import Outcome
 from ratings.verdict import (
     STAKES,
     SHARED,
@@ -208,3 +209,37 @@ def test_a_verdict_names_what_it_rests_on_or_what_holds_it_back():
     early = verdict(sets[:3], ["a", "b", "c"], 0.95)
     assert not early.certified and early.order == ["a", "b", "c"]
     assert "with evidence" in early.line() and "needs 40" in early.line()
+
+
+def test_the_bootstrap_draws_whole_deal_sets_in_play_order():
+    from ratings.board import deal_set_draws
+    rated = [Outcome(index, ("a", "b", "c"), (1, 2, 3), group=index // 3) for index in range(12)]
+    draws = deal_set_draws(rated, resamples=50, seed=3)
+    assert draws.shape == (50, 12)
+    for row in draws.tolist():
+        for start in range(0, 12, 3):
+            first = row[start]
+            assert first % 3 == 0 and row[start:start + 3] == [first, first + 1, first + 2]
+
+
+def test_a_log_without_groups_is_resampled_game_by_game_as_before():
+    import numpy as np
+
+    from ratings.board import deal_set_draws
+    rated = [Outcome(index, ("a", "b"), (1, 2)) for index in range(7)]
+    expected = np.random.default_rng(5).integers(0, 7, size=(20, 7))
+    assert (deal_set_draws(rated, resamples=20, seed=5) == expected).all()
+
+
+def test_deal_sets_of_unequal_size_pad_the_shorter_resamples():
+    from ratings.board import deal_set_draws
+    rated = [Outcome(0, ("a", "b"), (1, 2), group=0), Outcome(1, ("b", "a"), (1, 2), group=0),
+             Outcome(2, ("a", "b"), (2, 1))]   # a game of its own
+    draws = deal_set_draws(rated, resamples=30, seed=1)
+    for row in draws.tolist():
+        games = [position for position in row if position >= 0]
+        assert len(games) in (2, 3, 4) and row[len(games):] == [-1] * (len(row) - len(games))
+    # The padded steps rate nothing: every resample still rates only the games it drew.
+    from ratings.board import build_board
+    board = build_board(rated, ["a", "b"], resamples=30)
+    assert board.deal_sets == 2 and all(row.rank_low <= row.rank <= row.rank_high for row in board)
