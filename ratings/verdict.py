@@ -41,7 +41,8 @@ from ratings.trueskill_ratings import Outcome
 
 #: The mixture's fixed stakes (fractions of wealth bet on each comparison): a
 #: comparison lost outright (x = −1) leaves the boldest gambler a tenth of its wealth.
-STAKES = tuple(0.09 * k for k in range(1, 11))
+#: Five settle the issue's field as soon as ten or twenty did (bench/verdict.py).
+STAKES = (0.18, 0.36, 0.54, 0.72, 0.9)
 #: The largest field judged order by order (n! orders); larger ones pair by pair.
 MAX_ORDERS = 6
 #: The two kinds of comparison of a pair: on a deal set they shared, and on two deal
@@ -91,6 +92,13 @@ class DealSets:
             made = deal_set(group, self._games[group], self._rounds[group])
             if made is not None:
                 sets.append(made)
+        return sets
+
+    def take_complete(self) -> list[DealSet]:
+        """The complete deal sets, in group order, no longer kept here."""
+        sets = self.complete()
+        for made in sets:
+            del self._games[made.group], self._rounds[made.group]
         return sets
 
 
@@ -363,6 +371,34 @@ def likeliest_order(names: Sequence[str], pairs: Mapping[tuple[str, str], PairEv
         margin[pair.a] += pair.mean(pair.a)
         margin[pair.b] += pair.mean(pair.b)
     return sorted(names, key=lambda bot: (-margin[bot], bot))
+
+
+class Judge:
+    """The verdict carried on round by round, as a tournament is played or replayed:
+    games are added as they come, and each verdict feeds the deal sets completed since
+    the last one to the same comparisons while the bots judged and the confidence stay
+    the same (else every deal set so far to new ones), so a long tournament's verdicts
+    after every round cost its games once, not once a round."""
+
+    def __init__(self) -> None:
+        self.deals = DealSets()
+        self.taken: list[DealSet] = []
+        self.key: tuple[tuple[str, ...], float] | None = None
+        self.comparisons: Comparisons | None = None
+
+    def add_outcome(self, outcome: Outcome) -> None:
+        self.deals.add_outcome(outcome)
+
+    def verdict(self, bots: Sequence[str], confidence: float) -> Verdict:
+        """The verdict on ``bots`` at a round's end (every game of the rounds played in)."""
+        new = self.deals.take_complete()
+        self.taken += new
+        key = (tuple(bots), confidence)
+        if self.comparisons is None or key != self.key:
+            self.key, self.comparisons, new = key, Comparisons(bots, confidence), self.taken
+        for batch in by_round(new):
+            self.comparisons.add_round(batch)
+        return judge(self.comparisons)
 
 
 def stop_reason(found: Verdict, games: Mapping[str, int], min_games: int = 0) -> str | None:

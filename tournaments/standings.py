@@ -24,7 +24,7 @@ from ratings.board import (
 from ratings.params import RatingConfig
 from ratings.sprt import DealGame, SprtResult, deal_scores, sprt
 from ratings.trueskill_ratings import Outcome
-from ratings.verdict import DealSets, stop_reason, verdict
+from ratings.verdict import Judge, stop_reason
 from tournaments.config import ab_tables_per_deal, rounds_needed
 from tournaments.store import GameResult, Store, StoredGame, StoredTournament, StoreError
 
@@ -113,7 +113,7 @@ def round_history(store: Store, tournament: StoredTournament) -> RoundHistory:
     params, rule = rating_config(tournament), config.get("stop")
     names = [bot["name"] for bot in config["bots"]]
     swiss = config.get("format") == "swiss"
-    fold, deals, rounds = Fold(params), DealSets(), []
+    fold, judge, rounds = Fold(params), Judge(), []
     played = sorted(store.games(tournament.name), key=lambda game: game.game_index)
     by_round = {number: list(games) for number, games in groupby(played, lambda g: g.round)}
     last = max(by_round, default=-1)
@@ -121,7 +121,7 @@ def round_history(store: Store, tournament: StoredTournament) -> RoundHistory:
         for game in by_round.get(number, []):
             made = outcome(game)
             fold.add(made)
-            deals.add_outcome(made)
+            judge.add_outcome(made)
         pairing = store.swiss_round(tournament.name, number) if swiss else None
         record = RoundRecord(number + 1, len(by_round.get(number, [])),
                              _standings(fold, names))
@@ -133,7 +133,7 @@ def round_history(store: Store, tournament: StoredTournament) -> RoundHistory:
             # unplayed (they did not start).
             absent = pairing.absent if pairing is not None else \
                 [bot for bot in names if bot not in fold.tally.counts]
-            record = replace(record, stop=_verdict(fold, deals, names, absent, rule))
+            record = replace(record, stop=_verdict(fold, judge, names, absent, rule))
         rounds.append(record)
     planned = planned_rounds(config)
     return RoundHistory(rounds, planned, swiss,
@@ -154,11 +154,10 @@ def _standings(fold: Fold, names: list[str]) -> list[Standing]:
     return sorted(rows, key=lambda row: (-row.conservative, row.bot))
 
 
-def _verdict(fold: Fold, deals: DealSets, names: list[str], absent: list[str],
+def _verdict(fold: Fold, judge: Judge, names: list[str], absent: list[str],
              rule: Mapping[str, Any]) -> str:
     """The stop rule after a round: "settled: a > b > c on ...", or why not."""
-    found = verdict(deals.complete(), [bot for bot in names if bot not in absent],
-                    rule["confidence"])
+    found = judge.verdict([bot for bot in names if bot not in absent], rule["confidence"])
     games = {bot: counts[0] for bot, counts in fold.tally.counts.items()}
     reason = stop_reason(found, games, rule.get("min_games_per_bot", 0))
     return f"not settled: {reason}" if reason else f"settled: {found.line()}"

@@ -243,3 +243,23 @@ def test_deal_sets_of_unequal_size_pad_the_shorter_resamples():
     from ratings.board import build_board
     board = build_board(rated, ["a", "b"], resamples=30)
     assert board.deal_sets == 2 and all(row.rank_low <= row.rank <= row.rank_high for row in board)
+
+
+def test_a_verdict_carried_on_round_by_round_is_the_verdict_of_the_whole_log():
+    from bench.verdict import ISSUE_FIELD, simulated_round
+    import random
+
+    from ratings.verdict import Judge
+    rng, judge, log = random.Random(4), Judge(), []
+    for number in range(12):
+        for outcome in simulated_round(ISSUE_FIELD, number, rng):
+            judge.add_outcome(outcome)
+            log.append(outcome)
+        carried = judge.verdict(ISSUE_FIELD.names, 0.8)
+        sets = DealSets()
+        for outcome in log:
+            sets.add_outcome(outcome)
+        assert carried == verdict(sets.complete(), ISSUE_FIELD.names, 0.8)
+    # Other bots judged: the comparisons are made again from every deal set.
+    assert judge.verdict(ISSUE_FIELD.names[:3], 0.8) == \
+        verdict(sets.complete(), ISSUE_FIELD.names[:3], 0.8)

@@ -11,7 +11,7 @@ from typing import Callable, TextIO
 from ratings.board import Fold
 from ratings.params import RatingConfig
 from ratings.trueskill_ratings import Outcome
-from ratings.verdict import DealSets
+from ratings.verdict import Judge
 from referee.match import MatchResult
 
 
@@ -77,7 +77,7 @@ class LiveStandings:
         self.fold = Fold(params)
         self.rater = self.fold.rater
         # The games by deal set, for the stop rule's verdict.
-        self.deals = DealSets()
+        self.judge = Judge()
         # The games expected and not yet folded, in schedule order (those folded are
         # dropped: a long tournament's indices are not kept), and how many were folded.
         self.order: deque[int] = deque()
@@ -103,7 +103,7 @@ class LiveStandings:
         while self.order and self.order[0] in self.waiting:
             outcome = self.waiting.pop(self.order.popleft())
             self.fold.add(outcome)
-            self.deals.add_outcome(outcome)
+            self.judge.add_outcome(outcome)
             self.position += 1
 
     def conservative(self) -> dict[str, float]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import asdict
 
 from ratings.sprt import SprtResult
-from ratings.verdict import stop_reason, verdict
+from ratings.verdict import stop_reason
 from tournaments.config import TournamentConfig, ab_tables_per_deal
 from tournaments.run.live import LiveStandings
 from tournaments.run.state import RunState
@@ -27,7 +27,7 @@ class Verdicts(RunState):
         if rule is None:
             return None
         names = [bot.name for bot in self.config.bots if bot.name not in self.absent]
-        found = verdict(live.deals.complete(), names, rule.confidence)
+        found = live.judge.verdict(names, rule.confidence)
         if stop_reason(found, live.games, rule.min_games_per_bot) is not None:
             return None
         left = self.total - games_through(self.config, self.segment, block)
