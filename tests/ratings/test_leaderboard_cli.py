@@ -204,7 +204,8 @@ def test_report_is_one_self_contained_file(db, tmp_path):
     assert not re.search(r"""url\(\s*["']?(?!#)""", page), "only in-page url(#id) references"
     for text in ("Leaderboard", "Ratings over the tournament", "Head to head",
                  "Likelihood of superiority", "Seats", "Faults", "Configuration",
-                 "Friedman test", "TrueSkill: mu=25", *BOTS):
+                 "Friedman test", "TrueSkill: mu=25", *BOTS,
+                 "verdict (duplicate deal sets): not settled: "):
         assert text in page
     data = json.loads(re.search(r'<script type="application/json" id="chart-data">(.*?)</script>',
                                 page, re.S).group(1))
