@@ -18,14 +18,17 @@ wealth K_ij. If i is not better than j, K_ij is a nonnegative supermartingale fr
 (a pair's comparisons rest on deal sets of their own, so the bets multiply), and so is
 its value at round ends, where the rounds before are all there is to condition on.
 
-An order σ is ruled out when the mean, over its neighbours (p just above q in σ), of
-K_qp (the evidence that q is better than p) reaches 1 / (1 − c). If σ is the true order
-each K_qp is such a supermartingale, so their mean is one too, and by Ville's inequality
+An order σ is ruled out when a gambler betting against it has grown its capital from 1
+to 1 / (1 − c). At each round's start it spreads its capital over σ's neighbours (p just
+above q in σ), each share fixed then (∝ K_qp^REALLOCATION, K_qp the evidence that q is
+better than p), and each share grows as its K_qp does over the round. If σ is the true
+order each K_qp is such a supermartingale, so each share's growth has mean at most 1
+given the rounds before, the capital is a supermartingale too, and by Ville's inequality
 it ever reaches 1 / (1 − c) with probability at most 1 − c: however often it is looked
 at (after every round) and whenever one stops. The verdict certifies an order when it
 is the only one not ruled out, so a certified order is wrong with probability at most
 1 − c. To rule out the order that swaps two neighbours, the evidence between them must
-reach (n − 1) / (1 − c). Fields of more than MAX_ORDERS bots (n! orders) are judged pair
+reach at most (n − 1) / (1 − c), less as the capital moves to them. Fields of more than MAX_ORDERS bots (n! orders) are judged pair
 by pair instead: each bot's best evidence over the next down must reach m / (1 − c), m
 the n(n − 1)/2 pairs (a union bound over every pair that could be neighbours).
 ``docs/ratings.md`` ("The verdict") has the derivation and the measured calibration.
@@ -45,6 +48,11 @@ from ratings.trueskill_ratings import Outcome
 STAKES = (0.18, 0.36, 0.54, 0.72, 0.9)
 #: The largest field judged order by order (n! orders); larger ones pair by pair.
 MAX_ORDERS = 6
+#: The gambler against an order moves its capital, at each round's start, to its
+#: neighbours in shares ∝ (their evidence against it)^REALLOCATION: to where the order
+#: looks most exposed. 1 would hold the first round's even shares (the capital is then
+#: the mean evidence); 4 settles the issue's field in 80% of runs rather than 76%.
+REALLOCATION = 4
 #: The two kinds of comparison of a pair: on a deal set they shared, and on two deal
 #: sets with the same other bots, one with each of them (one substituted for the other).
 SHARED, SUBSTITUTED = 0, 1
@@ -223,17 +231,44 @@ class Comparisons:
         self.deal_sets = 0
         self.by_orders = len(self.names) <= MAX_ORDERS
         self.open = list(permutations(self.names)) if self.by_orders else []
+        # Per order not ruled out, the capital of the gambler betting against it.
+        self.capital = dict.fromkeys(self.open, 1.0)
 
     def add_round(self, sets: Sequence[DealSet]) -> None:
         """One round's deal sets: their comparisons, then the look at the orders."""
+        before = {order: self.against(order) for order in self.open} if len(self.open) > 1 \
+            else {}
         waiting: dict[frozenset[str], dict[str, list[float]]] = {}
         for dealt in sets:
             self._compare(dealt, waiting)
         self.deal_sets += len(sets)
         for pair in self.pairs.values():
             pair.look()
-        if len(self.open) > 1:
-            self.open = [order for order in self.open if not self.rules_out(order)]
+        if before:
+            self.look(before)
+
+    def against(self, order: Sequence[str]) -> list[float]:
+        """Per neighbour of ``order`` (upper, lower), the evidence now that the lower
+        does better."""
+        return [self.evidence(lower, upper) for upper, lower in zip(order, order[1:])]
+
+    def look(self, before: Mapping[tuple[str, ...], list[float]]) -> None:
+        """A round's end: each open order's capital grows by its bets of the round, and
+        the orders whose capital reached 1 / (1 − confidence) are ruled out.
+
+        ``before``: each order's :meth:`against` at the round's start. The capital was
+        bet on its neighbours in shares fixed then, each ∝ (its evidence)^REALLOCATION,
+        and a share grows as that neighbour's evidence did over the round. Under the
+        order each evidence is a supermartingale, so each growth has mean at most 1
+        given the rounds before, and so has the capital's."""
+        bound = 1.0 / (1.0 - self.confidence)
+        for order, start in before.items():
+            top = max(start)
+            shares = [(value / top) ** REALLOCATION for value in start]
+            now = self.against(order)
+            growth = sum(share * end / begin for share, end, begin in zip(shares, now, start))
+            self.capital[order] *= growth / sum(shares)
+        self.open = [order for order in self.open if self.capital[order] < bound]
 
     def _compare(self, dealt: DealSet, waiting: dict[frozenset[str], dict[str, list[float]]]
                  ) -> None:
@@ -250,12 +285,6 @@ class Comparisons:
                     x = (mine[-1] - theirs[len(mine) - 1]) / n
                     a, b = sorted((bot, other))
                     self._pair(a, b).add(x if a == bot else -x, SUBSTITUTED)
-
-    def rules_out(self, order: Sequence[str]) -> bool:
-        """Whether the evidence against ``order`` (the mean over its neighbours of the
-        evidence that the lower does better) has reached 1 / (1 − confidence)."""
-        against = sum(self.evidence(lower, upper) for upper, lower in zip(order, order[1:]))
-        return against / (len(order) - 1) >= 1.0 / (1.0 - self.confidence)
 
     def evidence(self, upper: str, lower: str) -> float:
         """The evidence now that ``upper`` does better than ``lower``."""

@@ -180,24 +180,47 @@ def test_the_bound_is_the_neighbours_or_every_pair_over_the_error_allowed():
     assert threshold(8, 0.95) == pytest.approx(28 * 20)
 
 
-def orders_left(evidence_of: dict[tuple[str, str], float], names: str) -> list[str]:
-    comparisons = Comparisons(names, 0.95)
+def set_evidence(comparisons: Comparisons, evidence_of: dict[tuple[str, str], float]) -> None:
     for (upper, lower), value in evidence_of.items():
         pair = comparisons._pair(min(upper, lower), max(upper, lower))
         if upper < lower:
             pair.wealth_a = value
         else:
             pair.wealth_b = value
-    return ["".join(order) for order in comparisons.open
-            if not comparisons.rules_out(order)]
 
 
-def test_order_by_order_an_order_is_ruled_out_by_the_mean_evidence_against_its_neighbours():
+def orders_left(evidence_of: dict[tuple[str, str], float], names: str) -> list[str]:
+    """The orders left after one round that ends with this evidence."""
+    comparisons = Comparisons(names, 0.95)
+    start = {order: comparisons.against(order) for order in comparisons.open}
+    set_evidence(comparisons, evidence_of)
+    comparisons.look(start)
+    return ["".join(order) for order in comparisons.open]
+
+
+def test_after_one_round_an_order_is_ruled_out_by_the_mean_evidence_against_its_neighbours():
     # Against acb (b and c swapped) count "c above a" (1: no evidence either way) and
     # "b above c": their mean must reach 20.
     strong = {("a", "b"): 1e6, ("a", "c"): 1e6, ("b", "c"): 39.0}
     assert orders_left(strong, "abc") == ["abc"]
     assert orders_left({**strong, ("b", "c"): 38.0}, "abc") == ["abc", "acb"]
+
+
+def test_the_capital_moves_to_the_neighbour_most_against_the_order():
+    # Round 1: "b above c" at 10, "c above a" at 1: acb's capital is their mean, 5.5.
+    # Round 2: shares 10^4 : 1 fixed at its start; b/c's evidence doubles, c/a's halves.
+    comparisons = Comparisons("abc", 0.95)
+    first = {order: comparisons.against(order) for order in comparisons.open}
+    set_evidence(comparisons, {("b", "c"): 10.0, ("a", "b"): 1e6, ("a", "c"): 1e6})
+    comparisons.look(first)
+    assert comparisons.capital[("a", "c", "b")] == pytest.approx(5.5)
+    second = {order: comparisons.against(order) for order in comparisons.open}
+    set_evidence(comparisons, {("b", "c"): 20.0, ("c", "a"): 0.5, ("a", "b"): 1e6,
+                               ("a", "c"): 1e6})
+    comparisons.look(second)
+    share = 10.0 ** 4 / (10.0 ** 4 + 1.0)
+    assert comparisons.capital[("a", "c", "b")] == pytest.approx(
+        5.5 * (share * 2.0 + (1 - share) * 0.5))
 
 
 def test_a_verdict_names_what_it_rests_on_or_what_holds_it_back():
