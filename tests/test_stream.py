@@ -257,7 +257,12 @@ def stream_config(mode: str, concurrency: int = 3, bank_ms: int = 5000, extra: s
 def test_a_stream_bots_faults_strike_out_and_forfeit(tmp_path, started, mode, fault_class,
                                                      detail):
     bank = 300 if mode == "hang" else 5000
-    summary, store, games, faults = run(tmp_path, stream_config(mode, bank_ms=bank))
+    # A second reply fails every request in flight on the stream, of whichever game: with
+    # games in flight at once, how a game's strikes fall depends on the interleaving (one
+    # game may be spared and end without a forfeit). One game at a time, each duplicate
+    # fails the bad bot's next request, a fixed count.
+    concurrency = 1 if mode == "duplicate" else 3
+    summary, store, games, faults = run(tmp_path, stream_config(mode, concurrency, bank))
     assert summary.played == len(games) == 3
     assert {f["class"] for f in faults if f["bot"] == "bad"} == {fault_class}
     assert detail in faults[0]["detail"]
