@@ -157,7 +157,8 @@ class Board:
     faults: dict[str, dict[str, int]] = field(default_factory=dict)
     # No resampling because the log is too long for the default (not because asked).
     too_long: bool = False
-    # The deal sets' verdict on the order (ratings/verdict.py), made when first asked for.
+    # The deal sets' verdict on the order (ratings/verdict.py), made when first asked for,
+    # from the log the bootstrap read (None when it read none).
     judged: Callable[[], Verdict | None] = lambda: None
     deal_sets: int = 0                   # the deal sets the rank ranges resampled
 
@@ -172,10 +173,14 @@ class Board:
         return self.judged()
 
     def verdict_line(self) -> str | None:
-        """One line on the verdict and what it rests on."""
+        """One line on the verdict and what it rests on (None: no rated game)."""
         found = self.verdict
         if found is None:
-            return None
+            if not self.rated_games:
+                return None
+            # Made from the log read for the bootstrap: a long log's board stays fast.
+            return ("verdict (duplicate deal sets): not computed without resampling "
+                    f"(--resamples {MIN_RESAMPLES} computes it)")
         return f"verdict (duplicate deal sets): {'settled' if found.certified else 'not settled'}" \
             f": {found.line()}"
 
@@ -451,7 +456,7 @@ def board_from(fold: Fold, bots: Iterable[str], params: RatingConfig,
         seats=seat_tables(tally),
         replay=lambda: histories(rated(), names, params), faults=counts,
         too_long=bool(tally.rated) and not asked and not resamples,
-        judged=lambda: judge_log(rated(), names, confidence) if tally.rated else None,
+        judged=lambda: judge_log(resampled, names, confidence) if resampled else None,
         deal_sets=len(units_of(resampled)))
 
 

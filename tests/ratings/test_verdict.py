@@ -286,3 +286,17 @@ def test_a_verdict_carried_on_round_by_round_is_the_verdict_of_the_whole_log():
     # Other bots judged: the comparisons are made again from every deal set.
     assert judge.verdict(ISSUE_FIELD.names[:3], 0.8) == \
         verdict(sets.complete(), ISSUE_FIELD.names[:3], 0.8)
+
+
+def test_a_board_judges_the_log_its_bootstrap_read_and_says_when_it_read_none():
+    from ratings.board import build_board
+    place = {"a": 1, "b": 2, "c": 3}     # a always first, c always last
+    log = [Outcome(index, seats, tuple(place[bot] for bot in seats), group=index // 3,
+                   round=index // 3)
+           for index, seats in enumerate(rotations(("a", "b", "c")) * 20)]
+    board = build_board(log, ["a", "b", "c"], resamples=20)
+    assert board.verdict is not None and board.verdict.certified
+    assert board.verdict_line() == \
+        "verdict (duplicate deal sets): settled: " + board.verdict.line()
+    quick = build_board(log, ["a", "b", "c"], resamples=0)
+    assert quick.verdict is None and "not computed without resampling" in quick.verdict_line()
