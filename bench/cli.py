@@ -13,6 +13,7 @@ from bench import (
     bigfields,
     cluster,
     command,
+    dealsets,
     engines,
     leaderboard,
     memory,
@@ -31,8 +32,8 @@ from bench.report import Section, machine_markdown
 
 BENCHMARKS = ("engines", "wire", "stream", "transport", "stdio", "scaling", "tournament",
               "leaderboard",
-              "renewal", "startup", "command", "swiss", "stopping", "sprt", "verdict", "cluster",
-              "memory")
+              "renewal", "startup", "command", "swiss", "stopping", "sprt", "dealsets", "verdict",
+              "cluster", "memory")
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -85,6 +86,9 @@ def plan(args: argparse.Namespace) -> dict[str, dict]:
                       "pairing_seeds": max(1, round(2 * s))},
             "stopping": {"seeds": max(1, round(2 * s)), "rounds": 40},
             "sprt": {"simulations": max(10, round(25 * s)), "seeds": max(1, round(1 * s))},
+            "dealsets": {"simulations": max(10, round(40 * s)),
+                         "comparisons": max(5, round(10 * s)), "real_rounds": 1,
+                         "calibration": 20_000},
             "verdict": {"runs": max(4, round(10 * s)), "range_logs": 1, "range_rounds": 5,
                         "other_runs": 2},
             # Two cluster sizes only: each cluster takes seconds to start.
@@ -112,6 +116,9 @@ def plan(args: argparse.Namespace) -> dict[str, dict]:
                   "pairing_seeds": max(1, round(20 * s))},
         "stopping": {"seeds": max(1, round(40 * s)), "rounds": 100},
         "sprt": {"simulations": max(10, round(2_000 * s)), "seeds": max(1, round(20 * s))},
+        "dealsets": {"simulations": max(10, round(2_000 * s)),
+                     "comparisons": max(5, round(300 * s)),
+                     "real_rounds": max(1, round(25 * s))},
         "verdict": {"runs": max(4, round(200 * s)), "range_logs": max(1, round(10 * s)),
                     "other_runs": max(2, round(50 * s))},
         "cluster": {"rounds": max(1, round(4 * s))},
@@ -181,6 +188,8 @@ def run(names: tuple[str, ...] = BENCHMARKS, params: dict[str, dict] | None = No
                     section = bigfields.stopping(**params["stopping"], progress=say)
                 elif name == "sprt":
                     section = bigfields.sprt_errors(**params["sprt"], progress=say)
+                elif name == "dealsets":
+                    section = dealsets.run(**params["dealsets"], progress=say)
                 elif name == "verdict":
                     section = verdict.section(**params["verdict"], progress=say)
                 elif name == "memory":

@@ -35,6 +35,7 @@ from ratings.board import auto_resamples, bootstrap, build_board
 from ratings.params import RatingConfig
 from ratings.trueskill_ratings import Outcome, canonical, environment
 from referee.match import MatchResult
+from referee.outcomes import GameStatus
 from tournaments.schedule import Pairing
 from tournaments.standings import standings
 from tournaments.store import Store
@@ -90,7 +91,7 @@ def stored_tournament(path: Path, games: int) -> Store:
     for outcome in game_log(games, 2):
         result = MatchResult(outcome.seats, 0, "flea-circus", "standard",
                              [3 - rank for rank in outcome.ranks], list(outcome.ranks),
-                             "finished", "", [rng.randrange(5) for _ in range(DECISIONS)],
+                             GameStatus.FINISHED, "", [rng.randrange(5) for _ in range(DECISIONS)],
                              [(n % 2, n, round(rng.uniform(0.2, 2), 3))
                               for n in range(DECISIONS)], [], "", "", 0.01)
         store.add_game("long", Pairing(outcome.index, outcome.index, 0, outcome.seats, 0),

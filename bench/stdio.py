@@ -47,9 +47,18 @@ PONG = ("import json, sys\n"
 
 
 def pingpong(lines: list[bytes], seconds: float, concurrency: int) -> Run:
-    """Round trips of ``lines`` to ``concurrency`` Python processes, one thread each."""
+    """Round trips of ``lines`` to ``concurrency`` Python processes, one thread each.
+
+    Each peer answers one line before the clock starts: its interpreter's start-up (a
+    second and more on a loaded machine, the whole of a short round) is no round trip.
+    """
     peers = [subprocess.Popen([sys.executable, "-c", PONG], stdin=subprocess.PIPE,
                               stdout=subprocess.PIPE) for _ in range(concurrency)]
+    for peer in peers:
+        assert peer.stdin is not None and peer.stdout is not None
+        peer.stdin.write(lines[0])
+        peer.stdin.flush()
+        peer.stdout.readline()
     counts = [0] * concurrency
     deadline = time.perf_counter() + seconds
 

@@ -77,6 +77,7 @@ def components(db: Path, name: str, games: int, bot_classes: dict[str, type]) ->
     from referee import wire
     from referee.games import get_game
     from referee.match import MatchResult
+    from referee.outcomes import GameStatus
     from tournaments.run.live import LiveStandings
     from tournaments.schedule import Pairing
 
@@ -123,13 +124,13 @@ def components(db: Path, name: str, games: int, bot_classes: dict[str, type]) ->
     t0 = timer()
     for game in stored:
         live.add(Outcome(game.game_index, tuple(game.seats), tuple(game.ranks),
-                         game.status != "void"))
+                         game.status != GameStatus.VOID))
     ratings = timer() - t0
     sink = Store(db.parent / f"{name}-replay.sqlite")
     sink.create_tournament(name, {}, {}, len(stored), "")
     results = [(Pairing(g.game_index, g.group_index, g.round, tuple(g.seats), g.seed),
                 MatchResult(tuple(g.seats), g.seed, g.game, g.variant, g.scores, g.ranks,
-                            g.status, g.end_reason, g.actions,
+                            GameStatus(g.status), g.end_reason, g.actions,
                             [(int(s), int(d), ms) for s, d, ms in g.times],
                             [], g.started_at, g.finished_at, g.duration_s)) for g in stored]
     t0 = timer()

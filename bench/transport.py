@@ -5,7 +5,9 @@ Issue 16 lists ways to a referee faster than the bare echo of section 2: unix so
 echo itself (no referee, no bot: raw bytes in, a 4-byte reply out), so that a change to the
 protocol or the referee's threading is made only for a measured gain: calls/s and the
 client's CPU per call of each way, next to section 2's baseline (a synchronous unary call to
-a synchronous server over loopback TCP) measured in the same round.
+a synchronous server over loopback TCP) measured in the same round. The stdio transport's
+physical limit, a bare JSON-lines ping-pong between two Python processes over pipes, is
+measured in section 2c (bench/stdio.py) beside the referee over stdio, not again here.
 """
 
 from __future__ import annotations

@@ -15,6 +15,7 @@ from typing import Any, Mapping, Sequence
 from tabulate import tabulate
 
 from ratings.board import PROVISIONAL_GAMES, PROVISIONAL_SIGMA, Board, SeatStats, SeatTable
+from ratings.collusion import CollusionCheck
 from ratings.trueskill_ratings import Row
 from ratings.verdict import Verdict
 
@@ -264,3 +265,44 @@ def format_history(board: Board, bot: str, fmt: str) -> str:
             + _tabulate(table, ["#", "game id", "place", "opponents", "mu", "sigma", "mu-3σ"],
                         fmt, colalign=("right", "right", "right", "left", "right", "right",
                                        "right")))
+
+
+# -- collusion -------------------------------------------------------------------------
+
+COLLUSION_COLUMNS = ["a", "b", "together", "a_apart", "b_apart", "shift_a", "shift_b",
+                     "statistic", "p_value", "adjusted", "flagged"]
+
+
+def collusion_rows(check: CollusionCheck) -> list[dict[str, Any]]:
+    return [{column: getattr(pair, column) for column in COLLUSION_COLUMNS}
+            for pair in check.pairs]
+
+
+def collusion_verdict(check: CollusionCheck) -> str:
+    """One line: which pairs are flagged, or that none is, and at what error rate."""
+    if check.untested:
+        return f"collusion: not tested ({check.untested})"
+    method = (f"{len(check.pairs)} pairs, Holm-corrected, family-wise alpha {check.alpha:g}; "
+              "results against the same opponents, together − apart")
+    if not check.flagged:
+        return f"collusion: no pair flagged ({method})"
+    named = ", ".join(f"{pair.a} & {pair.b} (p {pair.adjusted:.2g})" for pair in check.flagged)
+    return f"collusion: FLAGGED {named} ({method})"
+
+
+def format_collusion(check: CollusionCheck, fmt: str) -> str:
+    if fmt == "json":
+        return json.dumps({"alpha": check.alpha, "untested": check.untested,
+                           "pairs": collusion_rows(check)}, indent=2)
+    if fmt == "csv":
+        return csv_text(collusion_rows(check), COLLUSION_COLUMNS)
+    rows = [[f"{pair.a} & {pair.b}", pair.together, f"{pair.a_apart} / {pair.b_apart}",
+             *("-" if shift is None else f"{shift:+.3f}"
+               for shift in (pair.shift_a, pair.shift_b)),
+             "-" if pair.statistic is None else f"{pair.statistic:.2f}",
+             f"{pair.adjusted:.3g}", "FLAGGED" if pair.flagged else ""]
+            for pair in check.pairs]
+    table = _tabulate(rows, ["pair", "tables together", "apart (a / b)", "shift a", "shift b",
+                             "T²", "p (Holm)", ""], fmt,
+                      colalign=("left", *("right",) * 6, "left")) if rows else ""
+    return "\n\n".join(part for part in (table, collusion_verdict(check)) if part)

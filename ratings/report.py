@@ -18,7 +18,8 @@ from datetime import datetime
 from typing import Any, Callable, Mapping, Protocol, Sequence
 
 from ratings.board import Board, RoundHistory, RoundRecord, SeatStats, SeatTable
-from ratings.formatting import fault_text, footer, rank_range, seat_verdict
+from ratings.collusion import CollusionCheck
+from ratings.formatting import collusion_verdict, fault_text, footer, rank_range, seat_verdict
 from ratings.time_use import TimedGame, TimeUse, time_use
 
 
@@ -362,6 +363,25 @@ def _faults(board: Board) -> str:
         for bot in board.bots)
     return (f'<table class="faults"><thead><tr><th>bot</th>{head}<th>total</th></tr></thead>'
             f'<tbody>{rows}</tbody></table>')
+
+
+def _collusion(check: CollusionCheck | None) -> str:
+    """The flagged pairs, when there are any (an honest field's report shows nothing)."""
+    if check is None or not check.flagged:
+        return ""
+    rows = "".join(
+        f'<tr><th>{_esc(pair.a)} &amp; {_esc(pair.b)}</th><td class="num">{pair.together}</td>'
+        f'<td class="num">{pair.a_apart} / {pair.b_apart}</td>'
+        f'<td class="num">{pair.shift_a:+.3f}</td><td class="num">{pair.shift_b:+.3f}</td>'
+        f'<td class="num strong">{pair.adjusted:.2g}</td></tr>'
+        for pair in check.flagged)
+    verdict = _esc(collusion_verdict(check))
+    return (f'<h2 id="collusion">Collusion</h2>\n<p class="verdict">{verdict}'
+            '</p>\n<table class="collusion"><thead><tr><th>pair</th><th>tables together</th>'
+            '<th>apart (a / b)</th><th>shift a</th><th>shift b</th><th>p (Holm)</th></tr>'
+            f'</thead><tbody>{rows}</tbody></table>\n<p class="note">A shift is the bot\'s '
+            'mean result against the others at tables with the other, beyond its usual '
+            'result against them, minus the same at tables without it (docs/ratings.md, "Collusion").</p>')
 
 
 def _times(games: Sequence[ReportedGame]) -> str:
@@ -720,10 +740,12 @@ TABLE_SCRIPT = r"""
 
 def render_report(board: Board, tournament: ReportedTournament,
                   games: Sequence[ReportedGame], links: ReportLinks | None = None,
-                  notes: Sequence[str] = (), history: RoundHistory | None = None) -> str:
+                  notes: Sequence[str] = (), history: RoundHistory | None = None,
+                  collusion: CollusionCheck | None = None) -> str:
     """The whole report as one HTML document; ``links`` adds the games table and fault list,
     ``notes`` lines under the title (an A/B test's result, an early stop), ``history`` the
-    rounds (a Swiss's pairings, the standings after each round, the stop rule)."""
+    rounds (a Swiss's pairings, the standings after each round, the stop rule),
+    ``collusion`` a section on the pairs it flags (none when it flags none)."""
     links = links or ReportLinks()
     end_words = links.end_words or {}
     config = tournament.config
@@ -778,6 +800,7 @@ def render_report(board: Board, tournament: ReportedTournament,
 <div>{_h2h(board)}</div>
 <div>{_los(board)}</div>
 </div>
+{_collusion(collusion)}
 
 <h2 id="seats">Seats</h2>
 {seats}

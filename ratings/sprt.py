@@ -1,16 +1,19 @@
 """The sequential probability ratio test of an A/B test, from plain deal results.
 
 A and B play the same deals in the same seats against the same fillers (or each
-other); each complete deal is one paired comparison: A did better than B on it
-(score 1), as well (0.5) or worse (0). The test is fishtest's generalised SPRT
-(GSPRT) on these trinomial results, with logistic Elo (docs/ratings.md, "A/B
+other); each complete deal is one observation, the deal set: A's and B's
+normalised places (n − place)/(n − 1) summed over their games of it (every seat
+rotation), scored x = ½ + (Σ A − Σ B) / (2·R), R the games each played on it
+(at 2 seats without fillers, A against B in both seats: x = 0, ¼, ½, ¾ or 1,
+fishtest's pentanomial of a game pair). The test is fishtest's generalised SPRT
+(GSPRT) on these multinomial results, with logistic Elo (docs/ratings.md, "A/B
 tests", has the formulas):
 
 * expected score at Elo e: s(e) = 1 / (1 + 10^(−e/400));
-* p̂: the observed frequencies of 0, ½ and 1 (each count at least 0.001, as
-  fishtest regularises); p⁽ˢ⁾: the distribution closest to p̂ (maximum
-  likelihood) whose mean is s, p⁽ˢ⁾ᵢ = p̂ᵢ / (1 + λ(xᵢ − s)) with λ solving
-  Σ p̂ᵢ (xᵢ − s) / (1 + λ(xᵢ − s)) = 0;
+* p̂: the observed frequencies of the deal scores xᵢ seen, with 0, ½ and 1 always
+  among them (each count at least 0.001, as fishtest regularises); p⁽ˢ⁾: the
+  distribution on those scores closest to p̂ (maximum likelihood) whose mean is s,
+  p⁽ˢ⁾ᵢ = p̂ᵢ / (1 + λ(xᵢ − s)) with λ solving Σ p̂ᵢ (xᵢ − s) / (1 + λ(xᵢ − s)) = 0;
 * LLR = N · Σ p̂ᵢ ln(p⁽ˢ¹⁾ᵢ / p⁽ˢ⁰⁾ᵢ), s0 = s(elo0), s1 = s(elo1);
 * H1 (elo1) is accepted when LLR ≥ ln((1 − β) / α), H0 (elo0) when
   LLR ≤ ln(β / (1 − α)).
@@ -75,55 +78,74 @@ def bounds(alpha: float, beta: float) -> tuple[float, float]:
     return math.log(beta / (1.0 - alpha)), math.log((1.0 - beta) / alpha)
 
 
-#: The trinomial outcomes of a deal, from A's side.
+#: The scores every test's frequencies hold, seen or not (A worse, equal, better).
 SCORES = (0.0, 0.5, 1.0)
-#: fishtest's regularisation: no outcome has a count below this.
+#: fishtest's regularisation: no score in SCORES has a count below this.
 EPSILON = 1e-3
+#: Deal scores are rounded to this many decimals, so the same score reached by sums in
+#: another order is counted as one.
+DIGITS = 9
 
 
-def closest_distribution(frequencies: Sequence[float], mean: float) -> list[float]:
-    """The distribution over SCORES with the given mean that is most likely to have
+def closest_distribution(scores: Sequence[float], frequencies: Sequence[float],
+                         mean: float) -> list[float]:
+    """The distribution over ``scores`` with the given mean that is most likely to have
     produced ``frequencies`` (fishtest's MLE_expected): p̂ᵢ / (1 + λ(xᵢ − mean)).
 
-    λ solves Σ p̂ᵢ vᵢ / (1 + λ vᵢ) = 0 (vᵢ = xᵢ − mean), which falls from +∞ to −∞
-    on the interval keeping every 1 + λ vᵢ > 0; times the product of the three
-    denominators it is a quadratic, whose one root in that interval is λ.
+    λ solves f(λ) = Σ p̂ᵢ vᵢ / (1 + λ vᵢ) = 0 (vᵢ = xᵢ − mean); f falls from +∞ to −∞
+    on the interval keeping every 1 + λ vᵢ > 0 (the scores lie on both sides of the
+    mean), so Newton's steps from the linearised root Σ p̂ᵢ vᵢ / Σ p̂ᵢ vᵢ², kept
+    inside the bracket found so far, find its one root in a few steps.
     """
-    v = [score - mean for score in SCORES]
-    p = frequencies
-    c0 = sum(p[i] * v[i] for i in range(3))
-    c1 = sum(p[i] * v[i] * (v[(i + 1) % 3] + v[(i + 2) % 3]) for i in range(3))
-    c2 = sum(p[i] * v[i] * v[(i + 1) % 3] * v[(i + 2) % 3] for i in range(3))
+    v = [score - mean for score in scores]
     low, high = -1.0 / max(v), -1.0 / min(v)
-    if abs(c2) < 1e-15:
-        roots = [-c0 / c1]
-    else:
-        root = math.sqrt(max(0.0, c1 * c1 - 4 * c2 * c0))
-        roots = [(-c1 + root) / (2 * c2), (-c1 - root) / (2 * c2)]
-    factor = min(roots, key=lambda x: 0.0 if low < x < high else abs(x - (low + high) / 2))
-    return [p[i] / (1.0 + factor * v[i]) for i in range(3)]
+    pv = [p * x for p, x in zip(frequencies, v)]
+    factor = sum(pv) / sum(p * x for p, x in zip(pv, v))
+    if not low < factor < high:
+        factor = 0.0
+    for _ in range(100):
+        value = slope = 0.0
+        for p, x in zip(pv, v):
+            term = p / (1.0 + factor * x)
+            value += term
+            slope -= term * x / (1.0 + factor * x)
+        if value > 0:
+            low = factor
+        else:
+            high = factor
+        step = factor - value / slope if slope < 0 else (low + high) / 2
+        if not low < step < high:
+            step = (low + high) / 2
+        if abs(step - factor) <= 1e-13 * max(1.0, abs(factor)):
+            break
+        factor = step
+    return [p / (1.0 + factor * x) for p, x in zip(frequencies, v)]
 
 
 @functools.lru_cache(maxsize=65_536)
-def llr(worse: int, equal: int, better: int, elo0: float, elo1: float) -> float:
-    """The GSPRT's log-likelihood ratio of H1 (elo1) against H0 (elo0) for these counts.
+def llr(counts: tuple[tuple[float, int], ...], elo0: float, elo1: float) -> float:
+    """The GSPRT's log-likelihood ratio of H1 (elo1) against H0 (elo0) for the deal
+    scores counted (pairs of score and count, sorted by score).
 
     Cached: the test walks every prefix of the deals again at each round's end.
     """
-    counts = [max(EPSILON, float(count)) for count in (worse, equal, better)]
-    total = sum(counts)
-    frequencies = [count / total for count in counts]
-    under0 = closest_distribution(frequencies, expected_score(elo0))
-    under1 = closest_distribution(frequencies, expected_score(elo1))
+    tally = dict(counts)
+    scores = sorted(set(tally) | set(SCORES))
+    regularised = [max(EPSILON, float(tally.get(score, 0))) for score in scores]
+    total = sum(regularised)
+    frequencies = [count / total for count in regularised]
+    under0 = closest_distribution(scores, frequencies, expected_score(elo0))
+    under1 = closest_distribution(scores, frequencies, expected_score(elo1))
     return total * sum(p * math.log(p1 / p0)
                        for p, p0, p1 in zip(frequencies, under0, under1))
 
 
 def deal_scores(games: Iterable[DealGame], a: str, b: str, per_deal: int) -> list[float]:
-    """A's paired result on each complete deal, in deal order: 1 better, 0.5 equal, 0 worse.
+    """A's score on each complete deal, in deal order: x = ½ + (Σ A − Σ B) / (2·R).
 
     On a deal A and B each sum their normalised places (n − place) / (n − 1) over
-    their games of it (every seat rotation); a deal with a void game, or not yet
+    their R games of it (every seat rotation); x is 1 when A placed first and B last
+    in every game, ½ when their sums are equal. A deal with a void game, or not yet
     complete (``per_deal`` games), is left out.
     """
     totals: dict[int, list[float]] = {}
@@ -133,37 +155,40 @@ def deal_scores(games: Iterable[DealGame], a: str, b: str, per_deal: int) -> lis
         counts[game.deal] = counts.get(game.deal, 0) + 1
         if not game.rated:
             broken.add(game.deal)
-        sums = totals.setdefault(game.deal, [0.0, 0.0])
+        sums = totals.setdefault(game.deal, [0.0, 0.0, 0.0])
         n = len(game.seats)
         for bot, rank in zip(game.seats, game.ranks):
             if bot in (a, b):
                 sums[bot == b] += (n - rank) / (n - 1)
+                sums[2] += bot == a
     scores = []
     for deal in sorted(totals):
         if counts[deal] != per_deal or deal in broken:
             continue
-        mine, theirs = totals[deal]
-        scores.append(1.0 if mine > theirs + 1e-9 else 0.0 if mine < theirs - 1e-9 else 0.5)
+        mine, theirs, played = totals[deal]
+        scores.append(round(0.5 + (mine - theirs) / (2 * played), DIGITS))
     return scores
 
 
 def sprt(scores: Sequence[float], elo0: float, elo1: float, alpha: float,
          beta: float) -> SprtResult:
-    """Walk the results in order and stop at the first that crosses a bound.
+    """Walk the deal scores in order and stop at the first that crosses a bound.
 
     Deciding at the first crossing, not at the last result given, makes the
     verdict independent of how many deals were played in one go.
     """
     lower, upper = bounds(alpha, beta)
-    tally = {score: 0 for score in SCORES}
-    value, verdict = 0.0, None
+    tally: dict[float, int] = {}
+    value, verdict, total = 0.0, None, 0.0
     for score in scores:
-        tally[score] += 1
-        value = llr(tally[0.0], tally[0.5], tally[1.0], elo0, elo1)
+        tally[score] = tally.get(score, 0) + 1
+        total += score
+        value = llr(tuple(sorted(tally.items())), elo0, elo1)
         if value >= upper or value <= lower:
             verdict = "H1" if value >= upper else "H0"
             break
     count = sum(tally.values())
-    mean = (tally[1.0] + tally[0.5] / 2) / count if count else 0.5
-    return SprtResult(value, lower, upper, count, tally[1.0], tally[0.5], tally[0.0],
-                      verdict, elo_of(mean) if count else 0.0)
+    better = sum(n for score, n in tally.items() if score > 0.5)
+    worse = sum(n for score, n in tally.items() if score < 0.5)
+    return SprtResult(value, lower, upper, count, better, count - better - worse, worse,
+                      verdict, elo_of(total / count) if count else 0.0)

@@ -28,6 +28,7 @@ from circus.v1 import bot_pb2
 from referee.clients import BotClient, InProcessClient
 from referee.games import GAMES
 from referee.match import FaultPolicy, Match, MatchResult
+from referee.outcomes import Policy
 from referee.participants import REFEREE_NAME, BotStartError, Participant
 from referee.seeds import derive_seed
 from referee.settings import FAULT_CLASSES, BotSpec, LimitsConfig, TimeConfig
@@ -35,7 +36,7 @@ from referee.text import printable
 from referee.wire import PROTOCOL_VERSION
 
 # Forfeit on the first fault: the rest of the game is substituted, not asked.
-STRICT = FaultPolicy(dict.fromkeys(FAULT_CLASSES, "forfeit"), max_strikes=1)
+STRICT = FaultPolicy(dict.fromkeys(FAULT_CLASSES, Policy.FORFEIT), max_strikes=1)
 
 
 #: Decision times whose p99 reaches this share of the move time get a warning: on a

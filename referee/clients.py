@@ -20,13 +20,14 @@ from google.protobuf import json_format
 from google.protobuf.message import Message
 
 from circus.v1 import bot_pb2, bot_pb2_grpc
+from referee.outcomes import FaultClass
 from referee.text import printable
 
 
 class BotFault(Exception):
     """A bot failed a call. ``fault_class`` is the class of the fault."""
 
-    def __init__(self, fault_class: str, detail: str) -> None:
+    def __init__(self, fault_class: FaultClass, detail: str) -> None:
         super().__init__(f"{fault_class}: {detail}")
         self.fault_class = fault_class
         self.detail = detail
@@ -48,11 +49,11 @@ class BotClient(Protocol):
 
 # gRPC status codes by the fault class they mean for the referee.
 _STATUS_FAULTS = {
-    grpc.StatusCode.DEADLINE_EXCEEDED: "timeout",
-    grpc.StatusCode.UNAVAILABLE: "crash",
-    grpc.StatusCode.CANCELLED: "crash",
-    grpc.StatusCode.RESOURCE_EXHAUSTED: "illegal",
-    grpc.StatusCode.INTERNAL: "illegal",
+    grpc.StatusCode.DEADLINE_EXCEEDED: FaultClass.TIMEOUT,
+    grpc.StatusCode.UNAVAILABLE: FaultClass.CRASH,
+    grpc.StatusCode.CANCELLED: FaultClass.CRASH,
+    grpc.StatusCode.RESOURCE_EXHAUSTED: FaultClass.ILLEGAL,
+    grpc.StatusCode.INTERNAL: FaultClass.ILLEGAL,
 }
 
 
@@ -86,14 +87,15 @@ class GrpcClient:
             return method(request, timeout=timeout)
         except grpc.RpcError as error:
             code = error.code()
-            fault_class = _STATUS_FAULTS.get(code, "error")
+            fault_class = _STATUS_FAULTS.get(code, FaultClass.ERROR)
             # The details are the bot's own words: inert before they are stored or shown.
             detail = printable(error.details() or "")
             if code == grpc.StatusCode.INTERNAL and "serializ" not in detail.lower():
-                fault_class = "error"
+                fault_class = FaultClass.ERROR
             raise BotFault(fault_class, f"{code.name}: {detail}".strip(": ")) from None
         except Exception as error:  # e.g. a channel closed by a restart under a game in flight
-            raise BotFault("crash", printable(f"{type(error).__name__}: {error}")) from None
+            raise BotFault(FaultClass.CRASH,
+                           printable(f"{type(error).__name__}: {error}")) from None
 
     def hello(self, request: bot_pb2.HelloRequest, timeout: float) -> bot_pb2.HelloResponse:
         return self._call(self.stub.Hello, request, timeout)
@@ -171,9 +173,10 @@ class InProcessClient:
         try:
             return self.pool.submit(function, request).result(timeout=timeout)
         except futures.TimeoutError:
-            raise BotFault("timeout", f"no answer within {timeout:.3f}s") from None
+            raise BotFault(FaultClass.TIMEOUT, f"no answer within {timeout:.3f}s") from None
         except Exception as error:  # the bot's own failure, whatever it is
-            raise BotFault("error", printable(f"{type(error).__name__}: {error}")) from None
+            raise BotFault(FaultClass.ERROR,
+                           printable(f"{type(error).__name__}: {error}")) from None
 
     def _does_nothing(self, name: str) -> bool:
         """Whether the bot's ``name`` is marked ``does_nothing`` (see :class:`InProcessBot`).
@@ -193,7 +196,7 @@ class InProcessClient:
     def decide(self, request: bot_pb2.DecisionRequest, timeout: float) -> bot_pb2.Decision:
         index = self._call(self.bot.decide, request, timeout)
         if not isinstance(index, int) or index < 0:
-            raise BotFault("illegal", f"decide returned {index!r}, not an index")
+            raise BotFault(FaultClass.ILLEGAL, f"decide returned {index!r}, not an index")
         return bot_pb2.Decision(decision_id=request.decision_id, action_index=index)
 
     def end_game(self, request: bot_pb2.EndGameRequest, timeout: float) -> None:

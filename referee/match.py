@@ -14,12 +14,13 @@ import threading
 import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Callable
+from typing import Callable, Mapping
 
 from circus.v1 import bot_pb2
 from referee import wire
 from referee.clients import BotClient, BotFault
 from referee.games.base import Game, State, ranks_from_scores
+from referee.outcomes import FaultClass, GameStatus, Policy
 from referee.seeds import derive_seed
 from referee.settings import TimeConfig
 
@@ -33,9 +34,9 @@ class Fault:
     seat: int
     bot: str
     decision_id: int
-    fault_class: str
+    fault_class: FaultClass
     detail: str
-    policy: str
+    policy: Policy
     time: str
 
 
@@ -47,7 +48,7 @@ class MatchResult:
     variant: str
     scores: list[int]
     ranks: list[int]
-    status: str
+    status: GameStatus
     end_reason: str
     actions: list[int]
     # (seat, decision_id, milliseconds) for every decision a bot answered.
@@ -62,7 +63,7 @@ class MatchResult:
 class FaultPolicy:
     """What the referee does for each fault class (see referee.settings)."""
 
-    by_class: dict[str, str]
+    by_class: Mapping[FaultClass, Policy]
     max_strikes: int = 3
 
 
@@ -160,7 +161,8 @@ class Match:
             self.state.apply(self._decide(), self.actions)
         scores = self.state.scores()
         forfeited = [seat.forfeited for seat in self.seats]
-        status = "void" if self.void else "forfeit" if any(forfeited) else "finished"
+        status = GameStatus.VOID if self.void else GameStatus.FORFEIT if any(forfeited) \
+            else GameStatus.FINISHED
         ranks = final_ranks(scores, forfeited)
         self._end_game(scores, ranks, status)
         return MatchResult(
@@ -178,7 +180,7 @@ class Match:
                 self._sit_out(index, seat)
                 continue
             if seat.client is None:
-                self._fault(index, BotFault("crash", "the bot is not running"))
+                self._fault(index, BotFault(FaultClass.CRASH, "the bot is not running"))
                 continue
             request = bot_pb2.StartGameRequest(
                 game_id=self.game_id, game=self.game.name, variant=self.variant,
@@ -193,11 +195,11 @@ class Match:
     def _sit_out(self, index: int, seat: SeatState) -> None:
         """A suspended bot's seat: every decision substituted, and the game marked so."""
         seat.gone = True
-        seat.faults.append(Fault(index, seat.name, 0, "suspended",
+        seat.faults.append(Fault(index, seat.name, 0, FaultClass.SUSPENDED,
                                  "the bot is suspended: every decision substituted",
-                                 "substitute", now()))
+                                 Policy.SUBSTITUTE, now()))
 
-    def _end_game(self, scores: list[int], ranks: list[int], status: str) -> None:
+    def _end_game(self, scores: list[int], ranks: list[int], status: GameStatus) -> None:
         final = self.state.final_state()
         final_state = wire.struct(final)
         typed_final_state = wire.final_state_message(self.state.game_name, final)
@@ -213,7 +215,7 @@ class Match:
             except BotFault as fault:
                 # The result stands; the fault is recorded so the bot's author hears of it.
                 seat.faults.append(Fault(index, seat.name, self.decision_id, fault.fault_class,
-                                         f"EndGame: {fault.detail}", "ignored", now()))
+                                         f"EndGame: {fault.detail}", Policy.IGNORED, now()))
 
     # -- one decision --------------------------------------------------------
     def _decide(self) -> int:
@@ -244,18 +246,18 @@ class Match:
             self.times.append((index, self.decision_id, round(elapsed_ms, 3)))
             seat.bank_ms = max(0.0, seat.bank_ms - max(0.0, elapsed_ms - seat.time.move_ms))
         if elapsed_ms > deadline_ms - seat.time.grace_ms:
-            raise BotFault("timeout", f"took {elapsed_ms:.0f} ms: time bank exhausted")
+            raise BotFault(FaultClass.TIMEOUT, f"took {elapsed_ms:.0f} ms: time bank exhausted")
         return self._check(reply, len(request.legal_actions))
 
     def _check(self, reply: bot_pb2.Decision, action_count: int) -> int:
         if not isinstance(reply, bot_pb2.Decision):
-            raise BotFault("illegal", "the reply is not a Decision")
+            raise BotFault(FaultClass.ILLEGAL, "the reply is not a Decision")
         if reply.decision_id != self.decision_id:
-            raise BotFault("illegal", f"stale decision_id {reply.decision_id} "
-                                      f"(expected {self.decision_id})")
+            raise BotFault(FaultClass.ILLEGAL, f"stale decision_id {reply.decision_id} "
+                                               f"(expected {self.decision_id})")
         if not 0 <= reply.action_index < action_count:
-            raise BotFault("illegal", f"action_index {reply.action_index} out of range "
-                                      f"0..{action_count - 1}")
+            raise BotFault(FaultClass.ILLEGAL, f"action_index {reply.action_index} out of range "
+                                               f"0..{action_count - 1}")
         return reply.action_index
 
     def _substitute(self) -> int:
@@ -265,24 +267,24 @@ class Match:
     def _fault(self, index: int, fault: BotFault) -> None:
         """Record a fault and apply the policy for its class."""
         seat = self.seats[index]
-        policy = self.policy.by_class.get(fault.fault_class, "substitute")
-        if fault.fault_class == "timeout" and self.probe is not None \
+        policy = self.policy.by_class.get(fault.fault_class, Policy.SUBSTITUTE)
+        if fault.fault_class == FaultClass.TIMEOUT and self.probe is not None \
                 and not self.probe(seat.name):
             seat.gone = True
-            fault = BotFault("timeout", f"{fault.detail}; no answer to a health check "
-                                        "either: the bot was stopped")
-        if fault.fault_class == "crash":
+            fault = BotFault(FaultClass.TIMEOUT, f"{fault.detail}; no answer to a health check "
+                                                 "either: the bot was stopped")
+        if fault.fault_class == FaultClass.CRASH:
             seat.gone = True
             ended = self.on_crash(index) if self.on_crash is not None else None
             if ended:   # what happened to the bot, before what the channel saw of it
-                fault = BotFault("crash", f"its process ended: {ended} ({fault.detail})")
-        if policy == "substitute":
+                fault = BotFault(FaultClass.CRASH, f"its process ended: {ended} ({fault.detail})")
+        if policy == Policy.SUBSTITUTE:
             seat.strikes += 1
             if seat.strikes >= self.policy.max_strikes:
-                policy = "forfeit"
-        if policy == "forfeit":
+                policy = Policy.FORFEIT
+        if policy == Policy.FORFEIT:
             seat.forfeited = True
-        elif policy == "void":
+        elif policy == Policy.VOID:
             self.void = True
         seat.faults.append(Fault(index, seat.name, self.decision_id, fault.fault_class,
                                  fault.detail, policy, now()))

@@ -386,6 +386,14 @@ class Participant:
             return not playing or any(not lane.process.alive() for lane in playing)
         return self.process is not None and not self.process.alive()
 
+    def playable(self) -> bool:
+        """Whether a game may be given the bot's client (after :meth:`recover`): its process
+        runs; for a stdio bot, one of them does (the pool gives each game a free one, so
+        another process's crash in a game meanwhile does not cost this game its seat)."""
+        if self.lanes:
+            return any(lane.client is not None and lane.process.alive() for lane in self.lanes)
+        return not self.crashed()
+
     def stop(self) -> None:
         if self.client is not None:
             self.client.close()

@@ -19,23 +19,6 @@ from referee.games.base import Event, GameRecord, ranks_from_scores
 from referee.tables import hand_text
 from referee.text import printable
 
-#: End reasons of every game, in words (codes not listed are shown as they are).
-END_REASONS = {
-    "earth-empty": "the Earth ran out of loot",
-    "no-cards": "no player had a card left to play",
-    "ring-won": "the Ring was won while a Draw pile was empty",
-    "turn-limit": "the turn limit was reached",
-    "gala": "a player called the Gala",
-    "deck-empty": "the deck ran out",
-    "decision-limit": "the decision limit was reached",
-}
-
-
-def end_reason_words(reason: str) -> str:
-    """An end reason for people; unknown codes (a newer engine's) unchanged."""
-    return END_REASONS.get(reason, reason or "not ended")
-
-
 @dataclass(frozen=True)
 class Decision:
     """One decision of the game: who decided what, from which actions, how fast."""

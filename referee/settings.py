@@ -9,10 +9,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-FAULT_CLASSES = ("timeout", "crash", "illegal", "error")
-FAULT_POLICIES = ("substitute", "forfeit", "void")
-DEFAULT_FAULTS = {"timeout": "substitute", "illegal": "substitute",
-                  "error": "substitute", "crash": "forfeit"}
+from referee.outcomes import FaultClass, Policy
+
+#: The fault classes and policies a config's ``faults:`` names (a suspension and an
+#: ignored EndGame fault are the referee's own).
+FAULT_CLASSES = (FaultClass.TIMEOUT, FaultClass.CRASH, FaultClass.ILLEGAL, FaultClass.ERROR)
+FAULT_POLICIES = (Policy.SUBSTITUTE, Policy.FORFEIT, Policy.VOID)
+DEFAULT_FAULTS = {FaultClass.TIMEOUT: Policy.SUBSTITUTE, FaultClass.ILLEGAL: Policy.SUBSTITUTE,
+                  FaultClass.ERROR: Policy.SUBSTITUTE, FaultClass.CRASH: Policy.FORFEIT}
 BOT_KINDS = ("command", "address", "python")
 #: How the referee talks to a ``command:`` bot: gRPC calls on its socket, or JSON lines on
 #: its stdin and stdout (referee.stdio).

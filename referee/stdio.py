@@ -25,6 +25,7 @@ import os
 import select
 import threading
 import time
+from functools import partial
 from json.encoder import encode_basestring
 from typing import Any, Callable
 
@@ -34,6 +35,7 @@ from google.protobuf.message import Message
 
 from circus.v1 import bot_pb2
 from referee.clients import BotClient, BotFault
+from referee.outcomes import FaultClass
 from referee.process import BotProcess
 from referee.text import printable
 
@@ -62,15 +64,15 @@ def json_text(message: Message) -> str:
     fraction of its time.
 
     Only the fields that are set are visited (``ListFields``, in C), where
-    ``MessageToDict`` looks at every field of every message in Python; and the parts
-    a game sends again and again (cards, actions, events) are written once and their
-    text reused (:func:`_part`). ``tests/test_stdio.py`` checks that the two agree on
-    every request of random games.
+    ``MessageToDict`` looks at every field of every message in Python; each field is
+    written by a function made once for it (:func:`_writer`), so nothing asks a field's
+    kind again; and the elements of repeated fields (cards, actions, events), which a game
+    sends again and again, are written once and their text reused (:func:`_part`).
+    ``tests/test_stdio.py`` checks that the two agree on every request of random games.
     """
-    return "{" + ",".join([
-        f'"{field.name}":[{",".join([_text(field, item) for item in value])}]'
-        if field.is_repeated else f'"{field.name}":{_text(field, value)}'
-        for field, value in message.ListFields()]) + "}"
+    writers = _WRITERS
+    return "{" + ",".join([(writers.get(field) or _writer(field))(value)
+                           for field, value in message.ListFields()]) + "}"
 
 
 #: The text of parts by their type and encoding (a hit is the very same message).
@@ -89,32 +91,70 @@ def _part(message: Message, write: Callable[[Any], str]) -> str:
     return found
 
 
-def _text(field: FieldDescriptor, value: Any) -> str:
+#: Each field's writer: its value as ``"name":text``.
+_WRITERS: dict[FieldDescriptor, Callable[[Any], str]] = {}
+
+
+def _writer(field: FieldDescriptor) -> Callable[[Any], str]:
+    """The writer of ``field``, made at its first value. A singular message (an
+    observation, a clock: new at every decision) is written afresh; the elements of a
+    repeated message field go through the cache, looked up in the writer's own loop (a
+    request has some twenty: this is the hot path)."""
+    key, one = f'"{field.name}":', _value_writer(field)
+    if field.is_repeated and one is json_text:
+        name, parts = field.message_type.full_name, _PARTS  # type: ignore[union-attr]
+
+        def cached(value: Any) -> str:
+            texts = []
+            for item in value:
+                found = parts.get((name, item.SerializeToString()))
+                texts.append(found if found is not None else _part(item, json_text))
+            return key + "[" + ",".join(texts) + "]"
+        write = cached
+    elif field.is_repeated:
+        def repeated(value: Any) -> str:
+            return key + "[" + ",".join([one(item) for item in value]) + "]"
+        write = repeated
+    else:
+        def single(value: Any) -> str:
+            return key + one(value)
+        write = single
+    _WRITERS[field] = write
+    return write
+
+
+def _value_writer(field: FieldDescriptor) -> Callable[[Any], str]:
+    """How one value of ``field`` is written, by its kind."""
     kind = field.cpp_type
     if kind == FieldDescriptor.CPPTYPE_MESSAGE:
         # The stubs cannot tie message_type (and enum_type below) to the field's kind.
         name = field.message_type.full_name  # type: ignore[union-attr]  # set: a message
         if name == _STRUCT:
-            return _part(value, _struct_text)
+            return partial(_part, write=_struct_text)
         if name in (_VALUE, _LIST):
-            return _dumps(json_format.MessageToDict(value))
-        return _part(value, json_text)
+            return lambda value: _dumps(json_format.MessageToDict(value))
+        return json_text
     if kind == FieldDescriptor.CPPTYPE_STRING:
         if field.type == FieldDescriptor.TYPE_BYTES:
-            return f'"{base64.b64encode(value).decode("ascii")}"'
-        return encode_basestring(value)
+            return lambda value: f'"{base64.b64encode(value).decode("ascii")}"'
+        return encode_basestring
     if kind == FieldDescriptor.CPPTYPE_BOOL:
-        return "true" if value else "false"
+        return lambda value: "true" if value else "false"
     if kind in _INT64:
-        return f'"{value}"'
+        return lambda value: f'"{value}"'
     if kind == FieldDescriptor.CPPTYPE_ENUM:
-        known = field.enum_type.values_by_number.get(value)  # type: ignore[union-attr]  # set
-        return encode_basestring(known.name) if known is not None else str(value)
+        names = {number: encode_basestring(known.name)
+                 for number, known in field.enum_type.values_by_number.items()}  # type: ignore[union-attr]
+        return lambda value: names.get(value) or str(value)
     if kind in _FLOATS:
-        if not math.isfinite(value):
-            return '"NaN"' if math.isnan(value) else '"Infinity"' if value > 0 else '"-Infinity"'
-        return repr(float(value))
-    return str(value)
+        return _float_text
+    return str
+
+
+def _float_text(value: float) -> str:
+    if not math.isfinite(value):
+        return '"NaN"' if math.isnan(value) else '"Infinity"' if value > 0 else '"-Infinity"'
+    return repr(float(value))
 
 
 def _dumps(value: Any) -> str:
@@ -165,11 +205,11 @@ def reply_message(reply: dict[str, Any], case: str) -> Message:
     cases = [CAMEL_CASES.get(key, key) for key in keys]
     if cases != [case]:
         found = " and ".join(cases) or "none"
-        raise BotFault("illegal", f"a {case} request answered with the case {found}")
+        raise BotFault(FaultClass.ILLEGAL, f"a {case} request answered with the case {found}")
     body = reply[keys[0]]
     if body is not None and not isinstance(body, dict):
-        raise BotFault("illegal", f"the {case} reply does not parse: {body!r:.40} is not an "
-                                  "object")
+        raise BotFault(FaultClass.ILLEGAL,
+                       f"the {case} reply does not parse: {body!r:.40} is not an object")
     if case == "decide" and body is not None:
         decision = _plain_decision(body)
         if decision is not None:
@@ -181,7 +221,8 @@ def reply_message(reply: dict[str, Any], case: str) -> Message:
         json_format.ParseDict(body if body is not None else {}, message,
                               ignore_unknown_fields=True)
     except (json_format.ParseError, TypeError, ValueError, RecursionError) as error:
-        raise BotFault("illegal", printable(f"the {case} reply does not parse: {error}")) from None
+        raise BotFault(FaultClass.ILLEGAL,
+                       printable(f"the {case} reply does not parse: {error}")) from None
     return message
 
 
@@ -255,17 +296,17 @@ class StdioClient:
         """Write the request, read its reply: each within ``timeout`` seconds in all."""
         deadline = time.monotonic() + timeout
         if not self.lock.acquire(timeout=max(0.0, timeout)):
-            raise BotFault("timeout", f"no reply within {timeout:.3f} s (another call "
-                                      "to this process was still waiting)")
+            raise BotFault(FaultClass.TIMEOUT, f"no reply within {timeout:.3f} s (another call "
+                                               "to this process was still waiting)")
         try:
             if self.closed or self.broken:
-                raise BotFault("crash", self.broken or "the process was stopped")
+                raise BotFault(FaultClass.CRASH, self.broken or "the process was stopped")
             self.last_id += 1
             request_id = self.last_id
             line = request_line(request_id, case, request)
             if len(line) > self.max_line:
-                raise BotFault("illegal", f"the {case} request of {len(line)} bytes is over "
-                                          f"the limit of {self.max_line} bytes")
+                raise BotFault(FaultClass.ILLEGAL, f"the {case} request of {len(line)} bytes is "
+                                                   f"over the limit of {self.max_line} bytes")
             self._write(line, deadline, timeout)
             return self._reply(request_id, case, deadline, timeout)
         finally:
@@ -287,30 +328,30 @@ class StdioClient:
             if wait <= 0 or not self.writable.poll(wait * 1000):
                 if len(view) < len(line):
                     self.broken = "a request was left half written (the bot read no more)"
-                raise BotFault("timeout", f"no reply within {timeout:.3f} s (the bot did not "
-                                          "read its request)")
+                raise BotFault(FaultClass.TIMEOUT, f"no reply within {timeout:.3f} s (the bot did "
+                                                   "not read its request)")
 
     def _reply(self, request_id: int, case: str, deadline: float, timeout: float) -> Message:
         while True:
             line = self._line(deadline)
             if line is None:
                 self.pending.add(request_id)
-                raise BotFault("timeout", f"no reply within {timeout:.3f} s")
+                raise BotFault(FaultClass.TIMEOUT, f"no reply within {timeout:.3f} s")
             try:
                 reply = json.loads(line)
             except (ValueError, RecursionError) as error:   # not JSON, not UTF-8, too deep
-                raise BotFault("illegal", printable(f"the reply is not JSON ({error}): "
-                                                    f"{line[:80]!r}")) from None
+                raise BotFault(FaultClass.ILLEGAL, printable(f"the reply is not JSON ({error}): "
+                                                             f"{line[:80]!r}")) from None
             answered = reply_id(reply)
             if answered in self.pending:
                 self.pending.discard(answered)   # the late reply of a request that timed out
                 continue
             if not isinstance(reply, dict):
-                raise BotFault("illegal", "the reply is not a JSON object")
+                raise BotFault(FaultClass.ILLEGAL, "the reply is not a JSON object")
             if answered != request_id:
                 said = reply.get("request_id", reply.get("requestId"))
-                raise BotFault("illegal", printable(f"request_id {said!r} in the reply "
-                                                    f"(expected {request_id})"))
+                raise BotFault(FaultClass.ILLEGAL, printable(f"request_id {said!r} in the reply "
+                                                             f"(expected {request_id})"))
             return reply_message(reply, case)
 
     def _line(self, deadline: float) -> bytes | None:
@@ -337,8 +378,8 @@ class StdioClient:
                 self.buffer.clear()
                 self.scanned = 0
                 self.skipping = True
-                raise BotFault("illegal", f"a reply line over the limit of {self.max_line} "
-                                          "bytes")
+                raise BotFault(FaultClass.ILLEGAL,
+                               f"a reply line over the limit of {self.max_line} bytes")
             wait = deadline - time.monotonic()
             if wait <= 0 or not self.readable.poll(wait * 1000):
                 if time.monotonic() >= deadline:
@@ -362,7 +403,7 @@ class StdioClient:
             self.broken = f"{what} while the process ran on: it was stopped"
         else:
             self.broken = f"its process ended: {self.process.exit_description()} ({what})"
-        return BotFault("crash", self.broken)
+        return BotFault(FaultClass.CRASH, self.broken)
 
     def close(self) -> None:
         """Close the pipes now, or as soon as the call in flight returns."""
@@ -428,8 +469,8 @@ class StdioPool:
         with self.lock:
             lane = next((lane for lane in self.lanes if lane.free()), None)
             if lane is None:
-                raise BotFault("crash", f"none of its {len(self.lanes)} processes is free "
-                                        f"({self.describe()})")
+                raise BotFault(FaultClass.CRASH, f"none of its {len(self.lanes)} processes is free "
+                                                 f"({self.describe()})")
             lane.seat = seat
             return lane
 
@@ -437,19 +478,19 @@ class StdioPool:
         with self.lock:
             lane = next((lane for lane in self.lanes if lane.seat == seat), None)
         if lane is None:
-            raise BotFault("crash", f"the process that played this game is gone "
-                                    f"({self.describe()})")
+            raise BotFault(FaultClass.CRASH, f"the process that played this game is gone "
+                                             f"({self.describe()})")
         return lane
 
     def _call(self, lane: Lane, call: str, request: Message, timeout: float) -> Any:
         client = lane.client
         if client is None:
-            raise BotFault("crash", f"the process that played this game is gone "
-                                    f"({self.describe()})")
+            raise BotFault(FaultClass.CRASH, f"the process that played this game is gone "
+                                             f"({self.describe()})")
         try:
             return getattr(client, call)(request, timeout)
         except BotFault as fault:
-            if fault.fault_class == "timeout":
+            if fault.fault_class == FaultClass.TIMEOUT:
                 self.timed_out.lane = lane
             raise
 
@@ -462,7 +503,7 @@ class StdioPool:
         with self.lock:
             lane = next((lane for lane in self.lanes if lane.client is not None), None)
         if lane is None:
-            raise BotFault("crash", f"no process of the bot runs ({self.describe()})")
+            raise BotFault(FaultClass.CRASH, f"no process of the bot runs ({self.describe()})")
         reply: bot_pb2.HelloResponse = self._call(lane, "hello", request, timeout)
         return reply
 

@@ -34,6 +34,7 @@ from google.protobuf.message import DecodeError
 
 from circus.v1 import bot_pb2
 from referee.clients import BotClient, BotFault, GrpcClient, WireLog
+from referee.outcomes import FaultClass
 from referee.text import printable
 
 PLAY_METHOD = "/circus.v1.Bot/Play"
@@ -105,7 +106,7 @@ class StreamClient:
             self.closed = True
             stream, self.stream = self.stream, None
             self._fail(list(self.pending), BotFault(
-                "crash", "the referee closed the Play stream (the bot was stopped)"))
+                FaultClass.CRASH, "the referee closed the Play stream (the bot was stopped)"))
         if stream is not None:
             stream.close()
         self.unary.close()
@@ -118,8 +119,8 @@ class StreamClient:
             with self.lock:
                 if self.pending.pop(message.request_id, None) is not None:
                     self.expired.add(message.request_id)
-                    raise BotFault("timeout", f"DEADLINE_EXCEEDED: no reply on the Play "
-                                              f"stream within {timeout:.3f}s")
+                    raise BotFault(FaultClass.TIMEOUT, f"DEADLINE_EXCEEDED: no reply on the Play "
+                                                       f"stream within {timeout:.3f}s")
             waiter.arrived.acquire()   # handed over as the wait ran out: it is there now
         if waiter.fault is not None:
             raise waiter.fault
@@ -127,17 +128,17 @@ class StreamClient:
         assert reply is not None
         answered = reply.WhichOneof("reply")
         if answered == "error":
-            raise BotFault("error", printable(reply.error))
+            raise BotFault(FaultClass.ERROR, printable(reply.error))
         if answered != case:
-            raise BotFault("illegal", f"the reply to {case} is "
-                                      f"{answered or 'empty'}, not {case}")
+            raise BotFault(FaultClass.ILLEGAL, f"the reply to {case} is "
+                                               f"{answered or 'empty'}, not {case}")
         return reply
 
     def _send(self, message: bot_pb2.RefereeMessage) -> _Waiter:
         """Register the request and hand it to the stream (opened if none is)."""
         with self.lock:
             if self.closed:
-                raise BotFault("crash", "the referee closed the Play stream")
+                raise BotFault(FaultClass.CRASH, "the referee closed the Play stream")
             if self.breach is not None:
                 fault, self.breach = self.breach, None
                 raise fault
@@ -158,11 +159,11 @@ class StreamClient:
         try:
             for data in stream.call:
                 self._arrived(data)
-            ended = BotFault("crash", "the bot ended its Play stream")
+            ended = BotFault(FaultClass.CRASH, "the bot ended its Play stream")
         except grpc.RpcError as error:
             ended = stream_fault(error)
         except Exception as error:  # the channel itself failed under the stream
-            ended = BotFault("crash", printable(f"{type(error).__name__}: {error}"))
+            ended = BotFault(FaultClass.CRASH, printable(f"{type(error).__name__}: {error}"))
         stream.requests.put(None)   # gRPC's thread sending the requests ends too
         with self.lock:
             if self.stream is stream:
@@ -198,7 +199,7 @@ class StreamClient:
             self._breached_locked(detail)
 
     def _breached_locked(self, detail: str) -> None:
-        fault = BotFault("illegal", printable(detail))
+        fault = BotFault(FaultClass.ILLEGAL, printable(detail))
         if self.pending:
             # Their own replies may still come: each is dropped once, as after a timeout.
             self.expired.update(self.pending)
@@ -220,8 +221,8 @@ def stream_fault(error: grpc.RpcError) -> BotFault:
     code = error.code()
     detail = printable(f"{code.name}: {error.details() or ''}".strip(": "))
     if code == grpc.StatusCode.RESOURCE_EXHAUSTED:
-        return BotFault("illegal", detail)
-    return BotFault("crash", f"the Play stream broke: {detail}")
+        return BotFault(FaultClass.ILLEGAL, detail)
+    return BotFault(FaultClass.CRASH, f"the Play stream broke: {detail}")
 
 
 def chosen_client(client: BotClient, hello: bot_pb2.HelloResponse) -> BotClient:

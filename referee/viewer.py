@@ -19,8 +19,8 @@ import html
 from importlib import resources
 from typing import Any
 
-from referee.games import get_game
-from referee.replay import Decision, Replay, end_reason_words
+from referee.games import end_words, get_game
+from referee.replay import Decision, Replay
 from referee.tables import tables
 
 
@@ -82,7 +82,7 @@ def page_data(replay: Replay, title: str = "") -> dict[str, Any]:
                  "seed": str(record.seed),  # 64-bit: a JS number would round it
                  "seats": replay.seats, "scores": replay.scores, "ranks": replay.ranks,
                  "endReason": replay.end_reason,
-                 "endWords": end_reason_words(replay.end_reason)},
+                 "endWords": end_words(replay.end_reason)},
         "parts": parts.values,
         "frames": frames,
         "events": [[event.text, event.seat,

@@ -8,6 +8,8 @@ answers each decision ``--sleep-ms`` late; ``garbage`` answers a line that is no
 action that does not exist, ``oversize`` a 5 MiB line; ``crash`` exits with status 3 at
 its 3rd decision, ``close-stdout`` closes its stdout there and lives on; ``chatter``
 writes a line to stderr at every decision; ``two-lines`` answers each decision twice.
+``crash-start`` exits with status 3 at its 2nd StartGame, ``crash-end`` at its 1st EndGame
+(each count is the process's); ``wrong-version`` says it speaks protocol 2.0.0.
 """
 
 import json
@@ -62,6 +64,7 @@ def main():
     mode = sys.argv[1]
     sleep_ms = int(sys.argv[3]) if len(sys.argv) > 3 and sys.argv[2] == "--sleep-ms" else 0
     count = 0
+    calls = {"start_game": 0, "end_game": 0}
     for line in sys.stdin:
         message = json.loads(line)
         if "decide" in message:
@@ -69,7 +72,13 @@ def main():
             decide(mode, message, count, sleep_ms)
             continue
         case = next(key for key in ("hello", "start_game", "end_game") if key in message)
-        body = ({"name": f"stdio-fault-{mode}", "version": "1.0", "protocol_version": "1.1.0",
+        if case in calls:
+            calls[case] += 1
+            if (mode, case, calls[case]) in (("crash-start", "start_game", 2),
+                                             ("crash-end", "end_game", 1)):
+                os._exit(3)
+        version = "2.0.0" if mode == "wrong-version" else "1.1.0"
+        body = ({"name": f"stdio-fault-{mode}", "version": "1.0", "protocol_version": version,
                  "games": GAMES} if case == "hello" else {})
         send({"request_id": message["request_id"], case: body})
 

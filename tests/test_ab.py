@@ -10,11 +10,13 @@ import json
 import math
 import sqlite3
 
+import numpy as np
 import pytest
 from click.testing import CliRunner
 from conftest import run_tournament, write_config
 from invariants import assert_consistent
 
+from bench import dealsets
 from circus_referee.main import main
 from ratings.sprt import (
     DealGame,
@@ -168,11 +170,12 @@ def test_llr_is_fishtests_gsprt_and_near_the_hypotheses_the_chess_testers_approx
         variance = (better + equal / 4) / count - mean * mean
         # cutechess/fastchess: LLR ≈ (s1 − s0)(2m − s0 − s1) / (2 v / N).
         approximation = (s1 - s0) * (2 * mean - s0 - s1) / (2 * variance / count)
-        assert llr(worse, equal, better, 0, 10) == pytest.approx(approximation, rel=0.01)
+        assert llr(((0.0, worse), (0.5, equal), (1.0, better)), 0, 10) == \
+            pytest.approx(approximation, rel=0.01)
     # The MLE distributions have the hypotheses' means: the LLR is N·Σ p̂ ln(p1/p0).
     frequencies = [0.2, 0.3, 0.5]
     for mean in (0.5, 0.6):
-        closest = closest_distribution(frequencies, mean)
+        closest = closest_distribution((0.0, 0.5, 1.0), frequencies, mean)
         assert sum(closest) == pytest.approx(1) and \
             sum(p * x for p, x in zip(closest, (0, 0.5, 1))) == pytest.approx(mean)
     assert expected_score(0) == 0.5 and expected_score(400) == pytest.approx(10 / 11)
@@ -197,6 +200,62 @@ def test_deal_scores_compare_a_and_b_on_complete_deals_only():
     assert sprt([0.5] * 400, 0, 10, 0.05, 0.05).verdict == "H0"
     assert sprt([1.0] * 400, 0, 10, 0.05, 0.05).verdict == "H1"
     assert math.isinf(sprt([1.0], 0, 10, 0.05, 0.05).elo)
+
+
+def test_deal_sets_score_the_margin_of_the_summed_places():
+    # 3 seats with fillers, 1 game each (per_deal 2): A first (1), B second (0.5).
+    games = [DealGame(0, ("a", "f", "g"), (1, 2, 3)), DealGame(0, ("b", "f", "g"), (2, 1, 3))]
+    assert deal_scores(games, "a", "b", 2) == [0.75]
+    # 2 seats, A against B in both seats: fishtest's pentanomial (a win and a tie: 3/4;
+    # two losses: 0).
+    pair = [DealGame(0, ("a", "b"), (1, 2)), DealGame(0, ("b", "a"), (1, 1)),
+            DealGame(1, ("a", "b"), (2, 1)), DealGame(1, ("b", "a"), (1, 2))]
+    assert deal_scores(pair, "a", "b", 2) == [0.75, 0.0]
+
+
+def test_the_closest_distribution_is_the_most_likely_with_that_mean():
+    # Any change that keeps the total and the mean makes the observed frequencies less
+    # likely: the MLE of a 5-point (pentanomial) distribution, checked by perturbation.
+    scores, frequencies = (0.0, 0.25, 0.5, 0.75, 1.0), (0.05, 0.2, 0.4, 0.25, 0.1)
+    closest = closest_distribution(scores, frequencies, 0.6)
+    assert sum(closest) == pytest.approx(1)
+    assert sum(p * x for p, x in zip(closest, scores)) == pytest.approx(0.6)
+
+    def likelihood(q):
+        return sum(p * math.log(x) for p, x in zip(frequencies, q))
+
+    best = likelihood(closest)
+    # Directions with zero sum and zero mean: second differences.
+    for shift in range(3):
+        direction = [0.0] * 5
+        direction[shift], direction[shift + 1], direction[shift + 2] = 1.0, -2.0, 1.0
+        for step in (-1e-3, 1e-3):
+            moved = [q + step * d for q, d in zip(closest, direction)]
+            assert likelihood(moved) < best
+
+
+def test_deal_set_tests_keep_their_error_rates_and_take_fewer_deals_than_the_trinomial():
+    """A cheap ``python -m bench dealsets``: 120 simulated tests at each exact hypothesis
+    (3 seats with fillers), and the trinomial's deals with the same bounds for identical
+    bots (Elo 0 on either scale)."""
+    rng = np.random.default_rng(5)
+    errors, taken = [], []
+    for d, wrong in ((0.0, "H1"), (dealsets.dealset_skill(50), "H0")):
+        results = [dealsets.one_test(dealsets.simulated(d, 0, rng), 0, 50, 0.05, 0.05)
+                   for _ in range(120)]
+        errors.append(sum(verdict == wrong for verdict, _ in results))
+        taken.append(sum(deals for _, deals in results) / len(results))
+    # Error counts ~ Binomial(120, <= 0.05): mean <= 6, sd ~2.4.
+    assert max(errors) <= 6 + 3 * 2.4
+    trinomial = [dealsets.one_test(dealsets.simulated(0.0, 1, rng), 0, 50, 0.05, 0.05)[1]
+                 for _ in range(20)]
+    assert taken[0] <= 0.5 * sum(trinomial) / len(trinomial)
+
+
+def test_the_deal_set_score_has_the_mean_the_simulation_promises():
+    rng = np.random.default_rng(6)
+    scores, _ = dealsets.deals(dealsets.dealset_skill(50), 100_000, rng)
+    assert scores.mean() == pytest.approx(expected_score(50), abs=0.002)
 
 
 @pytest.mark.parametrize("more, message", [

@@ -72,7 +72,7 @@ def test_the_machine_and_every_table_are_printed(quick):
     assert set(report["sections"]) == {"engines", "wire", "stream", "transport", "stdio",
                                        "scaling", "tournament", "leaderboard", "renewal",
                                        "startup", "command", "swiss", "stopping", "sprt",
-                                       "verdict", "cluster", "memory"}
+                                       "dealsets", "verdict", "cluster", "memory"}
 
 
 @pytest.mark.slow
@@ -271,6 +271,11 @@ def test_big_fields_swiss_order_early_stopping_and_sprt_errors(quick):
     sprt = figures(quick[1], "sprt")
     assert_numbers(sprt, ["simulated_error_alpha", "simulated_error_beta", "identical_error",
                           "stronger_error", "identical_median_deals", "stronger_median_deals"])
+    dealsets = figures(quick[1], "dealsets")
+    assert_numbers(dealsets, ["dealsets_alpha_error", "dealsets_beta_error",
+                              "share_same_bounds", "share_same_strengths",
+                              "share_same_strengths_small", "trinomial_elo_of_dealset_50",
+                              "real_identical_share", "real_stronger_share"])
 
 
 @pytest.mark.slow

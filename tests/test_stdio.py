@@ -35,6 +35,7 @@ from referee.sandbox import Isolation
 from referee.settings import BotSpec, TimeConfig
 from referee.stdio import StdioClient, json_text, reply_message, request_line
 from tournaments.config import ConfigError, load_config
+from tournaments.runner import TournamentError
 from tournaments.schedule import schedule
 from tournaments.worker import GameTask, RunSpec, epoch_of, finish_run, play_game
 
@@ -319,6 +320,65 @@ def test_a_crashed_stdio_bot_forfeits_and_is_restarted(tmp_path, started, mode, 
         ("crash", detail, "forfeit")] * 3
     assert [g.status for g in games] == ["forfeit"] * 3
     assert len(started) == 3 + 2   # three bots, and the crashed one twice more
+    assert_no_process_left(started)
+
+
+@pytest.mark.parametrize("mode, call, policy", [("crash-start", "StartGame", "forfeit"),
+                                                ("crash-end", "EndGame", "ignored")])
+def test_a_stdio_bot_crashing_outside_a_decision_is_restarted_for_later_games(
+        tmp_path, started, mode, call, policy):
+    """The crashes of tests/test_crashes.py that a decision's do not cover, two games at
+    once: a process that dies in StartGame (its 2nd) costs that game; one that dies in
+    EndGame (its 1st) costs nothing; either way a fresh process plays its next game."""
+    # Two rounds: a crash before the last of bad's eight games is certain, and with it the
+    # restart of a process for the games that follow.
+    summary, store, games, faults = run(tmp_path, config_text(
+        mode, players=2, concurrency=2, extra="renew_bots: false\nrounds: 2\nmax_restarts: 10"))
+    assert summary.played == len(games) == 12
+    assert faults and {(f["bot"], f["class"], f["policy"]) for f in faults} == {
+        ("bad", "crash", policy)}, [(f["game_index"], f["policy"], f["detail"]) for f in faults]
+    assert all(f["detail"] == f"{call}: its process ended: exited with status 3 (its stdout "
+               "closed)" for f in faults), [f["detail"] for f in faults]
+    crashed = {f["game_index"] for f in faults}
+    if mode == "crash-end":   # every process's first game ends in its crash
+        assert crashed == {game.game_index for game in games if "bad" in game.seats}
+    assert [game.status for game in games] == [
+        "forfeit" if game.game_index in crashed and policy == "forfeit" else "finished"
+        for game in games]
+    assert "=== run 3 of bad" in (tmp_path / "logs" / "faults" / "bad.log").read_text()
+    assert_no_process_left(started)
+
+
+def test_a_slow_stdio_bot_spends_its_bank_unpenalised_and_times_name_stdio(tmp_path, started):
+    """tests/test_faults.py's bank, on stdio: the referee's clock from write to reply."""
+    summary, store, games, faults = run(tmp_path, config_text(
+        "slow", bad_args="--sleep-ms 130", bank_ms=20000))
+    assert faults == [] and all(game.status == "finished" for game in games)
+    slow = [ms for game in games for seat, _, ms in game.times if game.seats[seat] == "bad"]
+    assert slow and min(slow) > 100
+    report = CliRunner().invoke(main, ["times", "--db", str(tmp_path / "results.sqlite")])
+    assert report.output.splitlines()[2].split()[:2] == ["bad", "stdio"], report.output
+    assert_no_process_left(started)
+
+
+def test_a_stdio_bot_whose_bank_runs_out_times_out(tmp_path, started):
+    summary, store, games, faults = run(tmp_path, config_text(
+        "slow", bad_args="--sleep-ms 400", bank_ms=1500))
+    assert faults and {f["class"] for f in faults} == {"timeout"}
+    assert "time bank exhausted" in faults[0]["detail"], faults[0]["detail"]
+    # As over gRPC: the 1.5 s bank pays for at least two 300 ms overruns first.
+    first = min(f["decision_id"] for f in faults if f["game_index"] == 0)
+    own = [d for seat, d, _ in games[0].times if games[0].seats[seat] == "bad"]
+    assert own.index(first) >= 2
+    assert_no_process_left(started)
+
+
+def test_a_stdio_bot_of_another_protocol_stops_the_tournament_before_it_starts(tmp_path,
+                                                                               started):
+    with pytest.raises(TournamentError, match="did not start") as error:
+        run(tmp_path, config_text("wrong-version"))
+    assert "speaks protocol 2.0.0, the referee speaks 1.1.0" in str(error.value)
+    assert "bot 'bad'" in str(error.value)
     assert_no_process_left(started)
 
 

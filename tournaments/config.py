@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 
 from ratings.params import RatingConfig
 from referee.games import GameConfigError, get_game
+from referee.outcomes import FaultClass, Policy
 from referee.settings import (
     BOT_KINDS,
     DEFAULT_FAULTS,
@@ -114,7 +115,7 @@ class TournamentConfig:
     challenger: str | None = None
     duplicate: bool = True
     time: TimeConfig = TimeConfig()
-    faults: dict[str, str] = field(default_factory=lambda: dict(DEFAULT_FAULTS))
+    faults: dict[FaultClass, Policy] = field(default_factory=lambda: dict(DEFAULT_FAULTS))
     max_strikes: int = 3
     recover: bool = True
     max_restarts: int = 3
@@ -501,7 +502,7 @@ def _section(data: dict, key: str, cls: type[_Section], base: _Section | None = 
     return replace(base, **values) if base is not None else cls(**values)
 
 
-def _faults(section: Any) -> dict[str, str]:
+def _faults(section: Any) -> dict[FaultClass, Policy]:
     """``faults:`` as a policy per class: ``all: void`` or ``timeout: forfeit``."""
     faults = dict(DEFAULT_FAULTS)
     if section is None:
@@ -516,9 +517,9 @@ def _faults(section: Any) -> dict[str, str]:
             raise ConfigError(f"faults.{key} must be one of {', '.join(FAULT_POLICIES)}, "
                               f"not {policy!r}")
     if "all" in section:
-        every: str = section["all"]
-        faults = dict.fromkeys(FAULT_CLASSES, every)
-    faults.update({key: value for key, value in section.items() if key != "all"})
+        faults = dict.fromkeys(FAULT_CLASSES, Policy(section["all"]))
+    faults.update({FaultClass(key): Policy(value) for key, value in section.items()
+                   if key != "all"})
     return faults
 
 

@@ -21,9 +21,11 @@ Result = TypeVar("Result")
 
 
 class Executor(Protocol):
-    def results(self, play: Callable[[Item], Result],
+    def results(self, play: Callable[[Any], Result],
                 items: Iterable[Item]) -> Iterator[tuple[Item, Result]]:
-        """Play every item; yield (item, result) as each finishes."""
+        """Play every item; yield (item, result) as each finishes. ``play`` takes the item
+        (on threads) or what the executor made of it to send (a Dask task's argument),
+        hence Any."""
 
     def close(self) -> None:
         """Drop what has not started and wait for what has."""

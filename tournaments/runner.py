@@ -29,6 +29,7 @@ from ratings.board import fold_key
 from ratings.sprt import SprtResult
 from referee.interrupts import signals_as_stop
 from referee.match import MatchAbandoned, MatchResult
+from referee.outcomes import FaultClass
 from tournaments.executor import ClusterLost, DaskExecutor, Executor, ThreadExecutor
 from tournaments.run.errors import Interrupted, TournamentError
 from tournaments.run.lineup import Lineup
@@ -184,7 +185,7 @@ class TournamentRunner(SetUp, Lineup, Rounds, Verdicts):
         """Faults per class of every run of the tournament, as stored (a bot sitting
         out while suspended is not a fault of its own)."""
         counts = Counter(fault["class"] for fault in self.store.faults(self.config.name)
-                         if fault["class"] != "suspended")
+                         if fault["class"] != FaultClass.SUSPENDED)
         return dict(sorted(counts.items()))
 
     def _play_block(self, block: range, live: LiveStandings, done: set[int],

@@ -21,10 +21,12 @@ from ratings.board import (
     board_from,
     fold_key,
 )
+from ratings.collusion import CollusionCheck, collusion
 from ratings.params import RatingConfig
 from ratings.sprt import DealGame, SprtResult, deal_scores, sprt
 from ratings.trueskill_ratings import Outcome
 from ratings.verdict import Judge, stop_reason
+from referee.outcomes import GameStatus
 from tournaments.config import ab_tables_per_deal, rounds_needed
 from tournaments.store import GameResult, Store, StoredGame, StoredTournament, StoreError
 
@@ -34,8 +36,9 @@ def rating_config(tournament: StoredTournament) -> RatingConfig:
 
 
 def outcome(game: GameResult | StoredGame) -> Outcome:
-    return Outcome(game.game_index, tuple(game.seats), tuple(game.ranks), game.status != "void",
-                   tuple(game.scores), game.id, game.group_index, game.round)
+    return Outcome(game.game_index, tuple(game.seats), tuple(game.ranks),
+                   game.status != GameStatus.VOID, tuple(game.scores), game.id,
+                   game.group_index, game.round)
 
 
 def fault_counts(store: Store, tournament: str) -> dict[str, dict[str, int]]:
@@ -100,9 +103,16 @@ def stored_ab_test(store: Store, tournament: StoredTournament) -> SprtResult | N
     if config.get("format") != "ab":
         return None
     games = (DealGame(game.group_index, tuple(game.seats), tuple(game.ranks),
-                      game.status != "void") for game in store.games(tournament.name))
+                      game.status != GameStatus.VOID) for game in store.games(tournament.name))
     per_deal = config["players"] * ab_tables_per_deal(len(config["bots"]))
     return ab_test(config["a"], config["b"], per_deal, config["sprt"], games)
+
+
+def stored_collusion(store: Store, tournament: StoredTournament) -> CollusionCheck:
+    """The collusion check of a stored tournament's games, a table on a deal (its group)
+    being one observation."""
+    return collusion(DealGame(game.group_index, tuple(game.seats), tuple(game.ranks),
+                              game.status != "void") for game in store.games(tournament.name))
 
 
 def round_history(store: Store, tournament: StoredTournament) -> RoundHistory:

@@ -233,7 +233,7 @@ class RunBots:
         config = self.spec.config
         if participant.crashed() and not self.stop.is_set():
             participant.recover(config.game, config.variant)
-        return None if participant.crashed() else participant.client
+        return participant.client if participant.playable() else None
 
     def participant(self, name: str, epoch: int) -> Participant | None:
         return self.lineup(name, epoch).participant(name)

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, replace
+from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import click
 
@@ -25,12 +26,12 @@ from circus_referee.common import (
 from ratings import formatting, rounds
 from ratings.board import RoundHistory
 from ratings.report import FaultRow, GameRow, ReportLinks, render_report
-from referee.replay import END_REASONS
+from referee.games import END_WORDS
 from referee.settings import FAULT_CLASSES
 from tournaments.export import unsettled_groups
 from tournaments.public import Redactor, private_parts, public_config
 from tournaments.replays import ReplayError, write_replays
-from tournaments.standings import round_history, standings, stored_ab_test
+from tournaments.standings import round_history, standings, stored_ab_test, stored_collusion
 from tournaments.store import Store, StoredGame, StoredTournament
 
 
@@ -84,13 +85,16 @@ RESAMPLES_OPTION = click.option(
 @click.option("--rounds", "by_round", is_flag=True,
               help="round by round: a Swiss's tables and byes, the standings after each "
                    "round, the stop rule's verdict")
+@click.option("--collusion", "collusion", is_flag=True,
+              help="every pair's results together against apart, beyond their ratings, "
+                   "with the pairs flagged as colluding")
 @RESAMPLES_OPTION
 def leaderboard(db_path: Path, tournament: str | None, fmt: str, h2h: bool, los: bool,
-                seats: bool, history_bot: str | None, by_round: bool,
+                seats: bool, history_bot: str | None, by_round: bool, collusion: bool,
                 resamples: int | None) -> None:
     """Show a tournament's TrueSkill leaderboard, with rank ranges from resampling.
 
-    With --h2h, --los, --seats, --history or --rounds the table and markdown formats
+    With --h2h, --los, --seats, --history, --rounds or --collusion the table and markdown formats
     add those sections below the leaderboard; json is always one object (the
     tournament, the rating parameters, the leaderboard rows and a key per
     section asked for), and csv (one table only) prints just the section asked
@@ -98,13 +102,15 @@ def leaderboard(db_path: Path, tournament: str | None, fmt: str, h2h: bool, los:
     """
     sections = [name for name, wanted in (("h2h", h2h), ("los", los), ("seats", seats),
                                           ("history", history_bot is not None),
-                                          ("rounds", by_round)) if wanted]
+                                          ("rounds", by_round), ("collusion", collusion))
+                if wanted]
     if fmt == "csv" and len(sections) > 1:
         fail("csv holds one table: give only one of --h2h, --los, --seats, --history, "
-             "--rounds")
+             "--rounds, --collusion")
     store, record = open_tournament(db_path, tournament)
     board = standings(store, record, resamples=resamples)
     history = round_history(store, record) if by_round or told_by_round(record) else None
+    pairs = stored_collusion(store, record) if collusion else None
     if history_bot is not None and history_bot not in board.bots:
         fail(f"no bot {history_bot!r} in tournament {record.name!r} "
              f"(bots: {', '.join(board.bots)})")
@@ -140,13 +146,20 @@ def leaderboard(db_path: Path, tournament: str | None, fmt: str, h2h: bool, los:
             data["seats"] = json.loads(formatting.format_seats(board, "json"))
         if history_bot is not None:
             data["history"] = {history_bot: formatting.history_rows(board, history_bot)}
+        if pairs is not None:
+            data["collusion"] = json.loads(formatting.format_collusion(pairs, "json"))
         click.echo(json.dumps(data, indent=2))
         return
-    render = {"h2h": lambda: formatting.format_h2h(board, fmt),
-              "los": lambda: formatting.format_los(board, fmt),
-              "seats": lambda: formatting.format_seats(board, fmt),
-              "history": lambda: formatting.format_history(board, history_bot, fmt),
-              "rounds": lambda: rounds.format_rounds(history, fmt)}
+    render: dict[str, Callable[[], str]] = {
+        "h2h": lambda: formatting.format_h2h(board, fmt),
+        "los": lambda: formatting.format_los(board, fmt),
+        "seats": lambda: formatting.format_seats(board, fmt)}
+    if history_bot is not None:   # the sections asked for: --history, --rounds, --collusion
+        render["history"] = partial(formatting.format_history, board, history_bot, fmt)
+    if history is not None:
+        render["rounds"] = partial(rounds.format_rounds, history, fmt)
+    if pairs is not None:
+        render["collusion"] = partial(formatting.format_collusion, pairs, fmt)
     if fmt == "csv":
         click.echo(render[sections[0]]() if sections
                    else formatting.format_board(board, "csv", FAULT_CLASSES,
@@ -160,7 +173,8 @@ def leaderboard(db_path: Path, tournament: str | None, fmt: str, h2h: bool, los:
         parts.append(memory_note(record))
     parts += verdicts(store, record, history) + change_notes(store, record)
     titles = {"h2h": "Head to head", "los": "Likelihood of superiority",
-              "seats": "Seats", "history": f"History of {history_bot}", "rounds": "Rounds"}
+              "seats": "Seats", "history": f"History of {history_bot}", "rounds": "Rounds",
+              "collusion": "Collusion"}
     for name in sections:
         title = f"### {titles[name]}" if fmt == "markdown" else f"-- {titles[name]} --"
         parts += [title, render[name]()]
@@ -207,7 +221,7 @@ def report(db_path: Path, tournament: str | None, output: Path, replays: bool, p
         html = scrub(render_report(board, reported, games,
                                    report_links(games, faults, links, identities(store, record),
                                                 code_column(store, record)),
-                                   notes, history))
+                                   notes, history, stored_collusion(store, record)))
         output.write_text(html, encoding="utf-8")
     except OSError as error:
         fail(f"cannot write {error.filename or output}: {error.strerror}")
@@ -248,4 +262,4 @@ def report_links(games: list[StoredGame], faults: list[dict[str, Any]],
                            links[f["game_id"]] + f"#step={max(f['decision_id'] - 1, 0)}&view=0"
                            if f["game_id"] in links else None)
                   for f in faults]
-    return ReportLinks(rows, fault_rows, END_REASONS, bot_identities, code)
+    return ReportLinks(rows, fault_rows, END_WORDS, bot_identities, code)

@@ -68,7 +68,7 @@ def check_bot_command(command: str | None, address: str | None, only_game: str |
         fail("give exactly one of --command and --address")
     if only_game is not None and only_game not in GAMES:
         fail(f"unknown game {only_game!r} (games: {', '.join(sorted(GAMES))})")
-    if transport == "stdio" and (address is not None or "{address}" in command
+    if transport == "stdio" and (command is None or "{address}" in command
                                  or "{port}" in command):
         fail("--transport stdio: the bot talks on its stdin and stdout, so give a --command "
              "with no {address} or {port}")

@@ -11,9 +11,9 @@ import click
 from tabulate import tabulate
 
 from circus_referee.common import DB_OPTION, fail, open_store
-from referee.games import GAMES, GameConfigError, GameRecord
+from referee.games import GAMES, GameConfigError, GameRecord, end_words
 from referee.games.base import IllegalActionError
-from referee.replay import end_reason_words, replay_frames, text_lines
+from referee.replay import replay_frames, text_lines
 from referee.viewer import render_replay
 from tournaments.export import read_records, replay_record
 
@@ -111,7 +111,11 @@ def replay(game_id: int | None, db_path: Path, source: Path | None, index: int |
         fail("give a GAME_ID or --from EXPORT_FILE (not both)")
     if index is not None and source is None:
         fail("--index goes with --from EXPORT_FILE")
-    game = stored_source(db_path, game_id) if source is None else exported_source(source, index)
+    if source is not None:
+        game = exported_source(source, index)
+    else:
+        assert game_id is not None, "one of the two, as checked above"
+        game = stored_source(db_path, game_id)
     view = None if view_given is None else viewed_seat(view_given, game.seats)
     try:
         replayed = replay_frames(game.record, game.seats, game.times, game.faults,
@@ -132,7 +136,7 @@ def replay(game_id: int | None, db_path: Path, source: Path | None, index: int |
                f"status {game.status}")
     click.echo("seats: " + ", ".join(f"{seat}={name}" for seat, name in enumerate(game.seats)))
     click.echo("\n".join(text_lines(replayed, view)))
-    click.echo(f"end: {replayed.end_reason} ({end_reason_words(replayed.end_reason)}); "
+    click.echo(f"end: {replayed.end_reason} ({end_words(replayed.end_reason)}); "
                f"scores {replayed.scores}; ranks {replayed.ranks}")
     if game.scores and replayed.scores != game.scores:
         fail(f"replay gives scores {replayed.scores}, the record has {game.scores}", status=1)

@@ -77,7 +77,7 @@ def emit_records(records: list[dict[str, Any]], columns: list[str], fmt: str,
 def tournaments_command(db_path: Path, fmt: str) -> None:
     """List the tournaments stored in the database, newest first."""
     store = open_store(db_path)
-    records = []
+    records: list[dict[str, Any]] = []   # a row per tournament, of mixed values
     for stored in reversed(store.tournaments()):
         done = len(store.done_indices(stored.name))
         status = ("finished" if done >= stored.total_games else "stopped early") \

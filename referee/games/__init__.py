@@ -7,7 +7,8 @@ from referee.games import flea_circus
 from referee.games import flohcati
 from referee.games import animal_circus
 
-__all__ = ["GAMES", "Game", "GameConfigError", "GameRecord", "State", "get_game", "replay"]
+__all__ = ["END_WORDS", "GAMES", "Game", "GameConfigError", "GameRecord", "State", "end_words",
+           "get_game", "replay"]
 
 GAMES: dict[str, Game] = {
     game.name: game
@@ -17,6 +18,15 @@ GAMES: dict[str, Game] = {
         animal_circus.GAME,
     )
 }
+
+#: Every game's end reasons in words (a reason two games share, "turn-limit", reads the same).
+END_WORDS: dict[str, str] = {str(reason): words for game in GAMES.values()
+                             for reason, words in game.end_reasons.items()}
+
+
+def end_words(reason: str) -> str:
+    """An end reason for people; an unknown code (a newer engine's) unchanged."""
+    return END_WORDS.get(reason, reason or "not ended")
 
 
 def get_game(name: str) -> Game:

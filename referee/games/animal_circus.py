@@ -11,6 +11,7 @@ they only make every card unique, so tests can account for each one.
 
 from __future__ import annotations
 
+from enum import StrEnum
 from functools import lru_cache
 from itertools import permutations
 from operator import attrgetter
@@ -44,6 +45,15 @@ PUT_AWAY = {2: 0, 3: 1, 4: 3, 5: 5}
 START_HAND = 3
 TURN_LIMIT = 2000
 SEAL_NEEDS = 16
+
+
+class EndReason(StrEnum):
+    """Why a game ends (its words for people are on :data:`GAME`)."""
+
+    RING_WON = "ring-won"
+    TURN_LIMIT = "turn-limit"
+
+
 # Cards whose ability is not carried out "when played": a Chameleon copies nothing.
 NO_WHEN_PLAYED = frozenset({MOLE, MOUSE, TURTLE, DOG, GIRAFFE, CHAMELEON, LION})
 # Abilities whose choice is a decision of its own, by decision kind.
@@ -606,7 +616,7 @@ class AnimalCircusState(State):
         if self.end_reason:  # is_terminal(), spelt out: checked at every turn
             return False
         if self.turn >= TURN_LIMIT:
-            self._end("turn-limit", f"the game is stopped after {TURN_LIMIT} turns")
+            self._end(EndReason.TURN_LIMIT, f"the game is stopped after {TURN_LIMIT} turns")
             return False
         self.previous, self.player = self.player, (self.player + 1) % self.num_players
         return True
@@ -615,9 +625,9 @@ class AnimalCircusState(State):
         if self._advance():
             self._start_turn()
 
-    def _end(self, reason: str, text: str) -> None:
-        self.end_reason = reason
-        self.emit("end", f"the game ends: {text}", reason=reason, scores=self.scores())
+    def _end(self, reason: EndReason, text: str) -> None:
+        self.end_reason = reason.value   # the plain string, as in every event's data
+        self.emit("end", f"the game ends: {text}", reason=self.end_reason, scores=self.scores())
 
     # -- rules ---------------------------------------------------------------
     def _apply(self, action: Action) -> None:
@@ -673,7 +683,7 @@ class AnimalCircusState(State):
         self.emit("win-ring", f"seat {seat} wins the Ring ({len(won)} cards)", seat,
                   cards=cards_message(won))
         if not all(self.draw_piles):
-            self._end("ring-won", f"seat {seat} won the Ring while a Draw pile is empty")
+            self._end(EndReason.RING_WON, f"seat {seat} won the Ring while a Draw pile is empty")
             return True
         return False
 
@@ -873,5 +883,7 @@ GAME = Game(
     min_players=2,
     max_players=5,
     state_class=AnimalCircusState,
+    end_reasons={EndReason.RING_WON: "the Ring was won while a Draw pile was empty",
+                 EndReason.TURN_LIMIT: "the turn limit was reached"},
     summary="Add ever higher animals to the Ring; the player before one who cannot wins it.",
 )

@@ -18,7 +18,7 @@ from __future__ import annotations
 import random
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Mapping
 
 
 class IllegalActionError(ValueError):
@@ -191,6 +191,10 @@ class Game:
     max_players: int
     state_class: type[State]
     summary: str = ""
+    #: Why a game of it ends, each reason (the game's ``EndReason``: the ``end_reason``
+    #: stored, exported and sent) with its words for people. A state holds a reason's
+    #: plain string (``EndReason.X.value``): its data and events are plain values.
+    end_reasons: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def default_variant(self) -> str:

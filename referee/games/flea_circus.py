@@ -8,6 +8,7 @@ Strength), ``"counterattack"``, ``"recruitment"`` and ``"general"``.
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import Any
 
 from referee.games.base import Action, Game, State
@@ -30,6 +31,14 @@ OTHERS = {players: tuple(tuple((seat + step) % players for step in range(1, play
 HAND_SIZE = 5
 COUNTERATTACK_LOOT = 2
 TURN_LIMIT = 1000
+
+
+class EndReason(StrEnum):
+    """Why a game ends (its words for people are on :data:`GAME`)."""
+
+    EARTH_EMPTY = "earth-empty"
+    NO_CARDS = "no-cards"
+    TURN_LIMIT = "turn-limit"
 
 
 def full_deck() -> list[str]:
@@ -247,7 +256,7 @@ class FleaCircusState(State):
             self.emit("loot", f"seat {self.player} takes {taken} loot from the Earth",
                       self.player, source="earth", amount=taken)
         if self.earth == 0:
-            self.end_reason = "earth-empty"
+            self.end_reason = EndReason.EARTH_EMPTY.value
 
     def _take_from_seat(self, other: int, amount: int) -> None:
         taken = min(amount, self.loot[other])
@@ -279,7 +288,7 @@ class FleaCircusState(State):
             return
         self._draw_up(self.player)
         if self.turn >= TURN_LIMIT:
-            self.end_reason = "turn-limit"
+            self.end_reason = EndReason.TURN_LIMIT.value
             return
         self.player = (self.player + 1) % self.num_players
         if not self.hands[self.player]:  # else the seat plays: _begin_turn would do nothing
@@ -299,7 +308,7 @@ class FleaCircusState(State):
                 return
             self.emit("skip", f"seat {self.player} has no cards and skips", self.player)
             self.player = (self.player + 1) % self.num_players
-        self.end_reason = "no-cards"
+        self.end_reason = EndReason.NO_CARDS.value
 
 
 GAME = Game(
@@ -309,5 +318,8 @@ GAME = Game(
     min_players=2,
     max_players=5,
     state_class=FleaCircusState,
+    end_reasons={EndReason.EARTH_EMPTY: "the Earth ran out of loot",
+                 EndReason.NO_CARDS: "no player had a card left to play",
+                 EndReason.TURN_LIMIT: "the turn limit was reached"},
     summary="Aliens raid the Earth for loot: saucers, counterattacks, recruitment and the General.",
 )

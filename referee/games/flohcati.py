@@ -18,6 +18,7 @@ other hands, so an observation depends on nothing a seat could not know.
 
 from __future__ import annotations
 
+from enum import StrEnum
 from itertools import combinations
 from typing import Any
 
@@ -49,6 +50,16 @@ TRIO_NEEDS_A_CARD = {"en": False, "es": True}
 GALA_AFTER_BUST = {"en": False, "es": True}
 DECISION_LIMIT = 2000
 DIRECTIONS = ("cw", "ccw")
+
+
+class EndReason(StrEnum):
+    """Why a game ends (its words for people are on :data:`GAME`)."""
+
+    GALA = "gala"
+    DECK_EMPTY = "deck-empty"
+    DECISION_LIMIT = "decision-limit"
+
+
 ACTION_ORDER = tuple(kind for kinds in ACTION_KINDS.values() for kind in kinds)
 
 
@@ -550,7 +561,7 @@ class FlohcatiState(State):
         else:  # gala
             self._decide_gala(payload["call"])
         if not self.is_terminal() and len(self.history) >= DECISION_LIMIT:
-            self.end_reason = "decision-limit"
+            self.end_reason = EndReason.DECISION_LIMIT.value
             self.emit("end", f"the game ends after {DECISION_LIMIT} decisions",
                       reason=self.end_reason)
 
@@ -811,7 +822,7 @@ class FlohcatiState(State):
         for observer in range(self.num_players):
             if observer != self.player:
                 self.known[observer][self.player] = set(self.hands[self.player])
-        self.end_reason = "gala"
+        self.end_reason = EndReason.GALA.value
         self.emit("end", "the game ends with the Gala", reason=self.end_reason)
 
     def _end_turn(self) -> None:
@@ -822,7 +833,7 @@ class FlohcatiState(State):
         self._new_decision_context()
         self.phase = "turn"
         if not self.deck:
-            self.end_reason = "deck-empty"
+            self.end_reason = EndReason.DECK_EMPTY.value
             self.emit("end", "the last card has been flipped: the game ends",
                       reason=self.end_reason)
             return
@@ -836,6 +847,9 @@ GAME = Game(
     min_players=2,
     max_players=5,
     state_class=FlohcatiState,
+    end_reasons={EndReason.GALA: "a player called the Gala",
+                 EndReason.DECK_EMPTY: "the deck ran out",
+                 EndReason.DECISION_LIMIT: "the decision limit was reached"},
     summary="Flip for flea-circus attractions without repeating a colour; "
             "trios and the Gala.",
 )

@@ -9,6 +9,7 @@ from concurrent import futures
 
 from referee.clients import BotClient
 from referee.match import MatchResult
+from referee.outcomes import FaultClass, Policy
 from referee.participants import BotStartError, Participant
 from referee.sandbox import SandboxUnavailable, ensure_available
 from referee.settings import BotSpec
@@ -25,7 +26,7 @@ class Lineup(RunState):
         """Start every needed bot, all at once; return the names of those that failed.
         On a cluster, every worker starts them for ``epoch``, the first one to play."""
         specs = [spec for spec in self.config.bots if spec.name in needed]
-        errors = (self._start_remote(specs, epoch) if self.config.cluster
+        errors = (self._start_remote(self.config.cluster, specs, epoch) if self.config.cluster
                   else self._start_here(specs))
         if errors and not self.skip_bad_bots:
             self.stop_bots()
@@ -47,23 +48,23 @@ class Lineup(RunState):
             except SandboxUnavailable as error:
                 raise TournamentError(str(error)) from None
         errors: dict[str, str] = {}
-        for participant, error in self._started(specs):
-            if error is None:
+        for participant, failure in self._started(specs):
+            if failure is None:
                 self.participants[participant.name] = participant
                 identity = participant.identity()
                 if identity is not None:
                     self.identities[participant.name] = identity
             else:
-                errors[participant.name] = error
+                errors[participant.name] = failure
         return errors
 
-    def _start_remote(self, specs: list[BotSpec], epoch: int) -> dict[str, str]:
-        """Connect to the cluster and start the first epoch's bots on every worker, so a
+    def _start_remote(self, address: str, specs: list[BotSpec], epoch: int) -> dict[str, str]:
+        """Connect to the cluster at ``address`` and start the first epoch's bots on every worker, so a
         bot that cannot run on some worker stops the tournament before its first game."""
         from tournaments import cluster
 
         try:
-            self.client = cluster.connect(self.config.cluster)
+            self.client = cluster.connect(address)
             started = cluster.start_bots(self.client, self.remote, epoch,
                                          tuple(spec.name for spec in specs))
         except cluster.ClusterError as error:
@@ -109,6 +110,7 @@ class Lineup(RunState):
         from tournaments import cluster
 
         client, self.client = self.client, None
+        assert client is not None, "stopped only when connected"
         try:
             if client.status == "running":
                 cluster.finish(client, self.remote.run, self.log_dir)
@@ -159,7 +161,7 @@ class Lineup(RunState):
         participant = self.participants[name]
         if participant.crashed() and not self.stop.is_set():
             participant.recover(self.config.game, self.config.variant)
-        return None if participant.crashed() else participant.client
+        return participant.client if participant.playable() else None
 
     def _settle(self, name: str, client: BotClient | None) -> str | None:
         """After a crash: let the bot's process end, so the next game restarts it; how
@@ -177,7 +179,8 @@ class Lineup(RunState):
         that keeps failing stops costing the tournament its timeouts and restarts.
         """
         faulted = {fault.bot for fault in result.faults
-                   if fault.policy != "ignored" and fault.fault_class != "suspended"}
+                   if fault.policy != Policy.IGNORED
+                   and fault.fault_class != FaultClass.SUSPENDED}
         with self.streaks_lock:
             self._count_streaks(set(result.seats) - self.suspended, faulted)
 

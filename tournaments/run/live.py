@@ -13,6 +13,7 @@ from ratings.params import RatingConfig
 from ratings.trueskill_ratings import Outcome
 from ratings.verdict import Judge
 from referee.match import MatchResult
+from referee.outcomes import FaultClass
 
 
 class Progress:
@@ -127,7 +128,7 @@ class Tally:
 
     def add(self, result: MatchResult) -> None:
         for fault in result.faults:
-            if fault.fault_class == "suspended":
+            if fault.fault_class == FaultClass.SUSPENDED:
                 self.sat_out[fault.bot] = self.sat_out.get(fault.bot, 0) + 1
             else:
                 self.faults[fault.fault_class] = self.faults.get(fault.fault_class, 0) + 1

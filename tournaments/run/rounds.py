@@ -11,6 +11,7 @@ from typing import Callable, Iterator
 from ratings.sprt import DealGame
 from ratings.trueskill_ratings import Outcome
 from referee.match import MatchResult
+from referee.outcomes import GameStatus
 from tournaments.run.errors import TournamentError
 from tournaments.run.live import LiveStandings, Progress
 from tournaments.run.state import RunState
@@ -151,7 +152,7 @@ class Rounds(RunState):
         """A game (stored, or just played; ``game_id``: its id in the store) into the
         live ratings and the A/B test, with the seats it was played in: what the
         leaderboard folds later, whatever this run would pair."""
-        rated, seats = game.status != "void", tuple(game.seats)
+        rated, seats = game.status != GameStatus.VOID, tuple(game.seats)
         live.add(Outcome(pairing.index, seats, tuple(game.ranks), rated, tuple(game.scores),
                          game_id, pairing.group, pairing.round))
         if self.config.format == "ab":

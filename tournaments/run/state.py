@@ -13,7 +13,7 @@ import threading
 from collections import Counter
 from concurrent import futures
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from ratings.sprt import DealGame
 from referee.participants import Participant
@@ -22,6 +22,9 @@ from tournaments.fingerprint import fingerprint
 from tournaments.schedule import first_segment
 from tournaments.store import Store, database_paths
 from tournaments.worker import RunSpec
+
+if TYPE_CHECKING:
+    from distributed import Client   # the cluster extra's
 
 
 class RunState:
@@ -80,6 +83,6 @@ class RunState:
         # Each bot's code fingerprint, stored with every game it plays.
         self.fingerprints = {spec.name: fingerprint(spec) for spec in config.bots}
         # On a cluster: the Dask client, and what every game of this run shares.
-        self.client = None
+        self.client: Client | None = None
         self.remote = RunSpec(f"{config.name}-{secrets.token_hex(6)}", config,
                               tuple(str(path) for path in self.private))
