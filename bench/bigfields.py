@@ -160,7 +160,7 @@ def stopping(seeds: int = 40, rounds: int = 100, confidence: float = 0.95,
             halves += share <= 0.5
             if summary.stopped is not None:
                 stopped += 1
-                right += f"({' > '.join(truth)})" in summary.stopped
+                right += f": {' > '.join(truth)} on " in summary.stopped
             store.close()
     section.add(seeds, stopped, right, median(shares), halves)
     section.figures |= {"runs": seeds, "stopped": stopped, "true_order_rate": right / seeds,

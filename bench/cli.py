@@ -23,6 +23,7 @@ from bench import (
     stdio,
     tournament,
     transport,
+    verdict,
     wire,
 )
 from bench.farm import Farm
@@ -31,8 +32,8 @@ from bench.report import Section, machine_markdown
 
 BENCHMARKS = ("engines", "wire", "stream", "transport", "stdio", "scaling", "tournament",
               "leaderboard",
-              "renewal", "startup", "command", "swiss", "stopping", "sprt", "dealsets", "cluster",
-              "memory")
+              "renewal", "startup", "command", "swiss", "stopping", "sprt", "dealsets", "verdict",
+              "cluster", "memory")
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -88,6 +89,8 @@ def plan(args: argparse.Namespace) -> dict[str, dict]:
             "dealsets": {"simulations": max(10, round(40 * s)),
                          "comparisons": max(5, round(10 * s)), "real_rounds": 1,
                          "calibration": 20_000},
+            "verdict": {"runs": max(4, round(10 * s)), "range_logs": 1, "range_rounds": 5,
+                        "other_runs": 2},
             # Two cluster sizes only: each cluster takes seconds to start.
             "cluster": {"rounds": max(1, round(1 * s)), "workers": (1, 2)},
             "memory": {"small": max(1, round(5 * s)), "large": max(2, round(25 * s))},
@@ -116,6 +119,8 @@ def plan(args: argparse.Namespace) -> dict[str, dict]:
         "dealsets": {"simulations": max(10, round(2_000 * s)),
                      "comparisons": max(5, round(300 * s)),
                      "real_rounds": max(1, round(25 * s))},
+        "verdict": {"runs": max(4, round(200 * s)), "range_logs": max(1, round(10 * s)),
+                    "other_runs": max(2, round(50 * s))},
         "cluster": {"rounds": max(1, round(4 * s))},
         "memory": {"small": max(1, round(1_000 * s)), "large": max(2, round(100_000 * s))},
     }
@@ -185,6 +190,8 @@ def run(names: tuple[str, ...] = BENCHMARKS, params: dict[str, dict] | None = No
                     section = bigfields.sprt_errors(**params["sprt"], progress=say)
                 elif name == "dealsets":
                     section = dealsets.run(**params["dealsets"], progress=say)
+                elif name == "verdict":
+                    section = verdict.section(**params["verdict"], progress=say)
                 elif name == "memory":
                     section = memory.run(**params["memory"], progress=say)
                 else:

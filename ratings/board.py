@@ -34,6 +34,7 @@ from ratings.fast_trueskill import FastTrueSkill
 from ratings.params import RatingConfig
 from ratings.stats import FriedmanSums, normal_cdf, percentile
 from ratings.trueskill_ratings import Outcome, Rater, Row, canonical
+from ratings.verdict import DealSets, Verdict, verdict
 
 #: Resamples when the log is small enough.
 MAX_RESAMPLES = 200
@@ -156,11 +157,32 @@ class Board:
     faults: dict[str, dict[str, int]] = field(default_factory=dict)
     # No resampling because the log is too long for the default (not because asked).
     too_long: bool = False
+    # The deal sets' verdict on the order (ratings/verdict.py), made when first asked for,
+    # from the log the bootstrap read (None when it read none).
+    judged: Callable[[], Verdict | None] = lambda: None
+    deal_sets: int = 0                   # the deal sets the rank ranges resampled
 
     @cached_property
     def history(self) -> dict[str, list[HistoryPoint]]:
         """Per bot, its rating after each of its rated games."""
         return self.replay()
+
+    @cached_property
+    def verdict(self) -> Verdict | None:
+        """What the duplicate deal sets certify of the order (None: no rated game)."""
+        return self.judged()
+
+    def verdict_line(self) -> str | None:
+        """One line on the verdict and what it rests on (None: no rated game)."""
+        found = self.verdict
+        if found is None:
+            if not self.rated_games:
+                return None
+            # Made from the log read for the bootstrap: a long log's board stays fast.
+            return ("verdict (duplicate deal sets): not computed without resampling "
+                    f"(--resamples {MIN_RESAMPLES} computes it)")
+        return f"verdict (duplicate deal sets): {'settled' if found.certified else 'not settled'}" \
+            f": {found.line()}"
 
     def __iter__(self) -> Iterator[Row]:
         return iter(self.rows)
@@ -204,9 +226,9 @@ class Board:
             return "rank ranges: no resampling (resamples 0), so each range is the rank alone"
         reduced = "" if self.resamples == MAX_RESAMPLES else \
             f" (fewer than {MAX_RESAMPLES}: a long log; see docs/ratings.md)"
-        return (f"rank ranges: {self.resamples} bootstrap resamples of the {self.rated_games} "
-                f"rated games (seed {self.seed}){reduced}; a bot ranks clearly above another "
-                f"if its mu - 3*sigma is higher in 97.5% of them")
+        return (f"rank ranges: {self.resamples} bootstrap resamples of the {self.deal_sets} deal "
+                f"sets ({self.rated_games} rated games, seed {self.seed}){reduced}; a bot ranks "
+                f"clearly above another if its mu - 3*sigma is higher in 97.5% of them")
 
     def parameters(self) -> str:
         p = self.params
@@ -364,28 +386,30 @@ def fold_key(params: RatingConfig) -> dict[str, Any]:
 def build_board(outcomes: Iterable[Outcome], bots: Iterable[str],
                 params: RatingConfig | None = None,
                 faults: Mapping[str, Mapping[str, int]] | None = None,
-                resamples: int | None = None, seed: int = 0) -> Board:
+                resamples: int | None = None, seed: int = 0,
+                confidence: float = 0.95) -> Board:
     """The full leaderboard of a game log.
 
     ``resamples``: bootstrap resamples for the rank ranges (default: as many
     as :func:`auto_resamples` allows). ``seed`` makes the resampling, and so
-    the output, deterministic.
+    the output, deterministic. ``confidence``: the verdict's.
     """
     params = params or RatingConfig()
     ordered = sorted(outcomes, key=lambda o: o.index)
     fold = Fold(params)
     for outcome in ordered:
         fold.add(outcome)
-    return board_from(fold, bots, params, lambda: ordered, faults, resamples, seed)
+    return board_from(fold, bots, params, lambda: ordered, faults, resamples, seed, confidence)
 
 
 def board_from(fold: Fold, bots: Iterable[str], params: RatingConfig,
                log: Callable[[], Iterable[Outcome]],
                faults: Mapping[str, Mapping[str, int]] | None = None,
-               resamples: int | None = None, seed: int = 0) -> Board:
+               resamples: int | None = None, seed: int = 0,
+               confidence: float = 0.95) -> Board:
     """The full leaderboard from a log's :class:`Fold`. ``log()`` gives the log again,
     in schedule order; it is read only for what the fold does not hold: the bootstrap
-    (when resampling) and the bots' histories (when asked for)."""
+    (when resampling), the bots' histories and the verdict (when asked for)."""
     tally, rater = fold.tally, fold.rater
     names = list(dict.fromkeys([*bots, *tally.counts]))
 
@@ -396,8 +420,8 @@ def board_from(fold: Fold, bots: Iterable[str], params: RatingConfig,
     if resamples is None:
         mean_players = tally.seated / tally.rated if tally.rated else 2
         resamples = auto_resamples(tally.rated, mean_players)
-    boot = bootstrap(rated() if tally.rated and resamples > 0 else [], names, params,
-                     resamples, seed)
+    resampled = rated() if tally.rated and resamples > 0 else []
+    boot = bootstrap(resampled, names, params, resamples, seed)
 
     counts: dict[str, dict[str, int]] = {bot: dict(faults.get(bot, {})) for bot in names} \
         if faults else {bot: {} for bot in names}
@@ -431,7 +455,17 @@ def board_from(fold: Fold, bots: Iterable[str], params: RatingConfig,
         los=los_matrix(order, ratings, boot),
         seats=seat_tables(tally),
         replay=lambda: histories(rated(), names, params), faults=counts,
-        too_long=bool(tally.rated) and not asked and not resamples)
+        too_long=bool(tally.rated) and not asked and not resamples,
+        judged=lambda: judge_log(resampled, names, confidence) if resampled else None,
+        deal_sets=len(units_of(resampled)))
+
+
+def judge_log(rated: Iterable[Outcome], names: Sequence[str], confidence: float) -> Verdict:
+    """The deal sets' verdict on the bots' order (:mod:`ratings.verdict`)."""
+    sets = DealSets()
+    for outcome in rated:
+        sets.add_outcome(outcome)
+    return verdict(sets.complete(), names, confidence)
 
 
 def histories(rated: Iterable[Outcome], names: Sequence[str], params: RatingConfig
@@ -466,9 +500,13 @@ def bootstrap(rated: Sequence[Outcome], names: Sequence[str], params: RatingConf
               resamples: int, seed: int) -> dict[str, list[tuple[float, float]]]:
     """Final (mu, sigma) of every bot after each of ``resamples`` resampled replays.
 
-    A resample draws len(rated) games with replacement and replays them, from
-    the prior, in the order drawn: so the spread shows both which games were
-    played and how much the online rating depends on their order. The resamples
+    A resample draws as many deal sets as the log has (a game's group: one deal at one
+    table in every seat rotation; a game without a group is one of its own) with
+    replacement and replays their games, from the prior, in the order drawn (a deal
+    set's games in schedule order): so the spread shows both which deals were played
+    and how much the online rating depends on their order. Deal sets, not games: the
+    rotations of one deal are not independent draws, and resampling them one by one
+    would break up the seat balance that cancels the deal's luck. The resamples
     are independent, so they run side by side: at each step every resample rates
     the game it drew, the games of each table size in one batch
     (:mod:`ratings.batch_trueskill`), but for a few tables of three or more, which
@@ -481,11 +519,13 @@ def bootstrap(rated: Sequence[Outcome], names: Sequence[str], params: RatingConf
     log = _SortedLog(rated, names)
     mu = np.full((resamples, len(names)), params.mu)
     sigma = np.full((resamples, len(names)), params.sigma)
-    draws = np.random.default_rng(seed).integers(0, len(rated), size=(resamples, len(rated)))
+    draws = deal_set_draws(rated, resamples, seed)
     every_row = np.arange(resamples)
-    for step in range(len(rated)):
+    padded = bool((draws < 0).any())
+    for step in range(draws.shape[1]):
         drawn = draws[:, step]
-        for size, rows in log.rows_by_size(drawn, every_row):
+        here = np.nonzero(drawn >= 0)[0] if padded else every_row
+        for size, rows in log.rows_by_size(drawn, here):
             local = log.local[drawn[rows]]
             seats = log.seats[size][local]
             where = (rows[:, None], seats)
@@ -499,6 +539,29 @@ def bootstrap(rated: Sequence[Outcome], names: Sequence[str], params: RatingConf
     for column, bot in enumerate(names):
         result[bot] = list(zip(mu[:, column].tolist(), sigma[:, column].tolist()))
     return result
+
+
+def units_of(rated: Sequence[Outcome]) -> list[list[int]]:
+    """The positions in ``rated`` of each deal set's games (its group's; a game without
+    a group alone), deal sets in the order of their first game."""
+    units: dict[tuple[str, int], list[int]] = {}
+    for position, outcome in enumerate(rated):
+        key = ("group", outcome.group) if outcome.group is not None else ("game", position)
+        units.setdefault(key, []).append(position)
+    return list(units.values())
+
+
+def deal_set_draws(rated: Sequence[Outcome], resamples: int, seed: int) -> np.ndarray:
+    """Per resample, the positions in ``rated`` of the games of its drawn deal sets, in
+    play order; rows shorter than the longest (deal sets of fewer games drawn) end in −1."""
+    members = units_of(rated)
+    drawn = np.random.default_rng(seed).integers(0, len(members), size=(resamples, len(members)))
+    sizes = {len(unit) for unit in members}
+    if len(sizes) == 1:   # every deal set the same size: one gather
+        return np.array(members)[drawn].reshape(resamples, -1)
+    rows = [np.concatenate([members[unit] for unit in row]) for row in drawn.tolist()]
+    longest = max(len(row) for row in rows)
+    return np.array([np.pad(row, (0, longest - len(row)), constant_values=-1) for row in rows])
 
 
 def _rate_each(engine: FastTrueSkill, mu: np.ndarray, sigma: np.ndarray, rows: np.ndarray,
@@ -531,13 +594,14 @@ class _SortedLog:
             self.ties[size] = np.array([[a == b for a, b in zip(games[i][1], games[i][1][1:])]
                                         for i in members]).reshape(len(members), size - 1)
 
-    def rows_by_size(self, drawn: np.ndarray, every_row: np.ndarray
+    def rows_by_size(self, drawn: np.ndarray, rows: np.ndarray
                      ) -> list[tuple[int, np.ndarray]]:
-        """The resamples that drew a game of each table size at this step."""
+        """Of the resamples ``rows`` (those with a game at this step), those that drew a
+        game of each table size."""
         if len(self.seats) == 1:
-            return [(next(iter(self.seats)), every_row)]
-        sizes = self.size[drawn]
-        return [(size, np.nonzero(sizes == size)[0]) for size in self.seats]
+            return [(next(iter(self.seats)), rows)]
+        sizes = self.size[drawn[rows]]
+        return [(size, rows[sizes == size]) for size in self.seats]
 
 
 #: A bot is clearly above another when it is above in this share of the resamples.
@@ -647,44 +711,6 @@ def seat_tables(tally: Tally) -> list[SeatTable]:
                                  for bot, stats in sorted(tally.by_bot[players].items())},
                                 statistic, df, p_value))
     return tables
-
-
-def settled(ratings: Mapping[str, tuple[float, float]], games: Mapping[str, int],
-            confidence: float, min_games: int = 0) -> list[str] | None:
-    """The order of the bots if it is known, else None (:func:`unsettled_reason` says why).
-
-    Known: every bot has ``min_games`` rated games, and in the order by
-    conservative rating (mu − 3σ, ties by name) each bot's LOS over the next one
-    down, under the TrueSkill posterior (``ratings``: mu and sigma per bot), is at
-    least ``confidence``. Only neighbours are checked: once each is above the next
-    with that confidence, the order is settled as far as the evidence goes.
-    """
-    if unsettled_reason(ratings, games, confidence, min_games) is not None:
-        return None
-    return conservative_order(ratings)
-
-
-def conservative_order(ratings: Mapping[str, tuple[float, float]]) -> list[str]:
-    """The bots by conservative rating (mu − 3σ), best first, ties by name."""
-    return sorted(ratings, key=lambda bot: (-(ratings[bot][0] - 3 * ratings[bot][1]), bot))
-
-
-def unsettled_reason(ratings: Mapping[str, tuple[float, float]], games: Mapping[str, int],
-                     confidence: float, min_games: int = 0) -> str | None:
-    """Why :func:`settled` finds no order, in words, or None when it finds one: the bots
-    short of ``min_games``, else the neighbours told apart least surely."""
-    order = conservative_order(ratings)
-    short = [bot for bot in order if games.get(bot, 0) < min_games]
-    if short:
-        fewest = min(short, key=lambda bot: (games.get(bot, 0), bot))
-        return (f"{len(short)} bot(s) short of {min_games} rated games ({fewest} has "
-                f"{games.get(fewest, 0)})")
-    neighbours = [(los(ratings[upper], ratings[lower]), upper, lower)
-                  for upper, lower in zip(order, order[1:])]
-    if not neighbours or min(neighbours)[0] >= confidence:
-        return None
-    value, upper, lower = min(neighbours)
-    return f"{upper} is above {lower} with LOS {value:.3f} only (needs {confidence:g})"
 
 
 # -- round by round (a Swiss, a stop rule) ------------------------------------------------

@@ -17,6 +17,7 @@ from tabulate import tabulate
 from ratings.board import PROVISIONAL_GAMES, PROVISIONAL_SIGMA, Board, SeatStats, SeatTable
 from ratings.collusion import CollusionCheck
 from ratings.trueskill_ratings import Row
+from ratings.verdict import Verdict
 
 FORMATS = ("table", "json", "csv", "markdown")
 _TABLEFMT = {"table": "simple", "markdown": "github"}
@@ -73,6 +74,16 @@ def row_dict(row: Row) -> dict[str, Any]:
     }
 
 
+def verdict_data(found: Verdict) -> dict[str, Any]:
+    """The deal sets' verdict as JSON-ready data."""
+    return {"settled": found.certified, "order": found.order, "confidence": found.confidence,
+            "deal_sets": found.deal_sets, "line": found.line(),
+            "neighbours": [{"upper": upper, "lower": lower, "evidence": evidence,
+                            "comparisons": compared}
+                           for upper, lower, evidence, compared in found.neighbours],
+            "needed": found.needed}
+
+
 def leaderboard_rows(board: Board | Sequence[Row]) -> list[dict[str, Any]]:
     return [row_dict(row) for row in board]
 
@@ -80,6 +91,9 @@ def leaderboard_rows(board: Board | Sequence[Row]) -> list[dict[str, Any]]:
 def footer(board: Board) -> str:
     """The lines under a leaderboard: parameters, the rank-range method, the marks."""
     lines = [board.parameters(), board.method()]
+    verdict = board.verdict_line()
+    if verdict is not None:
+        lines.append(verdict)
     if board.void_games:
         lines.append(f"{board.void_games} void game(s) are not rated")
     if any(row.provisional for row in board):

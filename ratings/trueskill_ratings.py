@@ -28,6 +28,11 @@ class Outcome:
     rated: bool = True
     scores: tuple[int, ...] = ()
     game_id: int | None = None
+    # The schedule's group (its deal set: one deal at one table in every rotation);
+    # None: a game of its own (the bootstrap and the verdict then take it alone).
+    group: int | None = None
+    # The round the game was paired in (the verdict compares deal sets of one round).
+    round: int | None = None
 
 
 def environment(params: RatingConfig) -> trueskill.TrueSkill:

@@ -72,7 +72,7 @@ def test_the_machine_and_every_table_are_printed(quick):
     assert set(report["sections"]) == {"engines", "wire", "stream", "transport", "stdio",
                                        "scaling", "tournament", "leaderboard", "renewal",
                                        "startup", "command", "swiss", "stopping", "sprt",
-                                       "dealsets", "cluster", "memory"}
+                                       "dealsets", "verdict", "cluster", "memory"}
 
 
 @pytest.mark.slow
@@ -276,6 +276,18 @@ def test_big_fields_swiss_order_early_stopping_and_sprt_errors(quick):
                               "share_same_bounds", "share_same_strengths",
                               "share_same_strengths_small", "trinomial_elo_of_dealset_50",
                               "real_identical_share", "real_stronger_share"])
+
+
+@pytest.mark.slow
+def test_the_verdict_before_and_after_with_its_goals(quick):
+    values = figures(quick[1], "verdict")
+    assert_numbers(values, [f"{when}_{name}" for when in ("before", "after")
+                            for name in ("settled", "true", "median_games")])
+    assert values["after_settled"] <= 1 and values["after_median_games"] <= 720
+    assert_numbers(values, [f"ranges_{when}_{name}" for when in ("before", "after")
+                            for name in ("correct", "width")])
+    notes = quick[1]["sections"]["verdict"]["notes"]
+    assert sum(1 for note in notes if note.startswith("goal (the issue's field): ")) == 3
 
 
 @pytest.mark.slow

@@ -15,7 +15,7 @@ from click.testing import CliRunner
 from conftest import run_tournament
 
 from circus_referee.main import main
-from ratings.board import settled, unsettled_reason
+from ratings.verdict import DealSet, stop_reason, verdict
 from tournaments.config import parse_config
 from tournaments.public import Redactor, public_command, public_config
 from tournaments.store import Store
@@ -195,28 +195,32 @@ def test_the_stop_rule_says_when_it_fired_or_why_it_did_not(tmp_path, strengths,
     db = str(tmp_path / "results.sqlite")
     shown = json.loads(run("leaderboard", "--db", db, "--format", "json").stdout)
     line = shown["stop_rule"]
-    assert line.startswith(f"stop rule (settled: every bot above the next with LOS >= "
-                           f"{confidence:g})")
+    assert line.startswith(f"stop rule (settled: the order the deal sets certify at "
+                           f"{confidence:g}, anytime-valid)")
     if len(strengths) == 2:
         # The round the runner stopped at, and the order it found.
         number = re.search(r"settled after round (\d+)", summary.stopped).group(1)
-        assert f" fired after round {number} of {rounds}: p100 > p0" in line, line
+        assert f" fired after round {number} of {rounds}: p100 > p0 on " in line, line
     else:
         assert summary.stopped is None
         assert f" did not fire in {rounds} round(s): after the last, " in line, line
-        assert "with LOS " in line and "only (needs 0.999999)" in line
+        assert "with evidence " in line and "(needs 4e+06;" in line, line
     assert line in run("leaderboard", "--db", db).output
 
 
-def test_unsettled_reason_names_what_holds_the_order_back():
-    ratings = {"a": (30.0, 1.0), "b": (29.5, 1.0), "c": (10.0, 1.0)}
-    games = {"a": 20, "b": 20, "c": 20}
-    reason = unsettled_reason(ratings, games, 0.95)
-    assert reason.startswith("a is above b with LOS 0.6") and settled(ratings, games, 0.95) is None
-    assert unsettled_reason(ratings, {**games, "c": 3}, 0.5, 10) == \
+def test_the_stop_reason_names_what_holds_the_order_back():
+    # a and b alike, c always last: only a against b is in doubt.
+    sets = [DealSet(group, 3, {"a": 1.5 + (-1) ** group, "b": 1.5 - (-1) ** group, "c": 0.0},
+                    round=group) for group in range(30)]
+    found = verdict(sets, ["a", "b", "c"], 0.95)
+    games = {"a": 90, "b": 90, "c": 90}
+    reason = stop_reason(found, games)
+    assert not found.certified and " is above " in reason and "with evidence" in reason
+    assert stop_reason(found, {**games, "c": 3}, 10) == \
         "1 bot(s) short of 10 rated games (c has 3)"
-    assert unsettled_reason(ratings, games, 0.5) is None
-    assert settled(ratings, games, 0.5) == ["a", "b", "c"]
+    sure = verdict([DealSet(group, 3, {"a": 3.0, "b": 1.5, "c": 0.0}, round=group)
+                    for group in range(30)], ["a", "b", "c"], 0.95)
+    assert sure.certified and sure.order == ["a", "b", "c"] and stop_reason(sure, games) is None
 
 
 # -- tournaments, with a class's worth of bots ----------------------------------------------

@@ -19,14 +19,13 @@ from ratings.board import (
     RoundRecord,
     Standing,
     board_from,
-    conservative_order,
     fold_key,
-    unsettled_reason,
 )
 from ratings.collusion import CollusionCheck, collusion
 from ratings.params import RatingConfig
 from ratings.sprt import DealGame, SprtResult, deal_scores, sprt
 from ratings.trueskill_ratings import Outcome
+from ratings.verdict import Judge, stop_reason
 from referee.outcomes import GameStatus
 from tournaments.config import ab_tables_per_deal, rounds_needed
 from tournaments.store import GameResult, Store, StoredGame, StoredTournament, StoreError
@@ -38,7 +37,8 @@ def rating_config(tournament: StoredTournament) -> RatingConfig:
 
 def outcome(game: GameResult | StoredGame) -> Outcome:
     return Outcome(game.game_index, tuple(game.seats), tuple(game.ranks),
-                   game.status != GameStatus.VOID, tuple(game.scores), game.id)
+                   game.status != GameStatus.VOID, tuple(game.scores), game.id,
+                   game.group_index, game.round)
 
 
 def fault_counts(store: Store, tournament: str) -> dict[str, dict[str, int]]:
@@ -52,12 +52,15 @@ def fault_counts(store: Store, tournament: str) -> dict[str, dict[str, int]]:
 
 def standings(store: Store, tournament: StoredTournament, resamples: int | None = None,
               seed: int = 0) -> Board:
-    """The tournament's full leaderboard (iterating it gives the rows, best first)."""
+    """The tournament's full leaderboard (iterating it gives the rows, best first); its
+    verdict at the stop rule's confidence, else at 0.95."""
     params = rating_config(tournament)
     bots = [bot["name"] for bot in tournament.config["bots"]]
+    confidence = (tournament.config.get("stop") or {}).get("confidence", 0.95)
     return board_from(stored_fold(store, tournament.name, params), bots, params,
                       lambda: map(outcome, store.results(tournament.name)),
-                      fault_counts(store, tournament.name), resamples=resamples, seed=seed)
+                      fault_counts(store, tournament.name), resamples=resamples, seed=seed,
+                      confidence=confidence)
 
 
 def stored_fold(store: Store, tournament: str, params: RatingConfig) -> Fold:
@@ -121,13 +124,15 @@ def round_history(store: Store, tournament: StoredTournament) -> RoundHistory:
     params, rule = rating_config(tournament), config.get("stop")
     names = [bot["name"] for bot in config["bots"]]
     swiss = config.get("format") == "swiss"
-    fold, rounds = Fold(params), []
+    fold, judge, rounds = Fold(params), Judge(), []
     played = sorted(store.games(tournament.name), key=lambda game: game.game_index)
     by_round = {number: list(games) for number, games in groupby(played, lambda g: g.round)}
     last = max(by_round, default=-1)
     for number in range(last + 1):
         for game in by_round.get(number, []):
-            fold.add(outcome(game))
+            made = outcome(game)
+            fold.add(made)
+            judge.add_outcome(made)
         pairing = store.swiss_round(tournament.name, number) if swiss else None
         record = RoundRecord(number + 1, len(by_round.get(number, [])),
                              _standings(fold, names))
@@ -139,7 +144,7 @@ def round_history(store: Store, tournament: StoredTournament) -> RoundHistory:
             # unplayed (they did not start).
             absent = pairing.absent if pairing is not None else \
                 [bot for bot in names if bot not in fold.tally.counts]
-            record = replace(record, stop=_verdict(fold, names, absent, rule))
+            record = replace(record, stop=_verdict(fold, judge, names, absent, rule))
         rounds.append(record)
     planned = planned_rounds(config)
     return RoundHistory(rounds, planned, swiss,
@@ -160,25 +165,22 @@ def _standings(fold: Fold, names: list[str]) -> list[Standing]:
     return sorted(rows, key=lambda row: (-row.conservative, row.bot))
 
 
-def _verdict(fold: Fold, names: list[str], absent: list[str],
+def _verdict(fold: Fold, judge: Judge, names: list[str], absent: list[str],
              rule: Mapping[str, Any]) -> str:
-    """The stop rule after a round: "settled: a > b > c", or why not."""
-    ratings = {bot: (fold.rater.rating(bot).mu, fold.rater.rating(bot).sigma)
-               for bot in names if bot not in absent}
+    """The stop rule after a round: "settled: a > b > c on ...", or why not."""
+    found = judge.verdict([bot for bot in names if bot not in absent], rule["confidence"])
     games = {bot: counts[0] for bot, counts in fold.tally.counts.items()}
-    reason = unsettled_reason(ratings, games, rule["confidence"],
-                              rule.get("min_games_per_bot", 0))
-    return f"not settled: {reason}" if reason else \
-        f"settled: {' > '.join(conservative_order(ratings))}"
+    reason = stop_reason(found, games, rule.get("min_games_per_bot", 0))
+    return f"not settled: {reason}" if reason else f"settled: {found.line()}"
 
 
 def _stop_line(rounds: list[RoundRecord], planned: int, rule: Mapping[str, Any],
                tournament: StoredTournament) -> str:
     """How the stop rule ended, in one line."""
     least = rule.get("min_games_per_bot", 0)
-    words = (f"stop rule ({rule.get('when', 'settled')}: every bot above the next with LOS "
-             f">= {rule['confidence']:g}" + (f", {least}+ rated games each" if least else "")
-             + ")")
+    words = (f"stop rule ({rule.get('when', 'settled')}: the order the deal sets certify at "
+             f"{rule['confidence']:g}, anytime-valid"
+             + (f", {least}+ rated games each" if least else "") + ")")
     decided = [(record.number, record.stop) for record in rounds if record.stop is not None]
     fired = next(((number, stop) for number, stop in decided if stop.startswith("settled")),
                  None)

@@ -207,6 +207,8 @@ class GameResult(NamedTuple):
     scores: list[int]
     ranks: list[int]
     status: str
+    group_index: int | None = None
+    round: int | None = None
 
 
 @dataclass(frozen=True)
@@ -634,8 +636,8 @@ class Store:
         """The tournament's games (those of ``indices`` if given) in schedule order, only
         what ratings need, one at a time: a long log's leaderboard need not parse every
         game's actions and times, nor hold every game at once."""
-        query = ("SELECT id, game_index, seats, scores, ranks, status FROM games "
-                 "WHERE tournament = ?")
+        query = ("SELECT id, game_index, seats, scores, ranks, status, group_index, round "
+                 "FROM games WHERE tournament = ?")
         params: tuple[Any, ...] = (tournament,)
         if indices is not None:
             query += " AND game_index >= ? AND game_index < ?"
@@ -643,7 +645,8 @@ class Store:
         rows = self.db.execute(query + " ORDER BY game_index", params)
         loads = json.loads
         for row in rows:
-            yield GameResult(row[0], row[1], loads(row[2]), loads(row[3]), loads(row[4]), row[5])
+            yield GameResult(row[0], row[1], loads(row[2]), loads(row[3]), loads(row[4]), row[5],
+                             row[6], row[7])
 
     # -- rating snapshots: a tournament's ratings and counts kept with its games -----
     def snapshot(self, tournament: str, key: dict[str, Any]) -> dict[str, Any] | None:

@@ -124,6 +124,8 @@ def leaderboard(db_path: Path, tournament: str | None, fmt: str, h2h: bool, los:
                 "parameters": asdict(board.params),
                 "resamples": board.resamples,
                 "leaderboard": formatting.leaderboard_rows(board)}
+        if board.verdict is not None:
+            data["verdict"] = formatting.verdict_data(board.verdict)
         test = stored_ab_test(store, record)
         if test is not None:
             data["sprt"] = asdict(test)

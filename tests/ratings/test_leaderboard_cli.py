@@ -61,14 +61,18 @@ def test_table_shows_every_column_and_the_parameters_underneath(db):
         assert column in header
     # The tournament's own rating parameters, under the table.
     assert "TrueSkill: mu=25 sigma=8.333 beta=5 tau=0.08333 draw_probability=0.05" in out
-    assert "200 bootstrap resamples of the 24 rated games (seed 0)" in out
+    assert "200 bootstrap resamples of the 8 deal sets (24 rated games, seed 0)" in out
+    # What the verdict on the order rests on: here too few deal sets to settle it.
+    assert "verdict (duplicate deal sets): not settled: " in out
+    assert "8 deal set(s) at 0.95, anytime-valid" in out
     assert out.index("TrueSkill:") > out.index(header)
     assert re.search(r"\d+ illegal", out), "sloppy's faults are counted per class"
 
 
 def test_json_rows_are_consistent(db):
     data = json.loads(ok(db, "--format", "json"))
-    assert {"tournament", "game", "variant", "parameters", "resamples"} <= set(data)
+    assert {"tournament", "game", "variant", "parameters", "resamples", "verdict"} <= set(data)
+    assert data["verdict"]["deal_sets"] == 8 and data["verdict"]["settled"] is False
     rows = data["leaderboard"]
     assert {row["bot"] for row in rows} == BOTS
     assert {"bot", "mu", "sigma", "conservative", "games", "wins", "rank_low", "rank_high",
@@ -200,7 +204,8 @@ def test_report_is_one_self_contained_file(db, tmp_path):
     assert not re.search(r"""url\(\s*["']?(?!#)""", page), "only in-page url(#id) references"
     for text in ("Leaderboard", "Ratings over the tournament", "Head to head",
                  "Likelihood of superiority", "Seats", "Faults", "Configuration",
-                 "Friedman test", "TrueSkill: mu=25", *BOTS):
+                 "Friedman test", "TrueSkill: mu=25", *BOTS,
+                 "verdict (duplicate deal sets): not settled: "):
         assert text in page
     data = json.loads(re.search(r'<script type="application/json" id="chart-data">(.*?)</script>',
                                 page, re.S).group(1))

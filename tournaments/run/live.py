@@ -11,6 +11,7 @@ from typing import Callable, TextIO
 from ratings.board import Fold
 from ratings.params import RatingConfig
 from ratings.trueskill_ratings import Outcome
+from ratings.verdict import Judge
 from referee.match import MatchResult
 from referee.outcomes import FaultClass
 
@@ -76,6 +77,8 @@ class LiveStandings:
         # the closing leaderboard need not fold the games again.
         self.fold = Fold(params)
         self.rater = self.fold.rater
+        # The games by deal set, for the stop rule's verdict.
+        self.judge = Judge()
         # The games expected and not yet folded, in schedule order (those folded are
         # dropped: a long tournament's indices are not kept), and how many were folded.
         self.order: deque[int] = deque()
@@ -99,7 +102,9 @@ class LiveStandings:
 
     def _fold(self) -> None:
         while self.order and self.order[0] in self.waiting:
-            self.fold.add(self.waiting.pop(self.order.popleft()))
+            outcome = self.waiting.pop(self.order.popleft())
+            self.fold.add(outcome)
+            self.judge.add_outcome(outcome)
             self.position += 1
 
     def conservative(self) -> dict[str, float]:

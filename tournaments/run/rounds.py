@@ -153,6 +153,7 @@ class Rounds(RunState):
         live ratings and the A/B test, with the seats it was played in: what the
         leaderboard folds later, whatever this run would pair."""
         rated, seats = game.status != GameStatus.VOID, tuple(game.seats)
-        live.add(Outcome(pairing.index, seats, tuple(game.ranks), rated, game_id=game_id))
+        live.add(Outcome(pairing.index, seats, tuple(game.ranks), rated, tuple(game.scores),
+                         game_id, pairing.group, pairing.round))
         if self.config.format == "ab":
             self.deal_games.append(DealGame(pairing.group, seats, tuple(game.ranks), rated))

@@ -1,12 +1,12 @@
-"""Whether a run stops at a round's end: a stop rule's settled order, an A/B test's
-SPRT."""
+"""Whether a run stops at a round's end: a stop rule's settled order (the deal sets'
+verdict, ratings/verdict.py), an A/B test's SPRT."""
 
 from __future__ import annotations
 
 from dataclasses import asdict
 
-from ratings.board import settled
 from ratings.sprt import SprtResult
+from ratings.verdict import stop_reason
 from tournaments.config import TournamentConfig, ab_tables_per_deal
 from tournaments.run.live import LiveStandings
 from tournaments.run.state import RunState
@@ -26,15 +26,12 @@ class Verdicts(RunState):
         rule = self.config.stop
         if rule is None:
             return None
-        rater = live.rater
-        ratings = {bot.name: (rater.rating(bot.name).mu, rater.rating(bot.name).sigma)
-                   for bot in self.config.bots if bot.name not in self.absent}
-        order = settled(ratings, live.games, rule.confidence, rule.min_games_per_bot)
-        if order is None:
+        names = [bot.name for bot in self.config.bots if bot.name not in self.absent]
+        found = live.judge.verdict(names, rule.confidence)
+        if stop_reason(found, live.games, rule.min_games_per_bot) is not None:
             return None
         left = self.total - games_through(self.config, self.segment, block)
-        return (f"settled after round {block.stop}: every bot is above the next with LOS "
-                f">= {rule.confidence:g} ({' > '.join(order)}); {left:,} of the "
+        return (f"settled after round {block.stop}: {found.line()}; {left:,} of the "
                 f"{self.total:,} scheduled games were not needed")
 
     def _sprt(self) -> SprtResult:

@@ -1,0 +1,219 @@
+"""The verdict on simulated fields of known strength (issue 34): does ``stop: settled``
+keep its promise, and how soon does it stop, before (TrueSkill's posterior LOS) and now
+(the duplicate deal sets' anytime-valid verdict, ratings/verdict.py)?
+
+Outcomes are simulated, not played, so hundreds of tournaments take seconds: in each
+game a bot's performance is its strength, plus its seat's luck on the deal (the same in
+every rotation of the deal: what duplicate deals cancel), plus noise of standard
+deviation 1; places follow the performances and scores are performances in tenths.
+:data:`ISSUE_FIELD`'s strengths and luck were chosen so that the comparisons the
+verdict reads have the means and spreads measured on six real round robins of the
+issue's field (bots.mixed p = .75, .5, .25, 0 at 3 seats, 720 games each): a mean
+margin per shared deal set of 0.12–0.15 between neighbours with a standard deviation
+of about 0.38 (simulated: 0.12–0.15, 0.37).
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+import statistics
+import time
+from dataclasses import dataclass, replace
+from typing import Callable, Sequence
+
+from bench.report import Section, median
+from ratings.board import build_board, los
+from ratings.params import RatingConfig
+from ratings.trueskill_ratings import Outcome, Rater
+from ratings.verdict import Comparisons, DealSets, judge
+
+
+@dataclass(frozen=True)
+class Field:
+    """Bots of known strength, best first, at tables of ``players``."""
+
+    strengths: tuple[float, ...]
+    players: int
+    luck: float = 0.5
+
+    @property
+    def names(self) -> list[str]:
+        return [f"s{number}" for number in range(len(self.strengths))]
+
+
+#: The issue's field: four bots a third of the noise apart, at 3 seats.
+ISSUE_FIELD = Field((1.0, 0.67, 0.33, 0.0), 3)
+#: The goals (issue 34): share of runs settled, true order among them, median games.
+GOAL_SETTLED, GOAL_TRUE, GOAL_MEDIAN_GAMES = 0.90, 0.95, 360
+
+
+def simulated_round(field: Field, number: int, rng: random.Random) -> list[Outcome]:
+    """A round robin round: every table of ``players`` bots, one deal each, played in
+    every rotation; the round's games indexed and grouped after the rounds before."""
+    names, strength = field.names, dict(zip(field.names, field.strengths))
+    tables = list(itertools.combinations(names, field.players))
+    outcomes = []
+    for offset, table in enumerate(tables):
+        group = number * len(tables) + offset
+        luck = [rng.gauss(0.0, field.luck) for _ in table]
+        for shift in range(field.players):
+            seats = table[shift:] + table[:shift]
+            performance = [strength[bot] + luck[seat] + rng.gauss(0.0, 1.0)
+                           for seat, bot in enumerate(seats)]
+            order = sorted(range(field.players), key=lambda seat: -performance[seat])
+            ranks = [0] * field.players
+            for place, seat in enumerate(order):
+                ranks[seat] = place + 1
+            outcomes.append(Outcome(group * field.players + shift, seats, tuple(ranks),
+                                    scores=tuple(round(10 * value) for value in performance),
+                                    group=group, round=number))
+    return outcomes
+
+
+def trueskill_settled(rater: Rater, names: Sequence[str], confidence: float
+                      ) -> list[str] | None:
+    """The rule the verdict replaced, for the "before" figures: the bots by mu − 3σ,
+    settled when each one's LOS over the next, under TrueSkill's posterior, is at least
+    ``confidence``."""
+    ratings = {bot: (rater.rating(bot).mu, rater.rating(bot).sigma) for bot in names}
+    order = sorted(names, key=lambda bot: (-(ratings[bot][0] - 3 * ratings[bot][1]), bot))
+    sure = all(los(ratings[upper], ratings[lower]) >= confidence
+               for upper, lower in zip(order, order[1:]))
+    return order if sure else None
+
+
+@dataclass(frozen=True)
+class Run:
+    """Where one simulated tournament stopped under each rule (None: it ran out)."""
+
+    games: int                       # the schedule's
+    before: tuple[int, list[str]] | None
+    after: tuple[int, list[str]] | None
+
+
+def run(field: Field, rounds: int, confidence: float, seed: int, before: bool = True) -> Run:
+    """One tournament of up to ``rounds`` rounds, both rules checked at every round end
+    (the rule replaced only with ``before``)."""
+    rng = random.Random(seed)
+    names, rater = field.names, Rater(RatingConfig())
+    comparisons = Comparisons(names, confidence)
+    old = new = None
+    played = 0
+    for number in range(rounds):
+        outcomes, sets = simulated_round(field, number, rng), DealSets()
+        for outcome in outcomes:
+            if before:
+                rater.add(outcome)
+            sets.add_outcome(outcome)
+        played += len(outcomes)
+        comparisons.add_round(sets.complete())
+        if before and old is None:
+            order = trueskill_settled(rater, names, confidence)
+            old = None if order is None else (played, order)
+        if new is None:
+            found = judge(comparisons)
+            new = (played, found.order) if found.certified else None
+        if new is not None and (old is not None or not before):
+            break
+    per_round = len(list(itertools.combinations(names, field.players))) * field.players
+    return Run(rounds * per_round, old, new)
+
+
+def summary(runs: Sequence[Run], truth: list[str], which: str) -> dict[str, float]:
+    """Share settled, share with the true order among them, median games to settle
+    (a run that never settled counting its whole schedule)."""
+    stops = [getattr(one, which) for one in runs]
+    done = [stop for stop in stops if stop is not None]
+    right = sum(1 for _, order in done if order == truth)
+    games = [stop[0] if stop is not None else one.games for stop, one in zip(stops, runs)]
+    return {"settled": len(done) / len(runs), "true": right / len(done) if done else 1.0,
+            "median_games": median(games),
+            "median_settled_games": median([stop[0] for stop in done])}
+
+
+def calibration(field: Field, rounds: int, confidence: float, runs: int,
+                first_seed: int = 1) -> tuple[dict[str, float], dict[str, float]]:
+    """(before, after) summaries over ``runs`` simulated tournaments."""
+    played = [run(field, rounds, confidence, seed)
+              for seed in range(first_seed, first_seed + runs)]
+    return summary(played, field.names, "before"), summary(played, field.names, "after")
+
+
+#: Other fields of known strength, run for fewer rounds: (label, field, rounds).
+OTHER_FIELDS = (
+    ("2 seats, 3 bots, close", Field((0.67, 0.33, 0.0), 2), 60),
+    ("3 seats, 4 bots, wide", Field((3.0, 2.0, 1.0, 0.0), 3), 60),
+    ("4 seats, 5 bots, close", Field((1.33, 1.0, 0.67, 0.33, 0.0), 4), 30),
+)
+
+
+def section(runs: int = 200, rounds: int = 60, confidence: float = 0.95,
+            range_logs: int = 10, range_rounds: int = 20, other_runs: int = 50,
+            progress: Callable[[str], None] = print) -> Section:
+    started = time.perf_counter()
+    field = ISSUE_FIELD
+    games = rounds * len(list(itertools.combinations(field.names, field.players))) * 3
+    result = Section("verdict", f"The verdict: 4 bots of known strength at 3 seats, up to "
+                     f"{games} games, stop settled at {confidence:g}, {runs} simulated runs",
+                     ["field", "rule", "runs", "settled", "true order among settled",
+                      "median games", "median games of the settled"])
+    progress(f"verdict: {runs} simulated tournaments of up to {games} games")
+    before, after = calibration(field, rounds, confidence, runs)
+    add_rows(result, f"the issue's: 3 seats, 4 bots, close, {games} games", runs, before, after)
+    for key, values in (("before", before), ("after", after)):
+        result.figures |= {f"{key}_{name}": value for name, value in values.items()
+                           if value == value}
+    goals = [("settled", after["settled"] >= GOAL_SETTLED, f">= {GOAL_SETTLED:.0%} settle"),
+             ("true", after["true"] >= GOAL_TRUE, f"true order in >= {GOAL_TRUE:.0%} of them"),
+             ("median", after["median_games"] <= GOAL_MEDIAN_GAMES,
+              f"median games <= {GOAL_MEDIAN_GAMES}")]
+    for _, met, words in goals:
+        result.notes.append(f"goal (the issue's field): {words}: {'met' if met else 'NOT met'}")
+    for label, other, other_rounds in OTHER_FIELDS:
+        progress(f"verdict: {other_runs} simulated tournaments, {label}")
+        old, new = calibration(other, other_rounds, confidence, other_runs)
+        per_round = len(list(itertools.combinations(other.names, other.players))) * other.players
+        add_rows(result, f"{label}, {other_rounds * per_round} games", other_runs, old, new)
+    progress(f"verdict: rank ranges of {range_logs} logs of {range_rounds * 12} games")
+    ranges = rank_ranges(field, range_rounds, range_logs)
+    for key, values in ranges.items():
+        result.figures |= {f"ranges_{key}_{name}": value for name, value in values.items()}
+    result.notes.append(
+        f"rank ranges of the issue's field after {range_rounds * 12} games, {range_logs} logs: "
+        f"every true rank within its range in {ranges['before']['correct']:.0%} of logs "
+        f"resampling games, {ranges['after']['correct']:.0%} resampling deal sets; mean width "
+        f"{ranges['before']['width']:.2f} → {ranges['after']['width']:.2f} ranks")
+    result.notes.append("simulated outcomes (bench/verdict.py: strengths in noise units, the "
+                        "issue's 1, .67, .33, 0; seat luck .5 per deal), matched to real runs "
+                        "of bots.mixed p = .75, .5, .25, 0")
+    result.seconds = time.perf_counter() - started
+    return result
+
+
+def add_rows(result: Section, label: str, runs: int, before: dict[str, float],
+             after: dict[str, float]) -> None:
+    for rule, values in (("before: TrueSkill LOS", before),
+                         ("after: deal sets, anytime-valid", after)):
+        result.add(label, rule, runs, values["settled"], values["true"], values["median_games"],
+                   values["median_settled_games"])
+
+
+def rank_ranges(field: Field, rounds: int, logs: int, resamples: int = 200
+                ) -> dict[str, dict[str, float]]:
+    """Rank ranges of simulated logs of ``rounds`` rounds, the bootstrap resampling games
+    (before) and deal sets (after): how often every bot's range holds its true rank,
+    and the mean width (high − low) of a range."""
+    figures = {"before": {"correct": 0.0, "width": 0.0}, "after": {"correct": 0.0, "width": 0.0}}
+    for seed in range(1, logs + 1):
+        rng = random.Random(seed)
+        log = [outcome for number in range(rounds)
+               for outcome in simulated_round(field, number, rng)]
+        for key, games in (("before", [replace(o, group=None) for o in log]), ("after", log)):
+            board = build_board(games, field.names, resamples=resamples)
+            truth = {bot: rank for rank, bot in enumerate(field.names, 1)}
+            held = all(row.rank_low <= truth[row.bot] <= row.rank_high for row in board)
+            figures[key]["correct"] += held / logs
+            figures[key]["width"] += statistics.fmean(
+                row.rank_high - row.rank_low for row in board) / logs
+    return figures

@@ -1,0 +1,441 @@
+"""The verdict: which order of the bots the duplicate deal sets certify, anytime-valid.
+
+A *deal set* is one group of the schedule: a deal played at one table in every seat
+rotation (the same deal with ``duplicate``), so a seat's luck on the deal falls on every
+seated bot alike. Each seated bot's outcome on it is its game outcome (its score's place
+between the game's lowest and highest, or from its place) summed over the rotations.
+Deal sets are independent of each other (each has its own deal); the games within one
+are not, which is why they, not games, are the unit.
+
+Two bots i and j are *compared* on a deal set they shared, and on two deal sets of one
+round with the same other bots, one with i and one with j (j substituted for i):
+x = (S_i − S_j) / seats, in [−1, 1]. "i is not better than j" means E[x] ≤ 0 on every comparison (at any
+table, j in i's place does at least as well). Against it bets a mixture of gamblers
+(Waudby-Smith and Ramdas, "Estimating means of bounded random variables by betting",
+JRSS B 2023): gambler k stakes the fixed fraction STAKES[k] of its wealth on i at every
+comparison, W_k = Π (1 + λ_k x_t); the evidence that i is better than j is their mean
+wealth K_ij. If i is not better than j, K_ij is a nonnegative supermartingale from 1
+(a pair's comparisons rest on deal sets of their own, so the bets multiply), and so is
+its value at round ends, where the rounds before are all there is to condition on.
+
+An order σ is ruled out when a gambler betting against it has grown its capital from 1
+to 1 / (1 − c). At each round's start it spreads its capital over σ's neighbours (p just
+above q in σ), each share fixed then (∝ K_qp^REALLOCATION, K_qp the evidence that q is
+better than p), and each share grows as its K_qp does over the round. If σ is the true
+order each K_qp is such a supermartingale, so each share's growth has mean at most 1
+given the rounds before, the capital is a supermartingale too, and by Ville's inequality
+it ever reaches 1 / (1 − c) with probability at most 1 − c: however often it is looked
+at (after every round) and whenever one stops. The verdict certifies an order when it
+is the only one not ruled out, so a certified order is wrong with probability at most
+1 − c. To rule out the order that swaps two neighbours, the evidence between them must
+reach at most (n − 1) / (1 − c), less as the capital moves to them. Fields of more than MAX_ORDERS bots (n! orders) are judged pair
+by pair instead: each bot's best evidence over the next down must reach m / (1 − c), m
+the n(n − 1)/2 pairs (a union bound over every pair that could be neighbours).
+``docs/ratings.md`` ("The verdict") has the derivation and the measured calibration.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from itertools import combinations, permutations
+from typing import Iterable, Mapping, NamedTuple, Sequence
+
+from ratings.trueskill_ratings import Outcome
+
+#: The mixture's fixed stakes (fractions of wealth bet on each comparison): a
+#: comparison lost outright (x = −1) leaves the boldest gambler a tenth of its wealth.
+#: Five settle the issue's field as soon as ten or twenty did (bench/verdict.py).
+STAKES = (0.18, 0.36, 0.54, 0.72, 0.9)
+#: The largest field judged order by order (n! orders); larger ones pair by pair.
+MAX_ORDERS = 6
+#: The gambler against an order moves its capital, at each round's start, to its
+#: neighbours in shares ∝ (their evidence against it)^REALLOCATION: to where the order
+#: looks most exposed. 1 would hold the first round's even shares (the capital is then
+#: the mean evidence); 4 settles the issue's field in 80% of runs rather than 76%.
+REALLOCATION = 4
+#: The two kinds of comparison of a pair: on a deal set they shared, and on two deal
+#: sets with the same other bots, one with each of them (one substituted for the other).
+SHARED, SUBSTITUTED = 0, 1
+
+
+@dataclass(frozen=True)
+class DealSet:
+    """One deal set: its group, and each seated bot's outcome summed over its
+    rotations (``scores[bot]`` in [0, seats]: :func:`game_outcomes`)."""
+
+    group: int
+    seats: int
+    scores: Mapping[str, float]
+    # The round it was paired in: the deal sets of a round were all paired before any
+    # was played (None: unknown, a round of its own).
+    round: int | None = None
+
+
+class DealSets:
+    """Deal sets gathered from games in any order: a group becomes a deal set when it
+    has as many games as seats times tables (every rotation of every table), each
+    rated; a group with a void game is left out (its rotations no longer balance)."""
+
+    def __init__(self) -> None:
+        self._games: dict[int, list[Game]] = {}
+        self._rounds: dict[int, int | None] = {}
+
+    def add(self, group: int, seats: Sequence[str], ranks: Sequence[int],
+            rated: bool = True, scores: Sequence[int] = (), round: int | None = None
+            ) -> None:
+        self._games.setdefault(group, []).append(
+            Game(tuple(seats), tuple(ranks), rated, tuple(scores)))
+        self._rounds[group] = round
+
+    def add_outcome(self, outcome: Outcome) -> None:
+        """A game of the log; one without a group (a log from before groups were kept) is no deal set's."""
+        if outcome.group is not None:
+            self.add(outcome.group, outcome.seats, outcome.ranks, outcome.rated,
+                     outcome.scores, outcome.round)
+
+    def complete(self) -> list[DealSet]:
+        """The complete deal sets, in group order (the order the verdict reads them in)."""
+        sets = []
+        for group in sorted(self._games):
+            made = deal_set(group, self._games[group], self._rounds[group])
+            if made is not None:
+                sets.append(made)
+        return sets
+
+    def take_complete(self) -> list[DealSet]:
+        """The complete deal sets, in group order, no longer kept here."""
+        sets = self.complete()
+        for made in sets:
+            del self._games[made.group], self._rounds[made.group]
+        return sets
+
+
+def by_round(sets: Iterable[DealSet]) -> list[list[DealSet]]:
+    """Deal sets (in group order) in runs of one round each; one of unknown round alone."""
+    runs: list[list[DealSet]] = []
+    for dealt in sets:
+        if runs and dealt.round is not None and runs[-1][-1].round == dealt.round:
+            runs[-1].append(dealt)
+        else:
+            runs.append([dealt])
+    return runs
+
+
+class Game(NamedTuple):
+    """What a deal set needs of one of its games."""
+
+    seats: tuple[str, ...]
+    ranks: tuple[int, ...]
+    rated: bool = True
+    scores: tuple[int, ...] = ()
+
+
+def game_outcomes(game: Game) -> list[float]:
+    """Each seat's outcome in [0, 1]: its score's place between the lowest and the
+    highest score of the game, (s − min) / (max − min), so margins count; from the
+    places, (n − place) / (n − 1), when the game has no scores or all are equal (a
+    tie-break then decided the places)."""
+    scores, n = game.scores, len(game.seats)
+    if len(scores) == n and max(scores) > min(scores):
+        low, spread = min(scores), max(scores) - min(scores)
+        return [(score - low) / spread for score in scores]
+    return [(n - rank) / (n - 1) for rank in game.ranks]
+
+
+def deal_set(group: int, games: Sequence[Game], round: int | None = None) -> DealSet | None:
+    """The deal set of a group's games, or None while one is missing or any is void."""
+    if not games or not all(game.rated for game in games):
+        return None
+    seats = len(games[0].seats)
+    tables = {frozenset(game.seats) for game in games}
+    if len(games) != seats * len(tables):
+        return None
+    totals: dict[str, float] = {}
+    for game in games:
+        for bot, value in zip(game.seats, game_outcomes(game)):
+            totals[bot] = totals.get(bot, 0.0) + value
+    return DealSet(group, seats, totals, round)
+
+
+@dataclass
+class PairEvidence:
+    """Two bots (a < b by name) over their comparisons: the mixture betting on a, and
+    the one betting on b."""
+
+    a: str
+    b: str
+    shared: int = 0
+    substituted: int = 0
+    difference: float = 0.0           # Σ x over every comparison
+    gamblers_a: list[float] = field(default_factory=lambda: [1.0] * len(STAKES))
+    gamblers_b: list[float] = field(default_factory=lambda: [1.0] * len(STAKES))
+    wealth_a: float = 1.0             # the mixtures' wealth now
+    wealth_b: float = 1.0
+    best_a: float = 1.0               # ... and at its highest at a round's end
+    best_b: float = 1.0
+
+    def add(self, x: float, kind: int) -> None:
+        """One comparison, x = (S_a − S_b) / seats in [−1, 1]."""
+        if kind == SHARED:
+            self.shared += 1
+        else:
+            self.substituted += 1
+        self.difference += x
+        self.gamblers_a = [w * (1.0 + stake * x) for w, stake in zip(self.gamblers_a, STAKES)]
+        self.gamblers_b = [w * (1.0 - stake * x) for w, stake in zip(self.gamblers_b, STAKES)]
+        self.wealth_a = sum(self.gamblers_a) / len(STAKES)
+        self.wealth_b = sum(self.gamblers_b) / len(STAKES)
+
+    def look(self) -> None:
+        """A round's end: keep the highest evidence seen at one."""
+        self.best_a = max(self.best_a, self.wealth_a)
+        self.best_b = max(self.best_b, self.wealth_b)
+
+    @property
+    def comparisons(self) -> int:
+        return self.shared + self.substituted
+
+    def evidence(self, upper: str) -> float:
+        """The evidence now that ``upper`` does better than the other."""
+        return self.wealth_a if upper == self.a else self.wealth_b
+
+    def best(self, upper: str) -> float:
+        """The highest the evidence that ``upper`` does better has been."""
+        return self.best_a if upper == self.a else self.best_b
+
+    def mean(self, upper: str) -> float:
+        """``upper``'s mean margin over the other per comparison (x units)."""
+        sign = 1.0 if upper == self.a else -1.0
+        return sign * self.difference / self.comparisons if self.comparisons else 0.0
+
+
+class Comparisons:
+    """Every pair's evidence, fed the deal sets a round at a time (rounds in order), and
+    the orders of ``bots`` not yet ruled out at ``confidence``, looked at after each round.
+
+    A deal set compares each two bots seated at it. Two deal sets of one round with the
+    same other bots O, one with i and one with j, compare i and j too (j in i's place):
+    the k-th of i's with O is compared with the k-th of j's. A round's deal sets were
+    paired before any was played, so the matching depends on no result, and each of a
+    pair's comparisons in a round rests on deal sets none of its others use: the bets
+    on them multiply. Across pairs, the comparisons of a round share deal sets, so the
+    orders are judged only at round ends, where every pair's evidence is a
+    supermartingale of the same rounds.
+    """
+
+    def __init__(self, bots: Sequence[str], confidence: float) -> None:
+        self.names = list(dict.fromkeys(bots))
+        self.keep = set(self.names)
+        self.confidence = confidence
+        self.pairs: dict[tuple[str, str], PairEvidence] = {}
+        self.deal_sets = 0
+        self.by_orders = len(self.names) <= MAX_ORDERS
+        self.open = list(permutations(self.names)) if self.by_orders else []
+        # Per order not ruled out, the capital of the gambler betting against it.
+        self.capital = dict.fromkeys(self.open, 1.0)
+
+    def add_round(self, sets: Sequence[DealSet]) -> None:
+        """One round's deal sets: their comparisons, then the look at the orders."""
+        before = {order: self.against(order) for order in self.open} if len(self.open) > 1 \
+            else {}
+        waiting: dict[frozenset[str], dict[str, list[float]]] = {}
+        for dealt in sets:
+            self._compare(dealt, waiting)
+        self.deal_sets += len(sets)
+        for pair in self.pairs.values():
+            pair.look()
+        if before:
+            self.look(before)
+
+    def against(self, order: Sequence[str]) -> list[float]:
+        """Per neighbour of ``order`` (upper, lower), the evidence now that the lower
+        does better."""
+        return [self.evidence(lower, upper) for upper, lower in zip(order, order[1:])]
+
+    def look(self, before: Mapping[tuple[str, ...], list[float]]) -> None:
+        """A round's end: each open order's capital grows by its bets of the round, and
+        the orders whose capital reached 1 / (1 − confidence) are ruled out.
+
+        ``before``: each order's :meth:`against` at the round's start. The capital was
+        bet on its neighbours in shares fixed then, each ∝ (its evidence)^REALLOCATION,
+        and a share grows as that neighbour's evidence did over the round. Under the
+        order each evidence is a supermartingale, so each growth has mean at most 1
+        given the rounds before, and so has the capital's."""
+        bound = 1.0 / (1.0 - self.confidence)
+        for order, start in before.items():
+            top = max(start)
+            shares = [(value / top) ** REALLOCATION for value in start]
+            now = self.against(order)
+            growth = sum(share * end / begin for share, end, begin in zip(shares, now, start))
+            self.capital[order] *= growth / sum(shares)
+        self.open = [order for order in self.open if self.capital[order] < bound]
+
+    def _compare(self, dealt: DealSet, waiting: dict[frozenset[str], dict[str, list[float]]]
+                 ) -> None:
+        seated = sorted(bot for bot in dealt.scores if bot in self.keep)
+        scores, n = dealt.scores, dealt.seats
+        for a, b in combinations(seated, 2):
+            self._pair(a, b).add((scores[a] - scores[b]) / n, SHARED)
+        for bot in seated:
+            lists = waiting.setdefault(frozenset(dealt.scores) - {bot}, {})
+            mine = lists.setdefault(bot, [])
+            mine.append(scores[bot])
+            for other, theirs in lists.items():
+                if other != bot and len(theirs) >= len(mine):
+                    x = (mine[-1] - theirs[len(mine) - 1]) / n
+                    a, b = sorted((bot, other))
+                    self._pair(a, b).add(x if a == bot else -x, SUBSTITUTED)
+
+    def evidence(self, upper: str, lower: str) -> float:
+        """The evidence now that ``upper`` does better than ``lower``."""
+        pair = self.pairs.get((min(upper, lower), max(upper, lower)))
+        return pair.evidence(upper) if pair is not None else 1.0
+
+    def _pair(self, a: str, b: str) -> PairEvidence:
+        pair = self.pairs.get((a, b))
+        if pair is None:
+            pair = self.pairs[a, b] = PairEvidence(a, b)
+        return pair
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What the deal sets say of a field's order at a confidence."""
+
+    order: list[str]                  # certified, best first; else the likeliest order
+    certified: bool
+    confidence: float
+    deal_sets: int
+    needed: float                     # the evidence each neighbour pair must reach
+    open_orders: int                  # orders not ruled out (0: judged pair by pair)
+    # Per neighbour pair of ``order``: (upper, lower, evidence, comparisons).
+    neighbours: list[tuple[str, str, float, int]]
+
+    def weakest(self) -> tuple[str, str, float, int] | None:
+        """The neighbour pair told apart least surely."""
+        return min(self.neighbours, key=lambda item: (item[2], item[3]), default=None)
+
+    def line(self) -> str:
+        """One line: the order and what it rests on, or what holds it back."""
+        rests = f"{self.deal_sets} deal set(s) at {self.confidence:g}, anytime-valid"
+        if self.certified:
+            return f"{' > '.join(self.order)} on {rests}"
+        weakest = self.weakest()
+        if weakest is None:
+            return f"no deal set compares the bots yet ({rests})"
+        upper, lower, evidence, compared = weakest
+        still = f"{self.open_orders} orders still possible; " if self.open_orders else ""
+        return (f"{upper} is above {lower} with evidence {evidence:.3g} only from {compared} "
+                f"comparison(s) (needs {self.needed:.4g}; {still}{rests})")
+
+
+def threshold(bots: int, confidence: float) -> float:
+    """The evidence each neighbour pair must reach: (n − 1) / (1 − c) order by order,
+    n(n − 1)/2 / (1 − c) pair by pair."""
+    if bots <= MAX_ORDERS:
+        return max(1, bots - 1) / (1.0 - confidence)
+    return bots * (bots - 1) // 2 / (1.0 - confidence)
+
+
+def verdict(sets: Iterable[DealSet], bots: Sequence[str], confidence: float) -> Verdict:
+    """Whether the deal sets (in group order) certify an order of ``bots`` at
+    ``confidence``."""
+    comparisons = Comparisons(bots, confidence)
+    for batch in by_round(sets):
+        comparisons.add_round(batch)
+    return judge(comparisons)
+
+
+def judge(comparisons: Comparisons) -> Verdict:
+    """The verdict of the comparisons so far: the one order not ruled out (order by
+    order), or each bot's best evidence over the next down at the bound (pair by pair).
+    Uncertified, the order shown is the likeliest (:func:`likeliest_order`), which names
+    the neighbours still to be told apart."""
+    names, pairs = comparisons.names, comparisons.pairs
+    needed = threshold(len(names), comparisons.confidence)
+    if comparisons.by_orders:
+        chain = list(comparisons.open[0]) if len(comparisons.open) == 1 else None
+    else:
+        chain = certified_chain(names, pairs, needed)
+    order = chain if chain is not None else likeliest_order(names, pairs)
+    neighbours = []
+    for upper, lower in zip(order, order[1:]):
+        pair = pairs.get((min(upper, lower), max(upper, lower)))
+        neighbours.append((upper, lower, comparisons.evidence(upper, lower),
+                           pair.comparisons if pair else 0))
+    return Verdict(order, chain is not None, comparisons.confidence, comparisons.deal_sets,
+                   needed, len(comparisons.open), neighbours)
+
+
+def certified_chain(names: Sequence[str], pairs: Mapping[tuple[str, str], PairEvidence],
+                    needed: float) -> list[str] | None:
+    """The order in which each bot's best evidence over the next reached ``needed``, if
+    the pairs that reached it make one through every bot (a Hamiltonian path of their
+    graph: in a graph without cycles there is at most one, its sources one at a time)."""
+    above: dict[str, set[str]] = {bot: set() for bot in names}
+    for pair in pairs.values():
+        for upper, lower in ((pair.a, pair.b), (pair.b, pair.a)):
+            if pair.best(upper) >= needed:
+                above[lower].add(upper)
+    order: list[str] = []
+    left = set(names)
+    while left:
+        sources = [bot for bot in left if not (above[bot] & left)]
+        if len(sources) != 1:
+            return None
+        top = sources[0]
+        if order and order[-1] not in above[top]:
+            return None
+        order.append(top)
+        left.remove(top)
+    return order
+
+
+def likeliest_order(names: Sequence[str], pairs: Mapping[tuple[str, str], PairEvidence]
+                    ) -> list[str]:
+    """The bots by the sum of their mean margins over the others they were compared
+    with, best first, ties by name."""
+    margin = {bot: 0.0 for bot in names}
+    for pair in pairs.values():
+        margin[pair.a] += pair.mean(pair.a)
+        margin[pair.b] += pair.mean(pair.b)
+    return sorted(names, key=lambda bot: (-margin[bot], bot))
+
+
+class Judge:
+    """The verdict carried on round by round, as a tournament is played or replayed:
+    games are added as they come, and each verdict feeds the deal sets completed since
+    the last one to the same comparisons while the bots judged and the confidence stay
+    the same (else every deal set so far to new ones), so a long tournament's verdicts
+    after every round cost its games once, not once a round."""
+
+    def __init__(self) -> None:
+        self.deals = DealSets()
+        self.taken: list[DealSet] = []
+        self.key: tuple[tuple[str, ...], float] | None = None
+        self.comparisons: Comparisons | None = None
+
+    def add_outcome(self, outcome: Outcome) -> None:
+        self.deals.add_outcome(outcome)
+
+    def verdict(self, bots: Sequence[str], confidence: float) -> Verdict:
+        """The verdict on ``bots`` at a round's end (every game of the rounds played in)."""
+        new = self.deals.take_complete()
+        self.taken += new
+        key = (tuple(bots), confidence)
+        if self.comparisons is None or key != self.key:
+            self.key, self.comparisons, new = key, Comparisons(bots, confidence), self.taken
+        for batch in by_round(new):
+            self.comparisons.add_round(batch)
+        return judge(self.comparisons)
+
+
+def stop_reason(found: Verdict, games: Mapping[str, int], min_games: int = 0) -> str | None:
+    """Why ``stop: settled`` does not fire, in words, or None when it does: the bots short
+    of ``min_games`` rated games, else what the verdict lacks."""
+    short = [bot for bot in found.order if games.get(bot, 0) < min_games]
+    if short:
+        fewest = min(short, key=lambda bot: (games.get(bot, 0), bot))
+        return (f"{len(short)} bot(s) short of {min_games} rated games ({fewest} has "
+                f"{games.get(fewest, 0)})")
+    return None if found.certified else found.line()
