@@ -1,7 +1,7 @@
 """The layout holds: every import points down the stack, and no module imports itself back.
 
 The stack, top to bottom (README, "Architecture"): the CLI (``circus_referee``) and
-bench; tournaments (many games); ratings (only rating, importing nothing of the
+bench; tournaments (many games) and training (the learning environments) side by side; ratings (only rating, importing nothing of the
 project); the referee (one game) and the bots with their SDK side by side, both
 standing on the rules engines (``referee.games``); the protocol stubs. Walking the source with
 ``ast`` catches an upward or circular import the moment it is written, lazy
@@ -14,13 +14,15 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("circus_referee", "bench", "tournaments", "ratings", "referee", "bots")
+PACKAGES = ("circus_referee", "bench", "tournaments", "training", "ratings", "referee", "bots")
 # What each package may import from the project besides itself.
 ALLOWED = {
     "circus_referee": {"tournaments", "ratings", "referee", "bots", "circus"},
     # bench sits beside the CLI and measures whole commands too.
     "bench": {"circus_referee", "tournaments", "ratings", "referee", "bots", "circus"},
     "tournaments": {"ratings", "referee", "circus"},
+    # training (beside tournaments): the environments, playing opponents from bots in process.
+    "training": {"ratings", "referee", "bots", "circus"},
     "ratings": set(),
     # The referee calls in-process bots through its own interface (clients.InProcessBot)
     # and plays check-bot's opponents itself: it imports no bot.
