@@ -1,4 +1,4 @@
-"""The training environments (training/): PettingZoo's own conformance tests, and no leak.
+"""The training environments (training/): PettingZoo's and Gymnasium's own checks, no leak.
 
 Only Flea Circus is encoded so far (docs/training.md, "What exists").
 """
@@ -90,3 +90,66 @@ def test_no_leak_states_a_seat_cannot_tell_apart_give_identical_tensors() -> Non
                     code.mask(state.legal_actions()).tobytes()
         pairs += 1
     assert differing > 100  # the pairs really differ in what the seat cannot see
+
+
+def test_the_gymnasium_view_passes_check_env_with_no_warning() -> None:
+    from gymnasium.utils.env_checker import check_env
+
+    from bots.random_bot import RandomBot
+    from training.gym import CircusGymEnv
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        check_env(CircusGymEnv("flea-circus", [RandomBot(), RandomBot()]),
+                  skip_render_check=True)
+
+
+def test_the_learner_decides_at_every_step_and_its_seat_rotates() -> None:
+    from bots.random_bot import RandomBot
+    from training.gym import CircusGymEnv
+
+    env = CircusGymEnv("flea-circus", [RandomBot(), RandomBot()])
+    seats = []
+    for episode in range(3):
+        _, info = env.reset(seed=5) if episode == 0 else env.reset()
+        seats.append(info["seat"])
+        done, reward = False, 0.0
+        while not done:
+            state = env.state
+            assert state is not None and state.current_seat() == env.learner
+            assert {env.encoder.codes[i] for i in np.flatnonzero(info["action_mask"])} == \
+                {action.code for action in state.legal_actions()}
+            _, reward, done, _, info = env.step(np.int64(np.flatnonzero(info["action_mask"])[0]))
+        assert env.state is not None
+        assert reward == rank_rewards(env.state.ranks())[env.learner]
+    assert seats == [0, 1, 2]
+
+
+def test_an_illegal_action_id_ends_the_episode_as_a_loss() -> None:
+    from bots.random_bot import RandomBot
+    from training.gym import CircusGymEnv
+
+    env = CircusGymEnv("flea-circus", [RandomBot()])
+    _, info = env.reset(seed=1)
+    illegal = int(np.flatnonzero(info["action_mask"] == 0)[0])
+    _, reward, terminated, _, info = env.step(np.int64(illegal))
+    assert (reward, terminated, info["illegal"]) == (-1.0, True, True)
+
+
+def test_the_gymnasium_view_runs_in_a_sync_vector_env() -> None:
+    import gymnasium
+
+    from bots.random_bot import RandomBot
+    from training.gym import CircusGymEnv
+
+    vector = gymnasium.vector.SyncVectorEnv(
+        [lambda: CircusGymEnv("flea-circus", [RandomBot()]) for _ in range(2)])
+    observations, info = vector.reset(seed=2)
+    finished = 0
+    for _ in range(200):
+        actions = [int(np.flatnonzero(mask)[0]) if mask.any() else 0
+                   for mask in info["action_mask"]]
+        observations, _, terminated, _, info = vector.step(np.array(actions))
+        finished += int(terminated.sum())
+    assert observations.shape == (2, encoder("flea-circus").size)
+    assert finished > 0
