@@ -153,3 +153,25 @@ def test_the_gymnasium_view_runs_in_a_sync_vector_env() -> None:
         finished += int(terminated.sum())
     assert observations.shape == (2, encoder("flea-circus").size)
     assert finished > 0
+
+
+def test_a_decision_request_gives_the_same_tensor_and_mask_as_in_process() -> None:
+    """One encoder for both sides: over the wire a policy sees what it trained on."""
+    from circus.v1 import bot_pb2
+    from referee.wire import decision_request
+    from training.encoding import encode_request
+
+    game, code = get_game("flea-circus"), encoder("flea-circus")
+    rng = random.Random(5)
+    decisions = 0
+    for _ in range(8):
+        state = game.new_state(rng.randint(2, 5), None, rng.getrandbits(63))
+        while not state.is_terminal():
+            actions = state.legal_actions()
+            tensor, mask = encode_request(decision_request(state, "g", 0, 0, bot_pb2.Clock()))
+            assert tensor.tobytes() == code.observe(state.observation(state.current_seat()),
+                                                    state.num_players).tobytes()
+            assert mask.tobytes() == code.mask(actions).tobytes()
+            state.apply(rng.randrange(len(actions)), actions)
+            decisions += 1
+    assert decisions > 100

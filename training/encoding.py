@@ -16,6 +16,8 @@ from typing import Any, Callable, Sequence
 import numpy as np
 from numpy.typing import NDArray
 
+from bots.search import game_of, observation_dict
+from circus.v1 import bot_pb2
 from referee.games import flea_circus
 from referee.games.base import Action
 
@@ -111,3 +113,14 @@ _IDS = {name: {code: index for index, code in enumerate(encoder.codes)}
 def encoder(game: str) -> Encoder:
     """The encoder of ``game`` (KeyError for a game not encoded yet)."""
     return ENCODERS[game]
+
+
+def encode_request(
+        request: bot_pb2.DecisionRequest) -> tuple[NDArray[np.float32], NDArray[np.int8]]:
+    """A ``DecisionRequest``'s observation tensor and legal mask: the ids a policy trained in
+    process chooses from, so it plays over the wire exactly as it trained."""
+    code = encoder(game_of(request))
+    observation = observation_dict(request)
+    mask = np.zeros(len(code.codes), dtype=np.int8)
+    mask[[code.ids[action.code] for action in request.legal_actions]] = 1
+    return code.observe(observation, len(observation["hand_sizes"])), mask
