@@ -1,7 +1,7 @@
 """A Gymnasium view of a game: one learner seat, the other seats played by in-process bots.
 
-The learner's seat rotates across episodes (episode k after a seeded reset sits at seat ``k % players``), so a
-policy meets every seat position. Opponents are any :class:`referee.clients.InProcessBot`
+The learner's seat rotates across episodes (episode k after a seeded reset sits at seat
+``k % players``), so a policy meets every seat position. Opponents are any :class:`referee.clients.InProcessBot`
 (``bots.random_bot.RandomBot``, the heuristic and search bots, a frozen policy), asked
 through the same ``DecisionRequest`` the referee sends; a reply that is not a legal index
 raises. An action id that is not legal ends the episode as a loss (reward -1,
