@@ -1,11 +1,12 @@
 """The layout holds: every import points down the stack, and no module imports itself back.
 
 The stack, top to bottom (README, "Architecture"): the CLI (``circus_referee``) and
-bench; tournaments (many games); ratings (only rating, importing nothing of the
-project but the outcomes); the referee (one game) and the bots with their SDK side by side,
-both standing on the rules engines (``referee.games``); the protocol stubs. Beneath them
-all, the outcomes (``circus_outcomes``) that the referee decides and the store and the
-ratings count, importing nothing. Walking the source with
+bench; tournaments (many games) and training (the learning environments) side by side;
+ratings (only rating, importing nothing of the project but the outcomes); the referee (one
+game) and the bots with their SDK side by side, both standing on the rules engines
+(``referee.games``); the protocol stubs. Beneath them all, the outcomes
+(``circus_outcomes``) that the referee decides and the store and the ratings count,
+importing nothing. Walking the source with
 ``ast`` catches an upward or circular import the moment it is written, lazy
 imports inside functions included.
 """
@@ -16,7 +17,7 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("circus_referee", "bench", "tournaments", "ratings", "referee", "bots",
+PACKAGES = ("circus_referee", "bench", "tournaments", "training", "ratings", "referee", "bots",
             "circus_outcomes")
 #: The ground beneath every layer: the outcomes' one definition (fault class, policy, game
 #: status), which every package may import and which imports nothing of the project.
@@ -27,6 +28,8 @@ ALLOWED = {
     # bench sits beside the CLI and measures whole commands too.
     "bench": {"circus_referee", "tournaments", "ratings", "referee", "bots", "circus", OUTCOMES},
     "tournaments": {"ratings", "referee", "circus", OUTCOMES},
+    # training (beside tournaments): the environments, playing opponents from bots in process.
+    "training": {"ratings", "referee", "bots", "circus", OUTCOMES},
     "ratings": {OUTCOMES},
     # The referee calls in-process bots through its own interface (clients.InProcessBot)
     # and plays check-bot's opponents itself: it imports no bot.

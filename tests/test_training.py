@@ -1,0 +1,177 @@
+"""The training environments (training/): PettingZoo's and Gymnasium's own checks, no leak.
+
+Only Flea Circus is encoded so far (docs/training.md, "What exists").
+"""
+
+from __future__ import annotations
+
+import random
+import warnings
+
+import numpy as np
+import pytest
+
+pytest.importorskip("pettingzoo")
+
+from pettingzoo.test import api_test, seed_test  # noqa: E402
+
+from referee.games import get_game  # noqa: E402
+from referee.games.determinize import FleaSampler  # noqa: E402
+from training.aec import CircusAECEnv, rank_rewards  # noqa: E402
+from training.encoding import encoder  # noqa: E402
+
+TABLES = [("flea-circus", players) for players in range(2, 6)]
+
+
+@pytest.mark.parametrize(("game", "players"), TABLES)
+def test_pettingzoo_api_and_seed_tests_pass_with_no_warning(game: str, players: int) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        api_test(CircusAECEnv(game, players), num_cycles=1000)
+        seed_test(lambda: CircusAECEnv(game, players), num_cycles=100)
+
+
+def test_the_agent_selected_is_the_deciding_seat_with_its_legal_mask() -> None:
+    """A counterattack's target choice included: the mask is exactly the legal codes."""
+    env = CircusAECEnv("flea-circus", 3)
+    env.reset(seed=7)
+    kinds: set[str] = set()
+    while env.agents and not env.terminations[env.agent_selection]:
+        state = env.state
+        assert state is not None
+        assert env.agent_selection == f"seat_{state.current_seat()}"
+        mask = env.infos[env.agent_selection]["action_mask"]
+        codes = {env.encoder.codes[index] for index in np.flatnonzero(mask)}
+        assert codes == {action.code for action in state.legal_actions()}
+        kinds.add(state.decision_kind())
+        env.step(int(np.flatnonzero(mask)[-1]))
+    assert env.state is not None and env.state.is_terminal()
+    assert kinds == {"play", "target"}
+
+
+def test_rewards_are_rank_based_and_given_at_the_end() -> None:
+    assert rank_rewards([1, 2]) == [1.0, -1.0]
+    assert rank_rewards([1, 1, 3]) == [0.5, 0.5, -1.0]
+    env = CircusAECEnv("flea-circus", 2)
+    env.reset(seed=3)
+    total = {agent: 0.0 for agent in env.possible_agents}
+    while env.agents:
+        agent = env.agent_selection
+        _, reward, terminated, truncated, info = env.last()
+        total[agent] += reward
+        env.step(None if terminated or truncated
+                 else int(np.flatnonzero(info["action_mask"])[0]))
+    assert env.state is not None
+    assert list(total.values()) == rank_rewards(env.state.ranks())
+
+
+def test_no_leak_states_a_seat_cannot_tell_apart_give_identical_tensors() -> None:
+    """200 pairs: two deals sampled from a seat's view differ only in hidden cards."""
+    game, code = get_game("flea-circus"), encoder("flea-circus")
+    rng = random.Random(38)
+    pairs = differing = 0
+    while pairs < 200:
+        players = rng.randint(2, 5)
+        state = game.new_state(players, None, rng.getrandbits(63))
+        for _ in range(rng.randint(0, 30)):
+            if state.is_terminal():
+                break
+            state.apply(rng.randrange(len(state.legal_actions())))
+        seat = rng.randrange(players)
+        view = state.observation(seat)
+        sampler = FleaSampler(view, [event for event in state.events if event.visible_for(seat)])
+        first, second = sampler.sample(rng), sampler.sample(rng)
+        differing += first.final_state() != second.final_state()
+        for other in (first, second):
+            assert code.observe(other.observation(seat), players).tobytes() == \
+                code.observe(view, players).tobytes()
+            if not state.is_terminal() and state.current_seat() == seat:
+                assert code.mask(other.legal_actions()).tobytes() == \
+                    code.mask(state.legal_actions()).tobytes()
+        pairs += 1
+    assert differing > 100  # the pairs really differ in what the seat cannot see
+
+
+def test_the_gymnasium_view_passes_check_env_with_no_warning() -> None:
+    from gymnasium.utils.env_checker import check_env
+
+    from bots.random_bot import RandomBot
+    from training.gym import CircusGymEnv
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        check_env(CircusGymEnv("flea-circus", [RandomBot(), RandomBot()]),
+                  skip_render_check=True)
+
+
+def test_the_learner_decides_at_every_step_and_its_seat_rotates() -> None:
+    from bots.random_bot import RandomBot
+    from training.gym import CircusGymEnv
+
+    env = CircusGymEnv("flea-circus", [RandomBot(), RandomBot()])
+    seats = []
+    for episode in range(3):
+        _, info = env.reset(seed=5) if episode == 0 else env.reset()
+        seats.append(info["seat"])
+        done, reward = False, 0.0
+        while not done:
+            state = env.state
+            assert state is not None and state.current_seat() == env.learner
+            assert {env.encoder.codes[i] for i in np.flatnonzero(info["action_mask"])} == \
+                {action.code for action in state.legal_actions()}
+            _, reward, done, _, info = env.step(np.int64(np.flatnonzero(info["action_mask"])[0]))
+        assert env.state is not None
+        assert reward == rank_rewards(env.state.ranks())[env.learner]
+    assert seats == [0, 1, 2]
+
+
+def test_an_illegal_action_id_ends_the_episode_as_a_loss() -> None:
+    from bots.random_bot import RandomBot
+    from training.gym import CircusGymEnv
+
+    env = CircusGymEnv("flea-circus", [RandomBot()])
+    _, info = env.reset(seed=1)
+    illegal = int(np.flatnonzero(info["action_mask"] == 0)[0])
+    _, reward, terminated, _, info = env.step(np.int64(illegal))
+    assert (reward, terminated, info["illegal"]) == (-1.0, True, True)
+
+
+def test_the_gymnasium_view_runs_in_a_sync_vector_env() -> None:
+    import gymnasium
+
+    from bots.random_bot import RandomBot
+    from training.gym import CircusGymEnv
+
+    vector = gymnasium.vector.SyncVectorEnv(
+        [lambda: CircusGymEnv("flea-circus", [RandomBot()]) for _ in range(2)])
+    observations, info = vector.reset(seed=2)
+    finished = 0
+    for _ in range(200):
+        actions = [int(np.flatnonzero(mask)[0]) if mask.any() else 0
+                   for mask in info["action_mask"]]
+        observations, _, terminated, _, info = vector.step(np.array(actions))
+        finished += int(terminated.sum())
+    assert observations.shape == (2, encoder("flea-circus").size)
+    assert finished > 0
+
+
+def test_a_decision_request_gives_the_same_tensor_and_mask_as_in_process() -> None:
+    """One encoder for both sides: over the wire a policy sees what it trained on."""
+    from circus.v1 import bot_pb2
+    from referee.wire import decision_request
+    from training.encoding import encode_request
+
+    game, code = get_game("flea-circus"), encoder("flea-circus")
+    rng = random.Random(5)
+    decisions = 0
+    for _ in range(8):
+        state = game.new_state(rng.randint(2, 5), None, rng.getrandbits(63))
+        while not state.is_terminal():
+            actions = state.legal_actions()
+            tensor, mask = encode_request(decision_request(state, "g", 0, 0, bot_pb2.Clock()))
+            assert tensor.tobytes() == code.observe(state.observation(state.current_seat()),
+                                                    state.num_players).tobytes()
+            assert mask.tobytes() == code.mask(actions).tobytes()
+            state.apply(rng.randrange(len(actions)), actions)
+            decisions += 1
+    assert decisions > 100

@@ -1,0 +1,1 @@
+"""Training environments of the games (docs/training.md)."""
