@@ -43,6 +43,7 @@ import numpy as np
 
 from bench.bigfields import _run
 from bench.report import Section
+from circus_outcomes import GameStatus
 from ratings.sprt import DIGITS, DealGame, deal_scores, elo_of, expected_score, sprt
 
 #: The sd of a seat's luck on a deal, relative to a game's own noise (sd 1).
@@ -133,7 +134,7 @@ def real_deals(a: str, rounds: int, folder: Path) -> list[float]:
               "sprt": {"elo0": -0.5, "elo1": 0.5, "alpha": 1e-6, "beta": 1e-6}}
     _, store = _run(config, folder)
     games = [DealGame(game.group_index, tuple(game.seats), tuple(game.ranks),
-                      game.status != "void") for game in store.games(name)]
+                      game.status != GameStatus.VOID) for game in store.games(name)]
     store.close()
     return deal_scores(games, "new", "old", 2 * 3)
 

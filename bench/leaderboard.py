@@ -30,12 +30,12 @@ from typing import Callable
 import trueskill
 
 from bench.report import Section, median
+from circus_outcomes import GameStatus
 from ratings import formatting
 from ratings.board import auto_resamples, bootstrap, build_board
 from ratings.params import RatingConfig
 from ratings.trueskill_ratings import Outcome, canonical, environment
 from referee.match import MatchResult
-from referee.outcomes import GameStatus
 from tournaments.schedule import Pairing
 from tournaments.standings import standings
 from tournaments.store import Store

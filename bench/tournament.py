@@ -72,12 +72,12 @@ def components(db: Path, name: str, games: int, bot_classes: dict[str, type]) ->
     to the bots' threads.
     """
     from circus.v1 import bot_pb2
+    from circus_outcomes import GameStatus
     from ratings.params import RatingConfig
     from ratings.trueskill_ratings import Outcome
     from referee import wire
     from referee.games import get_game
     from referee.match import MatchResult
-    from referee.outcomes import GameStatus
     from tournaments.run.live import LiveStandings
     from tournaments.schedule import Pairing
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Callable, Mapping, Protocol, Sequence
 
+from circus_outcomes import GameStatus
 from ratings.board import Board, RoundHistory, RoundRecord, SeatStats, SeatTable
 from ratings.collusion import CollusionCheck
 from ratings.formatting import collusion_verdict, fault_text, footer, rank_range, seat_verdict
@@ -192,7 +193,7 @@ def _figures(board: Board, tournament: ReportedTournament, games: Sequence[Repor
         ("bots", len(board.rows)),
         ("games stored", f"{len(games)} of {tournament.total_games}"),
         ("rated", board.rated_games),
-        ("void / forfeit", f"{statuses.get('void', 0)} / {statuses.get('forfeit', 0)}"),
+        ("void / forfeit", f"{statuses[GameStatus.VOID]} / {statuses[GameStatus.FORFEIT]}"),
         ("faults", sum(faults.values())),
         ("decisions per game", f"{decisions:.1f}"),
         ("game time (sum)", f"{played:,.1f} s"),

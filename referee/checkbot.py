@@ -25,10 +25,10 @@ from pathlib import Path
 from typing import Iterator
 
 from circus.v1 import bot_pb2
+from circus_outcomes import Policy
 from referee.clients import BotClient, InProcessClient
 from referee.games import GAMES
 from referee.match import FaultPolicy, Match, MatchResult
-from referee.outcomes import Policy
 from referee.participants import REFEREE_NAME, BotStartError, Participant
 from referee.seeds import derive_seed
 from referee.settings import FAULT_CLASSES, BotSpec, LimitsConfig, TimeConfig

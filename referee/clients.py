@@ -20,7 +20,7 @@ from google.protobuf import json_format
 from google.protobuf.message import Message
 
 from circus.v1 import bot_pb2, bot_pb2_grpc
-from referee.outcomes import FaultClass
+from circus_outcomes import FaultClass
 from referee.text import printable
 
 

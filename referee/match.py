@@ -17,10 +17,10 @@ from datetime import datetime, timezone
 from typing import Callable, Mapping
 
 from circus.v1 import bot_pb2
+from circus_outcomes import FaultClass, GameStatus, Policy
 from referee import wire
 from referee.clients import BotClient, BotFault
 from referee.games.base import Game, State, ranks_from_scores
-from referee.outcomes import FaultClass, GameStatus, Policy
 from referee.seeds import derive_seed
 from referee.settings import TimeConfig
 

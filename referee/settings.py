@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from referee.outcomes import FaultClass, Policy
+from circus_outcomes import FaultClass, Policy
 
 #: The fault classes and policies a config's ``faults:`` names (a suspension and an
 #: ignored EndGame fault are the referee's own).

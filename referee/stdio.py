@@ -34,8 +34,8 @@ from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
 
 from circus.v1 import bot_pb2
+from circus_outcomes import FaultClass
 from referee.clients import BotClient, BotFault
-from referee.outcomes import FaultClass
 from referee.process import BotProcess
 from referee.text import printable
 

@@ -33,8 +33,8 @@ import grpc
 from google.protobuf.message import DecodeError
 
 from circus.v1 import bot_pb2
+from circus_outcomes import FaultClass
 from referee.clients import BotClient, BotFault, GrpcClient, WireLog
-from referee.outcomes import FaultClass
 from referee.text import printable
 
 PLAY_METHOD = "/circus.v1.Bot/Play"

@@ -1,5 +1,6 @@
-"""Chaos (issue 13): kill -9 the referee at random moments of a gRPC tournament whose bots
-start through a shell wrapper, resume each time, and get an uninterrupted run's result.
+"""Chaos (issue 13): kill -9 the referee at random moments of a tournament whose bots
+start through a shell wrapper, resume each time, and get an uninterrupted run's result;
+over gRPC and over stdio (issue 33).
 
 The wrapper (``sh run.sh``) forks the real bot, which the kernel's parent-death signal
 does not reach; after every kill no bot process may be left all the same.
@@ -12,12 +13,14 @@ import random
 import signal
 import subprocess
 import time
+import uuid
 from pathlib import Path
 
 import pytest
 from conftest import write_config
 from invariants import assert_consistent
-from test_operations import assert_bots_gone, cli_run, games_and_board, stored_count
+from test_operations import (assert_bots_gone, bot_processes, cli_run, games_and_board,
+                             stored_count)
 
 from referee.process import ORPHAN_GUARD, dies_with_referee
 from tournaments.config import load_config
@@ -32,12 +35,19 @@ concurrency: 2
 # Two databases are compared game by game: deals from the seed alone.
 secret_deals: false
 # A held decision must never cost a bot its bank (the test holds them at most seconds).
-time: {move_ms: 60000, bank_ms: 60000}
+time: {{move_ms: 60000, bank_ms: 60000}}
 bots:
-  - {name: a, dir: bot, command: "sh run.sh {address}"}
-  - {name: b, dir: bot, command: "sh run.sh {address}"}
-  - {name: c, dir: bot, command: "sh run.sh {address}"}
+  - {{name: a, dir: bot, {entry}}}
+  - {{name: b, dir: bot, {entry}}}
+  - {{name: c, dir: bot, {entry}}}
 """
+#: Each transport's bot entry. ``CHAOS_RUN`` (in every bot's environment) is how the test
+#: finds the bot processes of a stdio run, which have no port or socket to tell them by.
+ENTRIES = {
+    "grpc": 'command: "sh run.sh hold_bot.py --address {{address}}"',
+    "stdio": 'command: "sh run.sh hold_stdio_bot.py", transport: stdio, '
+             'env: {{CHAOS_RUN: "{mark}"}}',
+}
 GAMES = 36
 
 # A random bot that holds each reply while the file `hold` exists in its `dir:` (which the
@@ -55,6 +65,31 @@ class HoldingBot(RandomBot):
         return super().decide(request)
 
 serve(HoldingBot())
+"""
+
+# The same on stdio: the standard-library random bot, holding each decision likewise. At the
+# end of its stdin or on a closed stdout it lingers (as a careless or hostile bot may), so
+# only the referee's ending of its processes, not the bot's own exit, leaves none alive.
+HOLDING_STDIO_BOT = """
+import json, os, sys, time
+from bots.stdio.random_bot import answer
+
+def play():
+    for line in sys.stdin:
+        message = json.loads(line)
+        deadline = time.monotonic() + 60
+        while "decide" in message and os.path.exists("hold") and time.monotonic() < deadline:
+            time.sleep(0.002)
+        reply = answer(message)
+        reply["request_id"] = message["request_id"]
+        sys.stdout.write(json.dumps(reply) + "\\n")
+        sys.stdout.flush()
+
+try:
+    play()
+except OSError:  # the referee's end of stdout closed
+    pass
+time.sleep(60)
 """
 
 
@@ -88,15 +123,32 @@ def kill_at(folder: Path, db: Path, games: int, pause: float) -> int:
     return stored_count(db)
 
 
+def assert_no_bot_left(folder: Path, transport: str, mark: str) -> None:
+    """No bot process of this test's runs is alive (a stdio bot's found by ``CHAOS_RUN``)."""
+    if transport == "grpc":
+        assert_bots_gone(folder / "logs")
+        return
+    marks = {f"CHAOS_RUN={mark}"}
+    deadline = time.monotonic() + 10
+    while bot_processes(marks) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert bot_processes(marks) == []
+
+
 @pytest.mark.slow
-def test_kill_9_at_random_moments_then_resume_gives_the_uninterrupted_result(tmp_path):
+@pytest.mark.parametrize("transport", ENTRIES)
+def test_kill_9_at_random_moments_then_resume_gives_the_uninterrupted_result(tmp_path,
+                                                                             transport):
     (tmp_path / "bot").mkdir()
     (tmp_path / "bot" / "hold_bot.py").write_text(HOLDING_BOT)
-    (tmp_path / "bot" / "run.sh").write_text('python hold_bot.py --address "$1"\n')
-    write_config(tmp_path, CHAOS)
+    (tmp_path / "bot" / "hold_stdio_bot.py").write_text(HOLDING_STDIO_BOT)
+    (tmp_path / "bot" / "run.sh").write_text('python "$@"\n')
+    mark = uuid.uuid4().hex  # one of this run alone, unlike tmp_path's name
+    entry = ENTRIES[transport].format(mark=mark)
+    write_config(tmp_path, CHAOS.format(entry=entry))
     full = cli_run(tmp_path, "full.sqlite")
     assert full.wait(timeout=120) == 0, full.stderr.read()
-    assert_bots_gone(tmp_path / "logs")
+    assert_no_bot_left(tmp_path, transport, mark)
 
     moments = random.Random(13)
     chaos = tmp_path / "chaos.sqlite"
@@ -106,11 +158,11 @@ def test_kill_9_at_random_moments_then_resume_gives_the_uninterrupted_result(tmp
         target = stored[-1] + moments.randint(0, 8)
         stored.append(kill_at(tmp_path, chaos, target, moments.uniform(0, 0.3)))
         assert stored[-1] >= target
-        assert_bots_gone(tmp_path / "logs")
+        assert_no_bot_left(tmp_path, transport, mark)
     assert stored[-1] < GAMES  # the kills came before the end
     resumed = cli_run(tmp_path, "chaos.sqlite")
     assert resumed.wait(timeout=120) == 0, resumed.stderr.read()
-    assert_bots_gone(tmp_path / "logs")
+    assert_no_bot_left(tmp_path, transport, mark)
     games, board = games_and_board(tmp_path, "chaos.sqlite")
     assert [g["game_index"] for g in games] == list(range(GAMES))
     assert (games, board) == games_and_board(tmp_path, "full.sqlite")

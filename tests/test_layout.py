@@ -2,8 +2,10 @@
 
 The stack, top to bottom (README, "Architecture"): the CLI (``circus_referee``) and
 bench; tournaments (many games); ratings (only rating, importing nothing of the
-project); the referee (one game) and the bots with their SDK side by side, both
-standing on the rules engines (``referee.games``); the protocol stubs. Walking the source with
+project but the outcomes); the referee (one game) and the bots with their SDK side by side,
+both standing on the rules engines (``referee.games``); the protocol stubs. Beneath them
+all, the outcomes (``circus_outcomes``) that the referee decides and the store and the
+ratings count, importing nothing. Walking the source with
 ``ast`` catches an upward or circular import the moment it is written, lazy
 imports inside functions included.
 """
@@ -14,18 +16,23 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("circus_referee", "bench", "tournaments", "ratings", "referee", "bots")
+PACKAGES = ("circus_referee", "bench", "tournaments", "ratings", "referee", "bots",
+            "circus_outcomes")
+#: The ground beneath every layer: the outcomes' one definition (fault class, policy, game
+#: status), which every package may import and which imports nothing of the project.
+OUTCOMES = "circus_outcomes"
 # What each package may import from the project besides itself.
 ALLOWED = {
-    "circus_referee": {"tournaments", "ratings", "referee", "bots", "circus"},
+    "circus_referee": {"tournaments", "ratings", "referee", "bots", "circus", OUTCOMES},
     # bench sits beside the CLI and measures whole commands too.
-    "bench": {"circus_referee", "tournaments", "ratings", "referee", "bots", "circus"},
-    "tournaments": {"ratings", "referee", "circus"},
-    "ratings": set(),
+    "bench": {"circus_referee", "tournaments", "ratings", "referee", "bots", "circus", OUTCOMES},
+    "tournaments": {"ratings", "referee", "circus", OUTCOMES},
+    "ratings": {OUTCOMES},
     # The referee calls in-process bots through its own interface (clients.InProcessBot)
     # and plays check-bot's opponents itself: it imports no bot.
-    "referee": {"circus"},
-    "bots": {"circus", "referee"},
+    "referee": {"circus", OUTCOMES},
+    "bots": {"circus", "referee", OUTCOMES},
+    OUTCOMES: set(),
 }
 # The pure rules engines are the ground the referee and the bots both stand on:
 # bots may use them (search bots play games forward on them) and nothing else of
@@ -91,6 +98,16 @@ def test_the_rules_engines_are_ground_that_imports_nothing_above_it():
     assert not above, "the engines import above themselves:\n" + "\n".join(above)
 
 
+def test_the_outcomes_are_ground_that_imports_nothing_of_the_project():
+    """Every layer may import the outcomes, so they may import no layer: not even the proto."""
+    paths = sorted((ROOT / OUTCOMES).rglob("*.py"))
+    assert paths, f"{OUTCOMES}/ is gone"
+    above = [f"{path.relative_to(ROOT)} imports {imported}"
+             for path in paths for imported in project_imports(path)
+             if imported.split(".")[0] != OUTCOMES]
+    assert not above, "the outcomes import the project:\n" + "\n".join(above)
+
+
 def test_no_import_cycle():
     edges = graph()
     cycles: list[list[str]] = []
@@ -116,6 +133,7 @@ def test_the_walk_sees_the_imports_it_judges():
     edges = graph()
     assert "tournaments.store" in edges["tournaments.runner"]
     assert "referee.games.base" in edges["referee.match"]
+    assert OUTCOMES in edges["ratings.report"]   # the ratings count the outcomes' members
 
 
 def test_the_command_lives_in_a_package_of_the_projects_own_name():

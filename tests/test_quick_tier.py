@@ -86,3 +86,19 @@ def test_the_recorded_run_names_the_tests_over_the_budget(suite, monkeypatch):
     assert record["budget_s"] == 0.05
     result = suite.runpytest("--quick", "test_sleepy.py")
     result.assert_outcomes(deselected=1)
+
+
+def test_a_recorded_test_stays_recorded_until_within_half_the_budget(suite, monkeypatch):
+    """The record's hysteresis: a test already over the budget that now runs between half the
+    budget and the budget (a sleep bounds it from below) stays in; an unchanged record is not
+    rewritten, so a full run leaves the checkout clean."""
+    monkeypatch.setattr(quick_tier, "BUDGET_S", 0.05)
+    suite.makepyfile(test_sleepy="import time\n\ndef test_sleeps():\n    time.sleep(0.03)\n")
+    quick_tier.RECORD.write_text(json.dumps({
+        "budget_s": 0.05, "over_budget": ["test_sleepy.py::test_sleeps"],
+        "costly_setup": []}, indent=1) + "\n")
+    written = quick_tier.RECORD.stat().st_mtime_ns
+    suite.runpytest("--record-quick", "test_sleepy.py").assert_outcomes(passed=1)
+    record = json.loads(quick_tier.RECORD.read_text())
+    assert record["over_budget"] == ["test_sleepy.py::test_sleeps"]
+    assert quick_tier.RECORD.stat().st_mtime_ns == written

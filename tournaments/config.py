@@ -19,10 +19,10 @@ import yaml
 if TYPE_CHECKING:
     from _typeshed import DataclassInstance
 
+from circus_outcomes import FaultClass, Policy
 from ratings.params import RatingConfig
 from referee.errors import CircusError
 from referee.games import GameConfigError, get_game
-from referee.outcomes import FaultClass, Policy
 from referee.settings import (
     BOT_KINDS,
     DEFAULT_FAULTS,

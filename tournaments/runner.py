@@ -25,11 +25,11 @@ from contextlib import ExitStack
 from dataclasses import dataclass, field
 from typing import Iterable
 
+from circus_outcomes import FaultClass
 from ratings.board import fold_key
 from ratings.sprt import SprtResult
 from referee.interrupts import signals_as_stop
 from referee.match import MatchAbandoned, MatchResult
-from referee.outcomes import FaultClass
 from tournaments.executor import ClusterLost, DaskExecutor, Executor, ThreadExecutor
 from tournaments.run.errors import Interrupted, TournamentError
 from tournaments.run.lineup import Lineup

@@ -12,6 +12,7 @@ from itertools import groupby
 from types import SimpleNamespace
 from typing import Any, Iterable, Mapping
 
+from circus_outcomes import GameStatus
 from ratings.board import (
     Board,
     Fold,
@@ -26,7 +27,6 @@ from ratings.params import RatingConfig
 from ratings.sprt import DealGame, SprtResult, deal_scores, sprt
 from ratings.trueskill_ratings import Outcome
 from ratings.verdict import Judge, stop_reason
-from referee.outcomes import GameStatus
 from tournaments.config import ab_tables_per_deal, rounds_needed
 from tournaments.store import GameResult, Store, StoredGame, StoredTournament, StoreError
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 import click
 from tabulate import tabulate
@@ -147,7 +147,7 @@ def times(db_path: Path, tournament: str | None, fmt: str) -> None:
               show_default=True, help="jsonl: one JSON record per line; csv: one row per game")
 @click.option("--output", "-o", type=click.File("w"), default="-", show_default=True,
               help="file to write (default: standard output)")
-def export(db_path: Path, tournament: str | None, fmt: str, output) -> None:
+def export(db_path: Path, tournament: str | None, fmt: str, output: TextIO) -> None:
     """Export every game of a tournament, one record per game, replayable."""
     store, record = open_tournament(db_path, tournament)
     writer = write_jsonl if fmt == "jsonl" else write_csv

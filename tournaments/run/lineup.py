@@ -7,9 +7,9 @@ from __future__ import annotations
 import threading
 from concurrent import futures
 
+from circus_outcomes import FaultClass, Policy
 from referee.clients import BotClient
 from referee.match import MatchResult
-from referee.outcomes import FaultClass, Policy
 from referee.participants import BotStartError, Participant
 from referee.sandbox import SandboxUnavailable, ensure_available
 from referee.settings import BotSpec

@@ -8,12 +8,12 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Callable, TextIO
 
+from circus_outcomes import FaultClass
 from ratings.board import Fold
 from ratings.params import RatingConfig
 from ratings.trueskill_ratings import Outcome
 from ratings.verdict import Judge
 from referee.match import MatchResult
-from referee.outcomes import FaultClass
 
 
 class Progress:

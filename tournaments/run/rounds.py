@@ -8,10 +8,10 @@ import itertools
 from functools import partial
 from typing import Callable, Iterator
 
+from circus_outcomes import GameStatus
 from ratings.sprt import DealGame
 from ratings.trueskill_ratings import Outcome
 from referee.match import MatchResult
-from referee.outcomes import GameStatus
 from tournaments.run.errors import TournamentError
 from tournaments.run.live import LiveStandings, Progress
 from tournaments.run.state import RunState

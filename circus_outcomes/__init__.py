@@ -1,6 +1,10 @@
 """The outcomes the store, the exports, the report and the protocol share, one definition
 each: the class of a bot's fault, the policy that was applied to it, a game's status.
 
+Ground of the whole stack: the referee decides these outcomes, the tournaments store them,
+the ratings count them, and ``ratings`` may import nothing of the referee, so they live
+here, below both, importing nothing of the project (``tests/test_layout.py``).
+
 Each is a ``StrEnum``: a member is its own string, the same in SQLite, JSON, CSV and
 protobuf, so nothing stored or sent changes, and a stored string compares equal to its
 member. Compare with the members, never with a string written by hand. (Each game's end
