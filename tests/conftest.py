@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import signal
 import sqlite3
 import textwrap
 from pathlib import Path
@@ -14,6 +15,12 @@ from referee import process
 from tournaments.config import TournamentConfig, load_config
 from tournaments.runner import Interrupted, Summary, TournamentRunner
 from tournaments.store import Store
+
+# The tests send Ctrl-C to the referee and to themselves as to a foreground job. A suite
+# started in the background of a script (`scripts/test &` with no job control) inherits an
+# ignored SIGINT, which Python and every process started from it keep ignored: Python's own
+# handler again, for this worker and the processes it starts.
+signal.signal(signal.SIGINT, signal.default_int_handler)
 
 #: The test files that take longest (``--durations``), longest first. They run first, so that
 #: the workers of ``--dist loadfile`` (scripts/test) end together rather than one working
