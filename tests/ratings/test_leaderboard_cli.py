@@ -132,7 +132,10 @@ def test_los_matrix(db):
     for a in BOTS:
         for b in BOTS - {a}:
             assert los[a][b] + los[b][a] == pytest.approx(1.0)
-    best = data["leaderboard"][0]["bot"]
+    # LOS is P(skill > skill) under the posterior: above ½ against every other bot for the
+    # highest mu (the board's order, by mu − 3σ, may put a surer bot first; the deals are
+    # the store's secret, so which happens varies from run to run).
+    best = max(data["leaderboard"], key=lambda row: row["mu"])["bot"]
     assert all(value > 0.5 for value in los[best].values())
     rows = list(csv.reader(io.StringIO(ok(db, "--los", "--format", "csv"))))
     assert rows[0][0] == "bot" and len(rows) == 5 and len(rows[0]) == 5
