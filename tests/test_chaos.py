@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from conftest import write_config
 from invariants import assert_consistent
-from test_operations import (assert_bots_gone, bot_processes, cli_run, games_and_board,
+from test_operations import (assert_bots_gone, assert_marked_gone, cli_run, games_and_board,
                              stored_count)
 
 from referee.process import ORPHAN_GUARD, dies_with_referee
@@ -128,11 +128,7 @@ def assert_no_bot_left(folder: Path, transport: str, mark: str) -> None:
     if transport == "grpc":
         assert_bots_gone(folder / "logs")
         return
-    marks = {f"CHAOS_RUN={mark}"}
-    deadline = time.monotonic() + 10
-    while bot_processes(marks) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert bot_processes(marks) == []
+    assert_marked_gone({f"CHAOS_RUN={mark}"})
 
 
 @pytest.mark.slow
