@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import random
 import warnings
+from typing import Any
 
 import numpy as np
 import pytest
@@ -17,8 +18,9 @@ from pettingzoo.test import api_test, seed_test  # noqa: E402
 
 from referee.games import get_game  # noqa: E402
 from referee.games.determinize import FleaSampler  # noqa: E402
+from referee.games.flea_circus import FleaCircusState  # noqa: E402
 from training.aec import CircusAECEnv, rank_rewards  # noqa: E402
-from training.encoding import encoder  # noqa: E402
+from training.encoding import encoder, relative_word  # noqa: E402
 
 TABLES = [("flea-circus", players) for players in range(2, 6)]
 
@@ -41,8 +43,9 @@ def test_the_agent_selected_is_the_deciding_seat_with_its_legal_mask() -> None:
         assert state is not None
         assert env.agent_selection == f"seat_{state.current_seat()}"
         mask = env.infos[env.agent_selection]["action_mask"]
+        seat = state.current_seat()
         codes = {env.encoder.codes[index] for index in np.flatnonzero(mask)}
-        assert codes == {action.code for action in state.legal_actions()}
+        assert codes == {relative_word(action.code, seat, 3) for action in state.legal_actions()}
         kinds.add(state.decision_kind())
         env.step(int(np.flatnonzero(mask)[-1]))
     assert env.state is not None and env.state.is_terminal()
@@ -86,8 +89,8 @@ def test_no_leak_states_a_seat_cannot_tell_apart_give_identical_tensors() -> Non
             assert code.observe(other.observation(seat), players).tobytes() == \
                 code.observe(view, players).tobytes()
             if not state.is_terminal() and state.current_seat() == seat:
-                assert code.mask(other.legal_actions()).tobytes() == \
-                    code.mask(state.legal_actions()).tobytes()
+                assert code.mask(other.legal_actions(), seat, players).tobytes() == \
+                    code.mask(state.legal_actions(), seat, players).tobytes()
         pairs += 1
     assert differing > 100  # the pairs really differ in what the seat cannot see
 
@@ -118,7 +121,7 @@ def test_the_learner_decides_at_every_step_and_its_seat_rotates() -> None:
             state = env.state
             assert state is not None and state.current_seat() == env.learner
             assert {env.encoder.codes[i] for i in np.flatnonzero(info["action_mask"])} == \
-                {action.code for action in state.legal_actions()}
+                {relative_word(action.code, env.learner, 3) for action in state.legal_actions()}
             _, reward, done, _, info = env.step(np.int64(np.flatnonzero(info["action_mask"])[0]))
         assert env.state is not None
         assert reward == rank_rewards(env.state.ranks())[env.learner]
@@ -171,7 +174,59 @@ def test_a_decision_request_gives_the_same_tensor_and_mask_as_in_process() -> No
             tensor, mask = encode_request(decision_request(state, "g", 0, 0, bot_pb2.Clock()))
             assert tensor.tobytes() == code.observe(state.observation(state.current_seat()),
                                                     state.num_players).tobytes()
-            assert mask.tobytes() == code.mask(actions).tobytes()
+            assert mask.tobytes() == code.mask(actions, state.current_seat(),
+                                               state.num_players).tobytes()
             state.apply(rng.randrange(len(actions)), actions)
             decisions += 1
     assert decisions > 100
+
+
+def _rotated(state: FleaCircusState, by: int) -> FleaCircusState:
+    """The same Flea Circus position with every seat moved ``by`` places clockwise."""
+    players = state.num_players
+    turned = FleaCircusState(players, state.variant, 0)
+
+    def turn(values: list[Any]) -> list[Any]:
+        return [values[(seat - by) % players] for seat in range(players)]
+
+    turned.hands, turned.piles = turn(state.hands), turn(state.piles)
+    turned.loot, turned.earth = turn(state.loot), state.earth
+    turned.deck, turned.turn = list(state.deck), state.turn
+    turned.player = (state.player + by) % players
+    turned.choosing_target = state.choosing_target
+    return turned
+
+
+def test_seats_are_relative_a_rotated_table_gives_the_same_tensor_and_ids() -> None:
+    """A policy trained at one seat plays at another: the ids and tensor name places, not seats.
+
+    Each position, rotated so the decider sits elsewhere, gives the decider the same tensor
+    and mask, and each id picks the same relative action (the target two places on, say).
+    """
+    game, code = get_game("flea-circus"), encoder("flea-circus")
+    rng = random.Random(11)
+    targets = 0
+    for _ in range(60):
+        players = rng.randint(2, 5)
+        state = game.new_state(players, None, rng.getrandbits(63))
+        while not state.is_terminal():
+            assert isinstance(state, FleaCircusState)
+            seat, actions = state.current_seat(), state.legal_actions()
+            by = rng.randrange(1, players) if players > 1 else 0
+            turned = _rotated(state, by)
+            assert code.observe(turned.observation((seat + by) % players), players).tobytes() \
+                == code.observe(state.observation(seat), players).tobytes()
+            mask = code.mask(actions, seat, players)
+            assert code.mask(turned.legal_actions(), (seat + by) % players,
+                             players).tobytes() == mask.tobytes()
+            for action_id in np.flatnonzero(mask):
+                mine = actions[code.action_index(actions, int(action_id), seat, players)]
+                theirs = turned.legal_actions()[code.action_index(
+                    turned.legal_actions(), int(action_id), (seat + by) % players, players)]
+                if mine.code.startswith("target:"):
+                    targets += 1
+                    assert theirs.payload["target"] == (mine.payload["target"] + by) % players
+                else:
+                    assert theirs.code == mine.code
+            state.apply(rng.randrange(len(actions)), actions)
+    assert targets > 50

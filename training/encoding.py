@@ -3,43 +3,76 @@
 A learner needs the same shapes at every decision: the action vocabulary is every
 stable action code the game can offer (a ``Discrete(n)`` space with a mask of the legal
 ones), and the observation tensor is built from :meth:`State.observation` of the deciding
-seat only, so it cannot carry a card hidden from that seat. Seats are laid out relative
-to the observing seat (itself first, then clockwise), so one policy serves every seat.
-The layout of each game is in ``docs/training.md``.
+seat only, so it cannot carry a card hidden from that seat. Seats are relative to the
+observing seat everywhere, in the tensor (itself first, then clockwise) and in the action
+ids (``target:+1`` is the next seat clockwise, whatever the absolute seat), so a policy
+trained at one seat plays at every other. The layout of each game is in
+``docs/training.md``.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Callable, Protocol, Sequence
 
 import numpy as np
 from numpy.typing import NDArray
 
 from bots.search import game_of, observation_dict
 from circus.v1 import bot_pb2
-from referee.games import flea_circus
-from referee.games.base import Action
+from referee.games import flea_circus, get_game
 
 MAX_SEATS = 5
 Observation = dict[str, Any]
 
 
+class Coded(Protocol):
+    """A legal action, the engine's :class:`Action` or the wire's ``LegalAction``."""
+
+    @property
+    def code(self) -> str: ...
+
+
+#: The stable codes that name a seat (``target:3``, Animal Circus's ``pile:3``): their
+#: vocabulary entry names the seat's place from the decider instead (``target:+2``).
+SEAT_CODES = ("target", "pile")
+
+
+def relative_word(code: str, seat: int, players: int) -> str:
+    """The vocabulary entry of a stable ``code`` offered to ``seat``: seats made relative."""
+    head, _, tail = code.partition(":")
+    if head in SEAT_CODES:
+        return f"{head}:+{(int(tail) - seat) % players}"
+    return code
+
+
+def seat_words(head: str, first: int) -> tuple[str, ...]:
+    """The vocabulary entries ``head:+first`` .. ``head:+4``."""
+    return tuple(f"{head}:+{place}" for place in range(first, MAX_SEATS))
+
+
 @dataclass(frozen=True)
 class Encoder:
-    """A game's action vocabulary and observation tensor, for 2-5 seats.
+    """A game's action vocabulary and observation tensor, for one variant at 2-5 seats.
 
-    ``fill`` writes the observation's features into a zeroed float32 vector of ``size``.
+    ``fill`` writes the observation's features into a zeroed float32 vector of ``size``;
+    ``word`` turns a stable action code offered to a seat into its vocabulary entry
+    (``codes``), so the id of an action depends on the code and the decider's place alone.
     """
 
     game: str
+    variant: str
     codes: tuple[str, ...]
     size: int
     fill: Callable[[Observation, int, NDArray[np.float32]], None]
+    word: Callable[[str, int, int], str] = relative_word
+    ids: dict[str, int] = field(init=False, repr=False, compare=False)
+    # Each (code, seat, players)'s id, found once: listed at every decision.
+    _found: dict[tuple[str, int, int], int] = field(
+        init=False, repr=False, compare=False, default_factory=dict)
 
-    @property
-    def ids(self) -> dict[str, int]:
-        return _IDS[self.game]
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "ids", {code: index for index, code in enumerate(self.codes)})
 
     def observe(self, observation: Observation, players: int) -> NDArray[np.float32]:
         """The tensor of one seat's observation at a table of ``players``."""
@@ -47,19 +80,27 @@ class Encoder:
         self.fill(observation, players, tensor)
         return tensor
 
-    def mask(self, actions: Sequence[Action]) -> NDArray[np.int8]:
-        """1 at the id of each legal action's code, 0 elsewhere."""
+    def action_id(self, code: str, seat: int, players: int) -> int:
+        """The id of the stable ``code`` offered to ``seat`` at a table of ``players``."""
+        key = (code, seat, players)
+        found = self._found.get(key)
+        if found is None:
+            found = self._found[key] = self.ids[self.word(code, seat, players)]
+        return found
+
+    def mask(self, actions: Sequence[Coded], seat: int, players: int) -> NDArray[np.int8]:
+        """1 at the id of each legal action (offered to ``seat``), 0 elsewhere."""
         mask = np.zeros(len(self.codes), dtype=np.int8)
-        mask[[self.ids[action.code] for action in actions]] = 1
+        mask[[self.action_id(action.code, seat, players) for action in actions]] = 1
         return mask
 
-    def action_index(self, actions: Sequence[Action], action_id: int) -> int:
+    def action_index(self, actions: Sequence[Coded], action_id: int, seat: int,
+                     players: int) -> int:
         """The index in ``actions`` of the action with id ``action_id`` (ValueError if none)."""
-        code = self.codes[action_id]
         for index, action in enumerate(actions):
-            if action.code == code:
+            if self.action_id(action.code, seat, players) == action_id:
                 return index
-        raise ValueError(f"action id {action_id} ({code}) is not legal now")
+        raise ValueError(f"action id {action_id} ({self.codes[action_id]}) is not legal now")
 
 
 def _relative(seat: int, players: int) -> list[int]:
@@ -101,26 +142,26 @@ def _flea_fill(observation: Observation, players: int, tensor: NDArray[np.float3
         tensor[extra + 4] = observation["current_player"] == seat
 
 
-FLEA_CODES = (*flea_circus.PLAYS, *(f"target:{seat}" for seat in range(MAX_SEATS)))
+FLEA_CODES = (*flea_circus.PLAYS, *seat_words("target", 1))
 
-ENCODERS: dict[str, Encoder] = {
-    "flea-circus": Encoder("flea-circus", FLEA_CODES, FLEA_SIZE, _flea_fill),
+#: Every encoder, by game and variant.
+ENCODERS: dict[tuple[str, str], Encoder] = {
+    ("flea-circus", "standard"): Encoder("flea-circus", "standard", FLEA_CODES, FLEA_SIZE,
+                                         _flea_fill),
 }
-_IDS = {name: {code: index for index, code in enumerate(encoder.codes)}
-        for name, encoder in ENCODERS.items()}
 
 
-def encoder(game: str) -> Encoder:
-    """The encoder of ``game`` (KeyError for a game not encoded yet)."""
-    return ENCODERS[game]
+def encoder(game: str, variant: str | None = None) -> Encoder:
+    """The encoder of ``game``'s ``variant`` (its first variant by default)."""
+    return ENCODERS[game, variant or get_game(game).default_variant]
 
 
 def encode_request(
         request: bot_pb2.DecisionRequest) -> tuple[NDArray[np.float32], NDArray[np.int8]]:
     """A ``DecisionRequest``'s observation tensor and legal mask: the ids a policy trained in
     process chooses from, so it plays over the wire exactly as it trained."""
-    code = encoder(game_of(request))
     observation = observation_dict(request)
-    mask = np.zeros(len(code.codes), dtype=np.int8)
-    mask[[code.ids[action.code] for action in request.legal_actions]] = 1
-    return code.observe(observation, len(observation["hand_sizes"])), mask
+    code = encoder(game_of(request), observation.get("variant"))
+    players = len(observation["hand_sizes"])
+    mask = code.mask(request.legal_actions, request.seat, players)
+    return code.observe(observation, players), mask

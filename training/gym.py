@@ -39,7 +39,7 @@ class CircusGymEnv(gymnasium.Env[NDArray[np.float32], np.int64]):
         self.players = len(opponents) + 1
         self.variant = self.game.check(self.players, variant)
         self.opponents = list(opponents)
-        self.encoder = encoder(game)
+        self.encoder = encoder(game, self.variant)
         self.observation_space = spaces.Box(0.0, OBSERVATION_HIGH, (self.encoder.size,),
                                             np.float32)
         self.action_space = spaces.Discrete(len(self.encoder.codes))
@@ -98,7 +98,7 @@ class CircusGymEnv(gymnasium.Env[NDArray[np.float32], np.int64]):
         state = self._state()
         if state.is_terminal():
             return np.zeros(len(self.encoder.codes), dtype=np.int8)
-        return self.encoder.mask(state.legal_actions())
+        return self.encoder.mask(state.legal_actions(), self.learner, self.players)
 
     def _info(self) -> dict[str, Any]:
         return {"action_mask": self.action_masks(), "seat": self.learner}
@@ -108,7 +108,7 @@ class CircusGymEnv(gymnasium.Env[NDArray[np.float32], np.int64]):
         state = self._state()
         actions = state.legal_actions()
         try:
-            index = self.encoder.action_index(actions, int(action))
+            index = self.encoder.action_index(actions, int(action), self.learner, self.players)
         except ValueError:
             return self._observation(), -1.0, True, False, {**self._info(), "illegal": True}
         state.apply(index, actions)
