@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import random
 import re
+import threading
 import warnings
 from typing import Any
 
@@ -289,3 +290,89 @@ def test_the_documented_tensor_layouts_are_the_encoders() -> None:
         assert f"vocabulary ({len(code.codes):,})" in body
         found.add(code.game)
     assert found == set(TENSOR_HEADINGS.values())
+
+
+class _Recording:
+    """A random bot that records each call's thread, and the games it was told ended."""
+
+    def __init__(self) -> None:
+        from bots.random_bot import RandomBot
+
+        self.random, self.threads, self.ended = RandomBot(), set(), []
+
+    def hello(self, request: Any) -> Any:
+        return self.random.hello(request)
+
+    def start_game(self, request: Any) -> None:
+        self.threads.add(threading.current_thread())
+
+    def decide(self, request: Any) -> int:
+        self.threads.add(threading.current_thread())
+        return self.random.decide(request)
+
+    def end_game(self, request: Any) -> None:
+        self.ended.append((request.game_id, list(request.ranks)))
+
+
+class _Faulty(_Recording):
+    """Answers as a random bot but for its first decision, where it ``fails`` as told."""
+
+    def __init__(self, fails: str) -> None:
+        super().__init__()
+        self.fails, self.release, self.asked, self.first_legal = fails, threading.Event(), 0, 0
+
+    def decide(self, request: Any) -> int:
+        self.asked += 1
+        if self.asked > 1:
+            return super().decide(request)
+        self.first_legal = len(request.legal_actions)
+        if self.fails == "hangs":  # then a legal reply: only a deadline makes it a fault
+            self.release.wait(30)
+            return 0
+        if self.fails == "raises":
+            raise RuntimeError("a bug")
+        return len(request.legal_actions)  # out of range
+
+
+@pytest.mark.parametrize("fails", ["hangs", "raises", "out of range"])
+def test_an_opponent_s_fault_is_met_as_the_referee_meets_it_and_the_game_goes_on(
+        fails: str) -> None:
+    """Under a deadline (a hang is a timeout): the seeded substitute plays, the fault counted."""
+    from referee.seeds import derive_seed
+    from referee.settings import TimeConfig
+    from training.gym import CircusGymEnv
+
+    bot = _Faulty(fails)
+    env = CircusGymEnv("flea-circus", [bot],
+                       time_control=TimeConfig(move_ms=100, bank_ms=0, grace_ms=100))
+    try:
+        _, info = env.reset(seed=4)  # the learner sits at seat 0: the bot decides second
+        _, _, done, _, info = env.step(np.int64(np.flatnonzero(info["action_mask"])[0]))
+        assert bot.asked >= 1 and info["opponent_faults"] >= 1
+        state = env.state
+        assert state is not None
+        substitute = random.Random(derive_seed(state.seed, env.game_id, 1))
+        assert state.history[1] == substitute.randrange(bot.first_legal)
+        while not done:
+            _, _, done, _, info = env.step(np.int64(np.flatnonzero(info["action_mask"])[0]))
+        assert state.is_terminal() and bot.asked > 1
+    finally:
+        bot.release.set()
+        env.close()
+
+
+def test_opponents_run_on_a_thread_of_their_own_unless_untimed_and_hear_the_end() -> None:
+    from referee.settings import TimeConfig
+    from training.gym import CircusGymEnv
+
+    for time_control, own_thread in ((TimeConfig(), False), (None, True)):
+        bot = _Recording()
+        env = CircusGymEnv("animal-circus", [bot], time_control=time_control)
+        _, info = env.reset(seed=8)
+        done = False
+        while not done:
+            _, _, done, _, info = env.step(np.int64(np.flatnonzero(info["action_mask"])[0]))
+        env.close()
+        assert (bot.threads == {threading.current_thread()}) is own_thread
+        assert env.state is not None
+        assert bot.ended == [(env.game_id, env.state.ranks())]
