@@ -191,10 +191,11 @@ def test_the_gymnasium_view_runs_in_a_sync_vector_env() -> None:
 @pytest.mark.parametrize(("game", "variant"), GAMES)
 def test_a_decision_request_gives_the_same_tensor_and_mask_as_in_process(game: str,
                                                                         variant: str) -> None:
-    """One encoder for both sides: over the wire a policy sees what it trained on."""
+    """One encoder for both sides: over the wire a policy sees what it trained on, and its
+    choice of id picks the action it picks in process."""
     from circus.v1 import bot_pb2
     from referee.wire import decision_request
-    from training.encoding import encode_request
+    from training.encoding import encode_request, request_action
 
     rules, code = get_game(game), encoder(game, variant)
     rng = random.Random(5)
@@ -204,11 +205,15 @@ def test_a_decision_request_gives_the_same_tensor_and_mask_as_in_process(game: s
         while not state.is_terminal():
             actions = state.legal_actions()
             seat = state.current_seat()
-            tensor, mask = encode_request(decision_request(state, "g", 0, 0, bot_pb2.Clock()))
+            request = decision_request(state, "g", 0, 0, bot_pb2.Clock())
+            tensor, mask = encode_request(request)
             assert tensor.tobytes() == code.observe(state.observation(seat),
                                                     players).tobytes()
             assert mask.tobytes() == code.mask(actions, seat, players).tobytes()
-            state.apply(rng.randrange(len(actions)), actions)
+            action_id = int(rng.choice(np.flatnonzero(mask)))
+            index = request_action(request, action_id)  # and back: the same action
+            assert index == code.action_index(actions, action_id, seat, players)
+            state.apply(index, actions)
             decisions += 1
     assert decisions > 100
 
