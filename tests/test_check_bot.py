@@ -14,7 +14,7 @@ from pathlib import Path
 import click
 import pytest
 from click.testing import CliRunner
-from conftest import live_group_members
+from conftest import live_group_members, still_running
 
 from circus_referee.commands.bots import check_bot_command
 from circus_referee.main import main
@@ -250,7 +250,7 @@ def test_a_check_bot_stopped_by_a_signal_stops_its_bot_and_leaves_no_folder(tmp_
     assert run.returncode == 130, errors
     assert "interrupted after 2 check(s); the bot is stopped" in errors
     assert list((tmp_path / "tmp").iterdir()) == []
-    assert live_group_members(bots) == []
+    assert still_running(lambda: live_group_members(bots)) == []
 
 
 def test_the_folder_a_killed_check_bot_left_is_removed_by_the_next(tmp_path):

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import assert_no_process_left, run_tournament, write_config
+from conftest import assert_no_process_left, run_tournament, still_running, write_config
 
 from circus.v1 import bot_pb2
 from referee.clients import BotFault, GrpcClient
@@ -62,7 +62,7 @@ def running(pid: int) -> bool:
 
 
 def assert_gone(pids: list[int]) -> None:
-    assert pids and not [pid for pid in pids if running(pid)]
+    assert pids and still_running(lambda: [pid for pid in pids if running(pid)]) == []
 
 
 @pytest.mark.parametrize("mode, concurrency, extra", [

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import run_tournament, stored_count, write_config
+from conftest import run_tournament, still_running, stored_count, write_config
 from invariants import assert_consistent
 
 from circus_referee.main import main
@@ -76,12 +76,8 @@ def assert_bots_gone(log_dir: Path) -> None:
 
 
 def assert_marked_gone(marks: set[str]) -> None:
-    """No live process carries any of ``marks``; killed ones are given a minute to go (a
-    bound on a failure only: a slow machine's reaping must not fail the test)."""
-    deadline = time.monotonic() + 60
-    while bot_processes(marks) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert bot_processes(marks) == []
+    """No live process carries any of ``marks`` (killed ones given their time to go)."""
+    assert still_running(lambda: bot_processes(marks)) == []
 
 
 def cli_run(folder: Path, db: str, *extra: str, **popen) -> subprocess.Popen:
