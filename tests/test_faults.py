@@ -27,11 +27,16 @@ from tournaments.worker import GameTask, RunSpec, epoch_of, finish_run, play_gam
 FAULT_BOTS = Path(__file__).resolve().parent / "fault_bots.py"
 
 
+#: The bad bot's bank unless its test is about the bank: one no busy machine spends, so a
+#: bad bot that answers (its fault an illegal reply, a crash later on) never times out.
+BANK_MS = 30000
+
+
 def config_text(mode: str, players: int = 3, extra: str = "", bad_args: str = "",
-                concurrency: int = 3, startup_ms: int = 60000, bank_ms: int = 5000) -> str:
-    """The bad bot on a tight clock of its own (move 100 ms, ``bank_ms``); the good bots on a
-    clock no busy machine spends, and a start-up no busy machine overruns, so every fault is
-    the bad bot's at any speed."""
+                concurrency: int = 3, startup_ms: int = 60000, bank_ms: int = BANK_MS) -> str:
+    """The bad bot on a tight move time of its own (100 ms, and ``bank_ms``); the good bots
+    on a clock no busy machine spends, and a start-up no busy machine overruns, so every
+    fault is the bad bot's at any speed."""
     return f"""
 name: faults
 game: flea-circus
@@ -72,7 +77,7 @@ def bad_ranks(games) -> list[int]:
 ])
 def test_substituted_faults_strike_out_and_forfeit(tmp_path, started, mode, fault_class, detail):
     # A small bank for the hung bot (it spends it anyway); a big one for a bot that answers.
-    bank = 300 if mode == "hang" else 5000
+    bank = 300 if mode == "hang" else BANK_MS
     summary, store, games, faults = run(tmp_path, config_text(mode, bank_ms=bank))
     assert summary.played == len(games) == 3
     classes = {f["class"] for f in faults if f["bot"] == "bad"}

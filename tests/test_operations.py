@@ -35,6 +35,9 @@ rounds: 25
 seed: 17
 concurrency: 2
 secret_deals: false   # the resumed store is compared with another store's run
+# ... game by game: a timeout in either run would change a game. A clock no busy machine
+# spends, and a start-up no busy machine overruns.
+time: {move_ms: 60000, bank_ms: 60000, startup_ms: 60000}
 bots:
   - {name: greedy, command: "python -m bots.flea_greedy --address {address}"}
   - {name: random, command: "python -m bots.random_bot --address {address}"}
