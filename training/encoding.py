@@ -184,7 +184,8 @@ def _one_hot(tensor: NDArray[np.float32], offset: int, index: int) -> None:
 # -- Circus Flohcati -------------------------------------------------------------
 #: The 80 circus cards, colour by colour, values 0-7: a card's index in the tensor.
 FLOH_CARDS = {card: index for index, card in enumerate(
-    flohcati.circus_card(colour, value) for colour in flohcati.COLOURS for value in flohcati.VALUES)}
+    flohcati.circus_card(colour, value)
+    for colour in flohcati.COLOURS for value in flohcati.VALUES)}
 _FLOH_ACTIONS = {kind: index for index, kind in enumerate(flohcati.ACTION_ORDER)}
 _FLOH_COLOURS = {colour: index for index, colour in enumerate(flohcati.COLOURS)}
 FLOH_PHASES = tuple(flohcati.ACTIONS_BY_PHASE)
