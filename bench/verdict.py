@@ -10,7 +10,8 @@ deviation 1; places follow the performances and scores are performances in tenth
 verdict reads have the means and spreads measured on six real round robins of the
 issue's field (bots.mixed p = .75, .5, .25, 0 at 3 seats, 720 games each): a mean
 margin per shared deal set of 0.12–0.15 between neighbours with a standard deviation
-of about 0.38 (simulated: 0.12–0.15, 0.37).
+of about 0.38 (simulated: 0.12–0.15, 0.37), each rotation alike. The real round robins
+themselves (:func:`real_runs`) are judged too: the goals are about them.
 """
 
 from __future__ import annotations

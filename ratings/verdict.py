@@ -2,8 +2,9 @@
 
 A *deal set* is one group of the schedule: a deal played at one table in every seat
 rotation (the same deal with ``duplicate``), so a seat's luck on the deal falls on every
-seated bot alike. Each seated bot's outcome on it is its game outcome (its score's place
-between the game's lowest and highest, or from its place) summed over the rotations.
+seated bot alike. Each seated bot's outcome on it is its score margins over the game's
+lowest summed over the rotations, in units of the rotations' summed spreads (places
+where every rotation tied): :func:`deal_set`.
 Deal sets are independent of each other (each has its own deal); the games within one
 are not, which is why they, not games, are the unit.
 
@@ -60,8 +61,8 @@ SHARED, SUBSTITUTED = 0, 1
 
 @dataclass(frozen=True)
 class DealSet:
-    """One deal set: its group, and each seated bot's outcome summed over its
-    rotations (``scores[bot]`` in [0, seats]: :func:`game_outcomes`)."""
+    """One deal set: its group, and each seated bot's outcome over its rotations
+    (``scores[bot]`` in [0, seats]: :func:`deal_set`)."""
 
     group: int
     seats: int
