@@ -294,7 +294,10 @@ def test_the_verdict_before_and_after_with_its_goals(quick):
 @pytest.mark.slow
 def test_the_luck_experiment_gives_its_verdict(quick):
     values = figures(quick[1], "luck")
-    assert_numbers(values, ["removed_set_mean", "removed_game_p75_p50", "removed_set_p25_p0"])
+    # A share of variance removed: below 0 where the correction adds noise (a quick run's
+    # fit on 36 games may), so finite and at most 1, not assert_numbers' >= 0.
+    for name in ("removed_set_mean", "removed_game_p75_p50", "removed_set_p25_p0"):
+        assert math.isfinite(values[name]) and values[name] <= 1, name
     notes = quick[1]["sections"]["luck"]["notes"]
     assert any(note.startswith("verdict: the correction removes ") for note in notes)
 
