@@ -232,9 +232,33 @@ def _specs(message: type[Message]) -> dict[str, Spec]:
 
 _DECISION, _EVENT, _ACTION = (_specs(message) for message in
                               (bot_pb2.DecisionRequest, bot_pb2.Event, bot_pb2.LegalAction))
-_OBSERVATION, _PAYLOAD, _EVENT_PAYLOAD, _CLOCK = (
-    message_writer(_descriptor(message))
-    for message in (bot_pb2.Observation, bot_pb2.ActionPayload, bot_pb2.EventPayload, bot_pb2.Clock))
+_CLOCK = message_writer(_descriptor(bot_pb2.Clock))
+_GAMES = _descriptor(bot_pb2.Observation).oneofs_by_name["game"].fields
+
+
+def _game_writers(message: type[Message]) -> dict[str, Callable[[Any], str]]:
+    """Each game's writer of the ``oneof game`` of ``message``, by the oneof's field name:
+    ``{"flea_circus": …}``, written without a dict around the game's own message."""
+    fields = _descriptor(message).fields_by_name
+    writers = {}
+    for game in _GAMES:
+        typed = fields[game.name].message_type
+        assert typed is not None, "each game's part of a oneof is a message (bot.proto)"
+        writers[game.name] = message_writer(typed)
+    return writers
+
+
+_OBSERVATIONS, _PAYLOADS, _EVENT_PAYLOADS = (
+    _game_writers(message)
+    for message in (bot_pb2.Observation, bot_pb2.ActionPayload, bot_pb2.EventPayload))
+
+
+def _game_text(writers: dict[str, Callable[[Any], str]], field: str, data: Any) -> str:
+    """``{"flea_circus":…}``: ``data`` as the game's part of a ``oneof game``."""
+    write = writers.get(field)
+    if write is None:
+        raise Unencodable(field)   # a game the protocol does not know
+    return f'{{"{field}":{write(data)}}}'
 
 
 def event_text(field: str, sequence: int, event: Event) -> str:
@@ -242,7 +266,7 @@ def event_text(field: str, sequence: int, event: Event) -> str:
     parts = _parts(_EVENT, {"sequence": sequence, "kind": event.kind, "seat": event.seat,
                             "text": event.text})
     parts += ('"data":' + struct_text(event.data),
-              '"payload":' + _EVENT_PAYLOAD({field: event.data}))
+              '"payload":' + _game_text(_EVENT_PAYLOADS, field, event.data))
     return "{" + ",".join(parts) + "}"
 
 
@@ -261,7 +285,7 @@ def _action_texts(game: str, field: str, actions: Sequence[Action]) -> list[str]
             texts.append(hit[1])
             continue
         parts = _parts(_ACTION, {"code": action.code, "label": action.label})
-        parts.append('"payload":' + _PAYLOAD({field: action.payload}))
+        parts.append('"payload":' + _game_text(_PAYLOADS, field, action.payload))
         text = "{" + ",".join(parts) + "}"
         if len(_ACTIONS) >= _ACTIONS_SIZE:
             _ACTIONS.clear()
@@ -288,7 +312,7 @@ def decision_text(state: State, game_id: str, decision_id: int, events_from: int
         event_texts.append(event_text(field, index, events[index]))
     parts = _parts(_DECISION, {"game_id": game_id, "decision_id": decision_id, "seat": seat,
                                "kind": state.decision_kind(), "prompt": state.prompt()})
-    parts.append('"observation":' + _OBSERVATION({field: state.observation(seat)}))
+    parts.append('"observation":' + _game_text(_OBSERVATIONS, field, state.observation(seat)))
     if actions:
         parts.append('"legal_actions":[' + ",".join(_action_texts(game, field, actions)) + "]")
     parts.append('"clock":' + _CLOCK({"move_ms": move_ms, "bank_ms": bank_ms}))
