@@ -121,7 +121,8 @@ def test_wire_referee_and_echo_at_concurrency_1_and_4(quick):
 @pytest.mark.slow
 def test_stream_against_unary_calls_and_the_echo(quick):
     values = figures(quick[1], "stream")
-    names = [f"{way}.c{concurrency}.{figure}" for way in ("echo", "calls", "stream")
+    ways = ("echo", "stream_echo", "aio_stream_echo", "inline", "calls", "stream")
+    names = [f"{way}.c{concurrency}.{figure}" for way in ways
              for concurrency in (1, 4)
              for figure in ("per_s", "ratio", "referee_cpu_us", "bot_cpu_us",
                             "referee_switches", "bot_switches")]
