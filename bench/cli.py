@@ -71,12 +71,12 @@ def plan(args: argparse.Namespace) -> dict[str, dict]:
             "stream": {"seconds": 0.1 * s, "repeats": repeats},
             "transport": {"seconds": 0.1 * s, "repeats": repeats},
             "stdio": {"seconds": 0.1 * s, "repeats": repeats,
-                      "command_games": max(2, round(16 * s))},
+                      "command_games": max(2, round(4 * s))},
             "scaling": {"games": max(4, round(4 * s)), "repeats": repeats,
                         "rss_games": max(4, round(4 * s))},
             # 6 bots, not 8: one round is 60 games, not 280.
             "tournament": {"games": args.games or max(1, round(60 * s)),
-                           "profile_games": max(1, round(60 * s)), "bots": 6},
+                           "profile_games": max(1, round(20 * s)), "bots": 6},
             "leaderboard": {"sizes": (max(10, round(25 * s)),), "repeats": repeats,
                             "stored_games": max(10, round(500 * s))},
             "renewal": {"rounds": max(1, round(1 * s)), "repeats": repeats},
@@ -93,8 +93,9 @@ def plan(args: argparse.Namespace) -> dict[str, dict]:
             "verdict": {"runs": max(4, round(10 * s)), "range_logs": 1, "range_rounds": 5,
                         "other_runs": 2, "real_seeds": 1, "real_rounds": 5},
             "luck": {"fit_seeds": (101,), "test_seeds": (1,), "rounds": 3},
-            # Two cluster sizes only: each cluster takes seconds to start.
-            "cluster": {"rounds": max(1, round(1 * s)), "workers": (1, 2)},
+            # One cluster size only: each cluster takes seconds to start, and its games
+            # seconds more (bots that sleep 20 ms a decision).
+            "cluster": {"rounds": max(1, round(1 * s)), "workers": (2,)},
             "memory": {"small": max(1, round(5 * s)), "large": max(2, round(25 * s))},
         }
     repeats = args.repeats or 3
