@@ -62,6 +62,8 @@ class CircusAECEnv(AECEnv[str, NDArray[np.float32], int]):
         self._seeds = random.Random()
         self.state: State | None = None
         self._actions: list[Action] = []
+        self._ids: list[int] = []  # the legal actions' ids, in their order
+        self._seats = {agent: seat for seat, agent in enumerate(self.possible_agents)}
 
     def observation_space(self, agent: str) -> spaces.Space[Any]:
         return self.observation_spaces[agent]
@@ -89,8 +91,8 @@ class CircusAECEnv(AECEnv[str, NDArray[np.float32], int]):
         seat = state.current_seat()
         self.agent_selection = agent_name(seat)
         self._actions = state.legal_actions()  # what the next step chooses from
-        self.infos[self.agent_selection] = {
-            "action_mask": self.encoder.mask(self._actions, seat, self.players)}
+        self._ids = self.encoder.action_ids(self._actions, seat, self.players)
+        self.infos[self.agent_selection] = {"action_mask": self.encoder.mask_of(self._ids)}
 
     def _state(self) -> State:
         if self.state is None:
@@ -98,7 +100,7 @@ class CircusAECEnv(AECEnv[str, NDArray[np.float32], int]):
         return self.state
 
     def observe(self, agent: str) -> NDArray[np.float32]:
-        seat = self.possible_agents.index(agent)
+        seat = self._seats[agent]
         return self.encoder.observe(self._state().observation(seat), self.players)
 
     def render(self) -> str | None:
@@ -120,13 +122,11 @@ class CircusAECEnv(AECEnv[str, NDArray[np.float32], int]):
             self._was_dead_step(action)
             return
         state = self._state()
-        actions = self._actions
         if action is None:
             raise ValueError("a live agent must choose an action")
-        seat = state.current_seat()
-        state.apply(self.encoder.action_index(actions, int(action), seat, self.players), actions)
+        state.apply(self.encoder.index_of(self._ids, int(action)), self._actions)
         self._cumulative_rewards[agent] = 0.0
-        self.rewards = {name: 0.0 for name in self.agents}
+        self.rewards = dict.fromkeys(self.agents, 0.0)
         self.infos[agent] = {}
         if state.is_terminal():
             for name, reward in zip(self.possible_agents, rank_rewards(state.ranks())):

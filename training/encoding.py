@@ -92,21 +92,34 @@ class Encoder:
         """The id of the stable ``code`` offered to ``seat`` at a table of ``players``."""
         return self._table(seat, players)[code]
 
+    def action_ids(self, actions: Sequence[Coded], seat: int, players: int) -> list[int]:
+        """The id of each legal action (offered to ``seat``), in the actions' order: listed
+        once per decision, the mask and the way back from an id are both read off it."""
+        table = self._table(seat, players)
+        return [table[action.code] for action in actions]
+
+    def mask_of(self, ids: list[int]) -> NDArray[np.int8]:
+        """1 at each of the legal ``ids``, 0 elsewhere."""
+        mask = np.zeros(len(self.codes), dtype=np.int8)
+        mask[ids] = 1
+        return mask
+
     def mask(self, actions: Sequence[Coded], seat: int, players: int) -> NDArray[np.int8]:
         """1 at the id of each legal action (offered to ``seat``), 0 elsewhere."""
-        table = self._table(seat, players)
-        mask = np.zeros(len(self.codes), dtype=np.int8)
-        mask[[table[action.code] for action in actions]] = 1
-        return mask
+        return self.mask_of(self.action_ids(actions, seat, players))
+
+    def index_of(self, ids: list[int], action_id: int) -> int:
+        """The index in the legal ``ids`` of ``action_id`` (ValueError if it is not legal)."""
+        try:
+            return ids.index(action_id)
+        except ValueError:
+            raise ValueError(f"action id {action_id} ({self.codes[action_id]}) "
+                             "is not legal now") from None
 
     def action_index(self, actions: Sequence[Coded], action_id: int, seat: int,
                      players: int) -> int:
         """The index in ``actions`` of the action with id ``action_id`` (ValueError if none)."""
-        table = self._table(seat, players)
-        for index, action in enumerate(actions):
-            if table[action.code] == action_id:
-                return index
-        raise ValueError(f"action id {action_id} ({self.codes[action_id]}) is not legal now")
+        return self.index_of(self.action_ids(actions, seat, players), action_id)
 
 
 class _Ids(dict[str, int]):
