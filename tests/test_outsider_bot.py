@@ -1,0 +1,69 @@
+"""A bot from outside: Perl, a language the project does not ship, written from the docs alone.
+
+``tests/outsider_bots/random.pl`` was written by reading only what a bot author reads
+(README.md, docs/writing-a-bot.md, docs/protocol.md, docs/rules/, the .proto files), with
+Perl's core modules alone. These tests keep those docs sufficient: if the stdio framing, the
+handshake or the sandbox's view of the system interpreters changes under them, the bot fails
+here. Without perl on the host the test fails, saying so.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import assert_no_process_left, run_tournament, write_config
+
+from referee.games import GAMES
+
+ROOT = Path(__file__).resolve().parent.parent
+BOT = Path(__file__).resolve().parent / "outsider_bots" / "random.pl"
+
+
+@pytest.fixture
+def perl() -> None:
+    if shutil.which("perl") is None:
+        pytest.fail("perl is not on PATH: the outsider bot needs Debian's perl (core modules)")
+
+
+def test_the_perl_bot_passes_check_bot_over_stdio_in_every_game(perl):
+    referee = Path(sys.executable).parent / "circus-referee"
+    result = subprocess.run([str(referee), "check-bot", "--command", f"perl {BOT}",
+                             "--transport", "stdio", "--games", "1"],
+                            capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "PASS  handshake: perl-random 0.1" in result.stdout, result.stdout
+    for game in GAMES.values():
+        for variant in game.variants:
+            assert f"PASS  play {game.name}/{variant}" in result.stdout, result.stdout
+
+
+def test_the_perl_bot_plays_a_sandboxed_tournament_from_its_own_folder(tmp_path, started, perl):
+    """Its files live in its ``dir:`` (the sandbox shows no other folder of the host)."""
+    folder = tmp_path / "perlbot"
+    folder.mkdir()
+    shutil.copy(BOT, folder / "random.pl")
+    path = write_config(tmp_path, f"""
+name: outsider
+game: flohcati
+variant: es
+players: 3
+rounds: 1
+seed: 3
+concurrency: 2
+bots:
+  - {{name: perl, command: "perl random.pl", dir: perlbot, transport: stdio}}
+  - {{name: perl2, command: "perl random.pl", dir: perlbot, transport: stdio}}
+  - {{name: python, command: "python {ROOT / 'bots' / 'stdio' / 'random_bot.py'}",
+      transport: stdio}}
+""")
+    summary, store, _ = run_tournament(path, tmp_path)
+    games = store.games("outsider")
+    assert summary.played == len(games) == 3 and not list(store.faults("outsider"))
+    assert all(game.status == "finished" for game in games)
+    assert {identity[0] for identity in store.identities("outsider").values()} == {
+        "perl-random", "stdio-random"}
+    assert_no_process_left(started)
