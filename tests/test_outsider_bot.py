@@ -18,6 +18,7 @@ import pytest
 from conftest import assert_no_process_left, run_tournament, write_config
 
 from referee.games import GAMES
+from tournaments.runner import TournamentError
 
 ROOT = Path(__file__).resolve().parent.parent
 BOT = Path(__file__).resolve().parent / "outsider_bots" / "random.pl"
@@ -67,3 +68,40 @@ bots:
     assert {identity[0] for identity in store.identities("outsider").values()} == {
         "perl-random", "stdio-random"}
     assert_no_process_left(started)
+
+
+def test_an_interpreter_outside_the_system_folders_needs_its_mounts_and_env(tmp_path, perl,
+                                                                           monkeypatch):
+    """docs/protocol.md "Interpreters in the sandbox": a perl outside /usr, named by its path,
+    is shown alone (its libraries are not), and the host's PERL5LIB is not passed; its tree in
+    ``mounts:`` and PERL5LIB in ``env:`` make it play."""
+    tree = tmp_path / "opt" / "perl"
+    (tree / "bin").mkdir(parents=True)
+    (tree / "lib").mkdir()
+    shutil.copy(shutil.which("perl") or "", tree / "bin" / "perl")
+    (tree / "lib" / "Outsider.pm").write_text("package Outsider; 1;\n")
+    (tmp_path / "perlbot").mkdir()
+    (tmp_path / "perlbot" / "random.pl").write_text(
+        BOT.read_text().replace("use JSON::PP;\n", "use JSON::PP;\nuse Outsider;\n", 1))
+
+    def play(grant: str, db: str) -> None:
+        path = write_config(tmp_path, f"""
+name: interpreter
+game: flea-circus
+players: 2
+rounds: 1
+seed: 1
+bots:
+  - {{name: mine, command: "{tree / 'bin' / 'perl'} random.pl", dir: perlbot,
+      transport: stdio{grant}}}
+  - {{name: system, command: "perl {BOT}", transport: stdio}}
+""")
+        summary, _, _ = run_tournament(path, tmp_path, db=db)
+        assert summary.played == 2
+
+    monkeypatch.setenv("PERL5LIB", str(tree / "lib"))      # the host's: not passed
+    env = f"env: {{PERL5LIB: {tree / 'lib'}}}"
+    for n, grant in enumerate((", mounts: [opt/perl]", f", {env}")):  # each half alone fails
+        with pytest.raises(TournamentError, match="Can't locate Outsider.pm"):
+            play(grant, f"refused{n}.sqlite")
+    play(f", mounts: [opt/perl], {env}", "played.sqlite")
