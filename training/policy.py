@@ -14,7 +14,7 @@ its sandbox; ONNX is left out (docs/training.md says why).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 from numpy.typing import NDArray
@@ -25,17 +25,17 @@ from circus.v1 import bot_pb2
 from training.encoding import ENCODERS, encode_request, encoder
 
 Policy = Callable[[NDArray[np.float32], NDArray[np.int8]], int]
-Layers = Sequence[tuple[NDArray[np.float32], NDArray[np.float32]]]
+Layers = Sequence[tuple[NDArray[np.floating[Any]], NDArray[np.floating[Any]]]]
 
 
-def masked_argmax(logits: NDArray[np.float32], mask: NDArray[np.int8]) -> int:
+def masked_argmax(logits: NDArray[np.floating[Any]], mask: NDArray[np.int8]) -> int:
     """The legal id of the highest logit (ties: the lowest id)."""
     return int(np.argmax(np.where(mask > 0, logits, -np.inf)))
 
 
-def forward(layers: Layers, observation: NDArray[np.float32]) -> NDArray[np.float32]:
+def forward(layers: Layers, observation: NDArray[np.float32]) -> NDArray[np.floating[Any]]:
     """The logits of an MLP: tanh after every layer but the last."""
-    values = observation
+    values: NDArray[np.floating[Any]] = observation
     for depth, (weights, bias) in enumerate(layers):
         values = values @ weights + bias
         if depth < len(layers) - 1:
