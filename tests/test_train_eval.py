@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from numpy.typing import NDArray
 
+from bench import training as bench_training
 from bots.flea_greedy import FleaGreedyBot
 from bots.random_bot import RandomBot
 from circus.v1 import bot_pb2
@@ -177,3 +178,17 @@ def test_the_callback_is_an_sb3_callable_and_can_stop_training(tmp_path):
     callback.n_calls = 0
     trainer.train(generations=5, callback=callback)
     assert trainer.generation == 1
+
+
+def test_the_training_bench_gives_its_figures_and_goal_lines():
+    steps, baseline = bench_training.run(minutes=0.001, deals=10, seconds=0.05, repeats=1,
+                                         say=lambda message: None)
+    assert steps.figures["flea-circus.p2.aec_steps_per_s"] > 0
+    assert steps.figures["flea-circus.p4.engine_decisions_per_s"] > 0
+    assert baseline.figures["generations"] >= 1
+    assert baseline.figures["rank_share_low"] < baseline.figures["rank_share"]
+    for section in (steps, baseline):
+        assert any(note.startswith("goal:") and note.endswith(("met", "NOT met"))
+                   for note in section.notes)
+    # Ten deals can never meet the goal, which asks for 1,000.
+    assert baseline.notes[-1].endswith("NOT met")
