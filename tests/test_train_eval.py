@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import run_tournament
 from numpy.typing import NDArray
 
 from bench import training as bench_training
@@ -23,7 +25,10 @@ from training.baseline import main as main_baseline
 from training.callbacks import EvaluateCallback
 from training.encoding import encoder
 from training.evaluate import evaluate, rank_share
+from tournaments.config import load_config
 from training.policy import MLPPolicy, PolicyBot
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def first_legal(observation: NDArray[np.float32], mask: NDArray[np.int8]) -> int:
@@ -192,3 +197,14 @@ def test_the_training_bench_gives_its_figures_and_goal_lines():
                    for note in section.notes)
     # Ten deals can never meet the goal, which asks for 1,000.
     assert baseline.notes[-1].endswith("NOT met")
+
+
+def test_the_shipped_policy_enters_its_tournament_from_bots_yaml(tmp_path):
+    """tournaments/policy.yaml's weight-file bot, sandboxed, plays a round without a fault."""
+    config = replace(load_config(ROOT / "tournaments" / "policy.yaml"), rounds=1)
+    summary, store, _ = run_tournament(config, tmp_path)
+    games = store.games("policy")
+    assert summary.played == len(games) == 6
+    assert all(game.status == "finished" for game in games)
+    assert list(store.faults("policy")) == []
+    assert sum("es-linear" in game.seats for game in games) == 4
