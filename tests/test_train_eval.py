@@ -25,6 +25,7 @@ from training.baseline import main as main_baseline
 from training.callbacks import EvaluateCallback
 from training.encoding import encoder
 from training.evaluate import evaluate, rank_share
+from training.gym import CircusGymEnv
 from tournaments.config import load_config
 from training.policy import MLPPolicy, PolicyBot
 
@@ -208,3 +209,26 @@ def test_the_shipped_policy_enters_its_tournament_from_bots_yaml(tmp_path):
     assert all(game.status == "finished" for game in games)
     assert list(store.faults("policy")) == []
     assert sum("es-linear" in game.seats for game in games) == 4
+
+
+def test_a_policy_against_itself_scores_one_half_on_every_deal():
+    """Each deal in both seats: identical greedy policies swap their games exactly."""
+    trainer = Trainer(Settings(pairs=2, deals=2, seed=4))
+    trainer.train(generations=1)
+    found = evaluate(trainer.policy, [PolicyBot(trainer.policy)], deals=20)
+    assert found.rank_share == found.low == found.high == 0.5
+
+
+def test_a_frozen_policy_is_an_opponent_in_the_gymnasium_view():
+    asked = []
+
+    def frozen(observation: NDArray[np.float32], mask: NDArray[np.int8]) -> int:
+        asked.append(mask.copy())
+        return first_legal(observation, mask)
+
+    env = CircusGymEnv("flea-circus", [PolicyBot(frozen)])
+    observation, info = env.reset(seed=2)
+    done = False
+    while not done:
+        observation, _, done, _, info = env.step(np.int64(np.flatnonzero(info["action_mask"])[-1]))
+    assert asked and all(mask.sum() >= 1 for mask in asked)

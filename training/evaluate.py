@@ -63,9 +63,10 @@ def rank_share(ranks: Sequence[int], seat: int) -> float:
 
 
 def names_of(bots: Sequence[InProcessBot]) -> list[str]:
-    """Each opponent's name (its ``name``, else its class's), made unique by a number."""
+    """Each opponent's name (its ``name``, else its class's), made unique by a number where
+    another opponent, or the policy evaluated, has it."""
     found = [str(getattr(bot, "name", type(bot).__name__)) for bot in bots]
-    return [f"{name}-{index}" if found.count(name) > 1 else name
+    return [f"{name}-{index}" if found.count(name) > 1 or name == POLICY else name
             for index, name in enumerate(found, 1)]
 
 
