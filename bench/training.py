@@ -4,7 +4,7 @@ Two figures, each beside its goal:
 
 * **AEC steps/s**: PettingZoo's own loop (``agent_iter``, ``last``, a seeded random legal
   id from the mask, ``step``) over :class:`training.aec.CircusAECEnv`, for every encoded game
-  at 2 and 4 seats, beside the engine benchmark's decisions/s (``bench.engines.selfplay``:
+  and variant at 2 and 4 seats, beside the engine benchmark's decisions/s (``bench.engines.selfplay``:
   observation, legal actions, apply) measured in the same interleaved rounds. Goals: >= 10,000
   steps/s for 2-player Flea Circus, and >= 0.3x the engine's decisions/s in every game.
 * **The numpy baseline**: :class:`training.baseline.Trainer` (its default settings) trained
@@ -40,9 +40,9 @@ GOAL_RATIO = 0.3
 GOAL_SHARE = 0.65
 
 
-def aec_steps(game: str, players: int, seconds: float, seed: int = 0) -> float:
+def aec_steps(game: str, variant: str, players: int, seconds: float, seed: int = 0) -> float:
     """Agent steps per second of PettingZoo's loop with random legal ids (whole games)."""
-    env = CircusAECEnv(game, players=players)
+    env = CircusAECEnv(game, seats=players, variant=variant)
     rng = random.Random(seed)
     steps, start = 0, time.perf_counter()
     env.reset(seed=seed)
@@ -61,26 +61,26 @@ def aec_steps(game: str, players: int, seconds: float, seed: int = 0) -> float:
 
 def steps_section(seconds: float, repeats: int, say: Callable[[str], None]) -> Section:
     section = Section("training.aec", "The AEC environment beside the engine: random legal play",
-                      ["game", "players", "AEC steps/s", "engine decisions/s", "ratio"])
-    items = [(game, players) for game in ENCODERS for players in (2, 4)
+                      ["game", "variant", "players", "AEC steps/s", "engine decisions/s",
+                       "ratio"])
+    items = [(game, variant, players) for game, variant in ENCODERS for players in (2, 4)
              if get_game(game).min_players <= players <= get_game(game).max_players]
-    aec: dict[tuple[str, int], list[float]] = {item: [] for item in items}
-    engine: dict[tuple[str, int], list[float]] = {item: [] for item in items}
+    aec: dict[tuple[str, str, int], list[float]] = {item: [] for item in items}
+    engine: dict[tuple[str, str, int], list[float]] = {item: [] for item in items}
     for round_number in range(repeats):
         say(f"training: steps round {round_number + 1}/{repeats}")
-        for game, players in items:
-            aec[game, players].append(aec_steps(game, players, seconds, round_number))
-            variant = get_game(game).default_variant
-            engine[game, players].append(selfplay(game, variant, players, seconds,
-                                                  seed=1000 * round_number).decisions_per_s)
+        for item in items:
+            aec[item].append(aec_steps(*item, seconds, round_number))
+            engine[item].append(selfplay(*item, seconds, seed=1000 * round_number).decisions_per_s)
     worst = float("inf")
     for item in items:
         rate, base = median(aec[item]), median(engine[item])
         worst = min(worst, rate / base)
         section.add(*item, rate, base, f"{rate / base:.2f}×")
-        section.figures[f"{item[0]}.p{item[1]}.aec_steps_per_s"] = rate
-        section.figures[f"{item[0]}.p{item[1]}.engine_decisions_per_s"] = base
-    flea = section.figures["flea-circus.p2.aec_steps_per_s"]
+        key = ".".join(map(str, item[:2])) + f".p{item[2]}"
+        section.figures[f"{key}.aec_steps_per_s"] = rate
+        section.figures[f"{key}.engine_decisions_per_s"] = base
+    flea = section.figures["flea-circus.standard.p2.aec_steps_per_s"]
     section.notes += [
         f"median of {repeats} interleaved round(s) of ~{seconds:g} s per item",
         f"goal: >= {GOAL_STEPS:,} AEC steps/s for 2-player Flea Circus — {flea:,.0f}: "

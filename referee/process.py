@@ -192,6 +192,11 @@ def runtime_root() -> Path:
 
 #: A line of a bot's output longer than this is cut here: the rest starts a new line.
 LONGEST_LINE = 65536
+#: How long :meth:`BotProcess.stop` waits for the stopped run's last output to reach its
+#: log. The copy ends at the output's end of file, at once when the run's processes are
+#: gone; only one that escaped the bot's process group, holding the output open, makes
+#: stop wait this long.
+LAST_WORDS_S = 5.0
 #: A run's header in its bot's log: ``=== run N of NAME: COMMAND (WHERE, TIME)``.
 RUN_HEADER = re.compile(rb"=== run (\d+) of ")
 
@@ -647,6 +652,8 @@ class BotProcess:
             except ProcessLookupError:
                 pass
             break
+        # Whoever reads the log next (a report, the referee's exit) finds the run's last words.
+        self._copied(LAST_WORDS_S)
         reaper.forget(self.process.pid)
         self._clean_up()
 
@@ -687,12 +694,18 @@ class BotProcess:
             shutil.rmtree(self.socket_dir, ignore_errors=True)
             self.socket_dir = None
 
+    def _copied(self, timeout: float) -> None:
+        """Wait, at most ``timeout`` seconds, until the run's output is copied into its log
+        (the copying thread ends at the output's end of file)."""
+        if self.pump is not None:
+            self.pump.join(timeout)
+
     def log_tail(self, lines: int = 5) -> str:
         """The last lines of the bot's log, for error messages: one inert line (the log
         is the bot's own output). For a run that has ended, once its last words are
         copied (a second at most)."""
-        if self.pump is not None and not self.alive():
-            self.pump.join(1.0)
+        if not self.alive():
+            self._copied(1.0)
         try:
             text = self.log_path.read_text(errors="replace")
         except OSError:

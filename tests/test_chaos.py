@@ -34,8 +34,9 @@ seed: 23
 concurrency: 2
 # Two databases are compared game by game: deals from the seed alone.
 secret_deals: false
-# A held decision must never cost a bot its bank (the test holds them at most seconds).
-time: {{move_ms: 60000, bank_ms: 60000}}
+# A held decision must never cost a bot its bank (the test holds them at most seconds),
+# and no busy machine overruns the start-up.
+time: {{move_ms: 60000, bank_ms: 60000, startup_ms: 60000}}
 bots:
   - {{name: a, dir: bot, {entry}}}
   - {{name: b, dir: bot, {entry}}}

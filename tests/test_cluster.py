@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import run_tournament, write_config
+from conftest import run_tournament, still_running, write_config
 from invariants import assert_consistent
 
 from bench.cluster import LocalCluster
@@ -96,14 +96,6 @@ def board(store: Store, name: str) -> list[tuple]:
     return [(r.bot, r.mu, r.sigma) for r in standings(store, store.resolve(name))]
 
 
-def wait_until_gone(mark: str, seconds: float = 10.0) -> list[int]:
-    """The marked processes still there after up to ``seconds`` (bots take a moment to die)."""
-    deadline = time.monotonic() + seconds
-    while marked(mark) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    return marked(mark)
-
-
 @pytest.mark.slow
 def test_cluster_plays_the_games_of_one_machine(tmp_path, dask_cluster):
     mark = uuid.uuid4().hex
@@ -120,7 +112,7 @@ def test_cluster_plays_the_games_of_one_machine(tmp_path, dask_cluster):
     assert rows(remote, "spread") == rows(local, "spread")
     assert board(remote, "spread") == board(local, "spread")
     assert_consistent(remote, "spread", load_config(path))
-    assert wait_until_gone(mark) == []
+    assert still_running(lambda: marked(mark)) == []
     # Every worker started the bots, and their logs came back into the logs folder.
     folder = tmp_path / "cluster-logs" / "spread"
     assert not (folder / "greedy.log").exists()
@@ -155,7 +147,7 @@ def test_resume_across_local_and_cluster_runs(tmp_path, dask_cluster):
     assert rows(resumed, "spread") == rows(local, "spread")
     assert board(resumed, "spread") == board(local, "spread")
     assert_consistent(resumed, "spread", load_config(path))
-    assert wait_until_gone(mark) == []
+    assert still_running(lambda: marked(mark)) == []
 
 
 @pytest.mark.slow
@@ -172,7 +164,7 @@ def test_a_swiss_on_the_cluster_pairs_and_rates_as_one_machine(tmp_path, dask_cl
     assert rows(remote, "spread") == rows(local, "spread")
     assert board(remote, "spread") == board(local, "spread")
     assert_consistent(remote, "spread")
-    assert wait_until_gone(mark) == []
+    assert still_running(lambda: marked(mark)) == []
 
 
 def test_a_bot_that_cannot_start_on_the_workers_stops_the_tournament(tmp_path, dask_cluster):
@@ -184,7 +176,7 @@ def test_a_bot_that_cannot_start_on_the_workers_stops_the_tournament(tmp_path, d
                          Store(tmp_path / "r.sqlite"), tmp_path / "logs",
                          out=io.StringIO(), quiet=True).run()
     assert Store(tmp_path / "r.sqlite").games("spread") == []
-    assert wait_until_gone(mark) == []
+    assert still_running(lambda: marked(mark)) == []
 
 
 def test_cluster_check_runs_each_bot_on_each_worker(tmp_path, dask_cluster):
@@ -349,7 +341,7 @@ def test_a_worker_killed_mid_run_loses_no_game(tmp_path):
         assert rows(store, "slow") == rows(local, "slow")
         assert board(store, "slow") == board(local, "slow")
         assert_consistent(store, "slow", config)
-        assert wait_until_gone(mark) == []
+        assert still_running(lambda: marked(mark)) == []
     finally:
         running.close()
 
@@ -410,7 +402,7 @@ def test_a_lost_scheduler_stops_the_referee_with_a_resume_hint(tmp_path):
         assert f"{stored} of 12 games are stored" in outcome["error"]
         assert "run the same command again to resume" in outcome["error"]
         # The worker leaves with its scheduler, and its bots with it.
-        assert wait_until_gone(mark, 30) == []
+        assert still_running(lambda: marked(mark)) == []
         # And the rest plays on this machine, as one run would have.
         summary, _, _ = run_tournament(config, tmp_path, db="cluster.sqlite")
         assert summary.already_done == stored
@@ -449,4 +441,4 @@ def test_a_field_changed_by_the_season_command_plays_on_the_cluster_as_on_one_ma
     assert rows(remote, "spread") == rows(local, "spread")
     assert board(remote, "spread") == board(local, "spread")
     assert_consistent(remote, "spread", load_config(bigger))
-    assert wait_until_gone(mark) == []
+    assert still_running(lambda: marked(mark)) == []

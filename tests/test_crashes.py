@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import assert_no_process_left, run_tournament, write_config
+from conftest import assert_no_process_left, run_tournament, still_running, write_config
 
 from circus.v1 import bot_pb2
 from referee.clients import BotFault, GrpcClient
@@ -21,9 +21,11 @@ from referee.clients import BotFault, GrpcClient
 FAULT_BOTS = Path(__file__).resolve().parent / "fault_bots.py"
 
 
-def config_text(mode: str, concurrency: int, extra: str = "", move_ms: int = 200,
-                bank_ms: int = 1000) -> str:
-    """The bad bot on the clock given; the good bots on one no busy machine spends."""
+def config_text(mode: str, concurrency: int, extra: str = "", move_ms: int = 5000,
+                bank_ms: int = 30000) -> str:
+    """The bad bot on the clock given, by default the good bots' one, which no busy machine
+    spends: a crashing bot plays its first decisions in time at any speed, and only a
+    freeze, the subject of its test, is given a short clock."""
     return f"""
 name: crashes
 game: flea-circus
@@ -62,7 +64,7 @@ def running(pid: int) -> bool:
 
 
 def assert_gone(pids: list[int]) -> None:
-    assert pids and not [pid for pid in pids if running(pid)]
+    assert pids and still_running(lambda: [pid for pid in pids if running(pid)]) == []
 
 
 @pytest.mark.parametrize("mode, concurrency, extra", [

@@ -15,9 +15,10 @@ import sys
 import time
 from pathlib import Path
 
-from bot_logs import tagged_lines
+from bot_logs import bot_lines, tagged_lines
 from conftest import run_tournament, write_config
 
+from referee import process
 from referee.process import LONGEST_LINE, BotProcess, TaggedLines, last_run_in
 from referee.sandbox import Isolation
 
@@ -103,6 +104,42 @@ def test_runs_are_numbered_on_from_the_log_and_a_bot_cannot_write_a_referee_line
     assert not [line for line in log.read_text().splitlines() if line.startswith("wire ")]
     assert [run for run, line in tagged_lines(log.read_text()) if "forged" in line] == [2, 3]
     assert last_run_in(tmp_path / "no.log") == 0
+
+
+# Says it is ready in the file argument 1, then at SIGTERM says its last words and ends.
+PARTING = """\
+import pathlib, signal, sys, time
+def part(*_):
+    print("last words", flush=True)
+    sys.exit(0)
+signal.signal(signal.SIGTERM, part)
+pathlib.Path(sys.argv[1]).touch()
+while True:
+    time.sleep(1)
+"""
+
+
+def test_a_stopped_bot_s_log_holds_its_last_words_when_stop_returns(tmp_path, monkeypatch):
+    """The log is read at once after a stop (a fault's report, the referee's exit, which
+    ends the copying thread): stop waits for the copy. Here the copy lags the bot's end by
+    0.2 s, far within the wait, so the read comes first unless stop waits."""
+    copy = process.copy_log
+
+    def lagging(source, *args):
+        while parting.exit_status() is None:
+            time.sleep(0.005)
+        time.sleep(0.2)
+        copy(source, *args)
+
+    monkeypatch.setattr(process, "copy_log", lagging)
+    log = tmp_path / "parting.log"
+    parting = bot(tmp_path, log, PARTING, str(tmp_path / "ready"))
+    parting.start()
+    try:
+        eventually((tmp_path / "ready").exists, "the bot started")
+    finally:
+        parting.stop()
+    assert "last words" in bot_lines(log.read_text())
 
 
 def test_output_is_cut_into_whole_tagged_lines():

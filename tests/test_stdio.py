@@ -23,6 +23,7 @@ from conftest import assert_no_process_left, interrupted_run, run_tournament, wr
 from google.protobuf import json_format
 from invariants import assert_consistent
 from test_debug_wire import assert_every_call_answered, wire_lines
+from test_faults import BANK_MS
 
 from circus.v1 import bot_pb2
 from circus_referee.main import main
@@ -236,9 +237,10 @@ def test_stderr_goes_to_the_log_and_stdout_does_not(bot, tmp_path):
 
 # -- tournaments -------------------------------------------------------------------------
 def config_text(mode: str, players: int = 3, extra: str = "", bad_args: str = "",
-                concurrency: int = 1, bank_ms: int = 5000) -> str:
-    """The stdio fault bot on a tight clock of its own; good stdio bots on a clock no busy
-    machine spends, so every fault is the bad bot's at any speed."""
+                concurrency: int = 1, bank_ms: int = BANK_MS) -> str:
+    """The stdio fault bot on a tight move time of its own (a bank no busy machine spends,
+    unless the test is about the bank); good stdio bots on a clock no busy machine spends,
+    so every fault is the bad bot's at any speed."""
     return f"""
 name: faults
 game: flea-circus

@@ -15,7 +15,7 @@ from pathlib import Path
 import grpc
 import pytest
 from conftest import assert_no_process_left, run_tournament, write_config
-from test_faults import bad_ranks, config_text, run
+from test_faults import BANK_MS, bad_ranks, config_text, run
 
 from bots.random_bot import RandomBot
 from bots.sdk import _Servicer, start_server
@@ -238,7 +238,7 @@ def test_a_second_reply_is_held_against_the_next_request_when_none_is_in_flight(
         server.stop(0).wait()
 
 
-def stream_config(mode: str, concurrency: int = 3, bank_ms: int = 5000, extra: str = "") -> str:
+def stream_config(mode: str, concurrency: int = 3, bank_ms: int = BANK_MS, extra: str = "") -> str:
     return config_text(mode, bad_args="--stream", concurrency=concurrency, bank_ms=bank_ms,
                        extra=extra)
 
@@ -256,7 +256,7 @@ def stream_config(mode: str, concurrency: int = 3, bank_ms: int = 5000, extra: s
 ])
 def test_a_stream_bots_faults_strike_out_and_forfeit(tmp_path, started, mode, fault_class,
                                                      detail):
-    bank = 300 if mode == "hang" else 5000
+    bank = 300 if mode == "hang" else BANK_MS
     # A second reply fails every request in flight on the stream, of whichever game: with
     # games in flight at once, how a game's strikes fall depends on the interleaving (one
     # game may be spared and end without a forfeit). One game at a time, each duplicate

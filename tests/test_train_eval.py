@@ -23,7 +23,7 @@ from tensorboardX.proto import event_pb2
 from training.baseline import Settings, Trainer
 from training.baseline import main as main_baseline
 from training.callbacks import EvaluateCallback
-from training.encoding import encoder
+from training.encoding import ENCODERS, encoder
 from training.evaluate import evaluate, rank_share
 from training.gym import CircusGymEnv
 from tournaments.config import load_config
@@ -99,22 +99,32 @@ def test_a_weight_file_bot_passes_check_bot_sandboxed(tmp_path):
     assert checks[1].message == "flea-circus/standard"
 
 
-def test_a_policy_plays_over_the_wire_as_in_process():
+@pytest.mark.parametrize("game, variant", list(ENCODERS))
+def test_a_policy_plays_over_the_wire_as_in_process(game, variant):
     """The served bot answers what its policy chooses from the in-process tensor and mask."""
-    code = encoder("flea-circus")
+    code = encoder(game, variant)
     rng = np.random.default_rng(5)
     policy = MLPPolicy([(rng.normal(size=(code.size, 8)), rng.normal(size=8)),
                         (rng.normal(size=(8, len(code.codes))), np.zeros(len(code.codes)))])
     bot = PolicyBot(policy)
-    state = get_game("flea-circus").new_state(3, "standard", 11)
+    state = get_game(game).new_state(3, variant, 11)
     while not state.is_terminal():
         actions = state.legal_actions()
         seat = state.current_seat()
         request = decision_request(state, "g", len(state.history), 0, bot_pb2.Clock(), actions)
         index = bot.decide(request)
         tensor = code.observe(state.observation(seat), 3)
-        assert actions[index].code == code.codes[policy(tensor, code.mask(actions))]
+        chosen = policy(tensor, code.mask(actions, seat, 3))
+        assert index == code.action_index(actions, chosen, seat, 3)
         state.apply(index, actions)
+
+
+def test_a_weight_file_claims_the_games_of_its_shape():
+    shapes = {game: MLPPolicy([(np.zeros((encoder(game).size, len(encoder(game).codes))),
+                                np.zeros(len(encoder(game).codes)))]).games()
+              for game, _ in ENCODERS}
+    assert shapes == {game: [game] for game, _ in ENCODERS}
+    assert MLPPolicy([(np.zeros((3, 2)), np.zeros(2))]).games() == []
 
 
 def test_a_weight_file_of_other_arrays_is_refused(tmp_path):
@@ -189,8 +199,8 @@ def test_the_callback_is_an_sb3_callable_and_can_stop_training(tmp_path):
 def test_the_training_bench_gives_its_figures_and_goal_lines():
     steps, baseline = bench_training.run(minutes=0.001, deals=10, seconds=0.05, repeats=1,
                                          say=lambda message: None)
-    assert steps.figures["flea-circus.p2.aec_steps_per_s"] > 0
-    assert steps.figures["flea-circus.p4.engine_decisions_per_s"] > 0
+    assert steps.figures["flea-circus.standard.p2.aec_steps_per_s"] > 0
+    assert steps.figures["animal-circus.standard.p4.engine_decisions_per_s"] > 0
     assert baseline.figures["generations"] >= 1
     assert baseline.figures["rank_share_low"] < baseline.figures["rank_share"]
     for section in (steps, baseline):

@@ -46,15 +46,15 @@ class CircusAECEnv(AECEnv[str, NDArray[np.float32], int]):
 
     metadata = {"name": "circus_referee_v0", "render_modes": ["ansi"], "is_parallelizable": False}
 
-    def __init__(self, game: str, players: int = 2, variant: str | None = None,
+    def __init__(self, game: str, seats: int = 2, variant: str | None = None,
                  render_mode: str | None = None) -> None:
         super().__init__()
         self.render_mode = render_mode
         self.game = get_game(game)
-        self.variant = self.game.check(players, variant)
-        self.players = players
-        self.encoder: Encoder = encoder(game)
-        self.possible_agents = [agent_name(seat) for seat in range(players)]
+        self.variant = self.game.check(seats, variant)
+        self.players = seats
+        self.encoder: Encoder = encoder(game, self.variant)
+        self.possible_agents = [agent_name(seat) for seat in range(seats)]
         space = spaces.Box(0.0, OBSERVATION_HIGH, (self.encoder.size,), np.float32)
         self.observation_spaces = {agent: space for agent in self.possible_agents}
         self.action_spaces = {agent: spaces.Discrete(len(self.encoder.codes))
@@ -85,9 +85,10 @@ class CircusAECEnv(AECEnv[str, NDArray[np.float32], int]):
     def _select(self) -> None:
         """Name the deciding seat and give it the mask of its legal actions (in its info)."""
         state = self._state()
-        self.agent_selection = agent_name(state.current_seat())
+        seat = state.current_seat()
+        self.agent_selection = agent_name(seat)
         self.infos[self.agent_selection] = {
-            "action_mask": self.encoder.mask(state.legal_actions())}
+            "action_mask": self.encoder.mask(state.legal_actions(), seat, self.players)}
 
     def _state(self) -> State:
         if self.state is None:
@@ -120,7 +121,8 @@ class CircusAECEnv(AECEnv[str, NDArray[np.float32], int]):
         actions = state.legal_actions()
         if action is None:
             raise ValueError("a live agent must choose an action")
-        state.apply(self.encoder.action_index(actions, int(action)), actions)
+        seat = state.current_seat()
+        state.apply(self.encoder.action_index(actions, int(action), seat, self.players), actions)
         self._cumulative_rewards[agent] = 0.0
         self.rewards = {name: 0.0 for name in self.agents}
         self.infos[agent] = {}

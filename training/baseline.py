@@ -56,7 +56,7 @@ class Trainer:
 
     def __init__(self, settings: Settings = Settings()) -> None:
         self.settings = settings
-        self.env = CircusAECEnv(settings.game, players=settings.players)
+        self.env = CircusAECEnv(settings.game, seats=settings.players)
         size, actions = self.env.encoder.size, len(self.env.encoder.codes)
         shapes = ([(size, actions)] if not settings.hidden
                   else [(size, settings.hidden), (settings.hidden, actions)])

@@ -52,6 +52,16 @@ class MLPPolicy:
     def __call__(self, observation: NDArray[np.float32], mask: NDArray[np.int8]) -> int:
         return masked_argmax(forward(self.layers, observation), mask)
 
+    @property
+    def shape(self) -> tuple[int, int]:
+        """The tensor size it reads and the number of action ids it scores."""
+        return self.layers[0][0].shape[0], self.layers[-1][0].shape[1]
+
+    def games(self) -> list[str]:
+        """The games whose encoder has its shape: those a bot of it can play."""
+        return list(dict.fromkeys(game for (game, _), code in ENCODERS.items()
+                                  if (code.size, len(code.codes)) == self.shape))
+
     def save(self, path: Path) -> None:
         """Write the layers as ``w0, b0, w1, b1, ...`` to an ``.npz`` file."""
         arrays = {f"{kind}{depth}": array for depth, (w, b) in enumerate(self.layers)
@@ -70,12 +80,13 @@ class MLPPolicy:
 
 
 def request_index(request: bot_pb2.DecisionRequest, action_id: int) -> int:
-    """The index in ``request.legal_actions`` of the action with id ``action_id``."""
-    code = encoder(game_of(request)).codes[action_id]
-    for index, action in enumerate(request.legal_actions):
-        if action.code == code:
-            return index
-    raise ValueError(f"action id {action_id} ({code}) is not legal now")
+    """The index in ``request.legal_actions`` of the action with id ``action_id`` (ids are
+    relative to the deciding seat: the encoder, variant and table size ``encode_request``
+    takes, read from the observation's message as it reads them from its dict)."""
+    message = getattr(request.observation, request.observation.WhichOneof("game"))
+    code = encoder(game_of(request), getattr(message, "variant", "") or None)
+    return code.action_index(request.legal_actions, action_id, request.seat,
+                             len(message.hand_sizes))
 
 
 class PolicyBot(Bot):
@@ -88,7 +99,7 @@ class PolicyBot(Bot):
     def __init__(self, policy: Policy, name: str = "policy", games: Sequence[str] = ()) -> None:
         self.policy = policy
         self.name = name
-        self.games = {game: () for game in games or ENCODERS}
+        self.games = {game: () for game in games or (game for game, _ in ENCODERS)}
 
     def decide(self, request: bot_pb2.DecisionRequest) -> int:
         observation, mask = encode_request(request)
