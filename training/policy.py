@@ -91,7 +91,7 @@ def request_index(request: bot_pb2.DecisionRequest, action_id: int) -> int:
 
 class PolicyBot(Bot):
     """A policy as a bot: each request encoded with ``encode_request``, the policy's id
-    mapped back to the legal action with that code (an illegal id raises: a fault).
+    mapped back to the legal action with that id (an illegal id raises: a fault).
 
     It claims every game the encoders cover (or ``games``), so a new game's encoder makes
     every policy bot offer it."""
