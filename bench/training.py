@@ -3,9 +3,10 @@
 Two figures, each beside its goal:
 
 * **AEC steps/s**: PettingZoo's own loop (``agent_iter``, ``last``, a seeded random legal
-  id from the mask, ``step``) over :class:`training.aec.CircusAECEnv`, for every encoded game
-  and variant at 2 and 4 seats, beside the engine benchmark's decisions/s (``bench.engines.selfplay``:
-  observation, legal actions, apply) measured in the same interleaved rounds. Goals: >= 10,000
+  id from the mask, ``step``) over :class:`training.aec.CircusAECEnv`, for every game and
+  variant at 2 and 4 seats, beside the engine benchmark's decisions/s
+  (``bench.engines.selfplay``: observation, legal actions, apply) measured in the same
+  interleaved rounds. Goals: >= 10,000
   steps/s for 2-player Flea Circus, and >= 0.3x the engine's decisions/s in every game.
 * **The numpy baseline**: :class:`training.baseline.Trainer` (its default settings) trained
   for ``--minutes`` against random play, then ``evaluate`` against the project's random bot
@@ -29,10 +30,9 @@ from bench.engines import selfplay
 from bench.machine import machine_info
 from bench.report import Section, machine_markdown, median
 from bots.random_bot import RandomBot
-from referee.games import get_game
+from referee.games import GAMES
 from training.aec import CircusAECEnv
 from training.baseline import Trainer
-from training.encoding import ENCODERS
 from training.evaluate import evaluate
 
 GOAL_STEPS = 10_000
@@ -63,8 +63,9 @@ def steps_section(seconds: float, repeats: int, say: Callable[[str], None]) -> S
     section = Section("training.aec", "The AEC environment beside the engine: random legal play",
                       ["game", "variant", "players", "AEC steps/s", "engine decisions/s",
                        "ratio"])
-    items = [(game, variant, players) for game, variant in ENCODERS for players in (2, 4)
-             if get_game(game).min_players <= players <= get_game(game).max_players]
+    items = [(name, variant, players) for name, game in GAMES.items()
+             for variant in game.variants for players in (2, 4)
+             if game.min_players <= players <= game.max_players]
     aec: dict[tuple[str, str, int], list[float]] = {item: [] for item in items}
     engine: dict[tuple[str, str, int], list[float]] = {item: [] for item in items}
     for round_number in range(repeats):
@@ -92,7 +93,8 @@ def steps_section(seconds: float, repeats: int, say: Callable[[str], None]) -> S
 
 def baseline_section(minutes: float, deals: int, say: Callable[[str], None]) -> Section:
     section = Section("training.baseline",
-                      "The numpy baseline (ES, linear) against the random bot, heads-up Flea Circus",
+                      "The numpy baseline (ES, linear) against the random bot, "
+                      "heads-up Flea Circus",
                       ["training s", "generations", "agent steps", "deals", "rank share",
                        "95% interval", "TrueSkill mu", "evaluation s"])
     trainer = Trainer()

@@ -15,7 +15,7 @@ from bots.flea_greedy import FleaGreedyBot
 from bots.random_bot import RandomBot
 from circus.v1 import bot_pb2
 from referee.checkbot import check_bot
-from referee.games import get_game
+from referee.games import GAMES, get_game
 from referee.settings import BotSpec, TimeConfig
 from referee.wire import decision_request
 from tensorboardX.proto import event_pb2
@@ -23,7 +23,7 @@ from tensorboardX.proto import event_pb2
 from training.baseline import Settings, Trainer
 from training.baseline import main as main_baseline
 from training.callbacks import EvaluateCallback
-from training.encoding import ENCODERS, encoder
+from training.encoding import encoder
 from training.evaluate import evaluate, rank_share
 from training.gym import CircusGymEnv
 from tournaments.config import load_config
@@ -99,7 +99,8 @@ def test_a_weight_file_bot_passes_check_bot_sandboxed(tmp_path):
     assert checks[1].message == "flea-circus/standard"
 
 
-@pytest.mark.parametrize("game, variant", list(ENCODERS))
+@pytest.mark.parametrize("game, variant", [(name, variant) for name, game in GAMES.items()
+                                           for variant in game.variants])
 def test_a_policy_plays_over_the_wire_as_in_process(game, variant):
     """The served bot answers what its policy chooses from the in-process tensor and mask."""
     code = encoder(game, variant)
@@ -122,8 +123,8 @@ def test_a_policy_plays_over_the_wire_as_in_process(game, variant):
 def test_a_weight_file_claims_the_games_of_its_shape():
     shapes = {game: MLPPolicy([(np.zeros((encoder(game).size, len(encoder(game).codes))),
                                 np.zeros(len(encoder(game).codes)))]).games()
-              for game, _ in ENCODERS}
-    assert shapes == {game: [game] for game, _ in ENCODERS}
+              for game in GAMES}
+    assert shapes == {game: [game] for game in GAMES}
     assert MLPPolicy([(np.zeros((3, 2)), np.zeros(2))]).games() == []
 
 

@@ -163,7 +163,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--out", type=Path, default=Path("policy.npz"), help="the weight file")
     parser.add_argument("--deals", type=int, default=1000, help="evaluation deals at the end")
     parser.add_argument("--logdir", type=Path, default=None,
-                        help="TensorBoard event files, an evaluation every --eval-every generations")
+                        help="TensorBoard event files: an evaluation every --eval-every "
+                             "generations")
     parser.add_argument("--eval-every", type=int, default=20)
     args = parser.parse_args(argv)
     trainer = Trainer(Settings(hidden=args.hidden, seed=args.seed))

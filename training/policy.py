@@ -13,6 +13,7 @@ its sandbox; ONNX is left out (docs/training.md says why).
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
@@ -20,9 +21,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from bots.sdk import Bot
-from bots.search import game_of
+from referee.games import GAMES
 from circus.v1 import bot_pb2
-from training.encoding import ENCODERS, encode_request, encoder
+from training.encoding import encode_request, encoder, request_action
 
 Policy = Callable[[NDArray[np.float32], NDArray[np.int8]], int]
 Layers = Sequence[tuple[NDArray[np.floating[Any]], NDArray[np.floating[Any]]]]
@@ -59,8 +60,9 @@ class MLPPolicy:
 
     def games(self) -> list[str]:
         """The games whose encoder has its shape: those a bot of it can play."""
-        return list(dict.fromkeys(game for (game, _), code in ENCODERS.items()
-                                  if (code.size, len(code.codes)) == self.shape))
+        return [game for game in GAMES if any(
+            (code.size, len(code.codes)) == self.shape
+            for code in map(partial(encoder, game), GAMES[game].variants))]
 
     def save(self, path: Path) -> None:
         """Write the layers as ``w0, b0, w1, b1, ...`` to an ``.npz`` file."""
@@ -79,28 +81,17 @@ class MLPPolicy:
             return cls([(data[f"w{i}"], data[f"b{i}"]) for i in range(depth)])
 
 
-def request_index(request: bot_pb2.DecisionRequest, action_id: int) -> int:
-    """The index in ``request.legal_actions`` of the action with id ``action_id`` (ids are
-    relative to the deciding seat: the encoder, variant and table size ``encode_request``
-    takes, read from the observation's message as it reads them from its dict)."""
-    message = getattr(request.observation, request.observation.WhichOneof("game"))
-    code = encoder(game_of(request), getattr(message, "variant", "") or None)
-    return code.action_index(request.legal_actions, action_id, request.seat,
-                             len(message.hand_sizes))
-
-
 class PolicyBot(Bot):
     """A policy as a bot: each request encoded with ``encode_request``, the policy's id
     mapped back to the legal action with that id (an illegal id raises: a fault).
 
-    It claims every game the encoders cover (or ``games``), so a new game's encoder makes
-    every policy bot offer it."""
+    It claims every game (each has an encoder), or ``games``."""
 
     def __init__(self, policy: Policy, name: str = "policy", games: Sequence[str] = ()) -> None:
         self.policy = policy
         self.name = name
-        self.games = {game: () for game in games or (game for game, _ in ENCODERS)}
+        self.games = {game: () for game in games or GAMES}
 
     def decide(self, request: bot_pb2.DecisionRequest) -> int:
         observation, mask = encode_request(request)
-        return request_index(request, int(self.policy(observation, mask)))
+        return request_action(request, int(self.policy(observation, mask)))
