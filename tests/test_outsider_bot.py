@@ -30,6 +30,21 @@ def perl() -> None:
         pytest.fail("perl is not on PATH: the outsider bot needs Debian's perl (core modules)")
 
 
+@pytest.fixture
+def outside_perl(tmp_path, perl) -> Path:
+    """A perl outside the system folders (``opt/perl``: a copy of the system's, with a module
+    of its own in ``lib/``), and in ``perlbot/`` the outsider bot, using that module."""
+    tree = tmp_path / "opt" / "perl"
+    (tree / "bin").mkdir(parents=True)
+    (tree / "lib").mkdir()
+    shutil.copy(shutil.which("perl") or "", tree / "bin" / "perl")
+    (tree / "lib" / "Outsider.pm").write_text("package Outsider; 1;\n")
+    (tmp_path / "perlbot").mkdir()
+    (tmp_path / "perlbot" / "random.pl").write_text(
+        BOT.read_text().replace("use JSON::PP;\n", "use JSON::PP;\nuse Outsider;\n", 1))
+    return tree
+
+
 def test_the_perl_bot_passes_check_bot_over_stdio_in_every_game(perl):
     referee = Path(sys.executable).parent / "circus-referee"
     result = subprocess.run([str(referee), "check-bot", "--command", f"perl {BOT}",
@@ -70,19 +85,12 @@ bots:
     assert_no_process_left(started)
 
 
-def test_an_interpreter_outside_the_system_folders_needs_its_mounts_and_env(tmp_path, perl,
+def test_an_interpreter_outside_the_system_folders_needs_its_mounts_and_env(tmp_path, outside_perl,
                                                                            monkeypatch):
     """docs/protocol.md "Interpreters in the sandbox": a perl outside /usr, named by its path,
     is shown alone (its libraries are not), and the host's PERL5LIB is not passed; its tree in
     ``mounts:`` and PERL5LIB in ``env:`` make it play."""
-    tree = tmp_path / "opt" / "perl"
-    (tree / "bin").mkdir(parents=True)
-    (tree / "lib").mkdir()
-    shutil.copy(shutil.which("perl") or "", tree / "bin" / "perl")
-    (tree / "lib" / "Outsider.pm").write_text("package Outsider; 1;\n")
-    (tmp_path / "perlbot").mkdir()
-    (tmp_path / "perlbot" / "random.pl").write_text(
-        BOT.read_text().replace("use JSON::PP;\n", "use JSON::PP;\nuse Outsider;\n", 1))
+    tree = outside_perl
 
     def play(grant: str, db: str) -> None:
         path = write_config(tmp_path, f"""
@@ -105,3 +113,23 @@ bots:
         with pytest.raises(TournamentError, match="Can't locate Outsider.pm"):
             play(grant, f"refused{n}.sqlite")
     play(f", mounts: [opt/perl], {env}", "played.sqlite")
+
+
+def test_check_bot_grants_mounts_and_env_as_an_entry_does(tmp_path, outside_perl):
+    """``check-bot --mount --env``: the same interpreter outside /usr passes check-bot."""
+    tree = outside_perl
+    referee = Path(sys.executable).parent / "circus-referee"
+
+    def check(*grant: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([str(referee), "check-bot", "--transport", "stdio", "--command",
+                               f"{tree / 'bin' / 'perl'} perlbot/random.pl", "--game",
+                               "flea-circus", "--games", "1", "--at-once", "1", *grant],
+                              capture_output=True, text=True, timeout=300, cwd=tmp_path)
+
+    refused = check("--mount", "opt/perl")
+    assert refused.returncode == 1 and "Can't locate Outsider.pm" in refused.stdout, (
+        refused.stdout + refused.stderr)
+    passed = check("--mount", "opt/perl", "--env", f"PERL5LIB={tree / 'lib'}")
+    assert passed.returncode == 0, passed.stdout + passed.stderr
+    bad = check("--env", "1NAME=x")
+    assert bad.returncode == 2 and "--env takes NAME=VALUE" in bad.stderr
