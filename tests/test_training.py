@@ -426,3 +426,25 @@ def test_every_game_s_tensor_and_ids_name_places_not_seats(game: str, variant: s
                     code.action_id(action.code, seat, players)
             state.apply(rng.randrange(len(actions)), actions)
     assert turned_codes > 20
+
+
+def test_the_readme_s_one_liners_make_each_environment() -> None:
+    """Each line of the README's training section, run as it is, makes a working environment."""
+    from pathlib import Path
+
+    import gymnasium
+    from pettingzoo import AECEnv
+
+    text = (Path(__file__).parent.parent / "README.md").read_text()
+    section = text[text.index("## Training"):text.index("## Architecture")]
+    lines = re.findall(r"^- .*: `(from .*env = .*)`$", section, re.M)
+    made = set()
+    for line in lines:
+        scope: dict[str, Any] = {}
+        exec(line, scope)
+        env = scope["env"]
+        assert isinstance(env, (AECEnv, gymnasium.Env))
+        env.reset(seed=1)
+        made.add((env.game.name, env.variant, type(env).__name__))
+    assert {game for game, _, _ in made} == {game for game, _ in GAMES}
+    assert {kind for _, _, kind in made} == {"CircusAECEnv", "CircusGymEnv"}

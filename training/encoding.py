@@ -375,20 +375,20 @@ ANIMAL_CODES = (
       for order in permutations(range(count))))
 
 
-#: Every encoder, by game and then variant.
-ENCODERS: dict[str, dict[str, Encoder]] = {
-    "flea-circus": {"standard": Encoder("flea-circus", "standard", FLEA_CODES, FLEA_SIZE,
-                                        _flea_fill)},
-    "flohcati": {variant: Encoder("flohcati", variant, FLOH_CODES, FLOH_SIZE, _floh_fill)
-                 for variant in flohcati.GAME.variants},
-    "animal-circus": {"standard": Encoder("animal-circus", "standard", ANIMAL_CODES,
-                                          ANIMAL_SIZE, _animal_fill, animal_word)},
+#: Every encoder, by game and variant.
+ENCODERS: dict[tuple[str, str], Encoder] = {
+    ("flea-circus", "standard"): Encoder("flea-circus", "standard", FLEA_CODES, FLEA_SIZE,
+                                         _flea_fill),
+    **{("flohcati", variant): Encoder("flohcati", variant, FLOH_CODES, FLOH_SIZE, _floh_fill)
+       for variant in flohcati.GAME.variants},
+    ("animal-circus", "standard"): Encoder("animal-circus", "standard", ANIMAL_CODES,
+                                           ANIMAL_SIZE, _animal_fill, animal_word),
 }
 
 
 def encoder(game: str, variant: str | None = None) -> Encoder:
     """The encoder of ``game``'s ``variant`` (its first variant by default)."""
-    return ENCODERS[game][variant or get_game(game).default_variant]
+    return ENCODERS[game, variant or get_game(game).default_variant]
 
 
 def _table(request: bot_pb2.DecisionRequest) -> tuple[Encoder, int]:
