@@ -273,7 +273,8 @@ def test_a_stream_bots_faults_strike_out_and_forfeit(tmp_path, started, mode, fa
     # A second reply fails every request in flight on the stream, of whichever game: with
     # games in flight at once, how a game's strikes fall depends on the interleaving (one
     # game may be spared and end without a forfeit). One game at a time, each duplicate
-    # fails the bad bot's next request, a fixed count.
+    # (sent with the bot's next reply, tests/fault_bots.py) fails the bad bot's next
+    # request, a fixed count.
     concurrency = 1 if mode == "duplicate" else 3
     summary, store, games, faults = run(tmp_path, stream_config(mode, concurrency, bank))
     assert summary.played == len(games) == 3
