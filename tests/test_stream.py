@@ -76,8 +76,9 @@ def test_an_envelope_is_the_bytes_of_the_referee_message_it_stands_for(request_i
               "end_game": bot_pb2.EndGameRequest(game_id="g/1", scores=[3, 4])}
     for case, body in bodies.items():
         message = bot_pb2.RefereeMessage(request_id=request_id, **{case: body})
-        assert envelope(request_id, case, body) == message.SerializeToString()
-        assert bot_pb2.RefereeMessage.FromString(envelope(request_id, case, body)) == message
+        data = envelope(request_id, case, body.SerializeToString())
+        assert data == message.SerializeToString()
+        assert bot_pb2.RefereeMessage.FromString(data) == message
 
 
 def test_the_sdk_announces_the_stream_unless_told_not_to():
