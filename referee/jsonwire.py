@@ -230,8 +230,10 @@ def _specs(message: type[Message]) -> dict[str, Spec]:
     return {field.name: _spec(field) for field in _descriptor(message).fields}
 
 
-_DECISION, _EVENT, _ACTION = (_specs(message) for message in
-                              (bot_pb2.DecisionRequest, bot_pb2.Event, bot_pb2.LegalAction))
+_DECISION, _ACTION = (_specs(message)
+                      for message in (bot_pb2.DecisionRequest, bot_pb2.LegalAction))
+_INT32_LOW, _INT32_HIGH = _RANGES[FieldDescriptor.TYPE_INT32]
+_UINT64_HIGH = (1 << 64) - 1
 _CLOCK = message_writer(_descriptor(bot_pb2.Clock))
 _GAMES = _descriptor(bot_pb2.Observation).oneofs_by_name["game"].fields
 
@@ -262,12 +264,20 @@ def _game_text(writers: dict[str, Callable[[Any], str]], field: str, data: Any) 
 
 
 def event_text(field: str, sequence: int, event: Event) -> str:
-    """One event as ``wire.event_message`` builds it: its data as the ``Struct`` and typed."""
-    parts = _parts(_EVENT, {"sequence": sequence, "kind": event.kind, "seat": event.seat,
-                            "text": event.text})
-    parts += ('"data":' + struct_text(event.data),
-              '"payload":' + _game_text(_EVENT_PAYLOADS, field, event.data))
-    return "{" + ",".join(parts) + "}"
+    """One event as ``wire.event_message`` builds it: its data as the ``Struct`` and typed.
+    Its four scalar fields are written here, not through a dict of them (a game has
+    thousands of events, each written once)."""
+    kind, seat, text = event.kind, event.seat, event.text
+    if (kind.__class__ is not str or text.__class__ is not str or seat.__class__ is not int
+            or not _INT32_LOW <= seat <= _INT32_HIGH or sequence.__class__ is not int
+            or not 0 <= sequence <= _UINT64_HIGH):
+        raise Unencodable(event)
+    head = "".join((f'"sequence":"{sequence}",' if sequence else "",
+                    f'"kind":{encode_basestring(kind)},' if kind else "",
+                    f'"seat":{seat},' if seat else "",
+                    f'"text":{encode_basestring(text)},' if text else ""))
+    return (f'{{{head}"data":{struct_text(event.data)},'
+            f'"payload":{_game_text(_EVENT_PAYLOADS, field, event.data)}}}')
 
 
 #: Each distinct legal action's text, by (game, code, label), with the payload it was
