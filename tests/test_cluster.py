@@ -48,6 +48,9 @@ players: 2
 seed: 7
 concurrency: 2
 secret_deals: false   # the same deals in every store: runs are comparable
+# ... game by game, so no timeout may change one: a clock no busy machine spends, and a
+# start-up (on every worker at once) no busy machine overruns.
+time: {{move_ms: 60000, bank_ms: 60000, startup_ms: 60000}}
 bots:
   - name: greedy
     command: python -m bots.flea_greedy --address {{address}}

@@ -191,10 +191,11 @@ def test_the_gymnasium_view_runs_in_a_sync_vector_env() -> None:
 @pytest.mark.parametrize(("game", "variant"), GAMES)
 def test_a_decision_request_gives_the_same_tensor_and_mask_as_in_process(game: str,
                                                                         variant: str) -> None:
-    """One encoder for both sides: over the wire a policy sees what it trained on."""
+    """One encoder for both sides: over the wire a policy sees what it trained on, and its
+    choice of id picks the action it picks in process."""
     from circus.v1 import bot_pb2
     from referee.wire import decision_request
-    from training.encoding import encode_request
+    from training.encoding import encode_request, request_action
 
     rules, code = get_game(game), encoder(game, variant)
     rng = random.Random(5)
@@ -204,11 +205,15 @@ def test_a_decision_request_gives_the_same_tensor_and_mask_as_in_process(game: s
         while not state.is_terminal():
             actions = state.legal_actions()
             seat = state.current_seat()
-            tensor, mask = encode_request(decision_request(state, "g", 0, 0, bot_pb2.Clock()))
+            request = decision_request(state, "g", 0, 0, bot_pb2.Clock())
+            tensor, mask = encode_request(request)
             assert tensor.tobytes() == code.observe(state.observation(seat),
                                                     players).tobytes()
             assert mask.tobytes() == code.mask(actions, seat, players).tobytes()
-            state.apply(rng.randrange(len(actions)), actions)
+            action_id = int(rng.choice(np.flatnonzero(mask)))
+            index = request_action(request, action_id)  # and back: the same action
+            assert index == code.action_index(actions, action_id, seat, players)
+            state.apply(index, actions)
             decisions += 1
     assert decisions > 100
 
@@ -376,3 +381,70 @@ def test_opponents_run_on_a_thread_of_their_own_unless_untimed_and_hear_the_end(
         assert (bot.threads == {threading.current_thread()}) is own_thread
         assert env.state is not None
         assert bot.ended == [(env.game_id, env.state.ranks())]
+
+
+#: Each game's observation fields that list something per seat, and those that name a seat.
+PER_SEAT = {"flea-circus": ("piles", "loot", "hand_sizes", "skipping"),
+            "flohcati": ("trios", "hand_sizes", "known_cards"),
+            "animal-circus": ("score_piles", "hand_sizes", "draw_sizes", "scores")}
+SEAT_FIELDS = ("seat", "current_player", "deciding_seat", "giver", "receiver", "previous_player")
+
+
+def _turned(observation: dict[str, Any], game: str, by: int, players: int) -> dict[str, Any]:
+    """The observation of the same position with every seat moved ``by`` places clockwise."""
+    turned = dict(observation)
+    for key in PER_SEAT[game]:
+        turned[key] = [observation[key][(seat - by) % players] for seat in range(players)]
+    for key in SEAT_FIELDS:
+        if key in observation and observation[key] >= 0:
+            turned[key] = (observation[key] + by) % players
+    return turned
+
+
+@pytest.mark.parametrize(("game", "variant"), GAMES)
+def test_every_game_s_tensor_and_ids_name_places_not_seats(game: str, variant: str) -> None:
+    """The seat's observation turned round the table gives the same tensor, and each legal
+    action turned (``target:1`` as ``target:2`` one place on) the same id."""
+    rules, code = get_game(game), encoder(game, variant)
+    rng = random.Random(19)
+    turned_codes = 0
+    for _ in range(12):
+        players = rng.randint(2, 5)
+        state = rules.new_state(players, variant, rng.getrandbits(63))
+        while not state.is_terminal():
+            seat, actions = state.current_seat(), state.legal_actions()
+            observation = state.observation(seat)
+            by = rng.randrange(1, players)
+            assert code.observe(_turned(observation, game, by, players), players).tobytes() == \
+                code.observe(observation, players).tobytes()
+            for action in actions:
+                head, _, tail = action.code.partition(":")
+                moved = f"{head}:{(int(tail) + by) % players}" if head in ("target", "pile") \
+                    else action.code
+                turned_codes += moved != action.code
+                assert code.action_id(moved, (seat + by) % players, players) == \
+                    code.action_id(action.code, seat, players)
+            state.apply(rng.randrange(len(actions)), actions)
+    assert turned_codes > 20
+
+
+def test_the_readme_s_one_liners_make_each_environment() -> None:
+    """Each line of the README's training section, run as it is, makes a working environment."""
+    from pathlib import Path
+
+    import gymnasium
+    from pettingzoo import AECEnv
+
+    text = (Path(__file__).parent.parent / "README.md").read_text()
+    section = text[text.index("## Training"):text.index("## Architecture")]
+    lines = re.findall(r"^- .*: `(from .*env = .*)`$", section, re.M)
+    made = set()
+    for line in lines:
+        scope: dict[str, Any] = {}
+        exec(line, scope)
+        env = scope["env"]
+        assert isinstance(env, (AECEnv, gymnasium.Env))
+        env.reset(seed=1)
+        made.add((env.game.name, env.variant, type(env).__name__))
+    assert {game for game, _, _ in made} == {game for game, _ in GAMES}
+    assert {kind for _, _, kind in made} == {"CircusAECEnv", "CircusGymEnv"}

@@ -20,7 +20,7 @@ from numpy.typing import NDArray
 from pettingzoo import AECEnv
 
 from referee.games import get_game
-from referee.games.base import State
+from referee.games.base import Action, State
 from referee.seeds import derive_seed
 from training.encoding import Encoder, encoder
 
@@ -61,6 +61,7 @@ class CircusAECEnv(AECEnv[str, NDArray[np.float32], int]):
                               for agent in self.possible_agents}
         self._seeds = random.Random()
         self.state: State | None = None
+        self._actions: list[Action] = []
 
     def observation_space(self, agent: str) -> spaces.Space[Any]:
         return self.observation_spaces[agent]
@@ -87,8 +88,9 @@ class CircusAECEnv(AECEnv[str, NDArray[np.float32], int]):
         state = self._state()
         seat = state.current_seat()
         self.agent_selection = agent_name(seat)
+        self._actions = state.legal_actions()  # what the next step chooses from
         self.infos[self.agent_selection] = {
-            "action_mask": self.encoder.mask(state.legal_actions(), seat, self.players)}
+            "action_mask": self.encoder.mask(self._actions, seat, self.players)}
 
     def _state(self) -> State:
         if self.state is None:
@@ -118,7 +120,7 @@ class CircusAECEnv(AECEnv[str, NDArray[np.float32], int]):
             self._was_dead_step(action)
             return
         state = self._state()
-        actions = state.legal_actions()
+        actions = self._actions
         if action is None:
             raise ValueError("a live agent must choose an action")
         seat = state.current_seat()

@@ -68,8 +68,8 @@ class Encoder:
     fill: Callable[[Observation, int, NDArray[np.float32]], None]
     word: Callable[[str, int, int], str] = relative_word
     ids: dict[str, int] = field(init=False, repr=False, compare=False)
-    # Each (code, seat, players)'s id, found once: listed at every decision.
-    _found: dict[tuple[str, int, int], int] = field(
+    # Each (seat, players)'s ids by code, each found the first time: listed at every decision.
+    _tables: dict[tuple[int, int], dict[str, int]] = field(
         init=False, repr=False, compare=False, default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -81,27 +81,44 @@ class Encoder:
         self.fill(observation, players, tensor)
         return tensor
 
+    def _table(self, seat: int, players: int) -> dict[str, int]:
+        table = self._tables.get((seat, players))
+        if table is None:
+            table = self._tables[seat, players] = _Ids(
+                lambda code: self.ids[self.word(code, seat, players)])
+        return table
+
     def action_id(self, code: str, seat: int, players: int) -> int:
         """The id of the stable ``code`` offered to ``seat`` at a table of ``players``."""
-        key = (code, seat, players)
-        found = self._found.get(key)
-        if found is None:
-            found = self._found[key] = self.ids[self.word(code, seat, players)]
-        return found
+        return self._table(seat, players)[code]
 
     def mask(self, actions: Sequence[Coded], seat: int, players: int) -> NDArray[np.int8]:
         """1 at the id of each legal action (offered to ``seat``), 0 elsewhere."""
+        table = self._table(seat, players)
         mask = np.zeros(len(self.codes), dtype=np.int8)
-        mask[[self.action_id(action.code, seat, players) for action in actions]] = 1
+        mask[[table[action.code] for action in actions]] = 1
         return mask
 
     def action_index(self, actions: Sequence[Coded], action_id: int, seat: int,
                      players: int) -> int:
         """The index in ``actions`` of the action with id ``action_id`` (ValueError if none)."""
+        table = self._table(seat, players)
         for index, action in enumerate(actions):
-            if self.action_id(action.code, seat, players) == action_id:
+            if table[action.code] == action_id:
                 return index
         raise ValueError(f"action id {action_id} ({self.codes[action_id]}) is not legal now")
+
+
+class _Ids(dict[str, int]):
+    """Codes' ids at one seat and table size, each found by ``find`` the first time asked."""
+
+    def __init__(self, find: Callable[[str], int]) -> None:
+        super().__init__()
+        self.find = find
+
+    def __missing__(self, code: str) -> int:
+        found = self[code] = self.find(code)
+        return found
 
 
 def _relative(seat: int, players: int) -> list[int]:
@@ -166,9 +183,9 @@ def _one_hot(tensor: NDArray[np.float32], offset: int, index: int) -> None:
 
 # -- Circus Flohcati -------------------------------------------------------------
 #: The 80 circus cards, colour by colour, values 0-7: a card's index in the tensor.
-FLOH_CARDS = {flohcati.circus_card(colour, value): index for index, (colour, value) in
-              enumerate((colour, value) for colour in flohcati.COLOURS
-                        for value in flohcati.VALUES)}
+FLOH_CARDS = {card: index for index, card in enumerate(
+    flohcati.circus_card(colour, value)
+    for colour in flohcati.COLOURS for value in flohcati.VALUES)}
 _FLOH_ACTIONS = {kind: index for index, kind in enumerate(flohcati.ACTION_ORDER)}
 _FLOH_COLOURS = {colour: index for index, colour in enumerate(flohcati.COLOURS)}
 FLOH_PHASES = tuple(flohcati.ACTIONS_BY_PHASE)
@@ -374,12 +391,24 @@ def encoder(game: str, variant: str | None = None) -> Encoder:
     return ENCODERS[game, variant or get_game(game).default_variant]
 
 
+def _table(request: bot_pb2.DecisionRequest) -> tuple[Encoder, int]:
+    """The encoder of a request's game and variant, and its table size."""
+    observation = getattr(request.observation, request.observation.WhichOneof("game"))
+    variant = getattr(observation, "variant", "")  # only Flohcati's observation names one
+    return encoder(game_of(request), variant or None), len(observation.hand_sizes)
+
+
 def encode_request(
         request: bot_pb2.DecisionRequest) -> tuple[NDArray[np.float32], NDArray[np.int8]]:
     """A ``DecisionRequest``'s observation tensor and legal mask: the ids a policy trained in
     process chooses from, so it plays over the wire exactly as it trained."""
-    observation = observation_dict(request)
-    code = encoder(game_of(request), observation.get("variant"))
-    players = len(observation["hand_sizes"])
-    mask = code.mask(request.legal_actions, request.seat, players)
-    return code.observe(observation, players), mask
+    code, players = _table(request)
+    return (code.observe(observation_dict(request), players),
+            code.mask(request.legal_actions, request.seat, players))
+
+
+def request_action(request: bot_pb2.DecisionRequest, action_id: int) -> int:
+    """The index in ``request.legal_actions`` of the action with ``action_id``: the way back
+    from a policy's choice over :func:`encode_request`'s mask (ValueError if it is not legal)."""
+    code, players = _table(request)
+    return code.action_index(request.legal_actions, action_id, request.seat, players)
