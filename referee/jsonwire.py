@@ -22,8 +22,8 @@ code, label and an equal payload), and the requests join them.
 
 from __future__ import annotations
 
-from json.encoder import encode_basestring
 from functools import partial
+from json.encoder import encode_basestring
 from typing import Any, Callable, Sequence
 
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
@@ -33,22 +33,27 @@ from circus.v1 import bot_pb2
 from referee.games.base import Action, Event, State
 from referee.wire import oneof_field
 
+
 class Unencodable(Exception):
     """Plain data this module does not write; the message is built by protobuf instead."""
 
 
-#: The range of each 32-bit integer kind (64-bit ones are written as strings, unchecked
-#: beyond being integers: the constructor's own check then judges them on fallback).
+_INT64 = (FieldDescriptor.TYPE_INT64, FieldDescriptor.TYPE_SINT64,
+          FieldDescriptor.TYPE_SFIXED64, FieldDescriptor.TYPE_UINT64,
+          FieldDescriptor.TYPE_FIXED64)
+#: The range of each integer kind (64-bit ones are written as strings).
 _RANGES = {
     FieldDescriptor.TYPE_INT32: (-(1 << 31), (1 << 31) - 1),
     FieldDescriptor.TYPE_SINT32: (-(1 << 31), (1 << 31) - 1),
     FieldDescriptor.TYPE_SFIXED32: (-(1 << 31), (1 << 31) - 1),
     FieldDescriptor.TYPE_UINT32: (0, (1 << 32) - 1),
     FieldDescriptor.TYPE_FIXED32: (0, (1 << 32) - 1),
+    FieldDescriptor.TYPE_INT64: (-(1 << 63), (1 << 63) - 1),
+    FieldDescriptor.TYPE_SINT64: (-(1 << 63), (1 << 63) - 1),
+    FieldDescriptor.TYPE_SFIXED64: (-(1 << 63), (1 << 63) - 1),
+    FieldDescriptor.TYPE_UINT64: (0, (1 << 64) - 1),
+    FieldDescriptor.TYPE_FIXED64: (0, (1 << 64) - 1),
 }
-_INT64 = (FieldDescriptor.TYPE_INT64, FieldDescriptor.TYPE_SINT64,
-          FieldDescriptor.TYPE_SFIXED64, FieldDescriptor.TYPE_UINT64,
-          FieldDescriptor.TYPE_FIXED64)
 _STRUCT = "google.protobuf.Struct"
 
 
@@ -91,7 +96,6 @@ def _struct_value(item: Any) -> str:
 _TEXT, _INTEGER, _LONG, _FLAG, _MESSAGE, _STRUCT_DATA, _OTHER = range(7)
 #: A field: its ``"name":``, kind, whether repeated, an integer's range, a message's writer.
 Spec = tuple[str, int, bool, int, int, Callable[[Any], str]]
-_LONG_RANGE = (-(1 << 63), (1 << 64) - 1)   # either sign: the constructor judges the rest
 
 
 def _refused(value: Any) -> str:
@@ -99,7 +103,7 @@ def _refused(value: Any) -> str:
 
 
 def _spec(field: FieldDescriptor) -> Spec:
-    low, high = _RANGES.get(field.type, _LONG_RANGE)
+    low, high = _RANGES.get(field.type, (0, 0))
     write: Callable[[Any], str] = _refused
     kind = _OTHER
     if field.type == FieldDescriptor.TYPE_MESSAGE:
@@ -112,10 +116,10 @@ def _spec(field: FieldDescriptor) -> Spec:
         kind = _TEXT
     elif field.type == FieldDescriptor.TYPE_BOOL:
         kind = _FLAG
-    elif field.type in _RANGES:
-        kind = _INTEGER
     elif field.type in _INT64:
         kind = _LONG
+    elif field.type in _RANGES:
+        kind = _INTEGER
     return encode_basestring(field.name) + ":", kind, field.is_repeated, low, high, write
 
 
@@ -233,7 +237,7 @@ def _specs(message: type[Message]) -> dict[str, Spec]:
 _DECISION, _ACTION = (_specs(message)
                       for message in (bot_pb2.DecisionRequest, bot_pb2.LegalAction))
 _INT32_LOW, _INT32_HIGH = _RANGES[FieldDescriptor.TYPE_INT32]
-_UINT64_HIGH = (1 << 64) - 1
+_UINT64_HIGH = _RANGES[FieldDescriptor.TYPE_UINT64][1]
 _CLOCK = message_writer(_descriptor(bot_pb2.Clock))
 _GAMES = _descriptor(bot_pb2.Observation).oneofs_by_name["game"].fields
 
