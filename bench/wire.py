@@ -416,6 +416,24 @@ def measured(server_pgid: int | None, play: Callable[[], Run]) -> Measured:
     return Measured(run, (switches([os.getpid()]) - before[0], switches(server) - before[1]))
 
 
+def ceilings(runs: dict[str, list[Measured]], baseline: list[float], section: Section) -> str:
+    """The most a Play stream could reach at concurrency 1, one decision at a time: each
+    takes at least the referee's loop and the bot's choice (the no-wire row's time a
+    decision) and then a bare round trip on the stream (a stream echo's time a message),
+    one after the other; as a ratio to the unary echo, the median over the rounds."""
+    loop = [m.run.seconds / max(m.run.decisions, 1)
+            for m in runs["no wire (the bot called inline)"]]
+    parts = []
+    for row, key, name in (("bare stream echo", "sync", "synchronous"),
+                           ("bare stream echo, grpc.aio both ends", "aio", "grpc.aio")):
+        trip = [m.run.seconds / max(m.run.decisions, 1) for m in runs[row]]
+        ceiling = median(1 / (a + b) / echo for a, b, echo in zip(loop, trip, baseline))
+        section.figures[f"ceiling.c1.{key}"] = ceiling
+        parts.append(f"{ceiling:.2f} on the {name} stream")
+    return ("the Play stream's ceiling at concurrency 1 (the no-wire row's time a decision "
+            "plus a bare stream echo's round trip, ÷ echo): " + ", ".join(parts))
+
+
 def run_stream(bot_address: str, echo_address: str, game: str = "flea-circus",
                players: int = 2, concurrencies: tuple[int, ...] = (1, 4),
                seconds: float = 2.0, repeats: int = 3, progress=None,
@@ -469,6 +487,8 @@ def run_stream(bot_address: str, echo_address: str, game: str = "flea-circus",
                         client, game, players, seconds, concurrency,
                         start_index=10**7 * (round_number + 1))))
             baseline = [m.run.decisions / m.run.seconds for m in runs["bare unary echo"]]
+            if concurrency == 1:
+                section.notes.append(ceilings(runs, baseline, section))
             for way, results in runs.items():
                 rates = [m.run.decisions / m.run.seconds for m in results]
                 ratio = median(rate / echo_rate for rate, echo_rate in zip(rates, baseline))

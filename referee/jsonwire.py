@@ -22,8 +22,8 @@ code, label and an equal payload), and the requests join them.
 
 from __future__ import annotations
 
-from json.encoder import encode_basestring
 from functools import partial
+from json.encoder import encode_basestring
 from typing import Any, Callable, Sequence
 
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
@@ -33,22 +33,27 @@ from circus.v1 import bot_pb2
 from referee.games.base import Action, Event, State
 from referee.wire import oneof_field
 
+
 class Unencodable(Exception):
     """Plain data this module does not write; the message is built by protobuf instead."""
 
 
-#: The range of each 32-bit integer kind (64-bit ones are written as strings, unchecked
-#: beyond being integers: the constructor's own check then judges them on fallback).
+_INT64 = (FieldDescriptor.TYPE_INT64, FieldDescriptor.TYPE_SINT64,
+          FieldDescriptor.TYPE_SFIXED64, FieldDescriptor.TYPE_UINT64,
+          FieldDescriptor.TYPE_FIXED64)
+#: The range of each integer kind (64-bit ones are written as strings).
 _RANGES = {
     FieldDescriptor.TYPE_INT32: (-(1 << 31), (1 << 31) - 1),
     FieldDescriptor.TYPE_SINT32: (-(1 << 31), (1 << 31) - 1),
     FieldDescriptor.TYPE_SFIXED32: (-(1 << 31), (1 << 31) - 1),
     FieldDescriptor.TYPE_UINT32: (0, (1 << 32) - 1),
     FieldDescriptor.TYPE_FIXED32: (0, (1 << 32) - 1),
+    FieldDescriptor.TYPE_INT64: (-(1 << 63), (1 << 63) - 1),
+    FieldDescriptor.TYPE_SINT64: (-(1 << 63), (1 << 63) - 1),
+    FieldDescriptor.TYPE_SFIXED64: (-(1 << 63), (1 << 63) - 1),
+    FieldDescriptor.TYPE_UINT64: (0, (1 << 64) - 1),
+    FieldDescriptor.TYPE_FIXED64: (0, (1 << 64) - 1),
 }
-_INT64 = (FieldDescriptor.TYPE_INT64, FieldDescriptor.TYPE_SINT64,
-          FieldDescriptor.TYPE_SFIXED64, FieldDescriptor.TYPE_UINT64,
-          FieldDescriptor.TYPE_FIXED64)
 _STRUCT = "google.protobuf.Struct"
 
 
@@ -91,7 +96,6 @@ def _struct_value(item: Any) -> str:
 _TEXT, _INTEGER, _LONG, _FLAG, _MESSAGE, _STRUCT_DATA, _OTHER = range(7)
 #: A field: its ``"name":``, kind, whether repeated, an integer's range, a message's writer.
 Spec = tuple[str, int, bool, int, int, Callable[[Any], str]]
-_LONG_RANGE = (-(1 << 63), (1 << 64) - 1)   # either sign: the constructor judges the rest
 
 
 def _refused(value: Any) -> str:
@@ -99,7 +103,7 @@ def _refused(value: Any) -> str:
 
 
 def _spec(field: FieldDescriptor) -> Spec:
-    low, high = _RANGES.get(field.type, _LONG_RANGE)
+    low, high = _RANGES.get(field.type, (0, 0))
     write: Callable[[Any], str] = _refused
     kind = _OTHER
     if field.type == FieldDescriptor.TYPE_MESSAGE:
@@ -112,10 +116,10 @@ def _spec(field: FieldDescriptor) -> Spec:
         kind = _TEXT
     elif field.type == FieldDescriptor.TYPE_BOOL:
         kind = _FLAG
-    elif field.type in _RANGES:
-        kind = _INTEGER
     elif field.type in _INT64:
         kind = _LONG
+    elif field.type in _RANGES:
+        kind = _INTEGER
     return encode_basestring(field.name) + ":", kind, field.is_repeated, low, high, write
 
 
@@ -230,8 +234,10 @@ def _specs(message: type[Message]) -> dict[str, Spec]:
     return {field.name: _spec(field) for field in _descriptor(message).fields}
 
 
-_DECISION, _EVENT, _ACTION = (_specs(message) for message in
-                              (bot_pb2.DecisionRequest, bot_pb2.Event, bot_pb2.LegalAction))
+_DECISION, _ACTION = (_specs(message)
+                      for message in (bot_pb2.DecisionRequest, bot_pb2.LegalAction))
+_INT32_LOW, _INT32_HIGH = _RANGES[FieldDescriptor.TYPE_INT32]
+_UINT64_HIGH = _RANGES[FieldDescriptor.TYPE_UINT64][1]
 _CLOCK = message_writer(_descriptor(bot_pb2.Clock))
 _GAMES = _descriptor(bot_pb2.Observation).oneofs_by_name["game"].fields
 
@@ -262,12 +268,20 @@ def _game_text(writers: dict[str, Callable[[Any], str]], field: str, data: Any) 
 
 
 def event_text(field: str, sequence: int, event: Event) -> str:
-    """One event as ``wire.event_message`` builds it: its data as the ``Struct`` and typed."""
-    parts = _parts(_EVENT, {"sequence": sequence, "kind": event.kind, "seat": event.seat,
-                            "text": event.text})
-    parts += ('"data":' + struct_text(event.data),
-              '"payload":' + _game_text(_EVENT_PAYLOADS, field, event.data))
-    return "{" + ",".join(parts) + "}"
+    """One event as ``wire.event_message`` builds it: its data as the ``Struct`` and typed.
+    Its four scalar fields are written here, not through a dict of them (a game has
+    thousands of events, each written once)."""
+    kind, seat, text = event.kind, event.seat, event.text
+    if (kind.__class__ is not str or text.__class__ is not str or seat.__class__ is not int
+            or not _INT32_LOW <= seat <= _INT32_HIGH or sequence.__class__ is not int
+            or not 0 <= sequence <= _UINT64_HIGH):
+        raise Unencodable(event)
+    head = "".join((f'"sequence":"{sequence}",' if sequence else "",
+                    f'"kind":{encode_basestring(kind)},' if kind else "",
+                    f'"seat":{seat},' if seat else "",
+                    f'"text":{encode_basestring(text)},' if text else ""))
+    return (f'{{{head}"data":{struct_text(event.data)},'
+            f'"payload":{_game_text(_EVENT_PAYLOADS, field, event.data)}}}')
 
 
 #: Each distinct legal action's text, by (game, code, label), with the payload it was

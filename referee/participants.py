@@ -183,7 +183,7 @@ class Participant:
         with futures.ThreadPoolExecutor(len(self.lanes), thread_name_prefix="stdio-start") \
                 as pool:
             greetings = list(pool.map(self._start_lane, self.lanes))
-        return StdioPool(self.lanes, self._lanes_state), greetings[0]
+        return StdioPool(self.lanes, self._lanes_state, self.spec.debug), greetings[0]
 
     def _start_lane(self, lane: Lane) -> bot_pb2.HelloResponse:
         try:

@@ -299,8 +299,10 @@ def _append(log: IO[bytes], data: bytes, cap: int) -> None:
 
 
 #: The installed packages a bot on the Python SDK imports (``bots``, the ``circus`` stubs,
-#: ``referee`` for the pure engines), when the project is installed in place.
-SDK_PACKAGES = (PROJECT_ROOT / "bots", PROJECT_ROOT / "referee", PROJECT_ROOT / "proto" / "circus")
+#: ``referee`` for the pure engines, ``training`` for the encoders a trained policy plays
+#: through), when the project is installed in place.
+SDK_PACKAGES = (PROJECT_ROOT / "bots", PROJECT_ROOT / "referee", PROJECT_ROOT / "proto" / "circus",
+                PROJECT_ROOT / "training")
 
 
 def interpreter_view() -> tuple[Path, ...]:

@@ -461,12 +461,16 @@ class StdioPool(ViewDecider):
     seat's every call; EndGame frees it. The lanes are the participant's: it
     starts, greets, restarts and stops their processes; ``describe`` says, for a
     seat whose process is gone, why. A decision's request is written as JSON from
-    the match's plain data (:mod:`referee.jsonwire`), with no message built first.
+    the match's plain data (:mod:`referee.jsonwire`), with no message built first;
+    unless the lanes' wire is ``logged`` (a :class:`~referee.clients.WireLog` around
+    each), which writes the message it logs.
     """
 
-    def __init__(self, lanes: list[Lane], describe: Callable[[], str]) -> None:
+    def __init__(self, lanes: list[Lane], describe: Callable[[], str],
+                 logged: bool = False) -> None:
         self.lanes = lanes
         self.describe = describe
+        self.logged = logged
         self.lock = threading.Lock()
         # Per game thread: the lane whose call timed out last (the one to check).
         self.timed_out = threading.local()
@@ -522,7 +526,10 @@ class StdioPool(ViewDecider):
         return reply
 
     def prepare(self, view: DecisionView) -> str | bot_pb2.DecisionRequest:
-        """The request's JSON text; the message, for data the direct writer does not take."""
+        """The request's JSON text; the message for a logged wire, or for data the direct
+        writer does not take."""
+        if self.logged:
+            return view.message()
         try:
             return decision_text(view.state, view.game_id, view.decision_id, view.events_from,
                                  view.move_ms, view.bank_ms, view.actions, view.event_texts)
@@ -532,8 +539,6 @@ class StdioPool(ViewDecider):
     def decide_prepared(self, view: DecisionView, prepared: object,
                         timeout: float) -> bot_pb2.Decision:
         lane = self._lane_of((view.game_id, view.state.current_seat()))
-        if isinstance(prepared, str) and not isinstance(lane.client, StdioClient):
-            prepared = view.message()   # a wire log writes the message it logs
         assert isinstance(prepared, (str, bot_pb2.DecisionRequest)), "what prepare made"
         reply: bot_pb2.Decision = self._call(lane, "decide", prepared, timeout)
         return reply

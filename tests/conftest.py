@@ -24,16 +24,6 @@ from tournaments.store import Store
 # handler again, for this worker and the processes it starts.
 signal.signal(signal.SIGINT, signal.default_int_handler)
 
-#: The test files that take longest (``--durations``), longest first. They run first, so that
-#: the workers of ``--dist loadfile`` (scripts/test) end together rather than one working
-#: through a long file alone at the end while the others wait.
-LONGEST_FIRST = ("test_bench.py", "test_go_bot.py", "test_known_strength.py",
-                 "test_operations.py", "test_tutorial.py", "test_cluster.py",
-                 "test_flohcati_properties.py", "test_sandbox.py", "test_faults.py",
-                 "test_game_tournaments.py", "test_search_bots.py", "test_chaos.py",
-                 "test_swiss.py")
-
-
 def pytest_addoption(parser: pytest.Parser) -> None:
     quick_tier.addoption(parser)
 
@@ -43,10 +33,9 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """The longest files first, every other file after them in its usual order; with
-    ``--quick``, only the quick tier (:mod:`quick_tier`)."""
-    rank = {name: place for place, name in enumerate(LONGEST_FIRST)}
-    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))
+    """The longest files first, as last recorded; with ``--quick``, only the quick tier
+    (:mod:`quick_tier`)."""
+    quick_tier.longest_first(items)
     quick_tier.select(config, items)
 
 

@@ -144,8 +144,17 @@ class FaultServicer(_Servicer):
 
     def Play(self, request_iterator, context):  # noqa: N802
         """The SDK's stream, its replies as bytes: garbage or over-size for a decision,
-        a decision answered twice, or the stream ended at game 0's 3rd decision."""
+        a decision answered twice, or the stream ended at game 0's 3rd decision.
+
+        A decision's second reply goes out just before the bot's next reply, so that it
+        always meets a request in flight (the one that reply answers): sent at once, it
+        raced the referee's next request, and the strikes of a game depended on the race.
+        """
+        duplicate = None
         for reply in super().Play(request_iterator, context):
+            if duplicate is not None:
+                yield duplicate
+                duplicate = None
             mode, decision = self.bot.mode, reply.decide if reply.HasField("decide") else None
             if decision is None:
                 yield reply.SerializeToString()
@@ -160,7 +169,7 @@ class FaultServicer(_Servicer):
             else:
                 yield reply.SerializeToString()
                 if mode == "duplicate":
-                    yield reply.SerializeToString()
+                    duplicate = reply.SerializeToString()
 
 
 def typed(method, request_type):

@@ -7,7 +7,8 @@ fixture pays its setup, whichever test it is). A test with no record, a new one,
 new code is where breakage is likeliest, and the next full run measures it.
 
 The record, ``tests/quick-record.json``, names only the tests over the budget, so it changes
-when a test crosses the budget, not at every run. ``scripts/test`` passes ``--record-quick``
+when a test crosses the budget, not at every run. It also keeps each test file's seconds from
+the run that last wrote it, by which :func:`longest_first` orders the files. ``scripts/test`` passes ``--record-quick``
 when it runs the whole suite, which rewrites the record from that run's times, and only if its
 membership changed: a recorded test leaves it only when measured within half the budget.
 """
@@ -35,10 +36,30 @@ def addoption(parser: pytest.Parser) -> None:
                           "tests/quick-record.json (scripts/test does, for the whole suite)")
 
 
-def read_record() -> dict[str, list[str]]:
+def read_record() -> dict:
     if not RECORD.exists():
         return {"over_budget": [], "costly_setup": []}
     return json.loads(RECORD.read_text())
+
+
+def longest_first(items: list[pytest.Item]) -> None:
+    """Order the test files longest first by the record's seconds (``--dist loadfile`` hands
+    them out in this order with ``--no-loadscope-reorder``), so that no long file starts last
+    while the other workers wait. Files the record does not know (new ones, or every file
+    before the first recorded run) go first, most tests first, as xdist's own order does."""
+    seconds = read_record().get("file_seconds", {})
+    tests: dict[str, int] = {}
+    for item in items:
+        tests[file_of(item.nodeid)] = tests.get(file_of(item.nodeid), 0) + 1
+
+    def rank(item: pytest.Item) -> tuple[int, float]:
+        name = file_of(item.nodeid)
+        return (1, -seconds[name]) if name in seconds else (0, -tests[name])
+    items.sort(key=rank)
+
+
+def file_of(nodeid: str) -> str:
+    return nodeid.split("::", 1)[0]
 
 
 def shared_fixtures(item: pytest.Item) -> set[tuple[str, str]]:
@@ -87,12 +108,17 @@ class Recorder:
         if hasattr(session.config, "workerinput"):   # an xdist worker: the controller writes
             return
         before = read_record()
-        text = json.dumps({"budget_s": BUDGET_S,
-                           "over_budget": over_budget(self.total, before["over_budget"]),
-                           "costly_setup": over_budget(self.setup, before["costly_setup"])},
-                          indent=1) + "\n"
-        if not RECORD.exists() or RECORD.read_text() != text:
-            RECORD.write_text(text)
+        record = {"budget_s": BUDGET_S,
+                  "over_budget": over_budget(self.total, before["over_budget"]),
+                  "costly_setup": over_budget(self.setup, before["costly_setup"])}
+        if all(before.get(key) == value for key, value in record.items()) and \
+                "file_seconds" in before:
+            return   # the same tier: the file seconds too stay, so a full run dirties nothing
+        files: dict[str, float] = {}
+        for test, took in self.total.items():
+            files[file_of(test)] = files.get(file_of(test), 0.0) + took
+        record["file_seconds"] = {name: round(took, 1) for name, took in sorted(files.items())}
+        RECORD.write_text(json.dumps(record, indent=1) + "\n")
 
 
 def over_budget(seconds: dict[str, float], recorded: list[str]) -> list[str]:

@@ -129,6 +129,9 @@ def test_stream_against_unary_calls_and_the_echo(quick):
     assert_numbers(values, names + ["worst_ratio"])
     assert all(values[name] > 0 for name in names if name.endswith(("per_s", "referee_cpu_us")))
     assert values["echo.c1.ratio"] == 1.0
+    # The ceiling adds the loop's time to a stream echo's: below that echo's own ratio.
+    assert 0 < values["ceiling.c1.sync"] < values["stream_echo.c1.ratio"]
+    assert 0 < values["ceiling.c1.aio"] < values["aio_stream_echo.c1.ratio"]
     shares = {name: value for name, value in values.items()
               if name.startswith("profile.stream.")}
     assert "profile.stream.bot calls (client, threads).percent" in shares

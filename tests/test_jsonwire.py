@@ -92,3 +92,17 @@ def test_the_pool_sends_the_message_for_data_the_writer_refuses():
     refused = DecisionView(state, "g", 1, 0, 5, 0, odd, [], [])
     assert pool.prepare(refused) == wire.decision_request(
         state, "g", 1, 0, bot_pb2.Clock(move_ms=5), odd, [])
+
+
+@pytest.mark.parametrize("decision_id", [-1, 1 << 64, True])
+def test_a_decision_id_out_of_uint64_is_unencodable(decision_id):
+    state = GAMES["flea-circus"].new_state(2, "standard", 1)
+    with pytest.raises(jsonwire.Unencodable):
+        jsonwire.decision_text(state, "g", decision_id, 0, 5, 0, state.legal_actions(), [])
+
+
+def test_a_pool_whose_wire_is_logged_prepares_the_message_the_log_writes():
+    state = GAMES["flea-circus"].new_state(2, "standard", 1)
+    view = DecisionView(state, "g", 1, 0, 5, 0, state.legal_actions(), [], [])
+    pool = StdioPool([Lane(None)], lambda: "", logged=True)  # type: ignore[arg-type]  # as above
+    assert pool.prepare(view) == view.message()

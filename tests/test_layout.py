@@ -26,7 +26,8 @@ OUTCOMES = "circus_outcomes"
 ALLOWED = {
     "circus_referee": {"tournaments", "ratings", "referee", "bots", "circus", OUTCOMES},
     # bench sits beside the CLI and measures whole commands too.
-    "bench": {"circus_referee", "tournaments", "ratings", "referee", "bots", "circus", OUTCOMES},
+    "bench": {"circus_referee", "tournaments", "training", "ratings", "referee", "bots", "circus",
+              OUTCOMES},
     "tournaments": {"ratings", "referee", "circus", OUTCOMES},
     # training (beside tournaments): the environments, playing opponents from bots in process.
     "training": {"ratings", "referee", "bots", "circus", OUTCOMES},

@@ -48,6 +48,7 @@ def pytest_configure(config):
     quick_tier.configure(config)
 
 def pytest_collection_modifyitems(config, items):
+    quick_tier.longest_first(items)
     quick_tier.select(config, items)
 '''
 
@@ -96,9 +97,33 @@ def test_a_recorded_test_stays_recorded_until_within_half_the_budget(suite, monk
     suite.makepyfile(test_sleepy="import time\n\ndef test_sleeps():\n    time.sleep(0.03)\n")
     quick_tier.RECORD.write_text(json.dumps({
         "budget_s": 0.05, "over_budget": ["test_sleepy.py::test_sleeps"],
-        "costly_setup": []}, indent=1) + "\n")
+        "costly_setup": [], "file_seconds": {"test_sleepy.py": 9.0}}, indent=1) + "\n")
     written = quick_tier.RECORD.stat().st_mtime_ns
     suite.runpytest("--record-quick", "test_sleepy.py").assert_outcomes(passed=1)
     record = json.loads(quick_tier.RECORD.read_text())
     assert record["over_budget"] == ["test_sleepy.py::test_sleeps"]
     assert quick_tier.RECORD.stat().st_mtime_ns == written
+
+
+def test_a_changed_tier_records_each_file_s_seconds(suite, monkeypatch):
+    """The file seconds are written with the tier (a sleep bounds one from below), and kept
+    while the tier stays the same (the previous test: an unchanged record is not rewritten)."""
+    monkeypatch.setattr(quick_tier, "BUDGET_S", 0.05)
+    suite.makepyfile(test_sleepy="import time\n\ndef test_sleeps():\n    time.sleep(0.2)\n")
+    suite.runpytest("--record-quick").assert_outcomes(passed=7)
+    seconds = json.loads(quick_tier.RECORD.read_text())["file_seconds"]
+    assert set(seconds) == {"test_some.py", "test_sleepy.py"}
+    assert seconds["test_sleepy.py"] >= 0.2
+
+
+def test_files_run_longest_first_as_recorded_and_unrecorded_ones_before_them(suite):
+    suite.makepyfile(test_short="def test_a():\n    pass\n",
+                     test_long="def test_b():\n    pass\n",
+                     test_new="def test_c():\n    pass\n")
+    quick_tier.RECORD.write_text(json.dumps({
+        "budget_s": 1.0, "over_budget": [], "costly_setup": [],
+        "file_seconds": {"test_short.py": 2.0, "test_long.py": 30.0, "test_some.py": 5.0}}))
+    lines = suite.runpytest("--collect-only", "-q").outlines
+    files = [line.split("::")[0] for line in lines if "::" in line]
+    order = [name for place, name in enumerate(files) if name not in files[:place]]
+    assert order == ["test_new.py", "test_long.py", "test_some.py", "test_short.py"]

@@ -76,8 +76,9 @@ def test_an_envelope_is_the_bytes_of_the_referee_message_it_stands_for(request_i
               "end_game": bot_pb2.EndGameRequest(game_id="g/1", scores=[3, 4])}
     for case, body in bodies.items():
         message = bot_pb2.RefereeMessage(request_id=request_id, **{case: body})
-        assert envelope(request_id, case, body) == message.SerializeToString()
-        assert bot_pb2.RefereeMessage.FromString(envelope(request_id, case, body)) == message
+        data = envelope(request_id, case, body.SerializeToString())
+        assert data == message.SerializeToString()
+        assert bot_pb2.RefereeMessage.FromString(data) == message
 
 
 def test_the_sdk_announces_the_stream_unless_told_not_to():
@@ -273,7 +274,8 @@ def test_a_stream_bots_faults_strike_out_and_forfeit(tmp_path, started, mode, fa
     # A second reply fails every request in flight on the stream, of whichever game: with
     # games in flight at once, how a game's strikes fall depends on the interleaving (one
     # game may be spared and end without a forfeit). One game at a time, each duplicate
-    # fails the bad bot's next request, a fixed count.
+    # (sent with the bot's next reply, tests/fault_bots.py) fails the bad bot's next
+    # request, a fixed count.
     concurrency = 1 if mode == "duplicate" else 3
     summary, store, games, faults = run(tmp_path, stream_config(mode, concurrency, bank))
     assert summary.played == len(games) == 3

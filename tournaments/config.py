@@ -592,7 +592,7 @@ def _command_keys(entry: dict, name: str, sandbox: bool,
         raise ConfigError(f"{where}{{port}} needs `sandbox: false`; a sandboxed bot listens on "
                           "{address}")
     return {"dir": folder, "env": tuple((key, str(value)) for key, value in env.items()),
-            "mounts": _mounts(entry.get("mounts"), where, config_folder),
+            "mounts": mount_paths(entry.get("mounts"), where, config_folder),
             "sandbox": own, "cwd": str(config_folder) if config_folder else None,
             "transport": transport}
 
@@ -610,7 +610,7 @@ def _transport(entry: dict, where: str) -> str:
     return transport
 
 
-def _mounts(section: Any, where: str, config_folder: Path | None) -> tuple[str, ...]:
+def mount_paths(section: Any, where: str, config_folder: Path | None) -> tuple[str, ...]:
     """A bot entry's ``mounts:``: existing host paths (relative ones from the config's
     folder) its sandbox shows read-only, besides its own files."""
     if section is None:

@@ -13,6 +13,7 @@ from referee.checkbot import SLOW_SHARE, Coverage, check_bot
 from referee.games import GAMES
 from referee.interrupts import signals_as_stop, until_stopped
 from referee.settings import TRANSPORTS, BotSpec, TimeConfig
+from tournaments.config import ENV_NAME, ConfigError, mount_paths
 from tournaments.store import DEFAULT_DB, database_paths
 
 
@@ -49,14 +50,20 @@ CHECK_WIND_DOWN_S = 30.0
 @click.option("--db", "db_paths", multiple=True, type=click.Path(dir_okay=False, path_type=Path),
               help="a results database to hide from the bot, with its folder (repeatable; "
                    f"{DEFAULT_DB} is always hidden)")
+@click.option("--mount", "mounts", multiple=True, metavar="PATH",
+              help="a host path the sandbox shows the bot, read-only, as a bots.yaml entry's "
+                   "mounts: (repeatable): say, an interpreter installed outside /usr")
+@click.option("--env", "env", multiple=True, metavar="NAME=VALUE",
+              help="a variable added to the bot's clean environment, as an entry's env: "
+                   "(repeatable)")
 @click.option("--fail-on-slow", is_flag=True,
               help=f"fail (not only warn) when the p99 decision time reaches "
                    f"{SLOW_SHARE:.0%} of --move-ms")
 def check_bot_command(command: str | None, address: str | None, only_game: str | None,
                       games: int, at_once: int, move_ms: int, bank_ms: int, startup_ms: int,
                       log_dir: Path | None, debug_wire: bool, no_sandbox: bool,
-                      transport: str, db_paths: tuple[Path, ...], fail_on_slow: bool
-                      ) -> None:
+                      transport: str, db_paths: tuple[Path, ...], mounts: tuple[str, ...],
+                      env: tuple[str, ...], fail_on_slow: bool) -> None:
     """Check that a bot follows the protocol: handshake, games, legal and timely replies.
 
     The bot is a candidate nobody has vetted: it sees no results database (the default
@@ -73,7 +80,7 @@ def check_bot_command(command: str | None, address: str | None, only_game: str |
         fail("--transport stdio: the bot talks on its stdin and stdout, so give a --command "
              "with no {address} or {port}")
     spec = BotSpec(name="candidate", command=command, address=address, debug=debug_wire,
-                   transport=transport)
+                   transport=transport, env=environment(env), mounts=granted(mounts))
     time_config = TimeConfig(move_ms=move_ms, bank_ms=bank_ms, startup_ms=startup_ms)
     covered = Coverage()
     private = hidden_databases((DEFAULT_DB, *db_paths))
@@ -94,6 +101,23 @@ def check_bot_command(command: str | None, address: str | None, only_game: str |
     click.echo(f"{len(verdicts) - failed} passed, {failed} failed"
                + (f" ({warned} with a warning)" if warned else ""))
     sys.exit(1 if failed else 0)
+
+
+def environment(pairs: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
+    """``--env NAME=VALUE`` pairs, named as a bots.yaml entry's ``env:`` keys must be."""
+    split = [pair.partition("=") for pair in pairs]
+    if not all(equals and ENV_NAME.fullmatch(name) for name, equals, _ in split):
+        fail("--env takes NAME=VALUE, NAME of letters, digits and _")
+    return tuple((name, value) for name, _, value in split)
+
+
+def granted(mounts: tuple[str, ...]) -> tuple[str, ...]:
+    """``--mount`` paths, checked as a bots.yaml entry's ``mounts:`` (relative ones from
+    the shell's folder, where check-bot runs the command)."""
+    try:
+        return mount_paths(list(mounts), "check-bot ", Path.cwd())
+    except ConfigError as error:
+        fail(str(error))
 
 
 def hidden_databases(databases: tuple[Path, ...]) -> tuple[Path, ...]:
