@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from itertools import combinations, permutations
-from typing import Any, Callable, Protocol, Sequence
+from typing import Any, Callable, Protocol, Sequence, cast
 
 import numpy as np
 from numpy.typing import NDArray
@@ -56,7 +56,8 @@ def seat_words(head: str, first: int) -> tuple[str, ...]:
 class Encoder:
     """A game's action vocabulary and observation tensor, for one variant at 2-5 seats.
 
-    ``fill`` writes the observation's features into a zeroed float32 vector of ``size``;
+    ``fill`` writes the observation's features into a zeroed float32 vector of ``size``,
+    through a ``memoryview`` of it (a float32 written through it costs half a numpy item's);
     ``word`` turns a stable action code offered to a seat into its vocabulary entry
     (``codes``), so the id of an action depends on the code and the decider's place alone.
     """
@@ -65,7 +66,7 @@ class Encoder:
     variant: str
     codes: tuple[str, ...]
     size: int
-    fill: Callable[[Observation, int, NDArray[np.float32]], None]
+    fill: Callable[[Observation, int, memoryview[float]], None]
     word: Callable[[str, int, int], str] = relative_word
     ids: dict[str, int] = field(init=False, repr=False, compare=False)
     # Each (seat, players)'s ids by code, each found the first time: listed at every decision.
@@ -78,7 +79,7 @@ class Encoder:
     def observe(self, observation: Observation, players: int) -> NDArray[np.float32]:
         """The tensor of one seat's observation at a table of ``players``."""
         tensor = np.zeros(self.size, dtype=np.float32)
-        self.fill(observation, players, tensor)
+        self.fill(observation, players, cast("memoryview[float]", tensor.data))
         return tensor
 
     def _table(self, seat: int, players: int) -> dict[str, int]:
@@ -150,7 +151,7 @@ def _flea_card(message: dict[str, Any]) -> int:
     return _FLEA_KIND[message.get("saucer") or message["kind"]]
 
 
-def _flea_fill(observation: Observation, players: int, tensor: NDArray[np.float32]) -> None:
+def _flea_fill(observation: Observation, players: int, tensor: memoryview[float]) -> None:
     """Hand counts, earth, deck, turn; then per relative seat its pile and public counts."""
     kinds = len(FLEA_KINDS)
     for card in observation["hand"]:
@@ -188,7 +189,13 @@ class Layout:
         return offset
 
 
-def _one_hot(tensor: NDArray[np.float32], offset: int, index: int) -> None:
+def _put(tensor: memoryview[float], offset: int, values: tuple[float, ...]) -> None:
+    """``values`` at consecutive offsets from ``offset``."""
+    for index, value in enumerate(values, offset):
+        tensor[index] = value
+
+
+def _one_hot(tensor: memoryview[float], offset: int, index: int) -> None:
     """1 at ``offset + index`` for an index that is set (not negative)."""
     if index >= 0:
         tensor[offset + index] = 1
@@ -226,13 +233,23 @@ FLOH_SEATS = _floh.add(MAX_SEATS * FLOH_PER_SEAT)
 FLOH_SIZE = _floh.size
 
 
-def _floh_card_slot(tensor: NDArray[np.float32], offset: int, card: Observation) -> None:
+#: An action card's share of the discard after one more copy, by its share before: the
+#: float32 sums of ``1 / ACTION_COPIES`` (numpy's), which a float through the memoryview
+#: (a double sum) may round differently: a table keeps the bytes numpy gave.
+_FLOH_SHARE_AFTER: dict[float, float] = {}
+_share = np.float32(0)
+for _ in range(4 * flohcati.ACTION_COPIES):
+    _FLOH_SHARE_AFTER[float(_share)] = float(_share + 1 / flohcati.ACTION_COPIES)
+    _share = np.float32(_share + 1 / flohcati.ACTION_COPIES)
+
+
+def _floh_card_slot(tensor: memoryview[float], offset: int, card: Observation) -> None:
     """A circus card as its colour's one-hot, then its value's."""
     tensor[offset + _FLOH_COLOURS[card["colour"]]] = 1
     tensor[offset + len(flohcati.COLOURS) + int(card["value"])] = 1
 
 
-def _floh_cards(tensor: NDArray[np.float32], offset: int, cards: list[Observation]) -> None:
+def _floh_cards(tensor: memoryview[float], offset: int, cards: list[Observation]) -> None:
     """Circus cards as 1 at each card's index; action cards (on the discard) are skipped."""
     for card in cards:
         index = FLOH_CARDS.get(card["code"])
@@ -240,7 +257,7 @@ def _floh_cards(tensor: NDArray[np.float32], offset: int, cards: list[Observatio
             tensor[offset + index] = 1
 
 
-def _floh_fill(observation: Observation, players: int, tensor: NDArray[np.float32]) -> None:
+def _floh_fill(observation: Observation, players: int, tensor: memoryview[float]) -> None:
     """The seat's hand and the table; then the turn's decision; then each place's public part."""
     _floh_cards(tensor, FLOH_HAND, observation["hand"])
     for slot, card in enumerate(observation["display"]):
@@ -250,17 +267,18 @@ def _floh_fill(observation: Observation, players: int, tensor: NDArray[np.float3
     _floh_cards(tensor, FLOH_DISCARD, observation["discard"])
     for card in observation["discard"]:
         if card["code"] in _FLOH_ACTIONS:
-            tensor[FLOH_DISCARD_ACTIONS + _FLOH_ACTIONS[card["code"]]] += 1 / flohcati.ACTION_COPIES
-    tensor[FLOH_COUNTS:FLOH_COUNTS + 6] = (
+            index = FLOH_DISCARD_ACTIONS + _FLOH_ACTIONS[card["code"]]
+            tensor[index] = _FLOH_SHARE_AFTER[tensor[index]]
+    _put(tensor, FLOH_COUNTS, (
         observation["deck_size"] / _FLOH_DECK, observation["flips_this_turn"] / 10,
         observation["turn"] / flohcati.DECISION_LIMIT,
         observation["decisions"] / flohcati.DECISION_LIMIT, observation["gala_bonus"] / 10,
-        observation["opening"])
+        observation["opening"]))
     _floh_decision(observation, players, tensor)
     _floh_places(observation, players, tensor)
 
 
-def _floh_decision(observation: Observation, players: int, tensor: NDArray[np.float32]) -> None:
+def _floh_decision(observation: Observation, players: int, tensor: memoryview[float]) -> None:
     """The pending decision: its phase, action card, request, and who is on turn, decides,
     gives and receives (as places)."""
     _one_hot(tensor, FLOH_PHASE, _FLOH_PHASE.get(observation["decision"], -1))
@@ -275,12 +293,12 @@ def _floh_decision(observation: Observation, players: int, tensor: NDArray[np.fl
             _one_hot(tensor, FLOH_ROLES + role * MAX_SEATS, (observation[key] - seat) % players)
 
 
-def _floh_places(observation: Observation, players: int, tensor: NDArray[np.float32]) -> None:
+def _floh_places(observation: Observation, players: int, tensor: memoryview[float]) -> None:
     """Each place from the seat: hand size, what the seat knows of the hand, trios laid."""
     for place, seat in enumerate(_relative(observation["seat"], players)):
         base = FLOH_SEATS + place * FLOH_PER_SEAT
         trios = observation["trios"][seat]["trios"]
-        tensor[base:base + 3] = (1, observation["hand_sizes"][seat] / 10, len(trios) / 10)
+        _put(tensor, base, (1, observation["hand_sizes"][seat] / 10, len(trios) / 10))
         _floh_cards(tensor, base + 3, observation["known_cards"][seat]["cards"])
         for trio in trios:
             _floh_cards(tensor, base + 3 + len(FLOH_CARDS), trio["cards"])
@@ -317,13 +335,13 @@ ANIMAL_SEATS = _animal.add(MAX_SEATS * ANIMAL_PER_SEAT)
 ANIMAL_SIZE = _animal.size
 
 
-def _animal_counts(tensor: NDArray[np.float32], offset: int, cards: list[Observation]) -> None:
+def _animal_counts(tensor: memoryview[float], offset: int, cards: list[Observation]) -> None:
     """Cards of each value (1-22 at offsets 0-21); colours change no rule."""
     for card in cards:
         tensor[offset + int(card["value"]) - 1] += 1
 
 
-def _animal_fill(observation: Observation, players: int, tensor: NDArray[np.float32]) -> None:
+def _animal_fill(observation: Observation, players: int, tensor: memoryview[float]) -> None:
     """The seat's hand and known Draw-pile top, the Ring, the turn's rules; each place's piles."""
     _animal_counts(tensor, ANIMAL_HAND, observation["hand"])
     for slot, card in enumerate(observation["known_draw_top"]):
@@ -337,16 +355,16 @@ def _animal_fill(observation: Observation, players: int, tensor: NDArray[np.floa
     _animal_counts(tensor, ANIMAL_OUT, observation["out_of_game"])
     constraints = observation["constraints"]
     _animal_counts(tensor, ANIMAL_PARROT, constraints["parrot_cards"])
-    tensor[ANIMAL_CONSTRAINTS:ANIMAL_CONSTRAINTS + 4] = (
+    _put(tensor, ANIMAL_CONSTRAINTS, (
         constraints["bat"], constraints["lower_than"] / ANIMAL_VALUES, constraints["parrot"],
-        constraints["bear"])
+        constraints["bear"]))
     decision = observation["decision"]
     if decision["kind"]:
         tensor[ANIMAL_DECISION + _ANIMAL_KINDS.index(decision["kind"])] = 1
     _one_hot(tensor, ANIMAL_DECISION + len(_ANIMAL_KINDS), int(decision["ability"]) - 1)
     tensor[ANIMAL_DECISION + len(_ANIMAL_KINDS) + ANIMAL_VALUES] = decision["copied"]
-    tensor[ANIMAL_COUNTS:ANIMAL_COUNTS + 2] = (observation["put_away_per_player"] / 5,
-                                               observation["turn"] / animal_circus.TURN_LIMIT)
+    _put(tensor, ANIMAL_COUNTS, (observation["put_away_per_player"] / 5,
+                                 observation["turn"] / animal_circus.TURN_LIMIT))
     seat = observation["seat"]
     _one_hot(tensor, ANIMAL_ROLES, (observation["current_player"] - seat) % players)
     if observation["previous_player"] >= 0:
@@ -355,13 +373,13 @@ def _animal_fill(observation: Observation, players: int, tensor: NDArray[np.floa
     _animal_places(observation, players, tensor)
 
 
-def _animal_places(observation: Observation, players: int, tensor: NDArray[np.float32]) -> None:
+def _animal_places(observation: Observation, players: int, tensor: memoryview[float]) -> None:
     """Each place from the seat: hand and Draw-pile sizes, its Score pile's cards and top."""
     for place, seat in enumerate(_relative(observation["seat"], players)):
         base = ANIMAL_SEATS + place * ANIMAL_PER_SEAT
         pile = observation["score_piles"][seat]["cards"]
-        tensor[base:base + 4] = (1, observation["hand_sizes"][seat] / 10,
-                                 observation["draw_sizes"][seat] / ANIMAL_VALUES, len(pile) / 10)
+        _put(tensor, base, (1, observation["hand_sizes"][seat] / 10,
+                            observation["draw_sizes"][seat] / ANIMAL_VALUES, len(pile) / 10))
         _animal_counts(tensor, base + 4, pile)
         if pile:
             tensor[base + 4 + ANIMAL_VALUES + int(pile[-1]["value"]) - 1] = 1
