@@ -300,8 +300,10 @@ def _floh_places(observation: Observation, players: int, tensor: memoryview[floa
         trios = observation["trios"][seat]["trios"]
         _put(tensor, base, (1, observation["hand_sizes"][seat] / 10, len(trios) / 10))
         _floh_cards(tensor, base + 3, observation["known_cards"][seat]["cards"])
-        for trio in trios:
-            _floh_cards(tensor, base + 3 + len(FLOH_CARDS), trio["cards"])
+        offset = base + 3 + len(FLOH_CARDS)
+        for trio in trios:  # a trio holds circus cards only
+            for card in trio["cards"]:
+                tensor[offset + FLOH_CARDS[card["code"]]] = 1
 
 
 FLOH_CODES = (
