@@ -16,6 +16,7 @@ from bench import (
     dealsets,
     engines,
     leaderboard,
+    luck,
     memory,
     renewal,
     scaling,
@@ -33,7 +34,7 @@ from bench.report import Section, machine_markdown
 BENCHMARKS = ("engines", "wire", "stream", "transport", "stdio", "scaling", "tournament",
               "leaderboard",
               "renewal", "startup", "command", "swiss", "stopping", "sprt", "dealsets", "verdict",
-              "cluster", "memory")
+              "luck", "cluster", "memory")
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -70,12 +71,12 @@ def plan(args: argparse.Namespace) -> dict[str, dict]:
             "stream": {"seconds": 0.1 * s, "repeats": repeats},
             "transport": {"seconds": 0.1 * s, "repeats": repeats},
             "stdio": {"seconds": 0.1 * s, "repeats": repeats,
-                      "command_games": max(2, round(16 * s))},
+                      "command_games": max(2, round(4 * s))},
             "scaling": {"games": max(4, round(4 * s)), "repeats": repeats,
                         "rss_games": max(4, round(4 * s))},
             # 6 bots, not 8: one round is 60 games, not 280.
             "tournament": {"games": args.games or max(1, round(60 * s)),
-                           "profile_games": max(1, round(60 * s)), "bots": 6},
+                           "profile_games": max(1, round(20 * s)), "bots": 6},
             "leaderboard": {"sizes": (max(10, round(25 * s)),), "repeats": repeats,
                             "stored_games": max(10, round(500 * s))},
             "renewal": {"rounds": max(1, round(1 * s)), "repeats": repeats},
@@ -90,9 +91,11 @@ def plan(args: argparse.Namespace) -> dict[str, dict]:
                          "comparisons": max(5, round(10 * s)), "real_rounds": 1,
                          "calibration": 20_000},
             "verdict": {"runs": max(4, round(10 * s)), "range_logs": 1, "range_rounds": 5,
-                        "other_runs": 2},
-            # Two cluster sizes only: each cluster takes seconds to start.
-            "cluster": {"rounds": max(1, round(1 * s)), "workers": (1, 2)},
+                        "other_runs": 2, "real_seeds": 1, "real_rounds": 5},
+            "luck": {"fit_seeds": (101,), "test_seeds": (1,), "rounds": 3},
+            # One cluster size only: each cluster takes seconds to start, and its games
+            # seconds more (bots that sleep 20 ms a decision).
+            "cluster": {"rounds": max(1, round(1 * s)), "workers": (2,)},
             "memory": {"small": max(1, round(5 * s)), "large": max(2, round(25 * s))},
         }
     repeats = args.repeats or 3
@@ -120,7 +123,9 @@ def plan(args: argparse.Namespace) -> dict[str, dict]:
                      "comparisons": max(5, round(300 * s)),
                      "real_rounds": max(1, round(25 * s))},
         "verdict": {"runs": max(4, round(200 * s)), "range_logs": max(1, round(10 * s)),
-                    "other_runs": max(2, round(50 * s))},
+                    "other_runs": max(2, round(50 * s)), "real_seeds": max(1, round(24 * s))},
+        "luck": {"fit_seeds": tuple(range(101, 101 + max(1, round(12 * s)))),
+                 "test_seeds": tuple(range(1, 1 + max(1, round(12 * s))))},
         "cluster": {"rounds": max(1, round(4 * s))},
         "memory": {"small": max(1, round(1_000 * s)), "large": max(2, round(100_000 * s))},
     }
@@ -192,6 +197,8 @@ def run(names: tuple[str, ...] = BENCHMARKS, params: dict[str, dict] | None = No
                     section = dealsets.run(**params["dealsets"], progress=say)
                 elif name == "verdict":
                     section = verdict.section(**params["verdict"], progress=say)
+                elif name == "luck":
+                    section = luck.section(**params["luck"], progress=say)
                 elif name == "memory":
                     section = memory.run(**params["memory"], progress=say)
                 else:

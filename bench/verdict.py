@@ -10,7 +10,8 @@ deviation 1; places follow the performances and scores are performances in tenth
 verdict reads have the means and spreads measured on six real round robins of the
 issue's field (bots.mixed p = .75, .5, .25, 0 at 3 seats, 720 games each): a mean
 margin per shared deal set of 0.12–0.15 between neighbours with a standard deviation
-of about 0.38 (simulated: 0.12–0.15, 0.37).
+of about 0.38 (simulated: 0.12–0.15, 0.37), each rotation alike. The real round robins
+themselves (:func:`real_runs`) are judged too: the goals are about them.
 """
 
 from __future__ import annotations
@@ -18,15 +19,20 @@ from __future__ import annotations
 import itertools
 import random
 import statistics
+import tempfile
 import time
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Callable, Sequence
 
+from bench.bigfields import _run
 from bench.report import Section, median
 from ratings.board import build_board, los
 from ratings.params import RatingConfig
 from ratings.trueskill_ratings import Outcome, Rater
 from ratings.verdict import Comparisons, DealSets, judge
+from tournaments.standings import outcome
+from tournaments.store import StoredGame
 
 
 @dataclass(frozen=True)
@@ -46,6 +52,8 @@ class Field:
 ISSUE_FIELD = Field((1.0, 0.67, 0.33, 0.0), 3)
 #: The goals (issue 34): share of runs settled, true order among them, median games.
 GOAL_SETTLED, GOAL_TRUE, GOAL_MEDIAN_GAMES = 0.90, 0.95, 360
+#: The issue's field as real bots, best first (bots.mixed, greedy with probability p).
+REAL_FIELD = ("p75", "p50", "p25", "p0")
 
 
 def simulated_round(field: Field, number: int, rng: random.Random) -> list[Outcome]:
@@ -120,6 +128,49 @@ def run(field: Field, rounds: int, confidence: float, seed: int, before: bool = 
     return Run(rounds * per_round, old, new)
 
 
+def real_round_robin(seed: int, rounds: int, folder: Path) -> list[StoredGame]:
+    """The stored games of a real round robin of :data:`REAL_FIELD` at 3 seats (duplicate
+    deals, the runner's defaults), played in full: 12 games a round."""
+    name = f"verdict-{seed}"
+    _, store = _run({"name": name, "players": 3, "rounds": rounds, "seed": seed,
+                     "bots": [{"name": bot, "python": f"bots.mixed:Mixed{bot[1:]}"}
+                              for bot in REAL_FIELD]}, folder)
+    games = store.games(name)
+    store.close()
+    return games
+
+
+def settled_at(games: Sequence[StoredGame], names: Sequence[str], confidence: float
+               ) -> tuple[int, list[str]] | None:
+    """Where ``stop: settled`` would have stopped a stored round robin: the games played
+    by the first round end at which the verdict certified an order, and the order."""
+    comparisons, played = Comparisons(names, confidence), 0
+    for number in sorted({game.round for game in games}):
+        sets = DealSets()
+        for game in games:
+            if game.round == number:
+                sets.add_outcome(outcome(game))
+                played += 1
+        comparisons.add_round(sets.complete())
+        found = judge(comparisons)
+        if found.certified:
+            return played, found.order
+    return None
+
+
+def real_runs(seeds: int, rounds: int, confidence: float,
+              progress: Callable[[str], None] = print) -> dict[str, float]:
+    """The verdict on ``seeds`` real round robins of the issue's field (seeds 1, 2, ...),
+    each played in full and judged after every round: :func:`summary`'s figures."""
+    runs = []
+    with tempfile.TemporaryDirectory() as folder:
+        for seed in range(1, seeds + 1):
+            progress(f"verdict: real round robin {seed} of {seeds}")
+            games = real_round_robin(seed, rounds, Path(folder))
+            runs.append(Run(len(games), None, settled_at(games, REAL_FIELD, confidence)))
+    return summary(runs, list(REAL_FIELD), "after")
+
+
 def summary(runs: Sequence[Run], truth: list[str], which: str) -> dict[str, float]:
     """Share settled, share with the true order among them, median games to settle
     (a run that never settled counting its whole schedule)."""
@@ -150,6 +201,7 @@ OTHER_FIELDS = (
 
 def section(runs: int = 200, rounds: int = 60, confidence: float = 0.95,
             range_logs: int = 10, range_rounds: int = 20, other_runs: int = 50,
+            real_seeds: int = 24, real_rounds: int = 60,
             progress: Callable[[str], None] = print) -> Section:
     started = time.perf_counter()
     field = ISSUE_FIELD
@@ -170,6 +222,11 @@ def section(runs: int = 200, rounds: int = 60, confidence: float = 0.95,
               f"median games <= {GOAL_MEDIAN_GAMES}")]
     for _, met, words in goals:
         result.notes.append(f"goal (the issue's field): {words}: {'met' if met else 'NOT met'}")
+    real = real_runs(real_seeds, real_rounds, confidence, progress)
+    result.add(f"the issue's, real bots.mixed games, {real_rounds * 12} games", "after: deal sets, "
+               "anytime-valid", real_seeds, real["settled"], real["true"], real["median_games"],
+               real["median_settled_games"])
+    result.figures |= {f"real_{name}": value for name, value in real.items() if value == value}
     for label, other, other_rounds in OTHER_FIELDS:
         progress(f"verdict: {other_runs} simulated tournaments, {label}")
         old, new = calibration(other, other_rounds, confidence, other_runs)

@@ -16,10 +16,14 @@ cores, so either way the ratio of the two sides' CPU per call predicts that of t
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import itertools
 import os
 import pathlib
+import queue
+import shutil
+import tempfile
 import threading
 import time
 from dataclasses import dataclass
@@ -27,9 +31,12 @@ from typing import Callable
 
 import grpc
 
-from bench.echo_server import echo_call
+from bench.echo_server import STREAM_METHOD, echo_call
+from bench.farm import start_echo, stop_echo, wait_ready
 from bench.profiling import ThreadProfiler, breakdown
 from bench.report import Section, median, spread
+from bots.random_bot import RandomBot
+from circus.v1 import bot_pb2
 from referee.clients import BotClient, GrpcClient
 from referee.games import GAMES
 from referee.match import FaultPolicy, Match
@@ -153,6 +160,79 @@ def echo(call, payloads: list[bytes], seconds: float, concurrency: int) -> Run:
         thread.join()
     total = sum(counts)
     return Run(total, total, 0, time.perf_counter() - start)
+
+
+def stream_echo(address: str, payloads: list[bytes], seconds: float, concurrency: int) -> Run:
+    """The recorded payloads on one synchronous bidirectional stream, ``concurrency`` of them
+    in flight (each reply sends the next), about ``seconds``: the ceiling of a Play stream in
+    synchronous Python gRPC, whatever the referee and the bot do around it."""
+    with grpc.insecure_channel(address, options=CHANNEL_OPTIONS) as channel:
+        play: grpc.StreamStreamMultiCallable[bytes, bytes] = channel.stream_stream(STREAM_METHOD)
+        requests: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
+        replies = play(iter(requests.get, None))
+        source = itertools.cycle(payloads)
+        for _ in range(concurrency):
+            requests.put(next(source))
+        start = time.perf_counter()
+        deadline, done = start + seconds, 0
+        for _ in replies:
+            done += 1
+            if done % 16 == 0 and time.perf_counter() >= deadline:
+                break
+            requests.put(next(source))
+        requests.put(None)
+        replies.cancel()
+        return Run(done, done, 0, time.perf_counter() - start)
+
+
+def aio_stream_echo(address: str, payloads: list[bytes], seconds: float,
+                    concurrency: int) -> Run:
+    """The same on ``grpc.aio`` (one event loop; the echo server on ``grpc.aio`` too): the
+    ceiling of a Play stream in Python gRPC with no thread hand-over on the client."""
+    async def main() -> Run:
+        async with grpc.aio.insecure_channel(address, options=CHANNEL_OPTIONS) as channel:
+            play: grpc.aio.StreamStreamMultiCallable[bytes, bytes] = channel.stream_stream(
+                STREAM_METHOD)
+            call = play()
+            source = itertools.cycle(payloads)
+            for _ in range(concurrency):
+                await call.write(next(source))
+            start = time.perf_counter()
+            deadline, done = start + seconds, 0
+            while True:
+                await call.read()
+                done += 1
+                if done % 16 == 0 and time.perf_counter() >= deadline:
+                    break
+                await call.write(next(source))
+            call.cancel()
+            return Run(done, done, 0, time.perf_counter() - start)
+    return asyncio.run(main())
+
+
+class Inline:
+    """The SDK's random bot called on the game's own thread: no wire, no thread hand-over.
+    What the referee's loop (engine, clock, building each DecisionRequest) and the bot's
+    choice cost with nothing carrying them: the other bound of any transport's rate."""
+
+    def __init__(self) -> None:
+        self.bot = RandomBot()
+
+    def hello(self, request: bot_pb2.HelloRequest, timeout: float) -> bot_pb2.HelloResponse:
+        return self.bot.hello(request)
+
+    def start_game(self, request: bot_pb2.StartGameRequest, timeout: float) -> None:
+        self.bot.start_game(request)
+
+    def decide(self, request: bot_pb2.DecisionRequest, timeout: float) -> bot_pb2.Decision:
+        return bot_pb2.Decision(decision_id=request.decision_id,
+                                action_index=self.bot.decide(request))
+
+    def end_game(self, request: bot_pb2.EndGameRequest, timeout: float) -> None:
+        self.bot.end_game(request)
+
+    def close(self) -> None:
+        """Nothing to release."""
 
 
 def record_requests(client, game: str, players: int, games: int = 3) -> list[bytes]:
@@ -340,42 +420,62 @@ def run_stream(bot_address: str, echo_address: str, game: str = "flea-circus",
                players: int = 2, concurrencies: tuple[int, ...] = (1, 4),
                seconds: float = 2.0, repeats: int = 3, progress=None,
                bot_pgid: int | None = None, echo_pgid: int | None = None) -> Section:
-    """The referee over the Play stream, over unary calls and the bare echo, in rounds."""
+    """The referee over the Play stream, over unary calls and the bare echo, in rounds;
+    beside them the bare stream echoes, the most any Play stream could reach."""
     started = time.perf_counter()
     section = Section(
         "stream", "2c. The Play stream: one stream per bot against unary calls and the echo",
         ["way", "concurrency", "decisions/s (echo: calls/s)", "÷ echo", "repeats",
          "CPU µs a decision: referee + bot", "context switches a decision: referee + bot"])
-    ways: dict[str, BotClient] = {"unary calls": GrpcClient(bot_address),
+    ways: dict[str, BotClient] = {"no wire (the bot called inline)": Inline(),
+                                  "unary calls": GrpcClient(bot_address),
                                   "Play stream": StreamClient(GrpcClient(bot_address))}
+    # (row, figures' key); the bare echoes' rows first, the unary echo the baseline.
+    keys = {"bare unary echo": "echo", "bare stream echo": "stream_echo",
+            "bare stream echo, grpc.aio both ends": "aio_stream_echo",
+            "no wire (the bot called inline)": "inline", "unary calls": "calls",
+            "Play stream": "stream"}
     channel = grpc.insecure_channel(echo_address, options=CHANNEL_OPTIONS)
     call = echo_call(channel)
+    folder = tempfile.mkdtemp(prefix="circus-stream-echo-")
+    aio_address = f"unix:{folder}/echo.sock"
+    aio_echo = start_echo(aio_address, aio=True)
     worst = None
     try:
+        wait_ready(aio_address, 30)
         payloads = record_requests(ways["unary calls"], game, players)
+        echoes: dict[str, Callable[[int], Run]] = {
+            "bare unary echo": lambda c: echo(call, payloads, seconds, c),
+            "bare stream echo": lambda c: stream_echo(echo_address, payloads, seconds, c),
+            "bare stream echo, grpc.aio both ends": lambda c: aio_stream_echo(
+                aio_address, payloads, seconds, c)}
+        # Whose CPU and switches count beside this process's (the bot's, unless named).
+        pgids = {"bare unary echo": echo_pgid, "bare stream echo": echo_pgid,
+                 "bare stream echo, grpc.aio both ends": aio_echo.pid,
+                 "no wire (the bot called inline)": None}
         echo(call, payloads, min(0.2, seconds), 1)
         for client in ways.values():
             play_games(client, game, players, min(0.2, seconds), 1, start_index=10**6)
         for concurrency in concurrencies:
-            runs: dict[str, list[Measured]] = {"bare unary echo": [], **{way: [] for way in ways}}
+            runs: dict[str, list[Measured]] = {row: [] for row in keys}
             for round_number in range(repeats):
                 if progress:
                     progress(f"stream: concurrency {concurrency} round "
                              f"{round_number + 1}/{repeats}")
-                runs["bare unary echo"].append(measured(echo_pgid, lambda: echo(
-                    call, payloads, seconds, concurrency)))
+                for row, bare in echoes.items():
+                    runs[row].append(measured(pgids[row], lambda: bare(concurrency)))
                 for way, client in ways.items():
-                    runs[way].append(measured(bot_pgid, lambda: play_games(
+                    runs[way].append(measured(pgids.get(way, bot_pgid), lambda: play_games(
                         client, game, players, seconds, concurrency,
                         start_index=10**7 * (round_number + 1))))
-            echoes = [m.run.decisions / m.run.seconds for m in runs["bare unary echo"]]
+            baseline = [m.run.decisions / m.run.seconds for m in runs["bare unary echo"]]
             for way, results in runs.items():
                 rates = [m.run.decisions / m.run.seconds for m in results]
-                ratio = median(rate / echo_rate for rate, echo_rate in zip(rates, echoes))
+                ratio = median(rate / echo_rate for rate, echo_rate in zip(rates, baseline))
                 cpu = [median(m.per_decision()[part] for m in results) for part in range(4)]
                 section.add(way, concurrency, median(rates), f"{ratio:.2f}", spread(rates),
                             f"{cpu[0]:.0f} + {cpu[1]:.0f}", f"{cpu[2]:.1f} + {cpu[3]:.1f}")
-                key = f"{way.split()[-1]}.c{concurrency}"
+                key = f"{keys[way]}.c{concurrency}"
                 section.figures[f"{key}.per_s"] = median(rates)
                 section.figures[f"{key}.ratio"] = ratio
                 section.figures[f"{key}.referee_cpu_us"] = cpu[0]
@@ -398,12 +498,24 @@ def run_stream(bot_address: str, echo_address: str, game: str = "flea-circus",
         for client in ways.values():
             client.close()
         channel.close()
+        stop_echo(aio_echo)
+        shutil.rmtree(folder, ignore_errors=True)
     section.figures["worst_ratio"] = worst if worst is not None else float("nan")
     section.notes.append(
         f"{game}, {players} seats, both the same Python SDK random bot process (threads); the "
         "echo replays the recorded DecisionRequest bytes; per way the echo's row counts calls, "
         "the others decisions (StartGame and EndGame also cross the wire, uncounted); "
         f"median of {repeats} interleaved round(s) of ~{seconds:g} s")
+    section.notes.append(
+        "no wire: the same games with the SDK's random bot called on each game's own thread "
+        "(the referee's loop and the bot's choice, nothing carrying them; its CPU is all the "
+        "referee's column); at concurrency 1 a transport's decision takes at least this row's "
+        "time plus a bare round trip of the transport")
+    section.notes.append(
+        "bare stream echoes: the same request bytes on one stream, as many in flight as the "
+        "concurrency, each answered by a server that parses nothing (the synchronous echo "
+        "over TCP; the grpc.aio one, client and server, over a unix socket): what a Play "
+        "stream costs with no referee and no bot, the ceiling of the Play stream's row")
     section.notes.append(
         "CPU µs and context switches a decision (a call, for the echo): this process, and the "
         "server's process group, from /proc; a context switch is a thread going to sleep or "

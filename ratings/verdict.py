@@ -2,8 +2,9 @@
 
 A *deal set* is one group of the schedule: a deal played at one table in every seat
 rotation (the same deal with ``duplicate``), so a seat's luck on the deal falls on every
-seated bot alike. Each seated bot's outcome on it is its game outcome (its score's place
-between the game's lowest and highest, or from its place) summed over the rotations.
+seated bot alike. Each seated bot's outcome on it is its score margins over the game's
+lowest summed over the rotations, in units of the rotations' summed spreads (places
+where every rotation tied): :func:`deal_set`.
 Deal sets are independent of each other (each has its own deal); the games within one
 are not, which is why they, not games, are the unit.
 
@@ -60,8 +61,8 @@ SHARED, SUBSTITUTED = 0, 1
 
 @dataclass(frozen=True)
 class DealSet:
-    """One deal set: its group, and each seated bot's outcome summed over its
-    rotations (``scores[bot]`` in [0, seats]: :func:`game_outcomes`)."""
+    """One deal set: its group, and each seated bot's outcome over its rotations
+    (``scores[bot]`` in [0, seats]: :func:`deal_set`)."""
 
     group: int
     seats: int
@@ -142,8 +143,22 @@ def game_outcomes(game: Game) -> list[float]:
     return [(n - rank) / (n - 1) for rank in game.ranks]
 
 
+def game_weight(game: Game) -> float:
+    """How much a game counts in its deal set: its score spread (max − min), so a
+    rotation won by a mile says more than one won by a point; 1 for a game without
+    scores."""
+    scores = game.scores
+    return float(max(scores) - min(scores)) if len(scores) == len(game.seats) else 1.0
+
+
 def deal_set(group: int, games: Sequence[Game], round: int | None = None) -> DealSet | None:
-    """The deal set of a group's games, or None while one is missing or any is void."""
+    """The deal set of a group's games, or None while one is missing or any is void.
+
+    A bot's outcome is seats × the mean of its game outcomes weighted by the games'
+    spreads (:func:`game_weight`): seats × Σ (s − min) / Σ (max − min) over the
+    rotations, in [0, seats], so a pair's margin on the deal set is the sum of their
+    score margins over the rotations in units of the summed spreads. When every game
+    tied (no spread at all) the places count, each game alike."""
     if not games or not all(game.rated for game in games):
         return None
     seats = len(games[0].seats)
@@ -151,10 +166,24 @@ def deal_set(group: int, games: Sequence[Game], round: int | None = None) -> Dea
     if len(games) != seats * len(tables):
         return None
     totals: dict[str, float] = {}
-    for game in games:
-        for bot, value in zip(game.seats, game_outcomes(game)):
-            totals[bot] = totals.get(bot, 0.0) + value
+    for table in tables:
+        played = [game for game in games if frozenset(game.seats) == table]
+        totals |= table_outcomes(played, seats)
     return DealSet(group, seats, totals, round)
+
+
+def table_outcomes(games: Sequence[Game], seats: int) -> dict[str, float]:
+    """Each bot's outcome over one table's rotations of a deal: seats × the mean of its
+    game outcomes weighted by :func:`game_weight` (each game alike when all tied)."""
+    weights = [game_weight(game) for game in games]
+    if sum(weights) == 0:
+        weights = [1.0] * len(games)
+    scale = seats / sum(weights)
+    totals: dict[str, float] = {}
+    for game, weight in zip(games, weights):
+        for bot, value in zip(game.seats, game_outcomes(game)):
+            totals[bot] = totals.get(bot, 0.0) + scale * weight * value
+    return totals
 
 
 @dataclass

@@ -11,9 +11,10 @@ import importlib
 import json
 import threading
 from concurrent import futures
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable, Protocol
+from typing import Any, Callable, Protocol, Sequence
 
 import grpc
 from google.protobuf import json_format
@@ -21,6 +22,8 @@ from google.protobuf.message import Message
 
 from circus.v1 import bot_pb2, bot_pb2_grpc
 from circus_outcomes import FaultClass
+from referee import wire
+from referee.games.base import Action, State
 from referee.text import printable
 
 
@@ -45,6 +48,45 @@ class BotClient(Protocol):
     def end_game(self, request: bot_pb2.EndGameRequest, timeout: float) -> None: ...
 
     def close(self) -> None: ...
+
+
+@dataclass(slots=True)
+class DecisionView:
+    """The plain parts of a decision's request, before any message is built: the match's
+    state and caches, as :func:`referee.wire.decision_request` takes them. A
+    :class:`ViewDecider` writes its request from them directly; any other client gets
+    :meth:`message`."""
+
+    state: State
+    game_id: str
+    decision_id: int
+    events_from: int
+    move_ms: int
+    bank_ms: int
+    actions: Sequence[Action]
+    #: The game's events, each encoded once a game: as message bytes, and as JSON text.
+    event_cache: list[bytes]
+    event_texts: list[str]
+
+    def message(self) -> bot_pb2.DecisionRequest:
+        return wire.decision_request(
+            self.state, self.game_id, self.decision_id, self.events_from,
+            bot_pb2.Clock(move_ms=self.move_ms, bank_ms=self.bank_ms), self.actions,
+            self.event_cache)
+
+
+class ViewDecider:
+    """A client that writes a decision's request from its :class:`DecisionView` itself
+    (stdio: straight to JSON text, no message built first), in two steps so that the
+    match's clock starts after the request is made, as it does for a message."""
+
+    def prepare(self, view: DecisionView) -> object:
+        """The request, made ready to send (what :meth:`decide_prepared` takes)."""
+        raise NotImplementedError
+
+    def decide_prepared(self, view: DecisionView, prepared: object,
+                        timeout: float) -> bot_pb2.Decision:
+        raise NotImplementedError
 
 
 # gRPC status codes by the fault class they mean for the referee.

@@ -14,12 +14,13 @@ import threading
 import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from functools import partial
 from typing import Callable, Mapping
 
 from circus.v1 import bot_pb2
 from circus_outcomes import FaultClass, GameStatus, Policy
 from referee import wire
-from referee.clients import BotClient, BotFault
+from referee.clients import BotClient, BotFault, DecisionView, ViewDecider
 from referee.games.base import Game, State, ranks_from_scores
 from referee.seeds import derive_seed
 from referee.settings import TimeConfig
@@ -148,6 +149,7 @@ class Match:
         # substitute and apply; and the game's events, each converted and encoded once.
         self.actions: list = []
         self.event_cache: list[bytes] = []
+        self.event_texts: list[str] = []
 
     # -- the game ------------------------------------------------------------
     def play(self) -> MatchResult:
@@ -229,17 +231,21 @@ class Match:
         return self._substitute()
 
     def _ask(self, index: int, seat: SeatState) -> int:
-        request = wire.decision_request(
-            self.state, self.game_id, self.decision_id, seat.next_event,
-            bot_pb2.Clock(move_ms=seat.time.move_ms, bank_ms=int(seat.bank_ms)),
-            self.actions, self.event_cache)
+        view = DecisionView(self.state, self.game_id, self.decision_id, seat.next_event,
+                            seat.time.move_ms, int(seat.bank_ms), self.actions,
+                            self.event_cache, self.event_texts)
         seat.next_event = len(self.state.events)
         deadline_ms = seat.time.move_ms + seat.bank_ms + seat.time.grace_ms
         client = seat.client
         assert client is not None  # a seat still playing has its bot's client
+        # The request is made before the clock starts, whichever way the client takes it.
+        if isinstance(client, ViewDecider):
+            call = partial(client.decide_prepared, view, client.prepare(view))
+        else:
+            call = partial(client.decide, view.message())
         sent = time.monotonic()
         try:
-            reply = client.decide(request, timeout=deadline_ms / 1000)
+            reply = call(timeout=deadline_ms / 1000)
         finally:
             # Charged whether or not a reply came: a bot that hangs spends its bank.
             elapsed_ms = (time.monotonic() - sent) * 1000
@@ -247,7 +253,7 @@ class Match:
             seat.bank_ms = max(0.0, seat.bank_ms - max(0.0, elapsed_ms - seat.time.move_ms))
         if elapsed_ms > deadline_ms - seat.time.grace_ms:
             raise BotFault(FaultClass.TIMEOUT, f"took {elapsed_ms:.0f} ms: time bank exhausted")
-        return self._check(reply, len(request.legal_actions))
+        return self._check(reply, len(self.actions))
 
     def _check(self, reply: bot_pb2.Decision, action_count: int) -> int:
         if not isinstance(reply, bot_pb2.Decision):

@@ -35,7 +35,8 @@ from google.protobuf.message import Message
 
 from circus.v1 import bot_pb2
 from circus_outcomes import FaultClass
-from referee.clients import BotClient, BotFault
+from referee.clients import BotClient, BotFault, DecisionView, ViewDecider
+from referee.jsonwire import Unencodable, decision_text
 from referee.process import BotProcess
 from referee.text import printable
 
@@ -180,9 +181,11 @@ def _struct_value(item: Any) -> Any:
     return getattr(item, which)
 
 
-def request_line(request_id: int, case: str, message: Message) -> bytes:
-    """One request, as the line (with its newline) the bot reads."""
-    return f'{{"request_id":"{request_id}","{case}":{json_text(message)}}}\n'.encode()
+def request_line(request_id: int, case: str, message: Message | str) -> bytes:
+    """One request, as the line (with its newline) the bot reads: ``message``, or its
+    JSON text already written (:mod:`referee.jsonwire`)."""
+    body = message if isinstance(message, str) else json_text(message)
+    return f'{{"request_id":"{request_id}","{case}":{body}}}\n'.encode()
 
 
 def reply_id(reply: Any) -> int | None:
@@ -284,7 +287,8 @@ class StdioClient:
     def start_game(self, request: bot_pb2.StartGameRequest, timeout: float) -> None:
         self.call("start_game", request, timeout)
 
-    def decide(self, request: bot_pb2.DecisionRequest, timeout: float) -> bot_pb2.Decision:
+    def decide(self, request: bot_pb2.DecisionRequest | str, timeout: float) -> bot_pb2.Decision:
+        """``request``: the message, or its JSON text (:meth:`StdioPool.prepare`)."""
         reply = self.call("decide", request, timeout)
         assert isinstance(reply, bot_pb2.Decision)
         return reply
@@ -292,8 +296,9 @@ class StdioClient:
     def end_game(self, request: bot_pb2.EndGameRequest, timeout: float) -> None:
         self.call("end_game", request, timeout)
 
-    def call(self, case: str, request: Message, timeout: float) -> Message:
-        """Write the request, read its reply: each within ``timeout`` seconds in all."""
+    def call(self, case: str, request: Message | str, timeout: float) -> Message:
+        """Write the request (a message, or its JSON text already written), read its
+        reply: each within ``timeout`` seconds in all."""
         deadline = time.monotonic() + timeout
         if not self.lock.acquire(timeout=max(0.0, timeout)):
             raise BotFault(FaultClass.TIMEOUT, f"no reply within {timeout:.3f} s (another call "
@@ -449,13 +454,14 @@ class Lane:
         return self.channel is not None and bool(self.channel.pending)
 
 
-class StdioPool:
+class StdioPool(ViewDecider):
     """A :class:`~referee.clients.BotClient` over the processes of one stdio bot.
 
     StartGame takes a free process for its game and seat, which then gets that
     seat's every call; EndGame frees it. The lanes are the participant's: it
     starts, greets, restarts and stops their processes; ``describe`` says, for a
-    seat whose process is gone, why.
+    seat whose process is gone, why. A decision's request is written as JSON from
+    the match's plain data (:mod:`referee.jsonwire`), with no message built first.
     """
 
     def __init__(self, lanes: list[Lane], describe: Callable[[], str]) -> None:
@@ -482,7 +488,7 @@ class StdioPool:
                                              f"({self.describe()})")
         return lane
 
-    def _call(self, lane: Lane, call: str, request: Message, timeout: float) -> Any:
+    def _call(self, lane: Lane, call: str, request: Message | str, timeout: float) -> Any:
         client = lane.client
         if client is None:
             raise BotFault(FaultClass.CRASH, f"the process that played this game is gone "
@@ -513,6 +519,23 @@ class StdioPool:
     def decide(self, request: bot_pb2.DecisionRequest, timeout: float) -> bot_pb2.Decision:
         reply: bot_pb2.Decision = self._call(self._lane_of((request.game_id, request.seat)),
                                              "decide", request, timeout)
+        return reply
+
+    def prepare(self, view: DecisionView) -> str | bot_pb2.DecisionRequest:
+        """The request's JSON text; the message, for data the direct writer does not take."""
+        try:
+            return decision_text(view.state, view.game_id, view.decision_id, view.events_from,
+                                 view.move_ms, view.bank_ms, view.actions, view.event_texts)
+        except Unencodable:
+            return view.message()
+
+    def decide_prepared(self, view: DecisionView, prepared: object,
+                        timeout: float) -> bot_pb2.Decision:
+        lane = self._lane_of((view.game_id, view.state.current_seat()))
+        if isinstance(prepared, str) and not isinstance(lane.client, StdioClient):
+            prepared = view.message()   # a wire log writes the message it logs
+        assert isinstance(prepared, (str, bot_pb2.DecisionRequest)), "what prepare made"
+        reply: bot_pb2.Decision = self._call(lane, "decide", prepared, timeout)
         return reply
 
     def end_game(self, request: bot_pb2.EndGameRequest, timeout: float) -> None:

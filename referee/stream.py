@@ -30,7 +30,7 @@ import queue
 import threading
 
 import grpc
-from google.protobuf.message import DecodeError
+from google.protobuf.message import DecodeError, Message
 
 from circus.v1 import bot_pb2
 from circus_outcomes import FaultClass
@@ -38,6 +38,13 @@ from referee.clients import BotClient, BotFault, GrpcClient, WireLog
 from referee.text import printable
 
 PLAY_METHOD = "/circus.v1.Bot/Play"
+
+#: Each call's field of ``RefereeMessage``, as protobuf's wire format starts it: the key
+#: byte of a length-delimited field (field number << 3 | 2).
+_KEYS = {case: bytes([bot_pb2.RefereeMessage.DESCRIPTOR.fields_by_name[case].number << 3 | 2])
+         for case in ("start_game", "decide", "end_game")}
+_REQUEST_ID_KEY = bytes([bot_pb2.RefereeMessage.DESCRIPTOR.fields_by_name["request_id"].number
+                         << 3])   # a varint field
 
 
 class _Waiter:
@@ -58,10 +65,11 @@ class _Stream:
     """One open Play call: the queue its requests leave by, and the call's replies."""
 
     def __init__(self, channel: grpc.Channel) -> None:
-        self.requests: queue.SimpleQueue[bot_pb2.RefereeMessage | None] = queue.SimpleQueue()
-        play: grpc.StreamStreamMultiCallable[bot_pb2.RefereeMessage, bytes] = channel.stream_stream(
-            PLAY_METHOD, request_serializer=bot_pb2.RefereeMessage.SerializeToString,
-            response_deserializer=None)   # raw bytes: a reply that does not parse is judged here
+        self.requests: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
+        # Raw bytes both ways: the requests are serialized by envelope(), and a reply that
+        # does not parse is judged here.
+        play: grpc.StreamStreamMultiCallable[bytes, bytes] = channel.stream_stream(
+            PLAY_METHOD, request_serializer=None, response_deserializer=None)
         self.call = play(iter(self.requests.get, None))
 
     def close(self) -> None:
@@ -93,13 +101,13 @@ class StreamClient:
         return self.unary.hello(request, timeout)
 
     def start_game(self, request: bot_pb2.StartGameRequest, timeout: float) -> None:
-        self._ask("start_game", bot_pb2.RefereeMessage(start_game=request), timeout)
+        self._ask("start_game", request, timeout)
 
     def decide(self, request: bot_pb2.DecisionRequest, timeout: float) -> bot_pb2.Decision:
-        return self._ask("decide", bot_pb2.RefereeMessage(decide=request), timeout).decide
+        return self._ask("decide", request, timeout).decide
 
     def end_game(self, request: bot_pb2.EndGameRequest, timeout: float) -> None:
-        self._ask("end_game", bot_pb2.RefereeMessage(end_game=request), timeout)
+        self._ask("end_game", request, timeout)
 
     def close(self) -> None:
         with self.lock:
@@ -112,13 +120,12 @@ class StreamClient:
         self.unary.close()
 
     # -- one request ---------------------------------------------------------
-    def _ask(self, case: str, message: bot_pb2.RefereeMessage,
-             timeout: float) -> bot_pb2.BotMessage:
-        waiter = self._send(message)
+    def _ask(self, case: str, body: Message, timeout: float) -> bot_pb2.BotMessage:
+        request_id, waiter = self._send(case, body)
         if not waiter.arrived.acquire(timeout=max(timeout, 0.0)):
             with self.lock:
-                if self.pending.pop(message.request_id, None) is not None:
-                    self.expired.add(message.request_id)
+                if self.pending.pop(request_id, None) is not None:
+                    self.expired.add(request_id)
                     raise BotFault(FaultClass.TIMEOUT, f"DEADLINE_EXCEEDED: no reply on the Play "
                                                        f"stream within {timeout:.3f}s")
             waiter.arrived.acquire()   # handed over as the wait ran out: it is there now
@@ -134,8 +141,9 @@ class StreamClient:
                                                f"{answered or 'empty'}, not {case}")
         return reply
 
-    def _send(self, message: bot_pb2.RefereeMessage) -> _Waiter:
-        """Register the request and hand it to the stream (opened if none is)."""
+    def _send(self, case: str, body: Message) -> tuple[int, _Waiter]:
+        """Register the request and hand it to the stream (opened if none is): its
+        request_id and its waiter."""
         with self.lock:
             if self.closed:
                 raise BotFault(FaultClass.CRASH, "the referee closed the Play stream")
@@ -148,10 +156,10 @@ class StreamClient:
                 threading.Thread(target=self._read, args=(stream,), daemon=True,
                                  name=f"play-stream {self.unary.address}").start()
             self.last_sent += 1
-            message.request_id = self.last_sent
-            waiter = self.pending[message.request_id] = _Waiter(stream)
-        stream.requests.put(message)
-        return waiter
+            request_id = self.last_sent
+            waiter = self.pending[request_id] = _Waiter(stream)
+        stream.requests.put(envelope(request_id, case, body))
+        return request_id, waiter
 
     # -- the reader ----------------------------------------------------------
     def _read(self, stream: _Stream) -> None:
@@ -213,6 +221,26 @@ class StreamClient:
             waiter = self.pending.pop(request_id)
             waiter.fault = fault
             waiter.arrived.release()
+
+
+def envelope(request_id: int, case: str, body: Message) -> bytes:
+    """``RefereeMessage(request_id=request_id, <case>=body)``, serialized, without copying
+    ``body`` into an envelope first: protobuf writes a message field as its key, its length
+    and its bytes, so the envelope is the request_id's field and the body's bytes after their
+    key and length, the very bytes the message would serialize to (fields in number order).
+    The copy cost about 15 µs a Flea Circus decision, of the referee's 250–350 µs."""
+    data = body.SerializeToString()
+    return _REQUEST_ID_KEY + _varint(request_id) + _KEYS[case] + _varint(len(data)) + data
+
+
+def _varint(value: int) -> bytes:
+    """``value`` (≥ 0) in protobuf's base-128 varint encoding, the low seven bits first."""
+    out = bytearray()
+    while value > 0x7F:
+        out.append(value & 0x7F | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
 
 
 def stream_fault(error: grpc.RpcError) -> BotFault:

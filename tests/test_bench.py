@@ -72,7 +72,7 @@ def test_the_machine_and_every_table_are_printed(quick):
     assert set(report["sections"]) == {"engines", "wire", "stream", "transport", "stdio",
                                        "scaling", "tournament", "leaderboard", "renewal",
                                        "startup", "command", "swiss", "stopping", "sprt",
-                                       "dealsets", "verdict", "cluster", "memory"}
+                                       "dealsets", "verdict", "luck", "cluster", "memory"}
 
 
 @pytest.mark.slow
@@ -121,7 +121,8 @@ def test_wire_referee_and_echo_at_concurrency_1_and_4(quick):
 @pytest.mark.slow
 def test_stream_against_unary_calls_and_the_echo(quick):
     values = figures(quick[1], "stream")
-    names = [f"{way}.c{concurrency}.{figure}" for way in ("echo", "calls", "stream")
+    ways = ("echo", "stream_echo", "aio_stream_echo", "inline", "calls", "stream")
+    names = [f"{way}.c{concurrency}.{figure}" for way in ways
              for concurrency in (1, 4)
              for figure in ("per_s", "ratio", "referee_cpu_us", "bot_cpu_us",
                             "referee_switches", "bot_switches")]
@@ -288,14 +289,24 @@ def test_the_verdict_before_and_after_with_its_goals(quick):
                             for name in ("correct", "width")])
     notes = quick[1]["sections"]["verdict"]["notes"]
     assert sum(1 for note in notes if note.startswith("goal (the issue's field): ")) == 3
+    assert_numbers(values, [f"real_{name}" for name in ("settled", "true", "median_games")])
+
+
+@pytest.mark.slow
+def test_the_luck_experiment_gives_its_verdict(quick):
+    values = figures(quick[1], "luck")
+    # A share of variance removed: below 0 where the correction adds noise (a quick run's
+    # fit on 36 games may), so finite and at most 1, not assert_numbers' >= 0.
+    for name in ("removed_set_mean", "removed_game_p75_p50", "removed_set_p25_p0"):
+        assert math.isfinite(values[name]) and values[name] <= 1, name
+    notes = quick[1]["sections"]["luck"]["notes"]
+    assert any(note.startswith("verdict: the correction removes ") for note in notes)
 
 
 @pytest.mark.slow
 def test_cluster_games_per_second_by_workers(quick):
     values = figures(quick[1], "cluster")
-    assert_numbers(values, ["local_games_per_s", *(f"workers_{count}_{figure}"
-                                                   for count in (1, 2)
-                                                   for figure in ("games_per_s",
-                                                                  "whole_run_games_per_s"))])
+    assert_numbers(values, ["local_games_per_s", "workers_2_games_per_s",
+                            "workers_2_whole_run_games_per_s"])
     assert any("goal: games/s grows" in note
                for note in quick[1]["sections"]["cluster"]["notes"])

@@ -53,7 +53,7 @@ ATTACKER_WIRE = {"grpc": "--address {address}\n            transport: grpc",
 
 
 def hostile_config(tmp_path: Path, token: str, port: int, sandboxed: bool = True,
-                   transport: str = "grpc") -> Path:
+                   transport: str = "grpc", renew_bots: bool = True) -> Path:
     other, own, outside = tmp_path / "honest-dir", tmp_path / "hostile-dir", tmp_path / "outside"
     for folder in (other, own, outside):
         folder.mkdir(exist_ok=True)
@@ -73,6 +73,7 @@ def hostile_config(tmp_path: Path, token: str, port: int, sandboxed: bool = True
         concurrency: 2
         sandbox: {str(sandboxed).lower()}
         secret_deals: {str(sandboxed).lower()}
+        renew_bots: {str(renew_bots).lower()}
         time: {{startup_ms: 120000}}  # the attacks run before it listens: any speed
         limits: {{memory_mb: 256, processes: 64, log_bytes: 262144, tmp_mb: 512}}
         bots:
@@ -166,9 +167,11 @@ def test_every_attack_fails_and_every_game_is_scored(tmp_path, referee_side, tra
 def test_unsandboxed_the_same_attacks_succeed(tmp_path, referee_side):
     """The control: without the sandbox (and the secret) the attacks are real. Over gRPC
     only: an attack is the same code whichever transport the bot answers on, and the
-    stdio run of it costs a minute more (two attacking processes a rotation)."""
+    stdio run of it costs a minute more (two attacking processes a rotation). One process
+    of each bot for the whole run: the attacks run at its start, and one run shows each
+    is real (fresh bots each rotation ran the fork bomb and 800 MB of memory four times)."""
     token = f"hostile-orphan-{uuid.uuid4().hex}"
-    config = hostile_config(tmp_path, token, referee_side, sandboxed=False)
+    config = hostile_config(tmp_path, token, referee_side, sandboxed=False, renew_bots=False)
     try:
         run_tournament(config, tmp_path, private=(config,))
         attacks = attack_lines(tmp_path / "logs" / "hostile" / "hostile.log")

@@ -27,7 +27,7 @@ from test_faults import BANK_MS
 
 from circus.v1 import bot_pb2
 from circus_referee.main import main
-from referee import wire
+from referee import participants, wire
 from referee.checkbot import check_bot
 from referee.clients import BotFault
 from referee.games import GAMES
@@ -316,7 +316,12 @@ def test_a_hung_stdio_bot_fails_its_health_check_and_is_replaced(tmp_path, start
     ("crash", "its process ended: exited with status 3 (its stdout closed)"),
     ("close-stdout", "its stdout closed while the process ran on: it was stopped"),
 ])
-def test_a_crashed_stdio_bot_forfeits_and_is_restarted(tmp_path, started, mode, detail):
+def test_a_crashed_stdio_bot_forfeits_and_is_restarted(tmp_path, started, monkeypatch, mode,
+                                                       detail):
+    if mode == "close-stdout":
+        # The bot sleeps an hour once its stdout is closed: any moment the referee gives it
+        # to end runs out, and the default 5 s a game (15 s of this test) checks no more.
+        monkeypatch.setattr(participants, "CRASH_SETTLE_S", 0.2)
     summary, store, games, faults = run(tmp_path, config_text(mode, extra="renew_bots: false"))
     assert [(f["class"], f["detail"], f["policy"]) for f in faults] == [
         ("crash", detail, "forfeit")] * 3

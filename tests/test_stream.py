@@ -21,7 +21,7 @@ from bots.random_bot import RandomBot
 from bots.sdk import _Servicer, start_server
 from circus.v1 import bot_pb2, bot_pb2_grpc
 from referee.clients import BotFault, GrpcClient
-from referee.stream import StreamClient
+from referee.stream import StreamClient, envelope
 from tournaments.standings import standings
 
 CONFIG = """
@@ -65,6 +65,19 @@ def test_a_tournament_over_the_stream_plays_the_games_it_plays_over_unary_calls(
     assert "opened a Play stream" in stream_logs
     assert "opened a Play stream" not in unary_logs
     assert_no_process_left(started)
+
+
+@pytest.mark.parametrize("request_id", [1, 127, 128, 300, 2**40])
+def test_an_envelope_is_the_bytes_of_the_referee_message_it_stands_for(request_id):
+    long_action = bot_pb2.LegalAction(label="x" * 200)   # a length of two varint bytes
+    bodies = {"start_game": bot_pb2.StartGameRequest(game_id="g/1", seat=1, seat_names=["a"]),
+              "decide": bot_pb2.DecisionRequest(game_id="g/1", decision_id=7,
+                                                legal_actions=[long_action]),
+              "end_game": bot_pb2.EndGameRequest(game_id="g/1", scores=[3, 4])}
+    for case, body in bodies.items():
+        message = bot_pb2.RefereeMessage(request_id=request_id, **{case: body})
+        assert envelope(request_id, case, body) == message.SerializeToString()
+        assert bot_pb2.RefereeMessage.FromString(envelope(request_id, case, body)) == message
 
 
 def test_the_sdk_announces_the_stream_unless_told_not_to():

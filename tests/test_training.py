@@ -1,12 +1,15 @@
 """The training environments (training/): PettingZoo's and Gymnasium's own checks, no leak.
 
-Only Flea Circus is encoded so far (docs/training.md, "What exists").
+Every game and variant at every table size it allows (docs/training.md).
 """
 
 from __future__ import annotations
 
 import random
+import re
+import threading
 import warnings
+from typing import Any
 
 import numpy as np
 import pytest
@@ -16,37 +19,56 @@ pytest.importorskip("pettingzoo")
 from pettingzoo.test import api_test, seed_test  # noqa: E402
 
 from referee.games import get_game  # noqa: E402
-from referee.games.determinize import FleaSampler  # noqa: E402
+from referee.games.determinize import sampler_for  # noqa: E402
+from referee.games.flea_circus import FleaCircusState  # noqa: E402
 from training.aec import CircusAECEnv, rank_rewards  # noqa: E402
-from training.encoding import encoder  # noqa: E402
+from training.encoding import MAX_SEATS, encoder, relative_word  # noqa: E402
 
-TABLES = [("flea-circus", players) for players in range(2, 6)]
+GAMES = [("flea-circus", "standard"), ("flohcati", "en"), ("flohcati", "es"),
+         ("animal-circus", "standard")]
+TABLES = [(game, variant, seats) for game, variant in GAMES for seats in range(2, 6)]
 
 
-@pytest.mark.parametrize(("game", "players"), TABLES)
-def test_pettingzoo_api_and_seed_tests_pass_with_no_warning(game: str, players: int) -> None:
+@pytest.mark.parametrize(("game", "variant", "seats"), TABLES)
+def test_pettingzoo_api_and_seed_tests_pass_with_no_warning(game: str, variant: str,
+                                                            seats: int) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        api_test(CircusAECEnv(game, players), num_cycles=1000)
-        seed_test(lambda: CircusAECEnv(game, players), num_cycles=100)
+        api_test(CircusAECEnv(game, seats, variant), num_cycles=1000)
+        seed_test(lambda: CircusAECEnv(game, seats, variant))
 
 
-def test_the_agent_selected_is_the_deciding_seat_with_its_legal_mask() -> None:
-    """A counterattack's target choice included: the mask is exactly the legal codes."""
-    env = CircusAECEnv("flea-circus", 3)
-    env.reset(seed=7)
+@pytest.mark.parametrize(("game", "variant"), GAMES)
+def test_the_agent_selected_is_the_deciding_seat_with_its_legal_mask(game: str,
+                                                                    variant: str) -> None:
+    """Every decision kind of the game, the seat not on turn's included (a Flohcati give)."""
     kinds: set[str] = set()
-    while env.agents and not env.terminations[env.agent_selection]:
-        state = env.state
-        assert state is not None
-        assert env.agent_selection == f"seat_{state.current_seat()}"
-        mask = env.infos[env.agent_selection]["action_mask"]
-        codes = {env.encoder.codes[index] for index in np.flatnonzero(mask)}
-        assert codes == {action.code for action in state.legal_actions()}
-        kinds.add(state.decision_kind())
-        env.step(int(np.flatnonzero(mask)[-1]))
-    assert env.state is not None and env.state.is_terminal()
-    assert kinds == {"play", "target"}
+    for seats in range(2, 6):
+        env = CircusAECEnv(game, seats, variant)
+        for episode in range(6):
+            env.reset(seed=seats * 10 + episode)
+            while env.agents and not env.terminations[env.agent_selection]:
+                state = env.state
+                assert state is not None
+                seat = state.current_seat()
+                assert env.agent_selection == f"seat_{seat}"
+                mask = env.infos[env.agent_selection]["action_mask"]
+                codes = {env.encoder.codes[index] for index in np.flatnonzero(mask)}
+                assert codes == {env.encoder.word(action.code, seat, seats)
+                                 for action in state.legal_actions()}
+                kinds.add(state.decision_kind())
+                env.step(int(np.random.default_rng(len(state.history)).choice(
+                    np.flatnonzero(mask))))
+            assert env.state is not None and env.state.is_terminal()
+    assert kinds == EVERY_KIND[game, variant]
+
+
+EVERY_KIND = {
+    ("flea-circus", "standard"): {"play", "target"},
+    ("flohcati", "en"): {"turn", "open-take", "target", "give", "end-of-turn"},
+    ("flohcati", "es"): {"turn", "nueva", "match", "target", "give", "request", "end-of-turn"},
+    ("animal-circus", "standard"): {"play", "target", "pile", "order"},
+}
 
 
 def test_rewards_are_rank_based_and_given_at_the_end() -> None:
@@ -65,34 +87,45 @@ def test_rewards_are_rank_based_and_given_at_the_end() -> None:
     assert list(total.values()) == rank_rewards(env.state.ranks())
 
 
-def test_no_leak_states_a_seat_cannot_tell_apart_give_identical_tensors() -> None:
-    """200 pairs: two deals sampled from a seat's view differ only in hidden cards."""
-    game, code = get_game("flea-circus"), encoder("flea-circus")
+@pytest.mark.parametrize(("game", "variant"), GAMES)
+def test_no_leak_states_a_seat_cannot_tell_apart_give_identical_tensors(game: str,
+                                                                       variant: str) -> None:
+    """200 pairs per game: two deals sampled from a seat's view differ only in hidden cards.
+
+    At positions of random games before their end (a sampler deals games in progress), seen
+    by the deciding seat half of the time, so its masks are compared too.
+    """
+    rules, code = get_game(game), encoder(game, variant)
     rng = random.Random(38)
-    pairs = differing = 0
+    pairs = differing = deciding = 0
     while pairs < 200:
         players = rng.randint(2, 5)
-        state = game.new_state(players, None, rng.getrandbits(63))
-        for _ in range(rng.randint(0, 30)):
+        state = rules.new_state(players, variant, rng.getrandbits(63))
+        for _ in range(rng.randint(0, 80)):
+            actions = state.legal_actions()
+            state.apply(rng.randrange(len(actions)), actions)
             if state.is_terminal():
-                break
-            state.apply(rng.randrange(len(state.legal_actions())))
-        seat = rng.randrange(players)
+                state = rules.new_state(players, variant, rng.getrandbits(63))
+        seat = state.current_seat() if rng.random() < 0.5 else rng.randrange(players)
         view = state.observation(seat)
-        sampler = FleaSampler(view, [event for event in state.events if event.visible_for(seat)])
+        sampler = sampler_for(game, view, [event for event in state.events
+                                           if event.visible_for(seat)])
         first, second = sampler.sample(rng), sampler.sample(rng)
         differing += first.final_state() != second.final_state()
         for other in (first, second):
             assert code.observe(other.observation(seat), players).tobytes() == \
                 code.observe(view, players).tobytes()
-            if not state.is_terminal() and state.current_seat() == seat:
-                assert code.mask(other.legal_actions()).tobytes() == \
-                    code.mask(state.legal_actions()).tobytes()
+            if state.current_seat() == seat:
+                assert code.mask(other.legal_actions(), seat, players).tobytes() == \
+                    code.mask(state.legal_actions(), seat, players).tobytes()
+        deciding += state.current_seat() == seat
         pairs += 1
-    assert differing > 100  # the pairs really differ in what the seat cannot see
+    assert differing > 150  # the pairs really differ in what the seat cannot see
+    assert deciding > 80  # and the seat often decides: its masks are compared
 
 
-def test_the_gymnasium_view_passes_check_env_with_no_warning() -> None:
+@pytest.mark.parametrize(("game", "variant"), GAMES)
+def test_the_gymnasium_view_passes_check_env_with_no_warning(game: str, variant: str) -> None:
     from gymnasium.utils.env_checker import check_env
 
     from bots.random_bot import RandomBot
@@ -100,7 +133,7 @@ def test_the_gymnasium_view_passes_check_env_with_no_warning() -> None:
 
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        check_env(CircusGymEnv("flea-circus", [RandomBot(), RandomBot()]),
+        check_env(CircusGymEnv(game, [RandomBot(), RandomBot()], variant),
                   skip_render_check=True)
 
 
@@ -118,7 +151,7 @@ def test_the_learner_decides_at_every_step_and_its_seat_rotates() -> None:
             state = env.state
             assert state is not None and state.current_seat() == env.learner
             assert {env.encoder.codes[i] for i in np.flatnonzero(info["action_mask"])} == \
-                {action.code for action in state.legal_actions()}
+                {relative_word(action.code, env.learner, 3) for action in state.legal_actions()}
             _, reward, done, _, info = env.step(np.int64(np.flatnonzero(info["action_mask"])[0]))
         assert env.state is not None
         assert reward == rank_rewards(env.state.ranks())[env.learner]
@@ -155,23 +188,241 @@ def test_the_gymnasium_view_runs_in_a_sync_vector_env() -> None:
     assert finished > 0
 
 
-def test_a_decision_request_gives_the_same_tensor_and_mask_as_in_process() -> None:
-    """One encoder for both sides: over the wire a policy sees what it trained on."""
+@pytest.mark.parametrize(("game", "variant"), GAMES)
+def test_a_decision_request_gives_the_same_tensor_and_mask_as_in_process(game: str,
+                                                                        variant: str) -> None:
+    """One encoder for both sides: over the wire a policy sees what it trained on, and its
+    choice of id picks the action it picks in process."""
     from circus.v1 import bot_pb2
     from referee.wire import decision_request
-    from training.encoding import encode_request
+    from training.encoding import encode_request, request_action
 
-    game, code = get_game("flea-circus"), encoder("flea-circus")
+    rules, code = get_game(game), encoder(game, variant)
     rng = random.Random(5)
     decisions = 0
-    for _ in range(8):
-        state = game.new_state(rng.randint(2, 5), None, rng.getrandbits(63))
+    for players in (2, 3, 4, 5, 2, 3):
+        state = rules.new_state(players, variant, rng.getrandbits(63))
         while not state.is_terminal():
             actions = state.legal_actions()
-            tensor, mask = encode_request(decision_request(state, "g", 0, 0, bot_pb2.Clock()))
-            assert tensor.tobytes() == code.observe(state.observation(state.current_seat()),
-                                                    state.num_players).tobytes()
-            assert mask.tobytes() == code.mask(actions).tobytes()
-            state.apply(rng.randrange(len(actions)), actions)
+            seat = state.current_seat()
+            request = decision_request(state, "g", 0, 0, bot_pb2.Clock())
+            tensor, mask = encode_request(request)
+            assert tensor.tobytes() == code.observe(state.observation(seat),
+                                                    players).tobytes()
+            assert mask.tobytes() == code.mask(actions, seat, players).tobytes()
+            action_id = int(rng.choice(np.flatnonzero(mask)))
+            index = request_action(request, action_id)  # and back: the same action
+            assert index == code.action_index(actions, action_id, seat, players)
+            state.apply(index, actions)
             decisions += 1
     assert decisions > 100
+
+
+def _rotated(state: FleaCircusState, by: int) -> FleaCircusState:
+    """The same Flea Circus position with every seat moved ``by`` places clockwise."""
+    players = state.num_players
+    turned = FleaCircusState(players, state.variant, 0)
+
+    def turn(values: list[Any]) -> list[Any]:
+        return [values[(seat - by) % players] for seat in range(players)]
+
+    turned.hands, turned.piles = turn(state.hands), turn(state.piles)
+    turned.loot, turned.earth = turn(state.loot), state.earth
+    turned.deck, turned.turn = list(state.deck), state.turn
+    turned.player = (state.player + by) % players
+    turned.choosing_target = state.choosing_target
+    return turned
+
+
+def test_seats_are_relative_a_rotated_table_gives_the_same_tensor_and_ids() -> None:
+    """A policy trained at one seat plays at another: the ids and tensor name places, not seats.
+
+    Each position, rotated so the decider sits elsewhere, gives the decider the same tensor
+    and mask, and each id picks the same relative action (the target two places on, say).
+    """
+    game, code = get_game("flea-circus"), encoder("flea-circus")
+    rng = random.Random(11)
+    targets = 0
+    for _ in range(60):
+        players = rng.randint(2, 5)
+        state = game.new_state(players, None, rng.getrandbits(63))
+        while not state.is_terminal():
+            assert isinstance(state, FleaCircusState)
+            seat, actions = state.current_seat(), state.legal_actions()
+            by = rng.randrange(1, players) if players > 1 else 0
+            turned = _rotated(state, by)
+            assert code.observe(turned.observation((seat + by) % players), players).tobytes() \
+                == code.observe(state.observation(seat), players).tobytes()
+            mask = code.mask(actions, seat, players)
+            assert code.mask(turned.legal_actions(), (seat + by) % players,
+                             players).tobytes() == mask.tobytes()
+            for action_id in np.flatnonzero(mask):
+                mine = actions[code.action_index(actions, int(action_id), seat, players)]
+                theirs = turned.legal_actions()[code.action_index(
+                    turned.legal_actions(), int(action_id), (seat + by) % players, players)]
+                if mine.code.startswith("target:"):
+                    targets += 1
+                    assert theirs.payload["target"] == (mine.payload["target"] + by) % players
+                else:
+                    assert theirs.code == mine.code
+            state.apply(rng.randrange(len(actions)), actions)
+    assert targets > 50
+
+
+TENSOR_HEADINGS = {"Flea Circus": "flea-circus", "Circus Flohcati": "flohcati",
+                   "Animal Circus": "animal-circus"}
+
+
+def test_the_documented_tensor_layouts_are_the_encoders() -> None:
+    """docs/training.md's tables: fields back to back, one block per place, the encoder's size."""
+    from pathlib import Path
+
+    text = (Path(__file__).parent.parent / "docs" / "training.md").read_text()
+    found = set()
+    for heading, body in re.findall(r"^## Observation tensor: ([^\n]+)$(.*?)(?=^## |\Z)", text,
+                                    re.M | re.S):
+        offset = place_start = stride = 0
+        for start, step, size in re.findall(r"^\| (\d+)(?: \+ (\d+)·p)? \| (\d+) \|", body, re.M):
+            if step and not stride:
+                place_start, stride = int(start), int(step)
+            assert int(start) == offset, (heading, start)
+            assert int(step or stride) == stride
+            offset += int(size)
+        assert offset - place_start == stride
+        code = encoder(TENSOR_HEADINGS[heading])
+        assert place_start + MAX_SEATS * stride == code.size
+        assert f"{code.size:,} values" in body or f"{code.size} values" in body
+        assert f"vocabulary ({len(code.codes):,})" in body
+        found.add(code.game)
+    assert found == set(TENSOR_HEADINGS.values())
+
+
+class _Recording:
+    """A random bot that records each call's thread, and the games it was told ended."""
+
+    def __init__(self) -> None:
+        from bots.random_bot import RandomBot
+
+        self.random, self.threads, self.ended = RandomBot(), set(), []
+
+    def hello(self, request: Any) -> Any:
+        return self.random.hello(request)
+
+    def start_game(self, request: Any) -> None:
+        self.threads.add(threading.current_thread())
+
+    def decide(self, request: Any) -> int:
+        self.threads.add(threading.current_thread())
+        return self.random.decide(request)
+
+    def end_game(self, request: Any) -> None:
+        self.ended.append((request.game_id, list(request.ranks)))
+
+
+class _Faulty(_Recording):
+    """Answers as a random bot but for its first decision, where it ``fails`` as told."""
+
+    def __init__(self, fails: str) -> None:
+        super().__init__()
+        self.fails, self.release, self.asked, self.first_legal = fails, threading.Event(), 0, 0
+
+    def decide(self, request: Any) -> int:
+        self.asked += 1
+        if self.asked > 1:
+            return super().decide(request)
+        self.first_legal = len(request.legal_actions)
+        if self.fails == "hangs":  # then a legal reply: only a deadline makes it a fault
+            self.release.wait(30)
+            return 0
+        if self.fails == "raises":
+            raise RuntimeError("a bug")
+        return len(request.legal_actions)  # out of range
+
+
+@pytest.mark.parametrize("fails", ["hangs", "raises", "out of range"])
+def test_an_opponent_s_fault_is_met_as_the_referee_meets_it_and_the_game_goes_on(
+        fails: str) -> None:
+    """Under a deadline (a hang is a timeout): the seeded substitute plays, the fault counted."""
+    from referee.seeds import derive_seed
+    from referee.settings import TimeConfig
+    from training.gym import CircusGymEnv
+
+    bot = _Faulty(fails)
+    env = CircusGymEnv("flea-circus", [bot],
+                       time_control=TimeConfig(move_ms=100, bank_ms=0, grace_ms=100))
+    try:
+        _, info = env.reset(seed=4)  # the learner sits at seat 0: the bot decides second
+        _, _, done, _, info = env.step(np.int64(np.flatnonzero(info["action_mask"])[0]))
+        assert bot.asked >= 1 and info["opponent_faults"] >= 1
+        state = env.state
+        assert state is not None
+        substitute = random.Random(derive_seed(state.seed, env.game_id, 1))
+        assert state.history[1] == substitute.randrange(bot.first_legal)
+        while not done:
+            _, _, done, _, info = env.step(np.int64(np.flatnonzero(info["action_mask"])[0]))
+        assert state.is_terminal() and bot.asked > 1
+    finally:
+        bot.release.set()
+        env.close()
+
+
+def test_opponents_run_on_a_thread_of_their_own_unless_untimed_and_hear_the_end() -> None:
+    from referee.settings import TimeConfig
+    from training.gym import CircusGymEnv
+
+    for time_control, own_thread in ((TimeConfig(), False), (None, True)):
+        bot = _Recording()
+        env = CircusGymEnv("animal-circus", [bot], time_control=time_control)
+        _, info = env.reset(seed=8)
+        done = False
+        while not done:
+            _, _, done, _, info = env.step(np.int64(np.flatnonzero(info["action_mask"])[0]))
+        env.close()
+        assert (bot.threads == {threading.current_thread()}) is own_thread
+        assert env.state is not None
+        assert bot.ended == [(env.game_id, env.state.ranks())]
+
+
+#: Each game's observation fields that list something per seat, and those that name a seat.
+PER_SEAT = {"flea-circus": ("piles", "loot", "hand_sizes", "skipping"),
+            "flohcati": ("trios", "hand_sizes", "known_cards"),
+            "animal-circus": ("score_piles", "hand_sizes", "draw_sizes", "scores")}
+SEAT_FIELDS = ("seat", "current_player", "deciding_seat", "giver", "receiver", "previous_player")
+
+
+def _turned(observation: dict[str, Any], game: str, by: int, players: int) -> dict[str, Any]:
+    """The observation of the same position with every seat moved ``by`` places clockwise."""
+    turned = dict(observation)
+    for key in PER_SEAT[game]:
+        turned[key] = [observation[key][(seat - by) % players] for seat in range(players)]
+    for key in SEAT_FIELDS:
+        if key in observation and observation[key] >= 0:
+            turned[key] = (observation[key] + by) % players
+    return turned
+
+
+@pytest.mark.parametrize(("game", "variant"), GAMES)
+def test_every_game_s_tensor_and_ids_name_places_not_seats(game: str, variant: str) -> None:
+    """The seat's observation turned round the table gives the same tensor, and each legal
+    action turned (``target:1`` as ``target:2`` one place on) the same id."""
+    rules, code = get_game(game), encoder(game, variant)
+    rng = random.Random(19)
+    turned_codes = 0
+    for _ in range(12):
+        players = rng.randint(2, 5)
+        state = rules.new_state(players, variant, rng.getrandbits(63))
+        while not state.is_terminal():
+            seat, actions = state.current_seat(), state.legal_actions()
+            observation = state.observation(seat)
+            by = rng.randrange(1, players)
+            assert code.observe(_turned(observation, game, by, players), players).tobytes() == \
+                code.observe(observation, players).tobytes()
+            for action in actions:
+                head, _, tail = action.code.partition(":")
+                moved = f"{head}:{(int(tail) + by) % players}" if head in ("target", "pile") \
+                    else action.code
+                turned_codes += moved != action.code
+                assert code.action_id(moved, (seat + by) % players, players) == \
+                    code.action_id(action.code, seat, players)
+            state.apply(rng.randrange(len(actions)), actions)
+    assert turned_codes > 20

@@ -20,7 +20,7 @@ from numpy.typing import NDArray
 from pettingzoo import AECEnv
 
 from referee.games import get_game
-from referee.games.base import State
+from referee.games.base import Action, State
 from referee.seeds import derive_seed
 from training.encoding import Encoder, encoder
 
@@ -46,21 +46,22 @@ class CircusAECEnv(AECEnv[str, NDArray[np.float32], int]):
 
     metadata = {"name": "circus_referee_v0", "render_modes": ["ansi"], "is_parallelizable": False}
 
-    def __init__(self, game: str, players: int = 2, variant: str | None = None,
+    def __init__(self, game: str, seats: int = 2, variant: str | None = None,
                  render_mode: str | None = None) -> None:
         super().__init__()
         self.render_mode = render_mode
         self.game = get_game(game)
-        self.variant = self.game.check(players, variant)
-        self.players = players
-        self.encoder: Encoder = encoder(game)
-        self.possible_agents = [agent_name(seat) for seat in range(players)]
+        self.variant = self.game.check(seats, variant)
+        self.players = seats
+        self.encoder: Encoder = encoder(game, self.variant)
+        self.possible_agents = [agent_name(seat) for seat in range(seats)]
         space = spaces.Box(0.0, OBSERVATION_HIGH, (self.encoder.size,), np.float32)
         self.observation_spaces = {agent: space for agent in self.possible_agents}
         self.action_spaces = {agent: spaces.Discrete(len(self.encoder.codes))
                               for agent in self.possible_agents}
         self._seeds = random.Random()
         self.state: State | None = None
+        self._actions: list[Action] = []
 
     def observation_space(self, agent: str) -> spaces.Space[Any]:
         return self.observation_spaces[agent]
@@ -85,9 +86,11 @@ class CircusAECEnv(AECEnv[str, NDArray[np.float32], int]):
     def _select(self) -> None:
         """Name the deciding seat and give it the mask of its legal actions (in its info)."""
         state = self._state()
-        self.agent_selection = agent_name(state.current_seat())
+        seat = state.current_seat()
+        self.agent_selection = agent_name(seat)
+        self._actions = state.legal_actions()  # what the next step chooses from
         self.infos[self.agent_selection] = {
-            "action_mask": self.encoder.mask(state.legal_actions())}
+            "action_mask": self.encoder.mask(self._actions, seat, self.players)}
 
     def _state(self) -> State:
         if self.state is None:
@@ -117,10 +120,11 @@ class CircusAECEnv(AECEnv[str, NDArray[np.float32], int]):
             self._was_dead_step(action)
             return
         state = self._state()
-        actions = state.legal_actions()
+        actions = self._actions
         if action is None:
             raise ValueError("a live agent must choose an action")
-        state.apply(self.encoder.action_index(actions, int(action)), actions)
+        seat = state.current_seat()
+        state.apply(self.encoder.action_index(actions, int(action), seat, self.players), actions)
         self._cumulative_rewards[agent] = 0.0
         self.rewards = {name: 0.0 for name in self.agents}
         self.infos[agent] = {}

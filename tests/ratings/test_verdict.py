@@ -59,6 +59,34 @@ def test_game_outcomes_read_score_margins_and_fall_back_to_places():
     assert game_outcomes(Game(("a", "b"), (2, 1))) == [0.0, 1.0]
 
 
+def test_a_deal_set_weighs_each_rotation_by_its_score_spread():
+    # Rotation 1: a wins by 30 points; rotation 2: b wins by 2.
+    games = [Game(("a", "b"), (1, 2), True, (40, 10)), Game(("b", "a"), (1, 2), True, (12, 10))]
+    made = deal_set(0, games)
+    assert made is not None
+    # seats x sum of (s - min) over sum of (max - min): a (30 + 0) / 32, b (0 + 2) / 32.
+    assert made.scores == pytest.approx({"a": 2 * 30 / 32, "b": 2 * 2 / 32})
+    # Each game alike, the blowout and the near thing would have cancelled.
+    alike = sum(game_outcomes(game)[game.seats.index("a")] for game in games)
+    assert alike == pytest.approx(1.0)
+    # A tied rotation weighs nothing beside one with a spread.
+    level = deal_set(2, [games[0], Game(("b", "a"), (1, 1), True, (5, 5))])
+    assert level is not None and level.scores == pytest.approx({"a": 2.0, "b": 0.0})
+    # Every rotation tied: the places (a tie-break's) count, each game alike.
+    tied = deal_set(1, [Game(("a", "b"), (1, 2), True, (3, 3)),
+                        Game(("b", "a"), (2, 1), True, (3, 3))])
+    assert tied is not None and tied.scores == {"a": 2.0, "b": 0.0}
+
+
+def test_each_table_of_a_deal_set_is_weighed_on_its_own():
+    # An A/B deal: a's table with spreads 10, b's with spreads 1; each bot still in [0, 2].
+    games = [Game(("a", "f"), (1, 2), True, (10, 0)), Game(("f", "a"), (1, 2), True, (10, 0)),
+             Game(("b", "g"), (1, 2), True, (1, 0)), Game(("g", "b"), (2, 1), True, (0, 1))]
+    made = deal_set(0, games)
+    assert made is not None
+    assert made.scores == pytest.approx({"a": 1.0, "f": 1.0, "b": 2.0, "g": 0.0})
+
+
 def round_robin_round(group: int, scores: dict[frozenset, dict[str, float]]):
     """A round of 4 bots at 3 seats: every table of three, one deal set each."""
     return [DealSet(group + number, 3, scores.get(frozenset(table), dict.fromkeys(table, 1.5)),
