@@ -104,3 +104,28 @@ def test_rounds_and_games_per_bot_together_are_refused(tmp_path):
     path.write_text(GOOD + "rounds: 2\ngames_per_bot: 4\n")
     with pytest.raises(ConfigError, match="not both"):
         load_config(path)
+
+
+def test_a_policy_entry_stands_for_the_weight_files_bot_in_its_folder(tmp_path):
+    (tmp_path / "weights").mkdir()
+    (tmp_path / "weights" / "flea.npz").write_bytes(b"")
+    path = tmp_path / "bots.yaml"
+    path.write_text(GOOD.replace('python: "bots.random_bot:RandomBot"}',
+                                 "policy: weights/flea.npz}", 1))
+    bot = load_config(path).bots[0]
+    assert bot.command == "python -m training.policy_bot --policy flea.npz --address {address}"
+    assert bot.dir == str(tmp_path / "weights")
+
+
+@pytest.mark.parametrize("entry, message", [
+    ("policy: nope.npz", "policy 'nope.npz' is not a .npz weight file"),
+    ("policy: w.txt", "policy 'w.txt' is not a .npz weight file"),
+    ("policy: w.npz, command: x", "policy: names the bot's file and folder; drop command"),
+    ("policy: w.npz, dir: .", "policy: names the bot's file and folder; drop dir"),
+])
+def test_a_bad_policy_entry_is_refused(tmp_path, entry, message):
+    (tmp_path / "w.npz").write_bytes(b"")
+    (tmp_path / "w.txt").write_bytes(b"")
+    result = run_config(tmp_path, GOOD.replace('python: "bots.random_bot:RandomBot"}',
+                                               entry + "}", 1))
+    assert result.exit_code == 2 and message in result.output, result.output

@@ -372,7 +372,10 @@ def test_a_stdio_bot_whose_bank_runs_out_times_out(tmp_path, started):
     summary, store, games, faults = run(tmp_path, config_text(
         "slow", bad_args="--sleep-ms 400", bank_ms=1500))
     assert faults and {f["class"] for f in faults} == {"timeout"}
-    assert "time bank exhausted" in faults[0]["detail"], faults[0]["detail"]
+    # As over gRPC, either timeout: a reply within the grace but past the bank, or none by
+    # the deadline (which of the two, the machine's speed decides).
+    detail = faults[0]["detail"]
+    assert "time bank exhausted" in detail or "no reply within" in detail, detail
     # As over gRPC: the 1.5 s bank pays for at least two 300 ms overruns first.
     first = min(f["decision_id"] for f in faults if f["game_index"] == 0)
     own = [d for seat, d, _ in games[0].times if games[0].seats[seat] == "bad"]

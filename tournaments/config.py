@@ -535,8 +535,9 @@ def _bots(section: Any, sandbox: bool, folder: Path | None,
         if not isinstance(entry, dict):
             raise ConfigError(f"{where} must be a mapping with a name and a command, "
                               "address or python")
-        _no_unknown_keys(entry, {"name", "memory", "debug", "time", *BOT_KINDS,
+        _no_unknown_keys(entry, {"name", "memory", "debug", "time", "policy", *BOT_KINDS,
                                  *COMMAND_KEYS}, f"{where}.")
+        entry = _policy_as_command(entry, where, folder)
         name = _checked_name(_typed(entry, "name", str, required=True, where=f"{where}."),
                              "bot name")
         if name in seen:
@@ -562,6 +563,33 @@ def _bots(section: Any, sandbox: bool, folder: Path | None,
                             time=own_time,
                             **_command_keys(entry, name, sandbox, folder)))
     return tuple(bots)
+
+
+#: The command a ``policy:`` entry stands for: the weight file's bot (training.policy_bot).
+POLICY_COMMAND = "python -m training.policy_bot --policy {file} --address {{address}}"
+
+
+def _policy_as_command(entry: dict, where: str, config_folder: Path | None) -> dict:
+    """A ``policy: FILE.npz`` entry as the ``command:`` entry it stands for: the weight
+    file's bot, sandboxed like every command bot, its ``dir:`` the file's folder (so the
+    sandbox shows the file and nothing beside it that is not in that folder)."""
+    if entry.get("policy") is None:
+        return entry
+    given = [key for key in (*BOT_KINDS, "dir") if entry.get(key) is not None]
+    if given:
+        raise ConfigError(f"{where}: policy: names the bot's file and folder; drop "
+                          f"{', '.join(given)}")
+    policy = _typed(entry, "policy", str, where=f"{where}: ")
+    path = Path(config_folder / policy if config_folder else policy)
+    if "\0" in policy or path.suffix != ".npz" or not path.is_file():
+        raise ConfigError(f"{where}: policy {policy!r} is not a .npz weight file"
+                          + (f" (in {config_folder})" if config_folder else ""))
+    if not re.fullmatch(r"[\w.+-]+", path.name):
+        raise ConfigError(f"{where}: policy {policy!r}: a weight file's name takes letters, "
+                          "digits and . _ + - only")
+    rest = {key: value for key, value in entry.items() if key != "policy"}
+    return {**rest, "command": POLICY_COMMAND.format(file=path.name),
+            "dir": str(path.parent)}
 
 
 def _command_keys(entry: dict, name: str, sandbox: bool,
