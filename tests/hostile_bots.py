@@ -60,7 +60,10 @@ def other_processes() -> str | None:
     seen = []
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit() and int(entry.name) not in mine:
-            cmdline = (entry / "cmdline").read_bytes()
+            try:
+                cmdline = (entry / "cmdline").read_bytes()
+            except (FileNotFoundError, ProcessLookupError):
+                continue  # it ended between the listing and the read: a busy host's churn
             if b"hostile_bots" not in cmdline:
                 seen.append(cmdline[:60].decode(errors="replace"))
     return f"sees {seen}" if seen else None
