@@ -68,7 +68,9 @@ def plan(args: argparse.Namespace) -> dict[str, dict]:
         return {
             "engines": {"seconds": 0.05 * s, "repeats": repeats},
             "wire": {"seconds": 0.1 * s, "repeats": repeats},
-            "stream": {"seconds": 0.1 * s, "repeats": repeats},
+            # Each ceiling is checked against its echo's measured ratio: windows of 0.02 s
+            # (--scale 0.2) put the ceiling over it beside other work, so 0.1 s at least.
+            "stream": {"seconds": max(0.1, 0.1 * s), "repeats": repeats},
             "transport": {"seconds": 0.1 * s, "repeats": repeats},
             "stdio": {"seconds": 0.1 * s, "repeats": repeats,
                       "command_games": max(2, round(4 * s))},
@@ -81,7 +83,8 @@ def plan(args: argparse.Namespace) -> dict[str, dict]:
                             "stored_games": max(10, round(500 * s))},
             "renewal": {"rounds": max(1, round(1 * s)), "repeats": repeats},
             "startup": {"repeats": repeats},
-            "command": {"games": max(2, round(16 * s)), "repeats": repeats,
+            # Two-player games, one round of both seatings each: an even count.
+            "command": {"games": max(2, 2 * round(8 * s)), "repeats": repeats,
                         "seconds": 0.1 * s},
             "swiss": {"bots": max(6, round(8 * s)), "rounds": 2,
                       "pairing_seeds": max(1, round(2 * s))},
@@ -96,7 +99,9 @@ def plan(args: argparse.Namespace) -> dict[str, dict]:
             # One cluster size only: each cluster takes seconds to start, and its games
             # seconds more (bots that sleep 20 ms a decision).
             "cluster": {"rounds": max(1, round(1 * s)), "workers": (2,)},
-            "memory": {"small": max(1, round(5 * s)), "large": max(2, round(25 * s))},
+            # Games are played in whole rounds: the large run at least one more.
+            "memory": {"small": max(1, round(5 * s)),
+                       "large": max(memory.GAMES_PER_ROUND + 1, round(25 * s))},
         }
     repeats = args.repeats or 3
     return {

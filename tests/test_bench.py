@@ -1,4 +1,5 @@
-"""Smoke test of the benchmarks: ``python -m bench --quick`` runs and gives every figure.
+"""Smoke test of the benchmarks: ``python -m bench --quick --scale 0.2`` runs and gives
+every figure.
 
 Nothing here looks at how fast anything was (no test asserts a time): only that each
 benchmark ran and reported each of its figures, and the machine it ran on.
@@ -17,10 +18,18 @@ from pathlib import Path
 
 import pytest
 
+from bench.cli import parse_args, plan
+from bench.tournament import games_per_round
 from referee.games import GAMES
 
 ROOT = Path(__file__).resolve().parent.parent
-# `bench --quick` takes about two minutes on an idle 2-core machine: three times that on a
+# The smoke run: `--quick` scaled down five times more. What it proves is that every
+# benchmark runs and reports each figure, not the figures: a fifth of the quick run's
+# durations and game counts (down to each benchmark's floor) leaves every table and goal
+# line, where the rest was CPU spent on figures no test reads (9 s of the quick run's 32).
+SMOKE = ["--quick", "--scale", "0.2"]
+PLAN = plan(parse_args(SMOKE))
+# The smoke run takes about half a minute on an idle 2-core machine: many times that on a
 # slower or busy one must still pass (the suite's default limit is 300 s a test).
 pytestmark = pytest.mark.timeout(1200)
 
@@ -36,7 +45,7 @@ def rlcard_installed() -> bool:
 @pytest.fixture(scope="module")
 def quick(tmp_path_factory):
     out = tmp_path_factory.mktemp("bench") / "bench.json"
-    completed = subprocess.run([sys.executable, "-m", "bench", "--quick", "--json", str(out)],
+    completed = subprocess.run([sys.executable, "-m", "bench", *SMOKE, "--json", str(out)],
                                cwd=ROOT, capture_output=True, text=True, timeout=1100)
     failed = [line for line in completed.stdout.splitlines() if "FAILED" in line or
               line.startswith("- ") and "Error" in line]
@@ -204,7 +213,8 @@ def test_big_tournament_and_where_its_time_goes(quick):
              ("engine_ms", "request_ms", "bots_ms", "ratings_ms", "storage_ms", "game_ms")]
     assert_numbers(values, ["games", "seconds", "games_per_s", "decisions_per_s",
                             "profile.cpu_seconds", *shares, *parts])
-    assert values["games"] == 60  # --quick: one round of 6 bots, 15 tables × 4 seatings
+    per_round = games_per_round(PLAN["tournament"]["bots"])   # whole rounds are played
+    assert values["games"] == math.ceil(PLAN["tournament"]["games"] / per_round) * per_round
     assert 99 <= sum(v for k, v in values.items() if k.endswith(".percent")) <= 101
 
 
@@ -258,7 +268,8 @@ def test_whole_command_against_the_echo(quick):
     values = figures(quick[1], "command")
     assert_numbers(values, ["games", "seconds", "decisions", "decisions_per_s",
                             "echo_calls_per_s", "ratio", "tournament_s"])
-    assert values["games"] == 16 and values["decisions"] > values["games"]
+    assert values["games"] == PLAN["command"]["games"]
+    assert values["decisions"] > values["games"]
 
 
 @pytest.mark.slow
@@ -271,7 +282,7 @@ def test_big_fields_swiss_order_early_stopping_and_sprt_errors(quick):
     stopping = figures(quick[1], "stopping")
     assert_numbers(stopping, ["runs", "stopped", "true_order_rate", "median_share",
                               "half_or_less_rate"])
-    assert stopping["runs"] == 2 and stopping["median_share"] <= 1
+    assert stopping["runs"] == PLAN["stopping"]["seeds"] and stopping["median_share"] <= 1
     sprt = figures(quick[1], "sprt")
     assert_numbers(sprt, ["simulated_error_alpha", "simulated_error_beta", "identical_error",
                           "stronger_error", "identical_median_deals", "stronger_median_deals"])
