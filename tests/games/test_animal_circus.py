@@ -686,6 +686,15 @@ def test_a_game_ending_with_every_card_played_scores_the_last_ring():
     assert state.ranks() == [2, 1]
 
 
+def test_tied_scores_share_the_rank():
+    # Seat 1 can neither draw nor play: seat 0 wins the 2-card Ring and ties seat 1's 2.
+    state = arrange(3, player=1, previous=0, ring=[card(TIGER), card(LION)], hands={1: []},
+                    empty_draws=(1,), scores={1: [card(RAT, 1), card(SEAL, 1)],
+                                              2: [card(MOLE, 2)]})
+    assert state.is_terminal() and state.scores() == [2, 2, 1]
+    assert state.ranks() == [1, 1, 3]
+
+
 def test_a_position_where_nobody_can_ever_play_is_stopped_by_the_turn_limit():
     """Not reachable in play (an empty Ring with a live game means nobody's Draw pile ran
     out since it was won): laid out by hand, the turns pass until the guard stops it."""
