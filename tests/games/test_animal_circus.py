@@ -389,6 +389,8 @@ def test_chameleon_copies_nothing_from_an_empty_pile_or_a_card_without_ability(t
     assert state.decision_kind() == "play" and len(state.hands[1]) == 3
     assert [list(p) for p in state.score_piles] == piles and values(state.ring) == [CHAMELEON]
     assert [len(p) for p in state.draw_piles] == [draws[0], draws[1] - 1]
+    # Said so in the log: nothing is copied (no "copy" event naming the card).
+    assert [e.kind for e in state.events if e.kind in ("copy", "no-effect")] == ["no-effect"]
 
 
 def test_chameleon_copying_the_bat_binds_only_the_next_player_below_its_own_value():

@@ -207,6 +207,13 @@ def test_only_two_to_five_players_may_play(players):
         get_game("flea-circus").new_state(players, None, 1)
 
 
+def test_the_own_hand_is_shown_in_card_order_not_in_draw_order():
+    state = layout(hands=[["general", "numbers", "G", "A", "recruitment"], ["A"], ["B"]],
+                   piles=[[], [], []], loot=[0, 0, 0])
+    shown = [card.get("saucer", card["kind"]) for card in state.observation(OLA)["hand"]]
+    assert shown == ["A", "G", "numbers", "recruitment", "general"]
+
+
 def test_illegal_index_is_refused_with_a_clear_error():
     state = get_game("flea-circus").new_state(2, None, 1)
     with pytest.raises(IllegalActionError, match="not between 0 and"):
