@@ -27,7 +27,12 @@ from referee.settings import TimeConfig
 
 
 class MatchAbandoned(Exception):
-    """The tournament is stopping; this game is not to be recorded."""
+    """The tournament is stopping; this game is not to be recorded.
+
+    Control flow, not a :class:`~referee.errors.CircusError`: it is raised in a game's
+    thread (or a worker's task) only once the run's stop is set, when the runner has
+    stopped reading results (a Ctrl-C, an error, a stop rule), so it ends the game and
+    no user meets it."""
 
 
 @dataclass(frozen=True)
