@@ -534,7 +534,7 @@ def _bots(section: Any, sandbox: bool, folder: Path | None,
         where = f"bots[{number}]"
         if not isinstance(entry, dict):
             raise ConfigError(f"{where} must be a mapping with a name and a command, "
-                              "address or python")
+                              "address, python or policy")
         _no_unknown_keys(entry, {"name", "memory", "debug", "time", "policy", *BOT_KINDS,
                                  *COMMAND_KEYS}, f"{where}.")
         entry = _policy_as_command(entry, where, folder)
@@ -546,8 +546,8 @@ def _bots(section: Any, sandbox: bool, folder: Path | None,
         ways = [kind for kind in BOT_KINDS if entry.get(kind) is not None]
         if len(ways) != 1:
             found = " and ".join(ways) if ways else "none"
-            raise ConfigError(f"bot {name!r} needs exactly one of command, address, python "
-                              f"(found {found})")
+            raise ConfigError(f"bot {name!r} needs exactly one of command, address, python, "
+                              f"policy (found {found})")
         value = _typed(entry, ways[0], str, where=f"bot {name!r}: ")
         if any(ord(char) < 32 or ord(char) == 127 for char in value):
             raise ConfigError(f"bot {name!r}: {ways[0]} holds a control character")
