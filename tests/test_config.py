@@ -30,6 +30,9 @@ def run_config(tmp_path, text: str):
 
 @pytest.mark.parametrize("text, message", [
     (GOOD + "colour: red\n", "unknown key 'colour'"),
+    (GOOD + "roundz: 2\n", "unknown key 'roundz' (did you mean 'rounds'? allowed: "),
+    (GOOD + "limits: {memory: 5}\n",
+     "unknown key limits.'memory' (did you mean 'memory_mb'? allowed: "),
     (GOOD.replace("flea-circus", "chess"), "unknown game 'chess'"),
     (GOOD + "variant: turbo\n", "has no variant 'turbo'"),
     (GOOD.replace("players: 2", "players: 7"), "is for 2-5 players, not 7"),

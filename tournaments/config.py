@@ -7,6 +7,7 @@ reference for every key is in the README ("bots.yaml reference").
 
 from __future__ import annotations
 
+import difflib
 import math
 import os
 import re
@@ -433,10 +434,13 @@ def _sprt(data: dict, fmt: str) -> SprtConfig | None:
 
 
 def _no_unknown_keys(data: dict, allowed: set[str], where: str) -> None:
+    """Refuse a key not in ``allowed``, naming the allowed key it is likely a typo of."""
     for key in data:
         if key not in allowed:
+            close = difflib.get_close_matches(str(key), allowed, n=1)
+            guess = f"did you mean {close[0]!r}? " if close else ""
             raise ConfigError(f"unknown key {where}{key!r} "
-                              f"(allowed: {', '.join(sorted(allowed))})")
+                              f"({guess}allowed: {', '.join(sorted(allowed))})")
 
 
 def _typed(data: dict, key: str, kind: type, default: Any = None, required: bool = False,
