@@ -1,16 +1,18 @@
 """The quick tier (``scripts/test --quick``): every test the last full run measured as quick.
 
-A test is in the quick tier unless it is marked ``slow``, or the last recorded run of it took
-more than :data:`BUDGET_S` (setup, call and teardown), or it shares a module- or
+A test is in the quick tier unless it is marked ``slow``, or the record names it as over
+:data:`BUDGET_S` (setup, call and teardown, in a full run), or it shares a module- or
 session-scoped fixture whose setup took more than that (the first test that would use the
 fixture pays its setup, whichever test it is). A test with no record, a new one, is in:
 new code is where breakage is likeliest, and the next full run measures it.
 
 The record, ``tests/quick-record.json``, names only the tests over the budget, so it changes
-when a test crosses the budget, not at every run. It also keeps each test file's seconds from
+when a test crosses the budget by a factor, not at every run. It also keeps each test file's seconds from
 the run that last wrote it, by which :func:`longest_first` orders the files. ``scripts/test`` passes ``--record-quick``
 when it runs the whole suite, which rewrites the record from that run's times, and only if its
-membership changed: a recorded test leaves it only when measured within half the budget.
+membership changed. Membership changes only when a test's time moves by a factor
+(:data:`BAND`): a test enters the record when measured over twice the budget and leaves it
+when within half of it, and a skipped test keeps its place (its time says nothing).
 """
 
 from __future__ import annotations
@@ -23,6 +25,12 @@ import pytest
 RECORD = Path(__file__).with_name("quick-record.json")
 #: The most seconds one test may take (on the idle 2-core machine) and stay in the quick tier.
 BUDGET_S = 1.0
+#: How far past the budget a test must move to change its membership, either way. A test's
+#: time in the full run varies with the machine's load and with which files share its worker
+#: (1.7x for a file between the run that wrote the record and a fresh clone's): with the
+#: band from half the budget to the budget, the fresh clone's run of an unchanged tree
+#: flipped 21 tests in or out, and each full run dirtied the tracked record.
+BAND = 2.0
 #: Fixtures set up once for many tests: a costly one keeps every test using it out.
 SHARED_SCOPES = ("session", "package", "module", "class")
 
@@ -98,19 +106,23 @@ class Recorder:
     def __init__(self) -> None:
         self.total: dict[str, float] = {}
         self.setup: dict[str, float] = {}
+        self.skipped: set[str] = set()
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         self.total[report.nodeid] = self.total.get(report.nodeid, 0.0) + report.duration
         if report.when == "setup":
             self.setup[report.nodeid] = report.duration
+        if report.skipped:
+            self.skipped.add(report.nodeid)
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         if hasattr(session.config, "workerinput"):   # an xdist worker: the controller writes
             return
         before = read_record()
         record = {"budget_s": BUDGET_S,
-                  "over_budget": over_budget(self.total, before["over_budget"]),
-                  "costly_setup": over_budget(self.setup, before["costly_setup"])}
+                  "over_budget": over_budget(self.total, before["over_budget"], self.skipped),
+                  "costly_setup": over_budget(self.setup, before["costly_setup"],
+                                              self.skipped)}
         if all(before.get(key) == value for key, value in record.items()) and \
                 "file_seconds" in before:
             return   # the same tier: the file seconds too stay, so a full run dirties nothing
@@ -121,13 +133,16 @@ class Recorder:
         RECORD.write_text(json.dumps(record, indent=1) + "\n")
 
 
-def over_budget(seconds: dict[str, float], recorded: list[str]) -> list[str]:
-    """The tests over the budget, with hysteresis: one already recorded stays until it runs
-    within half the budget. A test near the budget would otherwise flip in and out with the
-    machine's load, and each full run would dirty the tracked record."""
+def over_budget(seconds: dict[str, float], recorded: list[str],
+                skipped: set[str]) -> list[str]:
+    """The tests over the budget, with hysteresis by a factor: one not recorded enters only
+    over ``BAND`` times the budget, one recorded leaves only within the budget over ``BAND``,
+    and a skipped one (a missing tool, a file outside the clone) stays as it was. Between,
+    each test keeps its membership, so a full run at a similar speed rewrites nothing."""
     was = set(recorded)
     return sorted(test for test, took in seconds.items()
-                  if took > (BUDGET_S / 2 if test in was else BUDGET_S))
+                  if (test in was if test in skipped
+                      else took > (BUDGET_S / BAND if test in was else BUDGET_S * BAND)))
 
 
 def configure(config: pytest.Config) -> None:

@@ -77,10 +77,11 @@ def test_without_quick_every_test_runs(suite):
 
 
 def test_the_recorded_run_names_the_tests_over_the_budget(suite, monkeypatch):
-    """A test that sleeps past a tiny budget is recorded, and the next --quick leaves it out
-    (only the over-budget side is asserted: how fast `pass` runs is the machine's)."""
+    """A test that sleeps past the band over a tiny budget is recorded, and the next --quick
+    leaves it out (only the over-budget side is asserted: how fast `pass` runs is the
+    machine's)."""
     monkeypatch.setattr(quick_tier, "BUDGET_S", 0.05)
-    suite.makepyfile(test_sleepy="import time\n\ndef test_sleeps():\n    time.sleep(0.1)\n")
+    suite.makepyfile(test_sleepy="import time\n\ndef test_sleeps():\n    time.sleep(0.15)\n")
     suite.runpytest("--record-quick").assert_outcomes(passed=7)
     record = json.loads(quick_tier.RECORD.read_text())
     assert "test_sleepy.py::test_sleeps" in record["over_budget"]
@@ -103,6 +104,33 @@ def test_a_recorded_test_stays_recorded_until_within_half_the_budget(suite, monk
     record = json.loads(quick_tier.RECORD.read_text())
     assert record["over_budget"] == ["test_sleepy.py::test_sleeps"]
     assert quick_tier.RECORD.stat().st_mtime_ns == written
+
+
+def test_an_unrecorded_test_enters_only_past_the_band_over_the_budget(suite, monkeypatch):
+    """A test not recorded that runs over the budget but within ``BAND`` times it (a sleep
+    bounds it from below, and the budget is set far above what the sleep can overrun by)
+    stays out of the record, and the unchanged record is not rewritten."""
+    monkeypatch.setattr(quick_tier, "BUDGET_S", 0.5)
+    suite.makepyfile(test_sleepy="import time\n\ndef test_sleeps():\n    time.sleep(0.6)\n")
+    quick_tier.RECORD.write_text(json.dumps({
+        "budget_s": 0.5, "over_budget": [], "costly_setup": [],
+        "file_seconds": {"test_sleepy.py": 9.0}}, indent=1) + "\n")
+    written = quick_tier.RECORD.stat().st_mtime_ns
+    suite.runpytest("--record-quick", "test_sleepy.py").assert_outcomes(passed=1)
+    assert quick_tier.RECORD.stat().st_mtime_ns == written
+
+
+def test_a_skipped_test_keeps_its_place_in_the_record(suite, monkeypatch):
+    """A test skipped in this run (a tool missing here) measured nothing: a recorded one
+    stays recorded, though it took no time at all."""
+    suite.makepyfile(test_skipping="import pytest\n\n"
+                                   "def test_needs_a_tool():\n    pytest.skip('no tool')\n")
+    quick_tier.RECORD.write_text(json.dumps({
+        "budget_s": 1.0, "over_budget": ["test_skipping.py::test_needs_a_tool"],
+        "costly_setup": [], "file_seconds": {"test_skipping.py": 9.0}}, indent=1) + "\n")
+    suite.runpytest("--record-quick", "test_skipping.py").assert_outcomes(skipped=1)
+    record = json.loads(quick_tier.RECORD.read_text())
+    assert record["over_budget"] == ["test_skipping.py::test_needs_a_tool"]
 
 
 def test_a_changed_tier_records_each_file_s_seconds(suite, monkeypatch):
