@@ -6,7 +6,7 @@ plays the engine directly: each deal is played once per rotation of the
 lineup (default: the search bot, the heuristic twice, random; 4 players; a
 lineup may also hold ``pimc``, the game's ladder PIMC, uncapped), so every
 seat sees every deal, and the lineup's order changes from deal to deal as
-a tournament's does from round to round (``tournaments.schedule.cyclic_order``:
+a tournament's does from round to round (``referee.seating.cyclic_order``:
 with one order the search bot would always move just before the same bot, which
 in Flohcati decides much of a game). The search bot decides as ``SearchBot`` does
 (its view's sampler, the heuristic's move as the hint) from the options given
@@ -45,8 +45,8 @@ from bots.search import (
 )
 from referee.games import get_game
 from referee.games.determinize import sampler_for
+from referee.seating import cyclic_order, rotations
 from referee.seeds import derive_seed
-from tournaments.schedule import cyclic_order, rotations
 
 SEARCHES: dict[str, Callable[..., tuple[int, dict[str, Any]]]] = {"ismcts": ismcts,
                                                                   "pimc": pimc}

@@ -40,7 +40,7 @@ class CommandGroup(click.Group):
         try:
             return super().invoke(ctx)
         except CircusError as error:
-            fail(str(error))
+            fail(str(error), error.exit_status)
 
 
 def open_store(db_path: Path) -> Store:

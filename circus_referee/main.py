@@ -27,7 +27,7 @@ from circus_referee.common import CommandGroup
 @click.group(cls=CommandGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option("0.1.0", prog_name="circus-referee")
 def main() -> None:
-    """Run card-game AI tournaments: bots over gRPC, TrueSkill leaderboards."""
+    """Run card-game AI tournaments: bots over gRPC or stdio, TrueSkill leaderboards."""
 
 
 for command in (

@@ -11,8 +11,9 @@ import importlib
 import json
 import threading
 from concurrent import futures
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Callable, Protocol, Sequence
 
@@ -75,10 +76,60 @@ class DecisionView:
             self.event_cache)
 
 
+@dataclass(frozen=True, slots=True)
+class GameStart:
+    """The plain parts of one seat's ``StartGameRequest``, as :class:`DecisionView` is of a
+    decision's: a :class:`ViewDecider` writes the request from them, any other client
+    gets :meth:`message`."""
+
+    game_id: str
+    game: str
+    variant: str
+    seat: int
+    seat_names: list[str]
+    move_ms: int
+    bank_ms: int
+
+    def message(self) -> bot_pb2.StartGameRequest:
+        return bot_pb2.StartGameRequest(
+            game_id=self.game_id, game=self.game, variant=self.variant,
+            num_players=len(self.seat_names), seat=self.seat, seat_names=self.seat_names,
+            time_control=bot_pb2.TimeControl(move_ms=self.move_ms, bank_ms=self.bank_ms))
+
+
+@dataclass
+class GameEnd:
+    """The plain parts of a game's ``EndGameRequest``, one for all its seats (the request
+    of each adds its seat): the final state is converted once a game, as a message for
+    :meth:`message` and as JSON text for a :class:`ViewDecider` (``final_text``, filled by
+    :mod:`referee.jsonwire` at the first seat's request)."""
+
+    game_id: str
+    game: str
+    scores: list[int]
+    ranks: list[int]
+    reason: str
+    final: dict[str, Any]
+    status: str
+    final_text: list[str] = field(default_factory=list)
+
+    @cached_property
+    def final_messages(self) -> tuple[Any, bot_pb2.FinalState]:
+        """The final state as the ``Struct`` and as the game's typed message."""
+        return wire.struct(self.final), wire.final_state_message(self.game, self.final)
+
+    def message(self, seat: int) -> bot_pb2.EndGameRequest:
+        final_state, typed_final_state = self.final_messages
+        return bot_pb2.EndGameRequest(
+            game_id=self.game_id, scores=self.scores, ranks=self.ranks, reason=self.reason,
+            final_state=final_state, typed_final_state=typed_final_state, seat=seat,
+            status=self.status)
+
+
 class ViewDecider:
-    """A client that writes a decision's request from its :class:`DecisionView` itself
-    (stdio: straight to JSON text, no message built first), in two steps so that the
-    match's clock starts after the request is made, as it does for a message."""
+    """A client that writes its requests from their plain parts itself (stdio: straight to
+    JSON text, no message built first): a decision's in two steps so that the match's
+    clock starts after the request is made, as it does for a message."""
 
     def prepare(self, view: DecisionView) -> object:
         """The request, made ready to send (what :meth:`decide_prepared` takes)."""
@@ -86,6 +137,14 @@ class ViewDecider:
 
     def decide_prepared(self, view: DecisionView, prepared: object,
                         timeout: float) -> bot_pb2.Decision:
+        raise NotImplementedError
+
+    def start_game_view(self, start: GameStart, timeout: float) -> None:
+        """StartGame, its request written from ``start``."""
+        raise NotImplementedError
+
+    def end_game_view(self, end: GameEnd, seat: int, timeout: float) -> None:
+        """EndGame to ``seat``, its request written from ``end``."""
         raise NotImplementedError
 
 

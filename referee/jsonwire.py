@@ -31,7 +31,7 @@ from google.protobuf.message import Message
 
 from circus.v1 import bot_pb2
 from referee.games.base import Action, Event, State
-from referee.wire import oneof_field
+from referee.wire import final_state_data, oneof_field
 
 
 class Unencodable(Exception):
@@ -254,9 +254,11 @@ def _game_writers(message: type[Message]) -> dict[str, Callable[[Any], str]]:
     return writers
 
 
-_OBSERVATIONS, _PAYLOADS, _EVENT_PAYLOADS = (
-    _game_writers(message)
-    for message in (bot_pb2.Observation, bot_pb2.ActionPayload, bot_pb2.EventPayload))
+_OBSERVATIONS, _PAYLOADS, _EVENT_PAYLOADS, _FINAL_STATES = (
+    _game_writers(message) for message in (bot_pb2.Observation, bot_pb2.ActionPayload,
+                                           bot_pb2.EventPayload, bot_pb2.FinalState))
+_START = message_writer(_descriptor(bot_pb2.StartGameRequest))
+_END = _specs(bot_pb2.EndGameRequest)
 
 
 def _game_text(writers: dict[str, Callable[[Any], str]], field: str, data: Any) -> str:
@@ -334,4 +336,29 @@ def decision_text(state: State, game_id: str, decision_id: int, events_from: int
             if events[index].visible_for(seat)]
     if seen:
         parts.append('"events":[' + ",".join(seen) + "]")
+    return "{" + ",".join(parts) + "}"
+
+
+def start_game_text(game_id: str, game: str, variant: str, seat: int, seat_names: list[str],
+                    move_ms: int, bank_ms: int) -> str:
+    """The JSON text of the ``StartGameRequest`` that ``clients.GameStart`` builds from the
+    same arguments; :class:`Unencodable` if the data is not what this module writes."""
+    return _START({"game_id": game_id, "game": game, "variant": variant,
+                   "num_players": len(seat_names), "seat": seat, "seat_names": seat_names,
+                   "time_control": {"move_ms": move_ms, "bank_ms": bank_ms}})
+
+
+def end_game_text(game_id: str, game: str, scores: list[int], ranks: list[int], reason: str,
+                  final: dict[str, Any], seat: int, status: str, final_text: list[str]) -> str:
+    """The JSON text of the ``EndGameRequest`` that ``clients.GameEnd`` builds for ``seat``
+    from the same arguments (``final``: the state's ``final_state()``, as the ``Struct`` and
+    typed). ``final_text`` is a list kept for the game's seats (start with ``[]``): the
+    final state is written at the first seat's request. :class:`Unencodable` as above."""
+    if not final_text:
+        final_text.append(f'"final_state":{struct_text(final)},"typed_final_state":'
+                          + _game_text(_FINAL_STATES, oneof_field(game),
+                                       final_state_data(game, final)))
+    parts = _parts(_END, {"game_id": game_id, "scores": scores, "ranks": ranks,
+                          "reason": reason, "seat": seat, "status": status})
+    parts.append(final_text[0])
     return "{" + ",".join(parts) + "}"

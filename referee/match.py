@@ -19,15 +19,20 @@ from typing import Callable, Mapping
 
 from circus.v1 import bot_pb2
 from circus_outcomes import FaultClass, GameStatus, Policy
-from referee import wire
-from referee.clients import BotClient, BotFault, DecisionView, ViewDecider
+from referee.clients import (BotClient, BotFault, DecisionView, GameEnd, GameStart,
+                             ViewDecider)
 from referee.games.base import Game, State, ranks_from_scores
 from referee.seeds import derive_seed
 from referee.settings import TimeConfig
 
 
 class MatchAbandoned(Exception):
-    """The tournament is stopping; this game is not to be recorded."""
+    """The tournament is stopping; this game is not to be recorded.
+
+    Control flow, not a :class:`~referee.errors.CircusError`: it is raised in a game's
+    thread (or a worker's task) only once the run's stop is set, when the runner has
+    stopped reading results (a Ctrl-C, an error, a stop rule), so it ends the game and
+    no user meets it."""
 
 
 @dataclass(frozen=True)
@@ -181,16 +186,18 @@ class Match:
             if seat.name in self.suspended:
                 self._sit_out(index, seat)
                 continue
-            if seat.client is None:
+            client = seat.client
+            if client is None:
                 self._fault(index, BotFault(FaultClass.CRASH, "the bot is not running"))
                 continue
-            request = bot_pb2.StartGameRequest(
-                game_id=self.game_id, game=self.game.name, variant=self.variant,
-                num_players=len(names), seat=index, seat_names=names,
-                time_control=bot_pb2.TimeControl(move_ms=seat.time.move_ms,
-                                                 bank_ms=seat.time.bank_ms))
+            start = GameStart(self.game_id, self.game.name, self.variant, index, names,
+                              seat.time.move_ms, seat.time.bank_ms)
+            timeout = seat.time.call_ms / 1000
             try:
-                seat.client.start_game(request, timeout=seat.time.call_ms / 1000)
+                if isinstance(client, ViewDecider):
+                    client.start_game_view(start, timeout)
+                else:
+                    client.start_game(start.message(), timeout)
             except BotFault as fault:
                 self._fault(index, BotFault(fault.fault_class, f"StartGame: {fault.detail}"))
 
@@ -202,18 +209,18 @@ class Match:
                                  Policy.SUBSTITUTE, now()))
 
     def _end_game(self, scores: list[int], ranks: list[int], status: GameStatus) -> None:
-        final = self.state.final_state()
-        final_state = wire.struct(final)
-        typed_final_state = wire.final_state_message(self.state.game_name, final)
+        end = GameEnd(self.game_id, self.state.game_name, scores, ranks, self.state.end_reason,
+                      self.state.final_state(), status.value)
         for index, seat in enumerate(self.seats):
-            if seat.client is None or seat.gone:
+            client = seat.client
+            if client is None or seat.gone:
                 continue
-            request = bot_pb2.EndGameRequest(
-                game_id=self.game_id, scores=scores, ranks=ranks,
-                reason=self.state.end_reason, final_state=final_state,
-                typed_final_state=typed_final_state, seat=index, status=status)
+            timeout = seat.time.call_ms / 1000
             try:
-                seat.client.end_game(request, timeout=seat.time.call_ms / 1000)
+                if isinstance(client, ViewDecider):
+                    client.end_game_view(end, index, timeout)
+                else:
+                    client.end_game(end.message(index), timeout)
             except BotFault as fault:
                 # The result stands; the fault is recorded so the bot's author hears of it.
                 seat.faults.append(Fault(index, seat.name, self.decision_id, fault.fault_class,

@@ -10,6 +10,7 @@ the reason and the tail of the bot's log.
 
 from __future__ import annotations
 
+import shlex
 import socket
 import threading
 import time
@@ -46,6 +47,25 @@ MISSING_FILE = ("No such file or directory", ": not found")
 
 class BotStartError(CircusError):
     """A bot cannot take part; the message names the bot and the reason."""
+
+
+#: The endings of the files a command runs (scripts, archives, binaries), by which a word
+#: of a command that names no existing file is taken for a path mistyped.
+FILE_ENDINGS = {".py", ".js", ".mjs", ".cjs", ".ts", ".pl", ".rb", ".php", ".lua", ".tcl",
+                ".sh", ".jar", ".class", ".exe", ".R", ".jl"}
+
+
+def absent_files(command: str, folder: Path) -> list[str]:
+    """The words of ``command`` that look like a file's path (with a ``/`` or a script's
+    ending) and name nothing in ``folder``, the folder it runs in."""
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return []
+    looks_like_path = [word for word in words
+                       if not word.startswith("-") and "{" not in word and ":" not in word
+                       and ("/" in word or Path(word).suffix in FILE_ENDINGS)]
+    return [word for word in looks_like_path if not (folder / word).exists()]
 
 
 def major(version: str) -> str:
@@ -155,7 +175,7 @@ class Participant:
         client = self.client = self._connect()
         if self.spec.debug:
             client = self.client = WireLog(client, self.wire_log)
-        return client, self._hello(client)
+        return client, self._hello(client, self.process)
 
     def _connect(self) -> BotClient:
         spec = self.spec
@@ -194,7 +214,7 @@ class Participant:
         channel = StdioClient(lane.process, self.limits.message_bytes, CRASH_SETTLE_S)
         client: BotClient = WireLog(channel, self.wire_log) if self.spec.debug else channel
         try:
-            hello = self._hello(client)
+            hello = self._hello(client, lane.process)
         except BotStartError:
             client.close()
             raise
@@ -220,19 +240,24 @@ class Participant:
         while time.monotonic() < deadline:
             if self.process is not None and not self.process.alive():
                 raise BotStartError(self._failure(
-                    f"{self.process.exit_description()} before answering{self._hidden_hint()}"))
+                    f"{self.process.exit_description()} before answering"
+                    f"{self._hidden_hint(self.process)}"))
             if endpoint is None or accepts_connections(*endpoint):
                 return
             time.sleep(READY_LOOK_S)
         raise BotStartError(self._failure(
             f"did not answer on {client.address} within startup_ms={int(self.startup_s * 1000)}"))
 
-    def _hello(self, client: BotClient) -> bot_pb2.HelloResponse:
+    def _hello(self, client: BotClient, process: BotProcess | None) -> bot_pb2.HelloResponse:
+        """The handshake of ``client``, whose process (if the referee started one) a
+        failure's message quotes."""
         request = bot_pb2.HelloRequest(protocol_version=PROTOCOL_VERSION, referee=REFEREE_NAME)
         try:
             response = client.hello(request, timeout=self.startup_s)
         except BotFault as fault:
-            raise BotStartError(self._failure(f"Hello failed ({fault})")) from None
+            hint = self._hidden_hint(process) if process and not process.alive() else ""
+            raise BotStartError(self._failure(f"Hello failed ({fault}){hint}", process)) \
+                from None
         if not isinstance(response, bot_pb2.HelloResponse):
             raise BotStartError(self._failure("Hello returned no HelloResponse"))
         if major(response.protocol_version) != major(PROTOCOL_VERSION):
@@ -255,21 +280,29 @@ class Participant:
             raise BotStartError(self._failure(
                 f"does not play {game} (variant {variant}); it claims {claimed}"))
 
-    def _hidden_hint(self) -> str:
-        """For a sandboxed bot that ended saying a file is missing: the file may well
-        exist, outside what its sandbox shows (issue 35: a binary beside its data in /tmp)."""
-        assert self.process is not None
-        if not (self.process.isolation.sandbox
-                and any(words in self.process.log_tail() for words in MISSING_FILE)):
+    def _hidden_hint(self, process: BotProcess) -> str:
+        """For a bot that ended saying a file is missing: the file its command names that
+        is not there (a path written from the shell's folder, not the config's), else, in
+        a sandbox, that the file may well exist outside what the sandbox shows (issue 35:
+        a binary beside its data in /tmp)."""
+        if not any(words in process.log_tail() for words in MISSING_FILE):
+            return ""
+        folder = (process.isolation.workdir or Path.cwd()).resolve()
+        absent = absent_files(process.command, folder)
+        if absent:
+            return (f"; its command names {', '.join(absent)}, not in {folder} (a command "
+                    "runs in its dir:, else in its config file's folder)")
+        if not process.isolation.sandbox:
             return ""
         return ("; if the file it names exists, the sandbox hides it: a bot sees the system's "
                 "folders, the files its command names, its dir: and its mounts: only "
                 "(docs/protocol.md, Notes per language)")
 
-    def _failure(self, reason: str) -> str:
-        """The start error's one line; the reason and the log's tail hold the bot's own
-        words (its claimed games, protocol version, output), so the line is made inert."""
-        process = self.process or (self.lanes[0].process if self.lanes else None)
+    def _failure(self, reason: str, process: BotProcess | None = None) -> str:
+        """The start error's one line; the reason and the log's tail (of ``process``, else
+        of the bot's first) hold the bot's own words (its claimed games, protocol version,
+        output), so the line is made inert."""
+        process = process or self.process or (self.lanes[0].process if self.lanes else None)
         tail = process.log_tail() if process else ""
         where = f" [log {self.log_path}: {tail}]" if tail else ""
         return printable(f"bot {self.name!r}: {reason}{where}")

@@ -701,13 +701,19 @@ class BotProcess:
             self.pump.join(timeout)
 
     def log_tail(self, lines: int = 5) -> str:
-        """The last lines of the bot's log, for error messages: one inert line (the log
-        is the bot's own output). For a run that has ended, once its last words are
-        copied (a second at most)."""
+        """The last lines of this run in the bot's log, for error messages: one inert line
+        (the log is the bot's own output). For a run that has ended, once its last words
+        are copied (a second at most). Only this run's header and tagged lines: the log
+        also holds earlier runs (restarts, other lanes, earlier invocations), whose words
+        would blame this run for another's failure."""
         if not self.alive():
             self._copied(1.0)
         try:
             text = self.log_path.read_text(errors="replace")
         except OSError:
             return ""
-        return printable(" | ".join(line for line in text.strip().splitlines()[-lines:]))
+        own = text.strip().splitlines()
+        if self.run:
+            own = [line for line in own if line.startswith(
+                (f"[run {self.run}] ", f"=== run {self.run} of "))]
+        return printable(" | ".join(own[-lines:]))

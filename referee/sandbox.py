@@ -19,7 +19,7 @@ UTS, cgroup and network namespaces:
   fresh scratch folder among them); ``/proc``'s knobs and ``/sys`` read-only;
 * a seccomp filter refuses (``EPERM``) the system calls that reach shared
   kernel state or widen its powers: keyrings, ptrace, bpf, perf events,
-  userfaultfd, io_uring, mounts, namespaces (:data:`REFUSED`);
+  userfaultfd, io_uring, mounts, namespaces, file watches (:data:`REFUSED`);
 * it listens on a unix socket in its own tmpfs, which the referee opens through
   the sandbox's root without following any link (:func:`open_socket`);
 * a cgroup per run bounds memory (shared memory and tmpfs pages included),
@@ -89,6 +89,11 @@ REFUSED = {
                "fsconfig", "fsmount", "fspick", "mount_setattr", "name_to_handle_at",
                "open_by_handle_at"),
     "namespaces": ("unshare", "setns"),
+    # The system files are the host's own inodes in every sandbox: a watch on one sees
+    # another sandbox open or read it, a channel between two bots of one author.
+    "watching files other sandboxes open": ("inotify_init", "inotify_init1",
+                                            "inotify_add_watch", "fanotify_init",
+                                            "fanotify_mark"),
     "the machine": ("reboot", "kexec_load", "kexec_file_load", "init_module", "finit_module",
                     "delete_module", "swapon", "swapoff", "acct", "syslog", "quotactl",
                     "settimeofday", "clock_settime", "clock_adjtime", "iopl", "ioperm",

@@ -35,8 +35,8 @@ from google.protobuf.message import Message
 
 from circus.v1 import bot_pb2
 from circus_outcomes import FaultClass
-from referee.clients import BotClient, BotFault, DecisionView, ViewDecider
-from referee.jsonwire import Unencodable, decision_text
+from referee.clients import BotClient, BotFault, DecisionView, GameEnd, GameStart, ViewDecider
+from referee.jsonwire import Unencodable, decision_text, end_game_text, start_game_text
 from referee.process import BotProcess
 from referee.text import printable
 
@@ -213,7 +213,9 @@ def reply_message(reply: dict[str, Any], case: str) -> Message:
     if body is not None and not isinstance(body, dict):
         raise BotFault(FaultClass.ILLEGAL,
                        f"the {case} reply does not parse: {body!r:.40} is not an object")
-    if case == "decide" and body is not None:
+    if not body:   # no fields: the empty message (StartGame's and EndGame's usual reply)
+        return REPLIES[case]()
+    if case == "decide":
         decision = _plain_decision(body)
         if decision is not None:
             return decision
@@ -221,8 +223,7 @@ def reply_message(reply: dict[str, Any], case: str) -> Message:
     try:
         # Unknown fields are skipped, as protobuf's binary format skips them: a bot of a
         # later minor version may send more.
-        json_format.ParseDict(body if body is not None else {}, message,
-                              ignore_unknown_fields=True)
+        json_format.ParseDict(body, message, ignore_unknown_fields=True)
     except (json_format.ParseError, TypeError, ValueError, RecursionError) as error:
         raise BotFault(FaultClass.ILLEGAL,
                        printable(f"the {case} reply does not parse: {error}")) from None
@@ -520,36 +521,62 @@ class StdioPool(ViewDecider):
     def start_game(self, request: bot_pb2.StartGameRequest, timeout: float) -> None:
         self._call(self._take((request.game_id, request.seat)), "start_game", request, timeout)
 
+    def start_game_view(self, start: GameStart, timeout: float) -> None:
+        """StartGame, its JSON text written from ``start`` (as :meth:`prepare` does)."""
+        request = self._written(partial(start_game_text, start.game_id, start.game,
+                                        start.variant, start.seat, start.seat_names,
+                                        start.move_ms, start.bank_ms), start.message)
+        self._call(self._take((start.game_id, start.seat)), "start_game", request, timeout)
+
     def decide(self, request: bot_pb2.DecisionRequest, timeout: float) -> bot_pb2.Decision:
         reply: bot_pb2.Decision = self._call(self._lane_of((request.game_id, request.seat)),
                                              "decide", request, timeout)
         return reply
 
-    def prepare(self, view: DecisionView) -> str | bot_pb2.DecisionRequest:
-        """The request's JSON text; the message for a logged wire, or for data the direct
-        writer does not take."""
+    def prepare(self, view: DecisionView) -> str | Message:
+        """The request's JSON text, or its message (:meth:`_written`)."""
+        return self._written(partial(decision_text, view.state, view.game_id,
+                                     view.decision_id, view.events_from, view.move_ms,
+                                     view.bank_ms, view.actions, view.event_texts),
+                             view.message)
+
+    def _written(self, text: Callable[[], str],
+                 message: Callable[[], Message]) -> str | Message:
+        """A request's JSON text by the direct writer (:mod:`referee.jsonwire`); its message
+        for a logged wire (the log writes the message), or for data the writer does not
+        take (protobuf then checks it, as for every other transport)."""
         if self.logged:
-            return view.message()
+            return message()
         try:
-            return decision_text(view.state, view.game_id, view.decision_id, view.events_from,
-                                 view.move_ms, view.bank_ms, view.actions, view.event_texts)
+            return text()
         except Unencodable:
-            return view.message()
+            return message()
 
     def decide_prepared(self, view: DecisionView, prepared: object,
                         timeout: float) -> bot_pb2.Decision:
         lane = self._lane_of((view.game_id, view.state.current_seat()))
-        assert isinstance(prepared, (str, bot_pb2.DecisionRequest)), "what prepare made"
+        assert isinstance(prepared, (str, Message)), "what prepare made"
         reply: bot_pb2.Decision = self._call(lane, "decide", prepared, timeout)
         return reply
 
     def end_game(self, request: bot_pb2.EndGameRequest, timeout: float) -> None:
-        lane = self._lane_of((request.game_id, request.seat))
+        self._end(request.game_id, request.seat, request, timeout)
+
+    def end_game_view(self, end: GameEnd, seat: int, timeout: float) -> None:
+        """EndGame, its JSON text written from ``end`` (as :meth:`prepare` does)."""
+        request = self._written(partial(end_game_text, end.game_id, end.game, end.scores,
+                                        end.ranks, end.reason, end.final, seat, end.status,
+                                        end.final_text), partial(end.message, seat))
+        self._end(end.game_id, seat, request, timeout)
+
+    def _end(self, game_id: str, seat: int, request: Message | str, timeout: float) -> None:
+        """EndGame to the lane of the game's seat, which is free after it."""
+        lane = self._lane_of((game_id, seat))
         try:
             self._call(lane, "end_game", request, timeout)
         finally:
             with self.lock:
-                if lane.seat == (request.game_id, request.seat):
+                if lane.seat == (game_id, seat):
                     lane.seat = None
 
     def close(self) -> None:

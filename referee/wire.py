@@ -110,16 +110,20 @@ def events_for(state: State, seat: int, start: int) -> list[bot_pb2.Event]:
 
 def final_state_message(game: str, final_state: dict[str, Any]) -> bot_pb2.FinalState:
     """A game's ``final_state()`` as its typed final-state message."""
-    field = oneof_field(game)
-    typed = bot_pb2.FinalState.DESCRIPTOR.fields_by_name[field].message_type
+    return _typed(bot_pb2.FinalState, oneof_field(game), final_state_data(game, final_state))
+
+
+def final_state_data(game: str, final_state: dict[str, Any]) -> dict[str, Any]:
+    """A game's ``final_state()`` as the dict of its typed final-state message's fields
+    (what ``FinalState``'s game field takes; ``referee.jsonwire`` writes it as text)."""
+    typed = bot_pb2.FinalState.DESCRIPTOR.fields_by_name[oneof_field(game)].message_type
     assert typed is not None, "each game's final state is a message (bot.proto)"
     fields = typed.fields_by_name
     # The stubs type upb's descriptors (what a DESCRIPTOR holds at run time) apart from
     # FieldDescriptor, the same class at run time: hence the one ignore.
-    return _typed(bot_pb2.FinalState, field,
-                  {key: _nested(fields[key], value)  # type: ignore[arg-type]  # upb's, see above
-                   if key in fields else value
-                   for key, value in final_state.items()})
+    return {key: _nested(fields[key], value)  # type: ignore[arg-type]  # upb's, see above
+            if key in fields else value
+            for key, value in final_state.items()}
 
 
 def _nested(field: FieldDescriptor, value: Any) -> Any:

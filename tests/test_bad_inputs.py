@@ -201,6 +201,20 @@ def test_an_error_of_each_area_ends_the_command_as_one_line_and_exit_2(tmp_path,
     assert line == f"error: {name} says what to fix"
 
 
+def test_a_ctrl_c_ends_the_command_as_one_line_through_the_same_except_with_status_130(
+        tmp_path, monkeypatch):
+    """Interrupted is a CircusError with the shell's status for a Ctrl-C: no command
+    catches it itself, the group's one ``except`` prints its line."""
+    from tournaments.runner import Interrupted, TournamentRunner
+
+    def interrupted(self: TournamentRunner) -> None:
+        raise Interrupted("interrupted: 3 of 8 games are stored; run the same command again")
+    monkeypatch.setattr(TournamentRunner, "run", interrupted)
+    result = tournament(tmp_path)
+    assert (result.exit_code, result.output.strip().splitlines()) == (130, [
+        "error: interrupted: 3 of 8 games are stored; run the same command again"])
+
+
 def test_a_bots_failure_is_its_fault_not_an_error_of_the_referee():
     """A bot that fails a call costs that bot (its fault's policy), never the run."""
     assert not issubclass(BotFault, CircusError)

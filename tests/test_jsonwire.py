@@ -11,9 +11,11 @@ from google.protobuf import json_format
 
 from circus.v1 import bot_pb2, flea_circus_pb2
 from referee import jsonwire, wire
-from referee.clients import DecisionView
+from circus_outcomes import GameStatus
+from referee.clients import DecisionView, GameEnd, GameStart
 from referee.games import GAMES
-from referee.games.base import Action
+from referee.games.base import Action, ranks_from_scores
+from referee.match import seat_labels
 from referee.stdio import Lane, StdioPool
 
 
@@ -50,6 +52,56 @@ def test_every_request_of_random_games_is_protobuf_s_canonical_json_of_its_messa
         assert json.loads(direct(view)) == expected
         count += 1
     assert count > 5000
+
+
+def canonical(message) -> dict:
+    return json_format.MessageToDict(message, preserving_proto_field_name=True)
+
+
+def test_every_start_game_request_is_protobuf_s_canonical_json_of_its_message():
+    count = 0
+    for game in GAMES.values():
+        for variant in game.variants:
+            for players in range(game.min_players, game.max_players + 1):
+                names = [seat_labels(players), [f'b\u00f6t "{seat}"\n' for seat in range(players)]]
+                for seat in range(players):
+                    for move_ms, bank_ms, seat_names in ((0, 0, names[0]), (5, 30_000, names[1])):
+                        start = GameStart(f"g{seat}", game.name, variant, seat, seat_names,
+                                          move_ms, bank_ms)
+                        text = jsonwire.start_game_text(
+                            start.game_id, start.game, start.variant, start.seat,
+                            start.seat_names, start.move_ms, start.bank_ms)
+                        assert json.loads(text) == canonical(start.message())
+                        count += 1
+    assert count > 50
+
+
+def random_ends(seeds: range):
+    """A GameEnd of random games of every game, variant and player count, played out."""
+    for game in GAMES.values():
+        for variant in game.variants:
+            for players in range(game.min_players, game.max_players + 1):
+                for seed in seeds:
+                    state = game.new_state(players, variant, seed)
+                    choices = random.Random(seed)
+                    while not state.is_terminal():
+                        actions = state.legal_actions()
+                        state.apply(choices.randrange(len(actions)), actions)
+                    scores = state.scores()
+                    yield players, GameEnd(f"g{seed}", game.name, scores,
+                                           ranks_from_scores(scores), state.end_reason,
+                                           state.final_state(), choices.choice(list(GameStatus)).value)
+
+
+def test_every_end_game_request_of_random_games_is_protobuf_s_canonical_json_of_its_message():
+    count = 0
+    for players, end in random_ends(range(3)):
+        for seat in range(players):
+            text = jsonwire.end_game_text(end.game_id, end.game, end.scores, end.ranks,
+                                          end.reason, end.final, seat, end.status, end.final_text)
+            assert json.loads(text) == canonical(end.message(seat))
+            count += 1
+    assert count > 50
 
 
 def test_a_struct_s_numbers_are_doubles_as_protobuf_writes_them():
@@ -106,3 +158,58 @@ def test_a_pool_whose_wire_is_logged_prepares_the_message_the_log_writes():
     view = DecisionView(state, "g", 1, 0, 5, 0, state.legal_actions(), [], [])
     pool = StdioPool([Lane(None)], lambda: "", logged=True)  # type: ignore[arg-type]  # as above
     assert pool.prepare(view) == view.message()
+
+
+class Recorder:
+    """A lane's client that keeps what the pool sends it (a text or a message)."""
+
+    def __init__(self) -> None:
+        self.sent: list = []
+
+    def start_game(self, request, timeout) -> None:
+        self.sent.append(request)
+
+    def end_game(self, request, timeout) -> None:
+        self.sent.append(request)
+
+    def close(self) -> None:
+        pass
+
+
+def recorded_pool(logged: bool = False) -> tuple[StdioPool, Recorder]:
+    lane, recorder = Lane(None), Recorder()  # type: ignore[arg-type]  # no process is asked
+    lane.free = lambda: lane.seat is None  # type: ignore[method-assign]  # no process to ask
+    lane.client = recorder  # type: ignore[assignment]  # only start_game and end_game are called
+    return StdioPool([lane], lambda: "", logged=logged), recorder
+
+
+def played_end() -> GameEnd:
+    state = GAMES["flea-circus"].new_state(2, "standard", 1)
+    while not state.is_terminal():
+        state.apply(0, state.legal_actions())
+    return GameEnd("g", "flea-circus", state.scores(), ranks_from_scores(state.scores()),
+                   state.end_reason, state.final_state(), "finished")
+
+
+def test_start_and_end_go_as_text_and_as_the_message_for_data_the_writer_refuses():
+    pool, recorder = recorded_pool()
+    start, end = GameStart("g", "flea-circus", "standard", 1, ["a", "b"], 5, 0), played_end()
+    pool.start_game_view(start, 1.0)
+    pool.end_game_view(end, 1, 1.0)
+    assert [json.loads(text) for text in recorder.sent] == [canonical(start.message()),
+                                                            canonical(end.message(1))]
+    # A str subclass (protobuf takes it; the writer vouches only for str itself).
+    odd_start = GameStart("g", "flea-circus", "standard", 1, ["a", GameStatus.VOID], 5, 0)
+    odd_end = played_end()
+    odd_end.status = GameStatus.VOID
+    pool.start_game_view(odd_start, 1.0)
+    pool.end_game_view(odd_end, 1, 1.0)
+    assert recorder.sent[2:] == [odd_start.message(), odd_end.message(1)]
+
+
+def test_a_logged_pool_sends_start_and_end_as_the_messages_the_log_writes():
+    pool, recorder = recorded_pool(logged=True)
+    start, end = GameStart("g", "flea-circus", "standard", 0, ["a", "b"], 5, 0), played_end()
+    pool.start_game_view(start, 1.0)
+    pool.end_game_view(end, 0, 1.0)
+    assert recorder.sent == [start.message(), end.message(0)]

@@ -410,3 +410,29 @@ def test_a_private_path_inside_the_bots_own_folder_stays_covered(tmp_path):
     assert "the deal secret" not in seen
     # The control: without the path in the private list, the same bot reads it.
     assert "the deal secret" in sandboxed_output(tmp_path, command, workdir=own, folder=own)
+
+
+WATCH = """
+import ctypes, errno, sys
+libc = ctypes.CDLL(None, use_errno=True)
+def outcome(fd):
+    return "made" if fd >= 0 else errno.errorcode[ctypes.get_errno()]
+fd = libc.inotify_init1(0)
+watch = outcome(libc.inotify_add_watch(fd, sys.executable.encode(), 0x20)) if fd >= 0 else "-"
+print("inotify", outcome(fd), "watch", watch)
+print("fanotify", outcome(libc.fanotify_init(0x200, 0)))  # FAN_REPORT_FID: unprivileged
+"""
+
+
+def test_a_bot_may_not_watch_the_files_other_sandboxes_open(tmp_path):
+    """The system files are the host's inodes in every sandbox: a watch on one would see
+    another bot open or read it, a channel between two bots of one author at one table."""
+    own = tmp_path / "bot"
+    own.mkdir()
+    (own / "watch.py").write_text(WATCH)
+    command = f"{sys.executable} watch.py"
+    seen = sandboxed_output(tmp_path, command, workdir=own, folder=own)
+    assert seen.split() == ["inotify", "EPERM", "watch", "-", "fanotify", "EPERM"], seen
+    # The control: outside the sandbox the same program watches the interpreter's file.
+    outside = sandboxed_output(tmp_path, command, workdir=own, sandbox=False)
+    assert outside.split()[:4] == ["inotify", "made", "watch", "made"], outside

@@ -54,6 +54,28 @@ def test_every_deal_is_played_in_every_rotation_and_the_same_call_gives_the_same
     assert found != evaluate(first_legal, [RandomBot(), RandomBot()], deals=6, seed=4)
 
 
+class SeatingBot(RandomBot):
+    """A random bot that notes its seat in each game (seat names are not revealed)."""
+
+    def __init__(self, name: str, seatings: dict[str, dict[int, str]]) -> None:
+        self.name, self.seatings = name, seatings
+
+    def start_game(self, request: bot_pb2.StartGameRequest) -> None:
+        self.seatings.setdefault(request.game_id, {})[request.seat] = self.name
+
+
+def test_the_opponents_order_varies_so_the_policy_sits_after_each_equally_often():
+    """Rotations alone keep who sits after whom: over (k-1)! deals the order around the
+    table varies, so the opponent seated after the policy is each of them as often."""
+    seatings: dict[str, dict[int, str]] = {}
+    evaluate(first_legal, [SeatingBot(name, seatings) for name in "abc"], deals=6, seed=1)
+    tables = [tuple(seats.get(seat, "policy") for seat in range(4))
+              for seats in seatings.values()]
+    after = [table[(table.index("policy") + 1) % 4] for table in tables]
+    assert len(tables) == 24 and [after.count(name) for name in "abc"] == [8, 8, 8]
+    assert len(set(tables)) == 24   # the 6 orders, each in its 4 rotations
+
+
 def test_the_rank_share_and_rating_tell_a_weak_policy_from_an_even_one():
     even = evaluate(seeded_random(1), [RandomBot()], deals=150)
     weak = evaluate(seeded_random(1), [FleaGreedyBot()], deals=150)

@@ -158,6 +158,35 @@ def test_the_learner_decides_at_every_step_and_its_seat_rotates() -> None:
     assert seats == [0, 1, 2]
 
 
+@pytest.mark.parametrize("game", ["flea-circus", "flohcati", "animal-circus"])
+def test_the_gymnasium_view_lists_the_legal_actions_once_per_decision(game: str) -> None:
+    """The learner's mask and its chosen id, and an opponent's request and its reply, each
+    read one listing: two per decision was the cost this counts."""
+    from unittest import mock
+
+    from bots.random_bot import RandomBot
+    from training.gym import CircusGymEnv
+
+    env = CircusGymEnv(game, [RandomBot(), RandomBot()], time_control=None)
+    env.reset(seed=3)
+    kind = type(env.state)
+    listings = 0
+
+    def listed(state: Any) -> Any:
+        nonlocal listings
+        listings += 1
+        return real(state)
+
+    real = kind.legal_actions
+    with mock.patch.object(kind, "legal_actions", listed):
+        _, info = env.reset(seed=3)
+        done = False
+        while not done:
+            _, _, done, _, info = env.step(np.int64(np.flatnonzero(info["action_mask"])[0]))
+    assert env.state is not None and "illegal" not in info
+    assert listings == len(env.state.history)
+
+
 def test_an_illegal_action_id_ends_the_episode_as_a_loss() -> None:
     from bots.random_bot import RandomBot
     from training.gym import CircusGymEnv

@@ -7,6 +7,7 @@ reference for every key is in the README ("bots.yaml reference").
 
 from __future__ import annotations
 
+import difflib
 import math
 import os
 import re
@@ -433,10 +434,13 @@ def _sprt(data: dict, fmt: str) -> SprtConfig | None:
 
 
 def _no_unknown_keys(data: dict, allowed: set[str], where: str) -> None:
+    """Refuse a key not in ``allowed``, naming the allowed key it is likely a typo of."""
     for key in data:
         if key not in allowed:
+            close = difflib.get_close_matches(str(key), allowed, n=1)
+            guess = f"did you mean {close[0]!r}? " if close else ""
             raise ConfigError(f"unknown key {where}{key!r} "
-                              f"(allowed: {', '.join(sorted(allowed))})")
+                              f"({guess}allowed: {', '.join(sorted(allowed))})")
 
 
 def _typed(data: dict, key: str, kind: type, default: Any = None, required: bool = False,
@@ -534,7 +538,7 @@ def _bots(section: Any, sandbox: bool, folder: Path | None,
         where = f"bots[{number}]"
         if not isinstance(entry, dict):
             raise ConfigError(f"{where} must be a mapping with a name and a command, "
-                              "address or python")
+                              "address, python or policy")
         _no_unknown_keys(entry, {"name", "memory", "debug", "time", "policy", *BOT_KINDS,
                                  *COMMAND_KEYS}, f"{where}.")
         entry = _policy_as_command(entry, where, folder)
@@ -546,8 +550,8 @@ def _bots(section: Any, sandbox: bool, folder: Path | None,
         ways = [kind for kind in BOT_KINDS if entry.get(kind) is not None]
         if len(ways) != 1:
             found = " and ".join(ways) if ways else "none"
-            raise ConfigError(f"bot {name!r} needs exactly one of command, address, python "
-                              f"(found {found})")
+            raise ConfigError(f"bot {name!r} needs exactly one of command, address, python, "
+                              f"policy (found {found})")
         value = _typed(entry, ways[0], str, where=f"bot {name!r}: ")
         if any(ord(char) < 32 or ord(char) == 127 for char in value):
             raise ConfigError(f"bot {name!r}: {ways[0]} holds a control character")

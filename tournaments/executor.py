@@ -76,7 +76,11 @@ class ThreadExecutor:
 
 class ClusterLost(Exception):
     """The cluster cannot go on (its scheduler went away, or a game killed worker after
-    worker); the games returned before are kept."""
+    worker); the games returned before are kept.
+
+    Not a :class:`~referee.errors.CircusError`: the executor cannot tell the user what
+    they need (how many games are stored where, how to resume), so its one caller, the
+    runner, turns it into a ``TournamentError`` that says so."""
 
 
 # How often the number of workers (and so the games in flight) is looked up again.

@@ -19,11 +19,11 @@ already scheduled keep their indices, groups and deals.
 from __future__ import annotations
 
 import itertools
-import math
 from dataclasses import dataclass, replace
 from functools import partial
 from typing import Callable, Collection, Iterable, Iterator, Mapping
 
+from referee.seating import Table, cyclic_order, rotations
 from referee.seeds import derive_seed
 from referee.settings import BotSpec
 from tournaments.config import (
@@ -35,7 +35,6 @@ from tournaments.config import (
     tables_per_round,
 )
 
-Table = tuple[str, ...]
 #: The tables of one group: they share a deal.
 Group = list[Table]
 
@@ -127,27 +126,6 @@ def segment_end(config: TournamentConfig, segment: Segment) -> tuple[int, int]:
     groups, games = segment_shape(config, segment)
     return (segment.first_index + len(segment.rounds) * games,
             segment.first_group + len(segment.rounds) * groups)
-
-
-def rotations(seats: tuple[str, ...]) -> list[tuple[str, ...]]:
-    """Every cyclic rotation, so each bot sits once in each seat."""
-    return [seats[shift:] + seats[:shift] for shift in range(len(seats))]
-
-
-def cyclic_order(table: Table, round_number: int) -> Table:
-    """The table's seating order in a round: its first bot first, the others in the
-    round's permutation (one of (k-1)! in turn).
-
-    Rotations put each bot in each seat but keep who sits after whom, and in these
-    games the neighbours matter: a Flohcati player inherits the display the player
-    before it left, a Flea Circus saucer looks first at the next player's pile. With
-    one order, a bot seated after a strong one would be rated lower for it in every
-    game; over (k-1)! rounds every bot sits directly after every other equally often.
-    """
-    first, rest = table[0], table[1:]
-    orders = math.factorial(len(rest))
-    return (first, *next(itertools.islice(itertools.permutations(rest),
-                                          round_number % orders, None)))
 
 
 def round_by_round(config: TournamentConfig) -> bool:

@@ -3,6 +3,9 @@
 ``evaluate(policy, against=[RandomBot()], deals=200)`` plays each deal once per rotation of
 the lineup (the policy, then one opponent per other seat), so every seat position meets
 every deal and the luck of the cards cancels out (the deal set is the independent unit).
+The opponents' order after the policy changes from deal to deal as a tournament's does from
+round to round (:func:`referee.seating.cyclic_order`): rotations alone keep who sits after
+whom, so a policy seated after the same opponent in every game would measure that seat.
 Each game is the referee's own :class:`referee.match.Match` over in-process clients, with
 its validation and fault policy (an illegal id is a fault and a substitute, three forfeit);
 the clocks are generous, as this measures strength, not speed. The result is the policy's
@@ -23,6 +26,7 @@ from ratings.trueskill_ratings import Z95, Outcome
 from referee.clients import BotClient, InProcessBot, InProcessClient
 from referee.games import get_game
 from referee.match import FaultPolicy, Match, MatchResult
+from referee.seating import cyclic_order, rotations
 from referee.seeds import derive_seed
 from referee.settings import DEFAULT_FAULTS, TimeConfig
 from training.policy import Policy, PolicyBot
@@ -74,7 +78,8 @@ def evaluate(policy: Policy, against: Sequence[InProcessBot], deals: int = 200,
              game: str = "flea-circus", variant: str | None = None, seed: int = 0
              ) -> Evaluation:
     """``deals`` deal sets of ``policy`` against one bot per other seat, each deal in every
-    seat rotation; a deal's seed derives from ``seed`` (the same call, the same games)."""
+    seat rotation of that deal's order (:func:`~referee.seating.cyclic_order`); a deal's
+    seed derives from ``seed`` (the same call, the same games)."""
     if deals < 2 or not against:
         raise ValueError("evaluate needs at least 2 deals and one opponent")
     rules = get_game(game)
@@ -92,8 +97,7 @@ def evaluate(policy: Policy, against: Sequence[InProcessBot], deals: int = 200,
         for deal in range(deals):
             deal_seed = derive_seed("evaluate", game, chosen, players, seed, deal)
             per_deal = []
-            for shift in range(players):
-                seats = lineup[shift:] + lineup[:shift]
+            for shift, seats in enumerate(rotations(cyclic_order(lineup, deal))):
                 result = Match(rules, chosen, seats, deal_seed,
                                f"evaluate/{game}/{deal}/{shift}", [clients[s] for s in seats],
                                CLOCKS, faults).play()

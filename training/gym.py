@@ -33,7 +33,7 @@ from circus.v1 import bot_pb2
 from circus_outcomes import FaultClass, GameStatus
 from referee.clients import BotFault, InProcessBot, InProcessClient
 from referee.games import get_game
-from referee.games.base import State
+from referee.games.base import Action, State
 from referee.seeds import derive_seed
 from referee.settings import TimeConfig
 from referee.wire import decision_request, final_state_message, struct
@@ -78,6 +78,9 @@ class CircusGymEnv(gymnasium.Env[NDArray[np.float32], np.int64]):
         self.sent: dict[int, int] = {}
         self.bank_ms: dict[int, float] = {}
         self.faults = 0
+        # The learner's pending decision: its legal actions and their ids, listed once.
+        self.actions: list[Action] = []
+        self.ids: list[int] = []
 
     def _state(self) -> State:
         if self.state is None:
@@ -122,7 +125,7 @@ class CircusGymEnv(gymnasium.Env[NDArray[np.float32], np.int64]):
         while not state.is_terminal() and state.current_seat() != self.learner:
             actions = state.legal_actions()
             try:
-                index = self._ask(state.current_seat(), len(actions))
+                index = self._ask(state.current_seat(), actions)
             except BotFault:
                 self.faults += 1
                 index = random.Random(derive_seed(state.seed, self.game_id,
@@ -130,13 +133,23 @@ class CircusGymEnv(gymnasium.Env[NDArray[np.float32], np.int64]):
             state.apply(index, actions)
         if state.is_terminal():
             self._end_game()
+        self._list_learner_actions()
 
-    def _ask(self, seat: int, legal: int) -> int:
+    def _list_learner_actions(self) -> None:
+        """List the learner's legal actions and their ids once per decision: the mask
+        (``action_masks``, the info) and the way back from the chosen id (``step``) both
+        read them. None once the game is over."""
+        state = self._state()
+        self.actions = [] if state.is_terminal() else state.legal_actions()
+        self.ids = self.encoder.action_ids(self.actions, self.learner, self.players)
+
+    def _ask(self, seat: int, actions: list[Action]) -> int:
         """The seat's bot's reply, under the referee's deadline: move time, bank and grace."""
         state = self._state()
         bank = self.bank_ms[seat]
         request = decision_request(state, self.game_id, len(state.history), self.sent[seat],
-                                   bot_pb2.Clock(move_ms=self.time.move_ms, bank_ms=int(bank)))
+                                   bot_pb2.Clock(move_ms=self.time.move_ms, bank_ms=int(bank)),
+                                   actions)
         self.sent[seat] = len(state.events)
         deadline_ms = self.time.move_ms + bank + self.time.grace_ms
         sent = time.monotonic()
@@ -147,7 +160,7 @@ class CircusGymEnv(gymnasium.Env[NDArray[np.float32], np.int64]):
             self.bank_ms[seat] = max(0.0, bank - max(0.0, elapsed_ms - self.time.move_ms))
         if self.timed and elapsed_ms > deadline_ms - self.time.grace_ms:
             raise BotFault(FaultClass.TIMEOUT, f"took {elapsed_ms:.0f} ms: time bank exhausted")
-        if reply.action_index >= legal:
+        if reply.action_index >= len(actions):
             raise BotFault(FaultClass.ILLEGAL, f"action_index {reply.action_index} out of range")
         return reply.action_index
 
@@ -172,10 +185,7 @@ class CircusGymEnv(gymnasium.Env[NDArray[np.float32], np.int64]):
 
     def action_masks(self) -> NDArray[np.int8]:
         """The legal action ids of the learner now (all zero once the game is over)."""
-        state = self._state()
-        if state.is_terminal():
-            return np.zeros(len(self.encoder.codes), dtype=np.int8)
-        return self.encoder.mask(state.legal_actions(), self.learner, self.players)
+        return self.encoder.mask_of(self.ids)
 
     def _info(self) -> dict[str, Any]:
         return {"action_mask": self.action_masks(), "seat": self.learner,
@@ -184,12 +194,11 @@ class CircusGymEnv(gymnasium.Env[NDArray[np.float32], np.int64]):
     def step(self, action: np.int64) -> tuple[NDArray[np.float32], float, bool, bool,
                                               dict[str, Any]]:
         state = self._state()
-        actions = state.legal_actions()
         try:
-            index = self.encoder.action_index(actions, int(action), self.learner, self.players)
+            index = self.encoder.index_of(self.ids, int(action))
         except ValueError:
             return self._observation(), -1.0, True, False, {**self._info(), "illegal": True}
-        state.apply(index, actions)
+        state.apply(index, self.actions)
         self._play_opponents()
         if not state.is_terminal():
             return self._observation(), 0.0, False, False, self._info()

@@ -11,14 +11,13 @@ from circus_referee.common import (
     DB_OPTION,
     ab_line,
     code_column,
-    fail,
     memory_note,
     remembering,
 )
 from ratings import formatting
 from referee.settings import FAULT_CLASSES
 from tournaments.config import load_config
-from tournaments.runner import Interrupted, TournamentRunner
+from tournaments.runner import TournamentRunner
 from tournaments.standings import standings, stored_ab_test
 from tournaments.store import DEFAULT_WAIT_S, Store
 
@@ -60,10 +59,7 @@ def tournament(config_path: Path, db_path: Path, log_root: Path, concurrency: in
     runner = TournamentRunner(config, store, log_root / config.name, quiet=quiet,
                               skip_bad_bots=skip_bad_bots, fresh=fresh,
                               private=(config_path, log_root), config_path=config_path)
-    try:
-        summary = runner.run()
-    except Interrupted as stop:
-        fail(str(stop), status=130)
+    summary = runner.run()
     faults = fault_text(summary.all_faults)
     if summary.already_done and summary.all_faults != summary.faults:
         faults += f" ({fault_text(summary.faults)} in this run)"

@@ -389,6 +389,8 @@ def test_chameleon_copies_nothing_from_an_empty_pile_or_a_card_without_ability(t
     assert state.decision_kind() == "play" and len(state.hands[1]) == 3
     assert [list(p) for p in state.score_piles] == piles and values(state.ring) == [CHAMELEON]
     assert [len(p) for p in state.draw_piles] == [draws[0], draws[1] - 1]
+    # Said so in the log: nothing is copied (no "copy" event naming the card).
+    assert [e.kind for e in state.events if e.kind in ("copy", "no-effect")] == ["no-effect"]
 
 
 def test_chameleon_copying_the_bat_binds_only_the_next_player_below_its_own_value():
@@ -684,6 +686,15 @@ def test_a_game_ending_with_every_card_played_scores_the_last_ring():
     assert state.is_terminal() and state.end_reason == "ring-won"
     assert state.scores() == [15, 24] and state.ring == []
     assert state.ranks() == [2, 1]
+
+
+def test_tied_scores_share_the_rank():
+    # Seat 1 can neither draw nor play: seat 0 wins the 2-card Ring and ties seat 1's 2.
+    state = arrange(3, player=1, previous=0, ring=[card(TIGER), card(LION)], hands={1: []},
+                    empty_draws=(1,), scores={1: [card(RAT, 1), card(SEAL, 1)],
+                                              2: [card(MOLE, 2)]})
+    assert state.is_terminal() and state.scores() == [2, 2, 1]
+    assert state.ranks() == [1, 1, 3]
 
 
 def test_a_position_where_nobody_can_ever_play_is_stopped_by_the_turn_limit():

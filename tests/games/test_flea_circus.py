@@ -7,8 +7,8 @@ import random
 import pytest
 
 from referee.games import get_game
-from referee.games.base import IllegalActionError
-from referee.games.flea_circus import FleaCircusState, full_deck
+from referee.games.base import GameConfigError, IllegalActionError
+from referee.games.flea_circus import TURN_LIMIT, FleaCircusState, full_deck
 
 OLA, PAWEL, PATRYCJA = 0, 1, 2
 
@@ -76,6 +76,30 @@ def test_pawels_counterattack_takes_two_from_the_chosen_player():
     assert state.current_seat() == PATRYCJA
 
 
+def test_counterattack_takes_what_the_victim_has_and_may_aim_at_a_player_without_loot():
+    state = layout(hands=[["counterattack", "A"], ["A"], ["B"]], piles=[[], [], []],
+                   loot=[0, 1, 0])
+    play(state, "play:counterattack")
+    assert [a.code for a in state.legal_actions()] == ["target:1", "target:2"]
+    play(state, "target:1")
+    assert state.loot == [1, 0, 0] and state.earth == 35  # nothing from the Earth
+    state = layout(hands=[["counterattack", "A"], ["A"], ["B"]], piles=[[], [], []],
+                   loot=[0, 1, 0])
+    play(state, "play:counterattack")
+    play(state, "target:2")
+    assert state.loot == [0, 1, 0] and state.current_seat() == PAWEL
+
+
+def test_a_two_player_counterattack_still_asks_for_the_one_possible_target():
+    state = layout(hands=[["counterattack", "A"], ["A"]], piles=[[], []], loot=[0, 3],
+                   players=2)
+    play(state, "play:counterattack")
+    assert state.decision_kind() == "target" and state.current_seat() == OLA
+    assert [a.code for a in state.legal_actions()] == ["target:1"]
+    play(state, "target:1")
+    assert state.loot == [2, 1]
+
+
 def test_patrycjas_recruitment_counts_recruitment_tops_including_her_own():
     state = layout(hands=[["A"], ["B"], ["recruitment", "A"]],
                    piles=[["recruitment"], ["C"], ["recruitment", "D"]], loot=[0, 0, 0],
@@ -106,6 +130,22 @@ def test_pawels_general_makes_patrycja_and_ola_return_one_each():
     # 4 pile cards (the General included) went under the deck; Pawel drew 4 to have 5.
     assert len(state.deck) == deck_before + 4 - 4 and len(state.hands[PAWEL]) == 5
     assert "general" in state.deck + state.hands[PAWEL]
+
+
+def test_generals_recruitment_value_counts_the_tops_left_once_the_general_covers_its_pile():
+    # Ola's own Recruitment is covered by her General: the two left showing count, so
+    # Pawel and Patrycja each return 2, not 3.
+    state = layout(hands=[["general", "A"], ["A"], ["B"]],
+                   piles=[["recruitment"], ["recruitment"], ["recruitment"]], loot=[5, 5, 5])
+    play(state, "play:general")
+    assert state.loot == [5, 3, 3] and state.earth == 36 - 11
+
+
+def test_general_takes_nothing_from_a_player_with_an_empty_pile():
+    state = layout(hands=[["general", "A"], ["A"], ["B"]], piles=[[], [], ["F"]],
+                   loot=[2, 6, 6])
+    play(state, "play:general")
+    assert state.loot == [2, 6, 2]
 
 
 def test_general_returns_at_most_what_a_player_has():
@@ -151,6 +191,27 @@ def test_a_skipping_player_draws_again_after_a_general():
     # Three pile cards went under the empty deck; Ola drew all three, Pawel none.
     assert len(state.hands[OLA]) == 3 and state.deck == []
     assert state.current_seat() == PATRYCJA
+
+
+def test_the_turn_limit_stops_the_game_after_the_last_turns_draw():
+    state = layout(hands=[["A", "B"], ["A"], ["B"]], piles=[[], [], []], loot=[0, 0, 0])
+    state.turn = TURN_LIMIT - 1
+    play(state, "play:A")
+    assert state.is_terminal() and state.end_reason == "turn-limit"
+    assert len(state.hands[OLA]) == 5 and state.legal_actions() == []
+
+
+@pytest.mark.parametrize("players", [1, 6])
+def test_only_two_to_five_players_may_play(players):
+    with pytest.raises(GameConfigError, match="2-5 players"):
+        get_game("flea-circus").new_state(players, None, 1)
+
+
+def test_the_own_hand_is_shown_in_card_order_not_in_draw_order():
+    state = layout(hands=[["general", "numbers", "G", "A", "recruitment"], ["A"], ["B"]],
+                   piles=[[], [], []], loot=[0, 0, 0])
+    shown = [card.get("saucer", card["kind"]) for card in state.observation(OLA)["hand"]]
+    assert shown == ["A", "G", "numbers", "recruitment", "general"]
 
 
 def test_illegal_index_is_refused_with_a_clear_error():

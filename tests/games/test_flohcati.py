@@ -13,7 +13,7 @@ import pytest
 
 from referee import wire
 from referee.games import get_game
-from referee.games.base import IllegalActionError
+from referee.games.base import GameConfigError, IllegalActionError
 from referee.games.flohcati import COLOURS, DECISION_LIMIT, FlohcatiState, full_deck
 
 GAME = get_game("flohcati")
@@ -79,6 +79,13 @@ def test_a_new_game_has_89_cards_in_the_deck_and_the_first_seat_must_flip(varian
     assert state.current_seat() == 0 and codes(state) == ["flip"]
     assert GAME.variants == ("en", "es") and GAME.default_variant == "en"
     assert (GAME.min_players, GAME.max_players) == (2, 5)
+
+
+@pytest.mark.parametrize("variant", ["en", "es"])
+@pytest.mark.parametrize("players", [1, 6])
+def test_only_two_to_five_players_may_play(variant, players):
+    with pytest.raises(GameConfigError, match="2-5 players"):
+        GAME.new_state(players, variant, 1)
 
 
 def test_action_cards_differ_by_variant():
@@ -417,6 +424,20 @@ def test_es_solicitar_skips_players_without_the_colour_and_may_come_up_empty():
     assert state.hands[DAVE] == {"teal-0"} and state.decision_kind() == "end-of-turn"
 
 
+@pytest.mark.parametrize("colour, received", [("red", {"red-2"}), ("pink", set())])
+def test_es_solicitar_ends_the_turn_whether_or_not_a_card_came(colour, received):
+    # A display to take from and a deck to flip: neither is offered after the Solicitar.
+    state = layout("es", hands=[set(), {"red-2"}], display=["blue-3"],
+                   deck=["solicitar", *FILLER])
+    play(state, "flip", f"colour:{colour}:cw")
+    if received:
+        play(state, "give:red-2")
+    assert state.hands[DAVE] == received
+    assert state.decision_kind() == "end-of-turn" and codes(state) == ["done"]
+    play(state, "done")
+    assert state.current_seat() == BEA and state.display == ["blue-3"]
+
+
 def test_es_solicitar_with_two_players_has_one_direction():
     state = layout("es", hands=[set(), {"red-1"}], deck=["solicitar", *FILLER], players=2)
     play(state, "flip")
@@ -542,6 +563,16 @@ def test_no_gala_without_all_ten_colours():
     state = layout("en", hands=[{"orange-1", "yellow-2"}], display=["red-3"])
     play(state, "take:0")
     assert codes(state) == ["done"]
+
+
+@pytest.mark.parametrize("variant", ["en", "es"])
+def test_tied_totals_share_the_rank(variant):
+    # Dave takes the last card, green-1: 5 + 1 = 6, as Bea's 5 + 1; Cal's 3 ranks third.
+    state = layout(variant, hands=[{"red-5"}, {"blue-5", "teal-1"}, {"pink-3"}],
+                   deck=["green-1"])
+    play(state, "flip", "take:0", "done")
+    assert state.is_terminal() and state.scores() == [6, 6, 3]
+    assert state.ranks() == [1, 1, 3]
 
 
 # -- the last card ---------------------------------------------------------------------

@@ -9,5 +9,8 @@ class TournamentError(CircusError):
     """The tournament cannot run; the message is one line for the user."""
 
 
-class Interrupted(Exception):
-    """Stopped by Ctrl-C or SIGTERM; finished games are stored."""
+class Interrupted(CircusError):
+    """Stopped by Ctrl-C or SIGTERM; finished games are stored. A stop the user asked for,
+    told in one line (the games stored, how to resume) with the shell's status for it."""
+
+    exit_status = 130

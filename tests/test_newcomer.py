@@ -1,0 +1,49 @@
+"""What a newcomer meets first: a config's mistakes, each answered by one line that names it."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from click.testing import CliRunner
+from conftest import write_config
+
+from circus_referee.main import main
+
+# A bot named by a path from the shell's folder, in a config in another folder: the
+# newcomer's first mistake (a command runs in its config file's folder).
+LEAGUE = """
+name: league
+game: flea-circus
+players: 2
+rounds: 1
+bots:
+  - {{name: mine, command: "python mybot.py{address}"{transport}}}
+  - {{name: other, python: "bots.random_bot:RandomBot"}}
+"""
+
+
+@pytest.mark.parametrize("transport", ["grpc", "stdio"])
+def test_a_command_naming_a_file_not_in_its_folder_says_which_and_where(tmp_path, transport):
+    """The error names the file and the folder the command ran in, not the sandbox (which
+    hides nothing here: the file is not there); run twice, it quotes only its own run's
+    log lines, not the first run's."""
+    (tmp_path / "mybot.py").write_text("print('never run')\n")
+    league = tmp_path / "league"
+    league.mkdir()
+    path = write_config(league, LEAGUE.format(
+        address=" --address {address}" if transport == "grpc" else "",
+        transport=", transport: stdio" if transport == "stdio" else ""))
+    args = ["tournament", str(path), "--db", str(tmp_path / "db.sqlite"),
+            "--logs", str(tmp_path / "logs"), "--quiet"]
+    quoted: list[set[str]] = []
+    for _ in range(2):
+        result = CliRunner().invoke(main, args)
+        assert result.exit_code == 2, result.output
+        line = result.output.strip()
+        assert "\n" not in line and "Traceback" not in line, line
+        assert f"its command names mybot.py, not in {league}" in line, line
+        assert "the sandbox hides it" not in line, line
+        quoted.append(set(re.findall(r"\[run (\d+)\]", line)))
+        assert quoted[-1] and "can't open file" in line, line
+    assert not quoted[0] & quoted[1], quoted
