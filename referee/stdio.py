@@ -197,7 +197,8 @@ def reply_id(reply: Any) -> int | None:
         return None
     if isinstance(value, int):
         return value
-    if isinstance(value, str) and value.isdigit():
+    # ASCII digits only: str.isdigit also accepts "²" and other digits int() refuses.
+    if isinstance(value, str) and value.isascii() and value.isdigit():
         return int(value)
     return None
 

@@ -34,7 +34,7 @@ from referee.games import GAMES
 from referee.process import BotProcess
 from referee.sandbox import Isolation
 from referee.settings import BotSpec, TimeConfig
-from referee.stdio import StdioClient, json_text, reply_message, request_line
+from referee.stdio import StdioClient, json_text, reply_id, reply_message, request_line
 from tournaments.config import ConfigError, load_config
 from tournaments.runner import TournamentError
 from tournaments.schedule import schedule
@@ -104,6 +104,17 @@ def test_a_reply_may_use_either_name_and_fields_the_referee_does_not_know():
     for body in ({"decision_id": "4", "action_index": 2}, {"decision_id": 4, "actionIndex": 2},
                  {"decision_id": 4.0, "action_index": 2}, {"action_index": 2, "decision_id": 4}):
         assert reply_message({"decide": body}, "decide") == decision
+
+
+@pytest.mark.parametrize("value, answered", [
+    (7, 7), ("7", 7), ("0007", 7), (True, None), ("\u00b2", None), ("\u0667", None),
+    ("-7", None), ("7.0", None), (None, None),
+])
+def test_a_reply_names_its_request_by_an_integer_or_ascii_digits(value, answered):
+    # "\u00b2" (superscript two) and "\u0667" (Arabic-Indic seven) pass str.isdigit; int()
+    # refuses the first and reads the second as 7: neither is a request id.
+    assert reply_id({"request_id": value}) == answered
+    assert reply_id({"requestId": value}) == answered
 
 
 @pytest.mark.parametrize("reply, message", [
