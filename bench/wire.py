@@ -22,6 +22,7 @@ import itertools
 import os
 import pathlib
 import queue
+import resource
 import shutil
 import tempfile
 import threading
@@ -409,11 +410,20 @@ class Measured:
                 self.switches[0] / count, self.switches[1] / count)
 
 
+def own_switches() -> int:
+    """Context switches so far of this process's threads, the ended ones included: /proc's
+    per-thread counts leave with their thread, so a run whose threads ended between the two
+    readings would count fewer than none."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_nvcsw + usage.ru_nivcsw
+
+
 def measured(server_pgid: int | None, play: Callable[[], Run]) -> Measured:
     server = list(group_members(server_pgid)) if server_pgid else []
-    before = switches([os.getpid()]), switches(server)
+    before = own_switches(), switches(server)
     run = with_cpu(server_pgid, play)
-    return Measured(run, (switches([os.getpid()]) - before[0], switches(server) - before[1]))
+    # The server's threads live as long as its process (a thread pool): /proc's counts hold.
+    return Measured(run, (own_switches() - before[0], switches(server) - before[1]))
 
 
 def ceilings(runs: dict[str, list[Measured]], baseline: list[float], section: Section) -> str:

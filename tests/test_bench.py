@@ -157,6 +157,18 @@ def test_context_switches_count_a_threads_hand_overs():
     assert switches([os.getpid()]) - before >= 20
 
 
+def test_own_switches_keep_the_counts_of_threads_that_ended():
+    # /proc's per-thread counts leave with their thread: a fresh-clone run once measured
+    # -3.9 switches a call for the referee's side of the echo.
+    from bench.wire import own_switches
+    before = own_switches()
+    for _ in range(20):
+        thread = threading.Thread(target=lambda: None)
+        thread.start()
+        thread.join()
+    assert own_switches() - before >= 20
+
+
 def test_group_cpu_counts_a_process_group_s_work():
     from bench.wire import group_cpu
     busy = subprocess.Popen([sys.executable, "-c", "import time\nend = time.process_time() + 0.3\n"
