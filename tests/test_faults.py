@@ -1,8 +1,9 @@
 """Misbehaving bots in real tournaments: every fault classified, every game scored.
 
-Each test runs a tournament of gRPC bot processes started by ``command:`` with
-one fault-injection bot (tests/fault_bots.py) and good bots, and checks the
-fault class, the policy's effect on the results, and that no process is left.
+Each test runs a tournament of one fault-injection bot (tests/fault_bots.py), a gRPC
+process started by ``command:``, and good bots (in process unless their wire is tested
+too), and checks the fault class, the policy's effect on the results, and that no
+process is left.
 """
 
 from __future__ import annotations
@@ -30,13 +31,18 @@ FAULT_BOTS = Path(__file__).resolve().parent / "fault_bots.py"
 #: The bad bot's bank unless its test is about the bank: one no busy machine spends, so a
 #: bad bot that answers (its fault an illegal reply, a crash later on) never times out.
 BANK_MS = 30000
+#: The good bots: in process unless a test is about their wire too.
+GOOD_IN_PROCESS = "python: bots.random_bot:RandomBot"
+GOOD_PROCESS = "command: python -m bots.random_bot --address {address}"
 
 
 def config_text(mode: str, players: int = 3, extra: str = "", bad_args: str = "",
-                concurrency: int = 3, startup_ms: int = 60000, bank_ms: int = BANK_MS) -> str:
-    """The bad bot on a tight move time of its own (100 ms, and ``bank_ms``); the good bots
-    on a clock no busy machine spends, and a start-up no busy machine overruns, so every
-    fault is the bad bot's at any speed."""
+                concurrency: int = 3, startup_ms: int = 60000, bank_ms: int = BANK_MS,
+                good: str = GOOD_IN_PROCESS) -> str:
+    """The bad bot, a gRPC process on a tight move time of its own (100 ms, and ``bank_ms``);
+    the good bots in process unless ``good`` says otherwise (the wire is the bad bot's
+    subject: a good bot's process would cost CPU only), on a clock no busy machine spends;
+    a start-up no busy machine overruns. Every fault is then the bad bot's at any speed."""
     return f"""
 name: faults
 game: flea-circus
@@ -50,9 +56,9 @@ bots:
     command: {sys.executable} {FAULT_BOTS} {mode} --address {{address}} {bad_args}
     time: {{move_ms: 100, bank_ms: {bank_ms}, grace_ms: 100, call_ms: 2000}}
   - name: good-1
-    command: python -m bots.random_bot --address {{address}}
+    {good}
   - name: good-2
-    command: python -m bots.random_bot --address {{address}}
+    {good}
 """
 
 
@@ -134,7 +140,7 @@ def test_a_crashed_bot_forfeits_and_is_restarted_for_later_games(tmp_path, start
     assert [f["class"] for f in faults] == ["crash"] and faults[0]["policy"] == "forfeit"
     assert [g.status for g in games] == ["forfeit", "finished", "finished"]
     assert bad_ranks(games)[0] == 3
-    assert len(started) == 4  # three bots, and the crashed one once more
+    assert len(started) == 2  # the bad bot (the good ones are in process), and once more
     log = (tmp_path / "logs" / "faults" / "bad.log").read_text()
     assert "=== run 1" in log and "=== run 2" in log
     assert_no_process_left(started)

@@ -245,8 +245,8 @@ def test_ismcts_takes_the_loot_a_saucer_can_steal():
 
 @pytest.mark.slow
 @pytest.mark.parametrize("command", [
-    "python -m bots.ismcts --iterations 20 --ms 0 --address {address}",
-    "python -m bots.pimc --iterations 20 --ms 0 --address {address}",
+    "python -m bots.ismcts --iterations 4 --ms 0 --address {address}",
+    "python -m bots.pimc --iterations 4 --ms 0 --address {address}",
 ])
 def test_search_bots_pass_check_bot(command):
     result = CliRunner().invoke(main, ["check-bot", "--command", command, "--games", "1"])

@@ -247,11 +247,17 @@ def test_stderr_goes_to_the_log_and_stdout_does_not(bot, tmp_path):
 
 
 # -- tournaments -------------------------------------------------------------------------
+#: The good bots' entries (after ``name:``), by how they run.
+GOOD_BOTS = {"in process": "python: bots.random_bot:RandomBot",
+             "stdio": f"command: python {RANDOM_BOT}\n    transport: stdio"}
+
+
 def config_text(mode: str, players: int = 3, extra: str = "", bad_args: str = "",
-                concurrency: int = 1, bank_ms: int = BANK_MS) -> str:
+                concurrency: int = 1, bank_ms: int = BANK_MS, good: str = "in process") -> str:
     """The stdio fault bot on a tight move time of its own (a bank no busy machine spends,
-    unless the test is about the bank); good stdio bots on a clock no busy machine spends,
-    so every fault is the bad bot's at any speed."""
+    unless the test is about the bank); good bots on a clock no busy machine spends, so
+    every fault is the bad bot's at any speed. The good bots are in process unless ``good``
+    is ``"stdio"`` (a test of their processes): the bad bot's wire is the subject."""
     return f"""
 name: faults
 game: flea-circus
@@ -266,11 +272,9 @@ bots:
     transport: stdio
     time: {{move_ms: 100, bank_ms: {bank_ms}, grace_ms: 100, call_ms: 2000}}
   - name: good-1
-    command: python {RANDOM_BOT}
-    transport: stdio
+    {GOOD_BOTS[good]}
   - name: good-2
-    command: python {RANDOM_BOT}
-    transport: stdio
+    {GOOD_BOTS[good]}
 """
 
 
@@ -281,7 +285,7 @@ def run(tmp_path, text: str, **options):
 
 def test_stdio_bots_play_a_sandboxed_tournament_a_process_per_game_at_once(tmp_path, started):
     summary, store, games, faults = run(tmp_path, config_text("none", players=2,
-                                                              concurrency=2))
+                                                              concurrency=2, good="stdio"))
     assert summary.played == len(games) == 6 and faults == []
     assert all(game.status == "finished" for game in games)
     # Two rotations, and for each a fresh process per game at once for each of three bots.
@@ -337,7 +341,7 @@ def test_a_crashed_stdio_bot_forfeits_and_is_restarted(tmp_path, started, monkey
     assert [(f["class"], f["detail"], f["policy"]) for f in faults] == [
         ("crash", detail, "forfeit")] * 3
     assert [g.status for g in games] == ["forfeit"] * 3
-    assert len(started) == 3 + 2   # three bots, and the crashed one twice more
+    assert len(started) == 1 + 2   # the bad bot, and twice more (the good ones are in process)
     assert_no_process_left(started)
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import grpc
 import pytest
 from conftest import assert_no_process_left, run_tournament, write_config
-from test_faults import BANK_MS, bad_ranks, config_text, run
+from test_faults import BANK_MS, GOOD_PROCESS, bad_ranks, config_text, run
 
 from bots.random_bot import RandomBot
 from bots.sdk import _Servicer, start_server
@@ -307,7 +307,7 @@ def test_a_stream_that_breaks_or_ends_is_a_crash_of_its_game_only(tmp_path, star
     assert faults[0]["detail"].startswith(ended), faults[0]["detail"]
     assert [g.status for g in games] == ["forfeit", "finished", "finished"]
     assert bad_ranks(games)[0] == 3
-    assert len(started) == 2 + runs
+    assert len(started) == runs  # the bad bot's (the good ones are in process)
     log = (tmp_path / "logs" / "faults" / "bad.log").read_text()
     assert log.count("opened a Play stream") == 2
     assert_no_process_left(started)
@@ -315,7 +315,7 @@ def test_a_stream_that_breaks_or_ends_is_a_crash_of_its_game_only(tmp_path, star
 
 def test_a_unary_only_bot_plays_beside_stream_bots(tmp_path, started):
     """The fault bot without --stream is unary-only (as a 1.0 bot is): it plays, clean."""
-    summary, store, games, faults = run(tmp_path, config_text("slow"))
+    summary, store, games, faults = run(tmp_path, config_text("slow", good=GOOD_PROCESS))
     assert faults == [] and all(game.status == "finished" for game in games)
     logs = tmp_path / "logs" / "faults"
     assert "opened a Play stream" not in (logs / "bad.log").read_text()

@@ -41,7 +41,7 @@ def play_random(players: int, seed: int, choose, after_each=None) -> AnimalCircu
         actions = state.legal_actions()
         assert actions, "a live game always offers an action"
         assert len({action.code for action in actions}) == len(actions)
-        state.apply(choose(len(actions)))
+        state.apply(choose(len(actions)), actions)  # listed once, as the referee does
         if after_each:
             after_each(state)
     assert state.end_reason in END_REASONS and state.legal_actions() == []

@@ -40,7 +40,7 @@ def play_random(players: int, seed: int, choices: random.Random, check_every_ste
     while not state.is_terminal():
         actions = state.legal_actions()
         assert actions, "a live game always offers an action"
-        state.apply(choices.randrange(len(actions)))
+        state.apply(choices.randrange(len(actions)), actions)  # listed once, as the referee does
         if check_every_step:
             assert state.earth + sum(state.loot) == LOOT_TOKENS
             assert cards_in_play(state) == ALL_CARDS

@@ -51,7 +51,7 @@ def play_random(variant: str, players: int, seed: int, choices: random.Random,
     while not state.is_terminal():
         actions = state.legal_actions()
         assert actions
-        state.apply(choices.randrange(len(actions)))
+        state.apply(choices.randrange(len(actions)), actions)  # listed once, as the referee does
         if check_every_step:
             check_position(state)
     return state
