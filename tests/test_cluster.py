@@ -40,13 +40,16 @@ pytest.importorskip("distributed")
 FAULT_BOTS = Path(__file__).resolve().parent / "fault_bots.py"
 
 # Three bots, two seats: 3 tables × 2 rotations. Every bot carries a mark in its
-# environment, to find its processes wherever they run.
+# environment, to find its processes wherever they run. One process per bot and worker
+# (renew_bots: false) unless the test is about fresh bots: the games are the same, with a
+# third of the bot processes.
 CONFIG = """
 name: spread
 game: flea-circus
 players: 2
 seed: 7
 concurrency: 2
+renew_bots: {renew}
 secret_deals: false   # the same deals in every store: runs are comparable
 # ... game by game, so no timeout may change one: a clock no busy machine spends, and a
 # start-up (on every worker at once) no busy machine overruns.
@@ -86,8 +89,9 @@ def marked(mark: str) -> list[int]:
 
 
 def config_file(folder: Path, mark: str, bot: str = "python -m bots.random_bot",
-                extra: str = "") -> Path:
-    return write_config(folder, CONFIG.format(mark=mark, bot=bot) + extra)
+                extra: str = "", renew: bool = False) -> Path:
+    return write_config(folder, CONFIG.format(mark=mark, bot=bot, renew=str(renew).lower())
+                        + extra)
 
 
 def rows(store: Store, name: str) -> list[tuple]:
@@ -102,7 +106,7 @@ def board(store: Store, name: str) -> list[tuple]:
 @pytest.mark.slow
 def test_cluster_plays_the_games_of_one_machine(tmp_path, dask_cluster):
     mark = uuid.uuid4().hex
-    path = config_file(tmp_path, mark)
+    path = config_file(tmp_path, mark, renew=True)
     _, local, _ = run_tournament(path, tmp_path, db="local.sqlite")
     db = tmp_path / "cluster.sqlite"
     result = CliRunner().invoke(main, ["tournament", str(path), "--db", str(db), "--logs",
@@ -290,6 +294,7 @@ players: 2
 rounds: 2
 seed: 3
 concurrency: 2
+renew_bots: false   # one process per bot and worker: a worker's bots are what is killed
 secret_deals: false
 time: {{move_ms: 60000, bank_ms: 60000}}   # a held decision costs no bank
 bots:
