@@ -112,8 +112,17 @@ def connect_other_bot() -> str | None:
 
 
 def bind_other_bot() -> str | None:
-    for path in other_sockets():
-        os.unlink(path)
+    """Take another bot's socket over: one of this referee's bots' (in its runtime folder) or
+    the test's stand-in for one (``HOSTILE_OTHER_SOCKET``), never a socket of another
+    program on the machine (another test's referee), which the attack would break."""
+    mine = (f"{TARGETS['runtime']}/", TARGETS["other_socket"])
+    for path in other_sockets() + [TARGETS["other_socket"]]:
+        if not path.startswith(mine):
+            continue
+        try:
+            os.unlink(path)
+        except FileNotFoundError:  # its bot has ended since the listing, or is not in view
+            continue
         with socket.socket(socket.AF_UNIX) as squatter:
             squatter.bind(path)
             return f"took over {path}"

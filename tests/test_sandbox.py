@@ -58,8 +58,15 @@ def hostile_config(tmp_path: Path, token: str, port: int, sandboxed: bool = True
     for folder in (other, own, outside):
         folder.mkdir(exist_ok=True)
     (other / "strategy.txt").write_text("the honest bot's secret strategy")
+    # Another bot's socket on the host, as an unsandboxed bot's neighbour would have one (the
+    # test's bots listen on TCP ports without the sandbox): the file "bind" takes over.
+    other_socket = tmp_path / "other-bot.sock"
+    if not other_socket.exists():
+        with socket.socket(socket.AF_UNIX) as stand_in:
+            stand_in.bind(str(other_socket))
     targets = {"db": tmp_path / "results.sqlite", "config": tmp_path / "bots.yaml",
                "other_dir": other, "outside": outside, "runtime": process.runtime_root(),
+               "other_socket": other_socket,
                "tcp_port": port,
                "referee_pid": os.getpid(), "env_marker": "REFEREE_PRIVATE_VARIABLE",
                "token": token, "seed": 7, "players": 3, "variant": "standard",
