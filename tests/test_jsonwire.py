@@ -46,12 +46,12 @@ def direct(view: DecisionView) -> str:
 
 def test_every_request_of_random_games_is_protobuf_s_canonical_json_of_its_message():
     count = 0
-    for view in random_views(range(3)):
+    for view in random_views(range(2)):
         # The message first: it fills the byte cache as a gRPC seat's requests would.
         expected = json_format.MessageToDict(view.message(), preserving_proto_field_name=True)
         assert json.loads(direct(view)) == expected
         count += 1
-    assert count > 5000
+    assert count > 3000
 
 
 def canonical(message) -> dict:
