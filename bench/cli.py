@@ -97,8 +97,8 @@ def plan(args: argparse.Namespace) -> dict[str, dict]:
                         "other_runs": 2, "real_seeds": 1, "real_rounds": 5},
             "luck": {"fit_seeds": (101,), "test_seeds": (1,), "rounds": 3},
             # One cluster size only: each cluster takes seconds to start, and its games
-            # seconds more (bots that sleep 20 ms a decision).
-            "cluster": {"rounds": max(1, round(1 * s)), "workers": (2,)},
+            # seconds more (bots that sleep a decision: 5 ms, where one size compares nothing).
+            "cluster": {"rounds": max(1, round(1 * s)), "workers": (2,), "sleep_ms": 5},
             # Games are played in whole rounds: the large run at least one more.
             "memory": {"small": max(1, round(5 * s)),
                        "large": max(memory.GAMES_PER_ROUND + 1, round(25 * s))},

@@ -82,8 +82,8 @@ class LocalCluster:
             process.wait()
 
 
-def config(name: str, rounds: int, cluster: str | None) -> dict:
-    bot = f"python {SLEEPY} --sleep-ms {SLEEP_MS} --address {{address}}"
+def config(name: str, rounds: int, cluster: str | None, sleep_ms: int = SLEEP_MS) -> dict:
+    bot = f"python {SLEEPY} --sleep-ms {sleep_ms} --address {{address}}"
     return {"name": name, "game": "flea-circus", "players": 3, "rounds": rounds, "seed": 17,
             "concurrency": CONCURRENCY, "cluster": cluster,
             # One process per bot and worker: bot start-ups, which cost CPU and not
@@ -92,15 +92,15 @@ def config(name: str, rounds: int, cluster: str | None) -> dict:
             "bots": [{"name": f"sleepy-{letter}", "command": bot} for letter in "abcd"]}
 
 
-def games_per_second(rounds: int, cluster: str | None,
-                     workdir: Path) -> tuple[float, float, int]:
+def games_per_second(rounds: int, cluster: str | None, workdir: Path,
+                     sleep_ms: int = SLEEP_MS) -> tuple[float, float, int]:
     """Games per second while games play (first game's start to last game's end), the
     same over the whole run (the bots' first start included), and the games played."""
     name = f"cluster-{time.monotonic_ns()}"
     store = Store(workdir / f"{name}.sqlite")
     try:
         started = time.perf_counter()
-        summary = TournamentRunner(parse_config(config(name, rounds, cluster)), store,
+        summary = TournamentRunner(parse_config(config(name, rounds, cluster, sleep_ms)), store,
                                    workdir / "logs" / name, out=io.StringIO(), quiet=True).run()
         whole = summary.played / (time.perf_counter() - started)
         games = store.games(name)
@@ -111,8 +111,10 @@ def games_per_second(rounds: int, cluster: str | None,
         store.close()
 
 
-def run(rounds: int = 4, workers: tuple[int, ...] = WORKERS,
+def run(rounds: int = 4, workers: tuple[int, ...] = WORKERS, sleep_ms: int = SLEEP_MS,
         progress: Callable[[str], None] = print) -> Section:
+    """``sleep_ms``: each bot's sleep a decision (a smoke run's shorter: its one cluster size
+    compares nothing)."""
     started = time.perf_counter()
     section = Section("cluster", "9. A tournament on a Dask cluster of several workers",
                       ["where", "games", "games/s playing", "× the fewest workers",
@@ -120,13 +122,14 @@ def run(rounds: int = 4, workers: tuple[int, ...] = WORKERS,
     workdir = Path(tempfile.mkdtemp(prefix="circus-bench-cluster-"))
     try:
         progress("cluster: this machine, no cluster")
-        local, local_whole, games = games_per_second(rounds, None, workdir)
+        local, local_whole, games = games_per_second(rounds, None, workdir, sleep_ms)
         rates: dict[int, tuple[float, float]] = {}
         for count in workers:
             progress(f"cluster: {count} worker(s)")
             running = LocalCluster(count, CONCURRENCY, workdir)
             try:
-                rate, whole, games = games_per_second(rounds, running.address, workdir)
+                rate, whole, games = games_per_second(rounds, running.address, workdir,
+                                                      sleep_ms)
                 rates[count] = (rate, whole)
             finally:
                 running.close()
@@ -142,7 +145,7 @@ def run(rounds: int = 4, workers: tuple[int, ...] = WORKERS,
     verdict = ("not measured (one cluster size)" if len(workers) < 2
                else "met" if growing else "NOT met")
     section.notes.append(f"goal: games/s grows with the workers — {verdict}")
-    section.notes.append(f"4 sandboxed bots sleeping {SLEEP_MS} ms per decision, 3 seats, "
+    section.notes.append(f"4 sandboxed bots sleeping {sleep_ms} ms per decision, 3 seats, "
                          f"{CONCURRENCY} games at once per worker (and on this machine), one "
                          "process per bot on every worker (renew_bots: false). \"playing\": "
                          "from the "
