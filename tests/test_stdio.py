@@ -19,6 +19,8 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from conftest import assert_no_process_left, interrupted_run, run_tournament, write_config
 from google.protobuf import json_format
 from invariants import assert_consistent
@@ -34,7 +36,8 @@ from referee.games import GAMES
 from referee.process import BotProcess
 from referee.sandbox import Isolation
 from referee.settings import BotSpec, TimeConfig
-from referee.stdio import StdioClient, json_text, reply_id, reply_message, request_line
+from referee.stdio import (REPLIES, StdioClient, json_text, reply_id, reply_message,
+                            request_line)
 from tournaments.config import ConfigError, load_config
 from tournaments.runner import TournamentError
 from tournaments.schedule import schedule
@@ -131,6 +134,33 @@ def test_a_reply_that_is_not_the_call_s_is_illegal(reply, message):
     with pytest.raises(BotFault) as fault:
         reply_message(reply, "decide")
     assert fault.value.fault_class == "illegal" and message in fault.value.detail
+
+
+#: The names a reply's fields are looked for by, so that fuzzed replies hit them.
+REPLY_KEYS = ["request_id", "requestId", "hello", "start_game", "startGame", "decide",
+              "end_game", "endGame", "decision_id", "decisionId", "action_index",
+              "actionIndex", "protocol_version", "name", "games", "variants"]
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8)
+    | st.sampled_from(["7", "-1", "1e3", "\u00b2", "0x10", "18446744073709551616"]),
+    lambda inner: st.lists(inner, max_size=4)
+    | st.dictionaries(st.sampled_from(REPLY_KEYS) | st.text(max_size=4), inner, max_size=4),
+    max_leaves=12)
+
+
+@settings(max_examples=300, deadline=None)
+@given(reply=st.dictionaries(st.sampled_from(REPLY_KEYS), json_values, max_size=3),
+       case=st.sampled_from(["hello", "start_game", "decide", "end_game"]))
+def test_any_parsed_reply_line_is_a_message_of_its_call_or_an_illegal_fault(reply, case):
+    """Whatever JSON a bot writes, the referee gets its call's message or an ``illegal``
+    fault: no other exception reaches the match (issue 33's stdio hardening)."""
+    assert reply_id(reply) is None or isinstance(reply_id(reply), int)
+    try:
+        message = reply_message(reply, case)
+    except BotFault as fault:
+        assert fault.fault_class == "illegal"
+        return
+    assert isinstance(message, REPLIES[case])
 
 
 # -- one process -------------------------------------------------------------------------
