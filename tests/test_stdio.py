@@ -19,10 +19,10 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from hypothesis import given, settings
-from hypothesis import strategies as st
 from conftest import assert_no_process_left, interrupted_run, run_tournament, write_config
 from google.protobuf import json_format
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from invariants import assert_consistent
 from test_debug_wire import assert_every_call_answered, wire_lines
 from test_faults import BANK_MS
