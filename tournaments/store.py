@@ -432,7 +432,7 @@ class Store:
     def identities(self, tournament: str) -> dict[str, tuple[str, str, str]]:
         """Per bot entry: (name, version, protocol version) from its Hello."""
         rows = self.db.execute("SELECT bot, name, version, protocol FROM bot_identities "
-                               "WHERE tournament = ?", (tournament,))
+                               "WHERE tournament = ? ORDER BY bot", (tournament,))
         return {row[0]: (row[1], row[2], row[3]) for row in rows}
 
     def secret(self, name: str) -> str | None:
@@ -605,15 +605,17 @@ class Store:
 
     def codes(self, tournament: str) -> dict[str, list[tuple[str, str | None]]]:
         """What code each bot played its stored games with: (fingerprint, Hello name and
-        version) pairs, in the order it last played with each (the last is its latest)."""
+        version) pairs, in the schedule order it last played with each (the last is its
+        latest), bots sorted by name: the same games give the same mapping, whatever order
+        they finished in."""
         seen: dict[str, dict[tuple[str, str | None], None]] = {}
         for seats, code in self.db.execute(
                 "SELECT seats, code FROM games WHERE tournament = ? AND code IS NOT NULL "
-                "ORDER BY id", (tournament,)):
+                "ORDER BY game_index", (tournament,)):
             for bot, (digest, hello) in zip(json.loads(seats), json.loads(code)):
                 seen.setdefault(bot, {}).pop((digest, hello), None)
                 seen[bot][digest, hello] = None
-        return {bot: list(pairs) for bot, pairs in seen.items()}
+        return {bot: list(seen[bot]) for bot in sorted(seen)}
 
     def done_indices(self, tournament: str) -> set[int]:
         rows = self.db.execute("SELECT game_index FROM games WHERE tournament = ?",
@@ -623,7 +625,7 @@ class Store:
     def group_counts(self, tournament: str) -> dict[int, int]:
         """How many games of each group (deal) are stored."""
         rows = self.db.execute("SELECT group_index, count(*) FROM games WHERE tournament = ?"
-                               " GROUP BY group_index", (tournament,))
+                               " GROUP BY group_index ORDER BY group_index", (tournament,))
         return {row[0]: row[1] for row in rows}
 
     def games(self, tournament: str) -> list[StoredGame]:
