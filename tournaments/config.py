@@ -2,7 +2,7 @@
 
 Every problem is found before anything starts and reported as one
 :class:`ConfigError` line naming the key and what is wrong with it. The
-reference for every key is in the README ("bots.yaml reference").
+reference for every key is in docs/tournaments.md ("bots.yaml reference").
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ NAME_RULE = "1-64 letters, digits, '.', '_' or '-', starting with a letter or di
 # The largest tournament: the schedule is built in memory, about 250 bytes a game.
 MAX_GAMES = 100_000
 
-# (lowest, highest) of every number in a config; the README lists them.
+# (lowest, highest) of every number in a config; docs/tournaments.md lists them.
 BOUNDS: dict[str, tuple[float, float]] = {
     # rounds and games_per_bot are bounded by MAX_GAMES, with the count in the message.
     "rounds": (1, 10**18), "games_per_bot": (1, 10**18),

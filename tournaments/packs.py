@@ -38,7 +38,7 @@ PLAYED_COLUMNS = ["id", "index", "round", "seats", "scores", "ranks", "status", 
 
 def bot_log(log_dir: Path, bot: str) -> str:
     """Where a bot's log is: in the logs folder, or after a cluster run one per worker,
-    under ``workers/`` (README, "Running on several machines")."""
+    under ``workers/`` (docs/cluster.md)."""
     here = log_dir / f"{bot}.log"
     if not here.exists() and (log_dir / "workers").is_dir():
         return str(log_dir / "workers" / "*" / f"{bot}.log")

@@ -6,7 +6,7 @@ the games stored, scheduled and to come, as lines to read before anything happen
 (``circus-referee season BOTS_YAML``, a dry run), and the :class:`FieldChange` the
 store applies in one transaction (``--apply``), recorded with the tournament.
 
-The rules, which README "Running a season" gives the organiser:
+The rules, which docs/season.md gives the organiser:
 
 * **add**: a late entrant gets its games against the field. In a round robin or a
   gauntlet, a new segment of the schedule plays every table holding it in every round
