@@ -17,6 +17,7 @@ from ratings.sprt import SprtResult
 from referee.errors import CircusError
 from referee.text import printable
 from tournaments.fingerprint import code_text
+from tournaments.standings import entrants
 from tournaments.store import DEFAULT_DB, Store, StoredTournament
 
 DB_OPTION = click.option("--db", "db_path", type=click.Path(dir_okay=False, path_type=Path),
@@ -54,7 +55,7 @@ def tournament_bots(record: StoredTournament) -> list[str]:
 def known_bot(store: Store, record: StoredTournament, bot: str | None) -> None:
     """Refuse a --bot that did not play in the tournament, listing those that did (those
     of its field, and those that left it with their games: BOT@v1, withdrawn bots)."""
-    known = list(dict.fromkeys([*tournament_bots(record), *store.codes(record.name)]))
+    known = entrants(store, record)
     if bot is not None and bot not in known:
         fail(f"no bot {bot!r} in tournament {record.name!r} (bots: {', '.join(known)})")
 

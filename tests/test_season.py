@@ -389,3 +389,18 @@ def test_a_command_bots_changed_file_changes_the_code_its_next_games_are_stored_
     after = store.codes("season")
     assert after["here"] == before["here"]
     assert len(after["there"]) == 2 and after["there"][0] == before["there"][-1]
+
+
+def test_a_withdrawn_bot_and_an_earlier_version_get_their_packs(tmp_path):
+    """They stand on the leaderboard with rated games: their authors are owed them."""
+    db = tmp_path / "results.sqlite"
+    run_tournament(league(tmp_path, FIELD, rounds=1), tmp_path)
+    season(league(tmp_path, {"a": GREEDY, "b": GREEDY}, rounds=1), db, "--replace", "b")
+    packs = tmp_path / "packs"
+    for bot in ("c", "b@v1"):
+        cli("packs", "--db", db, "-o", packs, "--bot", bot)
+        games = (packs / bot / "games.csv").read_text().splitlines()[1:]
+        assert len(games) == 4 and all(bot in game for game in games)
+    assert "wrote 4 packs" in cli("packs", "--db", db, "-o", packs)
+    index = (packs / "index.html").read_text()
+    assert all(f'href="{bot}/index.html"' in index for bot in ("a", "b", "c", "b@v1"))

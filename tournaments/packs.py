@@ -23,7 +23,7 @@ from ratings.time_use import TimedGame, time_use
 from referee.text import printable
 from tournaments.export import unsettled_groups
 from tournaments.replays import write_replays
-from tournaments.standings import standings
+from tournaments.standings import entrants, standings
 from tournaments.store import Store, StoredGame, StoredTournament
 from tournaments.submissions import SubmissionError, read_manifest
 
@@ -89,10 +89,11 @@ class Pack:
 def write_packs(store: Store, record: StoredTournament, out: Path,
                 bots: Sequence[str] | None = None) -> list[Pack]:
     """A pack for each bot of the tournament (or each of ``bots``) in ``out/BOT/``, and
-    ``out/index.html`` listing them."""
+    ``out/index.html`` listing them: the field's bots and those that left it with stored
+    games (:func:`~tournaments.standings.entrants`)."""
     tournament = PackedTournament.of(store, record)
     packs = [tournament.write(bot, out / bot)
-             for bot in (bots if bots is not None else tournament.entries)]
+             for bot in (bots if bots is not None else entrants(store, record))]
     (out / "index.html").write_text(index_page(record, packs), encoding="utf-8")
     return packs
 
@@ -136,7 +137,8 @@ class PackedTournament:
                                       ("times.csv", times, TIME_COLUMNS),
                                       ("games.csv", played, PLAYED_COLUMNS)):
             (folder / name).write_text(csv_text(records, fields) + "\n", encoding="utf-8")
-        entrant = entrant_words(self.entries[bot].get("dir"))
+        # A bot that left the field (withdrawn, or an earlier BOT@vN) has no entry now.
+        entrant = entrant_words(self.entries.get(bot, {}).get("dir"))
         contents = PackContents(bot, entrant, self.standings.get(bot), times, faults, played,
                                 {game.id for game in shown}, logs)
         (folder / "index.html").write_text(pack_page(record, contents), encoding="utf-8")

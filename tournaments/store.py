@@ -617,6 +617,13 @@ class Store:
                 seen[bot][digest, hello] = None
         return {bot: list(seen[bot]) for bot in sorted(seen)}
 
+    def seated(self, tournament: str) -> set[str]:
+        """Every bot that sits in a stored game: the field's, and those that left it with
+        their games (a withdrawn bot, an earlier version ``BOT@vN``)."""
+        rows = self.db.execute("SELECT DISTINCT seats FROM games WHERE tournament = ?",
+                               (tournament,))
+        return {bot for (seats,) in rows for bot in json.loads(seats)}
+
     def done_indices(self, tournament: str) -> set[int]:
         rows = self.db.execute("SELECT game_index FROM games WHERE tournament = ?",
                                (tournament,))
