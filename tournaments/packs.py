@@ -66,7 +66,7 @@ def time_records(games: Iterable[TimedGame]) -> list[dict[str, Any]]:
 def played_records(games: Iterable[StoredGame], bot: str | None = None
                    ) -> list[dict[str, Any]]:
     """The stored games (those ``bot`` played, if given): ids, seats, results."""
-    return [{"id": game.id, "index": game.game_index, "round": game.round,
+    return [{"id": game.id, "index": game.game_index, "round": game.shown_round,
              "seats": list(game.seats), "scores": list(game.scores),
              "ranks": list(game.ranks), "status": game.status,
              "end_reason": game.end_reason, "decisions": len(game.actions),

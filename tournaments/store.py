@@ -197,6 +197,12 @@ class StoredGame:
     # for a game stored by an older referee.
     code: list[list[str | None]] | None = None
 
+    @property
+    def shown_round(self) -> int:
+        """Its round as people count rounds, from 1: the progress line, ``season`` and
+        ``leaderboard --rounds`` say "round 1" of the round stored as 0."""
+        return self.round + 1
+
 
 class GameResult(NamedTuple):
     """The result columns of a stored game (:meth:`Store.results`)."""
