@@ -404,3 +404,17 @@ def test_a_withdrawn_bot_and_an_earlier_version_get_their_packs(tmp_path):
     assert "wrote 4 packs" in cli("packs", "--db", db, "-o", packs)
     index = (packs / "index.html").read_text()
     assert all(f'href="{bot}/index.html"' in index for bot in ("a", "b", "c", "b@v1"))
+
+
+def test_the_changes_of_the_field_are_numbered_one_number_per_change(tmp_path):
+    db = tmp_path / "results.sqlite"
+    run_tournament(league(tmp_path, FIELD, rounds=1), tmp_path)
+    season(league(tmp_path, {**FIELD, "d": RANDOM}, rounds=2), db)
+    season(league(tmp_path, FIELD, rounds=2), db)
+    board = cli("leaderboard", "--db", db).split("changes of the field:\n")[1]
+    numbers = [line.split()[0] for line in board.splitlines() if line[:5].strip()[:1].isdigit()]
+    assert numbers == ["1.", "2."]
+    assert "     add d: plays its tables" in board and "     withdraw d: its" in board
+    cli("report", "--db", db, "-o", tmp_path / "report.html", "--no-replays")
+    page = (tmp_path / "report.html").read_text()
+    assert page.count("  1. ") == 1 and page.count("  2. ") == 1

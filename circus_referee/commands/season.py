@@ -25,8 +25,8 @@ def change_notes(store: Store, record: StoredTournament) -> list[str]:
     if not changes:
         return []
     return ["changes of the field:\n" + "\n".join(
-        f"  {number}. {at}: {line}" for number, (at, lines) in enumerate(changes, 1)
-        for line in lines)]
+        f"  {number}. {at}\n" + "\n".join(f"     {line}" for line in lines)
+        for number, (at, lines) in enumerate(changes, 1))]
 
 
 @click.command()
