@@ -15,7 +15,7 @@ import html
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 from ratings.trueskill_ratings import Row
 from ratings.formatting import csv_text, fault_text, rank_range
@@ -23,7 +23,7 @@ from ratings.time_use import TimedGame, time_use
 from referee.text import printable
 from tournaments.export import unsettled_groups
 from tournaments.replays import write_replays
-from tournaments.standings import entrants, standings
+from tournaments.standings import standings
 from tournaments.store import Store, StoredGame, StoredTournament
 from tournaments.submissions import SubmissionError, read_manifest
 
@@ -86,16 +86,24 @@ class Pack:
     entrant: str
 
 
-def write_packs(store: Store, record: StoredTournament, out: Path,
-                bots: Sequence[str] | None = None) -> list[Pack]:
-    """A pack for each bot of the tournament (or each of ``bots``) in ``out/BOT/``, and
-    ``out/index.html`` listing them: the field's bots and those that left it with stored
-    games (:func:`~tournaments.standings.entrants`)."""
+def write_packs(store: Store, record: StoredTournament, out: Path, bots: Sequence[str],
+                written: Callable[[Pack], None] = lambda pack: None) -> list[Pack]:
+    """A pack for each of ``bots`` in ``out/BOT/``, and ``out/index.html`` listing them;
+    ``written`` hears of each pack as it is done (a tournament's packs take minutes).
+    Every bot that has one: :func:`~tournaments.standings.entrants`, the field's bots and
+    those that left it with stored games."""
     tournament = PackedTournament.of(store, record)
-    packs = [tournament.write(bot, out / bot)
-             for bot in (bots if bots is not None else entrants(store, record))]
+    packs = []
+    for bot in bots:
+        packs.append(tournament.write(bot, out / bot))
+        written(packs[-1])
     (out / "index.html").write_text(index_page(record, packs), encoding="utf-8")
     return packs
+
+
+def folder_bytes(folder: Path) -> int:
+    """The size of every file under ``folder``."""
+    return sum(path.stat().st_size for path in folder.rglob("*") if path.is_file())
 
 
 @dataclass(frozen=True)

@@ -7,14 +7,17 @@ entrant's pack (its log, faults, decision times and replays).
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import click
+from tqdm import tqdm  # type: ignore[import-untyped]  # no types; types-tqdm is not locked
 
 from circus_referee.common import DB_OPTION, TOURNAMENT_OPTION, fail, known_bot, open_tournament
 from tournaments.config import NAME
 from tournaments.export import unsettled_groups
-from tournaments.packs import write_packs
+from tournaments.packs import folder_bytes, write_packs
+from tournaments.standings import entrants
 from tournaments.submissions import (
     FieldRefused,
     config_text,
@@ -90,6 +93,10 @@ def submissions(folder: Path, output: Path, base: Path | None, game: str | None,
                f"next: circus-referee tournament {output}")
 
 
+#: Seconds between two of the packs' progress lines: a tournament's packs take minutes.
+PROGRESS_EVERY_S = 2.0
+
+
 def given(**options: object) -> dict[str, object]:
     """The options given, as config keys."""
     return {key: value for key, value in options.items() if value is not None}
@@ -111,13 +118,18 @@ def packs(db_path: Path, tournament: str | None, output: Path, bots: tuple[str, 
     store, record = open_tournament(db_path, tournament)
     for bot in bots:
         known_bot(store, record, bot)
+    chosen = list(bots) or entrants(store, record)
     try:
-        written = write_packs(store, record, output, list(bots) or None)
+        with tqdm(total=len(chosen), desc="packs", unit="pack", file=sys.stderr,
+                  mininterval=PROGRESS_EVERY_S) as shown:
+            written = write_packs(store, record, output, chosen,
+                                  lambda pack: shown.update())
     except OSError as error:
         fail(f"cannot write {error.filename or output}: {error.strerror}")
     replays = sum(pack.replays for pack in written)
-    click.echo(f"wrote {len(written)} packs of {record.name} in {output}/ (index: "
-               f"{output / 'index.html'}), {replays} replays")
+    click.echo(f"wrote {len(written)} packs of {record.name} in {output}/ "
+               f"({folder_bytes(output) / 2**20:.1f} MB, {replays} replays; "
+               f"index: {output / 'index.html'})")
     if unsettled_groups(store, record):
         click.echo("the tournament is not finished: games whose deals are still to be dealt "
                    "in other seat rotations have no replay (make the packs again once it is)",
