@@ -1,4 +1,4 @@
-"""A field that changes during a season (issue 40): add, replace, withdraw, extend.
+"""A field that changes during a season: add, replace, withdraw, extend.
 
 The organiser edits ``bots.yaml`` (a bot added or removed, ``rounds`` raised) and
 :func:`plan_change` compares it with the stored tournament: what each change does to

@@ -279,8 +279,8 @@ class Store:
                 # In WAL mode NORMAL syncs at checkpoints, not at every commit: a
                 # killed referee loses nothing committed, and a power cut can lose
                 # only the last games (resume plays them again), never the file's
-                # consistency. FULL's fsync per game cost ~0.3 ms, as much as
-                # playing a short game.
+                # consistency. FULL would fsync at every game's commit, which costs
+                # as much as playing a short game (docs/performance.md, "Optimisations").
                 self.db.execute("PRAGMA synchronous=NORMAL")
             self.db.execute("PRAGMA foreign_keys=ON")
             self.db.executescript(SCHEMA)

@@ -1,4 +1,4 @@
-"""``circus-referee season``: change a stored tournament's field (issue 40).
+"""``circus-referee season``: change a stored tournament's field.
 
 Edit ``bots.yaml`` (add a bot, take one out, raise ``rounds``), then ``circus-referee
 season bots.yaml`` says what that does to the games stored, scheduled and to come; the

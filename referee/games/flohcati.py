@@ -606,7 +606,7 @@ class FlohcatiState(State):
 
         A bust takes no card, so es offers no trio; the step is asked after
         every es bust, so its count tells nothing of the hand. A bust on the
-        last card ends the game at once in both variants (issue 3).
+        last card ends the game at once in both variants (docs/rules/flohcati.md).
         """
         if GALA_AFTER_BUST[self.variant] and self.deck:
             self._end_of_turn_step()
