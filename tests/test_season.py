@@ -418,3 +418,17 @@ def test_the_changes_of_the_field_are_numbered_one_number_per_change(tmp_path):
     cli("report", "--db", db, "-o", tmp_path / "report.html", "--no-replays")
     page = (tmp_path / "report.html").read_text()
     assert page.count("  1. ") == 1 and page.count("  2. ") == 1
+
+
+def test_a_dry_run_lists_a_bot_whose_code_changed_with_its_old_and_new_code(tmp_path):
+    db = tmp_path / "results.sqlite"
+    run_tournament(league(tmp_path, FIELD, rounds=1), tmp_path)
+    old, new = (fingerprint(BotSpec("b", python=python)) for python in (RANDOM, GREEDY))
+    line = f"code of b changed ({old} → {new}): it plays on as the same entrant"
+    alone = cli("season", league(tmp_path, {**FIELD, "b": GREEDY}, rounds=1), "--db", db)
+    assert "nothing to change" in alone and line in alone
+    extended = league(tmp_path, {**FIELD, "b": GREEDY}, rounds=2)
+    assert line in season(extended, db, apply=False) and line in season(extended, db)
+    assert line in cli("leaderboard", "--db", db)
+    assert "code of b" not in season(league(tmp_path, {**FIELD, "b": GREEDY}, rounds=3), db,
+                                     "--replace", "b", apply=False)
