@@ -435,3 +435,36 @@ def test_a_pack_copies_the_bots_log_and_each_workers(tmp_path):
     assert copy_logs(logs, "a", pack) == ["a.log", "workers/h-1/a.log", "workers/h-2/a.log"]
     assert (pack / "workers" / "h-2" / "a.log").read_text() == "h-2\n"
     assert not (pack / "workers" / "h-2" / "b.log").exists()
+
+
+def test_a_weekly_intake_checks_again_only_the_entrants_whose_code_changed(tmp_path,
+                                                                          monkeypatch):
+    checked: list[str] = []
+
+    def check_bot(spec, game, *args, **kwargs):
+        checked.append(spec.name)
+        yield Check("handshake", True, "ok")
+        yield Check(f"play {game}/standard", True, "ok")
+
+    monkeypatch.setattr("tournaments.submissions.check_bot", check_bot)
+    subs = tmp_path / "subs"
+    for name in ("alice", "bob"):
+        submit(subs / name, name, name.title())
+
+    def intake(*options: str) -> str:
+        made = invoke("submissions", str(subs), "-o", str(tmp_path / "bots.yaml"), "--game",
+                      "flea-circus", *options)
+        assert made.exit_code == 0, made.output
+        return made.output
+
+    intake()
+    assert checked == ["alice", "bob"]
+    (subs / "bob" / "bot.py").write_text((subs / "bob" / "bot.py").read_text() + "# v2\n")
+    again = intake()
+    assert checked == ["alice", "bob", "bob"]
+    assert "alice (1 of 2): code unchanged since its last check, its verdict kept" in again
+    assert "checking bob (2 of 2)" in again
+    assert "PASS  handshake: ok" in (tmp_path / "bots-checks" / "alice" / "check.txt").read_text()
+    intake("--games", "2")                  # another check is another key
+    intake("--recheck")
+    assert checked == ["alice", "bob", "bob", "alice", "bob", "alice", "bob"]

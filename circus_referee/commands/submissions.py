@@ -49,16 +49,19 @@ from tournaments.submissions import (
 @click.option("--checks", "checks_dir", type=click.Path(file_okay=False, path_type=Path),
               default=None, help="folder for each entrant's verdict, check-bot output and "
                                  "log (default: OUTPUT's name with -checks, beside it)")
+@click.option("--recheck", is_flag=True, help="check every entrant again, even one whose "
+              "code and check are those of a verdict kept in the checks folder")
 def submissions(folder: Path, output: Path, base: Path | None, game: str | None,
                 players: int | None, name: str | None, one_per_author: bool, games: int,
-                at_once: int, checks_dir: Path | None) -> None:
+                at_once: int, checks_dir: Path | None, recheck: bool) -> None:
     """Make a tournament's bots.yaml from DIR, one folder per entrant, each gated by check-bot.
 
     Each folder holds the entrant's files and an entrant.yaml with its name, author,
     language and command. An entrant is in the field if its manifest holds, check-bot
     passes it (sandboxed, at the config's clock, on the config's game) and its name is
     its own. The table says why each refused one was; every verdict, with check-bot's
-    lines and the bot's log, is kept in the checks folder.
+    lines and the bot's log, is kept in the checks folder, and an entrant whose code is
+    unchanged since its last check there keeps its verdict without a new check.
     """
     if not folder.is_dir():
         fail(f"{folder} is not a folder of submissions")
@@ -75,7 +78,7 @@ def submissions(folder: Path, output: Path, base: Path | None, game: str | None,
     checks_dir = checks_dir or output.with_name(f"{output.stem}-checks")
     try:
         field = make_field(folder, data, output, checks_dir=checks_dir, games=games,
-                           at_once=at_once, per_author=one_per_author,
+                           at_once=at_once, per_author=one_per_author, recheck=recheck,
                            private=(base,) if base is not None else (),
                            progress=lambda line: click.echo(line, err=True))
         output.write_text(config_text(field.config, folder, field.verdicts))
