@@ -468,3 +468,24 @@ def test_a_weekly_intake_checks_again_only_the_entrants_whose_code_changed(tmp_p
     intake("--games", "2")                  # another check is another key
     intake("--recheck")
     assert checked == ["alice", "bob", "bob", "alice", "bob", "alice", "bob"]
+
+
+def test_a_refusal_is_one_short_reason_with_the_log_on_a_line_of_its_own(tmp_path):
+    """A bot that dies at its start: check-bot quotes its traceback, absolute paths and all."""
+    subs = tmp_path / "subs"
+    submit(subs / "frank", "frank", "Frank")
+    (subs / "frank" / "bot.py").write_text(
+        "import os\nraise RuntimeError('cannot read ' + os.path.abspath('model.bin') + "
+        "' (a long story follows) ' + 'x ' * 200)\n")
+    (tmp_path / "base.yaml").write_text(BASE)
+    made = invoke("submissions", str(subs), "-o", str(tmp_path / "bots.yaml"), "--game",
+                  "flea-circus", "--base", str(tmp_path / "base.yaml"))
+    assert made.exit_code == 2, made.output
+    table = made.output.split("\nerror:")[0].splitlines()
+    header = next(line for line in table if line.startswith("folder "))
+    row = next(index for index, line in enumerate(table) if line.startswith("frank "))
+    reason = table[row][header.index("reason"):]
+    assert reason.startswith("check-bot: ") and len(reason) <= 80, reason
+    assert str(tmp_path) not in table[row]
+    log = tmp_path / "bots-checks" / "frank" / "frank.log"
+    assert table[row + 1].split()[-2:] == ["log:", str(log)] and log.is_file()

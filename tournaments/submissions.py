@@ -37,6 +37,7 @@ from tournaments.config import (
     parse_config,
 )
 from tournaments.fingerprint import fingerprint
+from tournaments.public import public_command
 from tournaments.store import DEFAULT_DB, database_paths
 
 MANIFEST = "entrant.yaml"
@@ -430,20 +431,44 @@ def manifest_verdict(folder: Path) -> Verdict:
 
 
 COLUMNS = ("folder", "name", "author", "language", "verdict", "reason")
+#: A refusal's reason in the table: its first words (check.txt keeps it whole).
+REASON_WIDTH = 80
 
 
-def rows(verdicts: list[Verdict]) -> list[dict[str, str]]:
-    """The table of entrants: one row per submission folder."""
+def rows(verdicts: list[Verdict], checks_dir: Path) -> list[dict[str, str]]:
+    """The table of entrants: one row per submission folder; a refused one's reason in
+    short, with where its log (or else its whole verdict) is on a line of its own."""
     return [{"folder": v.folder.name,
              "name": v.entrant.name if v.entrant else "",
              "author": v.entrant.author if v.entrant else "",
              "language": v.entrant.language if v.entrant else "",
              "verdict": "passed" if v.passed else "refused",
-             "reason": v.refused or ""} for v in verdicts]
+             "reason": "" if v.refused is None else
+             f"{short_reason(v.refused)}\n{where_told(v, checks_dir)}"} for v in verdicts]
 
 
-def table(verdicts: list[Verdict]) -> str:
-    cells = [[printable(row[column]) for column in COLUMNS] for row in rows(verdicts)]
+def short_reason(reason: str) -> str:
+    """A reason on one line of at most :data:`REASON_WIDTH` characters, each path by its
+    last part only: a bot's crash quotes its log, paths of this machine and all."""
+    text = " ".join(public_command(reason, None).split())
+    if len(text) <= REASON_WIDTH:
+        return text
+    return text[:REASON_WIDTH - 2].rsplit(" ", 1)[0] + " …"
+
+
+def where_told(verdict: Verdict, checks_dir: Path) -> str:
+    """Where the rest of a refusal is: the bot's log during its check, or (refused before
+    a check) its verdict whole."""
+    folder = checks_dir / verdict.folder.name
+    log = folder / f"{verdict.entrant.name}.log" if verdict.entrant else None
+    if log is not None and log.is_file():
+        return f"log: {log}"
+    return f"details: {folder / 'check.txt'}"
+
+
+def table(verdicts: list[Verdict], checks_dir: Path) -> str:
+    cells = [["\n".join(printable(line) for line in row[column].split("\n"))
+              for column in COLUMNS] for row in rows(verdicts, checks_dir)]
     return tabulate(cells, headers=list(COLUMNS), disable_numparse=True)
 
 
@@ -455,7 +480,7 @@ def record(verdicts: list[Verdict], checks_dir: Path) -> None:
             folder = checks_dir / verdict.folder.name
             folder.mkdir(parents=True, exist_ok=True)
             (folder / "check.txt").write_text(check_text(verdict))
-        (checks_dir / "entrants.txt").write_text(table(verdicts) + "\n")
+        (checks_dir / "entrants.txt").write_text(table(verdicts, checks_dir) + "\n")
     except OSError as error:
         raise SubmissionError(f"cannot write {error.filename or checks_dir}: "
                               f"{error.strerror}") from None

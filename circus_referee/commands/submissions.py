@@ -83,11 +83,11 @@ def submissions(folder: Path, output: Path, base: Path | None, game: str | None,
                            progress=lambda line: click.echo(line, err=True))
         output.write_text(config_text(field.config, folder, field.verdicts))
     except FieldRefused as error:
-        click.echo(table(error.verdicts))
+        click.echo(table(error.verdicts, checks_dir))
         fail(f"{error} (every verdict is in {checks_dir}/)")
     except OSError as error:
         fail(f"cannot write {error.filename or output}: {error.strerror}")
-    click.echo(table(field.verdicts))
+    click.echo(table(field.verdicts, checks_dir))
     passed = sum(verdict.passed for verdict in field.verdicts)
     house = len(field.config["bots"]) - passed
     click.echo(f"\nwrote {output}: {passed} of {len(field.verdicts)} entrants"
