@@ -15,6 +15,7 @@ import click
 
 from ratings.sprt import SprtResult
 from referee.errors import CircusError
+from referee.interrupts import unstoppable_note
 from referee.text import printable
 from tournaments.fingerprint import code_text
 from tournaments.standings import entrants
@@ -42,6 +43,13 @@ class CommandGroup(click.Group):
             return super().invoke(ctx)
         except CircusError as error:
             fail(str(error), error.exit_status)
+
+
+def say_if_unstoppable() -> None:
+    """Before a long run: say so on stderr if Ctrl-C cannot stop it, and what does."""
+    note = unstoppable_note()
+    if note is not None:
+        click.echo(note, err=True)
 
 
 def open_store(db_path: Path) -> Store:

@@ -13,7 +13,14 @@ from pathlib import Path
 import click
 from tqdm import tqdm  # type: ignore[import-untyped]  # no types; types-tqdm is not locked
 
-from circus_referee.common import DB_OPTION, TOURNAMENT_OPTION, fail, known_bot, open_tournament
+from circus_referee.common import (
+    DB_OPTION,
+    TOURNAMENT_OPTION,
+    fail,
+    known_bot,
+    open_tournament,
+    say_if_unstoppable,
+)
 from tournaments.config import NAME
 from tournaments.export import unsettled_groups
 from tournaments.packs import folder_bytes, write_packs
@@ -76,6 +83,7 @@ def submissions(folder: Path, output: Path, base: Path | None, game: str | None,
         click.echo("warning: the base says `sandbox: false`: every entrant's code runs "
                    "unsandboxed, as you, in its check and in the tournament", err=True)
     checks_dir = checks_dir or output.with_name(f"{output.stem}-checks")
+    say_if_unstoppable()
     try:
         field = make_field(folder, data, output, checks_dir=checks_dir, games=games,
                            at_once=at_once, per_author=one_per_author, recheck=recheck,
