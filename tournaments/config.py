@@ -130,7 +130,7 @@ class TournamentConfig:
     # Derive deals from the seed and a secret kept in the store, not from the seed alone.
     secret_deals: bool = True
     # Start command: and python: bots afresh before each seat rotation of the
-    # duplicate deals, so no bot remembers a deal it is dealt again (issue 22).
+    # duplicate deals, so no bot remembers a deal it is dealt again.
     renew_bots: bool = True
     # Send the bots' names in StartGame.seat_names; by default they get seat labels, so
     # a bot does not learn whom it plays (two bots of one author could collude).
