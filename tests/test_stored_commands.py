@@ -5,6 +5,8 @@ from __future__ import annotations
 import csv
 import io
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -166,3 +168,14 @@ def test_a_game_in_several_packs_is_replayed_once_where_no_fault_is_marked(db, t
     faulted = {name for name in shared if pages["random"][name] != pages["sloppy"][name]}
     assert shared and faulted, "the sloppy bot's faults are marked in its own pack only"
     assert len(rendered) == len(pages["random"].keys() | pages["sloppy"].keys()) + len(faulted)
+
+
+def test_an_export_to_standard_output_is_the_records_alone(db, tmp_path):
+    """Run as a program: click hands "-" over as a wrapper, not as sys.stdout itself."""
+    cli = str(Path(sys.executable).parent / "circus-referee")
+    shown = subprocess.run([cli, "export", "--db", db], capture_output=True, text=True)
+    assert shown.returncode == 0 and shown.stderr == "", shown.stderr
+    assert len(shown.stdout.splitlines()) == 12
+    written = subprocess.run([cli, "export", "--db", db, "-o", str(tmp_path / "e.jsonl")],
+                             capture_output=True, text=True)
+    assert written.stderr == f"12 games of second written to {tmp_path / 'e.jsonl'}\n"
