@@ -15,7 +15,7 @@ raises them, each a subclass of :class:`CircusError`::
     ├── SeasonError       tournaments.season      a field change that cannot be made
     ├── SubmissionError   tournaments.submissions a submissions folder that cannot go on
     │   └── FieldRefused                          no field can be made of it
-    └── ReplayError       tournaments.replays     a stored game that does not replay
+    └── ReplayError       pages.replays           a stored game that does not replay
 
 Not in it, by design, as no user meets them: a bot's failure during a game is a
 ``BotFault`` (:mod:`referee.clients`), a fault of that bot that its policy handles, never

@@ -185,7 +185,7 @@ def test_fresh_keeps_the_old_run_and_deletes_nothing_when_a_bot_fails(tmp_path):
     "tournaments.config:ConfigError", "tournaments.store:StoreError",
     "tournaments.run.errors:TournamentError", "tournaments.cluster:ClusterError",
     "referee.participants:BotStartError", "tournaments.season:SeasonError",
-    "tournaments.submissions:SubmissionError", "tournaments.replays:ReplayError"])
+    "tournaments.submissions:SubmissionError", "pages.replays:ReplayError"])
 def test_an_error_of_each_area_ends_the_command_as_one_line_and_exit_2(tmp_path, monkeypatch,
                                                                        error):
     """The CLI's one ``except CircusError`` (issue 39): wherever below a command the error

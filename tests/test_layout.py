@@ -1,7 +1,7 @@
 """The layout holds: every import points down the stack, and no module imports itself back.
 
 The stack, top to bottom (docs/architecture.md): the CLI (``circus_referee``) and
-bench; tournaments (many games) and training (the learning environments) side by side;
+bench; the pages (everything that renders HTML, over what it shows); tournaments (many games) and training (the learning environments) side by side;
 ratings (only rating, importing nothing of the project but the outcomes); the referee (one
 game) and the bots with their SDK side by side, both standing on the rules engines
 (``referee.games``); the protocol stubs. Beneath them all, the outcomes
@@ -17,17 +17,19 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("circus_referee", "bench", "tournaments", "training", "ratings", "referee", "bots",
-            "circus_outcomes")
+PACKAGES = ("circus_referee", "bench", "pages", "tournaments", "training", "ratings", "referee",
+            "bots", "circus_outcomes")
 #: The ground beneath every layer: the outcomes' one definition (fault class, policy, game
 #: status), which every package may import and which imports nothing of the project.
 OUTCOMES = "circus_outcomes"
 # What each package may import from the project besides itself.
 ALLOWED = {
-    "circus_referee": {"tournaments", "ratings", "referee", "bots", "circus", OUTCOMES},
+    "circus_referee": {"pages", "tournaments", "ratings", "referee", "bots", "circus", OUTCOMES},
     # bench sits beside the CLI and measures whole commands too.
-    "bench": {"circus_referee", "tournaments", "training", "ratings", "referee", "bots", "circus",
-              OUTCOMES},
+    "bench": {"circus_referee", "pages", "tournaments", "training", "ratings", "referee", "bots",
+              "circus", OUTCOMES},
+    # Everything that renders HTML (the report, the replays, the packs), over what it shows.
+    "pages": {"tournaments", "ratings", "referee", "circus", OUTCOMES},
     "tournaments": {"ratings", "referee", "circus", OUTCOMES},
     # training (beside tournaments): the environments, playing opponents from bots in process.
     "training": {"ratings", "referee", "bots", "circus", OUTCOMES},
@@ -137,7 +139,7 @@ def test_the_walk_sees_the_imports_it_judges():
     edges = graph()
     assert "tournaments.store" in edges["tournaments.runner"]
     assert "referee.games.base" in edges["referee.match"]
-    assert OUTCOMES in edges["ratings.report"]   # the ratings count the outcomes' members
+    assert OUTCOMES in edges["pages.report"]   # the report counts the outcomes' members
 
 
 def test_the_command_lives_in_a_package_of_the_projects_own_name():

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-import tournaments.replays
+import pages.replays
 from bots.random_bot import RandomBot
 from bots.sdk import rng_for
 from circus_referee.main import main
@@ -154,20 +154,20 @@ def test_a_game_in_several_packs_is_replayed_once_where_no_fault_is_marked(db, t
     """Each of a game's seats has it in its pack; a page that marks no fault is the same in
     every one of them."""
     rendered = []
-    render = tournaments.replays.render_replay
+    render = pages.replays.render_replay
 
     def counted(replay, title=""):
         rendered.append(title)
         return render(replay, title)
 
-    monkeypatch.setattr(tournaments.replays, "render_replay", counted)
+    monkeypatch.setattr(pages.replays, "render_replay", counted)
     ok("packs", "--db", db, "-o", str(tmp_path), "--bot", "random", "--bot", "sloppy")
-    pages = {bot: {path.name: path.read_text() for path in
+    written = {bot: {path.name: path.read_text() for path in
                    (tmp_path / bot / "replays").iterdir()} for bot in ("random", "sloppy")}
-    shared = pages["random"].keys() & pages["sloppy"].keys()
-    faulted = {name for name in shared if pages["random"][name] != pages["sloppy"][name]}
+    shared = written["random"].keys() & written["sloppy"].keys()
+    faulted = {name for name in shared if written["random"][name] != written["sloppy"][name]}
     assert shared and faulted, "the sloppy bot's faults are marked in its own pack only"
-    assert len(rendered) == len(pages["random"].keys() | pages["sloppy"].keys()) + len(faulted)
+    assert len(rendered) == len(written["random"].keys() | written["sloppy"].keys()) + len(faulted)
 
 
 def test_an_export_to_standard_output_is_the_records_alone(db, tmp_path):

@@ -23,14 +23,14 @@ from circus_referee.common import (
     transports,
     withheld_notes,
 )
+from pages.report import FaultRow, GameRow, ReportLinks, render_report
+from pages.replays import write_replays
 from ratings import formatting, rounds
 from ratings.board import RoundHistory
-from ratings.report import FaultRow, GameRow, ReportLinks, render_report
 from referee.games import END_WORDS
 from referee.settings import FAULT_CLASSES
 from tournaments.export import unsettled_groups
 from tournaments.public import Redactor, private_parts, public_config
-from tournaments.replays import write_replays
 from tournaments.standings import round_history, standings, stored_ab_test, stored_collusion
 from tournaments.store import Store, StoredGame, StoredTournament
 

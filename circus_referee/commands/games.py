@@ -11,10 +11,10 @@ import click
 from tabulate import tabulate
 
 from circus_referee.common import DB_OPTION, fail, open_store
+from pages.viewer import render_replay
 from referee.games import GAMES, GameConfigError, GameRecord, end_words
 from referee.games.base import IllegalActionError
 from referee.replay import replay_frames, text_lines
-from referee.viewer import render_replay
 from tournaments.export import read_records, replay_record
 
 

@@ -21,9 +21,10 @@ from circus_referee.common import (
     open_tournament,
     say_if_unstoppable,
 )
+from pages.packs import write_packs
 from tournaments.config import NAME
 from tournaments.export import unsettled_groups
-from tournaments.packs import folder_bytes, write_packs
+from tournaments.packs import folder_bytes
 from tournaments.standings import entrants
 from tournaments.submissions import (
     FieldRefused,

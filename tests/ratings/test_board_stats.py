@@ -289,7 +289,7 @@ def test_table_marks_provisional_bots_and_shows_the_parameters():
 
 def test_a_tournament_without_rated_games_still_renders_everywhere():
     from ratings import formatting
-    from ratings.report import render_report
+    from pages.report import render_report
     from tournaments.store import StoredTournament
     board = build_board([Outcome(0, ("a", "b"), (1, 2), rated=False)], "ab")
     assert board.rated_games == 0 and board.void_games == 1 and board.resamples == 0

@@ -16,7 +16,7 @@ from headless import Browser
 from rating_helpers import KNOWN, chromium, chromium_or_skip, read_png, tournament
 
 from circus_referee.main import main
-from ratings.report import colour
+from pages.report import colour
 
 WINDOW = "--window-size=1280,1600"
 BOTS = [bot for bot, _ in KNOWN[:4]] + ["sloppy"]

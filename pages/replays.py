@@ -6,11 +6,11 @@ import shutil
 from pathlib import Path
 from typing import Any, Callable
 
-from referee.games import GameConfigError, GameRecord
+from pages.viewer import render_replay
 from referee.errors import CircusError
+from referee.games import GameConfigError, GameRecord
 from referee.games.base import IllegalActionError
 from referee.replay import replay_frames
-from referee.viewer import render_replay
 from tournaments.store import StoredGame
 
 

@@ -1,7 +1,7 @@
 """The HTML replay of one game: one self-contained file, every step drawn.
 
-The page (``referee/templates/replay.html``) holds its CSS and script inline and
-the game as JSON; it fetches nothing, so it opens from disk, offline. Python
+The page (``pages/templates/replay.html``) holds its CSS and script inline
+(``pages/static/viewer.css`` and ``viewer.js``) and the game as JSON; it fetches nothing, so it opens from disk, offline. Python
 decides what every view of every step shows (:mod:`referee.tables`), the
 script only draws it: the omniscient table, or exactly one seat's, built from
 the observation that seat is sent.
@@ -96,10 +96,16 @@ def _script_json(data: Any) -> str:
     return json.dumps(data, separators=(",", ":")).replace("<", "\\u003c")
 
 
+def _page_file(path: str) -> str:
+    return resources.files("pages").joinpath(path).read_text("utf-8")
+
+
 def render_replay(replay: Replay, title: str = "") -> str:
     """The replay page of one game, as one HTML string."""
-    template = resources.files("referee").joinpath("templates/replay.html").read_text("utf-8")
     data = page_data(replay, title)
-    return (template.replace("__TITLE__", html.escape(data["meta"]["title"]))
+    return (_page_file("templates/replay.html")
+            .replace("__TITLE__", html.escape(data["meta"]["title"]))
+            .replace("__STYLE__", f"<style>\n{_page_file('static/viewer.css')}</style>")
+            .replace("__SCRIPT__", f"<script>\n{_page_file('static/viewer.js')}</script>")
             .replace("__DATA__", _script_json(data)))
 
