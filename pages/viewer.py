@@ -1,56 +1,98 @@
-"""The HTML replay of one game: one self-contained file, every step drawn.
+"""The HTML replay of one game: a small page holding only that game, drawn by a shared viewer.
 
-The page (``pages/templates/replay.html``) holds its CSS and script inline
-(``pages/static/viewer.css`` and ``viewer.js``) and the game as JSON; it fetches nothing, so it opens from disk, offline. Python
-decides what every view of every step shows (:mod:`referee.tables`), the
-script only draws it: the omniscient table, or exactly one seat's, built from
-the observation that seat is sent.
+The viewer (``pages/static/viewer.js`` and ``viewer.css``) is the same for every game:
+a folder of replays holds it once and each game's page links it, or a page made alone
+holds it inline (:func:`render_replay`). The page (``pages/templates/replay.html``)
+fetches nothing, so it opens from disk, offline. Python decides what every view of
+every step shows (:mod:`referee.tables`), the script only draws it: the omniscient
+table, or exactly one seat's, built from the observation that seat is sent.
 
-A game has hundreds of steps and a table changes little from one to the next,
-so every value is stored once in ``parts`` (see :class:`Parts`) and steps
-refer to it by index: a Flohcati game of 300 decisions, with its five views
-and raw observations at every step, takes a few hundred KB, not tens of MB.
+A game has hundreds of steps and a view changes little from one to the next, so
+the page holds each step as the changes from the step before (:func:`changes`), and
+the script rebuilds the steps once as it opens; cards are short ids, drawn from one
+look per card (:func:`referee.tables.card_looks`); the whole is deflated and
+base64'd into the page, and the browser inflates it (``DecompressionStream``, which
+works from ``file:``). A 4-player Flohcati game of 250 decisions, with its five views
+and raw observations at every step, takes about 35 KB (docs/performance.md).
 """
 
 from __future__ import annotations
 
-import json
+import base64
 import html
+import json
+import zlib
+from functools import cache
 from importlib import resources
-from typing import Any
+from typing import Any, Callable
 
 from referee.games import end_words, get_game
 from referee.replay import Decision, Replay
-from referee.tables import tables
+from referee.tables import Table, card_looks, tables
+
+#: One encoder for every piece: ``json.dumps`` with options builds a new one per call.
+ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, check_circular=False)
+#: The viewer's files, linked by every page of a folder or inlined into a page made alone.
+STATIC_FILES = ("viewer.css", "viewer.js")
+#: What opens the page's data in pages/templates/replay.html.
+DATA_OPEN = '<script id="replay-data" type="text/plain">'
 
 
-class Parts:
-    """Every distinct value once, containers made of the indices of their items.
+def changes(before: Any, after: Any, path: list[Any], ops: list[list[Any]]) -> None:
+    """The operations that turn ``before`` into ``after`` (unequal), appended to ``ops``.
 
-    A list is stored as ``[0, item ids...]``, a dict as ``[1, keys id, value
-    ids...]`` with its keys as one tab-joined string; anything else as itself.
-    Equal subtrees (a card, a hand, a seat panel that did not change) share one
-    index, so a step costs only what changed in it.
-    """
+    An operation is ``[path, value]`` (set what ``path`` leads to) or ``[path, start,
+    removed, inserted]`` (splice a list: a card drawn from the deck, one more on the
+    discard pile). Equal parts are skipped whole, compared in C, so a step costs about
+    what changed in it."""
+    if type(before) is dict and type(after) is dict and before.keys() == after.keys():
+        for key, value in after.items():
+            if before[key] != value:
+                changes(before[key], value, [*path, key], ops)
+    elif type(before) is list and type(after) is list:
+        if len(before) == len(after):
+            for index, (old, new) in enumerate(zip(before, after)):
+                if old != new:
+                    changes(old, new, [*path, index], ops)
+            return
+        start, shorter = 0, min(len(before), len(after))
+        while start < shorter and before[start] == after[start]:
+            start += 1
+        tail = 0
+        while tail < shorter - start and before[-1 - tail] == after[-1 - tail]:
+            tail += 1
+        ops.append([path, start, len(before) - start - tail, after[start:len(after) - tail]])
+    else:
+        ops.append([path, after])
+
+
+class Steps:
+    """Each step's views as the changes from the step before, and the cards they show."""
 
     def __init__(self) -> None:
-        self.values: list[Any] = []
-        self.index: dict[tuple[Any, ...], int] = {}
+        self.shown: list[Any] = []
+        self.cards: set[str] = set()
 
-    def add(self, value: Any) -> int:
-        kind = type(value)
-        if kind is dict:
-            key: tuple[Any, ...] = (1, self.add("\t".join(value)),
-                                    *[self.add(item) for item in value.values()])
-        elif kind is list or kind is tuple:
-            key = (0, *[self.add(item) for item in value])
-        else:
-            key = (kind, value)  # (bool, True) is not (int, 1)
-        found = self.index.get(key)
-        if found is None:
-            found = self.index[key] = len(self.values)
-            self.values.append(list(key) if key[0] in (0, 1) else value)
-        return found
+    def add(self, views: list[Any]) -> list[list[list[Any]]]:
+        """The operations of each view; the first step's set each view whole."""
+        if not self.shown:
+            self.shown = views
+            return [[[[], view]] for view in views]
+        steps = []
+        for before, after in zip(self.shown, views):
+            ops: list[list[Any]] = []
+            if before != after:
+                changes(before, after, [], ops)
+            steps.append(ops)
+        self.shown = views
+        return steps
+
+    def collect_cards(self, table: Table) -> None:
+        for zone in table["center"]:
+            self.cards.update(zone["cards"])
+        for seat in table["seats"]:
+            for zone in seat["zones"]:
+                self.cards.update(zone["cards"])
 
 
 def _decision(decision: Decision | None) -> dict[str, Any] | None:
@@ -62,50 +104,71 @@ def _decision(decision: Decision | None) -> dict[str, Any] | None:
             "ms": decision.time_ms, "faults": decision.faults}
 
 
-def page_data(replay: Replay, title: str = "") -> dict[str, Any]:
-    """Everything the page shows, as JSON-ready data."""
+def page_data(replay: Replay, title: str = "") -> str:
+    """Everything the page shows, as one JSON text (read by the viewer's ``showReplay``):
+    each step's views are the omniscient table, each seat's, the engine's state, each
+    seat's observation and the decision, in that order, as changes from the step before
+    (the legal actions of one decision are much like the last one's)."""
     record = replay.record
-    parts = Parts()
+    steps = Steps()
     frames = []
     for frame in replay.frames:
-        views = tables(record.game, frame.state, frame.observations, frame.scores)
-        raw = [frame.state, *frame.observations]
-        frames.append({
-            "d": _decision(frame.decision),
-            "v": [parts.add(view) for view in views],
-            "o": [parts.add(shown) for shown in raw],
-            "e": [frame.events.start, frame.events.stop]})
+        shown = tables(record.game, frame.state, frame.observations, frame.scores)
+        for table in shown:
+            steps.collect_cards(table)
+        frames.append({"c": steps.add([*shown, frame.state, *frame.observations,
+                                       _decision(frame.decision)]),
+                       "e": [frame.events.start, frame.events.stop]})
     game = get_game(record.game)
-    return {
-        "meta": {"title": title or f"{game.title} ({record.variant})", "game": record.game,
-                 "gameTitle": game.title, "variant": record.variant,
-                 "seed": str(record.seed),  # 64-bit: a JS number would round it
-                 "seats": replay.seats, "scores": replay.scores, "ranks": replay.ranks,
-                 "endReason": replay.end_reason,
-                 "endWords": end_words(replay.end_reason)},
-        "parts": parts.values,
-        "frames": frames,
-        "events": [[event.text, event.seat,
-                    None if event.visible_to is None else sorted(event.visible_to)]
-                   for event in replay.events],
-    }
+    meta = {"title": page_title(replay, title), "game": record.game,
+            "gameTitle": game.title, "variant": record.variant,
+            "seed": str(record.seed),  # 64-bit: a JS number would round it
+            "seats": replay.seats, "scores": replay.scores, "ranks": replay.ranks,
+            "endReason": replay.end_reason, "endWords": end_words(replay.end_reason)}
+    events = [[event.text, event.seat,
+               None if event.visible_to is None else sorted(event.visible_to)]
+              for event in replay.events]
+    return ENCODER.encode({"meta": meta, "cards": card_looks(record.game, steps.cards),
+                           "frames": frames, "events": events})
 
 
-def _script_json(data: Any) -> str:
-    """JSON safe inside a <script> element: no ``</script>`` or ``<!--`` can appear."""
-    return json.dumps(data, separators=(",", ":")).replace("<", "\\u003c")
+def page_title(replay: Replay, title: str = "") -> str:
+    """``title``, or the game's name and variant."""
+    return title or f"{get_game(replay.record.game).title} ({replay.record.variant})"
 
 
-def _page_file(path: str) -> str:
+def packed(data: str) -> str:
+    """The page's data deflated and base64'd: a tenth of its JSON, and no ``<`` in it."""
+    return base64.b64encode(zlib.compress(data.encode("utf-8"), 9)).decode("ascii")
+
+
+def embedded_data(page: str) -> str:
+    """The JSON a replay page holds, inflated as the browser does (for tests and tools)."""
+    start = page.index(DATA_OPEN) + len(DATA_OPEN)
+    return zlib.decompress(base64.b64decode(page[start:page.index("<", start)])).decode()
+
+
+@cache
+def page_file(path: str) -> str:
+    """A file of the package: the page's template, one of the viewer's :data:`STATIC_FILES`."""
     return resources.files("pages").joinpath(path).read_text("utf-8")
 
 
-def render_replay(replay: Replay, title: str = "") -> str:
-    """The replay page of one game, as one HTML string."""
-    data = page_data(replay, title)
-    return (_page_file("templates/replay.html")
-            .replace("__TITLE__", html.escape(data["meta"]["title"]))
-            .replace("__STYLE__", f"<style>\n{_page_file('static/viewer.css')}</style>")
-            .replace("__SCRIPT__", f"<script>\n{_page_file('static/viewer.js')}</script>")
-            .replace("__DATA__", _script_json(data)))
+def render_replay(replay: Replay, title: str = "", static: str | None = None,
+                  scrub: Callable[[str], str] = str) -> str:
+    """The replay page of one game, as one HTML string.
 
+    ``static``: where the viewer's files are, relative to the page (``""``: beside it);
+    None puts them inline, for a page that travels alone. ``scrub``: what a public copy
+    leaves out of the game's text, before it is packed out of a reader's sight."""
+    data = scrub(page_data(replay, title))
+    if static is None:
+        style = f"<style>\n{page_file('static/viewer.css')}</style>"
+        script = f"<script>\n{page_file('static/viewer.js')}</script>"
+    else:
+        style = f'<link rel="stylesheet" href="{html.escape(static)}viewer.css">'
+        script = f'<script src="{html.escape(static)}viewer.js"></script>'
+    return (page_file("templates/replay.html")
+            .replace("__TITLE__", scrub(html.escape(page_title(replay, title))))
+            .replace("__STYLE__", style).replace("__SCRIPT__", script)
+            .replace("__DATA__", packed(data)))

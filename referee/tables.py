@@ -8,19 +8,26 @@ the viewer cannot show a seat anything it was not sent; the omniscient table
 is built from the engine's ``final_state()``, which holds every card.
 
 A table is ``{"center": [zone], "seats": [seat]}``; a zone is ``{"title",
-"cards", "note", "style"}``; a card is ``{"id", "big", "small", "tone"}`` (a
-face-up card; ``id`` names it, the same in every view) or ``{"back": 1}``.
+"cards", "note", "style"}``; a card is its id (``"red-5"``, the same in every view and
+every game of one kind), ``""`` for a card face down, and ``"*red-5"`` for a card the
+other seats know of. How a card looks (``{"big", "small", "tone"}``, with ``"short"``
+and ``"word"`` for a card named by words) depends on its id alone: :func:`card_looks`
+gives it once per game, not once per card drawn.
 """
 
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
-Card = dict[str, Any]
+from referee.games.animal_circus import NAMES as ANIMAL_NAMES
+
+Card = str
+Look = dict[str, Any]
 Zone = dict[str, Any]
 Table = dict[str, Any]
 
-BACK: Card = {"back": 1}
+BACK: Card = ""
+SEEN = "*"
 UPCOMING = 6  # the omniscient view shows this many of a hidden pile's next cards
 
 
@@ -60,12 +67,14 @@ FLEA_VALUES = {"A": 2, "B": 2, "C": 3, "D": 3, "E": 3, "F": 4, "G": 4}
 
 def flea_card(card: str | dict[str, Any]) -> Card:
     """A card from the engine (``"A"``) or from an observation (a FleaCard dict)."""
-    code = card if isinstance(card, str) else card.get("saucer") or card["kind"]
+    return card if isinstance(card, str) else card.get("saucer") or card["kind"]
+
+
+def flea_look(code: str) -> Look:
     if code in FLEA_ACTIONS:
         word, short, name = FLEA_ACTIONS[code]
-        return {"id": code, "big": word, "short": short, "small": name, "tone": "#4a235a",
-                "word": 1}
-    return {"id": code, "big": code, "small": f"saucer · {FLEA_VALUES.get(code, '?')} loot",
+        return {"big": word, "short": short, "small": name, "tone": "#4a235a", "word": 1}
+    return {"big": code, "small": f"saucer · {FLEA_VALUES.get(code, '?')} loot",
             "tone": FLEA_TONES.get(code, "#555")}
 
 
@@ -107,22 +116,18 @@ FLOH_ACTIONS = {"take-a-card": ("Take a Card", "Take"), "open-the-deck": ("Open 
                 "atraerse": ("Atraerse", "Atr."), "solicitar": ("Solicitar Atracción", "Sol.")}
 
 
-def floh_code(card: str | dict[str, Any]) -> str:
-    return card if isinstance(card, str) else card["code"]
-
-
 def floh_card(card: str | dict[str, Any], seen: bool = False) -> Card:
     """A card from the engine (``"red-5"``) or an observation; ``seen``: others know it."""
-    code = floh_code(card)
+    code = card if isinstance(card, str) else card["code"]
+    return SEEN + code if seen else code
+
+
+def floh_look(code: str) -> Look:
     colour, _, value = code.rpartition("-")
-    made: Card
     if colour in FLOH_TONES and value.isdigit():
-        made = {"id": code, "big": value, "small": colour, "tone": FLOH_TONES[colour]}
-    else:
-        title, short = FLOH_ACTIONS.get(code, (code, code[:4]))
-        made = {"id": code, "big": title, "short": short, "small": "action card",
-                "tone": "#1c2833", "word": 1}
-    return {**made, "seen": 1} if seen else made
+        return {"big": value, "small": colour, "tone": FLOH_TONES[colour]}
+    title, short = FLOH_ACTIONS.get(code, (code, code[:4]))
+    return {"big": title, "short": short, "small": "action card", "tone": "#1c2833", "word": 1}
 
 
 def floh_center(public: dict[str, Any], deck: list[str] | None,
@@ -188,9 +193,14 @@ ANIMAL_TONES = ["#b03a2e", "#1f618d", "#1e8449", "#b9770e", "#6c3483"]
 
 
 def animal_card(card: dict[str, Any]) -> Card:
-    """An AnimalCard dict; its colour is the seat whose deck it came from."""
-    return {"id": f"{card['value']}-{card['color']}", "big": str(card["value"]),
-            "small": card.get("name", ""), "tone": ANIMAL_TONES[card["color"] % 5]}
+    """An AnimalCard dict, as value-colour; its colour is the seat whose deck it came from."""
+    return f"{card['value']}-{card['color']}"
+
+
+def animal_look(code: str) -> Look:
+    value, _, colour = code.partition("-")
+    return {"big": value, "small": ANIMAL_NAMES.get(int(value), ""),
+            "tone": ANIMAL_TONES[int(colour) % 5]}
 
 
 def animal_cards(cards: list[dict[str, Any]]) -> list[Card]:
@@ -253,6 +263,16 @@ VIEWS: dict[str, ViewBuilder] = {
 }
 
 
+LOOKS: dict[str, Callable[[str], Look]] = {
+    "flea-circus": flea_look, "flohcati": floh_look, "animal-circus": animal_look}
+
+
+def card_looks(game: str, cards: Iterable[Card]) -> dict[str, Look]:
+    """How each of ``cards`` looks, by id (face-down cards and the seen mark left out)."""
+    look = LOOKS[game]
+    return {code: look(code) for code in {card.removeprefix(SEEN) for card in cards} if code}
+
+
 def tables(game: str, state: dict[str, Any], observations: list[dict[str, Any]],
            scores: list[int]) -> list[Table]:
     """The omniscient table, then each seat's, of one position."""
@@ -266,7 +286,7 @@ def hand_text(game: str, observation: dict[str, Any]) -> str:
     Animal Circus cards by value, which fixes the animal.
     """
     if game == "flea-circus":
-        return " ".join(flea_card(card)["id"] for card in observation["hand"])
+        return " ".join(flea_card(card) for card in observation["hand"])
     if game == "flohcati":
-        return " ".join(floh_code(card) for card in observation["hand"])
+        return " ".join(floh_card(card) for card in observation["hand"])
     return " ".join(str(card["value"]) for card in observation["hand"])

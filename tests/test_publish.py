@@ -15,6 +15,7 @@ from click.testing import CliRunner
 from conftest import run_tournament
 
 from circus_referee.main import main
+from pages.viewer import embedded_data
 from ratings.verdict import DealSet, stop_reason, verdict
 from tournaments.config import parse_config
 from tournaments.public import Redactor, public_command, public_config
@@ -70,8 +71,10 @@ def leaky_db(tmp_path_factory) -> tuple[Path, Path]:
 
 
 def written_pages(report: Path) -> list[str]:
+    """The report and each replay page, with the game's data the page holds packed."""
     pages = [report.read_text()]
-    pages += [page.read_text() for page in report.with_name(f"{report.stem}-replays").iterdir()]
+    pages += [page.read_text() + embedded_data(page.read_text())
+              for page in report.with_name(f"{report.stem}-replays").glob("game-*.html")]
     return pages
 
 

@@ -24,6 +24,8 @@ from bots.random_bot import RandomBot
 from circus_referee.main import main
 from referee.games import GAMES, GameRecord, get_game, replay
 from referee.replay import replay_frames
+from pages.replays import write_replays
+from pages.viewer import embedded_data
 from referee.tables import tables
 from tournaments.config import parse_config
 from tournaments.runner import TournamentRunner
@@ -79,7 +81,7 @@ def observed_cards(game: str, observation: Any) -> Counter:
 def shown_cards(table: dict[str, Any]) -> Counter:
     """The face-up cards of a table the viewer draws."""
     zones = [*table["center"], *(z for seat in table["seats"] for z in seat["zones"])]
-    return Counter(card["id"] for z in zones for card in z["cards"] if "id" in card)
+    return Counter(card.removeprefix("*") for z in zones for card in z["cards"] if card)
 
 
 def position(record: GameRecord, step: int):
@@ -245,9 +247,7 @@ def test_bad_replay_arguments_are_one_line_errors(store, tmp_path):
 # -- the HTML viewer in Chromium ----------------------------------------------------------------
 
 def page_json(path: Path) -> dict[str, Any]:
-    text = path.read_text()
-    return json.loads(re.search(r'id="replay-data" type="application/json">(.*?)</script>',
-                                text, re.S).group(1))
+    return json.loads(embedded_data(path.read_text()))
 
 
 def test_the_page_is_self_contained(store, tmp_path):
@@ -263,15 +263,43 @@ def test_the_page_is_self_contained(store, tmp_path):
 
 
 def viewer_pages(store: Path, folder: Path) -> list[tuple[Path, GameRecord]]:
+    """A page of each game and variant: in a folder of replays sharing one viewer, and
+    the first also alone (``replay --html``, the viewer inline)."""
     pages = []
     for game, variant in SETUPS:
         stored = Store(store).games(f"{game}-{variant}")[0]
-        out = folder / f"replay-{game}-{variant}.html"
-        assert run_cli("replay", str(stored.id), "--db", str(store), "--html",
-                       str(out)).exit_code == 0
-        pages.append((out, GameRecord(game, variant, 3, stored.seed, tuple(stored.actions))))
-    return pages
+        faults = [dict(row) for row in Store(store).faults(f"{game}-{variant}")]
+        write_replays([stored], faults, folder / "replays")
+        pages.append((folder / "replays" / f"game-{stored.id}.html",
+                      GameRecord(game, variant, 3, stored.seed, tuple(stored.actions))))
+    alone = folder / "alone.html"
+    assert run_cli("replay", str(first_game(store, f"{SETUPS[0][0]}-{SETUPS[0][1]}")),
+                   "--db", str(store), "--html", str(alone)).exit_code == 0
+    return [(alone, pages[0][1]), *pages]
 
+
+def test_a_folder_of_replays_holds_the_viewer_once_and_each_page_its_game(store, tmp_path):
+    games = Store(store).games("flohcati-es")
+    write_replays(games, [], tmp_path)
+    viewer = {path.name for path in tmp_path.iterdir() if not path.name.startswith("game-")}
+    assert viewer == {"viewer.js", "viewer.css"}
+    for game in games:
+        page = (tmp_path / f"game-{game.id}.html").read_text()
+        assert '<script src="viewer.js"></script>' in page and "function" not in page
+        assert len(json.loads(embedded_data(page))["frames"]) == len(game.actions) + 1
+
+
+VIEWS = "JSON.stringify(window.replay.frames.map((frame) => [...frame.v, ...frame.o]))"
+
+
+def python_views(record: GameRecord) -> list[list[Any]]:
+    """Every step's tables, state and observations, as Python makes them."""
+    return [[*tables(record.game, frame.state, frame.observations, frame.scores),
+             frame.state, *frame.observations] for frame in replay_frames(record).frames]
+
+
+#: The page is drawn once its data is inflated, after the load event.
+READY = "window.replayLoaded.then(() => document.documentElement.dataset.ready)"
 
 WALK = """(() => {
   const slider = document.getElementById("slider"), seen = [];
@@ -330,7 +358,9 @@ def test_chromium_plays_every_game_and_each_seat_sees_only_its_own(store, tmp_pa
         revealing = 0
         for page, record in pages:
             browser.open(page.as_uri() + "#step=2&view=0")
-            assert browser.js("document.documentElement.dataset.ready") == "1"
+            assert browser.js(READY) == "1"
+            # The steps the page rebuilds from its changes are the steps Python made.
+            assert json.loads(browser.js(VIEWS)) == python_views(record)
             assert browser.js("document.documentElement.dataset.step") == "2"
             assert f"seed {record.seed} " in browser.js('document.getElementById("sub").textContent')
             walked = browser.js(WALK)
@@ -364,6 +394,8 @@ def test_chromium_plays_every_game_and_each_seat_sees_only_its_own(store, tmp_pa
                 assert (shots / f"replay-{record.game}.png").read_bytes()[:4] == b"\x89PNG"
         assert revealing, "the omniscient view never showed more than a seat saw"
         assert browser.problems == []
-        assert sorted(set(browser.requests)) == sorted(page.as_uri() for page, _ in pages)
+        viewer = [(tmp_path / "replays" / name).as_uri() for name in ("viewer.css", "viewer.js")]
+        assert sorted(set(browser.requests)) == sorted({page.as_uri() for page, _ in pages}
+                                                       | set(viewer))
     finally:
         browser.close()

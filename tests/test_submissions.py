@@ -14,6 +14,7 @@ from click.testing import CliRunner
 from conftest import interrupted_run, run_tournament, write_config
 
 from circus_referee.main import main
+from pages.viewer import embedded_data
 from referee.checkbot import Check
 from tournaments.config import load_config
 from tournaments.packs import copy_logs
@@ -174,7 +175,7 @@ def test_each_pack_holds_its_own_log_faults_times_and_replays(season):
     assert "<td>by carol, in python</td>" in index
     games = read_csv(packs / "alice" / "games.csv")
     assert len(games) == 4 and all("alice" in game["seats"] for game in games)
-    replays = sorted(path.name for path in (packs / "alice" / "replays").iterdir())
+    replays = sorted(path.name for path in (packs / "alice" / "replays").glob("game-*.html"))
     assert replays == sorted(f"game-{game['id']}.html" for game in games)
     page = (packs / "alice" / "index.html").read_text()
     assert all(f'href="replays/{name}"' in page for name in replays)
@@ -197,8 +198,8 @@ def test_a_replay_marks_only_its_packs_own_faults(season):
                 if game["id"] == fault["game_id"])
     other = next(bot for bot in game["seats"].split("; ") if bot != "carol-v2")
     shared = f"game-{fault['game_id']}.html"
-    assert fault["detail"] in (packs / "carol-v2" / "replays" / shared).read_text()
-    assert fault["detail"] not in (packs / other / "replays" / shared).read_text()
+    assert fault["detail"] in embedded_data((packs / "carol-v2" / "replays" / shared).read_text())
+    assert fault["detail"] not in embedded_data((packs / other / "replays" / shared).read_text())
     page = (packs / "carol-v2" / "index.html").read_text()
     assert f'href="replays/{shared}#step={int(fault["decision"]) - 1}&amp;view=' in page
 
@@ -418,7 +419,7 @@ def test_an_unfinished_tournaments_packs_withhold_the_replays_of_deals_to_come(t
     (tmp_path / "packs" / "a" / "replays" / "game-99.html").write_text("of another making")
     again = invoke("packs", "--db", db, "-o", str(tmp_path / "packs"))
     assert again.exit_code == 0 and "4 replays" in again.output, again.output
-    assert sorted(path.name for path in (tmp_path / "packs" / "a" / "replays").iterdir()) \
+    assert sorted(path.name for path in (tmp_path / "packs" / "a" / "replays").glob("game-*")) \
         == ["game-1.html", "game-2.html"]
     unknown = invoke("packs", "--db", db, "-o", str(tmp_path / "packs"), "--bot", "c")
     assert unknown.exit_code == 2

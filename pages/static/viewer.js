@@ -1,23 +1,81 @@
 "use strict";
 (function () {
-  const data = JSON.parse(document.getElementById("replay-data").textContent);
-  const meta = data.meta, parts = data.parts, frames = data.frames;
-  const built = new Map();
-  // A value rebuilt from data.parts: [0, ids] is a list, [1, keys, ids] a dict.
-  function part(id) {
-    if (built.has(id)) return built.get(id);
-    const stored = parts[id];
-    let value = stored;
-    if (Array.isArray(stored)) {
-      const items = stored.slice(stored[0] === 1 ? 2 : 1).map(part);
-      if (stored[0] === 0) value = items;
-      else {
-        const keys = parts[stored[1]] === "" ? [] : parts[stored[1]].split("\t");
-        value = Object.fromEntries(keys.map((key, i) => [key, items[i]]));
-      }
+// The replay viewer, shared by every game's page: the page holds only its game, as the
+// deflated, base64'd JSON of pages/viewer.py (page_data), in #replay-data.
+const LAYOUT = `<header>
+  <h1 id="title"></h1>
+  <div class="sub" id="sub"></div>
+  <div class="controls">
+    <button type="button" id="first" title="first step (Home)">&#8676;</button>
+    <button type="button" id="prev" title="previous step (&#8592;)">&#9664;</button>
+    <button type="button" id="play" title="play or pause (space)">&#9654; play</button>
+    <button type="button" id="next" title="next step (&#8594;)">&#9654;</button>
+    <button type="button" id="last" title="last step (End)">&#8677;</button>
+    <input type="range" id="slider" min="0" value="0" aria-label="step">
+    <span id="stepLabel"></span>
+    <label>view <select id="view" aria-label="perspective"></select></label>
+    <label>speed <select id="speed" aria-label="speed">
+      <option value="1200">slow</option><option value="600" selected>normal</option>
+      <option value="250">fast</option></select></label>
+  </div>
+</header>
+<main>
+  <section id="table" aria-label="the table"></section>
+  <aside>
+    <div class="box" id="decisionBox"><h2 id="decisionTitle"></h2><div id="decision"></div>
+      <ol id="actions" start="0"></ol></div>
+    <div class="box"><h2>What happened</h2><ul id="events"></ul></div>
+    <div class="box"><h2>Result</h2><p id="over"></p><table class="result" id="result"></table></div>
+    <div class="box"><details id="raw"><summary id="rawTitle"></summary><pre id="rawText"></pre>
+      </details>
+      <div class="muted"><kbd>&#8592;</kbd> <kbd>&#8594;</kbd> step, <kbd>space</kbd> play,
+        <kbd>Home</kbd> <kbd>End</kbd></div></div>
+  </aside>
+</main>`;
+
+// The page's data: inflated by the browser (DecompressionStream reads file: pages too).
+async function loadReplay() {
+  const text = document.getElementById("replay-data").textContent.trim();
+  const bytes = Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
+  const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("deflate"));
+  return JSON.parse(await new Response(stream).text());
+}
+
+// Resolves once the first step is drawn (tests wait on it: the data loads after the page).
+window.replayLoaded = loadReplay().then((data) => {
+  document.body.insertAdjacentHTML("afterbegin", LAYOUT);
+  showReplay(data);
+});
+
+// One change of pages/viewer.py (changes): [path, value] sets what the path leads to,
+// [path, start, removed, inserted] splices a list; the parts on the path are copied.
+function changed(root, op) {
+  const path = op[0];
+  function at(node, depth) {
+    if (depth === path.length) {
+      if (op.length === 2) return op[1];
+      const list = node.slice();
+      list.splice(op[1], op[2], ...op[3]);
+      return list;
     }
-    built.set(id, value);
-    return value;
+    const copy = Array.isArray(node) ? node.slice() : { ...node };
+    copy[path[depth]] = at(node[path[depth]], depth + 1);
+    return copy;
+  }
+  return at(root, 0);
+}
+
+function showReplay(data) {
+  const meta = data.meta, looks = data.cards, seats = meta.seats.length;
+  // Each step's views (the omniscient table, each seat's, the engine's state, each seat's
+  // observation, the decision), rebuilt from the changes the page holds: a change copies only the path
+  // it sets, so the steps share what they did not change.
+  const frames = [];
+  let views = data.frames[0].c.map(() => undefined);
+  for (const stored of data.frames) {
+    views = views.map((view, i) => stored.c[i].reduce(changed, view));
+    frames.push({ v: views.slice(0, seats + 1), o: views.slice(seats + 1, -1),
+                  d: views[views.length - 1], e: stored.e });
   }
   const last = frames.length - 1;
   const $ = (id) => document.getElementById(id);
@@ -35,10 +93,12 @@
   }
   const seatName = (seat) => "seat " + seat + " \u00b7 " + meta.seats[seat];
 
-  function card(c) {
-    if (c.back) return el("div", { class: "card back", title: "face down" });
-    const node = el("div", { class: "card" + (c.word ? " word" : "") + (c.seen ? " seen" : ""),
-                             "data-card": c.id, title: c.small ? c.big + " \u00b7 " + c.small : c.big,
+  // A card is its id ("" face down; "*id": the other seats know it), drawn from its look.
+  function card(code) {
+    if (code === "") return el("div", { class: "card back", title: "face down" });
+    const seen = code[0] === "*", id = seen ? code.slice(1) : code, c = looks[id];
+    const node = el("div", { class: "card" + (c.word ? " word" : "") + (seen ? " seen" : ""),
+                             "data-card": id, title: c.small ? c.big + " \u00b7 " + c.small : c.big,
                              style: "--tone:" + c.tone },
                     [el("b", { text: c.big, "data-short": c.short || c.big }),
                      el("i", { text: c.word ? "" : c.small })]);
@@ -69,7 +129,7 @@
   }
 
   function drawTable(frame) {
-    const view = part(frame.v[state.view]);
+    const view = frame.v[state.view];
     const seats = view.seats;
     const home = state.view > 0 ? state.view - 1 : 0;
     const table = $("table");
@@ -142,7 +202,7 @@
   }
 
   function drawRaw(frame) {
-    const shown = part(frame.o[state.view]);
+    const shown = frame.o[state.view];
     $("rawTitle").textContent = state.view === 0 ? "The whole position (engine state)"
       : "Observation as sent to seat " + (state.view - 1);
     if ($("raw").open) $("rawText").textContent = JSON.stringify(shown, null, 1);
@@ -157,7 +217,7 @@
     drawRaw(frame);
     $("slider").value = String(state.step);
     $("stepLabel").textContent = (frame.d ? "decision " + frame.d.n + " of " + last
-      : "end of the game") + " \u00b7 turn " + part(frame.v[state.view]).turn;
+      : "end of the game") + " \u00b7 turn " + frame.v[state.view].turn;
     const root = document.documentElement;
     root.dataset.step = String(state.step);
     root.dataset.view = String(state.view);
@@ -225,4 +285,5 @@
   window.replay = { go, setView, play, steps: last + 1, frames };
   go(Number(wanted.get("step")) || 0);
   document.documentElement.dataset.ready = "1";
+}
 })();

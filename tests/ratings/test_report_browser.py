@@ -118,7 +118,8 @@ def test_the_games_table_sorts_filters_and_links_replays_that_open(report, tmp_p
         # A replay from the table, and a fault's link, open at their step with no error.
         for link in (links[0], faults[0]):
             browser.open(link)
-            assert browser.js("document.documentElement.dataset.ready") == "1"
+            assert browser.js("window.replayLoaded.then(() => document.documentElement"
+                              ".dataset.ready)") == "1"
             step = link.split("#step=")[1].split("&")[0] if "#step=" in link else "0"
             assert browser.js("document.documentElement.dataset.step") == step
             assert browser.js('document.querySelectorAll("#table .card").length') > 5
