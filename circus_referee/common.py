@@ -8,10 +8,12 @@ Each area of commands is a module of :mod:`circus_referee.commands` that imports
 from __future__ import annotations
 
 import sys
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any, Callable, Iterator, NoReturn
 
 import click
+from tqdm import tqdm  # type: ignore[import-untyped]  # no types; types-tqdm is not locked
 
 from ratings.sprt import SprtResult
 from referee.errors import CircusError
@@ -25,6 +27,19 @@ DB_OPTION = click.option("--db", "db_path", type=click.Path(dir_okay=False, path
                          default=DEFAULT_DB, show_default=True, help="results database")
 TOURNAMENT_OPTION = click.option("--tournament", "-t", default=None,
                                  help="tournament name (default: the latest)")
+
+
+#: Seconds between two redraws of a progress bar: a season's pages take minutes.
+PROGRESS_EVERY_S = 2.0
+
+
+@contextmanager
+def progress(total: int, what: str, unit: str) -> Iterator[Callable[[], None]]:
+    """A progress bar on standard error (redrawn in place on a terminal, a line every
+    :data:`PROGRESS_EVERY_S` otherwise); yields what counts one more ``unit`` done."""
+    with tqdm(total=total, desc=what, unit=unit, file=sys.stderr,
+              mininterval=PROGRESS_EVERY_S) as bar:
+        yield lambda: bar.update()
 
 
 def fail(message: str, status: int = 2) -> NoReturn:

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import shutil
+from functools import cache
 from pathlib import Path
 from typing import Any, Callable
 
+from pages import viewer
 from pages.viewer import STATIC_FILES, page_file, render_replay
+from referee import tables
 from referee.errors import CircusError
 from referee.games import GameConfigError, GameRecord
 from referee.games.base import IllegalActionError
@@ -19,11 +24,14 @@ class ReplayError(CircusError, ValueError):
 
 
 def write_replays(games: list[StoredGame], faults: list[dict[str, Any]], folder: Path,
-                  scrub: Callable[[str], str] = str,
-                  unmarked: dict[int, Path] | None = None) -> None:
+                  scrub: Callable[[str], str] = str, unmarked: dict[int, Path] | None = None,
+                  done: Callable[[], None] = lambda: None) -> int:
     """Each game's HTML replay into ``folder`` as ``game-ID.html``, beside the viewer they
     share, replayed from its record, marking the ``faults`` of it given (a pack marks its
-    own bot's only), ``scrub``bed of what a public copy leaves out.
+    own bot's only), ``scrub``bed of what a public copy leaves out; ``done`` hears of each
+    page as it is there. Returns how many pages were written: a page already there as it
+    would be written again (:data:`MADE_FROM`) is kept, so a report of a season made again
+    after one more week writes that week's pages.
 
     ``unmarked``: the pages, by game id, already written of games with no fault marked
     (into the other packs of one tournament: a game is in the pack of each of its seats,
@@ -35,16 +43,66 @@ def write_replays(games: list[StoredGame], faults: list[dict[str, Any]], folder:
     marked_in: dict[int, list[dict[str, Any]]] = {}
     for fault in faults:
         marked_in.setdefault(fault["game_id"], []).append(fault)
+    made = PageSources(folder)
+    written = 0
     for game in games:
         marked = marked_in.get(game.id, [])
         page_path = folder / f"game-{game.id}.html"
+        source = page_source(game, marked, scrub is not str)
         if unmarked is not None and not marked and game.id in unmarked:
             shutil.copyfile(unmarked[game.id], page_path)
-            continue
-        page_path.write_text(replay_page(game, marked, static="", scrub=scrub),
-                             encoding="utf-8")
+        elif not made.holds(page_path, source):
+            page_path.write_text(replay_page(game, marked, static="", scrub=scrub),
+                                 encoding="utf-8")
+            written += 1
+        made.note(page_path, source)
         if unmarked is not None and not marked:
             unmarked[game.id] = page_path
+        done()
+    made.save()
+    return written
+
+
+#: Where a folder of replays notes what each of its pages was made from.
+MADE_FROM = "pages.json"
+
+
+class PageSources:
+    """What each page of a folder was made from (a digest), kept in :data:`MADE_FROM`."""
+
+    def __init__(self, folder: Path) -> None:
+        self.path = folder / MADE_FROM
+        try:
+            self.sources: dict[str, str] = json.loads(self.path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            self.sources = {}
+
+    def holds(self, page: Path, source: str) -> bool:
+        return self.sources.get(page.name) == source and page.is_file()
+
+    def note(self, page: Path, source: str) -> None:
+        self.sources[page.name] = source
+
+    def save(self) -> None:
+        self.path.write_text(json.dumps(self.sources, indent=0, sort_keys=True) + "\n",
+                             encoding="utf-8")
+
+
+def page_source(game: StoredGame, faults: list[dict[str, Any]], public: bool) -> str:
+    """A digest of everything a game's page is made from: the game as stored, the faults
+    it marks, whether it is a public copy, and the code that draws it."""
+    made_of = repr((viewer_code(), game.id, game.tournament, game.game_index, game.game,
+                    game.variant, game.seed, list(game.actions), list(game.seats),
+                    game.times, game.ranks, sorted(map(repr, faults)), public))
+    return hashlib.sha256(made_of.encode("utf-8")).hexdigest()[:32]
+
+
+@cache
+def viewer_code() -> str:
+    """The code that turns a replay into a page: a change to it makes every page anew."""
+    sources = [Path(module.__file__ or "").read_bytes() for module in (viewer, tables)]
+    sources += [page_file(f"static/{name}").encode("utf-8") for name in STATIC_FILES]
+    return hashlib.sha256(b"\0".join(sources)).hexdigest()
 
 
 def write_viewer(folder: Path) -> None:

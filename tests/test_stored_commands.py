@@ -149,6 +149,27 @@ def test_packs_show_their_progress_and_close_with_where_and_how_big(db, tmp_path
                                     f"({size / 2**20:.1f} MB, ")
 
 
+def test_a_report_made_again_writes_only_the_pages_that_changed(db, tmp_path):
+    """A season's report made again after another week writes that week's pages only."""
+    report = tmp_path / "season.html"
+    first = CliRunner().invoke(main, ["report", "--db", db, "-o", str(report)])
+    assert first.exit_code == 0, first.output
+    assert "replays: 100%" in first.stderr and "12/12" in first.stderr
+    folder = tmp_path / "season-replays"
+    assert f"; 12 replay pages in {folder}/ (" in first.stdout
+    assert "MB, 12 written, 0 unchanged)" in first.stdout
+    pages = sorted(folder.glob("game-*.html"))
+    made = {page: page.stat().st_mtime_ns for page in pages}
+    pages[0].unlink()   # as if its game were new
+    sources = json.loads((folder / "pages.json").read_text())
+    sources[pages[1].name] = "made by an older viewer"
+    (folder / "pages.json").write_text(json.dumps(sources))
+    again = CliRunner().invoke(main, ["report", "--db", db, "-o", str(report)])
+    assert "MB, 2 written, 10 unchanged)" in again.stdout
+    assert [page for page in pages[2:] if page.stat().st_mtime_ns != made[page]] == []
+    assert pages[0].is_file()
+
+
 def test_a_game_in_several_packs_is_replayed_once_where_no_fault_is_marked(db, tmp_path,
                                                                            monkeypatch):
     """Each of a game's seats has it in its pack; a page that marks no fault is the same in

@@ -19,6 +19,7 @@ from circus_referee.common import (
     fail,
     memory_note,
     open_tournament,
+    progress,
     remembering,
     transports,
     withheld_notes,
@@ -30,6 +31,7 @@ from ratings.board import RoundHistory
 from referee.games import END_WORDS
 from referee.settings import FAULT_CLASSES
 from tournaments.export import unsettled_groups
+from tournaments.packs import folder_bytes
 from tournaments.public import Redactor, private_parts, public_config
 from tournaments.standings import round_history, standings, stored_ab_test, stored_collusion
 from tournaments.store import Store, StoredGame, StoredTournament
@@ -215,9 +217,11 @@ def report(db_path: Path, tournament: str | None, output: Path, replays: bool, p
     notes = verdicts(store, record, history) + change_notes(store, record) + withheld
     scrub = Redactor.of(record.config, record.log_dir, str(Path.home())) if public else str
     reported = replace(record, config=public_config(record.config)) if public else record
+    rewritten = 0
     try:
         if replays:
-            write_replays(shown, faults, folder, scrub)
+            with progress(len(shown), "replays", "page") as done:
+                rewritten = write_replays(shown, faults, folder, scrub, done=done)
         html = scrub(render_report(board, reported, games,
                                    report_links(games, faults, links, identities(store, record),
                                                 code_column(store, record)),
@@ -227,7 +231,9 @@ def report(db_path: Path, tournament: str | None, output: Path, replays: bool, p
         fail(f"cannot write {error.filename or output}: {error.strerror}")
     click.echo(f"wrote {output} ({len(html) // 1024} KB): {record.name}, "
                f"{board.rated_games} rated games, {len(board.rows)} bots"
-               + (f"; {len(shown)} replays in {folder}" if replays else "")
+               + (f"; {len(shown)} replay pages in {folder}/ ({folder_bytes(folder) / 2**20:.1f}"
+                  f" MB, {rewritten} written, {len(shown) - rewritten} unchanged)"
+                  if replays else "")
                + ("; public: no env values, paths or addresses" if public else ""))
     for note in withheld:
         click.echo(note, err=True)

@@ -7,11 +7,9 @@ entrant's pack (its log, faults, decision times and replays).
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import click
-from tqdm import tqdm  # type: ignore[import-untyped]  # no types; types-tqdm is not locked
 
 from circus_referee.common import (
     DB_OPTION,
@@ -19,6 +17,7 @@ from circus_referee.common import (
     fail,
     known_bot,
     open_tournament,
+    progress,
     say_if_unstoppable,
 )
 from pages.packs import write_packs
@@ -105,10 +104,6 @@ def submissions(folder: Path, output: Path, base: Path | None, game: str | None,
                f"next: circus-referee tournament {output}")
 
 
-#: Seconds between two of the packs' progress lines: a tournament's packs take minutes.
-PROGRESS_EVERY_S = 2.0
-
-
 def given(**options: object) -> dict[str, object]:
     """The options given, as config keys."""
     return {key: value for key, value in options.items() if value is not None}
@@ -132,10 +127,8 @@ def packs(db_path: Path, tournament: str | None, output: Path, bots: tuple[str, 
         known_bot(store, record, bot)
     chosen = list(bots) or entrants(store, record)
     try:
-        with tqdm(total=len(chosen), desc="packs", unit="pack", file=sys.stderr,
-                  mininterval=PROGRESS_EVERY_S) as shown:
-            written = write_packs(store, record, output, chosen,
-                                  lambda pack: shown.update())
+        with progress(len(chosen), "packs", "pack") as done:
+            written = write_packs(store, record, output, chosen, lambda pack: done())
     except OSError as error:
         fail(f"cannot write {error.filename or output}: {error.strerror}")
     replays = sum(pack.replays for pack in written)
