@@ -19,6 +19,7 @@ from bench import (
     luck,
     memory,
     renewal,
+    reports,
     scaling,
     startup,
     stdio,
@@ -34,7 +35,7 @@ from bench.report import Section, machine_markdown
 BENCHMARKS = ("engines", "wire", "stream", "transport", "stdio", "scaling", "tournament",
               "leaderboard",
               "renewal", "startup", "command", "swiss", "stopping", "sprt", "dealsets", "verdict",
-              "luck", "cluster", "memory")
+              "luck", "cluster", "memory", "reports")
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -102,6 +103,7 @@ def plan(args: argparse.Namespace) -> dict[str, dict]:
             # Games are played in whole rounds: the large run at least one more.
             "memory": {"small": max(1, round(5 * s)),
                        "large": max(memory.GAMES_PER_ROUND + 1, round(25 * s))},
+            "reports": {"sizes": (max(4, round(20 * s)),), "bots": 8, "page_seeds": 1},
         }
     repeats = args.repeats or 3
     return {
@@ -133,6 +135,7 @@ def plan(args: argparse.Namespace) -> dict[str, dict]:
                  "test_seeds": tuple(range(1, 1 + max(1, round(12 * s))))},
         "cluster": {"rounds": max(1, round(4 * s))},
         "memory": {"small": max(1, round(1_000 * s)), "large": max(2, round(100_000 * s))},
+        "reports": {"sizes": tuple(max(4, round(games * s)) for games in (200, 1_000, 5_000))},
     }
 
 
@@ -206,6 +209,8 @@ def run(names: tuple[str, ...] = BENCHMARKS, params: dict[str, dict] | None = No
                     section = luck.section(**params["luck"], progress=say)
                 elif name == "memory":
                     section = memory.run(**params["memory"], progress=say)
+                elif name == "reports":
+                    section = reports.run(**params["reports"], progress=say)
                 else:
                     section = cluster.run(**params["cluster"], progress=say)
             except Exception as error:  # report it, and go on with the next benchmark

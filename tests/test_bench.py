@@ -81,7 +81,8 @@ def test_the_machine_and_every_table_are_printed(quick):
     assert set(report["sections"]) == {"engines", "wire", "stream", "transport", "stdio",
                                        "scaling", "tournament", "leaderboard", "renewal",
                                        "startup", "command", "swiss", "stopping", "sprt",
-                                       "dealsets", "verdict", "luck", "cluster", "memory"}
+                                       "dealsets", "verdict", "luck", "cluster", "memory",
+                                       "reports"}
 
 
 @pytest.mark.slow
@@ -258,6 +259,18 @@ def test_memory_of_a_small_and_a_large_in_process_tournament(quick):
     assert values["small_rss_mb"] > 10 and values["large_rss_mb"] > 10   # a Python process
     notes = quick[1]["sections"]["memory"]["notes"]
     assert any("goal: peak RSS of" in note for note in notes)
+
+
+@pytest.mark.slow
+def test_reports_and_packs_of_a_season_and_a_page_of_every_game(quick):
+    values = figures(quick[1], "reports")
+    games = plan(parse_args(SMOKE))["reports"]["sizes"][0]
+    assert_numbers(values, [f"{key}.{games}.{unit}" for key in ("report", "again", "packs")
+                            for unit in ("cpu_s", "mb")]
+                   + [f"page.{games}.median_kb", "alone.flohcati.4p.kb"])
+    assert values[f"again.{games}.cpu_s"] < values[f"report.{games}.cpu_s"]
+    notes = quick[1]["sections"]["reports"]["notes"]
+    assert any("goal: a 4-player Flohcati replay page" in note for note in notes)
 
 
 @pytest.mark.slow
