@@ -24,7 +24,7 @@ import json
 import zlib
 from functools import cache
 from importlib import resources
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
 from referee.games import end_words, get_game
 from referee.replay import Decision, Replay
@@ -45,25 +45,36 @@ def changes(before: Any, after: Any, path: list[Any], ops: list[list[Any]]) -> N
     removed, inserted]`` (splice a list: a card drawn from the deck, one more on the
     discard pile). Equal parts are skipped whole, compared in C, so a step costs about
     what changed in it."""
-    if type(before) is dict and type(after) is dict and before.keys() == after.keys():
-        for key, value in after.items():
-            if before[key] != value:
-                changes(before[key], value, [*path, key], ops)
-    elif type(before) is list and type(after) is list:
-        if len(before) == len(after):
-            for index, (old, new) in enumerate(zip(before, after)):
-                if old != new:
-                    changes(old, new, [*path, index], ops)
-            return
-        start, shorter = 0, min(len(before), len(after))
-        while start < shorter and before[start] == after[start]:
-            start += 1
-        tail = 0
-        while tail < shorter - start and before[-1 - tail] == after[-1 - tail]:
-            tail += 1
-        ops.append([path, start, len(before) - start - tail, after[start:len(after) - tail]])
+    kind = type(after)
+    if kind is dict and type(before) is dict and before.keys() == after.keys():
+        pairs: Iterable[tuple[Any, Any, Any]] = (
+            (key, before[key], value) for key, value in after.items())
+    elif kind is list and type(before) is list and len(before) == len(after):
+        pairs = zip(range(len(after)), before, after)
+    elif kind is list and type(before) is list:
+        ops.append([path, *_splice(before, after)])
+        return
     else:
         ops.append([path, after])
+        return
+    for key, old, new in pairs:
+        if old != new:
+            inner = type(new)
+            if (inner is dict or inner is list) and type(old) is inner:
+                changes(old, new, [*path, key], ops)
+            else:
+                ops.append([[*path, key], new])
+
+
+def _splice(before: list[Any], after: list[Any]) -> tuple[int, int, list[Any]]:
+    """Where the two lists differ: the first index, how many go, what comes instead."""
+    start, shorter = 0, min(len(before), len(after))
+    while start < shorter and before[start] == after[start]:
+        start += 1
+    tail = 0
+    while tail < shorter - start and before[-1 - tail] == after[-1 - tail]:
+        tail += 1
+    return start, len(before) - start - tail, after[start:len(after) - tail]
 
 
 class Steps:
