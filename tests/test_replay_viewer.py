@@ -282,7 +282,7 @@ def test_a_folder_of_replays_holds_the_viewer_once_and_each_page_its_game(store,
     games = Store(store).games("flohcati-es")
     write_replays(games, [], tmp_path)
     viewer = {path.name for path in tmp_path.iterdir() if not path.name.startswith("game-")}
-    assert viewer == {"viewer.js", "viewer.css"}
+    assert viewer == {"viewer.js", "viewer.css", "pages.json"}
     for game in games:
         page = (tmp_path / f"game-{game.id}.html").read_text()
         assert '<script src="viewer.js"></script>' in page and "function" not in page
