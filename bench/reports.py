@@ -106,15 +106,20 @@ def season_rows(section: Section, games: int, bots: int, folder: Path,
         section.add(f"`{label}`", games, cpu, wall, 1000 * cpu / games, size,
                     1024 * size / games)
         section.figures.update({f"{key}.{games}.cpu_s": cpu, f"{key}.{games}.mb": size})
-    pages = sorted(replays.glob("game-*.html"))
-    kb = [page.stat().st_size / 1024 for page in pages]
+        progress(f"reports: {label} of {games} games: {cpu:.1f} s CPU, {wall:.1f} s wall, "
+                 f"{size:.1f} MB")
+    kb = [page.stat().st_size / 1024 for page in replays.glob("game-*.html")]
     section.figures.update({f"page.{games}.median_kb": median(kb),
                             f"page.{games}.max_kb": max(kb)})
+    progress(f"reports: a page of {games} games: median {median(kb):.1f} KB, "
+             f"at most {max(kb):.1f} KB")
     progress(f"reports: packs of {games} games")
     cpu, wall = command("packs", "--db", str(db), "-o", str(folder / "packs"))
     size = folder_bytes(folder / "packs") / 2**20
     section.add("`packs`", games, cpu, wall, 1000 * cpu / games, size, 1024 * size / games)
     section.figures.update({f"packs.{games}.cpu_s": cpu, f"packs.{games}.mb": size})
+    progress(f"reports: packs of {games} games: {cpu:.1f} s CPU, {wall:.1f} s wall, "
+             f"{size:.1f} MB")
 
 
 def page_rows(section: Section, seeds: int) -> None:
