@@ -59,7 +59,8 @@ def write_replays(games: list[StoredGame], faults: list[dict[str, Any]], folder:
         if unmarked is not None and not marked:
             unmarked[game.id] = page_path
         done()
-    made.save()
+    if games:
+        made.save()
     return written
 
 
