@@ -92,7 +92,7 @@ def flea_table(public: dict[str, Any], hands: list[list[Any] | int],
             ["skipping"] if public["skipping"][seat] else []))
     center = [zone("Earth", note=f"{public['earth']} loot left", style="earth"),
               pile_zone("Deck", public["deck_size"],
-                        [flea_card(c) for c in deck] if deck is not None else None)]
+                        [flea_card(c) for c in deck[:UPCOMING]] if deck is not None else None)]
     return {"center": center, "seats": seats, "turn": public["turn"]}
 
 
@@ -133,12 +133,12 @@ def floh_look(code: str) -> Look:
 def floh_center(public: dict[str, Any], deck: list[str] | None,
                 display: list[Any], discard: list[Any], match: Any) -> list[Zone]:
     center = [pile_zone("Deck", public["deck_size"],
-                        [floh_card(c) for c in deck] if deck is not None else None),
+                        [floh_card(c) for c in deck[:UPCOMING]] if deck is not None else None),
               zone("Display", [floh_card(c) for c in display],
                    f"{public['flips_this_turn']} flipped this turn")]
     if match:
         center.append(zone("Matching card", [floh_card(match)]))
-    center.append(zone("Discard", [floh_card(c) for c in discard][-8:],
+    center.append(zone("Discard", [floh_card(c) for c in discard[-8:]],
                        f"{len(discard)} cards" + (", last 8" if len(discard) > 8 else ""),
                        "mini"))
     if public.get("action_card"):
@@ -224,7 +224,7 @@ def animal_views(state: dict[str, Any], observations: list[dict[str, Any]]) -> l
         draw = state["draw_piles"][seat]
         seats.append(seat_entry(seat, [
             zone("Hand", animal_cards(hand)),
-            pile_zone("Draw pile", len(draw), animal_cards(draw)),
+            pile_zone("Draw pile", len(draw), animal_cards(draw[:UPCOMING])),
             zone("Score pile", animal_cards(state["score_piles"][seat]), "", "mini"),
             zone("Put away", animal_cards(state["put_away"][seat]), "unseen by all", "mini")],
             [("points", public["scores"][seat]), ("cards", len(hand))]))
