@@ -12,7 +12,7 @@ from circus_referee.common import fail
 from referee.checkbot import SLOW_SHARE, Coverage, check_bot
 from referee.games import GAMES
 from referee.interrupts import signals_as_stop, until_stopped
-from referee.settings import TRANSPORTS, BotSpec, TimeConfig
+from referee.settings import TRANSPORTS, BotSpec, LimitsConfig, TimeConfig
 from tournaments.config import ENV_NAME, ConfigError, mount_paths
 from tournaments.store import DEFAULT_DB, database_paths
 
@@ -28,7 +28,8 @@ CHECK_WIND_DOWN_S = 30.0
 @click.option("--address", default=None, help="a running bot: HOST:PORT or unix:/path/to/socket")
 @click.option("--game", "only_game", default=None, help="check only this game")
 @click.option("--games", "games", type=click.IntRange(min=1), default=2, show_default=True,
-              help="games per claimed game, variant and player count")
+              help="games per claimed game, variant and player count, and at least one "
+                   "in each seat")
 @click.option("--at-once", type=click.IntRange(min=1), default=3, show_default=True,
               help="games played at the same time on one connection, once per game "
                    "(1: no concurrency check)")
@@ -56,14 +57,18 @@ CHECK_WIND_DOWN_S = 30.0
 @click.option("--env", "env", multiple=True, metavar="NAME=VALUE",
               help="a variable added to the bot's clean environment, as an entry's env: "
                    "(repeatable)")
-@click.option("--fail-on-slow", is_flag=True,
-              help=f"fail (not only warn) when the p99 decision time reaches "
-                   f"{SLOW_SHARE:.0%} of --move-ms")
+@click.option("--strict", is_flag=True,
+              help=f"fail (not only warn) on every warning: a p99 decision time of "
+                   f"{SLOW_SHARE:.0%} of --move-ms or more, errors in the bot's log, the "
+                   "same choice at every decision")
+@click.option("--memory-mb", type=click.IntRange(min=16), default=LimitsConfig.memory_mb,
+              show_default=True, help="the bot's memory limit, as a tournament's "
+              "limits.memory_mb: check it under the limit it will play under")
 def check_bot_command(command: str | None, address: str | None, only_game: str | None,
                       games: int, at_once: int, move_ms: int, bank_ms: int, startup_ms: int,
                       log_dir: Path | None, debug_wire: bool, no_sandbox: bool,
                       transport: str, db_paths: tuple[Path, ...], mounts: tuple[str, ...],
-                      env: tuple[str, ...], fail_on_slow: bool) -> None:
+                      env: tuple[str, ...], strict: bool, memory_mb: int) -> None:
     """Check that a bot follows the protocol: handshake, games, legal and timely replies.
 
     The bot is a candidate nobody has vetted: it sees no results database (the default
@@ -88,8 +93,8 @@ def check_bot_command(command: str | None, address: str | None, only_game: str |
     with signals_as_stop() as stop:
         checks = until_stopped(lambda: check_bot(
             spec, only_game, games, time_config, log_dir, sandbox=not no_sandbox,
-            at_once=at_once, private=private, covered=covered, fail_on_slow=fail_on_slow,
-            stop=stop), stop, wind_down_s=CHECK_WIND_DOWN_S)
+            at_once=at_once, private=private, covered=covered, strict=strict, stop=stop,
+            memory_mb=memory_mb), stop, wind_down_s=CHECK_WIND_DOWN_S)
         try:
             for check in checks:
                 click.echo(check.line())   # flushed: each line is out as its check ends
