@@ -10,7 +10,10 @@ the reason and the tail of the bot's log.
 
 from __future__ import annotations
 
+import os
+import re
 import shlex
+import shutil
 import socket
 import threading
 import time
@@ -27,8 +30,8 @@ from referee.clients import (
     load_python_bot,
 )
 from referee.errors import CircusError
-from referee.process import BotProcess
-from referee.sandbox import Isolation
+from referee.process import BotProcess, bot_path
+from referee.sandbox import Isolation, view
 from referee.settings import BotSpec, LimitsConfig
 from referee.stdio import Lane, StdioClient, StdioPool
 from referee.stream import chosen_client
@@ -41,8 +44,15 @@ REFEREE_NAME = "circus-referee 0.1.0"
 CRASH_SETTLE_S = 5.0
 #: How often a starting bot's address is tried until it accepts a connection.
 READY_LOOK_S = 0.01
-#: What a program's last words say when a file it runs or opens is not there.
-MISSING_FILE = ("No such file or directory", ": not found")
+#: What a program's last words say when a file it runs or opens is not there (a JVM's:
+#: a class or a jar it cannot find on its class path; Node's: a module).
+MISSING_FILE = ("No such file or directory", ": not found", "ClassNotFoundException",
+                "NoClassDefFoundError", "Could not find or load main class",
+                "Unable to access jarfile", "Cannot find module")
+#: A path in a program's last words: absolute, or from its folder (``./``, ``../``).
+NAMED_PATH = re.compile(r"(?<![\w.])(\.{0,2}/[^\s'\":,()]+)")
+#: The granted paths a start error lists, at most.
+SHOWN_PATHS = 6
 
 
 class BotStartError(CircusError):
@@ -66,6 +76,46 @@ def absent_files(command: str, folder: Path) -> list[str]:
                        if not word.startswith("-") and "{" not in word and ":" not in word
                        and ("/" in word or Path(word).suffix in FILE_ENDINGS)]
     return [word for word in looks_like_path if not (folder / word).exists()]
+
+
+def sandbox_account(process: BotProcess, folder: Path, tail: str) -> str:
+    """What the sandbox showed a bot whose last words say a file is missing: the folder it
+    ran in, where its program is, the path its error names and whether that exists on the
+    host (then the sandbox hides it), and the paths granted beyond the system's."""
+    try:
+        argv = shlex.split(process.started_command)
+    except ValueError:
+        argv = []
+    granted = view(process.isolation, argv, ())
+    program = ""
+    if argv:
+        found = (shutil.which(argv[0], path=bot_path()) if "/" not in argv[0]
+                 else str(folder / argv[0]))
+        program = f", its program {argv[0]} is {found or 'not on its PATH'}"
+    named = NAMED_PATH.findall(tail)
+    missing = ""
+    if named:
+        path = Path(os.path.normpath(folder / named[-1]))
+        missing = (f"; the error names {named[-1]}, which exists on the host: the sandbox hides "
+                   "it" if path.exists() else f"; the error names {named[-1]}, which is not "
+                   "on the host either")
+    shown = ", ".join(str(path) for path in granted[:SHOWN_PATHS]) or "nothing"
+    more = f" and {len(granted) - SHOWN_PATHS} more" if len(granted) > SHOWN_PATHS else ""
+    return (f"in the sandbox it ran in {folder}{program}{missing}; besides the system's "
+            f"folders and the referee's Python it sees only {shown}{more} (its dir:, the "
+            "files and class path its command names, its mounts:; docs/protocol.md, Notes "
+            "per language)")
+
+
+def jvm_hint(fault: BotFault) -> str:
+    """For a stdio bot whose first line was ``#``: the JVM's fatal error report, which it
+    writes to stdout (typically, started under ``memory_mb``, it sized its heap from the
+    host's memory and could not have it)."""
+    if "the reply is not JSON" not in fault.detail or "b'#" not in fault.detail:
+        return ""
+    return ("; a first line of '#' is how a JVM's fatal error report starts, on stdout: one "
+            "that cannot get the heap it sizes from the host's memory needs -Xmx under the "
+            "bot's memory_mb (java -Xmx64m -XX:+UseSerialGC at 128 MB; docs/protocol.md, Java)")
 
 
 def major(version: str) -> str:
@@ -256,6 +306,7 @@ class Participant:
             response = client.hello(request, timeout=self.startup_s)
         except BotFault as fault:
             hint = self._hidden_hint(process) if process and not process.alive() else ""
+            hint += jvm_hint(fault)
             raise BotStartError(self._failure(f"Hello failed ({fault}){hint}", process)) \
                 from None
         if not isinstance(response, bot_pb2.HelloResponse):
@@ -281,11 +332,12 @@ class Participant:
                 f"does not play {game} (variant {variant}); it claims {claimed}"))
 
     def _hidden_hint(self, process: BotProcess) -> str:
-        """For a bot that ended saying a file is missing: the file its command names that
-        is not there (a path written from the shell's folder, not the config's), else, in
-        a sandbox, that the file may well exist outside what the sandbox shows (issue 35:
-        a binary beside its data in /tmp)."""
-        if not any(words in process.log_tail() for words in MISSING_FILE):
+        """For a bot that ended saying a file (or a Java class) is missing: the file its
+        command names that is not there (a path written from the shell's folder, not the
+        config's), else, in a sandbox, what the sandbox showed it (issue 35: a binary
+        beside its data in /tmp)."""
+        tail = process.log_tail()
+        if not any(words in tail for words in MISSING_FILE):
             return ""
         folder = (process.isolation.workdir or Path.cwd()).resolve()
         absent = absent_files(process.command, folder)
@@ -294,9 +346,7 @@ class Participant:
                     "runs in its dir:, else in its config file's folder)")
         if not process.isolation.sandbox:
             return ""
-        return ("; if the file it names exists, the sandbox hides it: a bot sees the system's "
-                "folders, the files its command names, its dir: and its mounts: only "
-                "(docs/protocol.md, Notes per language)")
+        return f"; {sandbox_account(process, folder, tail)}"
 
     def _failure(self, reason: str, process: BotProcess | None = None) -> str:
         """The start error's one line; the reason and the log's tail (of ``process``, else

@@ -296,6 +296,10 @@ def _system_visible(path: Path) -> bool:
     return any(_under(path, Path(folder)) for folder in SYSTEM if not Path(folder).is_symlink())
 
 
+#: The options whose value is a Java class path, a ``:``-separated list of jars and folders.
+CLASS_PATH_OPTIONS = ("-cp", "-classpath", "--class-path")
+
+
 def named_files(argv: list[str], workdir: Path) -> list[Path]:
     """The files a command names (a script, a binary, ``--flag=file``), as it names them;
     for a file in a subfolder of the working folder, that subfolder (the bot's own).
@@ -304,16 +308,30 @@ def named_files(argv: list[str], workdir: Path) -> list[Path]:
     (absolute, or relative to the working folder) counts: ``python bot.py``
     grants ``bot.py`` alone, ``node mybot/bot.js`` the folder ``mybot`` (with
     its ``node_modules``). Folders named as such do not count: a bot that
-    needs one has a ``dir:`` or a ``mounts:`` entry.
+    needs one has a ``dir:`` or a ``mounts:`` entry; but each existing entry of a
+    Java class path (``java -cp build/classes:lib/gson.jar Main``) counts, a folder too.
     """
     found = []
-    for word in argv:
+    for word, before in zip(argv, ["", *argv]):
         for candidate in {word, word.partition("=")[2]} - {""}:
             path = Path(os.path.normpath(workdir / candidate))
             if path.is_file():
                 own_folder = path.parent != workdir and _under(path.parent, workdir)
                 found.append(path.parent if own_folder else path)
+        found += class_path(word, before, workdir)
     return found
+
+
+def class_path(word: str, before: str, workdir: Path) -> list[Path]:
+    """The existing entries of ``word`` if it is a class path (the value of ``before``, or
+    of ``word``'s own ``--class-path=``), each absolute."""
+    option, equals, value = word.partition("=")
+    if before in CLASS_PATH_OPTIONS:
+        value = word
+    elif not (equals and option in CLASS_PATH_OPTIONS):
+        return []
+    entries = [Path(os.path.normpath(workdir / entry)) for entry in value.split(":") if entry]
+    return [entry for entry in entries if entry.exists()]
 
 
 def view(isolation: Isolation, argv: list[str], extra: tuple[Path, ...]) -> list[Path]:
