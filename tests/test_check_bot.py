@@ -154,9 +154,10 @@ def test_fault_bots_fail_with_the_right_message(mode, failed_check, message):
         result.output
 
 
-def test_exactly_one_of_command_and_address():
+def test_exactly_one_of_command_address_and_dir():
     result = check("--games", "1")
-    assert result.exit_code == 2 and "exactly one of --command and --address" in result.output
+    assert result.exit_code == 2 and "exactly one of --command, --address and --dir" \
+        in result.output
 
 
 def test_a_running_bot_is_checked_on_a_unix_socket(tmp_path):
@@ -397,3 +398,49 @@ def test_a_decision_that_timed_out_is_in_the_decision_times():
     assert not checks["concurrent flea-circus"].passed, checks
     most = float(checks["timing"].message.split("max ")[1].split(" ms")[0])
     assert most >= 50, checks["timing"]
+
+
+# -- a bot's folder, as a submission holds it ------------------------------------------------
+
+MANIFEST = """name: tester
+author: A. Student
+language: Python
+command: python bot.py
+transport: stdio
+"""
+
+
+def bot_folder(tmp_path: Path, script: str) -> Path:
+    folder = tmp_path / "tester"
+    folder.mkdir()
+    (folder / "entrant.yaml").write_text(MANIFEST)
+    (folder / "bot.py").write_text(script)
+    return folder
+
+
+def test_a_bot_folder_is_checked_by_its_manifest(tmp_path):
+    folder = bot_folder(tmp_path, (ROOT / "bots" / "stdio" / "random_bot.py").read_text())
+    result = check("--dir", str(folder), "--game", "flea-circus", "--games", "1",
+                   "--at-once", "1")
+    assert result.exit_code == 0, result.output
+    assert "PASS  handshake: stdio-random 1.0" in result.output, result.output
+
+
+def test_a_bot_folder_without_a_manifest_is_refused_in_one_line(tmp_path):
+    result = check("--dir", str(tmp_path), "--games", "1")
+    assert result.exit_code == 2 and "no entrant.yaml (keys: name, author" in result.output
+
+
+def test_a_bot_that_fails_in_the_sandbox_is_told_what_the_sandbox_showed_it(tmp_path):
+    """It opens a file beside its folder: there on the host, hidden in the sandbox."""
+    (tmp_path / "weights.txt").write_text("1 2 3\n")
+    folder = bot_folder(tmp_path, "open('../weights.txt').read()\n")
+    result = check("--dir", str(folder), "--games", "1")
+    assert result.exit_code == 1, result.output
+    handshake = line_of(result.output, "handshake")
+    assert "exited with status 1" in handshake, handshake
+    python = Path(sys.executable).parent / "python"
+    assert (f"in the sandbox it ran in {folder}, its program python is {python}; the error "
+            "names ../weights.txt, which exists on the host: the sandbox hides it; besides "
+            f"the system's folders and the referee's Python it sees only {folder} ") \
+        in handshake, handshake

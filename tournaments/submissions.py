@@ -24,7 +24,7 @@ from tabulate import tabulate
 from referee.checkbot import Check, Coverage, check_bot
 from referee.errors import CircusError
 from referee.sandbox import SYSTEM, named_files
-from referee.settings import TimeConfig
+from referee.settings import BotSpec, TimeConfig
 from referee.text import printable
 from tournaments.config import (
     ConfigError,
@@ -220,11 +220,19 @@ def with_entrants(base: dict[str, Any], entrants: list[Entrant],
     return {**first, **rest, "bots": [*(base.get("bots") or []), *entries]}
 
 
+def entrant_spec(entrant: Entrant, sandbox: bool, time: TimeConfig) -> BotSpec:
+    """The entrant as a bots.yaml entry runs it: its command in its folder."""
+    try:
+        return _bots([entrant.entry()], sandbox, None, time)[0]
+    except ConfigError as error:
+        raise SubmissionError(f"{entrant.folder.name}/{MANIFEST}: {error}") from None
+
+
 def check_entrant(entrant: Entrant, config: TournamentConfig, games: int, at_once: int,
                   log_dir: Path, private: tuple[Path, ...]) -> Verdict:
     """check-bot on the entrant's game, sandboxed as the config will run it and at its
     clock: every start, call and decision bounded by ``config.time``."""
-    spec = _bots([entrant.entry()], config.sandbox, None, config.time)[0]
+    spec = entrant_spec(entrant, config.sandbox, config.time)
     covered = Coverage()
     checks = list(check_bot(spec, config.game, games, config.time, log_dir=log_dir,
                             sandbox=config.sandbox, at_once=at_once, private=private,

@@ -4,6 +4,7 @@ plays."""
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import click
@@ -15,6 +16,7 @@ from referee.interrupts import signals_as_stop, until_stopped
 from referee.settings import TRANSPORTS, BotSpec, LimitsConfig, TimeConfig
 from tournaments.config import ENV_NAME, ConfigError, mount_paths
 from tournaments.store import DEFAULT_DB, database_paths
+from tournaments.submissions import MANIFEST, entrant_spec, read_manifest
 
 
 # How long an interrupted check-bot leaves its checks to end once their bot is stopped
@@ -26,6 +28,9 @@ CHECK_WIND_DOWN_S = 30.0
 @click.option("--command", "command", default=None, help="command line that starts the bot "
               "in its sandbox ({address} is replaced by the address to listen on)")
 @click.option("--address", default=None, help="a running bot: HOST:PORT or unix:/path/to/socket")
+@click.option("--dir", "folder", default=None, type=click.Path(file_okay=False, path_type=Path),
+              help=f"a bot's folder with its {MANIFEST} (as a submission holds it): its "
+                   "command and transport, the command run in that folder")
 @click.option("--game", "only_game", default=None, help="check only this game")
 @click.option("--games", "games", type=click.IntRange(min=1), default=2, show_default=True,
               help="games per claimed game, variant and player count, and at least one "
@@ -47,7 +52,8 @@ CHECK_WIND_DOWN_S = 30.0
               "bot; {port} is then its loopback port)")
 @click.option("--transport", type=click.Choice(TRANSPORTS), default="grpc", show_default=True,
               help="how the command's bot talks: gRPC on {address}, or stdio (one JSON line "
-                   "per request on its stdin, one per reply on its stdout)")
+                   f"per request on its stdin, one per reply on its stdout); with --dir, its "
+                   f"{MANIFEST} says")
 @click.option("--db", "db_paths", multiple=True, type=click.Path(dir_okay=False, path_type=Path),
               help="a results database to hide from the bot, with its folder (repeatable; "
                    f"{DEFAULT_DB} is always hidden)")
@@ -64,7 +70,8 @@ CHECK_WIND_DOWN_S = 30.0
 @click.option("--memory-mb", type=click.IntRange(min=16), default=LimitsConfig.memory_mb,
               show_default=True, help="the bot's memory limit, as a tournament's "
               "limits.memory_mb: check it under the limit it will play under")
-def check_bot_command(command: str | None, address: str | None, only_game: str | None,
+def check_bot_command(command: str | None, address: str | None, folder: Path | None,
+                      only_game: str | None,
                       games: int, at_once: int, move_ms: int, bank_ms: int, startup_ms: int,
                       log_dir: Path | None, debug_wire: bool, no_sandbox: bool,
                       transport: str, db_paths: tuple[Path, ...], mounts: tuple[str, ...],
@@ -76,16 +83,18 @@ def check_bot_command(command: str | None, address: str | None, only_game: str |
     Each check's line is printed as it ends (an autograder killed at its timeout has
     printed what passed); SIGTERM and Ctrl-C stop the bot and remove the temporary folder.
     """
-    if (command is None) == (address is None):
-        fail("give exactly one of --command and --address")
+    if [command, address, folder].count(None) != 2:
+        fail("give exactly one of --command, --address and --dir")
     if only_game is not None and only_game not in GAMES:
         fail(f"unknown game {only_game!r} (games: {', '.join(sorted(GAMES))})")
-    if transport == "stdio" and (command is None or "{address}" in command
-                                 or "{port}" in command):
+    if transport == "stdio" and folder is None and (command is None or "{address}" in command
+                                                    or "{port}" in command):
         fail("--transport stdio: the bot talks on its stdin and stdout, so give a --command "
              "with no {address} or {port}")
-    spec = BotSpec(name="candidate", command=command, address=address, debug=debug_wire,
-                   transport=transport, env=environment(env), mounts=granted(mounts))
+    spec = BotSpec(name="candidate", command=command, address=address, transport=transport)
+    if folder is not None:
+        spec = entrant_spec(read_manifest(folder), not no_sandbox, TimeConfig())
+    spec = replace(spec, debug=debug_wire, env=environment(env), mounts=granted(mounts))
     time_config = TimeConfig(move_ms=move_ms, bank_ms=bank_ms, startup_ms=startup_ms)
     covered = Coverage()
     private = hidden_databases((DEFAULT_DB, *db_paths))
