@@ -459,7 +459,10 @@ def _check_bot(spec: BotSpec, plan: Plan, log_dir: Path, sandbox: bool,
         stopper.join()
         participant.stop()
     if spec.command is not None and not stop.is_set():
-        yield log_check(log, since, kept=log_stays or failed, strict=plan.strict)
+        check = log_check(log, since, kept=log_stays or failed, strict=plan.strict)
+        # Failed itself (--strict): the run failed, so its log is kept after all.
+        yield check if check.passed or log_stays or failed else log_check(
+            log, since, kept=True, strict=plan.strict)
 
 
 def _stop_when_asked(participant: Participant, stop: threading.Event,

@@ -444,3 +444,13 @@ def test_a_bot_that_fails_in_the_sandbox_is_told_what_the_sandbox_showed_it(tmp_
             "names ../weights.txt, which exists on the host: the sandbox hides it; besides "
             f"the system's folders and the referee's Python it sees only {folder} ") \
         in handshake, handshake
+
+
+def test_a_log_that_fails_under_strict_is_kept_and_named(tmp_path, monkeypatch):
+    sandbox.unavailable_reason()   # probed before the temporary folder moves (see above)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    result = stdio_check("fallback", "--strict")
+    assert result.exit_code == 1, result.output
+    log = line_of(result.output, "log")
+    assert log.startswith("FAIL  log: ") and "the log is kept: " in log, result.output
+    assert Path(log.split("the log is kept: ")[1]).exists()
