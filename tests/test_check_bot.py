@@ -106,25 +106,26 @@ def test_every_option_has_help():
 
 
 def test_a_bot_using_its_bank_passes_with_a_warning():
-    result = check("--command", f"{sys.executable} {FAULT_BOTS} slow --sleep-ms 120 --address {{address}}",
-                   "--game", "flea-circus", "--games", "1", "--at-once", "1", "--move-ms", "100",
-                   "--bank-ms", "10000")
+    """25 ms of sleep per decision is over 20 ms on any machine (a slower one only adds)."""
+    result = check("--command", f"{sys.executable} {FAULT_BOTS} slow --sleep-ms 25 --address {{address}}",
+                   "--game", "flea-circus", "--games", "1", "--at-once", "1", "--move-ms", "20",
+                   "--bank-ms", "600000")
     assert result.exit_code == 0, result.output
-    assert "WARN  timing: " in result.output and "of --move-ms 100; p99 exceeds it" \
+    assert "WARN  timing: " in result.output and "of --move-ms 20; p99 exceeds it" \
         in result.output
     assert result.output.rstrip().endswith("failed (1 with a warning)"), result.output
 
 
 def test_decision_times_near_the_move_time_warn_and_with_strict_fail():
-    """Issue 40: p99 402 ms at --move-ms 100 passed silently. 40 ms of sleep per decision
-    is at least 80% of 50 ms on any machine (a slower one only adds to it)."""
-    near = ["--command", f"{sys.executable} {FAULT_BOTS} slow --sleep-ms 40 --address {{address}}",
-            "--game", "flea-circus", "--games", "1", "--at-once", "1", "--move-ms", "50",
+    """Issue 40: p99 402 ms at --move-ms 100 passed silently. 8 ms of sleep per decision
+    is at least 80% of 10 ms on any machine (a slower one only adds to it)."""
+    near = ["--command", f"{sys.executable} {FAULT_BOTS} slow --sleep-ms 8 --address {{address}}",
+            "--game", "flea-circus", "--games", "1", "--at-once", "1", "--move-ms", "10",
             "--bank-ms", "600000", "--startup-ms", "30000"]
     warned = check(*near)
     assert warned.exit_code == 0, warned.output
     timing = next(line for line in warned.output.splitlines() if "timing:" in line)
-    assert timing.startswith("WARN  timing: ") and "--move-ms 50" in timing, warned.output
+    assert timing.startswith("WARN  timing: ") and "--move-ms 10" in timing, warned.output
     failed = check(*near, "--strict")
     assert failed.exit_code == 1, failed.output
     assert "FAIL  timing: " in failed.output and "PASS  play flea-circus" in failed.output
