@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import os
 import random
-import re
 import shutil
 import statistics
 import tempfile
@@ -30,7 +29,7 @@ from circus_outcomes import Policy
 from referee.clients import BotClient, InProcessClient
 from referee.games import GAMES
 from referee.match import FaultPolicy, Match, MatchResult
-from referee.participants import REFEREE_NAME, BotStartError, Participant
+from referee.participants import REFEREE_NAME, TROUBLE, BotStartError, Participant
 from referee.seeds import derive_seed
 from referee.settings import FAULT_CLASSES, BotSpec, LimitsConfig, TimeConfig
 from referee.text import printable
@@ -320,8 +319,6 @@ def choices_check(choices: list[int], strict: bool = False) -> Check:
                              "counted): does its decide handler fail and fall back?", strict)
 
 
-#: Words of a bot's log line that report a failure (a traceback, an exception, a panic).
-TROUBLE = re.compile(r"traceback|exception|error|panic|fatal|abort", re.IGNORECASE)
 #: The bot's own last lines a log check quotes.
 LAST_LINES = 3
 

@@ -48,7 +48,9 @@ READY_LOOK_S = 0.01
 #: a class or a jar it cannot find on its class path; Node's: a module).
 MISSING_FILE = ("No such file or directory", ": not found", "ClassNotFoundException",
                 "NoClassDefFoundError", "Could not find or load main class",
-                "Unable to access jarfile", "Cannot find module")
+                "Unable to access jarfile", "Cannot find module", "No module named")
+#: Words of a bot's output that report a failure (a traceback, an exception, a panic).
+TROUBLE = re.compile(r"traceback|exception|error|panic|fatal|abort|denied", re.IGNORECASE)
 #: A path in a program's last words: absolute, or from its folder (``./``, ``../``).
 NAMED_PATH = re.compile(r"(?<![\w.])(\.{0,2}/[^\s'\":,()]+)")
 #: The granted paths a start error lists, at most.
@@ -78,10 +80,11 @@ def absent_files(command: str, folder: Path) -> list[str]:
     return [word for word in looks_like_path if not (folder / word).exists()]
 
 
-def sandbox_account(process: BotProcess, folder: Path, tail: str) -> str:
-    """What the sandbox showed a bot whose last words say a file is missing: the folder it
-    ran in, where its program is, the path its error names and whether that exists on the
-    host (then the sandbox hides it), and the paths granted beyond the system's."""
+def sandbox_account(process: BotProcess, folder: Path, missing: list[str]) -> str:
+    """What the sandbox showed a bot that ended reporting an error: the folder it ran in,
+    where its program is, the path its last words say is missing (``missing``: those
+    lines) and whether that exists on the host (then the sandbox hides it), and the
+    paths granted beyond the system's."""
     try:
         argv = shlex.split(process.started_command)
     except ValueError:
@@ -92,16 +95,16 @@ def sandbox_account(process: BotProcess, folder: Path, tail: str) -> str:
         found = (shutil.which(argv[0], path=bot_path()) if "/" not in argv[0]
                  else str(folder / argv[0]))
         program = f", its program {argv[0]} is {found or 'not on its PATH'}"
-    named = NAMED_PATH.findall(tail)
-    missing = ""
+    named = [path for line in missing for path in NAMED_PATH.findall(line)]
+    said = ""
     if named:
         path = Path(os.path.normpath(folder / named[-1]))
-        missing = (f"; the error names {named[-1]}, which exists on the host: the sandbox hides "
-                   "it" if path.exists() else f"; the error names {named[-1]}, which is not "
-                   "on the host either")
+        said = (f"; the error names {named[-1]}, which exists on the host: the sandbox hides "
+                "it" if path.exists() else f"; the error names {named[-1]}, which is not on "
+                "the host either")
     shown = ", ".join(str(path) for path in granted[:SHOWN_PATHS]) or "nothing"
     more = f" and {len(granted) - SHOWN_PATHS} more" if len(granted) > SHOWN_PATHS else ""
-    return (f"in the sandbox it ran in {folder}{program}{missing}; besides the system's "
+    return (f"in the sandbox it ran in {folder}{program}{said}; besides the system's "
             f"folders and the referee's Python it sees only {shown}{more} (its dir:, the "
             "files and class path its command names, its mounts:; docs/protocol.md, Notes "
             "per language)")
@@ -332,21 +335,19 @@ class Participant:
                 f"does not play {game} (variant {variant}); it claims {claimed}"))
 
     def _hidden_hint(self, process: BotProcess) -> str:
-        """For a bot that ended saying a file (or a Java class) is missing: the file its
-        command names that is not there (a path written from the shell's folder, not the
-        config's), else, in a sandbox, what the sandbox showed it (issue 35: a binary
-        beside its data in /tmp)."""
-        tail = process.log_tail()
-        if not any(words in tail for words in MISSING_FILE):
-            return ""
+        """For a bot that ended reporting an error: the file its command names that is not
+        there (a path written from the shell's folder, not the config's), else, in a
+        sandbox, what the sandbox showed it (issue 35: a binary beside its data in /tmp)."""
+        lines = process.log_tail().split(" | ")
+        missing = [line for line in lines if any(words in line for words in MISSING_FILE)]
         folder = (process.isolation.workdir or Path.cwd()).resolve()
-        absent = absent_files(process.command, folder)
+        absent = absent_files(process.command, folder) if missing else []
         if absent:
             return (f"; its command names {', '.join(absent)}, not in {folder} (a command "
                     "runs in its dir:, else in its config file's folder)")
-        if not process.isolation.sandbox:
+        if not process.isolation.sandbox or not (missing or any(map(TROUBLE.search, lines))):
             return ""
-        return f"; {sandbox_account(process, folder, tail)}"
+        return f"; {sandbox_account(process, folder, missing)}"
 
     def _failure(self, reason: str, process: BotProcess | None = None) -> str:
         """The start error's one line; the reason and the log's tail (of ``process``, else

@@ -107,9 +107,9 @@ def test_every_option_has_help():
 
 def test_a_bot_using_its_bank_passes_with_a_warning():
     """25 ms of sleep per decision is over 20 ms on any machine (a slower one only adds)."""
-    result = check("--command", f"{sys.executable} {FAULT_BOTS} slow --sleep-ms 25 --address {{address}}",
-                   "--game", "flea-circus", "--games", "1", "--at-once", "1", "--move-ms", "20",
-                   "--bank-ms", "600000")
+    slow = f"{sys.executable} {FAULT_BOTS} slow --sleep-ms 25 --address {{address}}"
+    result = check("--command", slow, "--game", "flea-circus", "--games", "1", "--at-once", "1",
+                   "--move-ms", "20", "--bank-ms", "600000")
     assert result.exit_code == 0, result.output
     assert "WARN  timing: " in result.output and "of --move-ms 20; p99 exceeds it" \
         in result.output

@@ -1,5 +1,5 @@
-"""Circus Flohcati (variant en or es) as a PettingZoo environment, by PettingZoo's convention: ``env()`` and
-``raw_env()`` (seats 2-5)."""
+"""Circus Flohcati (variant en or es) as a PettingZoo environment, by PettingZoo's
+convention: ``env()`` and ``raw_env()`` (seats 2-5)."""
 
 from __future__ import annotations
 
