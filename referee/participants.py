@@ -337,7 +337,7 @@ class Participant:
     def _hidden_hint(self, process: BotProcess) -> str:
         """For a bot that ended reporting an error: the file its command names that is not
         there (a path written from the shell's folder, not the config's), else, in a
-        sandbox, what the sandbox showed it (issue 35: a binary beside its data in /tmp)."""
+        sandbox, what the sandbox showed it (a binary beside its data in /tmp, say)."""
         lines = process.log_tail().split(" | ")
         missing = [line for line in lines if any(words in line for words in MISSING_FILE)]
         folder = (process.isolation.workdir or Path.cwd()).resolve()
