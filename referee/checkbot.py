@@ -1,11 +1,13 @@
 """``check-bot``: a conformance check of one bot, like a chess engine tester's compliance mode.
 
 It starts (or connects to) the bot, checks the handshake and the games it
-claims, plays a few games of each claimed game and variant at every player
-count the game allows against random bots, plays several games of each game at
-once on the one connection (as a tournament does), and reports pass or fail
+claims, plays a few games of each claimed game and variant in every seat of every
+player count the game allows against random bots, plays several games of each game
+at once on the one connection (as a tournament does), and reports pass or fail
 for each check with a message saying what to fix. Any fault ends that game's
-check: the first problem is the one to fix.
+check: the first problem is the one to fix. Three checks then judge the whole run as
+a tournament's results would show it, and warn: the decision times against the move
+time, a bot that always takes the same choice, and errors in the bot's log.
 
 The checks are yielded one by one as each ends, so an autograder's job killed at its
 timeout has printed what passed; :class:`Coverage` counts what was played to the end.
