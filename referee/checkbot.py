@@ -340,10 +340,10 @@ def log_check(log: Path, since: int, kept: bool, strict: bool = False) -> Check:
     own = [line.split("] ", 1)[1] for line in text.splitlines() if line.startswith("[run ")]
     where = f"; the log is kept: {log}" if kept else ""
     if not own:
-        return Check("log", True, f"no line written to its stderr{where}")
+        return Check("log", True, f"nothing written to its log{where}")
     last = " | ".join(line.strip()[:120] for line in own[-LAST_LINES:])
     troubled = sum(bool(TROUBLE.search(line)) for line in own)
-    written = f"{len(own)} line(s) written to its stderr"
+    written = f"{len(own)} line(s) written to its log"
     if not troubled:
         return Check("log", True, f"{written}, the last: {last}{where}")
     return warned("log", f"{troubled} of the {written} report an error, as a tournament's "
