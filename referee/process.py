@@ -80,6 +80,20 @@ def bot_environment(port: int) -> dict[str, str]:
     return env
 
 
+def runtime_limits(memory_mb: int | None) -> dict[str, str]:
+    """The bot's memory limit as the runtimes that size themselves from the machine read it.
+    A container shows them its cgroup; the limits here (an rlimit, a cgroup the sandbox
+    does not show) they do not see, and a JVM sizes its heap from the host's memory and
+    does not start. So the JVM is told through ``JAVA_TOOL_OPTIONS`` (``MaxRAM``: it sizes
+    its heap from the limit, half of it at 128 MB) and Go's collector through
+    ``GOMEMLIMIT`` (a tenth of the limit left for the rest). An entry's ``env:`` overrides
+    both."""
+    if not memory_mb:
+        return {}
+    return {"JAVA_TOOL_OPTIONS": f"-XX:MaxRAM={memory_mb}m",
+            "GOMEMLIMIT": f"{memory_mb * 9 // 10}MiB"}
+
+
 def bot_path() -> str:
     """Our PATH with this interpreter's folder first."""
     return os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
@@ -590,15 +604,16 @@ class BotProcess:
         # With paths to stage, the staging shell joins the cgroups too (one shell less).
         argv = (self.launch.command(inner, self.cgroup.procs) if self.launch.staged
                 else self.cgroup.wrap(inner))
-        env = sandbox.environment(None if self.stdio else f"unix:{sandbox.SOCKET}", iso,
-                                  bot_path())
+        env = {**runtime_limits(self.memory_mb),
+               **sandbox.environment(None if self.stdio else f"unix:{sandbox.SOCKET}", iso,
+                                     bot_path())}
         return argv, env, "stdio" if self.stdio else f"unix:{self.socket_dir / 'bot.sock'}"
 
     def _unsandboxed(self) -> tuple[list[str], dict[str, str], str]:
         self.port = free_port()
         address = f"127.0.0.1:{self.port}"
         argv = self._argv(address)
-        env = bot_environment(self.port)
+        env = {**runtime_limits(self.memory_mb), **bot_environment(self.port)}
         env.update(dict(self.isolation.env), CIRCUS_BOT_ADDRESS=address)
         return (dies_with_referee(limited(argv, self.memory_mb, self.cpu_seconds,
                                           self.isolation.open_files)), env, address)

@@ -17,7 +17,8 @@ from click.testing import CliRunner
 from test_cpp_bot import make_once
 
 from circus_referee.main import main
-from referee.sandbox import named_files
+from referee.process import BotProcess
+from referee.sandbox import Isolation, named_files
 
 ROOT = Path(__file__).resolve().parent.parent
 JAVA = ROOT / "bots" / "stdio" / "java"
@@ -89,3 +90,25 @@ def test_a_jvm_that_cannot_have_its_heap_is_told_of_xmx(java_bot):
     handshake = next(line for line in result.output.splitlines() if "handshake" in line)
     assert "is how a JVM's fatal error report starts, on stdout" in handshake, handshake
     assert "needs -Xmx under the bot's memory_mb" in handshake, handshake
+
+
+def test_a_jvm_without_memory_flags_starts_under_the_bots_limit(java_bot):
+    """The JVM is told the limit (JAVA_TOOL_OPTIONS' MaxRAM): with no -Xmx it sizes its heap
+    from the bot's 128 MB, not from the host's memory."""
+    result = check("--command", f"java -jar {java_bot.relative_to(ROOT)}",
+                   "--game", "flea-circus", "--at-once", "1")
+    assert result.exit_code == 0, result.output
+    assert "Picked up JAVA_TOOL_OPTIONS: -XX:MaxRAM=128m" in result.output, result.output
+
+
+@pytest.mark.parametrize("sandboxed", [True, False])
+def test_runtimes_are_told_the_memory_limit_unless_the_entry_says_otherwise(tmp_path, sandboxed):
+    script = tmp_path / "env.sh"
+    script.write_text('echo "java=$JAVA_TOOL_OPTIONS go=$GOMEMLIMIT" >&2\n')
+    told = BotProcess("told", f"sh {script}", tmp_path / "told.log", memory_mb=200,
+                      isolation=Isolation(sandbox=sandboxed, env=(("GOMEMLIMIT", "50MiB"),)),
+                      stdio=True)
+    told.start()
+    told.wait(30)
+    told.stop()
+    assert "java=-XX:MaxRAM=200m go=50MiB" in (tmp_path / "told.log").read_text()
