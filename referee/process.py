@@ -383,6 +383,14 @@ def group_members(pgid: int) -> list[int]:
 
 #: Where the bot's pipes cross bwrap (its descriptors ``{a}`` and ``{b}``), moved back onto
 #: the bot's stdin and stdout inside the sandbox (:meth:`StdioPipes.across`).
+def note_in_log(log_path: Path, cap: int, text: str) -> None:
+    """One line of the referee's in a bot's log (``=== referee…``: only the referee starts a
+    line with ``===``), under the log's cap as the bot's own output is."""
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    with open(log_path, "ab") as log:
+        _append(log, printable(f"=== referee: {text}").encode() + b"\n", cap)
+
+
 _INSIDE = 'exec <&{a} >&{b} {a}<&- {b}>&-; exec "$@"'
 _UNMOVED = "(the stdio pipes' descriptors, chosen once the sandbox's own are known)"
 
@@ -699,6 +707,11 @@ class BotProcess:
         (the copying thread ends at the output's end of file)."""
         if self.pump is not None:
             self.pump.join(timeout)
+
+    def note(self, text: str) -> None:
+        """A line of the referee's about this run in the bot's log (:func:`note_in_log`)."""
+        note_in_log(self.log_path, self.isolation.log_bytes,
+                    f"run {self.run} of {self.name}: {text}")
 
     def log_tail(self, lines: int = 5) -> str:
         """The last lines of this run in the bot's log, for error messages: one inert line

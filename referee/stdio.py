@@ -11,7 +11,8 @@ docs/protocol.md ("The stdio transport") is the bot author's side of this.
 
 Every wait is bounded by the call's deadline (the same clock as over gRPC): writing the
 request (a bot that does not read its stdin blocks a long one) and reading the reply.
-A reply that is not one (not JSON, another request's id, another call's case, a
+A reply to an earlier request (after its timeout, or after a stray line failed it) is
+skipped; a reply that is not one (not JSON, an id never sent, another call's case, a
 message that does not parse, a line over ``message_bytes``) is an ``illegal`` fault; a
 closed stdout or stdin is a ``crash``, named by how the process ended.
 """
@@ -36,8 +37,10 @@ from google.protobuf.message import Message
 from circus.v1 import bot_pb2
 from circus_outcomes import FaultClass
 from referee.clients import BotClient, BotFault, DecisionView, GameEnd, GameStart, ViewDecider
+from referee.errors import CircusError
 from referee.jsonwire import Unencodable, decision_text, end_game_text, start_game_text
 from referee.process import BotProcess
+from referee.request_ids import RequestIds, skipped
 from referee.text import printable
 
 #: Each call's case in the envelope, and the message its reply carries.
@@ -56,6 +59,11 @@ _VALUE = "google.protobuf.Value"
 _LIST = "google.protobuf.ListValue"
 #: How long a bot whose stdout closed is given to end, so the fault can say how it ended.
 SETTLE_S = 2.0
+
+
+class RequestTooLarge(CircusError):
+    """A request the referee must send is over ``limits.message_bytes``, the limit the
+    organiser set for both directions: not the bot's fault, and no game can go on."""
 
 
 # -- the lines -------------------------------------------------------------------------
@@ -250,11 +258,12 @@ def _plain_decision(body: dict[str, Any]) -> bot_pb2.Decision | None:
 class StdioClient:
     """One stdio bot process, reached through its stdin and stdout, one call at a time.
 
-    ``pending`` holds the ids of requests that timed out unanswered: a bot answers
-    in order, so their late replies come first and are skipped. Once a request is
-    left half written, or stdout closes, the client is ``broken`` and every call a
-    ``crash``. The pipes are the client's: it closes them (no other thread does,
-    so a descriptor is never reused under a call in flight).
+    A bot answers in order, so a reply to an earlier request (one that timed out, or
+    that a stray line failed) comes before the one awaited: it is stale, skipped and
+    noted in the bot's log (:mod:`referee.request_ids`). Once a request is left half
+    written, or stdout closes, the client is ``broken`` and every call a ``crash``.
+    The pipes are the client's: only the thread holding ``lock`` (the call's) closes
+    them, so a descriptor is never closed, or reused, under a call in flight.
     """
 
     def __init__(self, process: BotProcess, message_bytes: int,
@@ -274,11 +283,13 @@ class StdioClient:
         self.buffer = bytearray()
         self.scanned = 0          # how much of the buffer holds no newline
         self.skipping = False     # the rest of an over-long line is being discarded
-        self.last_id = 0
-        self.pending: set[int] = set()
+        self.ids: RequestIds[str] = RequestIds()
         self.broken: str | None = None
         self.closed = False
         self.lock = threading.Lock()
+        # Held while ``closed`` is set or the call lock let go, so that a close meets
+        # either an idle client (and closes the pipes) or a call that will.
+        self.closing = threading.Lock()
 
     # The four calls of BotClient.
     def hello(self, request: bot_pb2.HelloRequest, timeout: float) -> bot_pb2.HelloResponse:
@@ -308,18 +319,22 @@ class StdioClient:
         try:
             if self.closed or self.broken:
                 raise BotFault(FaultClass.CRASH, self.broken or "the process was stopped")
-            self.last_id += 1
-            request_id = self.last_id
-            line = request_line(request_id, case, request)
-            if len(line) > self.max_line:
-                raise BotFault(FaultClass.ILLEGAL, f"the {case} request of {len(line)} bytes is "
-                                                   f"over the limit of {self.max_line} bytes")
-            self._write(line, deadline, timeout)
-            return self._reply(request_id, case, deadline, timeout)
+            request_id = self.ids.send(case)
+            try:
+                self._write(self._request_line(request_id, case, request), deadline, timeout)
+                return self._reply(request_id, case, deadline, timeout)
+            finally:
+                self.ids.end(request_id)
         finally:
-            self.lock.release()
-            if self.closed:
-                self._close_pipes()
+            self._let_go()
+
+    def _request_line(self, request_id: int, case: str, request: Message | str) -> bytes:
+        line = request_line(request_id, case, request)
+        if len(line) > self.max_line:
+            raise RequestTooLarge(f"a {case} request of {len(line)} bytes to {self.process.name} "
+                                  f"is over limits.message_bytes ({self.max_line}): raise it, "
+                                  "and run the same command again to resume")
+        return line
 
     def _write(self, line: bytes, deadline: float, timeout: float) -> None:
         view = memoryview(line)
@@ -330,7 +345,7 @@ class StdioClient:
             except BlockingIOError:
                 pass
             except OSError:   # EPIPE: nothing reads the bot's stdin any more
-                raise self._crash("its stdin closed") from None
+                raise self._crash("its stdin closed", deadline) from None
             wait = deadline - time.monotonic()
             if wait <= 0 or not self.writable.poll(wait * 1000):
                 if len(view) < len(line):
@@ -339,33 +354,30 @@ class StdioClient:
                                                    "not read its request)")
 
     def _reply(self, request_id: int, case: str, deadline: float, timeout: float) -> Message:
+        """The reply to ``request_id``, stale replies to earlier requests skipped."""
         while True:
             line = self._line(deadline)
             if line is None:
-                self.pending.add(request_id)
                 raise BotFault(FaultClass.TIMEOUT, f"no reply within {timeout:.3f} s")
             try:
                 reply = json.loads(line)
             except (ValueError, RecursionError) as error:   # not JSON, not UTF-8, too deep
                 raise BotFault(FaultClass.ILLEGAL, printable(f"the reply is not JSON ({error}): "
                                                              f"{line[:80]!r}")) from None
-            answered = reply_id(reply)
-            if answered in self.pending:
-                self.pending.discard(answered)   # the late reply of a request that timed out
-                continue
             if not isinstance(reply, dict):
                 raise BotFault(FaultClass.ILLEGAL, "the reply is not a JSON object")
-            if answered != request_id:
-                said = reply.get("request_id", reply.get("requestId"))
-                raise BotFault(FaultClass.ILLEGAL, printable(f"request_id {said!r} in the reply "
-                                                             f"(expected {request_id})"))
+            answered = reply_id(reply)
+            if self.ids.claim(answered, reply.get("request_id", reply.get("requestId"))) is None:
+                self.process.note(skipped(answered))
+                continue
             return reply_message(reply, case)
 
     def _line(self, deadline: float) -> bytes | None:
         """The next whole line of stdout, or None at the deadline.
 
-        A line over ``max_line`` bytes is an ``illegal`` fault at once; the rest
-        of it is discarded as it comes, so the next reply is read whole.
+        A line over ``max_line`` bytes (its newline included) is an ``illegal`` fault
+        as soon as that is known; the rest of it is discarded as it comes, so the next
+        reply is read whole.
         """
         while True:
             newline = self.buffer.find(b"\n", self.scanned)
@@ -376,17 +388,18 @@ class StdioClient:
                 if self.skipping:
                     self.skipping = False
                     continue
+                if newline + 1 > self.max_line:
+                    raise self._over_limit()
                 return line
             self.scanned = len(self.buffer)
             if self.skipping:
                 self.buffer.clear()
                 self.scanned = 0
-            elif len(self.buffer) > self.max_line:
+            elif len(self.buffer) >= self.max_line:
                 self.buffer.clear()
                 self.scanned = 0
                 self.skipping = True
-                raise BotFault(FaultClass.ILLEGAL,
-                               f"a reply line over the limit of {self.max_line} bytes")
+                raise self._over_limit()
             wait = deadline - time.monotonic()
             if wait <= 0 or not self.readable.poll(wait * 1000):
                 if time.monotonic() >= deadline:
@@ -399,14 +412,19 @@ class StdioClient:
             except OSError:
                 chunk = b""
             if not chunk:
-                raise self._crash("its stdout closed")
+                raise self._crash("its stdout closed", deadline)
             self.buffer += chunk
 
-    def _crash(self, what: str) -> BotFault:
-        """A ``crash`` fault for a closed pipe, saying how the process ended: given a
-        moment to end, else stopped (a bot that cannot be talked to cannot play)."""
-        if not self.process.wait(self.settle_s):
-            self.process.stop(grace=0.1)
+    def _over_limit(self) -> BotFault:
+        return BotFault(FaultClass.ILLEGAL, f"a reply line over the limit of {self.max_line} bytes")
+
+    def _crash(self, what: str, deadline: float) -> BotFault:
+        """A ``crash`` fault for a closed pipe, saying how the process ended: given what
+        is left of the call's time to end (at most ``settle_s``), else stopped (a bot
+        that cannot be talked to cannot play)."""
+        settle = min(self.settle_s, max(0.0, deadline - time.monotonic()))
+        if not self.process.wait(settle):
+            self.process.stop(grace=0)
             self.broken = f"{what} while the process ran on: it was stopped"
         else:
             self.broken = f"its process ended: {self.process.exit_description()} ({what})"
@@ -414,12 +432,21 @@ class StdioClient:
 
     def close(self) -> None:
         """Close the pipes now, or as soon as the call in flight returns."""
-        self.closed = True
-        if self.lock.acquire(blocking=False):
-            try:
+        with self.closing:
+            self.closed = True
+            if not self.lock.acquire(blocking=False):
+                return   # the call in flight closes them as it lets go (_let_go)
+        try:
+            self._close_pipes()
+        finally:
+            self.lock.release()
+
+    def _let_go(self) -> None:
+        """End a call: the pipes closed first if the client was closed meanwhile."""
+        with self.closing:
+            if self.closed:
                 self._close_pipes()
-            finally:
-                self.lock.release()
+            self.lock.release()
 
     def _close_pipes(self) -> None:
         for pipe in (self.stdin, self.stdout):
@@ -450,10 +477,6 @@ class Lane:
 
     def free(self) -> bool:
         return self.client is not None and self.seat is None and self.process.alive()
-
-    def owes_reply(self) -> bool:
-        """Whether a request to it timed out unanswered (a health check is due)."""
-        return self.channel is not None and bool(self.channel.pending)
 
 
 class StdioPool(ViewDecider):

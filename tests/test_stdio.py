@@ -34,6 +34,7 @@ from referee.checkbot import check_bot
 from referee.clients import BotFault
 from referee.games import GAMES
 from referee.process import BotProcess
+from referee.request_ids import skipped
 from referee.sandbox import Isolation
 from referee.settings import BotSpec, TimeConfig
 from referee.stdio import (REPLIES, StdioClient, json_text, reply_id, reply_message,
@@ -203,12 +204,12 @@ def test_a_good_bot_answers_each_call_in_order(bot):
     assert client.hello(HELLO, 10).name == "stdio-fault-none"
     for number in range(1, 4):
         assert client.decide(a_decision(number), 10).decision_id == number
-    assert client.last_id == 4 and not client.pending
+    assert client.ids.last_sent == 4 and not client.ids.pending
 
 
 @pytest.mark.parametrize("mode, detail", [
     ("garbage", "the reply is not JSON"),
-    ("wrong-id", "request_id '1002' in the reply (expected 2)"),
+    ("wrong-id", "a reply to request_id '1002', which was never sent (the last sent: 2)"),
     ("wrong-case", "a decide request answered with the case end_game"),
     ("oversize", "a reply line over the limit of 4194304 bytes"),
 ])
@@ -220,20 +221,36 @@ def test_a_bad_reply_line_is_illegal_and_the_next_call_is_read_whole(bot, mode, 
     assert client.hello(HELLO, 10).name == f"stdio-fault-{mode}"
 
 
-def test_an_extra_line_is_a_reply_to_no_request(bot):
+def skipped_in_log(tmp_path) -> list[str]:
+    return [line for line in (tmp_path / "bot.log").read_text().splitlines()
+            if line.startswith("=== referee: ") and "skipped a reply" in line]
+
+
+def test_a_second_reply_to_one_request_is_skipped_and_noted(bot, tmp_path):
     client = bot("two-lines")
     client.decide(a_decision(), 10)
-    fault = fault_of(lambda: client.hello(HELLO, 10))
-    assert fault.fault_class == "illegal" and "(expected 2)" in fault.detail
+    assert client.hello(HELLO, 10).name == "stdio-fault-two-lines"
+    assert len(skipped_in_log(tmp_path)) == 1 and "request_id 1:" in skipped_in_log(tmp_path)[0]
 
 
-def test_a_late_reply_is_skipped_after_its_timeout(bot):
+def test_a_stray_stdout_line_costs_only_the_call_it_garbled(bot, tmp_path):
+    client = bot("stray-line")
+    fault = fault_of(lambda: client.decide(a_decision(1), 10))
+    assert fault.fault_class == "illegal" and "thinking..." in fault.detail
+    # That decision's own reply comes next: skipped, noted, and every later call answered.
+    for number in range(2, 5):
+        assert client.decide(a_decision(number), 10).decision_id == number
+    assert [line.split(": ", 2)[2] for line in skipped_in_log(tmp_path)] == [
+        skipped(1)]
+
+
+def test_a_late_reply_is_skipped_after_its_timeout(bot, tmp_path):
     client = bot("slow", "--sleep-ms", "500")
     fault = fault_of(lambda: client.decide(a_decision(), 0.05))
-    assert fault.fault_class == "timeout" and client.pending == {1}
+    assert fault.fault_class == "timeout" and not client.ids.pending
     # The late decision comes first, then Hello's reply: the health check passes.
     assert client.hello(HELLO, 10).name == "stdio-fault-slow"
-    assert not client.pending
+    assert len(skipped_in_log(tmp_path)) == 1
 
 
 def test_a_hung_bot_times_out_and_fails_its_health_check(bot):
@@ -329,7 +346,7 @@ def test_stdio_bots_play_a_sandboxed_tournament_a_process_per_game_at_once(tmp_p
 
 @pytest.mark.parametrize("mode, detail", [
     ("garbage", "the reply is not JSON"),
-    ("wrong-id", "in the reply (expected"),
+    ("wrong-id", "which was never sent"),
     ("wrong-case", "answered with the case end_game"),
     ("out-of-range", "out of range"),
     ("oversize", "a reply line over the limit"),
@@ -354,6 +371,18 @@ def test_a_hung_stdio_bot_fails_its_health_check_and_is_replaced(tmp_path, start
     assert all(game.status == "finished" for game in games)
     log = (tmp_path / "logs" / "faults" / "bad.log").read_text()
     assert "=== run 3 of bad" in log
+    assert_no_process_left(started)
+
+
+def test_a_stray_stdout_line_costs_one_decision_in_a_whole_tournament(tmp_path, started):
+    """One process of the bot plays all its games: the line at its first decision costs
+    that decision, and nothing after it."""
+    summary, store, games, faults = run(tmp_path, config_text(
+        "stray-line", players=2, good="stdio", extra="renew_bots: false"))
+    assert [(f["bot"], f["class"], f["policy"]) for f in faults] == [
+        ("bad", "illegal", "substitute")], [f["detail"] for f in faults]
+    assert "thinking..." in faults[0]["detail"]
+    assert all(game.status == "finished" for game in games)
     assert_no_process_left(started)
 
 
