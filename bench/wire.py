@@ -457,7 +457,8 @@ def run_stream(bot_address: str, echo_address: str, game: str = "flea-circus",
          "CPU µs a decision: referee + bot", "context switches a decision: referee + bot"])
     ways: dict[str, BotClient] = {"no wire (the bot called inline)": Inline(),
                                   "unary calls": GrpcClient(bot_address),
-                                  "Play stream": StreamClient(GrpcClient(bot_address))}
+                                  "Play stream": StreamClient(GrpcClient(bot_address),
+                                                               section.notes.append)}
     # (row, figures' key); the bare echoes' rows first, the unary echo the baseline.
     keys = {"bare unary echo": "echo", "bare stream echo": "stream_echo",
             "bare stream echo, grpc.aio both ends": "aio_stream_echo",
@@ -520,7 +521,7 @@ def run_stream(bot_address: str, echo_address: str, game: str = "flea-circus",
         if progress:
             progress("stream: the referee over the stream under the profiler")
         # A client of its own, so that its stream's threads start under the profiler.
-        ways["profiled"] = StreamClient(GrpcClient(bot_address))
+        ways["profiled"] = StreamClient(GrpcClient(bot_address), section.notes.append)
         section.notes.append("Play stream: " + profiled(
             ways.pop("profiled"), game, players, seconds, section, prefix="profile.stream",
             close=True))

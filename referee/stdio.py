@@ -497,8 +497,6 @@ class StdioPool(ViewDecider):
         self.describe = describe
         self.logged = logged
         self.lock = threading.Lock()
-        # Per game thread: the lane whose call timed out last (the one to check).
-        self.timed_out = threading.local()
 
     def _take(self, seat: tuple[str, int]) -> Lane:
         with self.lock:
@@ -510,8 +508,7 @@ class StdioPool(ViewDecider):
             return lane
 
     def _lane_of(self, seat: tuple[str, int]) -> Lane:
-        with self.lock:
-            lane = next((lane for lane in self.lanes if lane.seat == seat), None)
+        lane = self.lane_of(seat)
         if lane is None:
             raise BotFault(FaultClass.CRASH, f"the process that played this game is gone "
                                              f"({self.describe()})")
@@ -522,17 +519,12 @@ class StdioPool(ViewDecider):
         if client is None:
             raise BotFault(FaultClass.CRASH, f"the process that played this game is gone "
                                              f"({self.describe()})")
-        try:
-            return getattr(client, call)(request, timeout)
-        except BotFault as fault:
-            if fault.fault_class == FaultClass.TIMEOUT:
-                self.timed_out.lane = lane
-            raise
+        return getattr(client, call)(request, timeout)
 
-    def last_timeout(self) -> Lane | None:
-        """The lane whose call timed out last in this thread (once), for its health check."""
-        lane, self.timed_out.lane = getattr(self.timed_out, "lane", None), None
-        return lane
+    def lane_of(self, seat: tuple[str, int]) -> Lane | None:
+        """The lane playing ``seat`` (game id, seat), None if none does."""
+        with self.lock:
+            return next((lane for lane in self.lanes if lane.seat == seat), None)
 
     def hello(self, request: bot_pb2.HelloRequest, timeout: float) -> bot_pb2.HelloResponse:
         with self.lock:

@@ -10,14 +10,14 @@ deadline is.
 
 What can go wrong, and whose fault it is (docs/protocol.md, "The Play stream"):
 
-- no reply in time: that request's ``timeout``; a reply that comes later is dropped (its
-  timeout was the fault).
+- no reply in time: that request's ``timeout``; a reply that comes later is stale, skipped
+  and noted in the bot's log (its timeout was the fault), as a second reply to a request
+  is (:mod:`referee.request_ids`, the policy stdio shares).
 - a reply of the wrong kind (a StartGame reply to a Decide): that request is ``illegal``;
   an ``error`` reply (the bot's handler failed): that request's ``error``.
-- a reply the referee cannot match (an unknown request_id, or a second reply to one) or
-  bytes that are no ``BotMessage``: ``illegal`` for every request in flight on the
-  stream, since any of them may be the one it answered (or, with none in flight, for the
-  next request).
+- a reply to a request_id never sent, or bytes that are no ``BotMessage``: ``illegal``
+  for every request in flight on the stream, since any of them may be the one it
+  answered (or, with none in flight, for the next request).
 - an over-size message: gRPC ends the stream with RESOURCE_EXHAUSTED, ``illegal`` for the
   requests in flight; the next request opens a new stream.
 - the stream ending or breaking in any other way: a ``crash`` of the requests in flight,
@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import queue
 import threading
+from typing import Callable
 
 import grpc
 from google.protobuf.message import DecodeError, Message
@@ -35,6 +36,7 @@ from google.protobuf.message import DecodeError, Message
 from circus.v1 import bot_pb2
 from circus_outcomes import FaultClass
 from referee.clients import BotClient, BotFault, GrpcClient, WireLog
+from referee.request_ids import RequestIds, skipped
 from referee.text import printable
 
 PLAY_METHOD = "/circus.v1.Bot/Play"
@@ -84,13 +86,11 @@ class StreamClient:
     reads the replies and hands each to the request it answers.
     """
 
-    def __init__(self, unary: GrpcClient) -> None:
+    def __init__(self, unary: GrpcClient, note: Callable[[str], None]) -> None:
         self.unary = unary
+        self.note = note   # a line in the bot's log
         self.lock = threading.Lock()
-        self.last_sent = 0
-        self.pending: dict[int, _Waiter] = {}
-        # Requests given up on (timed out): one late reply to each is dropped, not judged.
-        self.expired: set[int] = set()
+        self.ids: RequestIds[_Waiter] = RequestIds()
         self.stream: _Stream | None = None
         # A reply that matched nothing while nothing was in flight: the next request's fault.
         self.breach: BotFault | None = None
@@ -113,7 +113,7 @@ class StreamClient:
         with self.lock:
             self.closed = True
             stream, self.stream = self.stream, None
-            self._fail(list(self.pending), BotFault(
+            self._fail(list(self.ids.pending), BotFault(
                 FaultClass.CRASH, "the referee closed the Play stream (the bot was stopped)"))
         if stream is not None:
             stream.close()
@@ -124,8 +124,7 @@ class StreamClient:
         request_id, waiter = self._send(case, body)
         if not waiter.arrived.acquire(timeout=max(timeout, 0.0)):
             with self.lock:
-                if self.pending.pop(request_id, None) is not None:
-                    self.expired.add(request_id)
+                if self.ids.end(request_id) is not None:
                     raise BotFault(FaultClass.TIMEOUT, f"DEADLINE_EXCEEDED: no reply on the Play "
                                                        f"stream within {timeout:.3f}s")
             waiter.arrived.acquire()   # handed over as the wait ran out: it is there now
@@ -157,9 +156,8 @@ class StreamClient:
                 stream = self.stream = _Stream(self.unary.channel)
                 threading.Thread(target=self._read, args=(stream,), daemon=True,
                                  name=f"play-stream {self.unary.address}").start()
-            self.last_sent += 1
-            request_id = self.last_sent
-            waiter = self.pending[request_id] = _Waiter(stream)
+            waiter = _Waiter(stream)
+            request_id = self.ids.send(waiter)
         stream.requests.put(envelope(request_id, case, data))
         return request_id, waiter
 
@@ -178,7 +176,7 @@ class StreamClient:
         with self.lock:
             if self.stream is stream:
                 self.stream = None
-            self._fail([request_id for request_id, waiter in self.pending.items()
+            self._fail([request_id for request_id, waiter in self.ids.pending.items()
                         if waiter.stream is stream], ended)
 
     def _arrived(self, data: bytes) -> None:
@@ -188,39 +186,34 @@ class StreamClient:
             self._breached(f"a reply on the Play stream is no BotMessage ({error})")
             return
         with self.lock:
-            waiter = self.pending.pop(reply.request_id, None)
-            if waiter is None:
-                if reply.request_id in self.expired:
-                    self.expired.discard(reply.request_id)
-                    return
-                self._breached_locked(self._unmatched(reply.request_id))
+            try:
+                # A protobuf field unset reads 0, an id never sent: no request_id at all.
+                waiter = self.ids.claim(reply.request_id or None)
+            except BotFault as fault:
+                self._breached_locked(BotFault(fault.fault_class,
+                                               f"{fault.detail} on the Play stream"))
                 return
+        if waiter is None:
+            self.note(skipped(reply.request_id))
+            return
         waiter.reply = reply
         waiter.arrived.release()
 
-    def _unmatched(self, request_id: int) -> str:
-        if 0 < request_id <= self.last_sent:
-            return f"a second reply to request_id {request_id} on the Play stream"
-        return (f"a reply to request_id {request_id} on the Play stream, which was never "
-                f"sent (the last sent: {self.last_sent})")
-
     def _breached(self, detail: str) -> None:
         with self.lock:
-            self._breached_locked(detail)
+            self._breached_locked(BotFault(FaultClass.ILLEGAL, printable(detail)))
 
-    def _breached_locked(self, detail: str) -> None:
-        fault = BotFault(FaultClass.ILLEGAL, printable(detail))
-        if self.pending:
-            # Their own replies may still come: each is dropped once, as after a timeout.
-            self.expired.update(self.pending)
-            self._fail(list(self.pending), fault)
+    def _breached_locked(self, fault: BotFault) -> None:
+        if self.ids.pending:
+            # Their own replies may still come: each is then stale, as after a timeout.
+            self._fail(list(self.ids.pending), fault)
         else:
             self.breach = fault
 
     def _fail(self, request_ids: list[int], fault: BotFault) -> None:
         """Wake these requests with ``fault`` (the lock held)."""
         for request_id in request_ids:
-            waiter = self.pending.pop(request_id)
+            waiter = self.ids.pending.pop(request_id)
             waiter.fault = fault
             waiter.arrived.release()
 
@@ -255,14 +248,16 @@ def stream_fault(error: grpc.RpcError) -> BotFault:
     return BotFault(FaultClass.CRASH, f"the Play stream broke: {detail}")
 
 
-def chosen_client(client: BotClient, hello: bot_pb2.HelloResponse) -> BotClient:
+def chosen_client(client: BotClient, hello: bot_pb2.HelloResponse,
+                  note: Callable[[str], None]) -> BotClient:
     """The client to play through after ``hello``: a gRPC bot that serves the Play stream
-    is reached over it, any other bot as it was (a wire log stays around it)."""
+    is reached over it (``note``: a line in its log), any other bot as it was (a wire log
+    stays around it)."""
     if not hello.serves_play_stream:
         return client
     if isinstance(client, WireLog):
-        client.inner = chosen_client(client.inner, hello)
+        client.inner = chosen_client(client.inner, hello, note)
         return client
     if isinstance(client, GrpcClient):
-        return StreamClient(client)
+        return StreamClient(client, note)
     return client

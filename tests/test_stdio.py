@@ -36,7 +36,7 @@ from referee.games import GAMES
 from referee.process import BotProcess
 from referee.request_ids import skipped
 from referee.sandbox import Isolation
-from referee.settings import BotSpec, TimeConfig
+from referee.settings import BotSpec, LimitsConfig, TimeConfig
 from referee.stdio import (REPLIES, StdioClient, json_text, reply_id, reply_message,
                             request_line)
 from tournaments.config import ConfigError, load_config
@@ -257,6 +257,29 @@ def test_a_hung_bot_times_out_and_fails_its_health_check(bot):
     client = bot("hang")
     assert fault_of(lambda: client.decide(a_decision(), 0.2)).fault_class == "timeout"
     assert fault_of(lambda: client.hello(HELLO, 0.2)).fault_class == "timeout"
+
+
+def test_the_health_check_asks_the_process_of_the_seat_that_timed_out(tmp_path):
+    """Two games on one thread, each on a process of its own: the first game's process
+    hangs in a call no health check follows (an EndGame's, say); the second game's seat
+    then times out, and the check asks the second game's process, which answers, never
+    the first's, which would not and would be stopped."""
+    spec = BotSpec(name="bad", command=f"{sys.executable} {FAULT_BOTS} hang",
+                   transport="stdio")
+    bot = participants.Participant(spec, tmp_path, LimitsConfig(), startup_ms=30_000,
+                                   sandbox=False, processes=2)
+    bot.start(None)
+    try:
+        pool = bot.client
+        for game in ("a", "b"):
+            pool.start_game(bot_pb2.StartGameRequest(game_id=game, seat=0), 30)
+        hung = a_decision()
+        hung.game_id = "a"
+        assert fault_of(lambda: pool.decide(hung, 0.05)).fault_class == "timeout"
+        assert bot.probe(30, ("b", 0))
+        assert all(lane.process.alive() for lane in bot.lanes)
+    finally:
+        bot.stop()
 
 
 def test_a_crash_names_how_the_process_ended(bot):
