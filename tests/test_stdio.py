@@ -13,6 +13,7 @@ import functools
 import json
 import random
 import sys
+import threading
 import time
 import uuid
 from pathlib import Path
@@ -37,8 +38,8 @@ from referee.process import BotProcess
 from referee.request_ids import skipped
 from referee.sandbox import Isolation
 from referee.settings import BotSpec, LimitsConfig, TimeConfig
-from referee.stdio import (REPLIES, StdioClient, json_text, reply_id, reply_message,
-                            request_line)
+from referee.stdio import (REPLIES, RequestTooLarge, StdioClient, json_text, reply_id,
+                            reply_message, request_line)
 from tournaments.config import ConfigError, load_config
 from tournaments.runner import TournamentError
 from tournaments.schedule import schedule
@@ -173,13 +174,14 @@ def bot(tmp_path):
     """A function that starts the fault bot MODE unsandboxed and returns its client."""
     processes: list[BotProcess] = []
 
-    def start(mode: str, *args: str, settle_s: float = 10.0) -> StdioClient:
+    def start(mode: str, *args: str, settle_s: float = 10.0,
+              message_bytes: int = 4 * 1024 * 1024) -> StdioClient:
         process = BotProcess("bot", f"{sys.executable} {FAULT_BOTS} {mode} {' '.join(args)}",
                              tmp_path / "bot.log", isolation=Isolation(sandbox=False),
                              stdio=True)
         process.start()
         processes.append(process)
-        return StdioClient(process, 4 * 1024 * 1024, settle_s=settle_s)
+        return StdioClient(process, message_bytes, settle_s=settle_s)
 
     yield start
     for process in processes:
@@ -280,6 +282,73 @@ def test_the_health_check_asks_the_process_of_the_seat_that_timed_out(tmp_path):
         assert all(lane.process.alive() for lane in bot.lanes)
     finally:
         bot.stop()
+
+
+def test_a_reply_line_over_the_limit_is_illegal_however_it_arrives(bot):
+    """A Hello reply of some 200 bytes, over a limit of 150, in one read with its newline."""
+    client = bot("none", message_bytes=150)
+    fault = fault_of(lambda: client.hello(HELLO, 10))
+    assert fault.fault_class == "illegal" and "over the limit of 150 bytes" in fault.detail
+
+
+def test_a_request_over_the_limit_is_the_organisers_error_not_the_bots_fault(bot):
+    client = bot("none", message_bytes=150)
+    with pytest.raises(RequestTooLarge, match="over limits.message_bytes"):
+        client.decide(a_decision(), 10)
+
+
+def test_a_closed_stdout_is_waited_for_within_the_call_s_time_only(bot):
+    client = bot("close-stdout", settle_s=60)
+    for number in range(1, 3):
+        client.decide(a_decision(number), 10)
+    waits: list[float] = []   # the process lives on: each wait would last all it is given
+    client.process.wait = lambda timeout: waits.append(timeout) or False
+    assert fault_of(lambda: client.decide(a_decision(3), 10)).fault_class == "crash"
+    assert waits and max(waits) <= 10
+
+
+class HeldLock:
+    """A lock that knows which thread holds it."""
+
+    def __init__(self) -> None:
+        self.inner = threading.Lock()
+        self.holder: int | None = None
+
+    def acquire(self, blocking: bool = True, timeout: float = -1) -> bool:
+        if not self.inner.acquire(blocking, timeout):
+            return False
+        self.holder = threading.get_ident()
+        return True
+
+    def release(self) -> None:
+        self.holder = None
+        self.inner.release()
+
+
+def test_only_the_thread_holding_the_call_lock_closes_the_pipes(bot):
+    """A close during a call leaves the pipes to that call, which closes them before it
+    lets the next call in: never after, under another call's write."""
+    client = bot("hang", settle_s=0.1)
+    client.lock = HeldLock()
+    closed_by_holder: list[bool] = []
+    close_pipes = client._close_pipes
+
+    def watched() -> None:
+        closed_by_holder.append(client.lock.holder == threading.get_ident())
+        close_pipes()
+
+    client._close_pipes = watched
+    call = threading.Thread(target=fault_of, args=(lambda: client.decide(a_decision(), 60),))
+    call.start()
+    deadline = time.monotonic() + 30
+    while client.lock.holder is None:
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    client.close()
+    assert closed_by_holder == []   # the call in flight still reads
+    client.process.stop()           # which ends it
+    call.join(30)
+    assert closed_by_holder == [True]
 
 
 def test_a_crash_names_how_the_process_ended(bot):
