@@ -391,6 +391,27 @@ def note_in_log(log_path: Path, cap: int, text: str) -> None:
         _append(log, printable(f"=== referee: {text}").encode() + b"\n", cap)
 
 
+def referee_said(log_path: Path, words: str) -> bool:
+    """Whether a line of the referee's in a bot's log (:func:`note_in_log`) holds ``words``.
+    Every line of the bot's own output starts with its run's tag, so a bot cannot write
+    one."""
+    needle, start = words.encode(), b"=== referee: "
+    try:
+        with open(log_path, "rb") as log:
+            if os.fstat(log.fileno()).st_size == 0:
+                return False
+            with mmap.mmap(log.fileno(), 0, access=mmap.ACCESS_READ) as text:
+                found = text.find(needle)
+                while found >= 0:
+                    line = text.rfind(b"\n", 0, found) + 1
+                    if text[line:line + len(start)] == start:
+                        return True
+                    found = text.find(needle, found + 1)
+    except OSError:
+        pass
+    return False
+
+
 _INSIDE = 'exec <&{a} >&{b} {a}<&- {b}>&-; exec "$@"'
 _UNMOVED = "(the stdio pipes' descriptors, chosen once the sandbox's own are known)"
 

@@ -20,6 +20,9 @@ What can go wrong, and whose fault it is (docs/protocol.md, "The Play stream"):
   answered (or, with none in flight, for the next request).
 - an over-size message: gRPC ends the stream with RESOURCE_EXHAUSTED, ``illegal`` for the
   requests in flight; the next request opens a new stream.
+- the stream answered ``UNIMPLEMENTED`` (a bot that announced it, behind an older server
+  or a proxy): no fault; the requests in flight go again as unary calls, and so does every
+  later one (:data:`FELL_BACK`, a line in the bot's log).
 - the stream ending or breaking in any other way: a ``crash`` of the requests in flight,
   as a dropped connection is to unary calls; the next request opens a new stream.
 """
@@ -28,6 +31,7 @@ from __future__ import annotations
 
 import queue
 import threading
+import time
 from typing import Callable
 
 import grpc
@@ -40,6 +44,12 @@ from referee.request_ids import RequestIds, skipped
 from referee.text import printable
 
 PLAY_METHOD = "/circus.v1.Bot/Play"
+#: What the requests in flight on a stream the bot answered UNIMPLEMENTED are told: the
+#: bot never saw them, so each goes again as a unary call.
+UNSERVED = BotFault(FaultClass.CRASH, "UNIMPLEMENTED: the bot serves no Play stream")
+#: The line in the bot's log when it falls back to unary calls.
+FELL_BACK = ("the bot announced the Play stream in Hello but answers it UNIMPLEMENTED: its "
+             "StartGame, Decide and EndGame go as unary calls from now on")
 
 #: Each call's field of ``RefereeMessage``, as protobuf's wire format starts it: the key
 #: byte of a length-delimited field (field number << 3 | 2).
@@ -94,6 +104,8 @@ class StreamClient:
         self.stream: _Stream | None = None
         # A reply that matched nothing while nothing was in flight: the next request's fault.
         self.breach: BotFault | None = None
+        # The bot answered its Play stream UNIMPLEMENTED: every call is a unary one.
+        self.unary_only = False
         self.closed = False
 
     # -- the calls -----------------------------------------------------------
@@ -104,7 +116,9 @@ class StreamClient:
         self._ask("start_game", request, timeout)
 
     def decide(self, request: bot_pb2.DecisionRequest, timeout: float) -> bot_pb2.Decision:
-        return self._ask("decide", request, timeout).decide
+        decision = self._ask("decide", request, timeout)
+        assert isinstance(decision, bot_pb2.Decision)
+        return decision
 
     def end_game(self, request: bot_pb2.EndGameRequest, timeout: float) -> None:
         self._ask("end_game", request, timeout)
@@ -120,14 +134,21 @@ class StreamClient:
         self.unary.close()
 
     # -- one request ---------------------------------------------------------
-    def _ask(self, case: str, body: Message, timeout: float) -> bot_pb2.BotMessage:
-        request_id, waiter = self._send(case, body)
+    def _ask(self, case: str, body: Message, timeout: float) -> Message | None:
+        """The reply's message (None from a unary StartGame or EndGame)."""
+        asked = time.monotonic()
+        sending = self._send(case, body)
+        if sending is None:
+            return self._unary(case, body, timeout)
+        request_id, waiter = sending
         if not waiter.arrived.acquire(timeout=max(timeout, 0.0)):
             with self.lock:
                 if self.ids.end(request_id) is not None:
                     raise BotFault(FaultClass.TIMEOUT, f"DEADLINE_EXCEEDED: no reply on the Play "
                                                        f"stream within {timeout:.3f}s")
             waiter.arrived.acquire()   # handed over as the wait ran out: it is there now
+        if waiter.fault is UNSERVED:   # never reached the bot: asked again, in the time left
+            return self._unary(case, body, timeout - (time.monotonic() - asked))
         if waiter.fault is not None:
             raise waiter.fault
         reply = waiter.reply
@@ -138,16 +159,25 @@ class StreamClient:
         if answered != case:
             raise BotFault(FaultClass.ILLEGAL, f"the reply to {case} is "
                                                f"{answered or 'empty'}, not {case}")
+        body_reply: Message = getattr(reply, case)
+        return body_reply
+
+    def _unary(self, case: str, body: Message, timeout: float) -> Message | None:
+        """The request as a unary call, for a bot whose Play stream is unserved."""
+        reply: Message | None = getattr(self.unary, case)(body, max(timeout, 0.0))
         return reply
 
-    def _send(self, case: str, body: Message) -> tuple[int, _Waiter]:
+    def _send(self, case: str, body: Message) -> tuple[int, _Waiter] | None:
         """Register the request and hand it to the stream (opened if none is): its
-        request_id and its waiter. The body is serialized first, so that nothing is
-        registered for a request that never leaves."""
+        request_id and its waiter; None once the stream proved unserved (unary calls
+        then). The body is serialized first, so that nothing is registered for a
+        request that never leaves."""
         data = body.SerializeToString()
         with self.lock:
             if self.closed:
                 raise BotFault(FaultClass.CRASH, "the referee closed the Play stream")
+            if self.unary_only:
+                return None
             if self.breach is not None:
                 fault, self.breach = self.breach, None
                 raise fault
@@ -169,15 +199,20 @@ class StreamClient:
                 self._arrived(data)
             ended = BotFault(FaultClass.CRASH, "the bot ended its Play stream")
         except grpc.RpcError as error:
-            ended = stream_fault(error)
+            ended = UNSERVED if error.code() == grpc.StatusCode.UNIMPLEMENTED \
+                else stream_fault(error)
         except Exception as error:  # the channel itself failed under the stream
             ended = BotFault(FaultClass.CRASH, printable(f"{type(error).__name__}: {error}"))
         stream.requests.put(None)   # gRPC's thread sending the requests ends too
         with self.lock:
             if self.stream is stream:
                 self.stream = None
+            falls_back = ended is UNSERVED and not self.unary_only
+            self.unary_only = self.unary_only or falls_back
             self._fail([request_id for request_id, waiter in self.ids.pending.items()
                         if waiter.stream is stream], ended)
+        if falls_back:
+            self.note(FELL_BACK)
 
     def _arrived(self, data: bytes) -> None:
         try:

@@ -4,7 +4,7 @@ Run as ``python tests/fault_bots.py MODE --address ADDRESS``. Each mode breaks t
 protocol in one way; otherwise the bot plays at random, every game. The bot serves unary
 calls only, unless ``--stream``: then it announces the Play stream and its faults happen
 there (and the stream's own modes, ``wrong-id``, ``wrong-case`` and ``end-stream``, can
-be asked for).
+be asked for; ``unserved-stream`` announces the stream and answers it UNIMPLEMENTED).
 """
 
 from __future__ import annotations
@@ -170,7 +170,7 @@ def typed(method, request_type):
 def stream_service(bot: FaultBot) -> grpc.GenericRpcHandler:
     """The service with the Play stream's replies sent as raw bytes."""
     servicer = FaultServicer(bot)
-    return grpc.method_handlers_generic_handler("circus.v1.Bot", {
+    handlers = {
         "Hello": typed(servicer.Hello, bot_pb2.HelloRequest),
         "StartGame": typed(servicer.StartGame, bot_pb2.StartGameRequest),
         "Decide": typed(servicer.Decide, bot_pb2.DecisionRequest),
@@ -178,7 +178,10 @@ def stream_service(bot: FaultBot) -> grpc.GenericRpcHandler:
         "Play": grpc.stream_stream_rpc_method_handler(
             servicer.Play, request_deserializer=bot_pb2.RefereeMessage.FromString,
             response_serializer=lambda data: data),
-    })
+    }
+    if bot.mode == "unserved-stream":   # gRPC answers a method with no handler UNIMPLEMENTED
+        del handlers["Play"]
+    return grpc.method_handlers_generic_handler("circus.v1.Bot", handlers)
 
 
 def raw_decide_service(bot: FaultBot) -> grpc.GenericRpcHandler:

@@ -8,21 +8,25 @@ breaks the unary calls'.
 
 from __future__ import annotations
 
+import json
 import threading
 from concurrent import futures
 from pathlib import Path
 
 import grpc
 import pytest
+from click.testing import CliRunner
 from conftest import assert_no_process_left, run_tournament, write_config
 from test_faults import BANK_MS, GOOD_PROCESS, bad_ranks, config_text, run
 
 from bots.random_bot import RandomBot
 from bots.sdk import _Servicer, start_server
 from circus.v1 import bot_pb2, bot_pb2_grpc
+from circus_referee.main import main
 from referee.clients import BotFault, GrpcClient
 from referee.request_ids import skipped
-from referee.stream import StreamClient, envelope
+from referee.stream import FELL_BACK, StreamClient, envelope
+from tournaments.packs import UNARY_FALLBACK
 from tournaments.standings import standings
 
 CONFIG = """
@@ -273,6 +277,46 @@ def test_a_second_reply_is_skipped_and_noted_in_the_bots_log(tmp_path):
     finally:
         client.close()
         server.stop(0).wait()
+
+
+class Unserved(_Servicer):
+    """Announces the Play stream (the SDK does) and answers it UNIMPLEMENTED, as an older
+    server or a proxy in front of the bot would."""
+
+    Play = bot_pb2_grpc.BotServicer.Play
+
+
+def test_a_stream_answered_unimplemented_falls_back_to_unary_calls(tmp_path):
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=4))
+    bot_pb2_grpc.add_BotServicer_to_server(Unserved(RandomBot()), server)
+    address = f"unix:{tmp_path / 'unserved.sock'}"
+    server.add_insecure_port(address)
+    server.start()
+    notes: list[str] = []
+    client = StreamClient(GrpcClient(address), notes.append)
+    try:
+        client.start_game(bot_pb2.StartGameRequest(game_id="g"), timeout=60)
+        for number in range(1, 4):
+            assert client.decide(decision_request("g", number), timeout=60).decision_id == number
+        client.end_game(bot_pb2.EndGameRequest(game_id="g"), timeout=60)
+        assert notes == [FELL_BACK]
+    finally:
+        client.close()
+        server.stop(0).wait()
+
+
+def test_a_stream_bot_that_falls_back_plays_clean_and_times_says_how(tmp_path, started):
+    summary, store, games, faults = run(tmp_path, stream_config("unserved-stream"))
+    assert faults == [] and all(game.status == "finished" for game in games)
+    log = (tmp_path / "logs" / "faults" / "bad.log").read_text()
+    runs = log.count("=== run ")   # a fresh process each seat rotation: one line each
+    assert [line for line in log.splitlines() if FELL_BACK in line] == [
+        f"=== referee: run {run} of bad: {FELL_BACK}" for run in range(1, runs + 1)]
+    report = CliRunner().invoke(main, ["times", "--db", str(tmp_path / "results.sqlite"),
+                                       "--format", "json"])
+    assert {row["bot"]: row["transport"] for row in json.loads(report.output)}["bad"] == \
+        UNARY_FALLBACK
+    assert_no_process_left(started)
 
 
 def stream_config(mode: str, concurrency: int = 3, bank_ms: int = BANK_MS, extra: str = "") -> str:
