@@ -19,19 +19,15 @@ closed stdout or stdin is a ``crash``, named by how the process ended.
 
 from __future__ import annotations
 
-import base64
 import json
-import math
 import os
 import select
 import threading
 import time
 from functools import partial
-from json.encoder import encode_basestring
 from typing import Any, Callable
 
 from google.protobuf import json_format
-from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
 
 from circus.v1 import bot_pb2
@@ -52,11 +48,6 @@ REPLIES: dict[str, type[Message]] = {
 }
 #: The canonical mapping's lowerCamelCase names, which a reply may use too.
 CAMEL_CASES = {"startGame": "start_game", "endGame": "end_game", "requestId": "request_id"}
-_INT64 = (FieldDescriptor.CPPTYPE_INT64, FieldDescriptor.CPPTYPE_UINT64)
-_FLOATS = (FieldDescriptor.CPPTYPE_FLOAT, FieldDescriptor.CPPTYPE_DOUBLE)
-_STRUCT = "google.protobuf.Struct"
-_VALUE = "google.protobuf.Value"
-_LIST = "google.protobuf.ListValue"
 #: How long a bot whose stdout closed is given to end, so the fault can say how it ended.
 SETTLE_S = 2.0
 
@@ -67,132 +58,13 @@ class RequestTooLarge(CircusError):
 
 
 # -- the lines -------------------------------------------------------------------------
-def json_text(message: Message) -> str:
-    """``message`` as JSON text, the object ``json_format.MessageToDict(message,
-    preserving_proto_field_name=True)`` gives, for the messages of the protocol, in a
-    fraction of its time.
-
-    Only the fields that are set are visited (``ListFields``, in C), where
-    ``MessageToDict`` looks at every field of every message in Python; each field is
-    written by a function made once for it (:func:`_writer`), so nothing asks a field's
-    kind again; and the elements of repeated fields (cards, actions, events), which a game
-    sends again and again, are written once and their text reused (:func:`_part`).
-    ``tests/test_stdio.py`` checks that the two agree on every request of random games.
-    """
-    writers = _WRITERS
-    return "{" + ",".join([(writers.get(field) or _writer(field))(value)
-                           for field, value in message.ListFields()]) + "}"
-
-
-#: The text of parts by their type and encoding (a hit is the very same message).
-_PARTS: dict[tuple[str, bytes], str] = {}
-_PARTS_SIZE = 16384
-
-
-def _part(message: Message, write: Callable[[Any], str]) -> str:
-    """``write(message)``, from the cache when the same message was written before."""
-    key = (message.DESCRIPTOR.full_name, message.SerializeToString())
-    found = _PARTS.get(key)
-    if found is None:
-        if len(_PARTS) >= _PARTS_SIZE:
-            _PARTS.clear()
-        found = _PARTS[key] = write(message)
-    return found
-
-
-#: Each field's writer: its value as ``"name":text``.
-_WRITERS: dict[FieldDescriptor, Callable[[Any], str]] = {}
-
-
-def _writer(field: FieldDescriptor) -> Callable[[Any], str]:
-    """The writer of ``field``, made at its first value. A singular message (an
-    observation, a clock: new at every decision) is written afresh; the elements of a
-    repeated message field go through the cache, looked up in the writer's own loop (a
-    request has some twenty: this is the hot path)."""
-    key, one = f'"{field.name}":', _value_writer(field)
-    if field.is_repeated and one is json_text:
-        name, parts = field.message_type.full_name, _PARTS  # type: ignore[union-attr]
-
-        def cached(value: Any) -> str:
-            texts = []
-            for item in value:
-                found = parts.get((name, item.SerializeToString()))
-                texts.append(found if found is not None else _part(item, json_text))
-            return key + "[" + ",".join(texts) + "]"
-        write = cached
-    elif field.is_repeated:
-        def repeated(value: Any) -> str:
-            return key + "[" + ",".join([one(item) for item in value]) + "]"
-        write = repeated
-    else:
-        def single(value: Any) -> str:
-            return key + one(value)
-        write = single
-    _WRITERS[field] = write
-    return write
-
-
-def _value_writer(field: FieldDescriptor) -> Callable[[Any], str]:
-    """How one value of ``field`` is written, by its kind."""
-    kind = field.cpp_type
-    if kind == FieldDescriptor.CPPTYPE_MESSAGE:
-        # The stubs cannot tie message_type (and enum_type below) to the field's kind.
-        name = field.message_type.full_name  # type: ignore[union-attr]  # set: a message
-        if name == _STRUCT:
-            return partial(_part, write=_struct_text)
-        if name in (_VALUE, _LIST):
-            return lambda value: _dumps(json_format.MessageToDict(value))
-        return json_text
-    if kind == FieldDescriptor.CPPTYPE_STRING:
-        if field.type == FieldDescriptor.TYPE_BYTES:
-            return lambda value: f'"{base64.b64encode(value).decode("ascii")}"'
-        return encode_basestring
-    if kind == FieldDescriptor.CPPTYPE_BOOL:
-        return lambda value: "true" if value else "false"
-    if kind in _INT64:
-        return lambda value: f'"{value}"'
-    if kind == FieldDescriptor.CPPTYPE_ENUM:
-        names = {number: encode_basestring(known.name)
-                 for number, known in field.enum_type.values_by_number.items()}  # type: ignore[union-attr]
-        return lambda value: names.get(value) or str(value)
-    if kind in _FLOATS:
-        return _float_text
-    return str
-
-
-def _float_text(value: float) -> str:
-    if not math.isfinite(value):
-        return '"NaN"' if math.isnan(value) else '"Infinity"' if value > 0 else '"-Infinity"'
-    return repr(float(value))
-
-
-def _dumps(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-
-
-def _struct_text(struct: Any) -> str:
-    return _dumps(_struct(struct))
-
-
-def _struct(struct: Any) -> dict[str, Any]:
-    return {key: _struct_value(item) for key, item in struct.fields.items()}
-
-
-def _struct_value(item: Any) -> Any:
-    which = item.WhichOneof("kind")
-    if which == "struct_value":
-        return _struct(item.struct_value)
-    if which == "list_value":
-        return [_struct_value(element) for element in item.list_value.values]
-    if which is None or which == "null_value":
-        return None
-    return getattr(item, which)
-
-
 def request_line(request_id: int, case: str, message: Message | str) -> bytes:
-    """One request, as the line (with its newline) the bot reads: ``message``, or its
-    JSON text already written (:mod:`referee.jsonwire`)."""
-    body = message if isinstance(message, str) else json_text(message)
+    """One request, as the line (with its newline) the bot reads: its JSON text already
+    written (:mod:`referee.jsonwire`, every game's requests), or a message, written by
+    protobuf's own mapping (Hello, a logged wire's requests, data the writer does not take)."""
+    body = message if isinstance(message, str) else json.dumps(
+        json_format.MessageToDict(message, preserving_proto_field_name=True),
+        ensure_ascii=False, separators=(",", ":"))
     return f'{{"request_id":"{request_id}","{case}":{body}}}\n'.encode()
 
 

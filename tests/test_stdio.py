@@ -1,7 +1,7 @@
 """The stdio transport: its lines, one process's faults, and real sandboxed tournaments.
 
-The lines are protobuf's canonical JSON mapping of the envelope, checked against
-``json_format`` on every request of random games; the faults are those of a bot that
+The lines are the envelope in protobuf's canonical JSON mapping (tests/test_jsonwire.py
+checks the writer on every request of random games); the faults are those of a bot that
 answers on its stdout (tests/stdio_fault_bots.py), first against one process, then in
 tournaments, where each bot is sandboxed as a gRPC bot is.
 """
@@ -38,8 +38,8 @@ from referee.process import BotProcess
 from referee.request_ids import skipped
 from referee.sandbox import Isolation
 from referee.settings import BotSpec, LimitsConfig, TimeConfig
-from referee.stdio import (REPLIES, RequestTooLarge, StdioClient, json_text, reply_id,
-                            reply_message, request_line)
+from referee.stdio import (REPLIES, RequestTooLarge, StdioClient, reply_id, reply_message,
+                            request_line)
 from tournaments.config import ConfigError, load_config
 from tournaments.runner import TournamentError
 from tournaments.schedule import schedule
@@ -78,14 +78,6 @@ def requests_of_random_games() -> tuple:
                     reason=state.end_reason, final_state=wire.struct(state.final_state()),
                     seat=1, status="finished"))
     return tuple(requests)
-
-
-def test_every_request_is_the_canonical_json_mapping_of_its_message():
-    requests = requests_of_random_games()
-    assert len(requests) > 500
-    for request in requests:
-        assert json.loads(json_text(request)) == json_format.MessageToDict(
-            request, preserving_proto_field_name=True)
 
 
 @pytest.mark.parametrize("case, message", [
