@@ -225,7 +225,7 @@ class Participant:
         except BotStartError:
             client.close()
             raise
-        lane.connect(channel, client)
+        lane.connect(client)
         return hello
 
     def _lanes_state(self) -> str:

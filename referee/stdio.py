@@ -334,18 +334,17 @@ class Lane:
 
     def __init__(self, process: BotProcess) -> None:
         self.process = process
-        self.channel: StdioClient | None = None
-        # What the referee calls: the channel, or the channel with its wire logged.
+        # What the referee calls: the process's StdioClient, or it with its wire logged.
         self.client: BotClient | None = None
         self.seat: tuple[str, int] | None = None
 
-    def connect(self, channel: StdioClient, client: BotClient) -> None:
-        self.channel, self.client, self.seat = channel, client, None
+    def connect(self, client: BotClient) -> None:
+        self.client, self.seat = client, None
 
     def disconnect(self) -> None:
         if self.client is not None:
             self.client.close()
-        self.channel, self.client, self.seat = None, None, None
+        self.client, self.seat = None, None
 
     def free(self) -> bool:
         return self.client is not None and self.seat is None and self.process.alive()
