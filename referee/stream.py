@@ -225,8 +225,7 @@ class StreamClient:
                 # A protobuf field unset reads 0, an id never sent: no request_id at all.
                 waiter = self.ids.claim(reply.request_id or None)
             except BotFault as fault:
-                self._breached_locked(BotFault(fault.fault_class,
-                                               f"{fault.detail} on the Play stream"))
+                self._breached_locked(fault)
                 return
         if waiter is None:
             self.note(skipped(reply.request_id))
