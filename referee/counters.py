@@ -18,10 +18,10 @@ import threading
 from pathlib import Path
 
 # The files under /proc shown frozen: load, processes, CPU time and speed, memory,
-# interrupts, disk and pressure statistics, and the kernel's counts of files, inodes,
-# directory entries and ptys.
+# interrupts, disk and pressure statistics, and the kernel's counts of cgroups (one more
+# for each bot start), files, inodes, directory entries and ptys.
 FROZEN = ("loadavg", "stat", "meminfo", "uptime", "cpuinfo", "vmstat", "zoneinfo",
-          "buddyinfo", "diskstats", "interrupts", "softirqs", "schedstat",
+          "buddyinfo", "diskstats", "interrupts", "softirqs", "schedstat", "cgroups",
           "pressure/cpu", "pressure/memory", "pressure/io",
           "sys/fs/file-nr", "sys/fs/inode-nr", "sys/fs/inode-state", "sys/fs/dentry-state",
           "sys/fs/aio-nr", "sys/kernel/pty/nr", "sys/kernel/random/entropy_avail")

@@ -5,8 +5,10 @@ the referee. Each sandboxed bot runs under ``bwrap`` in its own user, PID, IPC,
 UTS, cgroup and network namespaces:
 
 * it never runs as host root: a root referee starts it as an unprivileged host
-  uid of its own (:func:`host_ids`), so even what the namespaces do not cover
-  (``/proc/sys``, files readable by root) is checked as a nobody;
+  uid of its own, drawn at random and reserved (:func:`host_ids`), so even what
+  the namespaces do not cover (``/proc/sys``, files readable by root) is checked
+  as a nobody; its ``uid_map`` names bwrap's namespace, not the host
+  (:func:`_nested_user_namespace`);
 * it sees no other process (PID namespace; everything it starts dies with it:
   the command is the namespace's PID 1, so bwrap reaps it itself and no init
   is left orphaned when bwrap leaves), has no network but its own loopback,
@@ -14,9 +16,11 @@ UTS, cgroup and network namespaces:
   create no further one);
 * it sees an allowlist of the host, read-only: the system's program folders,
   ``/etc`` less its secrets, the interpreter and installed packages, its own
-  files and the entry's ``mounts:`` (:func:`view`), with private size-bounded
-  ``/tmp``, ``/dev/shm``, ``/var/tmp`` and ``/run`` (its socket folder and a
-  fresh scratch folder among them); ``/proc``'s knobs and ``/sys`` read-only;
+  files and the entry's ``mounts:`` (:func:`view`; the referee's private paths
+  left out, their names too), with private size-bounded ``/tmp``, ``/dev/shm``,
+  ``/var/tmp`` and ``/run`` (its socket folder and a fresh scratch folder among
+  them); ``/proc``'s knobs read-only, the machine's counters in ``/proc``
+  frozen (:mod:`referee.counters`), of ``/sys`` only which CPUs there are;
 * a seccomp filter allows the system calls programs make and refuses the rest,
   among them those that reach kernel state other sandboxes share (keyrings, file
   locks and watches, sockets of other families) or widen its powers
@@ -33,6 +37,7 @@ The threat model, and which mechanism enforces which limit, is in
 
 from __future__ import annotations
 
+import glob
 import json
 import os
 import select
@@ -58,17 +63,22 @@ SCRATCH = "/run/scratch"
 MASKED = ("/tmp", "/var/tmp", "/run", "/dev/shm")
 # The host's system folders a program needs, read-only (a symlink stays a symlink).
 SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")
-# Secrets in /etc no bot may read, whoever its uid, covered with an empty file or folder
-# (the rest of /etc that is not for every user's eyes its uid may not read).
-ETC_SECRETS = ("/etc/shadow", "/etc/gshadow", "/etc/ssl/private", "/etc/ssh")
+# Secrets in /etc no bot may read, whoever its uid (patterns). Their permissions keep
+# them from a bot's uid, but for an unprivileged referee's groups, which its bots keep:
+# one of them a bot could read is covered with an empty file or folder.
+ETC_SECRETS = ("/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-",
+               "/etc/ssl/private", "/etc/ssh/ssh_host_*_key")
 # /proc's writable knobs, bound read-only over the sandbox's own /proc.
 PROC_READ_ONLY = ("/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus")
 # /proc files that list every user's kernel objects (keys, their counts, file locks): empty.
 PROC_HIDDEN = ("/proc/keys", "/proc/key-users", "/proc/locks")
 # The devices in a sandbox's /dev (and /dev/shm, a tmpfs).
 DEVICES = ("null", "zero", "full", "random", "urandom")
-# The only part of /sys a bot sees: the CPUs (how many, for thread pools).
-SYS_VISIBLE = ("/sys/devices/system/cpu",)
+# The only part of /sys a bot sees: which CPUs there are (for thread pools), as files
+# that do not move, and an empty folder per CPU (what glibc counts); not the CPUs' idle
+# and frequency statistics, which move with every other bot's load.
+SYS_CPUS = Path("/sys/devices/system/cpu")
+SYS_CPU_FILES = ("online", "possible", "present", "offline", "kernel_max")
 NAMESPACES = ["--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-net",
               "--unshare-uts", "--unshare-cgroup-try"]
 # The uid and gid inside the user namespace. Not 0: uid 0 would keep every
@@ -125,12 +135,6 @@ def _probe_sandbox() -> str | None:
     """Start one whole sandbox (view, seccomp filter, host uid) running ``true``."""
     if bwrap() is None:
         return "bubblewrap (bwrap) is not installed (scripts/setup installs it with apt-get)"
-    root = os.geteuid() == 0
-    missing = [tool for tool in ("setpriv", "unshare") if root and shutil.which(tool) is None]
-    if missing:
-        return (f"a root referee runs each bot as an unprivileged uid, which needs "
-                f"{' and '.join(missing)} (util-linux): install util-linux, or run the referee "
-                "as an unprivileged user")
     try:
         seccomp.programs()
     except OSError as error:
@@ -141,6 +145,11 @@ def _probe_sandbox() -> str | None:
     except OSError as error:
         return f"a root referee cannot reserve a uid for its bots ({error})"
     try:
+        missing = [tool for tool in ("setpriv", "unshare") if host and shutil.which(tool) is None]
+        if missing:
+            return (f"a root referee runs each bot as an unprivileged uid, which needs "
+                    f"{' and '.join(missing)} (util-linux): install util-linux, or run the "
+                    "referee as an unprivileged user")
         return _probe_run(host.ids if host else None)
     finally:
         if host is not None:
@@ -476,15 +485,27 @@ def _system_args() -> list[str]:
                 args += ["--symlink", os.readlink(path), folder]
             elif path.is_dir():
                 args += ["--ro-bind", folder, folder]
-        args += _covered(ETC_SECRETS)
+        args += _covered(_open_to_bots(ETC_SECRETS))
         args += ["--proc", "/proc", *_dev_args()]
         args += [arg for knob in PROC_READ_ONLY if Path(knob).exists()
                  for arg in ("--ro-bind", knob, knob)]
         args += _covered(PROC_HIDDEN)
-        args += [arg for part in SYS_VISIBLE if Path(part).is_dir()
-                 for arg in ("--ro-bind", part, part)]
+        args += _cpu_args()
         _system.append(args)
     return list(_system[0])
+
+
+def _cpu_args() -> list[str]:
+    """The CPUs' static files of /sys, and a folder per CPU (see :data:`SYS_CPUS`)."""
+    if not SYS_CPUS.is_dir():
+        return []
+    args: list[str] = []
+    for name in SYS_CPU_FILES:
+        if (SYS_CPUS / name).is_file():
+            args += ["--ro-bind", str(SYS_CPUS / name), str(SYS_CPUS / name)]
+    for cpu in sorted(SYS_CPUS.glob("cpu[0-9]*")):
+        args += ["--dir", str(cpu)]
+    return args
 
 
 def _dev_args() -> list[str]:
@@ -497,6 +518,18 @@ def _dev_args() -> list[str]:
     for number, name in enumerate(("stdin", "stdout", "stderr")):
         args += ["--symlink", f"/proc/self/fd/{number}", f"/dev/{name}"]
     return [*args, "--symlink", "/proc/self/fd", "/dev/fd"]
+
+
+def _open_to_bots(patterns: tuple[str, ...]) -> tuple[str, ...]:
+    """The paths matching ``patterns`` that a bot's uid could read or enter: a root
+    referee's bots have their own uid and no group, an unprivileged referee's its uid
+    and groups. Only these are covered: a mount names its path in the bot's
+    ``/proc/self/mountinfo``, so what its permissions hide already is left as it is."""
+    found = sorted(path for pattern in patterns for path in glob.glob(pattern))
+    if os.geteuid() == 0:
+        return tuple(path for path in found
+                     if os.stat(path).st_mode & (stat.S_IROTH | stat.S_IXOTH))
+    return tuple(path for path in found if os.access(path, os.R_OK) or os.access(path, os.X_OK))
 
 
 def _covered(paths: tuple[str, ...]) -> list[str]:

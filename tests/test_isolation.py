@@ -1,4 +1,5 @@
-"""Two sandboxed bots cannot talk through what the kernel shares between them.
+"""Two sandboxed bots cannot talk through what the kernel shares between them, and a bot
+learns nothing of the host's uids and hidden paths.
 
 A sender holds locks and a vsock port and moves the machine's counters; a receiver,
 in a sandbox of its own started once the sender works, looks at each channel
@@ -11,6 +12,8 @@ from __future__ import annotations
 
 import errno
 import fcntl
+import os
+import secrets
 import socket
 import sys
 import time
@@ -21,6 +24,7 @@ import pytest
 from bot_logs import bot_lines
 
 from referee import process
+from referee.host_ids import COUNT, FIRST, FOLDER, HostIds
 from referee.sandbox import Isolation
 
 CHANNELS = Path(__file__).resolve().parent / "channel_bots.py"
@@ -142,3 +146,66 @@ def test_a_system_call_newer_than_the_filter_is_refused(tmp_path):
     printed = [line.split() for line in bot_lines(bot.log_path.read_text())]
     assert printed == [["open_tree_attr", "-1", str(errno.ENOSYS)],
                        ["keyctl", "-1", str(errno.EPERM)]], printed
+
+
+def run_printing(folder: Path, script: str) -> tuple[str, tuple[int, int] | None]:
+    """What ``script`` (a shell script in the bot's own folder) printed in a sandbox, and
+    the host uid and gid it ran as (None under an unprivileged referee)."""
+    folder.mkdir()
+    (folder / "script.sh").write_text(script)
+    bot = process.BotProcess("printer", "sh script.sh", folder.parent / f"{folder.name}.log",
+                             isolation=Isolation(workdir=folder, folder=folder))
+    bot.start()
+    ids = bot.ids
+    assert bot.wait(60)
+    bot.stop()
+    return "".join(f"{line}\n" for line in bot_lines(bot.log_path.read_text())), ids
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="a root referee's bots get uids of their own")
+def test_each_start_runs_as_a_random_uid_its_uid_map_does_not_name(tmp_path):
+    seen = [run_printing(tmp_path / name, "cat /proc/self/uid_map\n") for name in "ab"]
+    (first, first_ids), (second, second_ids) = seen
+    assert first_ids and second_ids and first_ids[0] != second_ids[0]
+    for uid_map, (uid, _) in seen:
+        assert FIRST <= uid < FIRST + COUNT and str(uid) not in uid_map, uid_map
+        assert not (FOLDER / str(uid)).exists()  # released once the start ended
+
+
+def test_a_held_uid_is_not_drawn_again_until_released(tmp_path, monkeypatch):
+    draws = iter([5, 5, 6, 5])
+    monkeypatch.setattr(secrets, "randbelow", lambda _: next(draws))
+    folder = tmp_path / "uids"
+    first = HostIds.reserve(folder)
+    second = HostIds.reserve(folder)  # draws 5, held: draws again
+    assert (first.number, second.number) == (FIRST + 5, FIRST + 6)
+    first.release()
+    assert HostIds.reserve(folder).number == FIRST + 5
+
+
+def test_a_folder_of_reservations_others_may_write_is_refused(tmp_path):
+    folder = tmp_path / "uids"
+    folder.mkdir(mode=0o777)
+    folder.chmod(0o777)
+    with pytest.raises(OSError, match="only uid"):
+        HostIds.reserve(folder)
+
+
+def test_the_mount_table_names_no_path_it_hides(tmp_path):
+    """A private path inside the bot's own folder is left out of it, not covered by a
+    mount: the bot's mount table does not name it, and the folder does not list it."""
+    own = tmp_path / "entry"
+    own.mkdir()
+    (own / "circus.sqlite").write_text("the deal secret")
+    (own / "bot.txt").write_text("the bot's own file")
+    bot = process.BotProcess(
+        "lister", "sh -c 'ls; cat circus.sqlite; cat /proc/self/mountinfo'",
+        tmp_path / "lister.log",
+        isolation=Isolation(workdir=own, folder=own, private=(own / "circus.sqlite",)))
+    bot.start()
+    assert bot.wait(60)
+    bot.stop()
+    listed, refused, *table = bot_lines(bot.log_path.read_text())
+    assert listed == "bot.txt" and refused.endswith("circus.sqlite: No such file or directory")
+    assert table and not [line for line in table if "circus.sqlite" in line]
+    assert not [line for line in table if "/etc/shadow" in line or "/etc/ssh" in line]
