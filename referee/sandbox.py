@@ -403,8 +403,9 @@ class Launch:
         info, report = os.pipe()
         self.info = info
         self.fds.append(report)
-        args = [bwrap() or "bwrap", *NAMESPACES, *_nested_user_namespace(), "--die-with-parent",
-                "--as-pid-1", "--uid", SANDBOX_ID, "--gid", SANDBOX_ID, "--info-fd", str(report)]
+        args = [bwrap() or "bwrap", *NAMESPACES, *_nested_user_namespace(),
+                "--die-with-parent", "--as-pid-1", "--uid", SANDBOX_ID, "--gid", SANDBOX_ID,
+                "--info-fd", str(report)]
         args += _system_args()
         args += self._frozen_counters()
         size = str(isolation.tmp_mb * 1024 * 1024)
@@ -429,7 +430,6 @@ class Launch:
         for program in seccomp.programs():
             args += ["--add-seccomp-fd", self._pipe_with(program)]
         return [*args, "--chdir", str(workdir), "--", *argv]
-        return args
 
     def child_pid(self, timeout: float = 10.0) -> int | None:
         """The sandboxed command's host pid, as bwrap reports it (None if it failed or
@@ -509,9 +509,8 @@ def _cpu_args() -> list[str]:
 
 
 def _dev_args() -> list[str]:
-    """A /dev of the plain devices and no terminal: without bwrap's ``--dev`` (whose
-    pseudo-terminals need a namespace in between), the bot's ``/proc/self/uid_map``
-    shows its host uid."""
+    """A /dev of the plain devices and no terminal (bwrap's ``--dev`` would add
+    pseudo-terminals, whose count, ``kernel.pty.nr``, is the machine's)."""
     args = ["--size", str(1024 * 1024), "--tmpfs", "/dev"]
     for device in DEVICES:
         args += ["--dev-bind", f"/dev/{device}", f"/dev/{device}"]
