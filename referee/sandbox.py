@@ -135,6 +135,9 @@ def _probe_sandbox() -> str | None:
     """Start one whole sandbox (view, seccomp filter, host uid) running ``true``."""
     if bwrap() is None:
         return "bubblewrap (bwrap) is not installed (scripts/setup installs it with apt-get)"
+    if "--add-seccomp-fd" not in _bwrap_usage():
+        return ("this bubblewrap is too old: the sandbox needs 0.5 or later (--add-seccomp-fd, "
+                "--perms); install a newer one")
     try:
         seccomp.programs()
     except OSError as error:
@@ -451,7 +454,18 @@ class Launch:
             return None
 
 
-_nesting: list[list[str]] = []
+_usage: list[str] = []
+
+
+def _bwrap_usage() -> str:
+    """bwrap's list of its options (read once), to know which this version has."""
+    if not _usage:
+        try:
+            _usage.append(subprocess.run([bwrap() or "bwrap", "--help"], capture_output=True,
+                                         text=True, timeout=10).stdout)
+        except (OSError, subprocess.TimeoutExpired):
+            _usage.append("")
+    return _usage[0]
 
 
 def _nested_user_namespace() -> list[str]:
@@ -462,14 +476,7 @@ def _nested_user_namespace() -> list[str]:
     ``/proc/self/uid_map`` names its uid in that namespace, not its host uid,
     and no nested namespace can be made even by a call the filter let through.
     """
-    if not _nesting:
-        try:
-            usage = subprocess.run([bwrap() or "bwrap", "--help"], capture_output=True,
-                                   text=True, timeout=10).stdout
-        except (OSError, subprocess.TimeoutExpired):
-            usage = ""
-        _nesting.append(["--disable-userns"] if "--disable-userns" in usage else [])
-    return list(_nesting[0])
+    return ["--disable-userns"] if "--disable-userns" in _bwrap_usage() else []
 
 
 _system: list[list[str]] = []

@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 from bot_logs import bot_lines
 
-from referee import process
+from referee import process, sandbox
 from referee.host_ids import COUNT, FIRST, FOLDER, HostIds
 from referee.sandbox import Isolation
 
@@ -209,3 +209,10 @@ def test_the_mount_table_names_no_path_it_hides(tmp_path):
     assert listed == "bot.txt" and refused.endswith("circus.sqlite: No such file or directory")
     assert table and not [line for line in table if "circus.sqlite" in line]
     assert not [line for line in table if "/etc/shadow" in line or "/etc/ssh" in line]
+
+
+def test_a_bubblewrap_without_add_seccomp_fd_is_named_too_old(monkeypatch):
+    monkeypatch.setattr(sandbox, "_usage", ["usage: bwrap [OPTIONS...] [--] COMMAND\n"])
+    monkeypatch.setattr(sandbox, "_probe", {})
+    reason = sandbox.unavailable_reason()
+    assert reason is not None and "0.5 or later" in reason and "\n" not in reason
