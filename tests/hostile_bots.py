@@ -306,10 +306,13 @@ def root_home() -> str | None:
 
 
 def mountinfo_names() -> str | None:
-    """Private paths named in the bot's own mount table (they were mounted over to hide)."""
+    """Hidden paths named in the bot's own mount table (were they mounted over to hide):
+    the referee's private paths, and /etc's secrets."""
     table = Path("/proc/self/mountinfo").read_text()
-    named = [TARGETS[key] for key in ("db", "config", "other_dir", "runtime", "outside")
-             if TARGETS[key] in table]
+    named = [path for path in (*(TARGETS[key] for key in ("db", "config", "other_dir",
+                                                           "runtime", "outside")),
+                               "/etc/shadow", "/etc/gshadow", "/etc/ssl/private")
+             if path in table]
     return f"names {named}" if named else None
 
 
