@@ -317,7 +317,8 @@ def mountinfo_names() -> str | None:
 
 
 def host_root() -> str | None:
-    """Whether this uid is root outside the user namespace (uid_map: inside outside count)."""
+    """Whether this uid is root outside the user namespace (uid_map: inside outside count;
+    where bwrap nests the bot's namespace in one of its own, the outer one's uid)."""
     uid = os.getuid()
     for line in Path("/proc/self/uid_map").read_text().splitlines():
         inside, outside, count = map(int, line.split())
