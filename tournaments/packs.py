@@ -13,13 +13,15 @@ from __future__ import annotations
 
 import html
 import shutil
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
 from ratings.trueskill_ratings import Row
 from ratings.formatting import csv_text, fault_text, rank_range
 from ratings.time_use import TimedGame, time_use
+from referee.process import referee_said
+from referee.stream import FELL_BACK
 from referee.text import printable
 from tournaments.export import unsettled_groups
 from tournaments.replays import write_replays
@@ -43,6 +45,20 @@ def bot_log(log_dir: Path, bot: str) -> str:
     if not here.exists() and (log_dir / "workers").is_dir():
         return str(log_dir / "workers" / "*" / f"{bot}.log")
     return str(here)
+
+
+#: How ``times`` and the report name the transport of a gRPC bot that announced the Play
+#: stream but answered it UNIMPLEMENTED (its log's note says so).
+UNARY_FALLBACK = "grpc (unary: Play stream unimplemented)"
+
+
+def reached(log_dir: Path, bot: str, transport: str) -> str:
+    """How the referee reached a bot: its configured transport, or for a gRPC bot that fell
+    back from the Play stream to unary calls, :data:`UNARY_FALLBACK`."""
+    logs = [log_dir / f"{bot}.log", *log_dir.glob(f"workers/*/{bot}.log")]
+    if transport == "grpc" and any(referee_said(log, FELL_BACK) for log in logs):
+        return UNARY_FALLBACK
+    return transport
 
 
 def fault_records(store: Store, record: StoredTournament, bot: str | None = None
@@ -118,6 +134,9 @@ class PackedTournament:
     standings: dict[str, Row]
     # Each bot's entry of the stored config, by name.
     entries: dict[str, dict[str, Any]]
+    # The replay pages written so far that mark no fault, by game id: the next pack of
+    # one of the game's seats copies its page instead of replaying the game again.
+    unmarked: dict[int, Path] = field(default_factory=dict)
 
     @classmethod
     def of(cls, store: Store, record: StoredTournament) -> PackedTournament:
@@ -137,7 +156,7 @@ class PackedTournament:
         for stale in (folder / "replays").glob("game-*.html"):
             stale.unlink()
         write_replays(shown, [dict(row) for row in store.faults(record.name, bot)],
-                      folder / "replays")
+                      folder / "replays", unmarked=self.unmarked)
         logs = copy_logs(Path(record.log_dir), bot, folder) if record.log_dir else []
         times = [row for row in time_records(own_games) if row["bot"] == bot]
         played = played_records(own_games)
