@@ -80,17 +80,23 @@ def bot_environment(port: int) -> dict[str, str]:
     return env
 
 
-def runtime_limits(memory_mb: int | None) -> dict[str, str]:
+#: What every JVM a bot starts is told besides its memory: no performance-data file (it
+#: needs a file lock the sandbox refuses, and the JVM then warns) and its warnings on
+#: stderr, the bot's log: a JVM writes them to stdout, a stdio bot's replies.
+JVM_OPTIONS = "-XX:-UsePerfData -Xlog:disable -Xlog:all=warning:stderr"
+
+
+def runtime_defaults(memory_mb: int | None) -> dict[str, str]:
     """The bot's memory limit as the runtimes that size themselves from the machine read it.
     A container shows them its cgroup; the limits here (an rlimit, a cgroup the sandbox
     does not show) they do not see, and a JVM sizes its heap from the host's memory and
     does not start. So the JVM is told through ``JAVA_TOOL_OPTIONS`` (``MaxRAM``: it sizes
-    its heap from the limit, half of it at 128 MB) and Go's collector through
-    ``GOMEMLIMIT`` (a tenth of the limit left for the rest). An entry's ``env:`` overrides
-    both."""
+    its heap from the limit, half of it at 128 MB; and :data:`JVM_OPTIONS`) and Go's
+    collector through ``GOMEMLIMIT`` (a tenth of the limit left for the rest). An entry's
+    ``env:`` overrides both."""
     if not memory_mb:
-        return {}
-    return {"JAVA_TOOL_OPTIONS": f"-XX:MaxRAM={memory_mb}m",
+        return {"JAVA_TOOL_OPTIONS": JVM_OPTIONS}
+    return {"JAVA_TOOL_OPTIONS": f"-XX:MaxRAM={memory_mb}m {JVM_OPTIONS}",
             "GOMEMLIMIT": f"{memory_mb * 9 // 10}MiB"}
 
 
@@ -636,7 +642,7 @@ class BotProcess:
         # With paths to stage, the staging shell joins the cgroups too (one shell less).
         argv = (self.launch.command(inner, self.cgroup.procs) if self.launch.staged
                 else self.cgroup.wrap(inner))
-        env = {**runtime_limits(self.memory_mb),
+        env = {**runtime_defaults(self.memory_mb),
                **sandbox.environment(None if self.stdio else f"unix:{sandbox.SOCKET}", iso,
                                      bot_path())}
         return argv, env, "stdio" if self.stdio else f"unix:{self.socket_dir / 'bot.sock'}"
@@ -645,7 +651,7 @@ class BotProcess:
         self.port = free_port()
         address = f"127.0.0.1:{self.port}"
         argv = self._argv(address)
-        env = {**runtime_limits(self.memory_mb), **bot_environment(self.port)}
+        env = {**runtime_defaults(self.memory_mb), **bot_environment(self.port)}
         env.update(dict(self.isolation.env), CIRCUS_BOT_ADDRESS=address)
         return (dies_with_referee(limited(argv, self.memory_mb, self.cpu_seconds,
                                           self.isolation.open_files)), env, address)
