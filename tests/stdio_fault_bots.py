@@ -96,7 +96,7 @@ def main():
             continue
         if "start_game" in message:
             start = message["start_game"]
-            last_seat = start.get("seat", 0) == start["num_players"] - 1
+            last_seat = start.get("seat", 0) == start.get("num_players", 0) - 1
         case = next(key for key in ("hello", "start_game", "end_game") if key in message)
         if case in calls:
             calls[case] += 1
