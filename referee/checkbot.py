@@ -21,6 +21,7 @@ import shutil
 import statistics
 import tempfile
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -46,6 +47,10 @@ STRICT = FaultPolicy(dict.fromkeys(FAULT_CLASSES, Policy.FORFEIT), max_strikes=1
 SLOW_SHARE = 0.8
 #: The prefix of check-bot's temporary folders; the pid after it tells a stale one.
 TEMPORARY_PREFIX = "check-bot-"
+#: The file that marks a temporary folder kept for its log (a run that failed a check),
+#: which later runs remove only once it is this old.
+KEPT = "kept"
+KEPT_S = 7 * 24 * 3600
 
 
 @dataclass(frozen=True)
@@ -406,23 +411,20 @@ def check_bot(spec: BotSpec, only_game: str | None, games: int, time_config: Tim
             shutil.rmtree(temporary, ignore_errors=True)
 
 
-#: The file that marks a temporary folder kept for its log (a run that failed a check),
-#: which no later run removes.
-KEPT = "kept"
-
-
 def remove_stale_folders() -> None:
     """Remove this user's temporary folders of check-bot runs that were killed (a SIGKILL
     runs no clean-up), told by the pid in their names: a process no longer running. A
-    folder kept for its log stays."""
+    folder kept for its log stays for :data:`KEPT_S`."""
     for folder in Path(tempfile.gettempdir()).glob(f"{TEMPORARY_PREFIX}*-*"):
         pid = folder.name.removeprefix(TEMPORARY_PREFIX).split("-", 1)[0]
+        kept = folder / KEPT
         try:
-            ours = (folder.is_dir() and folder.stat().st_uid == os.getuid()
-                    and not (folder / KEPT).exists())
+            ours = folder.is_dir() and folder.stat().st_uid == os.getuid()
+            expired = kept.exists() and kept.stat().st_mtime < time.time() - KEPT_S
+            left = not kept.exists() and pid.isdigit() and not _running(int(pid))
         except OSError:
             continue
-        if ours and pid.isdigit() and not _running(int(pid)):
+        if ours and (expired or left):
             shutil.rmtree(folder, ignore_errors=True)
 
 

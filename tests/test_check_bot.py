@@ -352,8 +352,11 @@ def test_the_log_of_a_failed_check_is_kept_and_named(tmp_path, monkeypatch):
     assert result.exit_code == 1, result.output
     kept = Path(line_of(result.output, "log").split("the log is kept: ")[1])
     assert kept.is_relative_to(tmp_path) and "=== run 1 of candidate" in kept.read_text()
-    remove_stale_folders()   # a later run leaves it
+    remove_stale_folders()   # a later run leaves it, for a week
     assert kept.exists()
+    os.utime(kept.parent / checkbot.KEPT, (0, time.time() - checkbot.KEPT_S - 60))
+    remove_stale_folders()
+    assert not kept.parent.exists()
 
 
 def test_a_stdio_bot_checked_as_grpc_is_told_of_transport_stdio():
