@@ -1,7 +1,7 @@
 """The layout holds: every import points down the stack, and no module imports itself back.
 
 The stack, top to bottom (README, "Architecture"): the CLI (``circus_referee``) and
-bench; tournaments (many games) and training (the learning environments) side by side;
+bench; the arena (the season as a web service); tournaments (many games) and training (the learning environments) side by side;
 ratings (only rating, importing nothing of the project but the outcomes); the referee (one
 game) and the bots with their SDK side by side, both standing on the rules engines
 (``referee.games``); the protocol stubs. Beneath them all, the outcomes
@@ -17,14 +17,17 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("circus_referee", "bench", "tournaments", "training", "ratings", "referee", "bots",
-            "circus_outcomes")
+PACKAGES = ("circus_referee", "bench", "arena", "tournaments", "training", "ratings", "referee",
+            "bots", "circus_outcomes")
 #: The ground beneath every layer: the outcomes' one definition (fault class, policy, game
 #: status), which every package may import and which imports nothing of the project.
 OUTCOMES = "circus_outcomes"
 # What each package may import from the project besides itself.
 ALLOWED = {
-    "circus_referee": {"tournaments", "ratings", "referee", "bots", "circus", OUTCOMES},
+    "circus_referee": {"arena", "tournaments", "ratings", "referee", "bots", "circus", OUTCOMES},
+    # The arena (the season as a service) stands on tournaments: it plays, gates and replays
+    # through them, never reaching the referee itself.
+    "arena": {"tournaments", "ratings", OUTCOMES},
     # bench sits beside the CLI and measures whole commands too.
     "bench": {"circus_referee", "tournaments", "training", "ratings", "referee", "bots", "circus",
               OUTCOMES},

@@ -24,12 +24,16 @@ def write_replays(games: list[StoredGame], faults: list[dict[str, Any]], folder:
     ``scrub``bed of what a public copy leaves out."""
     folder.mkdir(parents=True, exist_ok=True)
     for game in games:
-        record = GameRecord(game.game, game.variant, len(game.seats), game.seed,
-                            tuple(game.actions))
-        try:
-            replayed = replay_frames(record, game.seats, game.times,
-                                     [f for f in faults if f["game_id"] == game.id], game.ranks)
-        except (GameConfigError, IllegalActionError) as error:
-            raise ReplayError(f"game {game.id} does not replay: {error}") from None
-        page = render_replay(replayed, f"game {game.id}: {game.tournament} #{game.game_index}")
+        page = replay_page(game, [f for f in faults if f["game_id"] == game.id])
         (folder / f"game-{game.id}.html").write_text(scrub(page), encoding="utf-8")
+
+
+def replay_page(game: StoredGame, faults: list[dict[str, Any]]) -> str:
+    """One stored game's HTML replay, replayed from its record, marking ``faults``."""
+    record = GameRecord(game.game, game.variant, len(game.seats), game.seed,
+                        tuple(game.actions))
+    try:
+        replayed = replay_frames(record, game.seats, game.times, faults, game.ranks)
+    except (GameConfigError, IllegalActionError) as error:
+        raise ReplayError(f"game {game.id} does not replay: {error}") from None
+    return render_replay(replayed, f"game {game.id}: {game.tournament} #{game.game_index}")

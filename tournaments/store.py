@@ -634,6 +634,12 @@ class Store:
             "SELECT * FROM games WHERE tournament = ? ORDER BY game_index", (tournament,))
         return [_game(row) for row in rows]
 
+    def latest_games(self, tournament: str, count: int) -> list[StoredGame]:
+        """The tournament's ``count`` games stored last, the latest first."""
+        rows = self.db.execute("SELECT * FROM games WHERE tournament = ? ORDER BY id DESC "
+                               "LIMIT ?", (tournament, count))
+        return [_game(row) for row in rows]
+
     def results(self, tournament: str, indices: range | None = None) -> Iterator[GameResult]:
         """The tournament's games (those of ``indices`` if given) in schedule order, only
         what ratings need, one at a time: a long log's leaderboard need not parse every

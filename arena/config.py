@@ -1,0 +1,137 @@
+"""An arena's config, ``arena.yaml``: a tournament's keys and the service's own.
+
+The tournament keys (``game``, ``variant``, ``players``, ``time``, ``sandbox``, the house's
+``bots`` ...) say what the ladder plays and how check-bot gates a version; the
+``arena:`` section says where the service listens and keeps its files, and the limits
+of the uploads; a ``ladder:`` section is the ladder's own, passed to it as it is.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from tournaments.config import (
+    TOP_KEYS,
+    ConfigError,
+    TournamentConfig,
+    _no_unknown_keys,
+    _typed,
+    parse_config,
+)
+from tournaments.store import DEFAULT_DB
+
+#: The service's keys, under ``arena:``, with their defaults.
+ARENA_DEFAULTS: dict[str, Any] = {
+    "db": str(DEFAULT_DB), "data": None, "host": "127.0.0.1", "port": 8080,
+    "max_upload_mb": 5, "max_files": 500, "max_unpacked_mb": 50,
+    "versions_per_day": 10, "uploads_per_hour": 20, "gate_games": 1,
+}
+#: A bot that fills the other seats of check-bot's config (check-bot plays its own
+#: opponents; the config only needs a full table to hold).
+FILLER = "bots.random_bot:RandomBot"
+MB = 1 << 20
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What one upload and one entrant may use."""
+
+    upload_bytes: int
+    files: int
+    unpacked_bytes: int
+    versions_per_day: int
+    uploads_per_hour: int
+
+
+@dataclass(frozen=True)
+class ArenaConfig:
+    """An arena's settings; ``raw`` is the whole file, for the ladder."""
+
+    raw: dict[str, Any]
+    name: str
+    db: Path
+    data: Path
+    host: str
+    port: int
+    limits: Limits
+    gate_games: int
+
+    @property
+    def versions_dir(self) -> Path:
+        """Every accepted version's files: ``ENTRANT/FINGERPRINT/``."""
+        return self.data / "versions"
+
+    @property
+    def gates_dir(self) -> Path:
+        """check-bot's log of every version's gate: ``VERSION/``."""
+        return self.data / "gates"
+
+    @property
+    def staging_dir(self) -> Path:
+        """Uploads being unpacked and checked, moved into ``versions_dir`` once accepted."""
+        return self.data / "staging"
+
+    def tournament_keys(self) -> dict[str, Any]:
+        return {key: value for key, value in self.raw.items() if key in TOP_KEYS}
+
+    def gate_config(self, entry: dict[str, Any]) -> TournamentConfig:
+        """The tournament check-bot gates ``entry`` for: the arena's game, variant,
+        clock and sandbox, the entry in the first seat and fillers in the others."""
+        keys = {key: value for key, value in self.tournament_keys().items()
+                if key in ("game", "variant", "players", "time", "sandbox")}
+        players = keys.get("players", 2)
+        fillers = [{"name": f"filler-{seat}", "python": FILLER} for seat in range(1, players)]
+        return parse_config({**keys, "bots": [entry, *fillers]})
+
+
+def load_arena_config(path: Path) -> ArenaConfig:
+    """Read and check ``arena.yaml``; :class:`ConfigError` naming the key on any problem.
+    Relative paths are taken from the file's folder."""
+    try:
+        data = yaml.safe_load(path.read_text())
+    except OSError as error:
+        raise ConfigError(f"{path}: cannot read: {error.strerror}") from None
+    except (yaml.YAMLError, UnicodeDecodeError):
+        raise ConfigError(f"{path}: not valid YAML") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: the config must be a mapping of keys to values")
+    try:
+        return arena_config(data, path.parent.resolve(), path.stem)
+    except ConfigError as error:
+        raise ConfigError(f"{path}: {error}") from None
+
+
+def arena_config(data: dict[str, Any], folder: Path, default_name: str) -> ArenaConfig:
+    """An arena's settings from its parsed YAML; relative paths from ``folder``."""
+    _no_unknown_keys(data, {*TOP_KEYS, "arena", "ladder"}, "")
+    section = _typed(data, "arena", dict, default={})
+    _no_unknown_keys(section, set(ARENA_DEFAULTS), "arena.")
+    values = {**ARENA_DEFAULTS, **{key: value for key, value in section.items()
+                                   if value is not None}}
+    numbers = {key: _positive(values, key) for key, default in ARENA_DEFAULTS.items()
+               if isinstance(default, int)}
+    db = folder / _typed(values, "db", str, where="arena.")
+    data_dir = values["data"]
+    arena = ArenaConfig(
+        raw=data, name=_typed(data, "name", str, default=default_name),
+        db=db, data=folder / _typed(values, "data", str, where="arena.") if data_dir
+        else db.parent / "arena",
+        host=_typed(values, "host", str, where="arena."), port=numbers["port"],
+        limits=Limits(numbers["max_upload_mb"] * MB, numbers["max_files"],
+                      numbers["max_unpacked_mb"] * MB, numbers["versions_per_day"],
+                      numbers["uploads_per_hour"]),
+        gate_games=numbers["gate_games"])
+    # The game's keys hold as a tournament's would (a gate of a placeholder entry).
+    arena.gate_config({"name": "placeholder", "python": FILLER})
+    return arena
+
+
+def _positive(values: dict[str, Any], key: str) -> int:
+    value = _typed(values, key, int, where="arena.")
+    if value < 1:
+        raise ConfigError(f"'arena.{key}' must be at least 1, not {value}")
+    return int(value)

@@ -1,0 +1,161 @@
+"""What each page shows, as plain data: the routes render it, tests read it.
+
+Who may see what is decided here, once: the board, a passed version's page and the
+ladder's replays are public (a replay shows no fault details: they quote a bot's
+errors); a version's code, gate, log and faults are its entrant's and the organiser's.
+A version or a game of another entrant's is, to an entrant, as if it did not exist.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from arena.service import Arena
+from arena.store import Entrant, GateState, Version
+from tournaments.packs import bot_log
+from tournaments.replays import replay_page
+from tournaments.store import StoredGame
+
+#: Games on the board, and looked through for one entrant's.
+RECENT = 20
+SEARCHED = 1000
+#: The end of a version's log from the ladder's games that its page shows.
+LOG_TAIL = 4000
+
+
+def standings(arena: Arena) -> tuple[list[str], list[dict[str, Any]]]:
+    """The ladder's standings as a table: its columns and rows."""
+    if arena.ladder is None:
+        return [], []
+    rows = [_plain(row) for row in arena.ladder.standings()]
+    columns = list(rows[0]) if rows else []
+    return columns, rows
+
+
+def _plain(row: Any) -> dict[str, Any]:
+    if isinstance(row, Mapping):
+        return dict(row)
+    if dataclasses.is_dataclass(row) and not isinstance(row, type):
+        return dataclasses.asdict(row)
+    if hasattr(row, "_asdict"):
+        return dict(row._asdict())
+    return {"standing": row}
+
+
+def game_row(game: StoredGame, versions: dict[str, Version]) -> dict[str, Any]:
+    return {"id": game.id, "finished": game.finished_at, "status": game.status,
+            "seats": [{"name": seat, "public": _public(versions.get(seat)),
+                       "score": score, "rank": rank}
+                      for seat, score, rank in zip(game.seats, game.scores, game.ranks)]}
+
+
+def _public(version: Version | None) -> bool:
+    return version is not None and version.state == GateState.PASSED
+
+
+def board(arena: Arena) -> dict[str, Any]:
+    columns, rows = standings(arena)
+    versions = {version.id: version for version in arena.store.versions()}
+    return {"columns": columns, "rows": rows, "playing": arena.ladder is not None,
+            "games": [game_row(game, versions)
+                      for game in arena.games.latest_games(arena.config.name, RECENT)]}
+
+
+def bot_page(arena: Arena, version_id: str) -> dict[str, Any] | None:
+    """A version's public page, if it passed its gate."""
+    version = arena.store.version(version_id)
+    if not _public(version):
+        return None
+    assert version is not None
+    columns, rows = standings(arena)
+    versions = {found.id: found for found in arena.store.versions()}
+    games = [game for game in arena.games.latest_games(arena.config.name, SEARCHED)
+             if version.id in game.seats][:RECENT]
+    return {"version": version, "columns": columns,
+            "rows": [row for row in rows if version.id in map(str, row.values())],
+            "games": [game_row(game, versions) for game in games]}
+
+
+def public_replay(arena: Arena, game_id: int) -> str | None:
+    """A ladder game's replay, with no fault details."""
+    game = arena.games.game(game_id)
+    if game is None or game.tournament != arena.config.name:
+        return None
+    return replay_page(game, [])
+
+
+# -- an entrant's own pages ---------------------------------------------------------
+
+
+def own_version(arena: Arena, entrant: Entrant, version_id: str) -> Version | None:
+    version = arena.store.version(version_id)
+    if version is None or (version.entrant != entrant.name and entrant.role != "organiser"):
+        return None
+    return version
+
+
+def my_versions(arena: Arena, entrant: Entrant) -> list[dict[str, Any]]:
+    return [{"version": version, "gate": arena.store.gate(version.id)}
+            for version in arena.store.versions(entrant.name)]
+
+
+def own_games(arena: Arena, names: set[str]) -> list[StoredGame]:
+    return [game for game in arena.games.latest_games(arena.config.name, SEARCHED)
+            if names & set(game.seats)]
+
+
+def version_page(arena: Arena, entrant: Entrant, version_id: str) -> dict[str, Any] | None:
+    """A version's private page: its gate, its log from the ladder, its games."""
+    version = own_version(arena, entrant, version_id)
+    if version is None:
+        return None
+    versions = {found.id: found for found in arena.store.versions()}
+    return {"version": version, "gate": arena.store.gate(version.id),
+            "log": ladder_log(arena, version),
+            "games": [game_row(game, versions)
+                      for game in own_games(arena, {version.id})[:RECENT]]}
+
+
+def ladder_log(arena: Arena, version: Version) -> str:
+    """The end of what the version wrote to its log in the ladder's games."""
+    record = arena.games.tournament(arena.config.name)
+    if record is None or record.log_dir is None:
+        return ""
+    path = Path(bot_log(Path(record.log_dir), version.id))
+    try:
+        return path.read_text(errors="replace")[-LOG_TAIL:]
+    except OSError:
+        return ""
+
+
+def my_games(arena: Arena, entrant: Entrant) -> list[dict[str, Any]]:
+    names = {version.id for version in arena.store.versions(entrant.name)}
+    versions = {found.id: found for found in arena.store.versions()}
+    return [{**game_row(game, versions), "mine": sorted(names & set(game.seats))}
+            for game in own_games(arena, names)[:RECENT]]
+
+
+def own_replay(arena: Arena, entrant: Entrant, game_id: int) -> str | None:
+    """A game of the entrant's versions, marking their own faults only."""
+    game = arena.games.game(game_id)
+    names = {version.id for version in arena.store.versions(entrant.name)}
+    if game is None or game.tournament != arena.config.name or not names & set(game.seats):
+        return None
+    faults = [dict(fault) for fault in arena.games.faults(game.tournament)
+              if fault["game_id"] == game.id and fault["bot"] in names]
+    return replay_page(game, faults)
+
+
+# -- the organiser's page ---------------------------------------------------------
+
+
+def organiser_page(arena: Arena) -> dict[str, Any]:
+    versions = arena.store.versions()
+    return {"entrants": [{"entrant": entrant,
+                          "versions": sum(v.entrant == entrant.name for v in versions)}
+                         for entrant in arena.store.entrants()],
+            "versions": versions, "queue": arena.store.queued(),
+            "playing": arena.ladder is not None, "listeners": arena.events.listeners()}
