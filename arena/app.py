@@ -17,7 +17,7 @@ from urllib.parse import urlencode
 import jinja2
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
-from starlette.datastructures import UploadFile
+from starlette.datastructures import MutableHeaders, UploadFile
 from starlette.requests import Request
 from starlette.responses import (
     HTMLResponse,
@@ -29,20 +29,30 @@ from starlette.responses import (
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from arena import views
 from arena.security import (
     CSRF_COOKIE,
     CSRF_FIELD,
     SESSION_COOKIE,
+    RateLimit,
     csrf_ok,
     csrf_token,
     new_nonce,
 )
-from arena.service import Arena
+from arena.service import HOUR_S, Arena
 from arena.store import Entrant
 from arena.uploads import LimitReached, UploadRefused
 
+#: What every response says to the browser: no framing (clickjacking), no guessing of types,
+#: no referrer beyond the service; the arena's own pages load nothing from elsewhere and
+#: run no inline script (a replay page carries its own inline script and style).
+HEADERS = {"X-Frame-Options": "DENY", "X-Content-Type-Options": "nosniff",
+           "Referrer-Policy": "same-origin"}
+PAGE_POLICY = "default-src 'self'; frame-ancestors 'none'; form-action 'self'"
+#: Sign-in attempts per address in the window of the uploads' limit.
+SIGNINS_PER_HOUR = 60
 #: What a form's upload may add to the archive's own size (its fields and boundaries).
 FORM_OVERHEAD = 64 * 1024
 Handler = Callable[[Request], Awaitable[Response]]
@@ -55,6 +65,7 @@ def make_app(arena: Arena) -> Starlette:
     """The arena's ASGI app; the gate queue and the ladder run while it serves."""
     templates = Jinja2Templates(env=jinja2.Environment(
         loader=jinja2.PackageLoader("pages", "templates"), autoescape=True))
+    signins = RateLimit(SIGNINS_PER_HOUR, HOUR_S)
 
     def page(request: Request, name: str, context: dict[str, Any],
              status: int = 200) -> Response:
@@ -64,7 +75,7 @@ def make_app(arena: Arena) -> Starlette:
         response = templates.TemplateResponse(
             request, f"arena/{name}", {**context, "viewer": viewer, "arena": arena.config,
                                        "csrf": csrf_token(arena.csrf_secret, nonce)},
-            status_code=status)
+            status_code=status, headers={"Content-Security-Policy": PAGE_POLICY})
         if CSRF_COOKIE not in request.cookies:
             _cookie(request, response, CSRF_COOKIE, nonce)
         return response
@@ -112,6 +123,9 @@ def make_app(arena: Arena) -> Starlette:
         return page(request, "signin.html", {"problem": ""})
 
     async def signin(request: Request) -> Response:
+        address = request.client.host if request.client else ""
+        if not signins.allow(address):
+            return page(request, "signin.html", {"problem": "too many attempts: try later"}, 429)
         fields = await form(request)
         if fields is None:
             return page(request, "signin.html", {"problem": "the form expired: try again"}, 403)
@@ -236,7 +250,7 @@ def make_app(arena: Arena) -> Starlette:
         finally:
             await run_in_threadpool(arena.stop)
 
-    return Starlette(routes=[
+    app = Starlette(routes=[
         Route("/", board, name="board"),
         Route("/board", board_part),
         Route("/bots/{version}", bot, name="bot"),
@@ -257,6 +271,24 @@ def make_app(arena: Arena) -> Starlette:
               methods=["POST"]),
         Mount("/static", StaticFiles(packages=[("pages", "static")]), name="static"),
     ], lifespan=lifespan)
+    app.add_middleware(SecurityHeaders)
+    return app
+
+
+class SecurityHeaders:
+    """:data:`HEADERS` on every response."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        async def with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = MutableHeaders(scope=message)
+                for name, value in HEADERS.items():
+                    headers.setdefault(name, value)
+            await send(message)
+        await self.app(scope, receive, with_headers)
 
 
 def _cookie(request: Request, response: Response, name: str, value: str) -> None:

@@ -7,6 +7,7 @@ gate cut short by a kill is run again when the service starts.
 
 from __future__ import annotations
 
+import logging
 import threading
 from dataclasses import replace
 from pathlib import Path
@@ -17,6 +18,7 @@ from arena.store import ArenaStore, Gate, Version, now
 from tournaments.store import database_paths
 from tournaments.submissions import SubmissionError, check_entrant, read_manifest
 
+LOG = logging.getLogger(__name__)
 #: How much of the end of the bot's log its page shows.
 LOG_TAIL = 4000
 #: check-bot games at the same time on one connection, as ``submissions`` plays them.
@@ -80,8 +82,17 @@ class GateQueue:
             for version in queued:
                 if self.stopping.is_set():
                     return
-                self.store.finish_gate(self.check(version))
+                self.store.finish_gate(self._checked(version))
                 self.changed()
             if not queued:
                 self.wake.wait()
                 self.wake.clear()
+
+    def _checked(self, version: Version) -> Gate:
+        """The version's gate; a gate that cannot run fails its version, saying why,
+        and the queue goes on to the next."""
+        try:
+            return self.check(version)
+        except Exception as error:   # noqa: BLE001 - one version must not stop the queue
+            LOG.exception("the gate of %s could not run", version.id)
+            return Gate(version.id, False, f"the gate could not run: {error}", [], "", now())

@@ -9,7 +9,15 @@ import re
 import threading
 
 import pytest
-from arena_support import CONFIG, bot_files, make_arena, tar_of, wait_for, zip_of
+from arena_support import (
+    CONFIG,
+    bot_files,
+    make_arena,
+    stand_in_gate,
+    tar_of,
+    wait_for,
+    zip_of,
+)
 from conftest import run_tournament, write_config
 from starlette.routing import Mount, Route
 from starlette.testclient import TestClient
@@ -285,3 +293,40 @@ def test_an_event_published_from_a_thread_reaches_an_open_stream():
 
     assert asyncio.run(first_event()) == "event: board\ndata: board\n\n"
     assert events.listeners() == 0
+
+
+def test_every_response_forbids_framing_and_the_pages_load_only_their_own(served):
+    arena, client, _tokens = served
+    game = arena.games.latest_games("spring", 1)[0].id
+    for path in ("/", "/signin", f"/games/{game}", "/static/arena.js", "/bots/nobody.v1"):
+        headers = client.get(path).headers
+        assert headers["x-frame-options"] == "DENY", path
+        assert headers["x-content-type-options"] == "nosniff", path
+    assert "default-src 'self'" in client.get("/").headers["content-security-policy"]
+
+
+def test_sign_in_attempts_are_limited_per_address(served, monkeypatch):
+    arena, _client, _tokens = served
+    monkeypatch.setattr("arena.app.SIGNINS_PER_HOUR", 3)
+    client = TestClient(make_app(arena))
+    csrf = csrf_of(client, "/signin")
+    answers = [client.post("/signin", data={"token": "x_y", "csrf": csrf}).status_code
+               for _ in range(4)]
+    assert answers == [403, 403, 403, 429]
+
+
+def test_a_gate_that_cannot_run_fails_its_version_and_the_queue_goes_on(tmp_path):
+    def check(version):
+        if version.number == 1:
+            raise OSError("the disk is full")
+        return stand_in_gate(version)
+
+    arena = make_arena(tmp_path, check=check)
+    token = arena.store.add_entrant("gus")
+    with TestClient(make_app(arena)) as client:
+        for extra in ("", "# 2\n"):
+            client.post("/api/versions", content=zip_of(bot_files(extra=extra)),
+                        headers=bearer(token))
+        wait_for(lambda: not arena.store.queued())
+        assert arena.store.gate("gus.v1").reason == "the gate could not run: the disk is full"
+        assert arena.store.gate("gus.v2").passed
