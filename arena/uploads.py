@@ -207,10 +207,8 @@ def checked_path(name: str) -> PurePosixPath:
     if (not name or name.startswith("/") or "\\" in name or "\0" in name
             or ".." in path.parts or any(part.endswith(":") for part in path.parts[:1])):
         raise UploadRefused(f"{name!r}: an unsafe path in the archive (absolute, or with '..')")
-    parts = [part for part in path.parts if part != "."]
-    if not parts:
-        raise UploadRefused(f"{name!r}: an empty path in the archive")
-    return PurePosixPath(*parts)
+    # ``tar -C folder .`` names the top "./" and its members "./name".
+    return PurePosixPath(*[part for part in path.parts if part != "."])
 
 
 def _move_synced(source: Path, target: Path) -> None:

@@ -175,3 +175,16 @@ def test_a_command_naming_another_entrants_files_is_refused(setup):
         accept(config, store, store.entrant("alice"), zip_of(bot_files(command=command)))
     assert store.versions("alice") == []
     assert not any((config.versions_dir / "alice").iterdir())
+
+
+def test_a_tar_made_as_the_curl_line_makes_it_is_taken(setup, tmp_path):
+    """``tar czf bot.tar.gz -C mybot .``: a top "./" and members "./NAME"."""
+    config, store, alice = setup
+    folder = tmp_path / "mybot"
+    folder.mkdir()
+    for name, data in bot_files().items():
+        (folder / name).write_bytes(data)
+    memory = io.BytesIO()
+    with tarfile.open(fileobj=memory, mode="w:gz") as archive:
+        archive.add(folder, ".")
+    assert accept(config, store, alice, memory.getvalue()).version.id == "alice.v1"
