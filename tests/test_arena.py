@@ -187,6 +187,7 @@ def test_the_organiser_disqualifies_and_reinstates_a_version(served):
     assert "bob.v1" not in [v.id for v in arena.store.active()]
     olga.post("/organiser/versions/bob.v1/reinstate", data={"csrf": csrf})
     assert not arena.store.version("bob.v1").disqualified
+    assert "a line of its log" in olga.get("/me/versions/alice.v2").text
 
 
 # -- every route with a second entrant's token --------------------------------------
