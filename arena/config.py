@@ -34,6 +34,7 @@ ARENA_DEFAULTS: dict[str, Any] = {
 #: opponents; the config only needs a full table to hold).
 FILLER = "bots.random_bot:RandomBot"
 MB = 1 << 20
+MAX_PORT = 65535
 
 
 @dataclass(frozen=True)
@@ -114,6 +115,8 @@ def arena_config(data: dict[str, Any], folder: Path, default_name: str) -> Arena
                                    if value is not None}}
     numbers = {key: _positive(values, key) for key, default in ARENA_DEFAULTS.items()
                if isinstance(default, int)}
+    if numbers["port"] > MAX_PORT:
+        raise ConfigError(f"'arena.port' must be at most {MAX_PORT}, not {numbers['port']}")
     db = folder / _typed(values, "db", str, where="arena.")
     data_dir = values["data"]
     arena = ArenaConfig(

@@ -6,7 +6,9 @@ queue, the ladder's thread, the events they publish and the limits of the upload
 
 from __future__ import annotations
 
-from typing import Callable
+import threading
+from pathlib import Path
+from typing import Any, Callable
 
 from arena.config import ArenaConfig
 from arena.events import Events
@@ -15,7 +17,7 @@ from arena.playing import LadderLike, LadderThread, load_ladder
 from arena.security import Holders, RateLimit
 from arena.store import ArenaStore, Entrant, Gate, Version
 from arena.uploads import Accepted, LimitReached, accept
-from tournaments.store import Store
+from tournaments.store import Store, StoredGame, StoredTournament
 
 #: The rate limits' window: uploads are counted per token per hour.
 HOUR_S = 3600.0
@@ -38,8 +40,7 @@ class Arena:
         self.playing = (LadderThread(self.ladder, self.store, self._played)
                         if self.ladder is not None else None)
         self.csrf_secret = self.store.secret("csrf")
-        # The tournaments' tables, where the ladder keeps its games, in the same file.
-        self.games = Store(config.db)
+        self.games = LadderGames(config.db, config.name)
 
     def start(self) -> None:
         """Gate what a stopped service left queued, and play."""
@@ -72,3 +73,37 @@ class Arena:
 
     def _played(self) -> None:
         self.events.publish("board")
+
+
+class LadderGames:
+    """The ladder's stored games: the tournament of the arena's name in the tournaments'
+    tables of the same file, read by one connection that the service's threads share in
+    turn."""
+
+    def __init__(self, db: Path, tournament: str) -> None:
+        self.store = Store(db)
+        self.tournament = tournament
+        self.lock = threading.Lock()
+
+    def latest(self, count: int) -> list[StoredGame]:
+        with self.lock:
+            return self.store.latest_games(self.tournament, count)
+
+    def game(self, game_id: int) -> StoredGame | None:
+        """One of the ladder's games (a game of another tournament is none of its)."""
+        with self.lock:
+            game = self.store.game(game_id)
+        return game if game is not None and game.tournament == self.tournament else None
+
+    def faults(self, game_id: int, bots: set[str]) -> list[dict[str, Any]]:
+        """The faults of ``bots`` in one game."""
+        with self.lock:
+            return [dict(fault) for fault in self.store.faults(self.tournament)
+                    if fault["game_id"] == game_id and fault["bot"] in bots]
+
+    def record(self) -> StoredTournament | None:
+        with self.lock:
+            return self.store.tournament(self.tournament)
+
+    def close(self) -> None:
+        self.store.close()

@@ -61,7 +61,7 @@ def board(arena: Arena) -> dict[str, Any]:
     versions = {version.id: version for version in arena.store.versions()}
     return {"columns": columns, "rows": rows, "playing": arena.ladder is not None,
             "games": [game_row(game, versions)
-                      for game in arena.games.latest_games(arena.config.name, RECENT)]}
+                      for game in arena.games.latest(RECENT)]}
 
 
 def bot_page(arena: Arena, version_id: str) -> dict[str, Any] | None:
@@ -72,7 +72,7 @@ def bot_page(arena: Arena, version_id: str) -> dict[str, Any] | None:
     assert version is not None
     columns, rows = standings(arena)
     versions = {found.id: found for found in arena.store.versions()}
-    games = [game for game in arena.games.latest_games(arena.config.name, SEARCHED)
+    games = [game for game in arena.games.latest(SEARCHED)
              if version.id in game.seats][:RECENT]
     return {"version": version, "columns": columns,
             "rows": [row for row in rows if version.id in map(str, row.values())],
@@ -82,9 +82,7 @@ def bot_page(arena: Arena, version_id: str) -> dict[str, Any] | None:
 def public_replay(arena: Arena, game_id: int) -> str | None:
     """A ladder game's replay, with no fault details."""
     game = arena.games.game(game_id)
-    if game is None or game.tournament != arena.config.name:
-        return None
-    return replay_page(game, [])
+    return replay_page(game, []) if game is not None else None
 
 
 # -- an entrant's own pages ---------------------------------------------------------
@@ -103,7 +101,7 @@ def my_versions(arena: Arena, entrant: Entrant) -> list[dict[str, Any]]:
 
 
 def own_games(arena: Arena, names: set[str]) -> list[StoredGame]:
-    return [game for game in arena.games.latest_games(arena.config.name, SEARCHED)
+    return [game for game in arena.games.latest(SEARCHED)
             if names & set(game.seats)]
 
 
@@ -121,7 +119,7 @@ def version_page(arena: Arena, entrant: Entrant, version_id: str) -> dict[str, A
 
 def ladder_log(arena: Arena, version: Version) -> str:
     """The end of what the version wrote to its log in the ladder's games."""
-    record = arena.games.tournament(arena.config.name)
+    record = arena.games.record()
     if record is None or record.log_dir is None:
         return ""
     path = Path(bot_log(Path(record.log_dir), version.id))
@@ -142,11 +140,9 @@ def own_replay(arena: Arena, entrant: Entrant, game_id: int) -> str | None:
     """A game of the entrant's versions, marking their own faults only."""
     game = arena.games.game(game_id)
     names = {version.id for version in arena.store.versions(entrant.name)}
-    if game is None or game.tournament != arena.config.name or not names & set(game.seats):
+    if game is None or not names & set(game.seats):
         return None
-    faults = [dict(fault) for fault in arena.games.faults(game.tournament)
-              if fault["game_id"] == game.id and fault["bot"] in names]
-    return replay_page(game, faults)
+    return replay_page(game, arena.games.faults(game.id, names))
 
 
 # -- the organiser's page ---------------------------------------------------------

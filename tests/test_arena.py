@@ -25,6 +25,7 @@ from starlette.testclient import TestClient
 from arena.app import make_app
 from arena.events import Events
 from arena.store import Gate, now
+from tournaments.store import Store
 
 GAMES_CONFIG = """\
 name: spring
@@ -56,6 +57,9 @@ def served(tmp_path_factory):
             assert answer.status_code == 201, answer.text
         wait_for(lambda: not arena.store.queued())
         run_tournament(write_config(folder, GAMES_CONFIG), folder, db="results.sqlite")
+        # Another tournament's games in the same file are none of the arena's.
+        run_tournament(write_config(folder, GAMES_CONFIG.replace("spring", "autumn"),
+                                    "autumn.yaml"), folder, db="results.sqlite")
         yield arena, client, tokens
 
 
@@ -82,10 +86,18 @@ def test_the_board_shows_the_ladders_standings_and_games_with_replays(served):
     page = client.get("/")
     assert page.status_code == 200
     assert "alice.v1" in page.text and "20.1 .. 29.9" in page.text
-    game = arena.games.latest_games("spring", 1)[0]
+    game = arena.games.latest(1)[0]
     assert f'href="/games/{game.id}"' in page.text
     replay = client.get(f"/games/{game.id}")
     assert replay.status_code == 200 and "<script" in replay.text
+
+
+def test_the_games_of_another_tournament_in_the_file_are_not_the_arenas(served):
+    arena, client, tokens = served
+    other = Store(arena.config.db).latest_games("autumn", 1)[0].id
+    assert client.get(f"/games/{other}").status_code == 404
+    assert signed_in(arena, tokens["alice"]).get(f"/me/games/{other}").status_code == 404
+    assert f"/games/{other}\"" not in client.get("/").text
 
 
 def test_a_failed_or_unknown_version_has_no_public_page(served):
@@ -235,7 +247,7 @@ def test_a_second_entrant_reads_and_changes_nothing_of_the_first(served, method,
                                                                    secret):
     arena, _client, tokens = served
     bob = signed_in(arena, tokens["bob"])
-    game = arena.games.latest_games("spring", 1)[0].id
+    game = arena.games.latest(1)[0].id
     path = path.format(game=game)
     before = [(v.id, v.disqualified) for v in arena.store.versions()]
     if path.startswith("/api/"):
@@ -258,7 +270,7 @@ def test_a_second_entrant_reads_and_changes_nothing_of_the_first(served, method,
 
 def test_a_replay_of_bobs_game_is_his_and_not_carls(served):
     arena, _client, tokens = served
-    game = arena.games.latest_games("spring", 1)[0].id
+    game = arena.games.latest(1)[0].id
     bob = signed_in(arena, tokens["bob"])
     assert bob.get(f"/me/games/{game}").status_code == 200
     tokens.setdefault("carl", arena.store.add_entrant("carl"))
@@ -298,7 +310,7 @@ def test_an_event_published_from_a_thread_reaches_an_open_stream():
 
 def test_every_response_forbids_framing_and_the_pages_load_only_their_own(served):
     arena, client, _tokens = served
-    game = arena.games.latest_games("spring", 1)[0].id
+    game = arena.games.latest(1)[0].id
     for path in ("/", "/signin", f"/games/{game}", "/static/arena.js", "/bots/nobody.v1"):
         headers = client.get(path).headers
         assert headers["x-frame-options"] == "DENY", path

@@ -12,6 +12,7 @@ import zipfile
 import pytest
 from arena_support import FAST_HASHER, bot_files, make_config, tar_of, zip_of
 
+from arena.config import load_arena_config
 from arena.store import MIGRATIONS, ArenaStore
 from arena.uploads import LimitReached, UploadRefused, accept
 from tournaments.config import ConfigError
@@ -188,3 +189,20 @@ def test_a_tar_made_as_the_curl_line_makes_it_is_taken(setup, tmp_path):
     with tarfile.open(fileobj=memory, mode="w:gz") as archive:
         archive.add(folder, ".")
     assert accept(config, store, alice, memory.getvalue()).version.id == "alice.v1"
+
+
+@pytest.mark.parametrize("text, problem", [
+    ("game: flea-circus\narena: {prot: 8080}\n", "unknown key arena.'prot' (did you mean 'port'?"),
+    ("game: flea-circus\narena: {port: 0}\n", "'arena.port' must be at least 1"),
+    ("game: flea-circus\narena: {port: 70000}\n", "'arena.port' must be at most 65535"),
+    ("game: flea-circus\narena: {max_files: many}\n", "'max_files' must be int"),
+    ("game: flea-circus\nroundz: 3\n", "unknown key 'roundz'"),
+    ("arena: {}\n", "missing required key 'game'"),
+    ("game: chess\n", "chess"),
+])
+def test_a_bad_arena_config_is_one_line_naming_its_key(tmp_path, text, problem):
+    (tmp_path / "arena.yaml").write_text(text)
+    with pytest.raises(ConfigError) as refused:
+        load_arena_config(tmp_path / "arena.yaml")
+    assert problem in str(refused.value) and "\n" not in str(refused.value)
+    assert str(refused.value).startswith(str(tmp_path / "arena.yaml"))
