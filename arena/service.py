@@ -34,6 +34,8 @@ class Arena:
         self.holders = Holders(self.store)
         self.events = Events()
         self.uploads = RateLimit(config.limits.uploads_per_hour, HOUR_S)
+        # One upload is stored at a time: two of the same code would share one folder.
+        self.storing = threading.Lock()
         self.gates = GateQueue(self.store, check or (lambda v: check_version(config, v)),
                                self._gated)
         self.ladder = ladder if ladder is not None else load_ladder(config.db, config.raw)
@@ -60,7 +62,8 @@ class Arena:
         if not self.uploads.allow(entrant.name):
             raise LimitReached(f"more than {self.config.limits.uploads_per_hour} uploads "
                                 "in an hour: try again later")
-        accepted = accept(self.config, self.store, entrant, data)
+        with self.storing:
+            accepted = accept(self.config, self.store, entrant, data)
         if accepted.new:
             self.gates.wake.set()
             self.events.publish("versions")

@@ -343,3 +343,20 @@ def test_a_gate_that_cannot_run_fails_its_version_and_the_queue_goes_on(tmp_path
         wait_for(lambda: not arena.store.queued())
         assert arena.store.gate("gus.v1").reason == "the gate could not run: the disk is full"
         assert arena.store.gate("gus.v2").passed
+
+
+def test_the_same_code_sent_twice_at_once_is_one_version(tmp_path):
+    arena = make_arena(tmp_path)
+    arena.store.add_entrant("hal")
+    hal = arena.store.entrant("hal")
+    archive = zip_of(bot_files())
+    results = []
+    threads = [threading.Thread(target=lambda: results.append(arena.submit(hal, archive)))
+               for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(result.new for result in results) == [False, False, False, True]
+    assert [version.id for version in arena.store.versions()] == ["hal.v1"]
+    assert (arena.store.version("hal.v1").folder / "bot.py").is_file()
