@@ -138,9 +138,9 @@ def test_submit_says_why_an_upload_was_refused_in_one_line(server, arena_folder)
 
 @pytest.mark.skipif(not CHROMIUM.exists(), reason="no Chromium at /usr/bin/chromium "
                     "(Debian's chromium package; scripts/install-system-packages installs it)")
-def test_in_a_browser_an_entrant_signs_in_uploads_and_sees_the_gate(server, arena_folder):
+def test_in_a_browser_an_entrant_signs_in_uploads_and_sees_the_gate_and_no_other_does(server, arena_folder):
     from playwright.sync_api import sync_playwright
-    token = add_entrant(arena_folder, "fran")
+    token, gil = add_entrant(arena_folder, "fran"), add_entrant(arena_folder, "gil")
     archive = arena_folder / "bot.tar.gz"
     archive.write_bytes(tar_of(bot_files()))
     server.start()
@@ -163,6 +163,14 @@ def test_in_a_browser_an_entrant_signs_in_uploads_and_sees_the_gate(server, aren
             page.wait_for_selector("#versions tr.passed", timeout=240_000)
             page.click("#versions a:has-text('fran.v1')")
             assert "PASS" in page.inner_text("pre.lines")
+            # Another entrant, in a browser of their own, finds no such page.
+            other = browser.new_page()
+            other.goto(server.url + "signin")
+            other.fill("input[name=token]", gil)
+            other.click("button[type=submit]")
+            other.wait_for_url("**/me")
+            answer = other.goto(server.url + "me/versions/fran.v1")
+            assert answer.status == 404 and "PASS" not in other.content()
         finally:
             browser.close()
 
