@@ -22,6 +22,7 @@ from starlette.requests import Request
 from starlette.responses import (
     HTMLResponse,
     JSONResponse,
+    PlainTextResponse,
     RedirectResponse,
     Response,
     StreamingResponse,
@@ -172,6 +173,10 @@ def make_app(arena: Arena) -> Starlette:
         found = views.own_replay(arena, entrant, request.path_params["game"])
         return HTMLResponse(found) if found is not None else not_found(request)
 
+    def my_log(request: Request, entrant: Entrant) -> Response:
+        found = views.own_game_log(arena, entrant, request.path_params["game"])
+        return PlainTextResponse(found) if found is not None else not_found(request)
+
     async def upload(request: Request, entrant: Entrant) -> Response:
         if _too_long(request, arena.config.limits.upload_bytes + FORM_OVERHEAD):
             return _back(f"the upload is over {arena.config.limits.upload_bytes} bytes")
@@ -263,6 +268,7 @@ def make_app(arena: Arena) -> Starlette:
         Route("/me/versions", own(me_part)),
         Route("/me/versions/{version}", own(version), name="version"),
         Route("/me/games/{game:int}", own(my_replay), name="my_replay"),
+        Route("/me/games/{game:int}/log", own(my_log)),
         Route("/me/upload", own(upload), methods=["POST"]),
         Route("/api/versions", api_submit, methods=["POST"]),
         Route("/api/versions", api_versions),

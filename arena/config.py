@@ -1,9 +1,9 @@
-"""An arena's config, ``arena.yaml``: a tournament's keys and the service's own.
+"""An arena's config, ``arena.yaml``: its name, the service's keys and the ladder's.
 
-The tournament keys (``game``, ``variant``, ``players``, ``time``, ``sandbox``, the house's
-``bots`` ...) say what the ladder plays and how check-bot gates a version; the
-``arena:`` section says where the service listens and keeps its files, and the limits
-of the uploads; a ``ladder:`` section is the ladder's own, passed to it as it is.
+The ``arena:`` section says where the service listens and keeps its files, and the
+limits of the uploads; the ``ladder:`` section is the ladder's own (docs/arena.md), passed
+to it as it is. check-bot gates a version for the game the ladder plays: the ladder's
+``game``, ``variant`` and ``players``, at its matches' clock and sandbox (``match:``).
 """
 
 from __future__ import annotations
@@ -15,7 +15,6 @@ from typing import Any
 import yaml
 
 from tournaments.config import (
-    TOP_KEYS,
     ConfigError,
     TournamentConfig,
     _no_unknown_keys,
@@ -30,6 +29,10 @@ ARENA_DEFAULTS: dict[str, Any] = {
     "max_upload_mb": 5, "max_files": 500, "max_unpacked_mb": 50,
     "versions_per_day": 10, "uploads_per_hour": 20, "gate_games": 1,
 }
+#: The ladder's defaults of what the gate reads from its section.
+LADDER_DEFAULTS: dict[str, Any] = {"name": "arena", "game": "flea-circus", "players": 2}
+#: The keys of a match's tournament the gate plays by.
+GATE_MATCH_KEYS = ("time", "sandbox")
 #: A bot that fills the other seats of check-bot's config (check-bot plays its own
 #: opponents; the config only needs a full table to hold).
 FILLER = "bots.random_bot:RandomBot"
@@ -76,16 +79,28 @@ class ArenaConfig:
         """Uploads being unpacked and checked, moved into ``versions_dir`` once accepted."""
         return self.data / "staging"
 
-    def tournament_keys(self) -> dict[str, Any]:
-        return {key: value for key, value in self.raw.items() if key in TOP_KEYS}
+    @property
+    def ladder(self) -> dict[str, Any]:
+        """The ``ladder:`` mapping, for the ladder."""
+        section: dict[str, Any] = self.raw.get("ladder") or {}
+        return section
+
+    @property
+    def ladder_prefix(self) -> str:
+        """How the names of the ladder's matches (each a tournament) begin."""
+        return f"{self.ladder.get('name', LADDER_DEFAULTS['name'])}-m"
 
     def gate_config(self, entry: dict[str, Any]) -> TournamentConfig:
-        """The tournament check-bot gates ``entry`` for: the arena's game, variant,
-        clock and sandbox, the entry in the first seat and fillers in the others."""
-        keys = {key: value for key, value in self.tournament_keys().items()
-                if key in ("game", "variant", "players", "time", "sandbox")}
-        players = keys.get("players", 2)
-        fillers = [{"name": f"filler-{seat}", "python": FILLER} for seat in range(1, players)]
+        """The tournament check-bot gates ``entry`` for: the ladder's game, variant and
+        seats, its matches' clock and sandbox, the entry in the first seat and fillers in
+        the others."""
+        ladder = {**LADDER_DEFAULTS, **self.ladder}
+        match = ladder.get("match") or {}
+        keys = {"game": ladder["game"], "variant": ladder.get("variant"),
+                "players": ladder["players"],
+                **{key: match[key] for key in GATE_MATCH_KEYS if key in match}}
+        fillers = [{"name": f"filler-{seat}", "python": FILLER}
+                   for seat in range(1, int(keys["players"]))]
         return parse_config({**keys, "bots": [entry, *fillers]})
 
 
@@ -108,7 +123,8 @@ def load_arena_config(path: Path) -> ArenaConfig:
 
 def arena_config(data: dict[str, Any], folder: Path, default_name: str) -> ArenaConfig:
     """An arena's settings from its parsed YAML; relative paths from ``folder``."""
-    _no_unknown_keys(data, {*TOP_KEYS, "arena", "ladder"}, "")
+    _no_unknown_keys(data, {"name", "arena", "ladder"}, "")
+    _typed(data, "ladder", dict)
     section = _typed(data, "arena", dict, default={})
     _no_unknown_keys(section, set(ARENA_DEFAULTS), "arena.")
     values = {**ARENA_DEFAULTS, **{key: value for key, value in section.items()
@@ -128,7 +144,7 @@ def arena_config(data: dict[str, Any], folder: Path, default_name: str) -> Arena
                       numbers["max_unpacked_mb"] * MB, numbers["versions_per_day"],
                       numbers["uploads_per_hour"]),
         gate_games=numbers["gate_games"])
-    # The game's keys hold as a tournament's would (a gate of a placeholder entry).
+    # The gate's keys hold as a tournament's would (a gate of a placeholder entry).
     arena.gate_config({"name": "placeholder", "python": FILLER})
     return arena
 

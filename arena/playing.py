@@ -1,34 +1,46 @@
 """The ladder's background thread: the versions that passed their gate, handed to the
 ladder (:mod:`arena.ladder`) to play, again and again, while the service runs.
 
-The ladder is reached through :class:`LadderLike`, the contract it keeps: made from the
-database's path and the arena's config, it plays the next games of the entries it is
-given (``(version id, entrant, bots.yaml entry)``, each entrant's newest version that
-passed and is not disqualified) and says its standings.
+The ladder is reached through :class:`LadderLike`, the part of its contract the service
+uses: made from the database's path and the arena config's ``ladder:`` mapping, it plays
+the next match of the entries it is given (each entrant's newest version that passed its
+gate and is not disqualified), or says there is none to play now, and it says its
+standings. Each thread that uses a ladder makes its own (:class:`LadderHook`).
 """
 
 from __future__ import annotations
 
 import importlib
 import threading
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Protocol, Sequence
 
 from arena.store import ArenaStore
 
-#: ``(version id, entrant, bots.yaml entry)``
-LadderEntry = tuple[str, str, dict[str, Any]]
-#: How long the thread waits for a change when too few versions can play.
+#: How long the thread waits for a change when the ladder has nothing to play.
 IDLE_S = 5.0
 
 
 class LadderLike(Protocol):
-    def play_next(self, entries: list[LadderEntry]) -> None: ...
+    def play_next(self, entries: Sequence[Any]) -> Any | None:
+        """Play the next match and return it, or None if none may be played now."""
 
     def standings(self) -> Sequence[Any]: ...
 
+    def close(self) -> None: ...
 
-def load_ladder(db: Path, config: dict[str, Any]) -> LadderLike | None:
+
+@dataclass(frozen=True)
+class LadderHook:
+    """How the service reaches a ladder: a new one for each thread that uses it, and its
+    entry of a version (its id, its entrant, its bots.yaml entry)."""
+
+    make: Callable[[], LadderLike]
+    entry: Callable[[str, str, dict[str, Any]], Any]
+
+
+def load_ladder(db: Path, settings: dict[str, Any]) -> LadderHook | None:
     """The ladder of :mod:`arena.ladder`, or None where this install has none."""
     try:
         module = importlib.import_module("arena.ladder")
@@ -36,21 +48,16 @@ def load_ladder(db: Path, config: dict[str, Any]) -> LadderLike | None:
         if error.name != "arena.ladder":
             raise
         return None
-    ladder: LadderLike = module.Ladder(db, config)
-    return ladder
-
-
-def entries(store: ArenaStore) -> list[LadderEntry]:
-    return [(version.id, version.entrant, version.entry) for version in store.active()]
+    return LadderHook(lambda: module.Ladder(db, settings), module.LadderEntry)
 
 
 class LadderThread:
-    """Plays while the service runs; ``changed`` is called after each of the ladder's
-    steps, ``wake`` set when the entries may have changed."""
+    """Plays while the service runs, on a ladder of its own; ``changed`` is called after
+    each match, ``wake`` set when the entries may have changed."""
 
-    def __init__(self, ladder: LadderLike, store: ArenaStore,
+    def __init__(self, hook: LadderHook, store: ArenaStore,
                  changed: Callable[[], None]) -> None:
-        self.ladder = ladder
+        self.hook = hook
         self.store = store
         self.changed = changed
         self.wake = threading.Event()
@@ -65,12 +72,18 @@ class LadderThread:
         self.wake.set()
         self.thread.join()
 
+    def entries(self) -> list[Any]:
+        return [self.hook.entry(version.id, version.entrant, version.entry)
+                for version in self.store.active()]
+
     def _run(self) -> None:
-        while not self.stopping.is_set():
-            playing = entries(self.store)
-            if len(playing) < 2:
-                self.wake.wait(IDLE_S)
-                self.wake.clear()
-                continue
-            self.ladder.play_next(playing)
-            self.changed()
+        ladder = self.hook.make()
+        try:
+            while not self.stopping.is_set():
+                if ladder.play_next(self.entries()) is None:
+                    self.wake.wait(IDLE_S)
+                    self.wake.clear()
+                else:
+                    self.changed()
+        finally:
+            ladder.close()

@@ -13,7 +13,7 @@ from typing import Any, Callable
 from arena.config import ArenaConfig
 from arena.events import Events
 from arena.gate import GateQueue, check_version
-from arena.playing import LadderLike, LadderThread, load_ladder
+from arena.playing import LadderHook, LadderThread, load_ladder
 from arena.security import Holders, RateLimit
 from arena.store import ArenaStore, Entrant, Gate, Version
 from arena.uploads import Accepted, LimitReached, accept
@@ -28,7 +28,7 @@ class Arena:
 
     def __init__(self, config: ArenaConfig, store: ArenaStore | None = None,
                  check: Callable[[Version], Gate] | None = None,
-                 ladder: LadderLike | None = None) -> None:
+                 ladder: LadderHook | None = None) -> None:
         self.config = config
         self.store = store or ArenaStore(config.db)
         self.holders = Holders(self.store)
@@ -38,11 +38,13 @@ class Arena:
         self.storing = threading.Lock()
         self.gates = GateQueue(self.store, check or (lambda v: check_version(config, v)),
                                self._gated)
-        self.ladder = ladder if ladder is not None else load_ladder(config.db, config.raw)
-        self.playing = (LadderThread(self.ladder, self.store, self._played)
-                        if self.ladder is not None else None)
+        hook = ladder if ladder is not None else load_ladder(config.db, config.ladder)
+        # The pages' own ladder (its standings), one request at a time.
+        self.ladder = hook.make() if hook is not None else None
+        self.ladder_lock = threading.Lock()
+        self.playing = LadderThread(hook, self.store, self._played) if hook else None
         self.csrf_secret = self.store.secret("csrf")
-        self.games = LadderGames(config.db, config.name)
+        self.games = LadderGames(config.db, config.ladder_prefix)
 
     def start(self) -> None:
         """Gate what a stopped service left queued, and play."""
@@ -54,6 +56,8 @@ class Arena:
         self.gates.stop()
         if self.playing is not None:
             self.playing.stop()
+        if self.ladder is not None:
+            self.ladder.close()
         self.games.close()
         self.store.close()
 
@@ -69,6 +73,13 @@ class Arena:
             self.events.publish("versions")
         return accepted
 
+    def standings(self) -> list[Any]:
+        """The ladder's standings, or none where there is no ladder."""
+        if self.ladder is None:
+            return []
+        with self.ladder_lock:
+            return list(self.ladder.standings())
+
     def _gated(self) -> None:
         if self.playing is not None:
             self.playing.wake.set()
@@ -79,34 +90,35 @@ class Arena:
 
 
 class LadderGames:
-    """The ladder's stored games: the tournament of the arena's name in the tournaments'
-    tables of the same file, read by one connection that the service's threads share in
-    turn."""
+    """The ladder's stored games: those of its matches, each a tournament whose name
+    starts with ``prefix``, in the tournaments' tables of the same file; read by one
+    connection that the service's threads share in turn."""
 
-    def __init__(self, db: Path, tournament: str) -> None:
+    def __init__(self, db: Path, prefix: str) -> None:
         self.store = Store(db)
-        self.tournament = tournament
+        self.prefix = prefix
         self.lock = threading.Lock()
 
     def latest(self, count: int) -> list[StoredGame]:
         with self.lock:
-            return self.store.latest_games(self.tournament, count)
+            return self.store.latest_games(self.prefix, count)
 
     def game(self, game_id: int) -> StoredGame | None:
         """One of the ladder's games (a game of another tournament is none of its)."""
         with self.lock:
             game = self.store.game(game_id)
-        return game if game is not None and game.tournament == self.tournament else None
+        return game if game is not None and game.tournament.startswith(self.prefix) else None
 
-    def faults(self, game_id: int, bots: set[str]) -> list[dict[str, Any]]:
+    def faults(self, game: StoredGame, bots: set[str]) -> list[dict[str, Any]]:
         """The faults of ``bots`` in one game."""
         with self.lock:
-            return [dict(fault) for fault in self.store.faults(self.tournament)
-                    if fault["game_id"] == game_id and fault["bot"] in bots]
+            return [dict(fault) for fault in self.store.faults(game.tournament)
+                    if fault["game_id"] == game.id and fault["bot"] in bots]
 
-    def record(self) -> StoredTournament | None:
+    def match(self, game: StoredGame) -> StoredTournament | None:
+        """The tournament of the game's match (its logs folder)."""
         with self.lock:
-            return self.store.tournament(self.tournament)
+            return self.store.tournament(game.tournament)
 
     def close(self) -> None:
         self.store.close()

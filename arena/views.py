@@ -22,15 +22,13 @@ from tournaments.store import StoredGame
 #: Games on the board, and looked through for one entrant's.
 RECENT = 20
 SEARCHED = 1000
-#: The end of a version's log from the ladder's games that its page shows.
-LOG_TAIL = 4000
+#: The end of a version's log in a match that its entrant is shown.
+LOG_TAIL = 20000
 
 
 def standings(arena: Arena) -> tuple[list[str], list[dict[str, Any]]]:
     """The ladder's standings as a table: its columns and rows."""
-    if arena.ladder is None:
-        return [], []
-    rows = [_plain(row) for row in arena.ladder.standings()]
+    rows = [_plain(row) for row in arena.standings()]
     columns = list(rows[0]) if rows else []
     return columns, rows
 
@@ -106,27 +104,14 @@ def own_games(arena: Arena, names: set[str]) -> list[StoredGame]:
 
 
 def version_page(arena: Arena, entrant: Entrant, version_id: str) -> dict[str, Any] | None:
-    """A version's private page: its gate, its log from the ladder, its games."""
+    """A version's private page: its gate and its games."""
     version = own_version(arena, entrant, version_id)
     if version is None:
         return None
     versions = {found.id: found for found in arena.store.versions()}
     return {"version": version, "gate": arena.store.gate(version.id),
-            "log": ladder_log(arena, version),
             "games": [game_row(game, versions)
                       for game in own_games(arena, {version.id})[:RECENT]]}
-
-
-def ladder_log(arena: Arena, version: Version) -> str:
-    """The end of what the version wrote to its log in the ladder's games."""
-    record = arena.games.record()
-    if record is None or record.log_dir is None:
-        return ""
-    path = Path(bot_log(Path(record.log_dir), version.id))
-    try:
-        return path.read_text(errors="replace")[-LOG_TAIL:]
-    except OSError:
-        return ""
 
 
 def my_games(arena: Arena, entrant: Entrant) -> list[dict[str, Any]]:
@@ -142,7 +127,27 @@ def own_replay(arena: Arena, entrant: Entrant, game_id: int) -> str | None:
     names = {version.id for version in arena.store.versions(entrant.name)}
     if game is None or not names & set(game.seats):
         return None
-    return replay_page(game, arena.games.faults(game.id, names))
+    return replay_page(game, arena.games.faults(game, names))
+
+
+def own_game_log(arena: Arena, entrant: Entrant, game_id: int) -> str | None:
+    """What the entrant's versions wrote to their logs in a game's match (each bot's log
+    is its match's: the games of one match share it), the end of each."""
+    game = arena.games.game(game_id)
+    names = {version.id for version in arena.store.versions(entrant.name)} & \
+        set(game.seats if game is not None else ())
+    match = arena.games.match(game) if game is not None and names else None
+    if match is None:
+        return None
+    parts = []
+    for name in sorted(names):
+        path = Path(bot_log(Path(match.log_dir or "."), name))
+        try:
+            text = path.read_text(errors="replace")[-LOG_TAIL:]
+        except OSError:
+            text = "(no log)"
+        parts.append(f"== {name} in {match.name}\n{text}")
+    return "\n".join(parts)
 
 
 # -- the organiser's page ---------------------------------------------------------

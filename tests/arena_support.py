@@ -16,6 +16,7 @@ from argon2 import PasswordHasher
 from argon2.profiles import CHEAPEST
 
 from arena.config import ArenaConfig, arena_config
+from arena.playing import LadderHook
 from arena.service import Arena
 from arena.store import ArenaStore, Gate, Version, now
 
@@ -25,10 +26,12 @@ MANIFEST = "name: {name}\nauthor: A. Uthor\nlanguage: python\ncommand: {command}
            "transport: stdio\n"
 # A clock no busy machine spends.
 CONFIG = """\
-name: spring
-game: flea-circus
-players: 2
-time: {move_ms: 5000, bank_ms: 30000, startup_ms: 30000}
+name: spring term
+ladder:
+  name: spring
+  game: flea-circus
+  players: 2
+  match: {time: {move_ms: 5000, bank_ms: 30000, startup_ms: 30000}}
 arena: {db: results.sqlite, uploads_per_hour: 5, max_unpacked_mb: 1, max_files: 20}
 """
 FAST_HASHER = PasswordHasher.from_parameters(CHEAPEST)
@@ -69,19 +72,28 @@ def make_config(folder: Path, text: str = CONFIG) -> ArenaConfig:
 
 class StandInLadder:
     """The ladder's contract, played by nobody: its standings are the entries it was
-    last given."""
+    last given (``given`` is shared by the playing thread's and the pages' ladders)."""
 
-    def __init__(self) -> None:
-        self.given: list[tuple[str, str, dict[str, Any]]] = []
+    def __init__(self, given: list[tuple[str, str, dict[str, Any]]]) -> None:
+        self.given = given
 
-    def play_next(self, entries: list[tuple[str, str, dict[str, Any]]]) -> None:
-        self.given = entries
-        time.sleep(0.05)
+    def play_next(self, entries: list[tuple[str, str, dict[str, Any]]]) -> str | None:
+        changed = entries != self.given
+        self.given[:] = entries
+        return "a match" if changed else None
 
     def standings(self) -> list[dict[str, Any]]:
         return [{"rank": rank, "version": version, "entrant": entrant, "mu": 25.0,
                  "interval": "20.1 .. 29.9"}
                 for rank, (version, entrant, _bot) in enumerate(self.given, 1)]
+
+    def close(self) -> None:
+        pass
+
+
+def stand_in_ladder() -> LadderHook:
+    given: list[tuple[str, str, dict[str, Any]]] = []
+    return LadderHook(lambda: StandInLadder(given), lambda *entry: entry)
 
 
 def stand_in_gate(version: Version) -> Gate:
@@ -94,7 +106,7 @@ def stand_in_gate(version: Version) -> Gate:
 def make_arena(folder: Path, text: str = CONFIG,
                check: Callable[[Version], Gate] = stand_in_gate) -> Arena:
     config = make_config(folder, text)
-    return Arena(config, ArenaStore(config.db, FAST_HASHER), check, StandInLadder())
+    return Arena(config, ArenaStore(config.db, FAST_HASHER), check, stand_in_ladder())
 
 
 def wait_for(condition: Callable[[], Any], timeout: float = 60.0) -> Any:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import re
 import threading
+from pathlib import Path
 
 import pytest
 from arena_support import (
@@ -28,7 +29,7 @@ from arena.store import Gate, now
 from tournaments.store import Store
 
 GAMES_CONFIG = """\
-name: spring
+name: spring-m000001
 game: flea-circus
 players: 2
 seed: 3
@@ -60,6 +61,8 @@ def served(tmp_path_factory):
         # Another tournament's games in the same file are none of the arena's.
         run_tournament(write_config(folder, GAMES_CONFIG.replace("spring", "autumn"),
                                     "autumn.yaml"), folder, db="results.sqlite")
+        # The board lists the entries once the ladder's thread was given them.
+        wait_for(lambda: arena.standings())
         yield arena, client, tokens
 
 
@@ -95,6 +98,7 @@ def test_the_board_shows_the_ladders_standings_and_games_with_replays(served):
 def test_the_games_of_another_tournament_in_the_file_are_not_the_arenas(served):
     arena, client, tokens = served
     other = Store(arena.config.db).latest_games("autumn", 1)[0].id
+    assert not Store(arena.config.db).latest_games("spring", 100)[0].tournament.startswith("a")
     assert client.get(f"/games/{other}").status_code == 404
     assert signed_in(arena, tokens["alice"]).get(f"/me/games/{other}").status_code == 404
     assert f"/games/{other}\"" not in client.get("/").text
@@ -214,6 +218,7 @@ PRIVATE = [
     ("GET", "/me/versions/alice.v1", "bot.py"),
     ("GET", "/me/versions/alice.v2", "a line of its log"),
     ("GET", "/me/games/{game}", ""),   # his own game too: carl is refused it, below
+    ("GET", "/me/games/{game}/log", "== alice.v1"),
     ("GET", "/me", "/me/versions/alice"),
     ("GET", "/me/versions", "/me/versions/alice"),
     ("GET", "/organiser", "alice.v"),
@@ -226,6 +231,7 @@ PRIVATE = [
 ]
 ROUTES = {"/", "/board", "/bots/{version}", "/games/{game:int}", "/events", "/signin",
           "/signout", "/me", "/me/versions", "/me/versions/{version}", "/me/games/{game:int}",
+          "/me/games/{game:int}/log",
           "/me/upload", "/api/versions", "/organiser", "/organiser/versions/{version}/{action}"}
 
 
@@ -360,3 +366,14 @@ def test_the_same_code_sent_twice_at_once_is_one_version(tmp_path):
     assert sorted(result.new for result in results) == [False, False, False, True]
     assert [version.id for version in arena.store.versions()] == ["hal.v1"]
     assert (arena.store.version("hal.v1").folder / "bot.py").is_file()
+
+
+def test_an_entrant_reads_its_own_versions_log_of_a_game_and_no_other(served):
+    arena, _client, tokens = served
+    game = arena.games.latest(1)[0]
+    logs = Path(arena.games.match(game).log_dir)
+    (logs / "alice.v1.log").write_text("alice's own words\n")
+    (logs / "bob.v1.log").write_text("bob's secret words\n")
+    alice = signed_in(arena, tokens["alice"]).get(f"/me/games/{game.id}/log").text
+    assert "== alice.v1 in spring-m000001" in alice and "alice's own words" in alice
+    assert "bob's secret words" not in alice

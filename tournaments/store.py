@@ -634,10 +634,11 @@ class Store:
             "SELECT * FROM games WHERE tournament = ? ORDER BY game_index", (tournament,))
         return [_game(row) for row in rows]
 
-    def latest_games(self, tournament: str, count: int) -> list[StoredGame]:
-        """The tournament's ``count`` games stored last, the latest first."""
-        rows = self.db.execute("SELECT * FROM games WHERE tournament = ? ORDER BY id DESC "
-                               "LIMIT ?", (tournament, count))
+    def latest_games(self, prefix: str, count: int) -> list[StoredGame]:
+        """The ``count`` games stored last of the tournaments whose names start with
+        ``prefix`` (an arena's matches), the latest first."""
+        rows = self.db.execute("SELECT * FROM games WHERE substr(tournament, 1, ?) = ? "
+                               "ORDER BY id DESC LIMIT ?", (len(prefix), prefix, count))
         return [_game(row) for row in rows]
 
     def results(self, tournament: str, indices: range | None = None) -> Iterator[GameResult]:
