@@ -19,6 +19,8 @@ from tournaments.packs import bot_log
 from tournaments.replays import replay_page
 from tournaments.store import StoredGame
 
+#: A normal rating's 95% interval is this many sigmas either side of its mu.
+Z95 = 1.96
 #: Games on the board, and looked through for one entrant's.
 RECENT = 20
 SEARCHED = 1000
@@ -27,10 +29,25 @@ LOG_TAIL = 20000
 
 
 def standings(arena: Arena) -> tuple[list[str], list[dict[str, Any]]]:
-    """The ladder's standings as a table: its columns and rows."""
-    rows = [_plain(row) for row in arena.standings()]
+    """The ladder's standings as a table: its columns and rows, each place numbered,
+    ratings to two decimals, and beside a rating its 95% interval."""
+    rows = [{"place": place, **_shown(_plain(row))}
+            for place, row in enumerate(arena.standings(), 1)]
     columns = list(rows[0]) if rows else []
     return columns, rows
+
+
+def _shown(row: dict[str, Any]) -> dict[str, Any]:
+    mu, sigma = row.get("mu"), row.get("sigma")
+    shown = {key: f"{value:.2f}" if isinstance(value, float) else "" if value is None
+             else value for key, value in row.items()}
+    if not (isinstance(mu, float) and isinstance(sigma, float)):
+        return shown
+    interval = f"{mu - Z95 * sigma:.1f} .. {mu + Z95 * sigma:.1f}"
+    keys = list(shown)
+    at = keys.index("sigma") + 1
+    return {key: shown[key] for key in keys[:at]} | {"95% interval": interval} | \
+        {key: shown[key] for key in keys[at:]}
 
 
 def _plain(row: Any) -> dict[str, Any]:
@@ -58,6 +75,7 @@ def board(arena: Arena) -> dict[str, Any]:
     columns, rows = standings(arena)
     versions = {version.id: version for version in arena.store.versions()}
     return {"columns": columns, "rows": rows, "playing": arena.ladder is not None,
+            "pages": {name for name, version in versions.items() if _public(version)},
             "games": [game_row(game, versions)
                       for game in arena.games.latest(RECENT)]}
 

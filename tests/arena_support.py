@@ -83,9 +83,9 @@ class StandInLadder:
         return "a match" if changed else None
 
     def standings(self) -> list[dict[str, Any]]:
-        return [{"rank": rank, "version": version, "entrant": entrant, "mu": 25.0,
-                 "interval": "20.1 .. 29.9"}
-                for rank, (version, entrant, _bot) in enumerate(self.given, 1)]
+        return [{"version": version, "entrant": entrant, "mu": 25.0, "sigma": 2.5,
+                 "games": 0}
+                for version, entrant, _bot in self.given]
 
     def close(self) -> None:
         pass
