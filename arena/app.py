@@ -58,8 +58,9 @@ SIGNINS_PER_HOUR = 60
 FORM_OVERHEAD = 64 * 1024
 Handler = Callable[[Request], Awaitable[Response]]
 OwnHandler = Callable[[Request, Entrant], Any]
-#: What the organiser may do to a version.
+#: What the organiser may do to a version, and to the ladder.
 ACTIONS = {"disqualify": True, "reinstate": False}
+LADDER_ACTIONS = {"pause": True, "resume": False}
 
 
 def make_app(arena: Arena) -> Starlette:
@@ -247,6 +248,15 @@ def make_app(arena: Arena) -> Starlette:
         arena.events.publish("board")
         return RedirectResponse("/organiser", status_code=303)
 
+    async def ladder_action(request: Request, entrant: Entrant) -> Response:
+        if await form(request) is None:
+            return Response("the form expired: reload the page", 403)
+        action = request.path_params["action"]
+        if action not in LADDER_ACTIONS:
+            return not_found(request)
+        await run_in_threadpool(arena.pause, LADDER_ACTIONS[action])
+        return RedirectResponse("/organiser", status_code=303)
+
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         arena.start()
@@ -275,6 +285,7 @@ def make_app(arena: Arena) -> Starlette:
         Route("/organiser", organiser_only(organiser), name="organiser"),
         Route("/organiser/versions/{version}/{action}", organiser_only(disqualify),
               methods=["POST"]),
+        Route("/organiser/ladder/{action}", organiser_only(ladder_action), methods=["POST"]),
         Mount("/static", StaticFiles(packages=[("pages", "static")]), name="static"),
     ], lifespan=lifespan)
     app.add_middleware(SecurityHeaders)

@@ -4,8 +4,9 @@ ladder (:mod:`arena.ladder`) to play, again and again, while the service runs.
 The ladder is reached through :class:`LadderLike`, the part of its contract the service
 uses: made from the database's path and the arena config's ``ladder:`` mapping, it plays
 the next match of the entries it is given (each entrant's newest version that passed its
-gate and is not disqualified), or says there is none to play now, and it says its
-standings. Each thread that uses a ladder makes its own (:class:`LadderHook`).
+gate and is not disqualified), or says there is none to play now; it says its standings
+and its status, and is paused and resumed (a flag in the store, which every ladder on it
+reads). Each thread that uses a ladder makes its own (:class:`LadderHook`).
 """
 
 from __future__ import annotations
@@ -27,6 +28,13 @@ class LadderLike(Protocol):
         """Play the next match and return it, or None if none may be played now."""
 
     def standings(self) -> Sequence[Any]: ...
+
+    def status(self) -> Any:
+        """Whether it is paused, frozen, past its deadline; its games in the last hour."""
+
+    def pause(self) -> None: ...
+
+    def resume(self) -> None: ...
 
     def close(self) -> None: ...
 

@@ -80,6 +80,24 @@ class Arena:
         with self.ladder_lock:
             return list(self.ladder.standings())
 
+    def ladder_status(self) -> Any | None:
+        if self.ladder is None:
+            return None
+        with self.ladder_lock:
+            return self.ladder.status()
+
+    def pause(self, paused: bool) -> None:
+        """Pause the ladder (its match in play ends first) or resume it."""
+        if self.ladder is None:
+            return
+        with self.ladder_lock:
+            if paused:
+                self.ladder.pause()
+            else:
+                self.ladder.resume()
+        if self.playing is not None:
+            self.playing.wake.set()
+
     def _gated(self) -> None:
         if self.playing is not None:
             self.playing.wake.set()

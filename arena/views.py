@@ -177,4 +177,6 @@ def organiser_page(arena: Arena) -> dict[str, Any]:
                           "versions": sum(v.entrant == entrant.name for v in versions)}
                          for entrant in arena.store.entrants()],
             "versions": versions, "queue": arena.store.queued(),
-            "playing": arena.ladder is not None, "listeners": arena.events.listeners()}
+            "playing": arena.ladder is not None, "listeners": arena.events.listeners(),
+            "status": _plain(status) if (status := arena.ladder_status()) is not None
+            else {}}

@@ -74,10 +74,13 @@ class StandInLadder:
     """The ladder's contract, played by nobody: its standings are the entries it was
     last given (``given`` is shared by the playing thread's and the pages' ladders)."""
 
-    def __init__(self, given: list[tuple[str, str, dict[str, Any]]]) -> None:
+    def __init__(self, given: list[tuple[str, str, dict[str, Any]]], flags: set[str]) -> None:
         self.given = given
+        self.flags = flags
 
     def play_next(self, entries: list[tuple[str, str, dict[str, Any]]]) -> str | None:
+        if "paused" in self.flags:
+            return None
         changed = entries != self.given
         self.given[:] = entries
         return "a match" if changed else None
@@ -87,13 +90,23 @@ class StandInLadder:
                  "games": 0}
                 for version, entrant, _bot in self.given]
 
+    def status(self) -> dict[str, Any]:
+        return {"paused": "paused" in self.flags, "matches": 0}
+
+    def pause(self) -> None:
+        self.flags.add("paused")
+
+    def resume(self) -> None:
+        self.flags.discard("paused")
+
     def close(self) -> None:
         pass
 
 
 def stand_in_ladder() -> LadderHook:
     given: list[tuple[str, str, dict[str, Any]]] = []
-    return LadderHook(lambda: StandInLadder(given), lambda *entry: entry)
+    flags: set[str] = set()
+    return LadderHook(lambda: StandInLadder(given, flags), lambda *entry: entry)
 
 
 def stand_in_gate(version: Version) -> Gate:

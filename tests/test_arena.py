@@ -205,6 +205,10 @@ def test_the_organiser_disqualifies_and_reinstates_a_version(served):
     olga.post("/organiser/versions/bob.v1/reinstate", data={"csrf": csrf})
     assert not arena.store.version("bob.v1").disqualified
     assert "a line of its log" in olga.get("/me/versions/alice.v2").text
+    olga.post("/organiser/ladder/pause", data={"csrf": csrf})
+    assert arena.ladder_status()["paused"] and "resume the ladder" in olga.get("/organiser").text
+    olga.post("/organiser/ladder/resume", data={"csrf": csrf})
+    assert not arena.ladder_status()["paused"]
 
 
 # -- every route with a second entrant's token --------------------------------------
@@ -225,6 +229,7 @@ PRIVATE = [
     ("GET", "/organiser", "alice.v"),
     ("POST", "/organiser/versions/alice.v1/disqualify", ""),
     ("POST", "/organiser/versions/alice.v1/reinstate", ""),
+    ("POST", "/organiser/ladder/pause", ""),
     ("POST", "/me/upload", ""),
     ("POST", "/signout", ""),
     ("GET", "/api/versions", "alice.v"),
@@ -233,7 +238,8 @@ PRIVATE = [
 ROUTES = {"/", "/board", "/bots/{version}", "/games/{game:int}", "/events", "/signin",
           "/signout", "/me", "/me/versions", "/me/versions/{version}", "/me/games/{game:int}",
           "/me/games/{game:int}/log",
-          "/me/upload", "/api/versions", "/organiser", "/organiser/versions/{version}/{action}"}
+          "/me/upload", "/api/versions", "/organiser", "/organiser/versions/{version}/{action}",
+          "/organiser/ladder/{action}"}
 
 
 def test_every_route_is_tried_with_a_second_entrants_token(served):
@@ -245,6 +251,7 @@ def test_every_route_is_tried_with_a_second_entrants_token(served):
     assert all(isinstance(route, (Route, Mount)) for route in routes)
     tried = {re.sub(r"alice\.v\d", "{version}", path).replace("{game}", "{game:int}")
              .replace("/disqualify", "/{action}").replace("/reinstate", "/{action}")
+             .replace("/pause", "/{action}")
              for _method, path, _secret in PRIVATE}
     assert ROUTES - tried == {"/events"}
 
@@ -273,6 +280,7 @@ def test_a_second_entrant_reads_and_changes_nothing_of_the_first(served, method,
         assert secret not in answer.text
     after = [(v.id, v.disqualified) for v in arena.store.versions() if v.entrant == "alice"]
     assert after == [pair for pair in before if pair[0].startswith("alice")]
+    assert not arena.ladder_status()["paused"]
 
 
 def test_a_replay_of_bobs_game_is_his_and_not_carls(served):
