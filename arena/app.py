@@ -12,7 +12,6 @@ from __future__ import annotations
 import contextlib
 import inspect
 from typing import Any, AsyncIterator, Awaitable, Callable
-from urllib.parse import urlencode
 
 import jinja2
 from starlette.applications import Starlette
@@ -52,6 +51,8 @@ from arena.uploads import LimitReached, UploadRefused
 HEADERS = {"X-Frame-Options": "DENY", "X-Content-Type-Options": "nosniff",
            "Referrer-Policy": "same-origin"}
 PAGE_POLICY = "default-src 'self'; frame-ancestors 'none'; form-action 'self'"
+#: What the entrant's page says once, after an upload.
+MESSAGE_COOKIE = "arena_message"
 #: Sign-in attempts per address in the window of the uploads' limit.
 SIGNINS_PER_HOUR = 60
 #: What a form's upload may add to the archive's own size (its fields and boundaries).
@@ -158,9 +159,11 @@ def make_app(arena: Arena) -> Starlette:
         return route
 
     def me(request: Request, entrant: Entrant) -> Response:
-        return page(request, "me.html", {"versions": views.my_versions(arena, entrant),
-                                         "games": views.my_games(arena, entrant),
-                                         "message": request.query_params.get("message", "")})
+        response = page(request, "me.html", {"versions": views.my_versions(arena, entrant),
+                                             "games": views.my_games(arena, entrant),
+                                             "message": request.cookies.get(MESSAGE_COOKIE)})
+        response.delete_cookie(MESSAGE_COOKIE)
+        return response
 
     def me_part(request: Request, entrant: Entrant) -> Response:
         return page(request, "versions-part.html",
@@ -331,4 +334,8 @@ async def _call(handler: OwnHandler, request: Request, entrant: Entrant) -> Resp
 
 
 def _back(message: str) -> Response:
-    return RedirectResponse(f"/me?{urlencode({'message': message})}", status_code=303)
+    """Back to the entrant's page, which says ``message`` once (kept in a cookie of the
+    service's: no link can make the page say anything)."""
+    response = RedirectResponse("/me", status_code=303)
+    response.set_cookie(MESSAGE_COOKIE, message, httponly=True, samesite="strict")
+    return response

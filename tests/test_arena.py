@@ -141,6 +141,8 @@ def test_a_bad_upload_through_the_form_says_why(served):
     answer = alice.post("/me/upload", data={"csrf": csrf_of(alice, "/me")},
                         files={"archive": ("bot.zip", b"not an archive", "application/zip")})
     assert "not stored: not a .zip or .tar.gz archive" in answer.text
+    assert "not stored" not in alice.get("/me").text   # said once
+    assert "send your token" not in alice.get("/me?message=send+your+token").text
 
 
 def test_a_form_without_its_csrf_token_is_refused(served):
