@@ -8,19 +8,40 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import urllib.request
 from pathlib import Path
 
 import pytest
-from arena_support import CONFIG, FAST_HASHER, bot_files, make_config, tar_of, wait_for
+import uvicorn
+from arena_support import (
+    CONFIG,
+    FAST_HASHER,
+    bot_files,
+    make_arena,
+    make_config,
+    tar_of,
+    wait_for,
+)
 from click.testing import CliRunner
+from conftest import run_tournament, write_config
 
+from arena.app import make_app
 from arena.store import ArenaStore
 from circus_referee.main import main
 from referee.process import free_port
 
 CHROMIUM = Path("/usr/bin/chromium")
 COMMAND = Path(sys.executable).with_name("circus-referee")
+#: A ladder match's games, stored as the ladder stores them.
+GAME = """\
+name: spring-m000001
+game: flea-circus
+players: 2
+bots:
+  - {name: alice.v1, python: "bots.random_bot:RandomBot"}
+  - {name: bob.v1, python: "bots.random_bot:RandomBot"}
+"""
 
 
 class Server:
@@ -145,10 +166,7 @@ def test_in_a_browser_an_entrant_signs_in_uploads_and_sees_the_gate_and_no_other
     archive.write_bytes(tar_of(bot_files()))
     server.start()
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=str(CHROMIUM), headless=True,
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                  "--disable-component-update", "--disable-sync"])
+        browser = chromium(playwright)
         try:
             page = browser.new_page()
             page.goto(server.url + "signin")
@@ -171,6 +189,49 @@ def test_in_a_browser_an_entrant_signs_in_uploads_and_sees_the_gate_and_no_other
             other.wait_for_url("**/me")
             answer = other.goto(server.url + "me/versions/fran.v1")
             assert answer.status == 404 and "PASS" not in other.content()
+        finally:
+            browser.close()
+
+
+def chromium(playwright):
+    return playwright.chromium.launch(
+        executable_path=str(CHROMIUM), headless=True,
+        args=["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+              "--disable-component-update", "--disable-sync"])
+
+
+@pytest.fixture
+def in_process(tmp_path):
+    """An arena with the stand-in ladder, served by uvicorn in a thread of the test's."""
+    arena = make_arena(tmp_path)
+    server = uvicorn.Server(uvicorn.Config(make_app(arena), host="127.0.0.1",
+                                           port=free_port(), log_level="warning",
+                                           timeout_graceful_shutdown=1))
+    thread = threading.Thread(target=server.run)
+    thread.start()
+    wait_for(lambda: server.started)
+    yield arena, f"http://127.0.0.1:{server.config.port}/"
+    server.should_exit = True
+    thread.join()
+
+
+@pytest.mark.skipif(not CHROMIUM.exists(), reason="no Chromium at /usr/bin/chromium "
+                    "(Debian's chromium package; scripts/install-system-packages installs it)")
+def test_in_a_browser_the_board_shows_a_finished_game_without_a_reload(in_process, tmp_path):
+    from playwright.sync_api import sync_playwright
+    arena, url = in_process
+    with sync_playwright() as playwright:
+        browser = chromium(playwright)
+        try:
+            page = browser.new_page()
+            page.goto(url)
+            assert "No games yet" in page.inner_text("#board")
+            page.evaluate("window.notReloaded = true")
+            wait_for(lambda: arena.events.listeners())   # the page's event stream is open
+            run_tournament(write_config(tmp_path, GAME), tmp_path, db="results.sqlite")
+            arena.events.publish("board")
+            page.wait_for_selector("#board a[href^='/games/']")
+            assert page.evaluate("window.notReloaded") is True
         finally:
             browser.close()
 
