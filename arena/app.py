@@ -240,6 +240,11 @@ def make_app(arena: Arena) -> Starlette:
     def organiser(request: Request, entrant: Entrant) -> Response:
         return page(request, "organiser.html", views.organiser_page(arena))
 
+    def likeness(request: Request, entrant: Entrant) -> Response:
+        found = views.likeness_page(arena, request.path_params["version"],
+                                    request.path_params["other"])
+        return page(request, "likeness.html", found) if found else not_found(request)
+
     async def disqualify(request: Request, entrant: Entrant) -> Response:
         if await form(request) is None:
             return Response("the form expired: reload the page", 403)
@@ -289,6 +294,7 @@ def make_app(arena: Arena) -> Starlette:
         Route("/organiser/versions/{version}/{action}", organiser_only(disqualify),
               methods=["POST"]),
         Route("/organiser/ladder/{action}", organiser_only(ladder_action), methods=["POST"]),
+        Route("/organiser/alike/{version}/{other}", organiser_only(likeness)),
         Mount("/static", StaticFiles(packages=[("pages", "static")]), name="static"),
     ], lifespan=lifespan)
     app.add_middleware(SecurityHeaders)

@@ -28,6 +28,7 @@ ARENA_DEFAULTS: dict[str, Any] = {
     "db": str(DEFAULT_DB), "data": None, "host": "127.0.0.1", "port": 8080,
     "max_upload_mb": 5, "max_files": 500, "max_unpacked_mb": 50,
     "versions_per_day": 10, "uploads_per_hour": 20, "gate_games": 1,
+    "similar_code": 0.5,
 }
 #: The ladder's defaults of what the gate reads from its section.
 LADDER_DEFAULTS: dict[str, Any] = {"name": "arena", "game": "flea-circus", "players": 2}
@@ -63,6 +64,9 @@ class ArenaConfig:
     port: int
     limits: Limits
     gate_games: int
+    # The organiser is shown the pairs of versions one of which holds at least this
+    # share of the other's code.
+    similar_code: float
 
     @property
     def versions_dir(self) -> Path:
@@ -130,7 +134,7 @@ def arena_config(data: dict[str, Any], folder: Path, default_name: str) -> Arena
     values = {**ARENA_DEFAULTS, **{key: value for key, value in section.items()
                                    if value is not None}}
     numbers = {key: _positive(values, key) for key, default in ARENA_DEFAULTS.items()
-               if isinstance(default, int)}
+               if isinstance(default, int) and not isinstance(default, bool)}
     if numbers["port"] > MAX_PORT:
         raise ConfigError(f"'arena.port' must be at most {MAX_PORT}, not {numbers['port']}")
     db = folder / _typed(values, "db", str, where="arena.")
@@ -143,7 +147,7 @@ def arena_config(data: dict[str, Any], folder: Path, default_name: str) -> Arena
         limits=Limits(numbers["max_upload_mb"] * MB, numbers["max_files"],
                       numbers["max_unpacked_mb"] * MB, numbers["versions_per_day"],
                       numbers["uploads_per_hour"]),
-        gate_games=numbers["gate_games"])
+        gate_games=numbers["gate_games"], similar_code=_share(values, "similar_code"))
     # The gate's keys hold as a tournament's would (a gate of a placeholder entry).
     arena.gate_config({"name": "placeholder", "python": FILLER})
     return arena
@@ -154,3 +158,10 @@ def _positive(values: dict[str, Any], key: str) -> int:
     if value < 1:
         raise ConfigError(f"'arena.{key}' must be at least 1, not {value}")
     return int(value)
+
+
+def _share(values: dict[str, Any], key: str) -> float:
+    value = float(_typed(values, key, float, where="arena."))
+    if not 0 < value <= 1:
+        raise ConfigError(f"'arena.{key}' must be a share over 0 and at most 1, not {value}")
+    return value

@@ -56,14 +56,14 @@ def _log_tail(log_dir: Path) -> str:
 
 
 class GateQueue:
-    """The background thread that gates queued versions, oldest first; ``changed`` is
-    called after each result is stored."""
+    """The background thread that gates queued versions, oldest first; ``gated`` is
+    called with each version once its result is stored."""
 
     def __init__(self, store: ArenaStore, check: Callable[[Version], Gate],
-                 changed: Callable[[], None]) -> None:
+                 gated: Callable[[Version], None]) -> None:
         self.store = store
         self.check = check
-        self.changed = changed
+        self.gated = gated
         self.wake = threading.Event()
         self.stopping = threading.Event()
         self.thread = threading.Thread(target=self._run, name="arena-gates", daemon=True)
@@ -83,7 +83,7 @@ class GateQueue:
                 if self.stopping.is_set():
                     return
                 self.store.finish_gate(self._checked(version))
-                self.changed()
+                self.gated(version)
             if not queued:
                 self.wake.wait()
                 self.wake.clear()

@@ -15,7 +15,8 @@ from arena.events import Events
 from arena.gate import GateQueue, check_version
 from arena.playing import LadderHook, LadderThread, load_ladder
 from arena.security import Holders, RateLimit
-from arena.store import ArenaStore, Entrant, Gate, Version
+from arena.likeness import Fingerprints
+from arena.store import ArenaStore, Entrant, Gate, Likeness, Version
 from arena.uploads import Accepted, LimitReached, accept
 from tournaments.store import Store, StoredGame, StoredTournament
 
@@ -44,6 +45,7 @@ class Arena:
         self.ladder_lock = threading.Lock()
         self.playing = LadderThread(hook, self.store, self._played) if hook else None
         self.csrf_secret = self.store.secret("csrf")
+        self.fingerprints = Fingerprints()
         self.games = LadderGames(config.db, config.ladder_prefix)
 
     def start(self) -> None:
@@ -98,10 +100,18 @@ class Arena:
         if self.playing is not None:
             self.playing.wake.set()
 
-    def _gated(self) -> None:
+    def _gated(self, version: Version) -> None:
+        self.compare(version)
         if self.playing is not None:
             self.playing.wake.set()
         self.events.publish("versions", "board")
+
+    def compare(self, version: Version) -> None:
+        """Keep how alike the version's code is to every other entrant's versions."""
+        self.store.keep_likeness([
+            Likeness(version.id, other.id, *self.fingerprints.shares(version.folder,
+                                                                      other.folder))
+            for other in self.store.versions() if other.entrant != version.entrant])
 
     def _played(self) -> None:
         self.events.publish("board")

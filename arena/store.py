@@ -62,7 +62,15 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = ((
         name        TEXT PRIMARY KEY,       -- csrf: the key of the forms' tokens
         value       TEXT NOT NULL
     )""",
-),)
+), (
+    """CREATE TABLE arena_likeness (
+        version     TEXT NOT NULL REFERENCES arena_versions(id),
+        other       TEXT NOT NULL REFERENCES arena_versions(id),  -- another entrant's
+        share       REAL NOT NULL,          -- of version's code, found in other's
+        other_share REAL NOT NULL,          -- of other's code, found in version's
+        PRIMARY KEY (version, other)
+    )""",
+))
 ROLES = ("entrant", "organiser")
 #: An entrant's name leaves room for ``.vN`` in its versions' names.
 NAME_LENGTH = 56
@@ -295,12 +303,48 @@ class ArenaStore:
                 self.db.execute("ROLLBACK")
                 raise
 
+    # -- code likeness ---------------------------------------------------------------
+
+    def keep_likeness(self, found: list[Likeness]) -> None:
+        with self.lock:
+            self.db.execute("BEGIN IMMEDIATE")
+            try:
+                self.db.executemany("INSERT OR REPLACE INTO arena_likeness VALUES (?, ?, ?, ?)",
+                                    [(like.version, like.other, like.share, like.other_share)
+                                     for like in found])
+                self.db.execute("COMMIT")
+            except BaseException:
+                self.db.execute("ROLLBACK")
+                raise
+
+    def alike(self, least: float) -> list[Likeness]:
+        """The pairs of which one holds at least ``least`` of the other's code, the most
+        alike first."""
+        rows = self._all("SELECT * FROM arena_likeness WHERE MAX(share, other_share) >= ? "
+                         "ORDER BY MAX(share, other_share) DESC, version, other", least)
+        return [Likeness(row["version"], row["other"], row["share"], row["other_share"])
+                for row in rows]
+
     def gate(self, version: str) -> Gate | None:
         row = self._one("SELECT * FROM arena_gates WHERE version = ?", version)
         if row is None:
             return None
         return Gate(row["version"], bool(row["passed"]), row["reason"], json.loads(row["lines"]),
                     row["log"], row["finished_at"])
+
+
+@dataclass(frozen=True)
+class Likeness:
+    """How much of two versions' code each holds of the other's."""
+
+    version: str
+    other: str
+    share: float
+    other_share: float
+
+    @property
+    def most(self) -> float:
+        return max(self.share, self.other_share)
 
 
 def _version(row: sqlite3.Row) -> Version:

@@ -177,6 +177,16 @@ def organiser_page(arena: Arena) -> dict[str, Any]:
                           "versions": sum(v.entrant == entrant.name for v in versions)}
                          for entrant in arena.store.entrants()],
             "versions": versions, "queue": arena.store.queued(),
+            "alike": arena.store.alike(arena.config.similar_code),
             "playing": arena.ladder is not None, "listeners": arena.events.listeners(),
             "status": _plain(status) if (status := arena.ladder_status()) is not None
             else {}}
+
+
+def likeness_page(arena: Arena, version_id: str, other_id: str) -> dict[str, Any] | None:
+    """Two versions' code side by side, what they share marked."""
+    version, other = arena.store.version(version_id), arena.store.version(other_id)
+    if version is None or other is None:
+        return None
+    return {"version": version, "other": other,
+            "evidence": arena.fingerprints.evidence(version.folder, other.folder)}

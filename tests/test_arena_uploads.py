@@ -43,6 +43,7 @@ def test_the_schema_carries_its_version_and_an_older_file_is_migrated(tmp_path):
     ArenaStore(path, FAST_HASHER).close()
     db = sqlite3.connect(path)
     db.execute("UPDATE arena_meta SET value = '0'")
+    db.execute("DROP TABLE arena_likeness")
     db.execute("DROP TABLE arena_secrets")
     db.execute("DROP TABLE arena_gates")
     db.execute("DROP TABLE arena_versions")
@@ -52,6 +53,21 @@ def test_the_schema_carries_its_version_and_an_older_file_is_migrated(tmp_path):
     store = ArenaStore(path, FAST_HASHER)
     assert store.schema_version() == len(MIGRATIONS)
     assert store.add_entrant("bob")
+
+
+def test_a_store_of_an_earlier_schema_gets_the_later_migrations(tmp_path):
+    path = tmp_path / "a.sqlite"
+    db = sqlite3.connect(path)
+    db.execute("CREATE TABLE arena_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+    db.execute("INSERT INTO arena_meta VALUES ('schema', '1')")
+    for statement in MIGRATIONS[0]:
+        db.execute(statement)
+    db.execute("INSERT INTO arena_entrants VALUES ('ann', 'entrant', 'k', 'h', NULL, 'now')")
+    db.commit()
+    db.close()
+    store = ArenaStore(path, FAST_HASHER)
+    assert store.schema_version() == len(MIGRATIONS) == 2
+    assert store.entrant("ann") is not None and store.alike(0.0) == []
 
 
 def test_the_arena_lives_in_the_tournaments_database_file(setup):
@@ -198,6 +214,7 @@ def test_a_tar_made_as_the_curl_line_makes_it_is_taken(setup, tmp_path):
     ("arena: {max_files: many}\n", "'max_files' must be int"),
     ("game: flea-circus\n", "unknown key 'game'"),
     ("ladder: [a]\n", "'ladder' must be dict"),
+    ("arena: {similar_code: 2}\n", "'arena.similar_code' must be a share over 0"),
     ("ladder: {game: chess}\n", "chess"),
     ("ladder: {match: {time: {move_ms: -1}}}\n", "move_ms"),
 ])
