@@ -42,7 +42,7 @@ class ArenaGroup(click.Group):
         return super().parse_args(ctx, args)
 
 
-@click.group("arena", cls=ArenaGroup)
+@click.group("arena", cls=ArenaGroup, subcommand_metavar="ARENA.yaml | COMMAND [ARGS]...")
 def arena() -> None:
     """Serve an arena: submissions, gates, a ladder and its pages (docs/arena.md).
 
