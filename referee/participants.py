@@ -283,8 +283,8 @@ class Participant:
     def _hidden_hint(self, process: BotProcess) -> str:
         """For a bot that ended saying a file is missing: the file its command names that
         is not there (a path written from the shell's folder, not the config's), else, in
-        a sandbox, that the file may well exist outside what the sandbox shows (issue 35:
-        a binary beside its data in /tmp)."""
+        a sandbox, that the file may well exist outside what the sandbox shows (a binary
+        beside its data in /tmp, say)."""
         if not any(words in process.log_tail() for words in MISSING_FILE):
             return ""
         folder = (process.isolation.workdir or Path.cwd()).resolve()

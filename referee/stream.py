@@ -230,8 +230,8 @@ def envelope(request_id: int, case: str, data: bytes) -> bytes:
     body's own serialization, without copying the body into an envelope first: protobuf
     writes a message field as its key, its length and its bytes, so the envelope is the
     request_id's field and ``data`` after its key and length, the very bytes the message
-    would serialize to (fields in number order). The copy cost about 15 µs a Flea Circus
-    decision, of the referee's 250–350 µs, and 10% of its instructions."""
+    would serialize to (fields in number order). The copy would be a tenth of the
+    referee's work a decision (docs/performance.md, "The Play stream's ceiling, measured")."""
     return _REQUEST_ID_KEY + _varint(request_id) + _KEYS[case] + _varint(len(data)) + data
 
 

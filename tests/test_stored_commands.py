@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -12,6 +13,7 @@ from click.testing import CliRunner
 from bots.random_bot import RandomBot
 from bots.sdk import rng_for
 from circus_referee.main import main
+from tournaments.export import FIELDS
 
 CONFIG = """
 name: {name}
@@ -115,3 +117,30 @@ def test_faults_and_times_in_every_format(db):
 def test_export_defaults_to_jsonl(db):
     lines = ok("export", "--db", db).splitlines()
     assert len(lines) == 12 and all(json.loads(line)["seats"] for line in lines)
+
+
+def test_round_numbers_count_from_one_everywhere_people_read_them(db, tmp_path):
+    """"second" has two rounds: the progress line and --rounds say round 1 and 2."""
+    played = json.loads(ok("played", "--db", db, "--format", "json"))
+    exported = [json.loads(line) for line in ok("export", "--db", db).splitlines()]
+    rounds = json.loads(ok("leaderboard", "--db", db, "--rounds", "--format", "json"))
+    ok("packs", "--db", db, "-o", str(tmp_path), "--bot", "random")
+    with (tmp_path / "random" / "games.csv").open() as games:
+        packed = {int(row["round"]) for row in csv.DictReader(games)}
+    assert {game["round"] for game in played} == {record["round"] for record in exported} \
+        == packed == {entry["round"] for entry in rounds["rounds"]["rounds"]} == {1, 2}
+
+
+def test_every_field_of_an_export_is_documented():
+    documented = (Path(__file__).resolve().parent.parent / "docs" / "export.md").read_text()
+    assert [field for field in FIELDS if f"`{field}`" not in documented] == []
+
+
+def test_packs_show_their_progress_and_close_with_where_and_how_big(db, tmp_path):
+    result = CliRunner().invoke(main, ["packs", "--db", db, "-o", str(tmp_path), "--bot",
+                                       "random", "--bot", "greedy"])
+    assert result.exit_code == 0, result.output
+    assert "packs: 100%" in result.stderr and "2/2" in result.stderr
+    size = sum(path.stat().st_size for path in tmp_path.rglob("*") if path.is_file())
+    assert result.stdout.startswith(f"wrote 2 packs of second in {tmp_path}/ "
+                                    f"({size / 2**20:.1f} MB, ")

@@ -15,7 +15,7 @@ import html
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 from ratings.trueskill_ratings import Row
 from ratings.formatting import csv_text, fault_text, rank_range
@@ -38,7 +38,7 @@ PLAYED_COLUMNS = ["id", "index", "round", "seats", "scores", "ranks", "status", 
 
 def bot_log(log_dir: Path, bot: str) -> str:
     """Where a bot's log is: in the logs folder, or after a cluster run one per worker,
-    under ``workers/`` (README, "Running on several machines")."""
+    under ``workers/`` (docs/cluster.md)."""
     here = log_dir / f"{bot}.log"
     if not here.exists() and (log_dir / "workers").is_dir():
         return str(log_dir / "workers" / "*" / f"{bot}.log")
@@ -66,7 +66,7 @@ def time_records(games: Iterable[TimedGame]) -> list[dict[str, Any]]:
 def played_records(games: Iterable[StoredGame], bot: str | None = None
                    ) -> list[dict[str, Any]]:
     """The stored games (those ``bot`` played, if given): ids, seats, results."""
-    return [{"id": game.id, "index": game.game_index, "round": game.round,
+    return [{"id": game.id, "index": game.game_index, "round": game.shown_round,
              "seats": list(game.seats), "scores": list(game.scores),
              "ranks": list(game.ranks), "status": game.status,
              "end_reason": game.end_reason, "decisions": len(game.actions),
@@ -86,15 +86,24 @@ class Pack:
     entrant: str
 
 
-def write_packs(store: Store, record: StoredTournament, out: Path,
-                bots: Sequence[str] | None = None) -> list[Pack]:
-    """A pack for each bot of the tournament (or each of ``bots``) in ``out/BOT/``, and
-    ``out/index.html`` listing them."""
+def write_packs(store: Store, record: StoredTournament, out: Path, bots: Sequence[str],
+                written: Callable[[Pack], None] = lambda pack: None) -> list[Pack]:
+    """A pack for each of ``bots`` in ``out/BOT/``, and ``out/index.html`` listing them;
+    ``written`` hears of each pack as it is done (a tournament's packs take minutes).
+    Every bot that has one: :func:`~tournaments.standings.entrants`, the field's bots and
+    those that left it with stored games."""
     tournament = PackedTournament.of(store, record)
-    packs = [tournament.write(bot, out / bot)
-             for bot in (bots if bots is not None else tournament.entries)]
+    packs = []
+    for bot in bots:
+        packs.append(tournament.write(bot, out / bot))
+        written(packs[-1])
     (out / "index.html").write_text(index_page(record, packs), encoding="utf-8")
     return packs
+
+
+def folder_bytes(folder: Path) -> int:
+    """The size of every file under ``folder``."""
+    return sum(path.stat().st_size for path in folder.rglob("*") if path.is_file())
 
 
 @dataclass(frozen=True)
@@ -136,7 +145,8 @@ class PackedTournament:
                                       ("times.csv", times, TIME_COLUMNS),
                                       ("games.csv", played, PLAYED_COLUMNS)):
             (folder / name).write_text(csv_text(records, fields) + "\n", encoding="utf-8")
-        entrant = entrant_words(self.entries[bot].get("dir"))
+        # A bot that left the field (withdrawn, or an earlier BOT@vN) has no entry now.
+        entrant = entrant_words(self.entries.get(bot, {}).get("dir"))
         contents = PackContents(bot, entrant, self.standings.get(bot), times, faults, played,
                                 {game.id for game in shown}, logs)
         (folder / "index.html").write_text(pack_page(record, contents), encoding="utf-8")

@@ -34,7 +34,7 @@ from referee.games import get_game
 from referee.match import FaultPolicy, Match, MatchAbandoned, MatchResult
 from referee.participants import BotStartError, Participant
 from referee.sandbox import unavailable_reason
-from referee.settings import BotSpec
+from referee.settings import BotSpec, package_version
 from tournaments.config import TournamentConfig, games_per_deal, rounds_needed
 from tournaments.schedule import Pairing, round_by_round
 
@@ -356,14 +356,9 @@ class WorkerReport:
 
 def check_here(config: TournamentConfig | None) -> WorkerReport:
     """This worker's versions and sandbox, and (with a config) a check-bot of each bot."""
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        ours = version("circus-referee")
-    except PackageNotFoundError:
-        ours = "not installed"
     bots = {} if config is None else _bot_checks(config)
-    return WorkerReport(ours, platform.python_version(), unavailable_reason(), bots)
+    return WorkerReport(package_version(), platform.python_version(), unavailable_reason(),
+                        bots)
 
 
 def _bot_checks(config: TournamentConfig) -> dict[str, str | None]:

@@ -50,7 +50,7 @@ def inert(value: Any) -> Any:
 
 def emit_records(records: list[dict[str, Any]], columns: list[str], fmt: str,
                  empty: str) -> None:
-    """Print rows as a table, a JSON array or CSV (README, "Output formats").
+    """Print rows as a table, a JSON array or CSV (docs/commands.md, "Output formats").
 
     Tables join lists with ", "; JSON keeps them as arrays; CSV writes them
     spreadsheet-style (see :func:`ratings.formatting.csv_value`).
