@@ -27,7 +27,7 @@ AT_ONCE = 3
 
 def check_version(arena: ArenaConfig, version: Version) -> Gate:
     """check-bot on the version, sandboxed at the arena's clock, hidden from every other
-    entrant's files, the gates' logs and the database."""
+    entrant's files, the uploads being unpacked, the gates' logs and the database."""
     log_dir = arena.gates_dir / version.id
     log_dir.mkdir(parents=True, exist_ok=True)
     try:
@@ -37,7 +37,7 @@ def check_version(arena: ArenaConfig, version: Version) -> Gate:
         return Gate(version.id, False, str(error), [], "", now())
     others = tuple(folder for folder in _entrant_folders(arena)
                    if folder.name != version.entrant)
-    private = (*others, arena.gates_dir, *database_paths(arena.db))
+    private = (*others, arena.staging_dir, arena.gates_dir, *database_paths(arena.db))
     verdict = check_entrant(entrant, config, arena.gate_games, AT_ONCE, log_dir, private)
     lines = [check.line() for check in verdict.checks] + [verdict.covered]
     return Gate(version.id, verdict.passed, verdict.refused or "", lines, _log_tail(log_dir),
