@@ -5,11 +5,14 @@ from __future__ import annotations
 import csv
 import io
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
+import tournaments.replays
 from bots.random_bot import RandomBot
 from bots.sdk import rng_for
 from circus_referee.main import main
@@ -144,3 +147,35 @@ def test_packs_show_their_progress_and_close_with_where_and_how_big(db, tmp_path
     size = sum(path.stat().st_size for path in tmp_path.rglob("*") if path.is_file())
     assert result.stdout.startswith(f"wrote 2 packs of second in {tmp_path}/ "
                                     f"({size / 2**20:.1f} MB, ")
+
+
+def test_a_game_in_several_packs_is_replayed_once_where_no_fault_is_marked(db, tmp_path,
+                                                                           monkeypatch):
+    """Each of a game's seats has it in its pack; a page that marks no fault is the same in
+    every one of them."""
+    rendered = []
+    render = tournaments.replays.render_replay
+
+    def counted(replay, title=""):
+        rendered.append(title)
+        return render(replay, title)
+
+    monkeypatch.setattr(tournaments.replays, "render_replay", counted)
+    ok("packs", "--db", db, "-o", str(tmp_path), "--bot", "random", "--bot", "sloppy")
+    pages = {bot: {path.name: path.read_text() for path in
+                   (tmp_path / bot / "replays").iterdir()} for bot in ("random", "sloppy")}
+    shared = pages["random"].keys() & pages["sloppy"].keys()
+    faulted = {name for name in shared if pages["random"][name] != pages["sloppy"][name]}
+    assert shared and faulted, "the sloppy bot's faults are marked in its own pack only"
+    assert len(rendered) == len(pages["random"].keys() | pages["sloppy"].keys()) + len(faulted)
+
+
+def test_an_export_to_standard_output_is_the_records_alone(db, tmp_path):
+    """Run as a program: click hands "-" over as a wrapper, not as sys.stdout itself."""
+    cli = str(Path(sys.executable).parent / "circus-referee")
+    shown = subprocess.run([cli, "export", "--db", db], capture_output=True, text=True)
+    assert shown.returncode == 0 and shown.stderr == "", shown.stderr
+    assert len(shown.stdout.splitlines()) == 12
+    written = subprocess.run([cli, "export", "--db", db, "-o", str(tmp_path / "e.jsonl")],
+                             capture_output=True, text=True)
+    assert written.stderr == f"12 games of second written to {tmp_path / 'e.jsonl'}\n"

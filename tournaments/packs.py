@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import html
 import shutil
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
@@ -118,6 +118,9 @@ class PackedTournament:
     standings: dict[str, Row]
     # Each bot's entry of the stored config, by name.
     entries: dict[str, dict[str, Any]]
+    # The replay pages written so far that mark no fault, by game id: the next pack of
+    # one of the game's seats copies its page instead of replaying the game again.
+    unmarked: dict[int, Path] = field(default_factory=dict)
 
     @classmethod
     def of(cls, store: Store, record: StoredTournament) -> PackedTournament:
@@ -137,7 +140,7 @@ class PackedTournament:
         for stale in (folder / "replays").glob("game-*.html"):
             stale.unlink()
         write_replays(shown, [dict(row) for row in store.faults(record.name, bot)],
-                      folder / "replays")
+                      folder / "replays", unmarked=self.unmarked)
         logs = copy_logs(Path(record.log_dir), bot, folder) if record.log_dir else []
         times = [row for row in time_records(own_games) if row["bot"] == bot]
         played = played_records(own_games)
