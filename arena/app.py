@@ -240,6 +240,13 @@ def make_app(arena: Arena) -> Starlette:
     def organiser(request: Request, entrant: Entrant) -> Response:
         return page(request, "organiser.html", views.organiser_page(arena))
 
+    def grades(request: Request, entrant: Entrant) -> Response:
+        sheet = arena.grades_csv()
+        if sheet is None:
+            return not_found(request)
+        return Response(sheet, media_type="text/csv", headers={
+            "Content-Disposition": f'attachment; filename="{arena.config.ladder_prefix}grades.csv"'})
+
     def likeness(request: Request, entrant: Entrant) -> Response:
         found = views.likeness_page(arena, request.path_params["version"],
                                     request.path_params["other"])
@@ -295,6 +302,7 @@ def make_app(arena: Arena) -> Starlette:
               methods=["POST"]),
         Route("/organiser/ladder/{action}", organiser_only(ladder_action), methods=["POST"]),
         Route("/organiser/alike/{version}/{other}", organiser_only(likeness)),
+        Route("/organiser/grades.csv", organiser_only(grades)),
         Mount("/static", StaticFiles(packages=[("pages", "static")]), name="static"),
     ], lifespan=lifespan)
     app.add_middleware(SecurityHeaders)

@@ -4,8 +4,8 @@ ladder (:mod:`arena.ladder`) to play, again and again, while the service runs.
 The ladder is reached through :class:`LadderLike`, the part of its contract the service
 uses: made from the database's path and the arena config's ``ladder:`` mapping, it plays
 the next match of the entries it is given (each entrant's newest version that passed its
-gate and is not disqualified), or says there is none to play now; it says its standings
-and its status, and is paused and resumed (a flag in the store, which every ladder on it
+gate and is not disqualified), or says there is none to play now; it says its standings,
+its status and its grade sheet, and is paused and resumed (a flag in the store, which every ladder on it
 reads). Each thread that uses a ladder makes its own (:class:`LadderHook`).
 """
 
@@ -31,6 +31,9 @@ class LadderLike(Protocol):
 
     def status(self) -> Any:
         """Whether it is paused, frozen, past its deadline; its games in the last hour."""
+
+    def grades_csv(self) -> str:
+        """The promotion tests as a grade sheet: a row per version and league."""
 
     def pause(self) -> None: ...
 

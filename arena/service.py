@@ -82,6 +82,13 @@ class Arena:
         with self.ladder_lock:
             return list(self.ladder.standings())
 
+    def grades_csv(self) -> str | None:
+        """The ladder's grade sheet, or None where there is no ladder."""
+        if self.ladder is None:
+            return None
+        with self.ladder_lock:
+            return self.ladder.grades_csv()
+
     def ladder_status(self) -> Any | None:
         if self.ladder is None:
             return None

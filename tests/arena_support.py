@@ -93,6 +93,10 @@ class StandInLadder:
     def status(self) -> dict[str, Any]:
         return {"paused": "paused" in self.flags, "matches": 0}
 
+    def grades_csv(self) -> str:
+        return "version,entrant,league,passed\n" + "".join(
+            f"{version},{entrant},first,yes\n" for version, entrant, _bot in self.given)
+
     def pause(self) -> None:
         self.flags.add("paused")
 

@@ -211,6 +211,9 @@ def test_the_organiser_disqualifies_and_reinstates_a_version(served):
     assert arena.ladder_status()["paused"] and "resume the ladder" in olga.get("/organiser").text
     olga.post("/organiser/ladder/resume", data={"csrf": csrf})
     assert not arena.ladder_status()["paused"]
+    sheet = olga.get("/organiser/grades.csv")
+    assert sheet.headers["content-type"].startswith("text/csv")
+    assert "bob.v1,bob,first,yes" in sheet.text
 
 
 def test_the_organiser_sees_which_entrants_code_is_alike_side_by_side(served):
@@ -246,6 +249,7 @@ PRIVATE = [
     ("POST", "/organiser/versions/alice.v1/reinstate", ""),
     ("POST", "/organiser/ladder/pause", ""),
     ("GET", "/organiser/alike/alice.v1/bob.v1", "<mark>"),
+    ("GET", "/organiser/grades.csv", ",alice,"),
     ("POST", "/me/upload", ""),
     ("POST", "/signout", ""),
     ("GET", "/api/versions", "alice.v"),
