@@ -12,6 +12,7 @@ reads). Each thread that uses a ladder makes its own (:class:`LadderHook`).
 from __future__ import annotations
 
 import importlib
+import logging
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,7 +20,9 @@ from typing import Any, Callable, Protocol, Sequence
 
 from arena.store import ArenaStore
 
-#: How long the thread waits for a change when the ladder has nothing to play.
+LOG = logging.getLogger(__name__)
+#: How long the thread waits for a change when the ladder has nothing to play, or after
+#: a match that failed.
 IDLE_S = 5.0
 
 
@@ -73,6 +76,8 @@ class LadderThread:
         self.changed = changed
         self.wake = threading.Event()
         self.stopping = threading.Event()
+        # The last match's failure, for the organiser; None once one is played.
+        self.failure: str | None = None
         self.thread = threading.Thread(target=self._run, name="arena-ladder", daemon=True)
 
     def start(self) -> None:
@@ -91,10 +96,22 @@ class LadderThread:
         ladder = self.hook.make()
         try:
             while not self.stopping.is_set():
-                if ladder.play_next(self.entries()) is None:
+                if self._played(ladder):
+                    self.changed()
+                else:
                     self.wake.wait(IDLE_S)
                     self.wake.clear()
-                else:
-                    self.changed()
         finally:
             ladder.close()
+
+    def _played(self, ladder: LadderLike) -> bool:
+        """Whether the ladder played a match; a match that fails is the organiser's to
+        read, and the thread tries again after a pause rather than stop the ladder."""
+        try:
+            played = ladder.play_next(self.entries()) is not None
+        except Exception as error:   # noqa: BLE001 - the service outlives a failed match
+            LOG.exception("the ladder's match failed")
+            self.failure = f"{type(error).__name__}: {error}"
+            return False
+        self.failure = None if played else self.failure
+        return played

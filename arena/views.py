@@ -178,6 +178,7 @@ def organiser_page(arena: Arena) -> dict[str, Any]:
                          for entrant in arena.store.entrants()],
             "versions": versions, "queue": arena.store.queued(),
             "alike": arena.store.alike(arena.config.similar_code),
+            "failure": arena.playing.failure if arena.playing is not None else None,
             "playing": arena.ladder is not None, "listeners": arena.events.listeners(),
             "status": _plain(status) if (status := arena.ladder_status()) is not None
             else {}}

@@ -121,9 +121,11 @@ def stand_in_gate(version: Version) -> Gate:
 
 
 def make_arena(folder: Path, text: str = CONFIG,
-               check: Callable[[Version], Gate] = stand_in_gate) -> Arena:
+               check: Callable[[Version], Gate] = stand_in_gate,
+               ladder: LadderHook | None = None) -> Arena:
     config = make_config(folder, text)
-    return Arena(config, ArenaStore(config.db, FAST_HASHER), check, stand_in_ladder())
+    return Arena(config, ArenaStore(config.db, FAST_HASHER), check,
+                 ladder or stand_in_ladder())
 
 
 def wait_for(condition: Callable[[], Any], timeout: float = 60.0) -> Any:

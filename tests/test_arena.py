@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from arena_support import (
     CONFIG,
+    StandInLadder,
     bot_files,
     make_arena,
     stand_in_gate,
@@ -25,6 +26,7 @@ from starlette.testclient import TestClient
 
 from arena.app import make_app
 from arena.events import Events
+from arena.playing import LadderHook
 from arena.store import Gate, now
 from tournaments.store import Store
 
@@ -396,3 +398,22 @@ def test_an_entrant_reads_its_own_versions_log_of_a_game_and_no_other(served):
     alice = signed_in(arena, tokens["alice"]).get(f"/me/games/{game.id}/log").text
     assert "== alice.v1 in spring-m000001" in alice and "alice's own words" in alice
     assert "bob's secret words" not in alice
+
+
+def test_a_ladder_match_that_fails_is_shown_to_the_organiser_and_tried_again(tmp_path,
+                                                                             monkeypatch):
+    monkeypatch.setattr("arena.playing.IDLE_S", 0.01)
+    tries = []
+
+    class Failing(StandInLadder):
+        def play_next(self, entries):
+            tries.append(entries)
+            raise ValueError("no match today")
+
+    arena = make_arena(tmp_path, ladder=LadderHook(lambda: Failing([], set()),
+                                                   lambda *entry: entry))
+    olga = arena.store.add_entrant("olga", role="organiser")
+    with TestClient(make_app(arena)):
+        wait_for(lambda: len(tries) >= 2)
+        page = signed_in(arena, olga).get("/organiser").text
+    assert "its last match failed: ValueError: no match today" in page
