@@ -241,7 +241,7 @@ def make_app(arena: Arena) -> Starlette:
         return page(request, "organiser.html", views.organiser_page(arena))
 
     def grades(request: Request, entrant: Entrant) -> Response:
-        sheet = arena.grades_csv()
+        sheet = arena.ladder.grades_csv()
         if sheet is None:
             return not_found(request)
         return Response(sheet, media_type="text/csv", headers={
@@ -269,7 +269,7 @@ def make_app(arena: Arena) -> Starlette:
         action = request.path_params["action"]
         if action not in LADDER_ACTIONS:
             return not_found(request)
-        await run_in_threadpool(arena.pause, LADDER_ACTIONS[action])
+        await run_in_threadpool(arena.ladder.pause, LADDER_ACTIONS[action])
         return RedirectResponse("/organiser", status_code=303)
 
     @contextlib.asynccontextmanager

@@ -115,3 +115,67 @@ class LadderThread:
             return False
         self.failure = None if played else self.failure
         return played
+
+
+class ServedLadder:
+    """The ladder as the service reaches it, or its absence: the playing thread and
+    the pages' own ladder, read one request at a time."""
+
+    def __init__(self, hook: LadderHook | None, store: ArenaStore,
+                 changed: Callable[[], None]) -> None:
+        self.pages = hook.make() if hook is not None else None
+        self.lock = threading.Lock()
+        self.thread = LadderThread(hook, store, changed) if hook is not None else None
+
+    @property
+    def running(self) -> bool:
+        return self.pages is not None
+
+    @property
+    def failure(self) -> str | None:
+        """Why its last match failed, if it did."""
+        return self.thread.failure if self.thread is not None else None
+
+    def start(self) -> None:
+        if self.thread is not None:
+            self.thread.start()
+
+    def wake(self) -> None:
+        """Tell the playing thread the entries may have changed."""
+        if self.thread is not None:
+            self.thread.wake.set()
+
+    def stop(self) -> None:
+        if self.thread is not None:
+            self.thread.stop()
+        if self.pages is not None:
+            self.pages.close()
+
+    def standings(self) -> list[Any]:
+        if self.pages is None:
+            return []
+        with self.lock:
+            return list(self.pages.standings())
+
+    def grades_csv(self) -> str | None:
+        if self.pages is None:
+            return None
+        with self.lock:
+            return self.pages.grades_csv()
+
+    def status(self) -> Any | None:
+        if self.pages is None:
+            return None
+        with self.lock:
+            return self.pages.status()
+
+    def pause(self, paused: bool) -> None:
+        """Pause the ladder (its match in play ends first) or resume it."""
+        if self.pages is None:
+            return
+        with self.lock:
+            if paused:
+                self.pages.pause()
+            else:
+                self.pages.resume()
+        self.wake()

@@ -13,9 +13,9 @@ from typing import Any, Callable
 from arena.config import ArenaConfig
 from arena.events import Events
 from arena.gate import GateQueue, check_version
-from arena.playing import LadderHook, LadderThread, load_ladder
-from arena.security import Holders, RateLimit
 from arena.likeness import Fingerprints
+from arena.playing import LadderHook, ServedLadder, load_ladder
+from arena.security import Holders, RateLimit
 from arena.store import ArenaStore, Entrant, Gate, Likeness, Version
 from arena.uploads import Accepted, LimitReached, accept
 from tournaments.store import Store, StoredGame, StoredTournament
@@ -39,11 +39,9 @@ class Arena:
         self.storing = threading.Lock()
         self.gates = GateQueue(self.store, check or (lambda v: check_version(config, v)),
                                self._gated)
-        hook = ladder if ladder is not None else load_ladder(config.db, config.ladder)
-        # The pages' own ladder (its standings), one request at a time.
-        self.ladder = hook.make() if hook is not None else None
-        self.ladder_lock = threading.Lock()
-        self.playing = LadderThread(hook, self.store, self._played) if hook else None
+        self.ladder = ServedLadder(
+            ladder if ladder is not None else load_ladder(config.db, config.ladder),
+            self.store, lambda: self.events.publish("board"))
         self.csrf_secret = self.store.secret("csrf")
         self.fingerprints = Fingerprints()
         self.games = LadderGames(config.db, config.ladder_prefix)
@@ -51,15 +49,11 @@ class Arena:
     def start(self) -> None:
         """Gate what a stopped service left queued, and play."""
         self.gates.start()
-        if self.playing is not None:
-            self.playing.start()
+        self.ladder.start()
 
     def stop(self) -> None:
         self.gates.stop()
-        if self.playing is not None:
-            self.playing.stop()
-        if self.ladder is not None:
-            self.ladder.close()
+        self.ladder.stop()
         self.games.close()
         self.store.close()
 
@@ -75,42 +69,9 @@ class Arena:
             self.events.publish("versions")
         return accepted
 
-    def standings(self) -> list[Any]:
-        """The ladder's standings, or none where there is no ladder."""
-        if self.ladder is None:
-            return []
-        with self.ladder_lock:
-            return list(self.ladder.standings())
-
-    def grades_csv(self) -> str | None:
-        """The ladder's grade sheet, or None where there is no ladder."""
-        if self.ladder is None:
-            return None
-        with self.ladder_lock:
-            return self.ladder.grades_csv()
-
-    def ladder_status(self) -> Any | None:
-        if self.ladder is None:
-            return None
-        with self.ladder_lock:
-            return self.ladder.status()
-
-    def pause(self, paused: bool) -> None:
-        """Pause the ladder (its match in play ends first) or resume it."""
-        if self.ladder is None:
-            return
-        with self.ladder_lock:
-            if paused:
-                self.ladder.pause()
-            else:
-                self.ladder.resume()
-        if self.playing is not None:
-            self.playing.wake.set()
-
     def _gated(self, version: Version) -> None:
         self.compare(version)
-        if self.playing is not None:
-            self.playing.wake.set()
+        self.ladder.wake()
         self.events.publish("versions", "board")
 
     def compare(self, version: Version) -> None:
@@ -119,9 +80,6 @@ class Arena:
             Likeness(version.id, other.id, *self.fingerprints.shares(version.folder,
                                                                       other.folder))
             for other in self.store.versions() if other.entrant != version.entrant])
-
-    def _played(self) -> None:
-        self.events.publish("board")
 
 
 class LadderGames:

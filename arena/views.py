@@ -32,7 +32,7 @@ def standings(arena: Arena) -> tuple[list[str], list[dict[str, Any]]]:
     """The ladder's standings as a table: its columns and rows, each place numbered,
     ratings to two decimals, and beside a rating its 95% interval."""
     rows = [{"place": place, **_shown(_plain(row))}
-            for place, row in enumerate(arena.standings(), 1)]
+            for place, row in enumerate(arena.ladder.standings(), 1)]
     columns = list(rows[0]) if rows else []
     return columns, rows
 
@@ -74,7 +74,7 @@ def _public(version: Version | None) -> bool:
 def board(arena: Arena) -> dict[str, Any]:
     columns, rows = standings(arena)
     versions = {version.id: version for version in arena.store.versions()}
-    return {"columns": columns, "rows": rows, "playing": arena.ladder is not None,
+    return {"columns": columns, "rows": rows, "playing": arena.ladder.running,
             "pages": {name for name, version in versions.items() if _public(version)},
             "games": [game_row(game, versions)
                       for game in arena.games.latest(RECENT)]}
@@ -178,9 +178,9 @@ def organiser_page(arena: Arena) -> dict[str, Any]:
                          for entrant in arena.store.entrants()],
             "versions": versions, "queue": arena.store.queued(),
             "alike": arena.store.alike(arena.config.similar_code),
-            "failure": arena.playing.failure if arena.playing is not None else None,
-            "playing": arena.ladder is not None, "listeners": arena.events.listeners(),
-            "status": _plain(status) if (status := arena.ladder_status()) is not None
+            "failure": arena.ladder.failure,
+            "playing": arena.ladder.running, "listeners": arena.events.listeners(),
+            "status": _plain(status) if (status := arena.ladder.status()) is not None
             else {}}
 
 

@@ -64,7 +64,7 @@ def served(tmp_path_factory):
         run_tournament(write_config(folder, GAMES_CONFIG.replace("spring", "autumn"),
                                     "autumn.yaml"), folder, db="results.sqlite")
         # The board lists the entries once the ladder's thread was given them.
-        wait_for(lambda: arena.standings())
+        wait_for(lambda: arena.ladder.standings())
         yield arena, client, tokens
 
 
@@ -210,9 +210,9 @@ def test_the_organiser_disqualifies_and_reinstates_a_version(served):
     assert not arena.store.version("bob.v1").disqualified
     assert "a line of its log" in olga.get("/me/versions/alice.v2").text
     olga.post("/organiser/ladder/pause", data={"csrf": csrf})
-    assert arena.ladder_status()["paused"] and "resume the ladder" in olga.get("/organiser").text
+    assert arena.ladder.status()["paused"] and "resume the ladder" in olga.get("/organiser").text
     olga.post("/organiser/ladder/resume", data={"csrf": csrf})
-    assert not arena.ladder_status()["paused"]
+    assert not arena.ladder.status()["paused"]
     sheet = olga.get("/organiser/grades.csv")
     assert sheet.headers["content-type"].startswith("text/csv")
     assert "bob.v1,bob,first,yes" in sheet.text
@@ -292,7 +292,7 @@ def test_a_second_entrant_reads_and_changes_nothing_of_the_first(served, method,
         assert secret not in answer.text
     after = [(v.id, v.disqualified) for v in arena.store.versions() if v.entrant == "alice"]
     assert after == [pair for pair in before if pair[0].startswith("alice")]
-    assert not arena.ladder_status()["paused"]
+    assert not arena.ladder.status()["paused"]
 
 
 def test_a_replay_of_bobs_game_is_his_and_not_carls(served):
