@@ -92,9 +92,10 @@ class LadderGames:
         self.prefix = prefix
         self.lock = threading.Lock()
 
-    def latest(self, count: int) -> list[StoredGame]:
+    def latest(self, count: int, seated: set[str] | None = None) -> list[StoredGame]:
+        """The games stored last (of those where one of ``seated`` sat)."""
         with self.lock:
-            return self.store.latest_games(self.prefix, count)
+            return self.store.latest_games(self.prefix, count, sorted(seated or ()))
 
     def game(self, game_id: int) -> StoredGame | None:
         """One of the ladder's games (a game of another tournament is none of its)."""

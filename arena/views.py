@@ -21,9 +21,8 @@ from tournaments.store import StoredGame
 
 #: A normal rating's 95% interval is this many sigmas either side of its mu.
 Z95 = 1.96
-#: Games on the board, and looked through for one entrant's.
+#: Games on the board, a version's page and an entrant's.
 RECENT = 20
-SEARCHED = 1000
 #: The end of a version's log in a match that its entrant is shown.
 LOG_TAIL = 20000
 
@@ -88,8 +87,7 @@ def bot_page(arena: Arena, version_id: str) -> dict[str, Any] | None:
     assert version is not None
     columns, rows = standings(arena)
     versions = {found.id: found for found in arena.store.versions()}
-    games = [game for game in arena.games.latest(SEARCHED)
-             if version.id in game.seats][:RECENT]
+    games = arena.games.latest(RECENT, {version.id})
     return {"version": version, "columns": columns,
             "rows": [row for row in rows if version.id in map(str, row.values())],
             "games": [game_row(game, versions) for game in games]}
@@ -117,8 +115,7 @@ def my_versions(arena: Arena, entrant: Entrant) -> list[dict[str, Any]]:
 
 
 def own_games(arena: Arena, names: set[str]) -> list[StoredGame]:
-    return [game for game in arena.games.latest(SEARCHED)
-            if names & set(game.seats)]
+    return arena.games.latest(RECENT, names) if names else []
 
 
 def version_page(arena: Arena, entrant: Entrant, version_id: str) -> dict[str, Any] | None:
@@ -129,14 +126,14 @@ def version_page(arena: Arena, entrant: Entrant, version_id: str) -> dict[str, A
     versions = {found.id: found for found in arena.store.versions()}
     return {"version": version, "gate": arena.store.gate(version.id),
             "games": [game_row(game, versions)
-                      for game in own_games(arena, {version.id})[:RECENT]]}
+                      for game in own_games(arena, {version.id})]}
 
 
 def my_games(arena: Arena, entrant: Entrant) -> list[dict[str, Any]]:
     names = {version.id for version in arena.store.versions(entrant.name)}
     versions = {found.id: found for found in arena.store.versions()}
     return [{**game_row(game, versions), "mine": sorted(names & set(game.seats))}
-            for game in own_games(arena, names)[:RECENT]]
+            for game in own_games(arena, names)]
 
 
 def own_replay(arena: Arena, entrant: Entrant, game_id: int) -> str | None:

@@ -417,3 +417,10 @@ def test_a_ladder_match_that_fails_is_shown_to_the_organiser_and_tried_again(tmp
         wait_for(lambda: len(tries) >= 2)
         page = signed_in(arena, olga).get("/organiser").text
     assert "its last match failed: ValueError: no match today" in page
+
+
+def test_a_versions_games_are_found_by_its_whole_name(served):
+    arena, _client, _tokens = served
+    assert len(arena.games.latest(10, {"alice.v1"})) == 2
+    assert arena.games.latest(10, {"alice.v", "lice.v1", "alice"}) == []
+    assert all(game.tournament.startswith("spring-m") for game in arena.games.latest(10))
