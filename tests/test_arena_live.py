@@ -125,6 +125,7 @@ def test_the_arena_commands_name_the_extra_they_need(arena_folder, monkeypatch):
     assert "install circus-referee[arena]" in result.output
 
 
+@pytest.mark.slow
 def test_a_submission_survives_a_kill_and_is_gated_after_the_restart(server, arena_folder):
     """Accepted is on disk before the answer: killed at once after it, the service loses
     nothing, and the version's gate (real check-bot, in the sandbox) runs when it is
@@ -146,6 +147,7 @@ def test_a_submission_survives_a_kill_and_is_gated_after_the_restart(server, are
     assert any(line.startswith("PASS") for line in gated.lines)
 
 
+@pytest.mark.slow
 def test_submit_says_why_an_upload_was_refused_in_one_line(server, arena_folder):
     server.start()
     refused = CliRunner().invoke(main, ["submit", server.url, str(arena_folder / "mybot"),
@@ -157,6 +159,7 @@ def test_submit_says_why_an_upload_was_refused_in_one_line(server, arena_folder)
     assert missing.exit_code == 2 and "no entrant.yaml" in missing.output
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not CHROMIUM.exists(), reason="no Chromium at /usr/bin/chromium "
                     "(Debian's chromium package; scripts/install-system-packages installs it)")
 def test_in_a_browser_an_entrant_signs_in_uploads_and_sees_the_gate_and_no_other_does(server, arena_folder):
@@ -215,6 +218,7 @@ def in_process(tmp_path):
     thread.join()
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not CHROMIUM.exists(), reason="no Chromium at /usr/bin/chromium "
                     "(Debian's chromium package; scripts/install-system-packages installs it)")
 def test_in_a_browser_the_board_shows_a_finished_game_without_a_reload(in_process, tmp_path):
