@@ -162,7 +162,8 @@ def test_submit_says_why_an_upload_was_refused_in_one_line(server, arena_folder)
 @pytest.mark.slow
 @pytest.mark.skipif(not CHROMIUM.exists(), reason="no Chromium at /usr/bin/chromium "
                     "(Debian's chromium package; scripts/install-system-packages installs it)")
-def test_in_a_browser_an_entrant_signs_in_uploads_and_sees_the_gate_and_no_other_does(server, arena_folder):
+def test_in_a_browser_an_entrant_uploads_and_sees_its_gate_and_no_other_does(server,
+                                                                            arena_folder):
     from playwright.sync_api import sync_playwright
     token, gil = add_entrant(arena_folder, "fran"), add_entrant(arena_folder, "gil")
     archive = arena_folder / "bot.tar.gz"
