@@ -244,8 +244,9 @@ def make_app(arena: Arena) -> Starlette:
         sheet = arena.ladder.grades_csv()
         if sheet is None:
             return not_found(request)
-        return Response(sheet, media_type="text/csv", headers={
-            "Content-Disposition": f'attachment; filename="{arena.config.ladder_prefix}grades.csv"'})
+        name = f"{arena.config.ladder_prefix}grades.csv"
+        return Response(sheet, media_type="text/csv",
+                        headers={"Content-Disposition": f'attachment; filename="{name}"'})
 
     def likeness(request: Request, entrant: Entrant) -> Response:
         found = views.likeness_page(arena, request.path_params["version"],

@@ -5,8 +5,9 @@ The ladder is reached through :class:`LadderLike`, the part of its contract the 
 uses: made from the database's path and the arena config's ``ladder:`` mapping, it plays
 the next match of the entries it is given (each entrant's newest version that passed its
 gate and is not disqualified), or says there is none to play now; it says its standings,
-its status and its grade sheet, and is paused and resumed (a flag in the store, which every ladder on it
-reads). Each thread that uses a ladder makes its own (:class:`LadderHook`).
+its status and its grade sheet, and is paused and resumed (a flag in the store, which
+every ladder on it reads). Each thread that uses a ladder makes its own
+(:class:`LadderHook`).
 """
 
 from __future__ import annotations
