@@ -18,6 +18,7 @@ from referee.errors import CircusError
 from referee.interrupts import unstoppable_note
 from referee.text import printable
 from tournaments.fingerprint import code_text
+from tournaments.packs import reached
 from tournaments.standings import entrants
 from tournaments.store import DEFAULT_DB, Store, StoredTournament
 
@@ -99,9 +100,12 @@ def code_column(store: Store, record: StoredTournament) -> dict[str, str]:
 
 
 def transports(record: StoredTournament) -> dict[str, str]:
-    """How the referee reached each bot (grpc, stdio or in-process), from the stored config;
-    a config stored before the stdio transport had gRPC and in-process bots only."""
-    return {bot["name"]: "in-process" if bot.get("python") else bot.get("transport") or "grpc"
+    """How the referee reached each bot (grpc, stdio or in-process), from the stored config
+    (one stored before the stdio transport had gRPC and in-process bots only), and the bots'
+    logs (a gRPC bot that fell back from its Play stream to unary calls)."""
+    log_dir = Path(record.log_dir or ".")
+    return {bot["name"]: reached(log_dir, bot["name"], "in-process" if bot.get("python")
+                                 else bot.get("transport") or "grpc")
             for bot in record.config.get("bots") or []}
 
 

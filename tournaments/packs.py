@@ -20,6 +20,8 @@ from typing import Any, Callable, Iterable, Sequence
 from ratings.trueskill_ratings import Row
 from ratings.formatting import csv_text, fault_text, rank_range
 from ratings.time_use import TimedGame, time_use
+from referee.process import referee_said
+from referee.stream import FELL_BACK
 from referee.text import printable
 from tournaments.export import unsettled_groups
 from tournaments.replays import write_replays
@@ -43,6 +45,20 @@ def bot_log(log_dir: Path, bot: str) -> str:
     if not here.exists() and (log_dir / "workers").is_dir():
         return str(log_dir / "workers" / "*" / f"{bot}.log")
     return str(here)
+
+
+#: How ``times`` and the report name the transport of a gRPC bot that announced the Play
+#: stream but answered it UNIMPLEMENTED (its log's note says so).
+UNARY_FALLBACK = "grpc (unary: Play stream unimplemented)"
+
+
+def reached(log_dir: Path, bot: str, transport: str) -> str:
+    """How the referee reached a bot: its configured transport, or for a gRPC bot that fell
+    back from the Play stream to unary calls, :data:`UNARY_FALLBACK`."""
+    logs = [log_dir / f"{bot}.log", *log_dir.glob(f"workers/*/{bot}.log")]
+    if transport == "grpc" and any(referee_said(log, FELL_BACK) for log in logs):
+        return UNARY_FALLBACK
+    return transport
 
 
 def fault_records(store: Store, record: StoredTournament, bot: str | None = None

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import click
-from tqdm import tqdm  # type: ignore[import-untyped]  # no types; types-tqdm is not locked
+from tqdm import tqdm
 
 from circus_referee.common import (
     DB_OPTION,
@@ -23,7 +23,7 @@ from circus_referee.common import (
 )
 from tournaments.config import NAME
 from tournaments.export import unsettled_groups
-from tournaments.packs import folder_bytes, write_packs
+from tournaments.packs import Pack, folder_bytes, write_packs
 from tournaments.standings import entrants
 from tournaments.submissions import (
     FieldRefused,
@@ -133,8 +133,9 @@ def packs(db_path: Path, tournament: str | None, output: Path, bots: tuple[str, 
     try:
         with tqdm(total=len(chosen), desc="packs", unit="pack", file=sys.stderr,
                   mininterval=PROGRESS_EVERY_S) as shown:
-            written = write_packs(store, record, output, chosen,
-                                  lambda pack: shown.update())
+            def advance(_pack: Pack) -> None:
+                shown.update()
+            written = write_packs(store, record, output, chosen, advance)
     except OSError as error:
         fail(f"cannot write {error.filename or output}: {error.strerror}")
     replays = sum(pack.replays for pack in written)
