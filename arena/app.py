@@ -44,6 +44,7 @@ from arena.security import (
 from arena.service import HOUR_S, Arena
 from arena.store import Entrant
 from arena.uploads import LimitReached, UploadRefused
+from tournaments.config import ConfigError
 
 #: What every response says to the browser: no framing (clickjacking), no guessing of types,
 #: no referrer beyond the service; the arena's own pages load nothing from elsewhere and
@@ -70,15 +71,16 @@ def make_app(arena: Arena) -> Starlette:
         loader=jinja2.PackageLoader("pages", "templates"), autoescape=True))
     signins = RateLimit(SIGNINS_PER_HOUR, HOUR_S)
 
-    def page(request: Request, name: str, context: dict[str, Any],
-             status: int = 200) -> Response:
+    def page(request: Request, name: str, context: dict[str, Any], status: int = 200,
+             headers: dict[str, str] | None = None) -> Response:
         """A page, its forms' CSRF token made for this browser's cookie (set if new)."""
         nonce = request.cookies.get(CSRF_COOKIE) or new_nonce()
         viewer = signed_in(request)
         response = templates.TemplateResponse(
             request, f"arena/{name}", {**context, "viewer": viewer, "arena": arena.config,
                                        "csrf": csrf_token(arena.csrf_secret, nonce)},
-            status_code=status, headers={"Content-Security-Policy": PAGE_POLICY})
+            status_code=status,
+            headers={"Content-Security-Policy": PAGE_POLICY, **(headers or {})})
         if CSRF_COOKIE not in request.cookies:
             _cookie(request, response, CSRF_COOKIE, nonce)
         return response
@@ -264,6 +266,21 @@ def make_app(arena: Arena) -> Starlette:
         arena.events.publish("board")
         return RedirectResponse("/organiser", status_code=303)
 
+    async def add_entrant(request: Request, entrant: Entrant) -> Response:
+        """A new entrant's token, shown on this page once (kept only hashed)."""
+        fields = await form(request)
+        if fields is None:
+            return Response("the form expired: reload the page", 403)
+        name = str(fields.get("name", "")).strip()
+        try:
+            token = await run_in_threadpool(arena.store.add_entrant, name)
+        except ConfigError as error:
+            return page(request, "organiser.html",
+                        {**views.organiser_page(arena), "problem": str(error)}, 400)
+        return page(request, "organiser.html", {**views.organiser_page(arena),
+                                                "added": name, "token": token},
+                    headers={"Cache-Control": "no-store"})
+
     async def ladder_action(request: Request, entrant: Entrant) -> Response:
         if await form(request) is None:
             return Response("the form expired: reload the page", 403)
@@ -304,6 +321,7 @@ def make_app(arena: Arena) -> Starlette:
         Route("/organiser/ladder/{action}", organiser_only(ladder_action), methods=["POST"]),
         Route("/organiser/alike/{version}/{other}", organiser_only(likeness)),
         Route("/organiser/grades.csv", organiser_only(grades)),
+        Route("/organiser/entrants", organiser_only(add_entrant), methods=["POST"]),
         Mount("/static", StaticFiles(packages=[("pages", "static")]), name="static"),
     ], lifespan=lifespan)
     app.add_middleware(SecurityHeaders)

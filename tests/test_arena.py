@@ -252,6 +252,7 @@ PRIVATE = [
     ("POST", "/organiser/ladder/pause", ""),
     ("GET", "/organiser/alike/alice.v1/bob.v1", "<mark>"),
     ("GET", "/organiser/grades.csv", ",alice,"),
+    ("POST", "/organiser/entrants", "token"),
     ("POST", "/me/upload", ""),
     ("POST", "/signout", ""),
     ("GET", "/api/versions", "alice.v"),
@@ -424,3 +425,16 @@ def test_a_versions_games_are_found_by_its_whole_name(served):
     assert len(arena.games.latest(10, {"alice.v1"})) == 2
     assert arena.games.latest(10, {"alice.v", "lice.v1", "alice"}) == []
     assert all(game.tournament.startswith("spring-m") for game in arena.games.latest(10))
+
+
+def test_the_organiser_adds_an_entrant_whose_token_is_shown_once(served):
+    arena, _client, tokens = served
+    olga = signed_in(arena, tokens["olga"])
+    csrf = csrf_of(olga, "/organiser")
+    added = olga.post("/organiser/entrants", data={"csrf": csrf, "name": "ivy"})
+    token = re.search(r"<code>([^<]+)</code>", added.text).group(1)
+    assert added.headers["cache-control"] == "no-store"
+    assert arena.store.holder(token).name == "ivy"
+    assert token not in olga.get("/organiser").text
+    again = olga.post("/organiser/entrants", data={"csrf": csrf, "name": "ivy"})
+    assert again.status_code == 400 and "already an entrant &#39;ivy&#39;" in again.text
