@@ -22,11 +22,14 @@ from arena_support import (
     make_config,
     tar_of,
     wait_for,
+    zip_of,
 )
 from click.testing import CliRunner
+from starlette.testclient import TestClient
 from conftest import run_tournament, write_config
 
 from arena.app import make_app
+from arena.playing import load_ladder
 from arena.store import ArenaStore
 from circus_referee.main import main
 from referee.process import free_port
@@ -248,3 +251,21 @@ def test_no_extra_is_needed_to_submit():
             "if m in sys.modules))")
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           env={**os.environ}).stdout.strip() == "[]"
+
+
+@pytest.mark.slow
+def test_the_real_ladder_plays_the_versions_that_passed_and_the_board_shows_them(tmp_path):
+    """The service on the ladder's contract (arena/ladder.py, once it is there): each
+    entrant's passed version handed to it, its standings and games on the board."""
+    pytest.importorskip("arena.ladder", reason="no ladder in this install (arena/ladder.py)")
+    from arena import views
+    arena = make_arena(tmp_path, ladder=load_ladder(make_config(tmp_path).db,
+                                                    make_config(tmp_path).ladder))
+    for name, extra in (("kim", ""), ("lou", "# lou\n")):
+        arena.store.add_entrant(name)
+        arena.submit(arena.store.entrant(name), zip_of(bot_files(extra=extra)))
+    with TestClient(make_app(arena)) as client:
+        wait_for(lambda: {row["version"] for row in views.standings(arena)[1]
+                          if row.get("games")} >= {"kim.v1", "lou.v1"}, timeout=240)
+        board = client.get("/").text
+    assert '<a href="/bots/kim.v1">kim.v1</a>' in board and "/games/" in board
