@@ -17,6 +17,7 @@ import jinja2
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import MutableHeaders, UploadFile
+from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import (
     HTMLResponse,
@@ -93,7 +94,10 @@ def make_app(arena: Arena) -> Starlette:
         return arena.holders.holder(token.strip()) if scheme.lower() == "bearer" else None
 
     async def form(request: Request) -> dict[str, Any] | None:
-        """The form's fields if its CSRF token holds, else None."""
+        """The form's fields if its CSRF token holds, else None; a form longer than an
+        upload's limit is refused before it is read (HTTP 413)."""
+        if _too_long(request, arena.config.limits.upload_bytes + FORM_OVERHEAD):
+            raise HTTPException(413, "the form is too long, or does not say its length")
         fields = await request.form(max_files=1, max_fields=10)
         given = fields.get(CSRF_FIELD)
         if not csrf_ok(arena.csrf_secret, request.cookies.get(CSRF_COOKIE),

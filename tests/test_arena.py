@@ -438,3 +438,11 @@ def test_the_organiser_adds_an_entrant_whose_token_is_shown_once(served):
     assert token not in olga.get("/organiser").text
     again = olga.post("/organiser/entrants", data={"csrf": csrf, "name": "ivy"})
     assert again.status_code == 400 and "already an entrant &#39;ivy&#39;" in again.text
+
+
+def test_a_form_longer_than_an_upload_is_refused_before_it_is_read(served):
+    arena, _client, _tokens = served
+    client = TestClient(make_app(arena))
+    csrf = csrf_of(client, "/signin")
+    answer = client.post("/signin", data={"csrf": csrf, "token": "x" * (6 << 20)})
+    assert answer.status_code == 413
