@@ -54,7 +54,7 @@ class Limits:
 
 @dataclass(frozen=True)
 class ArenaConfig:
-    """An arena's settings; ``raw`` is the whole file, for the ladder."""
+    """An arena's settings; ``raw`` is the whole file (the ladder's section is read from it)."""
 
     raw: dict[str, Any]
     name: str
