@@ -487,6 +487,8 @@ class BotProcess:
         self.drains: list[subprocess.Popen[bytes]] = []
         self.launch: sandbox.Launch | None = None
         self.ids: tuple[int, int] | None = None
+        # A root referee's reservation of this run's host uid (:attr:`ids`).
+        self.host_ids: sandbox.HostIds | None = None
         self.socket_link: SocketLink | None = None
         # A stdio bot's pipes, new at each start.
         self.pipes: StdioPipes | None = None
@@ -605,7 +607,8 @@ class BotProcess:
             argv = self.pipes.inside(argv)
         self.cgroup = Cgroup(f"circus-{os.getpid()}-{self.socket_dir.name}",
                              self.memory_mb, iso.processes, iso.cpus)
-        self.ids = sandbox.host_ids()
+        self.host_ids = sandbox.host_ids()
+        self.ids = self.host_ids.ids if self.host_ids else None
         # Without a pids cgroup, RLIMIT_NPROC bounds the tasks: set inside the sandbox, where
         # the kernel (5.14+) counts the tasks of the bot's user namespace only. Set outside,
         # it would count every process of the host uid, for an unprivileged referee its own
@@ -705,7 +708,8 @@ class BotProcess:
                 pass
 
     def _clean_up(self) -> None:
-        """Remove what the last run left: its drain, socket link, cgroups and socket folder."""
+        """Remove what the last run left: its drain, socket link, cgroups, socket folder and
+        host uid."""
         for drain in self.drains:
             drain.kill()
             drain.wait()
@@ -722,6 +726,9 @@ class BotProcess:
         if self.socket_dir is not None:
             shutil.rmtree(self.socket_dir, ignore_errors=True)
             self.socket_dir = None
+        if self.host_ids is not None:
+            self.host_ids.release()
+            self.host_ids = None
 
     def _copied(self, timeout: float) -> None:
         """Wait, at most ``timeout`` seconds, until the run's output is copied into its log
