@@ -1,0 +1,339 @@
+"""The continuous ladder: one match at a time, chosen, played, stored and rated.
+
+The contract with the service (which owns entrants, versions and pages):
+
+* ``Ladder(db_path, settings)``: ``settings`` is the arena YAML's ``ladder:`` mapping
+  (:func:`arena.ladder_settings.ladder_settings` checks it; docs/arena-ladder.md lists
+  the keys). The ladder shares the tournaments' SQLite store at ``db_path``.
+* ``play_next(entries) -> LadderMatch | None``: ``entries`` are the versions active now
+  (:class:`LadderEntry`: a version id, which is the bot's name in every stored game, its
+  entrant, and its bots.yaml entry). It plays one match and returns it, or returns None
+  when nothing may be played (paused, frozen by the finals, past the deadline, at the
+  games-per-hour cap, or too few versions). Call it again and again from one
+  background thread; it blocks while the match is played.
+* ``standings()``, ``verdict()``, ``promotions()``, ``grades_csv()``, ``similar()``,
+  ``status()``, ``pause()``, ``resume()``; ``run_finals(entries)`` at the deadline
+  (:mod:`arena.finals`), after which ``status().frozen`` is set.
+
+What a match is: a small tournament of ``tournaments/`` (its config built in code, run
+by the same runner as ``circus-referee tournament``, stored in the same tables), so
+``replay``, ``export`` and ``packs`` work on its games; every deal is played in every
+seat rotation. What comes next, in order: the match left unfinished by a kill (resumed:
+the runner plays only its games not stored); a new version's validation against copies
+of itself; while a promotion test is open, every ``promotion_every``-th match is one
+(:mod:`arena.leagues`); else a ladder match (:mod:`arena.matchmaking`), a version in its
+placement series first. Everything random comes from the ladder's seed and the match's
+number, and every choice from the stored results, so a store gives the same next match
+whoever reads it. The ratings are folded from the store (:mod:`arena.ladder_ratings`).
+"""
+
+from __future__ import annotations
+
+import io
+import random
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Iterator, Sequence
+
+from arena import leagues
+from arena.finals import FinalStanding, finals_data, final_standing
+from arena.ladder_ratings import LadderFold
+from arena.ladder_settings import LadderSettings, ladder_settings, match_data
+from arena.ladder_store import LadderStore, MatchKind, MatchStatus, StoredMatch
+from arena.matchmaking import Candidate, pick_field
+from arena.similarity import Agreements, PairAgreement, by_deal
+from ratings.verdict import Verdict
+from tournaments.config import NAME, NAME_RULE, ConfigError, parse_config
+from tournaments.runner import TournamentError, TournamentRunner
+from tournaments.store import Store, StoreError
+
+HOUR_S = 3600.0
+
+
+@dataclass(frozen=True)
+class LadderEntry:
+    """An active version: its id (a bot name: letters, digits, '.', '_', '-'), its
+    entrant, and its bots.yaml entry (the ``name`` in it is replaced by the id)."""
+
+    version_id: str
+    entrant: str
+    bot: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class LadderMatch:
+    """A match played: its number (the order it is rated in), its tournament's name in
+    the store, its seats' versions, how many games it stored, and what it decided."""
+
+    number: int
+    kind: MatchKind
+    tournament: str
+    field: tuple[str, ...]
+    games: int
+    status: MatchStatus
+    note: str
+
+
+@dataclass(frozen=True)
+class Standing:
+    version: str
+    entrant: str | None      # None: a league's boss
+    mu: float
+    sigma: float
+    games: int
+    settled: bool
+    league: str | None
+    validation: str | None   # None: not validated yet; "passed"; "failed: why"
+
+    @property
+    def conservative(self) -> float:
+        return self.mu - 3 * self.sigma
+
+
+@dataclass(frozen=True)
+class LadderStatus:
+    paused: bool
+    frozen: bool
+    past_deadline: bool
+    games_last_hour: int
+    # When the games-per-hour cap lets the next match start (unix time), if it holds it.
+    capped_until: float | None
+    matches: int
+
+
+class Ladder:
+    def __init__(self, db_path: Path, settings: dict[str, Any] | LadderSettings,
+                 clock: Callable[[], float] = time.time) -> None:
+        self.settings = settings if isinstance(settings, LadderSettings) \
+            else ladder_settings(settings)
+        self.clock = clock
+        self.store = Store(db_path)
+        self.records = LadderStore(db_path, clock)
+        self.logs = self.settings.logs or db_path.parent / "logs"
+        self.ratings = LadderFold(self.settings)
+
+    # -- playing -------------------------------------------------------------
+    def play_next(self, entries: Sequence[LadderEntry]) -> LadderMatch | None:
+        """Play the next match (see the module's docstring), or None if none may start."""
+        _check_entries(entries)
+        if self.status().capped_until is not None or self._held():
+            return None
+        with self._locked():
+            match = self.records.unfinished() or self._next(entries)
+            return None if match is None else self._play(match)
+
+    def _held(self) -> bool:
+        status = self.status()
+        return status.paused or status.frozen or status.past_deadline or \
+            self._finals() is not None
+
+    def _next(self, entries: Sequence[LadderEntry]) -> StoredMatch | None:
+        for entry in entries:
+            self.records.register(entry.version_id, entry.entrant)
+        versions = self.records.versions()
+        bots = {entry.version_id: entry.bot for entry in entries}
+        number = self.records.next_number()
+        waiting = [v for v in versions.values() if v.version in bots and v.validation is None]
+        if waiting:
+            version = waiting[0].version
+            copies = [version, *(f"{version}-copy{seat}"
+                                 for seat in range(2, self.settings.players + 1))]
+            return self._add(number, MatchKind.VALIDATION, copies, None,
+                             [{**bots[version], "name": name} for name in copies])
+        active = [entry for entry in entries if versions[entry.version_id].validated]
+        self.ratings.update(self.store, self.records, versions)
+        field = pick_field([Candidate(e.version_id, e.entrant, *self.ratings.rating(e.version_id),
+                                      self.ratings.matches[e.version_id]) for e in active],
+                           self.settings.players, self._rng(number, "pairing"),
+                           self.settings.rating, self.settings.placement_matches,
+                           self.settings.settled_sigma, self.settings.unsettled_weight)
+        test = leagues.open_test(self.promotions([e.version_id for e in active]))
+        if test is not None and (field is None or number % self.settings.promotion_every == 0):
+            league = next(item for item in self.settings.leagues if item.name == test.league)
+            return self._add(number, MatchKind.PROMOTION,
+                             leagues.boss_field(league, test.version, self.settings.players),
+                             league.name, [{**bots[test.version], "name": test.version},
+                                           *leagues.boss_bots(league, self.settings.players)])
+        if field is None:
+            return None
+        return self._add(number, MatchKind.LADDER, field, None,
+                         [{**bots[version], "name": version} for version in field])
+
+    def _add(self, number: int, kind: MatchKind, field: list[str], league: str | None,
+             bots: list[dict[str, Any]]) -> StoredMatch:
+        name = f"{self.settings.name}-m{number:06d}"
+        seed = self._rng(number, "deals").getrandbits(62)
+        data = match_data(self.settings, name, bots, seed, self.settings.deals)
+        return self.records.add_match(number, name, kind, field, league, data)
+
+    def _rng(self, number: int, purpose: str) -> random.Random:
+        """The match's draw: from the ladder's seed, the match's number and its purpose
+        (a string seed is hashed with SHA-512: the same on every machine)."""
+        return random.Random(f"{self.settings.seed}/{number}/{purpose}")
+
+    def _play(self, match: StoredMatch) -> LadderMatch:
+        """Play (or resume) a stored match's tournament and mark it finished."""
+        try:
+            config = parse_config(match.config)
+            TournamentRunner(config, self.store, self.logs / match.tournament,
+                             out=io.StringIO(), quiet=True).run()
+        except (ConfigError, TournamentError) as error:
+            if self.store.done_indices(match.tournament):
+                raise   # games are stored: resumed at the next call, never dropped
+            return self._finish(match, MatchStatus.FAILED, str(error))
+        return self._finish(match, MatchStatus.PLAYED, "")
+
+    def _finish(self, match: StoredMatch, status: MatchStatus, note: str) -> LadderMatch:
+        games = len(self.store.done_indices(match.tournament))
+        validated = None
+        if match.kind is MatchKind.VALIDATION:
+            validated = (match.field[0], self._validation(match, note))
+            note = validated[1]
+        self.records.finish_match(match.number, status, games, note, validated)
+        return LadderMatch(match.number, match.kind, match.tournament, match.field, games,
+                           status, note)
+
+    def _validation(self, match: StoredMatch, failure: str) -> str:
+        """"passed" when every game against its copies ended without a fault."""
+        if failure:
+            return f"failed: {failure}"
+        faults = list(self.store.faults(match.tournament))
+        if faults:
+            first = faults[0]
+            return (f"failed: {len(faults)} fault(s), the first {first['class']} in game "
+                    f"{first['game_id']}: {first['detail']}")
+        return "passed"
+
+    @contextmanager
+    def _locked(self) -> Iterator[None]:
+        """One ladder at a time on a store (a dead holder's lock is taken over)."""
+        name = f"{self.settings.name}.ladder"
+        try:
+            self.store.lock(name)
+        except StoreError as error:
+            raise TournamentError(str(error)) from None
+        try:
+            yield
+        finally:
+            self.store.unlock(name)
+
+    # -- flags -----------------------------------------------------------------
+    def pause(self) -> None:
+        self.records.set_flag("paused", "yes")
+
+    def resume(self) -> None:
+        self.records.set_flag("paused", None)
+
+    def status(self) -> LadderStatus:
+        now = self.clock()
+        recent = self.records.finish_times(now - HOUR_S)
+        played = sum(games for _, games in recent)
+        cap = self.settings.games_per_hour
+        capped_until = None
+        if cap is not None and played >= cap:
+            # The moment enough games leave the hour's window.
+            left = played
+            for finished, games in recent:
+                left -= games
+                if left < cap:
+                    capped_until = finished + HOUR_S
+                    break
+        deadline = self.settings.deadline
+        return LadderStatus(self.records.flag("paused") is not None,
+                            self.records.flag("frozen") is not None,
+                            deadline is not None and now >= deadline.timestamp(), played,
+                            capped_until, self.records.next_number() - 1)
+
+    # -- what the pages show ---------------------------------------------------
+    def standings(self) -> list[Standing]:
+        """Every version seen and every boss that played, best conservative rating first."""
+        versions = self.records.versions()
+        self.ratings.update(self.store, self.records, versions)
+        tests = self.promotions(list(versions))
+        bosses = [league.boss_name for league in self.settings.leagues
+                  if self.ratings.games(league.boss_name)]
+        rows = []
+        for name in [*versions, *bosses]:
+            mu, sigma = self.ratings.rating(name)
+            known = versions.get(name)
+            rows.append(Standing(
+                name, None if known is None else known.entrant, mu, sigma,
+                self.ratings.games(name), sigma <= self.settings.settled_sigma,
+                leagues.league_of(tests[name], self.settings) if name in tests else None,
+                None if known is None else known.validation))
+        return sorted(rows, key=lambda row: (-row.conservative, row.version))
+
+    def verdict(self, versions: Sequence[str], confidence: float = 0.95) -> Verdict:
+        """The deal sets' verdict on the order of ``versions`` over the rated matches."""
+        self.ratings.update(self.store, self.records, self.records.versions())
+        return self.ratings.verdict(list(versions), confidence)
+
+    def promotions(self, versions: Sequence[str] | None = None
+                   ) -> dict[str, list[leagues.PromotionTest]]:
+        """Each version's promotion tests (every version seen when none are named)."""
+        names = list(self.records.versions()) if versions is None else versions
+        return leagues.promotion_tests(self.store, self.records, self.settings, names)
+
+    def grades_csv(self) -> str:
+        """The promotion tests as a grade sheet (CSV): a row per version and league."""
+        versions = self.records.versions()
+        return leagues.grades_csv(self.promotions(list(versions)),
+                                  {name: known.entrant for name, known in versions.items()})
+
+    def similar(self) -> list[PairAgreement]:
+        """The pairs flagged for playing alike (:mod:`arena.similarity`), most alike
+        first."""
+        return self._agreements().flagged(self.settings.similar_share,
+                                          self.settings.similar_points)
+
+    def similar_pairs(self) -> list[PairAgreement]:
+        """Every pair that met at identical decision points, most alike first."""
+        return self._agreements().flagged(0.0, 1)
+
+    def _agreements(self) -> Agreements:
+        """The agreements over the played matches but the validations (copies)."""
+        agreements = Agreements()
+        for match in self.records.matches():
+            if match.kind is not MatchKind.VALIDATION and match.status is MatchStatus.PLAYED:
+                for deal in by_deal(self.store.games(match.tournament)):
+                    agreements.add_deal(deal)
+        return agreements
+
+    # -- the finals ------------------------------------------------------------
+    def run_finals(self, entries: Sequence[LadderEntry]) -> FinalStanding:
+        """Play (or resume) the finals among ``entries`` (each entrant's final version),
+        then freeze the ladder; once frozen, the finals' standing again."""
+        _check_entries(entries)
+        with self._locked():
+            match = self._finals() or self._add_finals(entries)
+            if match.finished_at is None:
+                played = self._play(match)
+                if played.status is MatchStatus.FAILED:
+                    raise TournamentError(f"the finals could not be played: {played.note}")
+            self.records.set_flag("frozen", match.tournament)
+        return final_standing(self.store, match.tournament)
+
+    def _finals(self) -> StoredMatch | None:
+        """The finals begun or played (not those that could not start)."""
+        return next((match for match in self.records.matches(kind=MatchKind.FINALS)
+                     if match.status is not MatchStatus.FAILED), None)
+
+    def _add_finals(self, entries: Sequence[LadderEntry]) -> StoredMatch:
+        number = self.records.next_number()
+        name = f"{self.settings.name}-finals-{number:06d}"
+        bots = [{**entry.bot, "name": entry.version_id} for entry in entries]
+        return self.records.add_match(number, name, MatchKind.FINALS,
+                                      [entry.version_id for entry in entries], None,
+                                      finals_data(self.settings, name, bots))
+
+
+def _check_entries(entries: Sequence[LadderEntry]) -> None:
+    seen: set[str] = set()
+    for entry in entries:
+        if not NAME.fullmatch(entry.version_id):
+            raise ConfigError(f"version id {entry.version_id!r} is not allowed: use {NAME_RULE}")
+        if entry.version_id in seen:
+            raise ConfigError(f"version {entry.version_id!r} is given twice")
+        seen.add(entry.version_id)
