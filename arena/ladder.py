@@ -104,6 +104,10 @@ class LadderStatus:
 
 
 class Ladder:
+    """The ladder over one store: plays its matches and reads its standings. Give each
+    thread its own (the playing loop one, the pages another): each folds the store on
+    its own, and the store is the truth they share."""
+
     def __init__(self, db_path: Path, settings: dict[str, Any] | LadderSettings,
                  clock: Callable[[], float] = time.time) -> None:
         self.settings = settings if isinstance(settings, LadderSettings) \
@@ -112,54 +116,70 @@ class Ladder:
         self.store = Store(db_path)
         self.records = LadderStore(db_path, clock)
         self.logs = self.settings.logs or db_path.parent / "logs"
+        # What the store's matches have told so far, carried on as matches finish.
         self.ratings = LadderFold(self.settings)
+        self.evidence = leagues.PromotionEvidence()
+        self.agreements = Agreements()
 
     # -- playing -------------------------------------------------------------
     def play_next(self, entries: Sequence[LadderEntry]) -> LadderMatch | None:
         """Play the next match (see the module's docstring), or None if none may start."""
         _check_entries(entries)
-        if self.status().capped_until is not None or self._held():
+        if self._held():
             return None
         with self._locked():
             match = self.records.unfinished() or self._next(entries)
             return None if match is None else self._play(match)
 
     def _held(self) -> bool:
+        """Whether no match may start now: paused, at the cap, past the deadline, or the
+        finals begun."""
         status = self.status()
-        return status.paused or status.frozen or status.past_deadline or \
-            self._finals() is not None
+        return status.paused or status.capped_until is not None or status.past_deadline \
+            or status.frozen or self._finals() is not None
 
     def _next(self, entries: Sequence[LadderEntry]) -> StoredMatch | None:
+        """The next match, kept in the store before it is played; None if none can be."""
         for entry in entries:
             self.records.register(entry.version_id, entry.entrant)
         versions = self.records.versions()
         bots = {entry.version_id: entry.bot for entry in entries}
         number = self.records.next_number()
-        waiting = [v for v in versions.values() if v.version in bots and v.validation is None]
+        waiting = [name for name, known in versions.items()
+                   if name in bots and known.validation is None]
         if waiting:
-            version = waiting[0].version
-            copies = [version, *(f"{version}-copy{seat}"
-                                 for seat in range(2, self.settings.players + 1))]
-            return self._add(number, MatchKind.VALIDATION, copies, None,
-                             [{**bots[version], "name": name} for name in copies])
-        active = [entry for entry in entries if versions[entry.version_id].validated]
+            return self._validation_match(number, waiting[0], bots[waiting[0]])
+        # The validated versions, in the order they were first seen.
+        active = [name for name, known in versions.items() if name in bots and known.validated]
         self.ratings.update(self.store, self.records, versions)
-        field = pick_field([Candidate(e.version_id, e.entrant, *self.ratings.rating(e.version_id),
-                                      self.ratings.matches[e.version_id]) for e in active],
+        field = pick_field([Candidate(name, versions[name].entrant, *self.ratings.rating(name),
+                                      self.ratings.matches[name]) for name in active],
                            self.settings.players, self._rng(number, "pairing"),
                            self.settings.rating, self.settings.placement_matches,
                            self.settings.settled_sigma, self.settings.unsettled_weight)
-        test = leagues.open_test(self.promotions([e.version_id for e in active]))
+        test = leagues.open_test(self.promotions(active))
         if test is not None and (field is None or number % self.settings.promotion_every == 0):
-            league = next(item for item in self.settings.leagues if item.name == test.league)
-            return self._add(number, MatchKind.PROMOTION,
-                             leagues.boss_field(league, test.version, self.settings.players),
-                             league.name, [{**bots[test.version], "name": test.version},
-                                           *leagues.boss_bots(league, self.settings.players)])
+            return self._promotion_match(number, test, bots[test.version])
         if field is None:
             return None
         return self._add(number, MatchKind.LADDER, field, None,
                          [{**bots[version], "name": version} for version in field])
+
+    def _validation_match(self, number: int, version: str, bot: dict[str, Any]
+                          ) -> StoredMatch:
+        """The version in every seat (its copies named VERSION-copyN)."""
+        copies = [version, *(f"{version}-copy{seat}"
+                             for seat in range(2, self.settings.players + 1))]
+        return self._add(number, MatchKind.VALIDATION, copies, None,
+                         [{**bot, "name": name} for name in copies])
+
+    def _promotion_match(self, number: int, test: leagues.PromotionTest, bot: dict[str, Any]
+                         ) -> StoredMatch:
+        league = next(item for item in self.settings.leagues if item.name == test.league)
+        return self._add(number, MatchKind.PROMOTION,
+                         leagues.boss_field(league, test.version, self.settings.players),
+                         league.name, [{**bot, "name": test.version},
+                                       *leagues.boss_bots(league, self.settings.players)])
 
     def _add(self, number: int, kind: MatchKind, field: list[str], league: str | None,
              bots: list[dict[str, Any]]) -> StoredMatch:
@@ -274,7 +294,8 @@ class Ladder:
                    ) -> dict[str, list[leagues.PromotionTest]]:
         """Each version's promotion tests (every version seen when none are named)."""
         names = list(self.records.versions()) if versions is None else versions
-        return leagues.promotion_tests(self.store, self.records, self.settings, names)
+        self.evidence.update(self.store, self.records)
+        return self.evidence.tests(self.settings, names)
 
     def grades_csv(self) -> str:
         """The promotion tests as a grade sheet (CSV): a row per version and league."""
@@ -294,8 +315,9 @@ class Ladder:
 
     def _agreements(self) -> Agreements:
         """The agreements over the played matches but the validations (copies)."""
-        agreements = Agreements()
-        for match in self.records.matches():
+        agreements = self.agreements
+        for match in self.records.finished(agreements.last):
+            agreements.last = match.number
             if match.kind is not MatchKind.VALIDATION and match.status is MatchStatus.PLAYED:
                 for deal in by_deal(self.store.games(match.tournament)):
                     agreements.add_deal(deal)

@@ -46,9 +46,7 @@ class LadderFold:
                versions: Mapping[str, StoredVersion]) -> None:
         """Fold the matches finished since, in order, up to the first one unfinished."""
         self.versions = versions
-        for match in records.matches(after=self.last):
-            if match.finished_at is None:
-                return
+        for match in records.finished(self.last):
             self.last = match.number
             if match.kind not in RATED or match.status is not MatchStatus.PLAYED:
                 continue

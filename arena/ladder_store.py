@@ -129,6 +129,16 @@ class LadderStore:
             params.append(kind)
         return [_match(row) for row in self.db.execute(query + " ORDER BY number", params)]
 
+    def finished(self, after: int) -> list[StoredMatch]:
+        """The matches numbered above ``after`` up to the first one unfinished, in order:
+        what a fold carried on from match ``after`` may take, each match once."""
+        found = []
+        for match in self.matches(after):
+            if match.finished_at is None:
+                break
+            found.append(match)
+        return found
+
     def unfinished(self) -> StoredMatch | None:
         row = self.db.execute("SELECT * FROM ladder_matches WHERE finished_at IS NULL "
                               "ORDER BY number LIMIT 1").fetchone()

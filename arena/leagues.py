@@ -62,21 +62,45 @@ def boss_bots(league: League, players: int) -> list[dict]:
     return [{**league.boss, "name": name} for name in names]
 
 
-def promotion_tests(store: Store, records: LadderStore, settings: LadderSettings,
-                    versions: Iterable[str]) -> dict[str, list[PromotionTest]]:
-    """Each version's test against every league's boss, lowest league first."""
-    evidence = _deal_sets(store, records)
-    tests: dict[str, list[PromotionTest]] = {}
-    for version in versions:
-        below_passed = True
-        row = []
-        for league in settings.leagues:
-            made = _test(version, league, evidence.get((version, league.name), DealSets()),
-                         below_passed)
-            below_passed = made.grade is Grade.PASSED
-            row.append(made)
-        tests[version] = row
-    return tests
+class PromotionEvidence:
+    """The deal sets of every (version, league) from the promotion matches, carried on
+    as matches finish (each match a round of the verdict, each deal a group numbered
+    across matches)."""
+
+    def __init__(self) -> None:
+        self.sets: dict[tuple[str, str], DealSets] = {}
+        self.last = 0
+        self.groups = 0
+
+    def update(self, store: Store, records: LadderStore) -> None:
+        for match in records.finished(self.last):
+            self.last = match.number
+            if match.kind is not MatchKind.PROMOTION or match.status is not MatchStatus.PLAYED \
+                    or match.league is None:
+                continue
+            sets = self.sets.setdefault((match.field[0], match.league), DealSets())
+            groups: dict[int | None, int] = {}
+            for game in store.results(match.tournament):
+                if game.group_index not in groups:
+                    self.groups += 1
+                    groups[game.group_index] = self.groups
+                sets.add(groups[game.group_index], game.seats, game.ranks,
+                         game.status != GameStatus.VOID, game.scores, match.number)
+
+    def tests(self, settings: LadderSettings, versions: Iterable[str]
+              ) -> dict[str, list[PromotionTest]]:
+        """Each version's test against every league's boss, lowest league first."""
+        tests: dict[str, list[PromotionTest]] = {}
+        for version in versions:
+            below_passed = True
+            row = []
+            for league in settings.leagues:
+                made = _test(version, league, self.sets.get((version, league.name), DealSets()),
+                             below_passed)
+                below_passed = made.grade is Grade.PASSED
+                row.append(made)
+            tests[version] = row
+        return tests
 
 
 def league_of(tests: Sequence[PromotionTest], settings: LadderSettings) -> str:
@@ -86,7 +110,7 @@ def league_of(tests: Sequence[PromotionTest], settings: LadderSettings) -> str:
 
 
 def open_test(tests: Mapping[str, Sequence[PromotionTest]]) -> PromotionTest | None:
-    """The open test with the fewest deal sets (the earliest version on a tie)."""
+    """The open test with the fewest deal sets (on a tie, the first in ``tests``)."""
     found = [test for row in tests.values() for test in row if test.grade is Grade.OPEN]
     return min(found, key=lambda test: test.deal_sets, default=None)
 
@@ -108,25 +132,6 @@ def _test(version: str, league: League, sets: DealSets, reached: bool) -> Promot
     return PromotionTest(version, league.name, league.boss_name, grade, len(complete),
                          comparisons.evidence(version, league.boss_name), found.needed,
                          league.confidence, found.line())
-
-
-def _deal_sets(store: Store, records: LadderStore) -> dict[tuple[str, str], DealSets]:
-    """Per (version, league): the deal sets of its promotion matches, each match a round
-    and each deal a group numbered across matches."""
-    found: dict[tuple[str, str], DealSets] = {}
-    group = 0
-    for match in records.matches(kind=MatchKind.PROMOTION):
-        if match.status is not MatchStatus.PLAYED or match.league is None:
-            continue
-        sets = found.setdefault((match.field[0], match.league), DealSets())
-        groups: dict[int | None, int] = {}
-        for game in store.results(match.tournament):
-            if game.group_index not in groups:
-                group += 1
-                groups[game.group_index] = group
-            sets.add(groups[game.group_index], game.seats, game.ranks,
-                     game.status != GameStatus.VOID, game.scores, match.number)
-    return found
 
 
 def grades_csv(tests: Mapping[str, Sequence[PromotionTest]],

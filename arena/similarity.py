@@ -49,6 +49,8 @@ class Agreements:
 
     def __init__(self) -> None:
         self.pairs: dict[tuple[str, str], PairAgreement] = {}
+        # The last ladder match fed in (the ladder carries it on from there).
+        self.last = 0
 
     def add_deal(self, games: Iterable[StoredGame]) -> None:
         """The games of one deal (same game, seats and seed); each game's decision points
