@@ -42,7 +42,11 @@ def finals_data(settings: LadderSettings, name: str, bots: list[dict[str, Any]]
         raise ConfigError(f"the finals need at least {players} versions, not {len(bots)}")
     tables = len(bots) // players if finals.format == "swiss" else math.comb(len(bots), players)
     per_round = tables * players
-    rounds = max(1, min(finals.max_games, MAX_GAMES) // per_round)
+    if per_round > finals.max_games:
+        raise ConfigError(f"a round of the finals ({finals.format}, {len(bots)} versions) "
+                          f"makes {per_round:,} games, more than finals.max_games "
+                          f"({finals.max_games:,}): raise it, or use format: swiss")
+    rounds = min(finals.max_games, MAX_GAMES) // per_round
     data = match_data(settings, name, bots, settings.seed, rounds)
     return {**data, "format": finals.format,
             "stop": {"when": "settled", "confidence": finals.confidence}}

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import io
 import random
+import re
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -45,11 +46,14 @@ from arena.ladder_store import LadderStore, MatchKind, MatchStatus, StoredMatch
 from arena.matchmaking import Candidate, pick_field
 from arena.similarity import Agreements, PairAgreement, by_deal
 from ratings.verdict import Verdict
-from tournaments.config import NAME, NAME_RULE, ConfigError, parse_config
+from tournaments.config import ConfigError, parse_config
 from tournaments.runner import TournamentError, TournamentRunner
 from tournaments.store import Store, StoreError
 
 HOUR_S = 3600.0
+#: A version id: a bot name with room for the "-copyN" of its validation's copies.
+VERSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,55}")
+VERSION_RULE = "1-56 letters, digits, '.', '_' or '-', starting with a letter or digit"
 
 
 @dataclass(frozen=True)
@@ -122,9 +126,13 @@ class Ladder:
         self.agreements = Agreements()
 
     # -- playing -------------------------------------------------------------
+    def close(self) -> None:
+        self.store.close()
+        self.records.close()
+
     def play_next(self, entries: Sequence[LadderEntry]) -> LadderMatch | None:
         """Play the next match (see the module's docstring), or None if none may start."""
-        _check_entries(entries)
+        self._check(entries)
         if self._held():
             return None
         with self._locked():
@@ -239,6 +247,18 @@ class Ladder:
         finally:
             self.store.unlock(name)
 
+    def _check(self, entries: Sequence[LadderEntry]) -> None:
+        """Version ids that can name bots, none twice and none a boss's name."""
+        seen = {league.boss_name for league in self.settings.leagues}
+        for entry in entries:
+            if not VERSION_ID.fullmatch(entry.version_id):
+                raise ConfigError(f"version id {entry.version_id!r} is not allowed: use "
+                                  f"{VERSION_RULE}")
+            if entry.version_id in seen:
+                raise ConfigError(f"version id {entry.version_id!r} is given twice or names "
+                                  "a boss")
+            seen.add(entry.version_id)
+
     # -- flags -----------------------------------------------------------------
     def pause(self) -> None:
         self.records.set_flag("paused", "yes")
@@ -327,7 +347,7 @@ class Ladder:
     def run_finals(self, entries: Sequence[LadderEntry]) -> FinalStanding:
         """Play (or resume) the finals among ``entries`` (each entrant's final version),
         then freeze the ladder; once frozen, the finals' standing again."""
-        _check_entries(entries)
+        self._check(entries)
         with self._locked():
             match = self._finals() or self._add_finals(entries)
             if match.finished_at is None:
@@ -349,13 +369,3 @@ class Ladder:
         return self.records.add_match(number, name, MatchKind.FINALS,
                                       [entry.version_id for entry in entries], None,
                                       finals_data(self.settings, name, bots))
-
-
-def _check_entries(entries: Sequence[LadderEntry]) -> None:
-    seen: set[str] = set()
-    for entry in entries:
-        if not NAME.fullmatch(entry.version_id):
-            raise ConfigError(f"version id {entry.version_id!r} is not allowed: use {NAME_RULE}")
-        if entry.version_id in seen:
-            raise ConfigError(f"version {entry.version_id!r} is given twice")
-        seen.add(entry.version_id)

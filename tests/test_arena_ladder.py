@@ -241,7 +241,21 @@ def test_bad_settings_are_refused_in_one_line(bad, message):
     assert str(caught.value).startswith(message) and "\n" not in str(caught.value)
 
 
-def test_a_version_id_must_be_a_bot_name(tmp_path):
-    ladder = Ladder(tmp_path / "a.sqlite", SETTINGS)
-    with pytest.raises(ConfigError, match="version id '../x' is not allowed"):
-        ladder.play_next([LadderEntry("../x", "ann", GREEDY), *FIELD])
+@pytest.mark.parametrize("version, message", [
+    ("../x", "version id '../x' is not allowed"),
+    ("v" * 57, "is not allowed: use 1-56 letters"),
+    ("boss", "version id 'boss' is given twice or names a boss"),
+    ("r1", "version id 'r1' is given twice"),
+])
+def test_a_version_id_must_name_one_bot(tmp_path, version, message):
+    ladder = Ladder(tmp_path / "a.sqlite", {**SETTINGS, "leagues": [
+        {"name": "wood", "boss": {"name": "boss", **RANDOM}}]})
+    with pytest.raises(ConfigError, match=message):
+        ladder.play_next([LadderEntry(version, "ann", GREEDY), *FIELD])
+
+
+def test_finals_whose_round_is_over_the_budget_are_refused(tmp_path):
+    ladder = Ladder(tmp_path / "a.sqlite", {**SETTINGS, "finals": {"max_games": 5}})
+    with pytest.raises(ConfigError, match=r"makes 6 games, more than finals.max_games \(5\)"):
+        ladder.run_finals(FIELD)
+    assert not ladder.status().frozen and ladder.play_next(FIELD) is not None
