@@ -44,7 +44,7 @@ from arena.ladder_ratings import LadderFold
 from arena.ladder_settings import LadderSettings, ladder_settings, match_data
 from arena.ladder_store import LadderStore, MatchKind, MatchStatus, StoredMatch
 from arena.matchmaking import Candidate, pick_field
-from arena.similarity import Agreements, PairAgreement, by_deal
+from arena.similarity import Agreements, PairAgreement
 from ratings.verdict import Verdict
 from tournaments.config import ConfigError, parse_config
 from tournaments.runner import TournamentError, TournamentRunner
@@ -183,17 +183,30 @@ class Ladder:
 
     def _promotion_match(self, number: int, test: leagues.PromotionTest, bot: dict[str, Any]
                          ) -> StoredMatch:
+        """The version against the boss. The k-th promotion match of every version in a
+        league is dealt the same deals, so the versions are tested alike, and their play
+        can be compared on those deals (:mod:`arena.similarity`)."""
         league = next(item for item in self.settings.leagues if item.name == test.league)
+        earlier = sum(1 for match in self.records.matches(kind=MatchKind.PROMOTION)
+                      if match.league == league.name and match.field[0] == test.version
+                      and match.status is not MatchStatus.FAILED)
         return self._add(number, MatchKind.PROMOTION,
                          leagues.boss_field(league, test.version, self.settings.players),
                          league.name, [{**bot, "name": test.version},
-                                       *leagues.boss_bots(league, self.settings.players)])
+                                       *leagues.boss_bots(league, self.settings.players)],
+                         shared_deals=f"promotion/{league.name}/{earlier}")
 
     def _add(self, number: int, kind: MatchKind, field: list[str], league: str | None,
-             bots: list[dict[str, Any]]) -> StoredMatch:
+             bots: list[dict[str, Any]], shared_deals: str | None = None) -> StoredMatch:
+        """Keep a match in the store. Its deals come from the ladder's seed, the match's
+        number and the store's secret (unless ``match:`` turns secret deals off), or,
+        for deals several matches share, from the seed and ``shared_deals`` alone."""
         name = f"{self.settings.name}-m{number:06d}"
-        seed = self._rng(number, "deals").getrandbits(62)
-        data = match_data(self.settings, name, bots, seed, self.settings.deals)
+        draw = self._rng(number, "deals") if shared_deals is None else \
+            random.Random(f"{self.settings.seed}/{shared_deals}")
+        data = match_data(self.settings, name, bots, draw.getrandbits(62), self.settings.deals)
+        if shared_deals is not None:
+            data["secret_deals"] = False
         return self.records.add_match(number, name, kind, field, league, data)
 
     def _rng(self, number: int, purpose: str) -> random.Random:
@@ -339,8 +352,8 @@ class Ladder:
         for match in self.records.finished(agreements.last):
             agreements.last = match.number
             if match.kind is not MatchKind.VALIDATION and match.status is MatchStatus.PLAYED:
-                for deal in by_deal(self.store.games(match.tournament)):
-                    agreements.add_deal(deal)
+                agreements.add_match(self.store.games(match.tournament),
+                                     keep=match.kind is MatchKind.PROMOTION)
         return agreements
 
     # -- the finals ------------------------------------------------------------

@@ -15,7 +15,6 @@ points: a near copy agrees almost everywhere, two independent bots seldom for lo
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from itertools import combinations
 from typing import Iterable
 
 from tournaments.replays import decision_points
@@ -44,30 +43,52 @@ class PairAgreement:
         return self.points >= points and self.share >= share
 
 
+#: What makes two games one deal: the same game, variant, seats and seed.
+DealKey = tuple[str, str, int, int]
+
+
+@dataclass(frozen=True)
+class Played:
+    """What the comparison needs of a game: its seats, actions and decision points."""
+
+    id: int
+    seats: tuple[str, ...]
+    actions: tuple[int, ...]
+    points: tuple[tuple[int, int], ...]
+
+
 class Agreements:
-    """Agreements of every pair, fed the games of one deal at a time."""
+    """Agreements of every pair, fed the games of one match at a time: each game is
+    compared with the other games of its deal in the match, and with those of the deals
+    kept from earlier matches (matches whose deals recur, such as promotion matches dealt
+    from the seed alone)."""
 
     def __init__(self) -> None:
         self.pairs: dict[tuple[str, str], PairAgreement] = {}
+        self.kept: dict[DealKey, list[Played]] = {}
         # The last ladder match fed in (the ladder carries it on from there).
         self.last = 0
 
-    def add_deal(self, games: Iterable[StoredGame]) -> None:
-        """The games of one deal (same game, seats and seed); each game's decision points
-        replayed once."""
-        replayed: dict[int, list[tuple[int, int]]] = {}
-        for first, second in combinations(games, 2):
-            if (first.seed, first.game, first.variant, len(first.seats)) == \
-                    (second.seed, second.game, second.variant, len(second.seats)):
-                if first.id not in replayed:
-                    replayed[first.id] = decision_points(first)
-                self._compare(first, second, replayed[first.id])
+    def add_match(self, games: Iterable[StoredGame], keep: bool) -> None:
+        """A match's games; ``keep``: its deals may recur, so its games are kept to
+        compare later matches' with."""
+        here: dict[DealKey, list[Played]] = {}
+        for game in games:
+            key = (game.game, game.variant, len(game.seats), game.seed)
+            played = Played(game.id, tuple(game.seats), tuple(game.actions),
+                            tuple(decision_points(game)))
+            for other in [*self.kept.get(key, ()), *here.get(key, ())]:
+                self._compare(other, played)
+            here.setdefault(key, []).append(played)
+        if keep:
+            for key, games_of_deal in here.items():
+                self.kept.setdefault(key, []).extend(games_of_deal)
 
-    def _compare(self, first: StoredGame, second: StoredGame,
-                 moves: list[tuple[int, int]]) -> None:
+    def _compare(self, first: Played, second: Played) -> None:
+        """Walk two games of one deal while their actions agree (and at the first
+        decision where they do not)."""
         met: set[tuple[str, str]] = set()
-        for step, (mine, theirs) in enumerate(zip(first.actions, second.actions)):
-            seat, choices = moves[step]
+        for (seat, choices), mine, theirs in zip(first.points, first.actions, second.actions):
             a, b = first.seats[seat], second.seats[seat]
             if a != b and choices > 1:
                 pair = self._pair(a, b)
@@ -90,11 +111,3 @@ class Agreements:
         """The pairs that agree at ``share`` of ``points`` or more, most alike first."""
         return sorted((pair for pair in self.pairs.values() if pair.flagged(share, points)),
                       key=lambda pair: (-pair.share, -pair.points, pair.a, pair.b))
-
-
-def by_deal(games: Iterable[StoredGame]) -> list[list[StoredGame]]:
-    """A tournament's games (in schedule order) grouped by deal."""
-    deals: dict[int, list[StoredGame]] = {}
-    for game in games:
-        deals.setdefault(game.group_index, []).append(game)
-    return list(deals.values())

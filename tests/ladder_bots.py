@@ -40,3 +40,10 @@ class HeldGreedy(FleaGreedyBot):
             Path(os.environ[HELD_FILE]).touch()
             threading.Event().wait()
         return super().decide(request)
+
+
+class FirstLegal(FleaGreedyBot):
+    """Always the first legal action: a weak boss that plays the same on the same deal."""
+
+    def decide(self, request) -> int:
+        return 0

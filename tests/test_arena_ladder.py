@@ -195,6 +195,20 @@ def test_a_near_copy_is_flagged_for_playing_alike(tmp_path):
     assert met and all(pair.share < 0.9 for pair in met)
 
 
+def test_a_near_copy_is_flagged_on_the_bosss_deals_though_it_never_met_its_original(
+        tmp_path):
+    """Every version's k-th promotion match is dealt the same deals: two versions meet
+    there at identical decision points (the boss plays the same on the same deal)."""
+    settings = {**SETTINGS, "similarity": {"share": 0.9, "points": 10}, "leagues": [
+        {"name": "wood", "boss": {"name": "boss", "python": "ladder_bots:FirstLegal"}}]}
+    ladder = Ladder(tmp_path / "a.sqlite", settings)
+    field = entries(("g1", "ann", GREEDY), ("c1", "ann", {"python": "ladder_bots:CopiedGreedy"}),
+                    ("r1", "bob", RANDOM), ("h1", "cat", HALF))
+    played = play(ladder, field, 14)
+    assert not any({"g1", "c1"} <= set(seats) for _, seats in played)
+    assert [(pair.a, pair.b, pair.share) for pair in ladder.similar()] == [("c1", "g1", 1.0)]
+
+
 def test_finals_settle_a_final_standing_and_freeze_the_ladder(tmp_path):
     ladder = Ladder(tmp_path / "a.sqlite", {**SETTINGS, "finals": {"max_games": 600}})
     play(ladder, FIELD, 4)
