@@ -51,6 +51,8 @@ from tournaments.runner import TournamentError, TournamentRunner
 from tournaments.store import Store, StoreError
 
 HOUR_S = 3600.0
+#: Runs of a match with games stored that may fail before it is given up.
+MAX_ATTEMPTS = 3
 #: A version id: a bot name with room for the "-copyN" of its validation's copies.
 VERSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,55}")
 VERSION_RULE = "1-56 letters, digits, '.', '_' or '-', starting with a letter or digit"
@@ -148,8 +150,7 @@ class Ladder:
 
     def _next(self, entries: Sequence[LadderEntry]) -> StoredMatch | None:
         """The next match, kept in the store before it is played; None if none can be."""
-        for entry in entries:
-            self.records.register(entry.version_id, entry.entrant)
+        self.records.register([(entry.version_id, entry.entrant) for entry in entries])
         versions = self.records.versions()
         bots = {entry.version_id: entry.bot for entry in entries}
         number = self.records.next_number()
@@ -221,8 +222,12 @@ class Ladder:
             TournamentRunner(config, self.store, self.logs / match.tournament,
                              out=io.StringIO(), quiet=True).run()
         except (ConfigError, TournamentError) as error:
-            if self.store.done_indices(match.tournament):
-                raise   # games are stored: resumed at the next call, never dropped
+            # With games stored the match is resumed at the next call (the cluster or the
+            # store may be back), until it failed MAX_ATTEMPTS times; then, as a match
+            # that could not start, it is over unrated (its games stay stored).
+            if self.store.done_indices(match.tournament) and \
+                    self.records.failed_attempt(match.number) < MAX_ATTEMPTS:
+                raise
             return self._finish(match, MatchStatus.FAILED, str(error))
         return self._finish(match, MatchStatus.PLAYED, "")
 

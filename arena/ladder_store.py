@@ -32,7 +32,8 @@ CREATE TABLE IF NOT EXISTS ladder_matches (
     finished_at REAL,                -- unix time; NULL while it is being played
     status      TEXT,                -- played | failed
     games       INTEGER NOT NULL DEFAULT 0,
-    note        TEXT NOT NULL DEFAULT ''
+    note        TEXT NOT NULL DEFAULT '',
+    failures    INTEGER NOT NULL DEFAULT 0  -- runs that failed after storing games
 );
 CREATE TABLE IF NOT EXISTS ladder_versions (
     version     TEXT PRIMARY KEY,
@@ -178,6 +179,14 @@ class LadderStore:
                 self.db.execute("UPDATE ladder_versions SET validation = ? WHERE version = ?",
                                 (validated[1], validated[0]))
 
+    def failed_attempt(self, number: int) -> int:
+        """Count a run of the match that failed with games stored; return the count."""
+        with self._writing():
+            self.db.execute("UPDATE ladder_matches SET failures = failures + 1 WHERE number = ?",
+                            (number,))
+        return int(self.db.execute("SELECT failures FROM ladder_matches WHERE number = ?",
+                                   (number,)).fetchone()[0])
+
     def finish_times(self, since: float) -> list[tuple[float, int]]:
         """(finished_at, games) of the matches finished after ``since``, oldest first."""
         rows = self.db.execute("SELECT finished_at, games FROM ladder_matches WHERE "
@@ -191,15 +200,22 @@ class LadderStore:
                                               row["registered"], row["parent"],
                                               row["validation"]) for row in rows}
 
-    def register(self, version: str, entrant: str) -> None:
-        """Keep a version at first sight, its parent the entrant's latest version before."""
+    def register(self, versions: list[tuple[str, str]]) -> None:
+        """Keep each (version, entrant) not seen before, its parent the entrant's latest
+        version seen before it."""
+        known = self.versions()
         with self._writing():
-            parent = self.db.execute("SELECT version FROM ladder_versions WHERE entrant = ? "
-                                     "ORDER BY registered DESC LIMIT 1", (entrant,)).fetchone()
-            count = self.db.execute("SELECT count(*) FROM ladder_versions").fetchone()[0]
-            self.db.execute("INSERT OR IGNORE INTO ladder_versions (version, entrant,"
-                            " registered, parent) VALUES (?, ?, ?, ?)",
-                            (version, entrant, count + 1, None if parent is None else parent[0]))
+            for version, entrant in versions:
+                if version in known:
+                    continue
+                parent = self.db.execute(
+                    "SELECT version FROM ladder_versions WHERE entrant = ? "
+                    "ORDER BY registered DESC LIMIT 1", (entrant,)).fetchone()
+                count = self.db.execute("SELECT count(*) FROM ladder_versions").fetchone()[0]
+                self.db.execute("INSERT INTO ladder_versions (version, entrant, registered,"
+                                " parent) VALUES (?, ?, ?, ?)",
+                                (version, entrant, count + 1,
+                                 None if parent is None else parent[0]))
 
     # -- flags ---------------------------------------------------------------
     def flag(self, name: str) -> str | None:

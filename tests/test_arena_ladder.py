@@ -17,11 +17,12 @@ from pathlib import Path
 import pytest
 from ladder_bots import HELD_FILE, HOLD_AFTER
 
-from arena.ladder import Ladder, LadderEntry
+from arena.ladder import MAX_ATTEMPTS, Ladder, LadderEntry
 from arena.ladder_settings import ladder_settings
 from arena.ladder_store import LadderStore, MatchKind
 from arena.leagues import Grade
 from tournaments.config import ConfigError
+from tournaments.runner import Interrupted, TournamentError, TournamentRunner
 from tournaments.store import Store
 
 TESTS = Path(__file__).resolve().parent
@@ -110,6 +111,38 @@ def test_a_new_version_places_first_and_may_inherit_its_entrants_rating(tmp_path
     play(fresh, FIELD, 12)
     play(fresh, field, 1)
     assert {row.version: row for row in fresh.standings()}["g2"].mu == 25
+
+
+def test_a_match_that_keeps_failing_after_storing_games_is_given_up_unrated(tmp_path,
+                                                                            monkeypatch):
+    ladder = Ladder(tmp_path / "a.sqlite", {**SETTINGS, "deals": 2})
+    play(ladder, FIELD, 4)
+    add_game = Store.add_game
+
+    def stored_then_stopped(self, *args, **kwargs):
+        add_game(self, *args, **kwargs)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(Store, "add_game", stored_then_stopped)
+    with pytest.raises(Interrupted):
+        ladder.play_next(FIELD)
+    cut = ladder.records.unfinished()
+    monkeypatch.setattr(Store, "add_game", add_game)
+
+    def lost(self):
+        raise TournamentError("the cluster was lost")
+
+    monkeypatch.setattr(TournamentRunner, "run", lost)
+    for _ in range(MAX_ATTEMPTS - 1):
+        with pytest.raises(TournamentError, match="the cluster was lost"):
+            ladder.play_next(FIELD)
+    given_up = ladder.play_next(FIELD)
+    assert (given_up.number, given_up.status, given_up.games) == (cut.number, "failed", 1)
+    monkeypatch.undo()
+    assert ladder.play_next(FIELD).number == cut.number + 1
+    rated = sum(match.games for match in ladder.records.matches()
+                if match.kind == "ladder" and match.status == "played")
+    assert sum(games for *_, games in board(ladder)) == 2 * rated
 
 
 #: The killed ladder's (run by a subprocess): the held bot's game never times out.
