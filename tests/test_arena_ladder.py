@@ -81,6 +81,19 @@ def test_every_match_is_a_stored_tournament_of_duplicate_deals(tmp_path):
             assert {tuple(game.seats) for game in rotations} == {match.field, match.field[::-1]}
 
 
+def test_the_verdict_on_the_ladders_order_settles_as_matches_are_played(tmp_path):
+    ladder = Ladder(tmp_path / "a.sqlite", {**SETTINGS, "deals": 2})
+    field = entries(("g1", "ann", GREEDY), ("r1", "bob", RANDOM))
+    play(ladder, field, 2)
+    assert not ladder.verdict(["g1", "r1"], 0.9).certified
+    for _ in range(20):
+        ladder.play_next(field)
+        found = ladder.verdict(["g1", "r1"], 0.9)
+        if found.certified:
+            break
+    assert found.certified and found.order == ["g1", "r1"]
+
+
 def test_a_new_version_is_validated_against_copies_of_itself_first(tmp_path):
     ladder = Ladder(tmp_path / "a.sqlite", SETTINGS)
     field = [*FIELD, LadderEntry("s1", "dan", {"python": "ladder_bots:Sloppy"})]
