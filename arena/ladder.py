@@ -7,10 +7,11 @@ The contract with the service (which owns entrants, versions and pages):
   the keys). The ladder shares the tournaments' SQLite store at ``db_path``.
 * ``play_next(entries) -> LadderMatch | None``: ``entries`` are the versions active now
   (:class:`LadderEntry`: a version id, which is the bot's name in every stored game, its
-  entrant, and its bots.yaml entry). It plays one match and returns it, or returns None
-  when nothing may be played (paused, frozen by the finals, past the deadline, at the
-  games-per-hour cap, or too few versions). Call it again and again from one
-  background thread; it blocks while the match is played.
+  entrant, and its bots.yaml entry). It plays the next batch (one match, unless the
+  ``parallel`` setting says more) and returns its last match, or returns None when
+  nothing may be played (paused, frozen by the finals, past the deadline, at the
+  games-per-hour cap, or too few versions); ``play_batch`` returns the whole batch.
+  Call it again and again from one background thread; it blocks while it plays.
 * ``standings()``, ``verdict()``, ``promotions()``, ``grades_csv()``, ``similar()``,
   ``status()``, ``pause()``, ``resume()``; ``run_finals(entries)`` at the deadline
   (:mod:`arena.finals`), after which ``status().frozen`` is set.
@@ -18,8 +19,10 @@ The contract with the service (which owns entrants, versions and pages):
 What a match is: a small tournament of ``tournaments/`` (its config built in code, run
 by the same runner as ``circus-referee tournament``, stored in the same tables), so
 ``replay``, ``export`` and ``packs`` work on its games; every deal is played in every
-seat rotation. What comes next, in order: the match left unfinished by a kill (resumed:
-the runner plays only its games not stored); a new version's validation against copies
+seat rotation. A batch's matches are all chosen from the results stored before it and
+kept in one transaction before any is played. What comes next, in order: the matches a
+kill left unfinished (resumed: the runner plays only their games not stored); else, for
+each match of the batch, a new version's validation against copies
 of itself; while a promotion test is open, every ``promotion_every``-th match is one
 (:mod:`arena.leagues`); else a ladder match (:mod:`arena.matchmaking`), a version in its
 placement series first. Everything random comes from the ladder's seed and the match's
@@ -31,6 +34,7 @@ from __future__ import annotations
 
 import io
 import random
+from concurrent import futures
 import re
 import time
 from contextlib import contextmanager
@@ -42,7 +46,14 @@ from arena import leagues
 from arena.finals import FinalStanding, finals_data, final_standing
 from arena.ladder_ratings import LadderFold
 from arena.ladder_settings import LadderSettings, ladder_settings, match_data
-from arena.ladder_store import LadderStore, MatchKind, MatchStatus, StoredMatch
+from arena.ladder_store import (
+    LadderStore,
+    MatchKind,
+    MatchPlan,
+    MatchStatus,
+    StoredMatch,
+    StoredVersion,
+)
 from arena.matchmaking import Candidate, pick_field
 from arena.similarity import Agreements, PairAgreement
 from ratings.verdict import Verdict
@@ -133,13 +144,19 @@ class Ladder:
         self.records.close()
 
     def play_next(self, entries: Sequence[LadderEntry]) -> LadderMatch | None:
-        """Play the next match (see the module's docstring), or None if none may start."""
+        """Play the next batch of matches (one, unless ``parallel`` says more) and return
+        its last; None if none may start (see the module's docstring)."""
+        played = self.play_batch(entries)
+        return played[-1] if played else None
+
+    def play_batch(self, entries: Sequence[LadderEntry]) -> list[LadderMatch]:
+        """Play the matches a kill left unfinished, else the next ``parallel`` matches,
+        all chosen from the results stored before any is played, and played at once."""
         self._check(entries)
         if self._held():
-            return None
+            return []
         with self._locked():
-            match = self.records.unfinished() or self._next(entries)
-            return None if match is None else self._play(match)
+            return self._play(self.records.unfinished() or self._next(entries))
 
     def _held(self) -> bool:
         """Whether no match may start now: paused, at the cap, past the deadline, or the
@@ -148,42 +165,54 @@ class Ladder:
         return status.paused or status.capped_until is not None or status.past_deadline \
             or status.frozen or self._finals() is not None
 
-    def _next(self, entries: Sequence[LadderEntry]) -> StoredMatch | None:
-        """The next match, kept in the store before it is played; None if none can be."""
+    def _next(self, entries: Sequence[LadderEntry]) -> list[StoredMatch]:
+        """The next batch, kept in the store (in one transaction) before it is played."""
         self.records.register([(entry.version_id, entry.entrant) for entry in entries])
         versions = self.records.versions()
+        self.ratings.update(self.store, self.records, versions)
         bots = {entry.version_id: entry.bot for entry in entries}
-        number = self.records.next_number()
+        first = self.records.next_number()
+        batch: list[MatchPlan] = []
+        for number in range(first, first + self.settings.parallel):
+            plan = self._plan(number, bots, versions, batch)
+            if plan is None:
+                break
+            batch.append(plan)
+        return self.records.add_matches(batch)
+
+    def _plan(self, number: int, bots: dict[str, dict[str, Any]],
+              versions: dict[str, StoredVersion], batch: list[MatchPlan]) -> MatchPlan | None:
+        """The match ``number``, after those of its ``batch`` chosen already; None if none
+        can be. A version is validated, or tested for promotion, once a batch."""
+        busy = {plan.field[0] for plan in batch if plan.kind is not MatchKind.LADDER}
         waiting = [name for name, known in versions.items()
-                   if name in bots and known.validation is None]
+                   if name in bots and known.validation is None and name not in busy]
         if waiting:
             return self._validation_match(number, waiting[0], bots[waiting[0]])
         # The validated versions, in the order they were first seen.
         active = [name for name, known in versions.items() if name in bots and known.validated]
-        self.ratings.update(self.store, self.records, versions)
         field = pick_field([Candidate(name, versions[name].entrant, *self.ratings.rating(name),
                                       self.ratings.matches[name]) for name in active],
                            self.settings.players, self._rng(number, "pairing"),
                            self.settings.rating, self.settings.placement_matches,
                            self.settings.settled_sigma, self.settings.unsettled_weight)
-        test = leagues.open_test(self.promotions(active))
+        test = leagues.open_test(self.promotions([name for name in active if name not in busy]))
         if test is not None and (field is None or number % self.settings.promotion_every == 0):
             return self._promotion_match(number, test, bots[test.version])
         if field is None:
             return None
-        return self._add(number, MatchKind.LADDER, field, None,
-                         [{**bots[version], "name": version} for version in field])
+        return self._planned(number, MatchKind.LADDER, field, None,
+                             [{**bots[version], "name": version} for version in field])
 
-    def _validation_match(self, number: int, version: str, bot: dict[str, Any]
-                          ) -> StoredMatch:
+    def _validation_match(self, number: int, version: str, bot: dict[str, Any]) -> MatchPlan:
         """The version in every seat (its copies named VERSION-copyN)."""
         copies = [version, *(f"{version}-copy{seat}"
                              for seat in range(2, self.settings.players + 1))]
-        return self._add(number, MatchKind.VALIDATION, copies, None,
-                         [{**bot, "name": name} for name in copies])
+        return self._planned(number, MatchKind.VALIDATION, copies, None,
+                             [{**bot, "name": name} for name in copies])
 
     def _promotion_match(self, number: int, test: leagues.PromotionTest, bot: dict[str, Any]
-                         ) -> StoredMatch:
+                         ) -> MatchPlan:
         """The version against the boss. The k-th promotion match of every version in a
         league is dealt the same deals, so the versions are tested alike, and their play
         can be compared on those deals (:mod:`arena.similarity`)."""
@@ -191,45 +220,79 @@ class Ladder:
         earlier = sum(1 for match in self.records.matches(kind=MatchKind.PROMOTION)
                       if match.league == league.name and match.field[0] == test.version
                       and match.status is not MatchStatus.FAILED)
-        return self._add(number, MatchKind.PROMOTION,
-                         leagues.boss_field(league, test.version, self.settings.players),
-                         league.name, [{**bot, "name": test.version},
-                                       *leagues.boss_bots(league, self.settings.players)],
-                         shared_deals=f"promotion/{league.name}/{earlier}")
+        return self._planned(number, MatchKind.PROMOTION,
+                             leagues.boss_field(league, test.version, self.settings.players),
+                             league.name, [{**bot, "name": test.version},
+                                           *leagues.boss_bots(league, self.settings.players)],
+                             shared_deals=f"promotion/{league.name}/{earlier}")
 
-    def _add(self, number: int, kind: MatchKind, field: list[str], league: str | None,
-             bots: list[dict[str, Any]], shared_deals: str | None = None) -> StoredMatch:
-        """Keep a match in the store. Its deals come from the ladder's seed, the match's
-        number and the store's secret (unless ``match:`` turns secret deals off), or,
-        for deals several matches share, from the seed and ``shared_deals`` alone."""
+    def _planned(self, number: int, kind: MatchKind, field: list[str], league: str | None,
+                 bots: list[dict[str, Any]], shared_deals: str | None = None) -> MatchPlan:
+        """A match's plan. Its deals come from the ladder's seed, the match's number and
+        the store's secret (unless ``match:`` turns secret deals off), or, for deals
+        several matches share, from the seed and ``shared_deals`` alone."""
         name = f"{self.settings.name}-m{number:06d}"
         draw = self._rng(number, "deals") if shared_deals is None else \
             random.Random(f"{self.settings.seed}/{shared_deals}")
         data = match_data(self.settings, name, bots, draw.getrandbits(62), self.settings.deals)
         if shared_deals is not None:
             data["secret_deals"] = False
-        return self.records.add_match(number, name, kind, field, league, data)
+        return MatchPlan(number, name, kind, tuple(field), league, data)
 
     def _rng(self, number: int, purpose: str) -> random.Random:
         """The match's draw: from the ladder's seed, the match's number and its purpose
         (a string seed is hashed with SHA-512: the same on every machine)."""
         return random.Random(f"{self.settings.seed}/{number}/{purpose}")
 
-    def _play(self, match: StoredMatch) -> LadderMatch:
-        """Play (or resume) a stored match's tournament and mark it finished."""
+    def _play(self, matches: list[StoredMatch]) -> list[LadderMatch]:
+        """Play (or resume) the matches' tournaments at once, each on its own connection
+        to the store, and mark each finished; the first error is raised once every other
+        match is marked."""
+        if len(matches) == 1:
+            return [self._settle(matches[0], self._run(matches[0], self.store))]
+        with futures.ThreadPoolExecutor(len(matches)) as pool:
+            runs = [pool.submit(self._run_apart, match) for match in matches]
+        settled: list[LadderMatch] = []
+        raised: list[BaseException] = []
+        for match, run in zip(matches, runs):
+            try:
+                settled.append(self._settle(match, run.result()))
+            except BaseException as error:   # an interrupt too: the others still count
+                raised.append(error)
+        if raised:
+            raise raised[0]
+        return settled
+
+    def _run_apart(self, match: StoredMatch) -> ConfigError | TournamentError | None:
+        store = Store(self.store.path)
+        try:
+            return self._run(match, store)
+        finally:
+            store.close()
+
+    def _run(self, match: StoredMatch, store: Store) -> ConfigError | TournamentError | None:
+        """Run a match's tournament (resumed: the runner plays only its games not stored);
+        the reason it could not, if so."""
         try:
             config = parse_config(match.config)
-            TournamentRunner(config, self.store, self.logs / match.tournament,
+            TournamentRunner(config, store, self.logs / match.tournament,
                              out=io.StringIO(), quiet=True).run()
         except (ConfigError, TournamentError) as error:
-            # With games stored the match is resumed at the next call (the cluster or the
-            # store may be back), until it failed MAX_ATTEMPTS times; then, as a match
-            # that could not start, it is over unrated (its games stay stored).
-            if self.store.done_indices(match.tournament) and \
-                    self.records.failed_attempt(match.number) < MAX_ATTEMPTS:
-                raise
-            return self._finish(match, MatchStatus.FAILED, str(error))
-        return self._finish(match, MatchStatus.PLAYED, "")
+            return error
+        return None
+
+    def _settle(self, match: StoredMatch, error: ConfigError | TournamentError | None
+                ) -> LadderMatch:
+        """Mark a match played, or failed. One that failed with games stored is left to be
+        resumed at the next call (the cluster or the store may be back), until it failed
+        MAX_ATTEMPTS times; then, as a match that could not start, it is over unrated
+        (its games stay stored)."""
+        if error is None:
+            return self._finish(match, MatchStatus.PLAYED, "")
+        if self.store.done_indices(match.tournament) and \
+                self.records.failed_attempt(match.number) < MAX_ATTEMPTS:
+            raise error
+        return self._finish(match, MatchStatus.FAILED, str(error))
 
     def _finish(self, match: StoredMatch, status: MatchStatus, note: str) -> LadderMatch:
         games = len(self.store.done_indices(match.tournament))
@@ -369,7 +432,7 @@ class Ladder:
         with self._locked():
             match = self._finals() or self._add_finals(entries)
             if match.finished_at is None:
-                played = self._play(match)
+                played = self._settle(match, self._run(match, self.store))
                 if played.status is MatchStatus.FAILED:
                     raise TournamentError(f"the finals could not be played: {played.note}")
             self.records.set_flag("frozen", match.tournament)
@@ -384,6 +447,6 @@ class Ladder:
         number = self.records.next_number()
         name = f"{self.settings.name}-finals-{number:06d}"
         bots = [{**entry.bot, "name": entry.version_id} for entry in entries]
-        return self.records.add_match(number, name, MatchKind.FINALS,
-                                      [entry.version_id for entry in entries], None,
-                                      finals_data(self.settings, name, bots))
+        return self.records.add_matches([MatchPlan(
+            number, name, MatchKind.FINALS, tuple(entry.version_id for entry in entries), None,
+            finals_data(self.settings, name, bots))])[0]

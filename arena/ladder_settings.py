@@ -61,6 +61,8 @@ class LadderSettings:
     seed: int = 1
     # Deals per ladder match: each played in every seat rotation.
     deals: int = 1
+    # Matches played at once (a batch, all chosen from the results before it).
+    parallel: int = 1
     # Matches a new version plays first, against opponents chosen around its rating.
     placement_matches: int = 4
     # A version's rating has settled below this sigma; unsettled ones are chosen
@@ -92,7 +94,8 @@ class LadderSettings:
 OWN_MATCH_KEYS = {"name", "game", "variant", "players", "bots", "rounds", "games_per_bot",
                   "seed", "format", "challenger", "duplicate", "rating", "stop", "a", "b",
                   "sprt"}
-TOP_KEYS = {"name", "game", "variant", "players", "seed", "deals", "placement_matches",
+TOP_KEYS = {"name", "game", "variant", "players", "seed", "deals", "parallel",
+            "placement_matches",
             "settled_sigma", "unsettled_weight", "new_rating", "games_per_hour",
             "promotion_every", "rating", "match", "leagues", "top_league", "similarity", "finals",
             "deadline", "logs"}
@@ -119,7 +122,8 @@ def ladder_settings(data: dict[str, Any] | None) -> LadderSettings:
         name=name, game=_get(data, "game", str, "flea-circus"),
         variant=_get(data, "variant", str, None),
         players=_count(data, "players", 2, least=2), seed=_count(data, "seed", 1, least=0),
-        deals=_count(data, "deals", 1), placement_matches=_count(data, "placement_matches", 4,
+        deals=_count(data, "deals", 1), parallel=_count(data, "parallel", 1),
+        placement_matches=_count(data, "placement_matches", 4,
                                                                  least=0),
         settled_sigma=_positive(data, "settled_sigma", LadderSettings.settled_sigma),
         unsettled_weight=_positive(data, "unsettled_weight", 4.0),

@@ -67,6 +67,18 @@ class MatchStatus(StrEnum):
 
 
 @dataclass(frozen=True)
+class MatchPlan:
+    """A match chosen, not yet kept."""
+
+    number: int
+    tournament: str
+    kind: MatchKind
+    field: tuple[str, ...]
+    league: str | None
+    config: dict[str, Any]
+
+
+@dataclass(frozen=True)
 class StoredMatch:
     number: int
     tournament: str
@@ -140,27 +152,26 @@ class LadderStore:
             found.append(match)
         return found
 
-    def unfinished(self) -> StoredMatch | None:
-        row = self.db.execute("SELECT * FROM ladder_matches WHERE finished_at IS NULL "
-                              "ORDER BY number LIMIT 1").fetchone()
-        return None if row is None else _match(row)
+    def unfinished(self) -> list[StoredMatch]:
+        rows = self.db.execute("SELECT * FROM ladder_matches WHERE finished_at IS NULL "
+                               "ORDER BY number")
+        return [_match(row) for row in rows]
 
     def next_number(self) -> int:
         return int(self.db.execute("SELECT coalesce(max(number), 0) + 1 FROM ladder_matches"
                                    ).fetchone()[0])
 
-    def add_match(self, number: int, tournament: str, kind: MatchKind, field: list[str],
-                  league: str | None, config: dict[str, Any]) -> StoredMatch:
-        """Keep a match before its first game is played, so a restart plays the same one."""
+    def add_matches(self, planned: list[MatchPlan]) -> list[StoredMatch]:
+        """Keep matches before their first game is played, in one transaction, so a
+        restart plays the same ones: all of a batch, or none."""
         with self._writing():
-            self.db.execute(
+            self.db.executemany(
                 "INSERT INTO ladder_matches (number, tournament, kind, field, league, config,"
                 " created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (number, tournament, kind, json.dumps(field), league, json.dumps(config),
-                 self.clock()))
-        match = self.match(number)
-        assert match is not None
-        return match
+                [(plan.number, plan.tournament, plan.kind, json.dumps(plan.field), plan.league,
+                  json.dumps(plan.config), self.clock()) for plan in planned])
+        return [match for match in self.matches(planned[0].number - 1)][:len(planned)] \
+            if planned else []
 
     def match(self, number: int) -> StoredMatch | None:
         row = self.db.execute("SELECT * FROM ladder_matches WHERE number = ?",

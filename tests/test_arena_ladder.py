@@ -68,6 +68,42 @@ def test_the_same_seed_and_results_make_the_same_matches(tmp_path):
     assert seeds[0] != seeds[1]
 
 
+def test_matches_played_at_once_are_chosen_from_the_results_before_them(tmp_path,
+                                                                       monkeypatch):
+    settings = {**SETTINGS, "parallel": 3}
+    ladder = Ladder(tmp_path / "a.sqlite", settings)
+    first = ladder.play_batch(FIELD)
+    assert [(match.number, match.kind) for match in first] == \
+        [(1, "validation"), (2, "validation"), (3, "validation")]
+    assert [match.number for match in ladder.play_batch(FIELD)] == [4, 5, 6]
+    # A batch stopped midway is finished by the next call, then the ladder goes on alike.
+    add_game = Store.add_game
+    stored = []
+
+    def stopping(self, tournament, *args, **kwargs):
+        game_id = add_game(self, tournament, *args, **kwargs)
+        stored.append(tournament)
+        if tournament.endswith("m000008") and stored.count(tournament) == 1:
+            raise KeyboardInterrupt
+        return game_id
+
+    monkeypatch.setattr(Store, "add_game", stopping)
+    with pytest.raises(Interrupted):
+        ladder.play_batch(FIELD)
+    monkeypatch.undo()
+    assert [match.number for match in ladder.records.unfinished()] == [8]
+    assert [match.number for match in Ladder(tmp_path / "a.sqlite", settings).play_batch(FIELD)
+            ] == [8]
+    again = Ladder(tmp_path / "a.sqlite", settings)
+    play(again, FIELD, 2)
+    whole = Ladder(tmp_path / "b.sqlite", settings)
+    for _ in range(5):
+        whole.play_batch(FIELD)
+    assert [(m.kind, m.field) for m in again.records.matches()] == \
+        [(m.kind, m.field) for m in whole.records.matches()]
+    assert board(again) == board(whole)
+
+
 def test_every_match_is_a_stored_tournament_of_duplicate_deals(tmp_path):
     ladder = Ladder(tmp_path / "a.sqlite", {**SETTINGS, "deals": 2})
     play(ladder, FIELD, 5)
@@ -139,7 +175,7 @@ def test_a_match_that_keeps_failing_after_storing_games_is_given_up_unrated(tmp_
     monkeypatch.setattr(Store, "add_game", stored_then_stopped)
     with pytest.raises(Interrupted):
         ladder.play_next(FIELD)
-    cut = ladder.records.unfinished()
+    [cut] = ladder.records.unfinished()
     monkeypatch.setattr(Store, "add_game", add_game)
 
     def lost(self):
@@ -185,8 +221,8 @@ def test_a_match_killed_midway_is_resumed_and_no_game_is_rated_twice(tmp_path):
         process.send_signal(signal.SIGKILL)
         process.wait()
     records = LadderStore(killed)
-    cut = records.unfinished()
-    assert cut is not None and cut.number > 4
+    [cut] = records.unfinished()
+    assert cut.number > 4
     resumed = Ladder(killed, settings)
     assert resumed.play_next(field).number == cut.number
     total = cut.number + 3
