@@ -59,8 +59,9 @@ class LadderSettings:
     variant: str | None = None
     players: int = 2
     seed: int = 1
-    # Deals per ladder match: each played in every seat rotation.
-    deals: int = 1
+    # Deals per ladder match: each played in every seat rotation. A match starts its bots
+    # afresh, so more deals spread that cost over more games.
+    deals: int = 4
     # Matches played at once (a batch, all chosen from the results before it).
     parallel: int = 1
     # Matches a new version plays first, against opponents chosen around its rating.
@@ -122,7 +123,7 @@ def ladder_settings(data: dict[str, Any] | None) -> LadderSettings:
         name=name, game=_get(data, "game", str, "flea-circus"),
         variant=_get(data, "variant", str, None),
         players=_count(data, "players", 2, least=2), seed=_count(data, "seed", 1, least=0),
-        deals=_count(data, "deals", 1), parallel=_count(data, "parallel", 1),
+        deals=_count(data, "deals", 4), parallel=_count(data, "parallel", 1),
         placement_matches=_count(data, "placement_matches", 4,
                                                                  least=0),
         settled_sigma=_positive(data, "settled_sigma", LadderSettings.settled_sigma),

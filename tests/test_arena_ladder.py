@@ -29,7 +29,7 @@ TESTS = Path(__file__).resolve().parent
 RANDOM = {"python": "bots.random_bot:RandomBot"}
 GREEDY = {"python": "bots.flea_greedy:FleaGreedyBot"}
 HALF = {"python": "bots.mixed:Mixed50"}
-SETTINGS = {"seed": 11, "match": {"concurrency": 1, "secret_deals": False}}
+SETTINGS = {"seed": 11, "deals": 1, "match": {"concurrency": 1, "secret_deals": False}}
 
 
 def entries(*specs: tuple[str, str, dict]) -> list[LadderEntry]:
