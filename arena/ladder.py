@@ -263,6 +263,8 @@ class Ladder:
         return settled
 
     def _run_apart(self, match: StoredMatch) -> ConfigError | TournamentError | None:
+        """Run a match on a connection of its own (a connection holds one transaction
+        at a time, and each game is stored in one)."""
         store = Store(self.store.path)
         try:
             return self._run(match, store)

@@ -8,10 +8,12 @@ deals come from the seed alone (``secret_deals: false``) where two stores are co
 from __future__ import annotations
 
 import os
+import random
 import signal
 import subprocess
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -21,6 +23,8 @@ from arena.ladder import MAX_ATTEMPTS, Ladder, LadderEntry
 from arena.ladder_settings import ladder_settings
 from arena.ladder_store import LadderStore, MatchKind
 from arena.leagues import Grade
+from arena.matchmaking import Candidate, pick_field
+from ratings.params import RatingConfig
 from tournaments.config import ConfigError
 from tournaments.runner import Interrupted, TournamentError, TournamentRunner
 from tournaments.store import Store
@@ -102,6 +106,25 @@ def test_matches_played_at_once_are_chosen_from_the_results_before_them(tmp_path
     assert [(m.kind, m.field) for m in again.records.matches()] == \
         [(m.kind, m.field) for m in whole.records.matches()]
     assert board(again) == board(whole)
+
+
+def test_an_unsettled_version_plays_more_often_and_against_close_ratings():
+    def pick(candidates, seed):
+        return pick_field(candidates, 2, random.Random(seed), RatingConfig(),
+                          placement_matches=4, settled_sigma=2.5, unsettled_weight=4)
+
+    settled = [Candidate("a", "ann", 30, 1, 9), Candidate("b", "bob", 29, 1, 9),
+               Candidate("far", "cat", 10, 1, 9)]
+    fields = [pick([*settled, Candidate("new", "dan", 25, 25 / 3, 9)], seed)
+              for seed in range(300)]
+    assert Counter(field[0] for field in fields)["new"] > 250
+    opponents = Counter(field[1] for field in (pick(settled, seed) for seed in range(300))
+                        if field[0] == "a")
+    assert opponents["b"] > 10 * opponents["far"]
+    assert fields == [pick([*settled, Candidate("new", "dan", 25, 25 / 3, 9)], seed)
+                      for seed in range(300)]
+    # In its placement series a version is chosen every time, the least placed first.
+    assert pick([*settled, Candidate("new", "dan", 25, 25 / 3, 1)], 0)[0] == "new"
 
 
 def test_every_match_is_a_stored_tournament_of_duplicate_deals(tmp_path):
