@@ -12,8 +12,8 @@ The contract with the service (which owns entrants, versions and pages):
   nothing may be played (paused, frozen by the finals, past the deadline, at the
   games-per-hour cap, or too few versions); ``play_batch`` returns the whole batch.
   Call it again and again from one background thread; it blocks while it plays.
-* ``standings()``, ``verdict()``, ``promotions()``, ``grades_csv()``, ``similar()``,
-  ``status()``, ``pause()``, ``resume()``; ``run_finals(entries)`` at the deadline
+* ``standings()``, ``recent()``, ``verdict()``, ``promotions()``, ``grades_csv()``,
+  ``similar()``, ``status()``, ``pause()``, ``resume()``; ``run_finals(entries)`` at the deadline
   (:mod:`arena.finals`), after which ``status().frozen`` is set.
 
 What a match is: a small tournament of ``tournaments/`` (its config built in code, run
@@ -155,7 +155,8 @@ class Ladder:
         if self._held():
             return []
         with self._locked():
-            return self._play(self.records.unfinished() or self._next(entries))
+            matches = self.records.unfinished() or self._next(entries)
+            return self._play(matches) if matches else []
 
     def _held(self) -> bool:
         """Whether no match may start now: paused, at the cap, past the deadline, or the
@@ -302,8 +303,9 @@ class Ladder:
             validated = (match.field[0], self._validation(match, note))
             note = validated[1]
         self.records.finish_match(match.number, status, games, note, validated)
-        return LadderMatch(match.number, match.kind, match.tournament, match.field, games,
-                           status, note)
+        finished = self.records.match(match.number)
+        assert finished is not None
+        return _played(finished)
 
     def _validation(self, match: StoredMatch, failure: str) -> str:
         """"passed" when every game against its copies ended without a fault."""
@@ -369,6 +371,11 @@ class Ladder:
                             capped_until, self.records.next_number() - 1)
 
     # -- what the pages show ---------------------------------------------------
+    def recent(self, count: int = 20) -> list[LadderMatch]:
+        """The last ``count`` matches finished, latest first (their games are the
+        tournaments' of the same names)."""
+        return [_played(match) for match in self.records.recent(count)]
+
     def standings(self) -> list[Standing]:
         """Every version seen and every boss that played, best conservative rating first."""
         versions = self.records.versions()
@@ -451,3 +458,10 @@ class Ladder:
         return self.records.add_matches([MatchPlan(
             number, name, MatchKind.FINALS, tuple(entry.version_id for entry in entries), None,
             finals_data(self.settings, name, bots))])[0]
+
+
+def _played(match: StoredMatch) -> LadderMatch:
+    """A finished match as the service sees it."""
+    assert match.status is not None
+    return LadderMatch(match.number, match.kind, match.tournament, match.field, match.games,
+                       match.status, match.note)

@@ -152,6 +152,12 @@ class LadderStore:
             found.append(match)
         return found
 
+    def recent(self, count: int) -> list[StoredMatch]:
+        """The last ``count`` matches finished, latest first."""
+        rows = self.db.execute("SELECT * FROM ladder_matches WHERE finished_at IS NOT NULL "
+                               "ORDER BY number DESC LIMIT ?", (count,))
+        return [_match(row) for row in rows]
+
     def unfinished(self) -> list[StoredMatch]:
         rows = self.db.execute("SELECT * FROM ladder_matches WHERE finished_at IS NULL "
                                "ORDER BY number")

@@ -2,7 +2,7 @@
 tournaments, validated, placed, promoted, compared for similar play, and closed by finals.
 
 The bots are in process (``python:``), so a match of two games costs a few milliseconds;
-deals come from the seed alone (``secret_deals: false``) where two stores are compared.
+deals come from the seed alone (``secret_deals: false``), so two stores can be compared.
 """
 
 from __future__ import annotations
@@ -33,7 +33,9 @@ TESTS = Path(__file__).resolve().parent
 RANDOM = {"python": "bots.random_bot:RandomBot"}
 GREEDY = {"python": "bots.flea_greedy:FleaGreedyBot"}
 HALF = {"python": "bots.mixed:Mixed50"}
-SETTINGS = {"seed": 11, "deals": 1, "match": {"concurrency": 1, "secret_deals": False}}
+#: Compared runs must not differ by a timeout on a busy machine: a bank no machine spends.
+SETTINGS = {"seed": 11, "deals": 1, "match": {"concurrency": 1, "secret_deals": False,
+                                              "time": {"move_ms": 600_000}}}
 
 
 def entries(*specs: tuple[str, str, dict]) -> list[LadderEntry]:
@@ -217,8 +219,7 @@ def test_a_match_that_keeps_failing_after_storing_games_is_given_up_unrated(tmp_
     assert sum(games for *_, games in board(ladder)) == 2 * rated
 
 
-#: The killed ladder's (run by a subprocess): the held bot's game never times out.
-KILL_SETTINGS = {**SETTINGS, "match": {**SETTINGS["match"], "time": {"move_ms": 600_000}}}
+#: The killed ladder's field (its subprocess imports it).
 KILL_FIELD = entries(("g1", "ann", {"python": "ladder_bots:HeldGreedy"}),
                      ("r1", "bob", RANDOM), ("h1", "cat", HALF))
 
@@ -226,11 +227,11 @@ KILL_FIELD = entries(("g1", "ann", {"python": "ladder_bots:HeldGreedy"}),
 def test_a_match_killed_midway_is_resumed_and_no_game_is_rated_twice(tmp_path):
     """kill -9 of a ladder while a game is under way, then a new ladder on the store: it
     finishes the match, and the ratings are those of a ladder never killed."""
-    settings, field = KILL_SETTINGS, KILL_FIELD
+    settings, field = SETTINGS, KILL_FIELD
     killed, held = tmp_path / "killed.sqlite", tmp_path / "held"
     script = ("import sys; from pathlib import Path; from arena.ladder import Ladder;"
               "import test_arena_ladder as t\n"
-              "ladder = Ladder(Path(sys.argv[1]), t.KILL_SETTINGS)\n"
+              "ladder = Ladder(Path(sys.argv[1]), t.SETTINGS)\n"
               "while ladder.play_next(t.KILL_FIELD): pass\n")
     env = {**os.environ, HOLD_AFTER: "150", HELD_FILE: str(held),
            "PYTHONPATH": os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")])}
@@ -338,6 +339,8 @@ def test_the_cap_pause_and_deadline_hold_the_ladder(tmp_path):
     assert ladder.play_next(FIELD) is None and ladder.status().paused
     ladder.resume()
     assert ladder.play_next(FIELD) is not None
+    assert [match.number for match in ladder.recent(2)] == [3, 2]
+    assert ladder.play_next([]) is None   # no version: nothing to play
     now[0] = 946_684_800.0 + 1   # past the deadline
     now_ladder = Ladder(tmp_path / "a.sqlite", {**SETTINGS, "deadline": "2000-01-01T00:00:00Z"},
                         clock=lambda: now[0])
