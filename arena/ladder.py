@@ -345,12 +345,14 @@ class Ladder:
 
     # -- flags -----------------------------------------------------------------
     def pause(self) -> None:
+        """Start no match until resumed: a flag in the store, so a restart stays paused."""
         self.records.set_flag("paused", "yes")
 
     def resume(self) -> None:
         self.records.set_flag("paused", None)
 
     def status(self) -> LadderStatus:
+        """What holds the ladder now, if anything, and its pace over the last hour."""
         now = self.clock()
         recent = self.records.finish_times(now - HOUR_S)
         played = sum(games for _, games in recent)
@@ -390,7 +392,8 @@ class Ladder:
             rows.append(Standing(
                 name, None if known is None else known.entrant, mu, sigma,
                 self.ratings.games(name), sigma <= self.settings.settled_sigma,
-                leagues.league_of(tests[name], self.settings) if name in tests else None,
+                leagues.league_of(tests[name], self.settings)
+                if self.settings.leagues and name in tests else None,
                 None if known is None else known.validation))
         return sorted(rows, key=lambda row: (-row.conservative, row.version))
 

@@ -96,10 +96,9 @@ OWN_MATCH_KEYS = {"name", "game", "variant", "players", "bots", "rounds", "games
                   "seed", "format", "challenger", "duplicate", "rating", "stop", "a", "b",
                   "sprt"}
 TOP_KEYS = {"name", "game", "variant", "players", "seed", "deals", "parallel",
-            "placement_matches",
-            "settled_sigma", "unsettled_weight", "new_rating", "games_per_hour",
-            "promotion_every", "rating", "match", "leagues", "top_league", "similarity", "finals",
-            "deadline", "logs"}
+            "placement_matches", "settled_sigma", "unsettled_weight", "new_rating",
+            "games_per_hour", "promotion_every", "rating", "match", "leagues", "top_league",
+            "similarity", "finals", "deadline", "logs"}
 
 
 def ladder_settings(data: dict[str, Any] | None) -> LadderSettings:
@@ -124,22 +123,21 @@ def ladder_settings(data: dict[str, Any] | None) -> LadderSettings:
         variant=_get(data, "variant", str, None),
         players=_count(data, "players", 2, least=2), seed=_count(data, "seed", 1, least=0),
         deals=_count(data, "deals", 4), parallel=_count(data, "parallel", 1),
-        placement_matches=_count(data, "placement_matches", 4,
-                                                                 least=0),
+        placement_matches=_count(data, "placement_matches", 4, least=0),
         settled_sigma=_positive(data, "settled_sigma", LadderSettings.settled_sigma),
         unsettled_weight=_positive(data, "unsettled_weight", 4.0),
         new_rating=_choice(data, "new_rating", NEW_RATINGS),
-        games_per_hour=_get(data, "games_per_hour", int, None),
+        games_per_hour=None if data.get("games_per_hour") is None
+        else _count(data, "games_per_hour", 1),
         promotion_every=_count(data, "promotion_every", 2),
-        rating=RatingConfig(**{key: float(value) for key, value in rating.items()}),
+        rating=RatingConfig(**{key: _get(rating, key, float, 0.0, "ladder.rating.")
+                               for key in rating if rating[key] is not None}),
         match=match, leagues=_leagues(data.get("leagues")),
         top_league=_get(data, "top_league", str, "top"),
         similar_share=_fraction(similarity, "share", 0.9, "ladder.similarity."),
         similar_points=_count(similarity, "points", 30, where="ladder.similarity."),
         finals=_finals(data.get("finals")), deadline=_deadline(data.get("deadline")),
         logs=None if data.get("logs") is None else Path(_get(data, "logs", str, "")))
-    if settings.games_per_hour is not None and settings.games_per_hour < 1:
-        raise ConfigError("ladder.games_per_hour must be at least 1 (leave it out: no cap)")
     _check_with_tournament_config(settings)
     return settings
 
