@@ -149,6 +149,10 @@ def _check_with_tournament_config(settings: LadderSettings) -> None:
     names = [boss.get("name") for boss in bosses]
     if len(set(names)) != len(names):
         raise ConfigError("ladder.leagues: two bosses have one name")
+    leagues = [league.name for league in settings.leagues]
+    if len(set(leagues)) != len(leagues) or settings.top_league in leagues:
+        raise ConfigError("ladder.leagues: two leagues (or a league and top_league) have one "
+                          "name")
     fillers = [{"name": f"check-{seat}", "python": "bots.random_bot:RandomBot"}
                for seat in range(settings.players)]
     try:
