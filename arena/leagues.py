@@ -71,6 +71,10 @@ class PromotionEvidence:
         self.sets: dict[tuple[str, str], DealSets] = {}
         self.last = 0
         self.groups = 0
+        # Each test as last judged, with the games it was judged on: judged again only
+        # when its version played the boss since (a board asks for every version's).
+        self.judged: dict[tuple[str, str, bool], tuple[int, PromotionTest]] = {}
+        self.games: dict[tuple[str, str], int] = {}
 
     def update(self, store: Store, records: LadderStore) -> None:
         for match in records.finished(self.last):
@@ -78,9 +82,11 @@ class PromotionEvidence:
             if match.kind is not MatchKind.PROMOTION or match.status is not MatchStatus.PLAYED \
                     or match.league is None:
                 continue
-            sets = self.sets.setdefault((match.field[0], match.league), DealSets())
+            key = (match.field[0], match.league)
+            sets = self.sets.setdefault(key, DealSets())
             groups: dict[int | None, int] = {}
             for game in store.results(match.tournament):
+                self.games[key] = self.games.get(key, 0) + 1
                 if game.group_index not in groups:
                     self.groups += 1
                     groups[game.group_index] = self.groups
@@ -95,12 +101,20 @@ class PromotionEvidence:
             below_passed = True
             row = []
             for league in settings.leagues:
-                made = _test(version, league, self.sets.get((version, league.name), DealSets()),
-                             below_passed)
+                made = self._test(version, league, below_passed)
                 below_passed = made.grade is Grade.PASSED
                 row.append(made)
             tests[version] = row
         return tests
+
+    def _test(self, version: str, league: League, reached: bool) -> PromotionTest:
+        games = self.games.get((version, league.name), 0)
+        kept = self.judged.get((version, league.name, reached))
+        if kept is None or kept[0] != games:
+            kept = games, _test(version, league,
+                                self.sets.get((version, league.name), DealSets()), reached)
+            self.judged[version, league.name, reached] = kept
+        return kept[1]
 
 
 def league_of(tests: Sequence[PromotionTest], settings: LadderSettings) -> str:
