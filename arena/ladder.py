@@ -277,8 +277,9 @@ class Ladder:
         the reason it could not, if so."""
         try:
             config = parse_config(match.config)
-            TournamentRunner(config, store, self.logs / match.tournament,
-                             out=io.StringIO(), quiet=True).run()
+            # No bot sees the logs (every entrant's) nor the store: the runner hides them.
+            TournamentRunner(config, store, self.logs / match.tournament, out=io.StringIO(),
+                             quiet=True, private=(self.logs,)).run()
         except (ConfigError, TournamentError) as error:
             return error
         return None

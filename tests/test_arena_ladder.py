@@ -129,6 +129,22 @@ def test_an_unsettled_version_plays_more_often_and_against_close_ratings():
     assert pick([*settled, Candidate("new", "dan", 25, 25 / 3, 1)], 0)[0] == "new"
 
 
+def test_no_bot_is_shown_the_logs_of_the_ladder(tmp_path, monkeypatch):
+    """The logs hold every entrant's bot logs: the runner hides them from every bot, as
+    it hides the store, wherever the settings put them."""
+    hidden = []
+    start = TournamentRunner.__init__
+
+    def spy(self, *args, **kwargs):
+        start(self, *args, **kwargs)
+        hidden.append(self.private)
+
+    monkeypatch.setattr(TournamentRunner, "__init__", spy)
+    logs = tmp_path / "elsewhere" / "logs"
+    play(Ladder(tmp_path / "db" / "a.sqlite", {**SETTINGS, "logs": str(logs)}), FIELD, 1)
+    assert hidden and logs in hidden[0] and tmp_path / "db" in hidden[0]
+
+
 def test_every_match_is_a_stored_tournament_of_duplicate_deals(tmp_path):
     ladder = Ladder(tmp_path / "a.sqlite", {**SETTINGS, "deals": 2})
     play(ladder, FIELD, 5)
