@@ -1,9 +1,10 @@
 """Play similarity on duplicate deals: how often two versions choose the same action at
 the same decision point.
 
-The games of one deal (a group: one deal in every seat rotation) start from the same
-state, and a rules engine is a function of its deal and the actions so far, so two of
-them are at the same decision point as long as their actions agree: at each such
+The games of one deal (the same game, seats and seed: the rotations of a match's deal,
+or the same deal dealt to several promotion matches) start from the same state, and a
+rules engine is a function of its deal and the actions so far, so two of them are at
+the same decision point as long as their actions agree: at each such
 decision the seat to move is the same, and where two different versions sit in it, both
 faced the identical choice. The walk along the two games compares the versions there,
 up to and including the first decision where the actions differ (after it the states
