@@ -331,9 +331,22 @@ def test_a_near_copy_is_flagged_on_the_bosss_deals_though_it_never_met_its_origi
     assert [(pair.a, pair.b, pair.share) for pair in ladder.similar()] == [("c1", "g1", 1.0)]
 
 
-def test_finals_settle_a_final_standing_and_freeze_the_ladder(tmp_path):
+def test_finals_settle_a_final_standing_and_freeze_the_ladder(tmp_path, monkeypatch):
     ladder = Ladder(tmp_path / "a.sqlite", {**SETTINGS, "finals": {"max_games": 600}})
     play(ladder, FIELD, 4)
+    add_game = Store.add_game
+
+    def stopped_at_the_tenth(self, *args, **kwargs):
+        if len(self.done_indices(args[0])) == 9:
+            raise KeyboardInterrupt
+        return add_game(self, *args, **kwargs)
+
+    monkeypatch.setattr(Store, "add_game", stopped_at_the_tenth)
+    with pytest.raises(Interrupted):
+        ladder.run_finals(FIELD)
+    monkeypatch.undo()
+    # Finals begun hold the ladder; asked again, they go on from their stored games.
+    assert ladder.play_next(FIELD) is None and not ladder.status().frozen
     final = ladder.run_finals(FIELD)
     assert final.settled and final.order[0] == "g1" and final.order[-1] == "r1"
     assert final.games <= 600
