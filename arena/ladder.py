@@ -437,6 +437,19 @@ class Ladder:
         return agreements
 
     # -- the finals ------------------------------------------------------------
+    def final_entries(self, entries: Sequence[LadderEntry]) -> list[LadderEntry]:
+        """Each entrant's final version among ``entries``: the one the ladder saw last
+        (the finals' field), in the order the ladder saw them."""
+        order = {name: known.registered for name, known in self.records.versions().items()}
+
+        def seen(entry: LadderEntry) -> int:
+            return order.get(entry.version_id, 1 << 62)
+
+        latest: dict[str, LadderEntry] = {}
+        for entry in sorted(entries, key=seen):
+            latest[entry.entrant] = entry
+        return sorted(latest.values(), key=seen)
+
     def run_finals(self, entries: Sequence[LadderEntry]) -> FinalStanding:
         """Play (or resume) the finals among ``entries`` (each entrant's final version),
         then freeze the ladder; once frozen, the finals' standing again."""

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import csv
 import io
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Iterable, Mapping, Sequence
 
@@ -48,6 +48,8 @@ class PromotionTest:
     needed: float
     confidence: float
     line: str
+    # The promotion matches' tournaments (their games are the evidence), in order.
+    matches: tuple[str, ...] = ()
 
 
 def boss_field(league: League, version: str, players: int) -> list[str]:
@@ -75,6 +77,7 @@ class PromotionEvidence:
         # when its version played the boss since (a board asks for every version's).
         self.judged: dict[tuple[str, str, bool], tuple[int, PromotionTest]] = {}
         self.games: dict[tuple[str, str], int] = {}
+        self.matches: dict[tuple[str, str], list[str]] = {}
 
     def update(self, store: Store, records: LadderStore) -> None:
         for match in records.finished(self.last):
@@ -84,6 +87,7 @@ class PromotionEvidence:
                 continue
             key = (match.field[0], match.league)
             sets = self.sets.setdefault(key, DealSets())
+            self.matches.setdefault(key, []).append(match.tournament)
             groups: dict[int | None, int] = {}
             for game in store.results(match.tournament):
                 self.games[key] = self.games.get(key, 0) + 1
@@ -111,8 +115,9 @@ class PromotionEvidence:
         games = self.games.get((version, league.name), 0)
         kept = self.judged.get((version, league.name, reached))
         if kept is None or kept[0] != games:
-            kept = games, _test(version, league,
-                                self.sets.get((version, league.name), DealSets()), reached)
+            kept = games, replace(
+                _test(version, league, self.sets.get((version, league.name), DealSets()),
+                      reached), matches=tuple(self.matches.get((version, league.name), ())))
             self.judged[version, league.name, reached] = kept
         return kept[1]
 

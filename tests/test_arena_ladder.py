@@ -298,6 +298,9 @@ def test_a_stronger_version_is_promoted_past_the_random_boss_and_graded(tmp_path
     assert bronze.grade is Grade.UNDECIDED and bronze.deal_sets == 6
     assert ladder.promotions()["r1"][0].grade is not Grade.PASSED
     assert {row.version: row.league for row in ladder.standings()}["g1"] == "bronze"
+    assert len(wood.matches) == len(set(wood.matches)) > 0
+    store = Store(tmp_path / "a.sqlite")
+    assert all(set(store.games(name)[0].seats) == {"g1", "boss-random"} for name in wood.matches)
     sheet = ladder.grades_csv().splitlines()
     assert sheet[0] == "entrant,version,league,boss,grade,confidence,evidence,needed,deal_sets"
     assert any(line.startswith("ann,g1,wood,boss-random,passed,0.9,") for line in sheet)
@@ -333,7 +336,9 @@ def test_a_near_copy_is_flagged_on_the_bosss_deals_though_it_never_met_its_origi
 
 def test_finals_settle_a_final_standing_and_freeze_the_ladder(tmp_path, monkeypatch):
     ladder = Ladder(tmp_path / "a.sqlite", {**SETTINGS, "finals": {"max_games": 600}})
-    play(ladder, FIELD, 4)
+    play(ladder, [*FIELD, LadderEntry("g0", "ann", RANDOM)], 5)
+    assert [entry.version_id for entry in ladder.final_entries(
+        [*FIELD, LadderEntry("g0", "ann", RANDOM)])] == ["r1", "h1", "g0"]
     add_game = Store.add_game
 
     def stopped_at_the_tenth(self, *args, **kwargs):
