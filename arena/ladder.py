@@ -234,7 +234,9 @@ class Ladder:
         name = f"{self.settings.name}-m{number:06d}"
         draw = self._rng(number, "deals") if shared_deals is None else \
             random.Random(f"{self.settings.seed}/{shared_deals}")
-        data = match_data(self.settings, name, bots, draw.getrandbits(62), self.settings.deals)
+        # A validation only looks for faults: one deal does.
+        deals = 1 if kind is MatchKind.VALIDATION else self.settings.deals
+        data = match_data(self.settings, name, bots, draw.getrandbits(62), deals)
         if shared_deals is not None:
             data["secret_deals"] = False
         return MatchPlan(number, name, kind, tuple(field), league, data)
