@@ -26,14 +26,13 @@ each match of the batch, a new version's validation against copies of itself; wh
 promotion test is open, every ``promotion_every``-th match is one (:mod:`arena.leagues`);
 else a ladder match (:mod:`arena.matchmaking`), a version in its placement series first. Everything random comes from the ladder's seed and the match's
 number, and every choice from the stored results, so a store gives the same next match
-whoever reads it. The ratings are folded from the store (:mod:`arena.ladder_ratings`).
+whoever reads it. The matches are played by :mod:`arena.playing`, and the ratings are
+folded from the store (:mod:`arena.ladder_ratings`).
 """
 
 from __future__ import annotations
 
-import io
 import random
-from concurrent import futures
 import re
 import time
 from contextlib import contextmanager
@@ -54,15 +53,14 @@ from arena.ladder_store import (
     StoredVersion,
 )
 from arena.matchmaking import Candidate, pick_field
+from arena.playing import LadderMatch, MatchPlayer, ladder_match
 from arena.similarity import Agreements, PairAgreement
 from ratings.verdict import Verdict
-from tournaments.config import ConfigError, parse_config
-from tournaments.runner import TournamentError, TournamentRunner
+from tournaments.config import ConfigError
+from tournaments.runner import TournamentError
 from tournaments.store import Store, StoreError
 
 HOUR_S = 3600.0
-#: Runs of a match with games stored that may fail before it is given up.
-MAX_ATTEMPTS = 3
 #: A version id: a bot name with room for the "-copyN" of its validation's copies.
 VERSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,55}")
 VERSION_RULE = "1-56 letters, digits, '.', '_' or '-', starting with a letter or digit"
@@ -76,20 +74,6 @@ class LadderEntry:
     version_id: str
     entrant: str
     bot: dict[str, Any]
-
-
-@dataclass(frozen=True)
-class LadderMatch:
-    """A match played: its number (the order it is rated in), its tournament's name in
-    the store, its seats' versions, how many games it stored, and what it decided."""
-
-    number: int
-    kind: MatchKind
-    tournament: str
-    field: tuple[str, ...]
-    games: int
-    status: MatchStatus
-    note: str
 
 
 @dataclass(frozen=True)
@@ -132,6 +116,7 @@ class Ladder:
         self.store = Store(db_path)
         self.records = LadderStore(db_path, clock)
         self.logs = self.settings.logs or db_path.parent / "logs"
+        self.player = MatchPlayer(self.store, self.records, self.logs)
         # What the store's matches have told so far, carried on as matches finish.
         self.ratings = LadderFold(self.settings)
         self.evidence = leagues.PromotionEvidence()
@@ -156,7 +141,7 @@ class Ladder:
             return []
         with self._locked():
             matches = self.records.unfinished() or self._next(entries)
-            return self._play(matches) if matches else []
+            return self.player.play(matches) if matches else []
 
     def _held(self) -> bool:
         """Whether no match may start now: paused, at the cap, past the deadline, or the
@@ -246,81 +231,6 @@ class Ladder:
         (a string seed is hashed with SHA-512: the same on every machine)."""
         return random.Random(f"{self.settings.seed}/{number}/{purpose}")
 
-    def _play(self, matches: list[StoredMatch]) -> list[LadderMatch]:
-        """Play (or resume) the matches' tournaments at once, each on its own connection
-        to the store, and mark each finished; the first error is raised once every other
-        match is marked."""
-        if len(matches) == 1:
-            return [self._settle(matches[0], self._run(matches[0], self.store))]
-        with futures.ThreadPoolExecutor(len(matches)) as pool:
-            runs = [pool.submit(self._run_apart, match) for match in matches]
-        settled: list[LadderMatch] = []
-        raised: list[BaseException] = []
-        for match, run in zip(matches, runs):
-            try:
-                settled.append(self._settle(match, run.result()))
-            except BaseException as error:   # an interrupt too: the others still count
-                raised.append(error)
-        if raised:
-            raise raised[0]
-        return settled
-
-    def _run_apart(self, match: StoredMatch) -> ConfigError | TournamentError | None:
-        """Run a match on a connection of its own (a connection holds one transaction
-        at a time, and each game is stored in one)."""
-        store = Store(self.store.path)
-        try:
-            return self._run(match, store)
-        finally:
-            store.close()
-
-    def _run(self, match: StoredMatch, store: Store) -> ConfigError | TournamentError | None:
-        """Run a match's tournament (resumed: the runner plays only its games not stored);
-        the reason it could not, if so."""
-        try:
-            config = parse_config(match.config)
-            # No bot sees the logs (every entrant's) nor the store: the runner hides them.
-            TournamentRunner(config, store, self.logs / match.tournament, out=io.StringIO(),
-                             quiet=True, private=(self.logs,)).run()
-        except (ConfigError, TournamentError) as error:
-            return error
-        return None
-
-    def _settle(self, match: StoredMatch, error: ConfigError | TournamentError | None
-                ) -> LadderMatch:
-        """Mark a match played, or failed. One that failed with games stored is left to be
-        resumed at the next call (the cluster or the store may be back), until it failed
-        MAX_ATTEMPTS times; then, as a match that could not start, it is over unrated
-        (its games stay stored)."""
-        if error is None:
-            return self._finish(match, MatchStatus.PLAYED, "")
-        if self.store.done_indices(match.tournament) and \
-                self.records.failed_attempt(match.number) < MAX_ATTEMPTS:
-            raise error
-        return self._finish(match, MatchStatus.FAILED, str(error))
-
-    def _finish(self, match: StoredMatch, status: MatchStatus, note: str) -> LadderMatch:
-        games = len(self.store.done_indices(match.tournament))
-        validated = None
-        if match.kind is MatchKind.VALIDATION:
-            validated = (match.field[0], self._validation(match, note))
-            note = validated[1]
-        self.records.finish_match(match.number, status, games, note, validated)
-        finished = self.records.match(match.number)
-        assert finished is not None
-        return _played(finished)
-
-    def _validation(self, match: StoredMatch, failure: str) -> str:
-        """"passed" when every game against its copies ended without a fault."""
-        if failure:
-            return f"failed: {failure}"
-        faults = list(self.store.faults(match.tournament))
-        if faults:
-            first = faults[0]
-            return (f"failed: {len(faults)} fault(s), the first {first['class']} in game "
-                    f"{first['game_id']}: {first['detail']}")
-        return "passed"
-
     @contextmanager
     def _locked(self) -> Iterator[None]:
         """One ladder at a time on a store (a dead holder's lock is taken over)."""
@@ -379,7 +289,7 @@ class Ladder:
     def recent(self, count: int = 20) -> list[LadderMatch]:
         """The last ``count`` matches finished, latest first (their games are the
         tournaments' of the same names)."""
-        return [_played(match) for match in self.records.recent(count)]
+        return [ladder_match(match) for match in self.records.recent(count)]
 
     def standings(self) -> list[Standing]:
         """Every version seen and every boss that played, best conservative rating first."""
@@ -459,7 +369,7 @@ class Ladder:
         with self._locked():
             match = self._finals() or self._add_finals(entries)
             if match.finished_at is None:
-                played = self._settle(match, self._run(match, self.store))
+                played = self.player.settle(match, self.player.run(match, self.store))
                 if played.status is MatchStatus.FAILED:
                     raise TournamentError(f"the finals could not be played: {played.note}")
             self.records.set_flag("frozen", match.tournament)
@@ -478,9 +388,3 @@ class Ladder:
             number, name, MatchKind.FINALS, tuple(entry.version_id for entry in entries), None,
             finals_data(self.settings, name, bots))])[0]
 
-
-def _played(match: StoredMatch) -> LadderMatch:
-    """A finished match as the service sees it."""
-    assert match.status is not None
-    return LadderMatch(match.number, match.kind, match.tournament, match.field, match.games,
-                       match.status, match.note)

@@ -19,11 +19,12 @@ from pathlib import Path
 import pytest
 from ladder_bots import HELD_FILE, HOLD_AFTER
 
-from arena.ladder import MAX_ATTEMPTS, Ladder, LadderEntry
+from arena.ladder import Ladder, LadderEntry
 from arena.ladder_settings import ladder_settings
 from arena.ladder_store import LadderStore, MatchKind
 from arena.leagues import Grade
 from arena.matchmaking import Candidate, pick_field
+from arena.playing import MAX_ATTEMPTS
 from ratings.params import RatingConfig
 from tournaments.config import ConfigError
 from tournaments.runner import Interrupted, TournamentError, TournamentRunner
