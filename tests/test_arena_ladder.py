@@ -26,6 +26,7 @@ from arena.leagues import Grade
 from arena.matchmaking import Candidate, pick_field
 from arena.playing import MAX_ATTEMPTS
 from ratings.params import RatingConfig
+from referee import sandbox
 from tournaments.config import ConfigError
 from tournaments.runner import Interrupted, TournamentError, TournamentRunner
 from tournaments.store import Store
@@ -144,6 +145,38 @@ def test_no_bot_is_shown_the_logs_of_the_ladder(tmp_path, monkeypatch):
     logs = tmp_path / "elsewhere" / "logs"
     play(Ladder(tmp_path / "db" / "a.sqlite", {**SETTINGS, "logs": str(logs)}), FIELD, 1)
     assert hidden and logs in hidden[0] and tmp_path / "db" in hidden[0]
+
+
+#: An entrant's bot that tries to read the files its PRY variable lists (another
+#: entrant's code, the store), says in its log what it could, then plays the greedy bot.
+PRYING_BOT = """import os, sys, runpy
+for path in os.environ["PRY"].split(os.pathsep):
+    try:
+        open(path).read()
+        print("READ", path, file=sys.stderr)
+    except OSError:
+        print("HIDDEN", path, file=sys.stderr)
+runpy.run_module("bots.flea_greedy", run_name="__main__")
+"""
+
+
+@pytest.mark.skipif(sandbox.unavailable_reason() is not None, reason="no sandbox here")
+def test_a_sandboxed_version_is_validated_and_sees_neither_others_code_nor_the_store(
+        tmp_path):
+    """A version as the service gives it: a command in its own folder, sandboxed."""
+    folders = {name: tmp_path / "versions" / name for name in ("ann-1", "bob-1")}
+    for folder in folders.values():
+        folder.mkdir(parents=True)
+        (folder / "bot.py").write_text(PRYING_BOT)
+    db, other = tmp_path / "arena" / "a.sqlite", folders["bob-1"] / "bot.py"
+    ladder = Ladder(db, SETTINGS)   # matches are sandboxed unless `match:` says otherwise
+    match = ladder.play_next([LadderEntry("ann-1", "ann", {
+        "command": "python bot.py --address {address}", "dir": str(folders["ann-1"]),
+        "env": {"PRY": os.pathsep.join([str(other), str(db)])}})])
+    assert (match.kind, match.status, match.games, match.note) == \
+        ("validation", "played", 2, "passed")
+    log = (tmp_path / "arena" / "logs" / match.tournament / "ann-1.log").read_text()
+    assert f"HIDDEN {other}" in log and f"HIDDEN {db}" in log and "READ" not in log
 
 
 def test_every_match_is_a_stored_tournament_of_duplicate_deals(tmp_path):
