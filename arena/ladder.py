@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import random
 import re
+import shlex
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -153,6 +154,11 @@ class Ladder:
     def _next(self, entries: Sequence[LadderEntry]) -> list[StoredMatch]:
         """The next batch, kept in the store (in one transaction) before it is played."""
         self.records.register([(entry.version_id, entry.entrant) for entry in entries])
+        for entry in entries:
+            outside = path_outside(entry.bot)
+            if outside is not None:
+                self.records.refuse(entry.version_id, f"its command names {outside}, outside "
+                                                      "its folder (the sandbox would show it)")
         versions = self.records.versions()
         self.ratings.update(self.store, self.records, versions)
         bots = {entry.version_id: entry.bot for entry in entries}
@@ -388,3 +394,23 @@ class Ladder:
             number, name, MatchKind.FINALS, tuple(entry.version_id for entry in entries), None,
             finals_data(self.settings, name, bots))])[0]
 
+
+def path_outside(bot: dict[str, Any]) -> Path | None:
+    """A path a ``command:`` entry names (a word, or a word's part after ``=``) that exists
+    outside its ``dir:``, if any. The sandbox shows a bot the files its command names, so
+    an entrant's command must name only its own: not another entrant's code, nor the
+    store."""
+    command, folder = bot.get("command"), bot.get("dir")
+    if not isinstance(command, str) or not isinstance(folder, str):
+        return None
+    own = Path(folder).resolve()
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return None   # the tournament config refuses it, naming the entry
+    for word in words:
+        for candidate in {word, word.partition("=")[2]} - {""}:
+            path = (own / candidate).resolve()
+            if path.exists() and path != own and own not in path.parents:
+                return path
+    return None

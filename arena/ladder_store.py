@@ -196,6 +196,12 @@ class LadderStore:
                 self.db.execute("UPDATE ladder_versions SET validation = ? WHERE version = ?",
                                 (validated[1], validated[0]))
 
+    def refuse(self, version: str, why: str) -> None:
+        """Fail a version's validation without a match (its entry cannot be played)."""
+        with self._writing():
+            self.db.execute("UPDATE ladder_versions SET validation = ? WHERE version = ? "
+                            "AND validation IS NULL", (f"failed: {why}", version))
+
     def failed_attempt(self, number: int) -> int:
         """Count a run of the match that failed with games stored; return the count."""
         with self._writing():

@@ -179,6 +179,24 @@ def test_a_sandboxed_version_is_validated_and_sees_neither_others_code_nor_the_s
     assert f"HIDDEN {other}" in log and f"HIDDEN {db}" in log and "READ" not in log
 
 
+def test_a_command_that_names_a_file_outside_its_folder_is_refused_unplayed(tmp_path):
+    """The sandbox shows a bot the files its command names: naming another entrant's
+    code (or the store) would show it that."""
+    folders = {name: tmp_path / "versions" / name for name in ("ann-1", "bob-1")}
+    for folder in folders.values():
+        folder.mkdir(parents=True)
+        (folder / "bot.py").write_text(PRYING_BOT)
+    ladder = Ladder(tmp_path / "a.sqlite", SETTINGS)
+    prying = LadderEntry("ann-1", "ann", {
+        "command": "python bot.py --address {address} --peek=../bob-1/bot.py",
+        "dir": str(folders["ann-1"])})
+    played = play(ladder, [prying, *FIELD], 4)
+    assert all("ann-1" not in seats for _, seats in played)
+    row = {row.version: row for row in ladder.standings()}["ann-1"]
+    assert row.validation == (f"failed: its command names {folders['bob-1'] / 'bot.py'}, "
+                              "outside its folder (the sandbox would show it)")
+
+
 def test_every_match_is_a_stored_tournament_of_duplicate_deals(tmp_path):
     ladder = Ladder(tmp_path / "a.sqlite", {**SETTINGS, "deals": 2})
     play(ladder, FIELD, 5)
