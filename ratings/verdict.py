@@ -45,14 +45,15 @@ from ratings.trueskill_ratings import Outcome
 
 #: The mixture's fixed stakes (fractions of wealth bet on each comparison): a
 #: comparison lost outright (x = −1) leaves the boldest gambler a tenth of its wealth.
-#: Five settle the issue's field as soon as ten or twenty did (bench/verdict.py).
+#: Five settle as soon as ten or twenty, and their small ones keep the close pairs of
+#: long tournaments (docs/ratings.md, "Sharper stakes are not the lever").
 STAKES = (0.18, 0.36, 0.54, 0.72, 0.9)
 #: The largest field judged order by order (n! orders); larger ones pair by pair.
 MAX_ORDERS = 6
 #: The gambler against an order moves its capital, at each round's start, to its
 #: neighbours in shares ∝ (their evidence against it)^REALLOCATION: to where the order
 #: looks most exposed. 1 would hold the first round's even shares (the capital is then
-#: the mean evidence); 4 settles the issue's field in 80% of runs rather than 76%.
+#: the mean evidence), and moving it settles more runs (docs/ratings.md, "The verdict").
 REALLOCATION = 4
 #: The two kinds of comparison of a pair: on a deal set they shared, and on two deal
 #: sets with the same other bots, one with each of them (one substituted for the other).
