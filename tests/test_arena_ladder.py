@@ -7,6 +7,7 @@ deals come from the seed alone (``secret_deals: false``), so two stores can be c
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import signal
@@ -17,6 +18,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 from ladder_bots import HELD_FILE, HOLD_AFTER
 
 from arena.ladder import Ladder, LadderEntry
@@ -25,6 +27,7 @@ from arena.ladder_store import LadderStore, MatchKind
 from arena.leagues import Grade
 from arena.matchmaking import Candidate, pick_field
 from arena.playing import MAX_ATTEMPTS
+from circus_referee.main import main
 from ratings.params import RatingConfig
 from referee import sandbox
 from tournaments.config import ConfigError
@@ -110,6 +113,22 @@ def test_matches_played_at_once_are_chosen_from_the_results_before_them(tmp_path
     assert [(m.kind, m.field) for m in again.records.matches()] == \
         [(m.kind, m.field) for m in whole.records.matches()]
     assert board(again) == board(whole)
+
+
+def test_the_usual_commands_read_a_ladder_match(tmp_path):
+    db = tmp_path / "a.sqlite"
+    ladder = Ladder(db, SETTINGS)
+    played = ladder.play_batch(FIELD) + ladder.play_batch(FIELD)
+    name = played[-1].tournament
+    listing = CliRunner().invoke(main, ["played", "--db", str(db), "-t", name])
+    assert listing.exit_code == 0 and "finished" in listing.output, listing.output
+    exported = CliRunner().invoke(main, ["export", "--db", str(db), "-t", name])
+    records = [json.loads(line) for line in exported.output.splitlines()]
+    assert {tuple(record["seats"]) for record in records} == {played[-1].field,
+                                                              played[-1].field[::-1]}
+    game = str(records[0]["game_id"])
+    replayed = CliRunner().invoke(main, ["replay", game, "--db", str(db)])
+    assert replayed.exit_code == 0 and f"game {game}: {name}" in replayed.output
 
 
 def test_an_unsettled_version_plays_more_often_and_against_close_ratings():
