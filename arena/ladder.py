@@ -42,7 +42,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
 
 from arena import leagues
-from arena.finals import FinalStanding, finals_data, final_standing
+from arena.finals import FinalStanding, final_standing, finals_data
 from arena.ladder_ratings import LadderFold
 from arena.ladder_settings import LadderSettings, ladder_settings, match_data
 from arena.ladder_store import (

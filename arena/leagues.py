@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Iterable, Mapping, Sequence
 
-from arena.ladder_settings import League, LadderSettings
+from arena.ladder_settings import LadderSettings, League
 from arena.ladder_store import LadderStore, MatchKind, MatchStatus
 from circus_outcomes import GameStatus
 from ratings.verdict import Comparisons, DealSets, by_round, judge
