@@ -30,8 +30,8 @@ ALLOWED = {
     # through them, never reaching the referee itself.
     "arena": {"tournaments", "ratings", OUTCOMES},
     # bench sits beside the CLI and measures whole commands too.
-    "bench": {"circus_referee", "tournaments", "training", "ratings", "referee", "bots", "circus",
-              OUTCOMES},
+    "bench": {"circus_referee", "arena", "tournaments", "training", "ratings", "referee", "bots",
+              "circus", OUTCOMES},
     "tournaments": {"ratings", "referee", "circus", OUTCOMES},
     # training (beside tournaments): the environments, playing opponents from bots in process.
     "training": {"ratings", "referee", "bots", "circus", OUTCOMES},
@@ -142,6 +142,7 @@ def test_the_walk_sees_the_imports_it_judges():
     assert "tournaments.store" in edges["tournaments.runner"]
     assert "referee.games.base" in edges["referee.match"]
     assert OUTCOMES in edges["ratings.report"]   # the ratings count the outcomes' members
+    assert "tournaments.runner" in edges["arena.ladder"]   # a ladder match is a tournament
 
 
 def test_the_command_lives_in_a_package_of_the_projects_own_name():
