@@ -30,7 +30,7 @@ from bench.report import Section, median
 from ratings.board import build_board, los
 from ratings.params import RatingConfig
 from ratings.trueskill_ratings import Outcome, Rater
-from ratings.verdict import Comparisons, DealSets, judge
+from ratings.verdict import Comparisons, DealSets, Judge, judge
 from tournaments.standings import outcome
 from tournaments.store import StoredGame
 
@@ -47,6 +47,12 @@ class Field:
     def names(self) -> list[str]:
         return [f"s{number}" for number in range(len(self.strengths))]
 
+    def right(self, order: Sequence[str]) -> bool:
+        """Whether every bot of ``order`` is strictly stronger than the next: of two
+        exactly equal bots either order is wrong."""
+        strength = dict(zip(self.names, self.strengths))
+        return all(strength[upper] > strength[lower] for upper, lower in zip(order, order[1:]))
+
 
 #: The issue's field: four bots a third of the noise apart, at 3 seats.
 ISSUE_FIELD = Field((1.0, 0.67, 0.33, 0.0), 3)
@@ -59,24 +65,70 @@ REAL_FIELD = ("p75", "p50", "p25", "p0")
 def simulated_round(field: Field, number: int, rng: random.Random) -> list[Outcome]:
     """A round robin round: every table of ``players`` bots, one deal each, played in
     every rotation; the round's games indexed and grouped after the rounds before."""
-    names, strength = field.names, dict(zip(field.names, field.strengths))
-    tables = list(itertools.combinations(names, field.players))
+    tables = list(itertools.combinations(field.names, field.players))
+    return [outcome for offset, table in enumerate(tables)
+            for outcome in simulated_deal(field, table, number * len(tables) + offset, number,
+                                          rng)]
+
+
+def simulated_deal(field: Field, table: Sequence[str], group: int, number: int,
+                   rng: random.Random) -> list[Outcome]:
+    """One deal at ``table``, played in every rotation: the games of group ``group``."""
+    strength = dict(zip(field.names, field.strengths))
+    luck = [rng.gauss(0.0, field.luck) for _ in table]
     outcomes = []
-    for offset, table in enumerate(tables):
-        group = number * len(tables) + offset
-        luck = [rng.gauss(0.0, field.luck) for _ in table]
-        for shift in range(field.players):
-            seats = table[shift:] + table[:shift]
-            performance = [strength[bot] + luck[seat] + rng.gauss(0.0, 1.0)
-                           for seat, bot in enumerate(seats)]
-            order = sorted(range(field.players), key=lambda seat: -performance[seat])
-            ranks = [0] * field.players
-            for place, seat in enumerate(order):
-                ranks[seat] = place + 1
-            outcomes.append(Outcome(group * field.players + shift, seats, tuple(ranks),
-                                    scores=tuple(round(10 * value) for value in performance),
-                                    group=group, round=number))
+    for shift in range(len(table)):
+        seats = tuple(table[shift:]) + tuple(table[:shift])
+        performance = [strength[bot] + luck[seat] + rng.gauss(0.0, 1.0)
+                       for seat, bot in enumerate(seats)]
+        order = sorted(range(len(seats)), key=lambda seat: -performance[seat])
+        ranks = [0] * len(seats)
+        for place, seat in enumerate(order):
+            ranks[seat] = place + 1
+        outcomes.append(Outcome(group * len(seats) + shift, seats, tuple(ranks),
+                                scores=tuple(round(10 * value) for value in performance),
+                                group=group, round=number))
     return outcomes
+
+
+def swiss_round(field: Field, number: int, rng: random.Random, points: dict[str, float],
+                absence: float) -> tuple[list[str], list[Outcome]]:
+    """A Swiss round with absences: each bot sits the round out with probability
+    ``absence`` (drawn before it, whatever the results), the others are seated by their
+    points so far, best first, at tables of ``players`` (those left over have a bye), one
+    deal a table. The bots present, and the games; ``points`` gain each game's
+    (n − place) / (n − 1)."""
+    present = [bot for bot in field.names if rng.random() >= absence]
+    standing = sorted(present, key=lambda bot: (-points[bot], bot))
+    seated = len(standing) - len(standing) % field.players
+    outcomes = []
+    for offset in range(0, seated, field.players):
+        table = standing[offset:offset + field.players]
+        group = number * len(field.names) + offset
+        outcomes += simulated_deal(field, table, group, number, rng)
+    for game in outcomes:
+        for bot, rank in zip(game.seats, game.ranks):
+            points[bot] += (field.players - rank) / (field.players - 1)
+    return present, outcomes
+
+
+def swiss_run(field: Field, rounds: int, confidence: float, seed: int,
+              absence: float = 0.25) -> list[list[str]]:
+    """The orders certified of the bots present at each round's end of a simulated Swiss
+    with absences, judged as ``stop: settled`` judges it (:class:`Judge`, whose field is
+    every bot), whether or not the run would have stopped."""
+    rng, judge = random.Random(seed), Judge()
+    points = dict.fromkeys(field.names, 0.0)
+    certified = []
+    for number in range(rounds):
+        present, outcomes = swiss_round(field, number, rng, points, absence)
+        for outcome in outcomes:
+            judge.add_outcome(outcome)
+        if len(present) > 1:
+            found = judge.verdict(present, confidence, field.names)
+            if found.certified:
+                certified.append(found.order)
+    return certified
 
 
 def trueskill_settled(rater: Rater, names: Sequence[str], confidence: float

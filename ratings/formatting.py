@@ -81,7 +81,9 @@ def verdict_data(found: Verdict) -> dict[str, Any]:
             "neighbours": [{"upper": upper, "lower": lower, "evidence": evidence,
                             "comparisons": compared}
                            for upper, lower, evidence, compared in found.neighbours],
-            "needed": found.needed}
+            "needed": found.needed,
+            "rival": None if found.rival is None else
+            {"order": found.rival[0], "evidence_against": found.rival[1]}}
 
 
 def leaderboard_rows(board: Board | Sequence[Row]) -> list[dict[str, Any]]:

@@ -37,9 +37,10 @@ the n(n − 1)/2 pairs (a union bound over every pair that could be neighbours).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from itertools import combinations, permutations
-from typing import Iterable, Mapping, NamedTuple, Sequence
+from typing import Collection, Iterable, Mapping, NamedTuple, Sequence
 
 from ratings.trueskill_ratings import Outcome
 
@@ -189,19 +190,20 @@ def table_outcomes(games: Sequence[Game], seats: int) -> dict[str, float]:
 @dataclass
 class PairEvidence:
     """Two bots (a < b by name) over their comparisons: the mixture betting on a, and
-    the one betting on b."""
+    the one betting on b, each gambler's wealth kept as its logarithm (a long log's
+    wealth leaves a float's range)."""
 
     a: str
     b: str
     shared: int = 0
     substituted: int = 0
     difference: float = 0.0           # Σ x over every comparison
-    gamblers_a: list[float] = field(default_factory=lambda: [1.0] * len(STAKES))
-    gamblers_b: list[float] = field(default_factory=lambda: [1.0] * len(STAKES))
-    wealth_a: float = 1.0             # the mixtures' wealth now
-    wealth_b: float = 1.0
-    best_a: float = 1.0               # ... and at its highest at a round's end
-    best_b: float = 1.0
+    gamblers_a: list[float] = field(default_factory=lambda: [0.0] * len(STAKES))
+    gamblers_b: list[float] = field(default_factory=lambda: [0.0] * len(STAKES))
+    log_a: float = 0.0                # the mixtures' log wealth now
+    log_b: float = 0.0
+    best_a: float = 0.0               # ... and at its highest at a round's end
+    best_b: float = 0.0
 
     def add(self, x: float, kind: int) -> None:
         """One comparison, x = (S_a − S_b) / seats in [−1, 1]."""
@@ -210,26 +212,26 @@ class PairEvidence:
         else:
             self.substituted += 1
         self.difference += x
-        self.gamblers_a = [w * (1.0 + stake * x) for w, stake in zip(self.gamblers_a, STAKES)]
-        self.gamblers_b = [w * (1.0 - stake * x) for w, stake in zip(self.gamblers_b, STAKES)]
-        self.wealth_a = sum(self.gamblers_a) / len(STAKES)
-        self.wealth_b = sum(self.gamblers_b) / len(STAKES)
+        self.gamblers_a = [w + math.log1p(stake * x) for w, stake in zip(self.gamblers_a, STAKES)]
+        self.gamblers_b = [w + math.log1p(-stake * x) for w, stake in zip(self.gamblers_b, STAKES)]
+        self.log_a = log_mean_exp(self.gamblers_a)
+        self.log_b = log_mean_exp(self.gamblers_b)
 
     def look(self) -> None:
         """A round's end: keep the highest evidence seen at one."""
-        self.best_a = max(self.best_a, self.wealth_a)
-        self.best_b = max(self.best_b, self.wealth_b)
+        self.best_a = max(self.best_a, self.log_a)
+        self.best_b = max(self.best_b, self.log_b)
 
     @property
     def comparisons(self) -> int:
         return self.shared + self.substituted
 
-    def evidence(self, upper: str) -> float:
-        """The evidence now that ``upper`` does better than the other."""
-        return self.wealth_a if upper == self.a else self.wealth_b
+    def log_evidence(self, upper: str) -> float:
+        """The log of the evidence now that ``upper`` does better than the other."""
+        return self.log_a if upper == self.a else self.log_b
 
-    def best(self, upper: str) -> float:
-        """The highest the evidence that ``upper`` does better has been."""
+    def log_best(self, upper: str) -> float:
+        """The log of the highest the evidence that ``upper`` does better has been."""
         return self.best_a if upper == self.a else self.best_b
 
     def mean(self, upper: str) -> float:
@@ -238,9 +240,25 @@ class PairEvidence:
         return sign * self.difference / self.comparisons if self.comparisons else 0.0
 
 
+def log_mean_exp(values: Sequence[float]) -> float:
+    """log(mean(exp(v))), without leaving a float's range."""
+    top = max(values)
+    return top + math.log(sum(math.exp(value - top) for value in values) / len(values))
+
+
+def scale(log_value: float) -> float:
+    """A log evidence or capital as the number people read (inf beyond a float's range)."""
+    return math.exp(log_value) if log_value < 709.0 else math.inf
+
+
+#: An order's neighbours in the bots of a round: (upper, lower) pairs.
+Neighbours = list[tuple[str, str]]
+
+
 class Comparisons:
     """Every pair's evidence, fed the deal sets a round at a time (rounds in order), and
-    the orders of ``bots`` not yet ruled out at ``confidence``, looked at after each round.
+    the orders of ``bots`` (the whole field) not yet ruled out at ``confidence``, looked
+    at after each round.
 
     A deal set compares each two bots seated at it. Two deal sets of one round with the
     same other bots O, one with i and one with j, compare i and j too (j in i's place):
@@ -249,7 +267,13 @@ class Comparisons:
     pair's comparisons in a round rests on deal sets none of its others use: the bets
     on them multiply. Across pairs, the comparisons of a round share deal sets, so the
     orders are judged only at round ends, where every pair's evidence is a
-    supermartingale of the same rounds.
+    supermartingale of the same rounds. A comparison is never made across a round's
+    end: its one half would be known at the look, and its bet no longer fair.
+
+    The gambler against an order bets, each round, on the order's neighbours among the
+    bots seated in that round (a Swiss round leaves some out); the seating was fixed
+    before the round's games, so the capital stays a supermartingale under the true
+    order, for the whole run. :func:`judge` reads any subset of the field from it.
     """
 
     def __init__(self, bots: Sequence[str], confidence: float) -> None:
@@ -260,13 +284,23 @@ class Comparisons:
         self.deal_sets = 0
         self.by_orders = len(self.names) <= MAX_ORDERS
         self.open = list(permutations(self.names)) if self.by_orders else []
-        # Per order not ruled out, the capital of the gambler betting against it.
-        self.capital = dict.fromkeys(self.open, 1.0)
+        # Per order not ruled out, the log of the capital of the gambler betting against it.
+        self.capital = dict.fromkeys(self.open, 0.0)
+
+    @property
+    def log_bound(self) -> float:
+        """The log of what rules out an order (order by order) or certifies a pair (pair
+        by pair): 2 / (1 − c) and n(n − 1) / (1 − c), the error split between the two
+        one-sided nulls of each pair, both true of two exactly equal bots."""
+        n = len(self.names)
+        count = 2 if self.by_orders else n * (n - 1)
+        return math.log(max(1, count)) - math.log1p(-self.confidence)
 
     def add_round(self, sets: Sequence[DealSet]) -> None:
         """One round's deal sets: their comparisons, then the look at the orders."""
-        before = {order: self.against(order) for order in self.open} if len(self.open) > 1 \
-            else {}
+        seated = {bot for dealt in sets for bot in dealt.scores if bot in self.keep}
+        before = {order: self.against(order, seated) for order in self.open} \
+            if len(self.open) > 1 else {}
         waiting: dict[frozenset[str], dict[str, list[float]]] = {}
         for dealt in sets:
             self._compare(dealt, waiting)
@@ -276,28 +310,32 @@ class Comparisons:
         if before:
             self.look(before)
 
-    def against(self, order: Sequence[str]) -> list[float]:
-        """Per neighbour of ``order`` (upper, lower), the evidence now that the lower
-        does better."""
-        return [self.evidence(lower, upper) for upper, lower in zip(order, order[1:])]
+    def against(self, order: Sequence[str], seated: Collection[str]
+                ) -> list[tuple[str, str, float]]:
+        """Per neighbour of ``order`` among the ``seated`` bots (upper, lower), the log
+        evidence now that the lower does better."""
+        chain = [bot for bot in order if bot in seated]
+        return [(upper, lower, self.log_evidence(lower, upper))
+                for upper, lower in zip(chain, chain[1:])]
 
-    def look(self, before: Mapping[tuple[str, ...], list[float]]) -> None:
+    def look(self, before: Mapping[tuple[str, ...], list[tuple[str, str, float]]]) -> None:
         """A round's end: each open order's capital grows by its bets of the round, and
-        the orders whose capital reached 1 / (1 − confidence) are ruled out.
+        the orders whose capital reached :attr:`log_bound` are ruled out.
 
         ``before``: each order's :meth:`against` at the round's start. The capital was
-        bet on its neighbours in shares fixed then, each ∝ (its evidence)^REALLOCATION,
+        bet on those neighbours in shares fixed then, each ∝ (its evidence)^REALLOCATION,
         and a share grows as that neighbour's evidence did over the round. Under the
         order each evidence is a supermartingale, so each growth has mean at most 1
         given the rounds before, and so has the capital's."""
-        bound = 1.0 / (1.0 - self.confidence)
         for order, start in before.items():
-            top = max(start)
-            shares = [(value / top) ** REALLOCATION for value in start]
-            now = self.against(order)
-            growth = sum(share * end / begin for share, end, begin in zip(shares, now, start))
-            self.capital[order] *= growth / sum(shares)
-        self.open = [order for order in self.open if self.capital[order] < bound]
+            if not start:
+                continue
+            top = max(value for _, _, value in start)
+            shares = [REALLOCATION * (value - top) for _, _, value in start]
+            grown = [share + self.log_evidence(lower, upper) - value
+                     for share, (upper, lower, value) in zip(shares, start)]
+            self.capital[order] += log_sum_exp(grown) - log_sum_exp(shares)
+        self.open = [order for order in self.open if self.capital[order] < self.log_bound]
 
     def _compare(self, dealt: DealSet, waiting: dict[frozenset[str], dict[str, list[float]]]
                  ) -> None:
@@ -315,16 +353,24 @@ class Comparisons:
                     a, b = sorted((bot, other))
                     self._pair(a, b).add(x if a == bot else -x, SUBSTITUTED)
 
-    def evidence(self, upper: str, lower: str) -> float:
-        """The evidence now that ``upper`` does better than ``lower``."""
-        pair = self.pairs.get((min(upper, lower), max(upper, lower)))
-        return pair.evidence(upper) if pair is not None else 1.0
+    def pair(self, one: str, other: str) -> PairEvidence | None:
+        return self.pairs.get((min(one, other), max(one, other)))
+
+    def log_evidence(self, upper: str, lower: str) -> float:
+        """The log of the evidence now that ``upper`` does better than ``lower``."""
+        pair = self.pair(upper, lower)
+        return pair.log_evidence(upper) if pair is not None else 0.0
 
     def _pair(self, a: str, b: str) -> PairEvidence:
         pair = self.pairs.get((a, b))
         if pair is None:
             pair = self.pairs[a, b] = PairEvidence(a, b)
         return pair
+
+
+def log_sum_exp(values: Sequence[float]) -> float:
+    top = max(values)
+    return top + math.log(sum(math.exp(value - top) for value in values))
 
 
 @dataclass(frozen=True)
@@ -335,10 +381,16 @@ class Verdict:
     certified: bool
     confidence: float
     deal_sets: int
-    needed: float                     # the evidence each neighbour pair must reach
+    # What rules an order out (order by order: the capital against it) or certifies a
+    # pair (pair by pair: its evidence).
+    needed: float
     open_orders: int                  # orders not ruled out (0: judged pair by pair)
-    # Per neighbour pair of ``order``: (upper, lower, evidence, comparisons).
+    # Per neighbour pair of ``order``: (upper, lower, evidence, comparisons); pair by
+    # pair the evidence is its highest at a round's end, what must reach ``needed``.
     neighbours: list[tuple[str, str, float, int]]
+    # Order by order, uncertified: the other order nearest to standing (the least
+    # capital against it of those not ruled out), and that capital.
+    rival: tuple[list[str], float] | None = None
 
     def weakest(self) -> tuple[str, str, float, int] | None:
         """The neighbour pair told apart least surely."""
@@ -349,21 +401,17 @@ class Verdict:
         rests = f"{self.deal_sets} deal set(s) at {self.confidence:g}, anytime-valid"
         if self.certified:
             return f"{' > '.join(self.order)} on {rests}"
+        if self.rival is not None:
+            rival, capital = self.rival
+            return (f"{' > '.join(rival)} is not ruled out: the evidence against it is "
+                    f"{capital:.3g} of the {self.needed:.4g} that rules an order out "
+                    f"({self.open_orders} orders still possible; {rests})")
         weakest = self.weakest()
         if weakest is None:
             return f"no deal set compares the bots yet ({rests})"
         upper, lower, evidence, compared = weakest
-        still = f"{self.open_orders} orders still possible; " if self.open_orders else ""
         return (f"{upper} is above {lower} with evidence {evidence:.3g} only from {compared} "
-                f"comparison(s) (needs {self.needed:.4g}; {still}{rests})")
-
-
-def threshold(bots: int, confidence: float) -> float:
-    """The evidence each neighbour pair must reach: (n − 1) / (1 − c) order by order,
-    n(n − 1)/2 / (1 − c) pair by pair."""
-    if bots <= MAX_ORDERS:
-        return max(1, bots - 1) / (1.0 - confidence)
-    return bots * (bots - 1) // 2 / (1.0 - confidence)
+                f"comparison(s) (needs {self.needed:.4g}; {rests})")
 
 
 def verdict(sets: Iterable[DealSet], bots: Sequence[str], confidence: float) -> Verdict:
@@ -375,36 +423,61 @@ def verdict(sets: Iterable[DealSet], bots: Sequence[str], confidence: float) -> 
     return judge(comparisons)
 
 
-def judge(comparisons: Comparisons) -> Verdict:
-    """The verdict of the comparisons so far: the one order not ruled out (order by
-    order), or each bot's best evidence over the next down at the bound (pair by pair).
-    Uncertified, the order shown is the likeliest (:func:`likeliest_order`), which names
-    the neighbours still to be told apart."""
-    names, pairs = comparisons.names, comparisons.pairs
-    needed = threshold(len(names), comparisons.confidence)
+def judge(comparisons: Comparisons, bots: Sequence[str] | None = None) -> Verdict:
+    """The verdict of the comparisons so far on ``bots`` (default: every bot of the
+    field): the one order of them that every order of the field not ruled out puts them
+    in (order by order), or each bot's best evidence over the next down at the bound
+    (pair by pair). Uncertified, the order shown is the likeliest
+    (:func:`likeliest_order`), which names the neighbours still to be told apart."""
+    names = list(dict.fromkeys(bots)) if bots is not None else comparisons.names
+    needed = scale(comparisons.log_bound)
+    rival = None
     if comparisons.by_orders:
-        chain = list(comparisons.open[0]) if len(comparisons.open) == 1 else None
+        capital = orders_of(comparisons, names)
+        chain = list(next(iter(capital))) if len(capital) == 1 else None
     else:
-        chain = certified_chain(names, pairs, needed)
-    order = chain if chain is not None else likeliest_order(names, pairs)
+        chain = certified_chain(names, comparisons.pairs, comparisons.log_bound)
+    order = chain if chain is not None else likeliest_order(names, comparisons.pairs)
+    if comparisons.by_orders and chain is None:
+        others = [(log, other) for other, log in capital.items() if list(other) != order]
+        if others:
+            log, other = min(others)
+            rival = (list(other), scale(log))
     neighbours = []
     for upper, lower in zip(order, order[1:]):
-        pair = pairs.get((min(upper, lower), max(upper, lower)))
-        neighbours.append((upper, lower, comparisons.evidence(upper, lower),
-                           pair.comparisons if pair else 0))
+        pair = comparisons.pair(upper, lower)
+        log = 0.0 if pair is None else pair.log_evidence(upper) if comparisons.by_orders \
+            else pair.log_best(upper)
+        neighbours.append((upper, lower, scale(log), pair.comparisons if pair else 0))
     return Verdict(order, chain is not None, comparisons.confidence, comparisons.deal_sets,
-                   needed, len(comparisons.open), neighbours)
+                   needed, len(capital) if comparisons.by_orders else 0, neighbours, rival)
+
+
+def orders_of(comparisons: Comparisons, bots: Sequence[str]) -> dict[tuple[str, ...], float]:
+    """The orders of ``bots`` (a subset of the field) not ruled out: those in which some
+    open order of the field puts them, each with the least log capital against such an
+    order (each must be ruled out before it is)."""
+    kept = set(bots)
+    capital: dict[tuple[str, ...], float] = {}
+    for order in comparisons.open:
+        mine = tuple(bot for bot in order if bot in kept)
+        capital[mine] = min(capital.get(mine, math.inf), comparisons.capital[order])
+    return capital
 
 
 def certified_chain(names: Sequence[str], pairs: Mapping[tuple[str, str], PairEvidence],
-                    needed: float) -> list[str] | None:
-    """The order in which each bot's best evidence over the next reached ``needed``, if
-    the pairs that reached it make one through every bot (a Hamiltonian path of their
-    graph: in a graph without cycles there is at most one, its sources one at a time)."""
+                    log_needed: float) -> list[str] | None:
+    """The order in which each bot's best evidence over the next reached ``log_needed``
+    (a log), if the pairs that reached it make one through every bot (a Hamiltonian
+    path of their graph: in a graph without cycles there is at most one, its sources
+    one at a time)."""
+    kept = set(names)
     above: dict[str, set[str]] = {bot: set() for bot in names}
     for pair in pairs.values():
+        if pair.a not in kept or pair.b not in kept:
+            continue
         for upper, lower in ((pair.a, pair.b), (pair.b, pair.a)):
-            if pair.best(upper) >= needed:
+            if pair.log_best(upper) >= log_needed:
                 above[lower].add(upper)
     order: list[str] = []
     left = set(names)
@@ -426,17 +499,20 @@ def likeliest_order(names: Sequence[str], pairs: Mapping[tuple[str, str], PairEv
     with, best first, ties by name."""
     margin = {bot: 0.0 for bot in names}
     for pair in pairs.values():
-        margin[pair.a] += pair.mean(pair.a)
-        margin[pair.b] += pair.mean(pair.b)
+        if pair.a in margin and pair.b in margin:
+            margin[pair.a] += pair.mean(pair.a)
+            margin[pair.b] += pair.mean(pair.b)
     return sorted(names, key=lambda bot: (-margin[bot], bot))
 
 
 class Judge:
     """The verdict carried on round by round, as a tournament is played or replayed:
     games are added as they come, and each verdict feeds the deal sets completed since
-    the last one to the same comparisons while the bots judged and the confidence stay
-    the same (else every deal set so far to new ones), so a long tournament's verdicts
-    after every round cost its games once, not once a round."""
+    the last one to the same comparisons while the field and the confidence stay the
+    same (else every deal set so far to new ones), so a long tournament's verdicts
+    after every round cost its games once, not once a round. The comparisons are of the
+    whole field whichever bots a verdict judges (a Swiss round's absentees are left
+    out), so the error it allows holds for the run, not for each set of bots judged."""
 
     def __init__(self) -> None:
         self.deals = DealSets()
@@ -447,16 +523,18 @@ class Judge:
     def add_outcome(self, outcome: Outcome) -> None:
         self.deals.add_outcome(outcome)
 
-    def verdict(self, bots: Sequence[str], confidence: float) -> Verdict:
-        """The verdict on ``bots`` at a round's end (every game of the rounds played in)."""
+    def verdict(self, bots: Sequence[str], confidence: float,
+                field: Sequence[str] | None = None) -> Verdict:
+        """The verdict on ``bots`` (of the bots of ``field``, default ``bots``) at a
+        round's end (every game of the rounds played in)."""
         new = self.deals.take_complete()
         self.taken += new
-        key = (tuple(bots), confidence)
+        key = (tuple(field if field is not None else bots), confidence)
         if self.comparisons is None or key != self.key:
-            self.key, self.comparisons, new = key, Comparisons(bots, confidence), self.taken
+            self.key, self.comparisons, new = key, Comparisons(key[0], confidence), self.taken
         for batch in by_round(new):
             self.comparisons.add_round(batch)
-        return judge(self.comparisons)
+        return judge(self.comparisons, bots)
 
 
 def stop_reason(found: Verdict, games: Mapping[str, int], min_games: int = 0) -> str | None:
