@@ -10,8 +10,8 @@ are not, which is why they, not games, are the unit.
 
 Two bots i and j are *compared* on a deal set they shared, and on two deal sets of one
 round with the same other bots, one with i and one with j (j substituted for i):
-x = (S_i − S_j) / seats, in [−1, 1]. "i is not better than j" means E[x] ≤ 0 on every comparison (at any
-table, j in i's place does at least as well). Against it bets a mixture of gamblers
+x = (S_i − S_j) / seats, in [−1, 1]. "i is not better than j" means E[x] ≤ 0 on every
+comparison (at any table, j in i's place does at least as well). Against it bets a mixture of gamblers
 (Waudby-Smith and Ramdas, "Estimating means of bounded random variables by betting",
 JRSS B 2023): gambler k stakes the fixed fraction STAKES[k] of its wealth on i at every
 comparison, W_k = Π (1 + λ_k x_t); the evidence that i is better than j is their mean
@@ -19,19 +19,24 @@ wealth K_ij. If i is not better than j, K_ij is a nonnegative supermartingale fr
 (a pair's comparisons rest on deal sets of their own, so the bets multiply), and so is
 its value at round ends, where the rounds before are all there is to condition on.
 
-An order σ is ruled out when a gambler betting against it has grown its capital from 1
-to 1 / (1 − c). At each round's start it spreads its capital over σ's neighbours (p just
-above q in σ), each share fixed then (∝ K_qp^REALLOCATION, K_qp the evidence that q is
-better than p), and each share grows as its K_qp does over the round. If σ is the true
-order each K_qp is such a supermartingale, so each share's growth has mean at most 1
-given the rounds before, the capital is a supermartingale too, and by Ville's inequality
-it ever reaches 1 / (1 − c) with probability at most 1 − c: however often it is looked
-at (after every round) and whenever one stops. The verdict certifies an order when it
-is the only one not ruled out, so a certified order is wrong with probability at most
-1 − c. To rule out the order that swaps two neighbours, the evidence between them must
-reach at most (n − 1) / (1 − c), less as the capital moves to them. Fields of more than MAX_ORDERS bots (n! orders) are judged pair
-by pair instead: each bot's best evidence over the next down must reach m / (1 − c), m
-the n(n − 1)/2 pairs (a union bound over every pair that could be neighbours).
+An order σ of the field is ruled out when a gambler betting against it has grown its
+capital from 1 to 2 / (1 − c). At each round's start it spreads its capital over σ's
+neighbours among the bots seated in the round (p just above q), each share fixed then
+(∝ K_qp^REALLOCATION, K_qp the evidence that q is better than p), and each share grows
+as its K_qp does over the round. If σ is a true order (no bot better than one above
+it) each K_qp is such a supermartingale, so each share's growth has mean at most 1
+given the rounds before, the capital is a supermartingale too, and by Ville's
+inequality it ever reaches 2 / (1 − c) with probability at most (1 − c) / 2: however
+often it is looked at (after every round) and whenever one stops. The verdict on some
+of the bots certifies the order in which every order of the field not ruled out puts
+them. It is wrong when a bot is not strictly better than the next: if no two bots are
+equal, only when the true order was ruled out; if some are, both orders of two equal
+bots are true ones, and at least half of the true orders were ruled out; by Ville's
+inequality for their mean capital, either happens with probability at most 1 − c,
+over the whole run and every set of bots judged in it. Fields of more than MAX_ORDERS
+bots (n! orders) are judged pair by pair instead: each bot's best evidence over the
+next down must reach n(n − 1) / (1 − c), a union bound over the one-sided nulls of
+every pair (both true of two equal bots).
 ``docs/ratings.md`` ("The verdict") has the derivation and the measured calibration.
 """
 
@@ -44,16 +49,17 @@ from typing import Collection, Iterable, Mapping, NamedTuple, Sequence
 
 from ratings.trueskill_ratings import Outcome
 
-#: The mixture's fixed stakes (fractions of wealth bet on each comparison): a
-#: comparison lost outright (x = −1) leaves the boldest gambler a tenth of its wealth.
-#: Five settle the issue's field as soon as ten or twenty did (bench/verdict.py).
+#: The mixture's fixed stakes (fractions of wealth bet on each comparison), evenly
+#: spread up to the boldest, which a comparison lost outright (x = −1) leaves a tenth of
+#: its wealth: the stake that grows the evidence fastest is about E[x] / E[x²], which
+#: no pair shows in advance, and the mixture pays at most a factor 5 for not knowing it.
 STAKES = (0.18, 0.36, 0.54, 0.72, 0.9)
 #: The largest field judged order by order (n! orders); larger ones pair by pair.
 MAX_ORDERS = 6
 #: The gambler against an order moves its capital, at each round's start, to its
 #: neighbours in shares ∝ (their evidence against it)^REALLOCATION: to where the order
 #: looks most exposed. 1 would hold the first round's even shares (the capital is then
-#: the mean evidence); 4 settles the issue's field in 80% of runs rather than 76%.
+#: the mean evidence); docs/ratings.md has the two measured over a family of fields.
 REALLOCATION = 4
 #: The two kinds of comparison of a pair: on a deal set they shared, and on two deal
 #: sets with the same other bots, one with each of them (one substituted for the other).
