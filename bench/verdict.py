@@ -17,6 +17,7 @@ themselves (:func:`real_runs`) are judged too: the goals are about them.
 from __future__ import annotations
 
 import itertools
+import math
 import random
 import statistics
 import tempfile
@@ -27,6 +28,7 @@ from typing import Callable, Sequence
 
 from bench.bigfields import _run
 from bench.report import Section, median
+import ratings.verdict as rules
 from ratings.board import build_board, los
 from ratings.params import RatingConfig
 from ratings.trueskill_ratings import Outcome, Rater
@@ -326,3 +328,96 @@ def rank_ranges(field: Field, rounds: int, logs: int, resamples: int = 200
             figures[key]["width"] += statistics.fmean(
                 row.rank_high - row.rank_low for row in board) / logs
     return figures
+
+
+#: The family of fields the verdict is measured over (none tuned to): each draws its
+#: size, its seats and the gaps between neighbours (in noise units) at random.
+FAMILY_SIZES = (3, 8)
+FAMILY_GAPS = {"close": (0.1, 0.4), "wide": (0.4, 1.2)}
+#: Each field's schedule: rounds of its round robin up to this many games a bot (the
+#: issue's field: 60 rounds).
+GAMES_PER_BOT = 540
+
+
+def random_field(rng: random.Random, kind: str) -> Field:
+    """A field of 3 to 8 bots at 2 to 4 seats (at most its size), each a gap drawn from
+    ``FAMILY_GAPS[kind]`` below the one above."""
+    size = rng.randint(*FAMILY_SIZES)
+    players = rng.randint(2, min(4, size))
+    strengths = [0.0]
+    for _ in range(size - 1):
+        strengths.append(strengths[-1] - rng.uniform(*FAMILY_GAPS[kind]))
+    return Field(tuple(round(value - strengths[-1], 3) for value in strengths), players)
+
+
+def family_rounds(field: Field) -> int:
+    """The rounds of ``field``'s schedule: up to GAMES_PER_BOT games a bot."""
+    size = len(field.strengths)
+    per_bot = math.comb(size - 1, field.players - 1) * field.players
+    return max(1, GAMES_PER_BOT // per_bot)
+
+
+def family_field(field: Field, runs: int, confidence: float, reallocation: int,
+                 first_seed: int) -> dict[str, float]:
+    """Settled share, wrong share of the settled, and median games (a run that never
+    settled counting its whole schedule) of ``runs`` runs of ``field``, the capital
+    against an order moved with ``reallocation``."""
+    kept = rules.REALLOCATION
+    rules.REALLOCATION = reallocation
+    try:
+        played = [run(field, family_rounds(field), confidence, seed, before=False)
+                  for seed in range(first_seed, first_seed + runs)]
+    finally:
+        rules.REALLOCATION = kept
+    done = [one.after for one in played if one.after is not None]
+    return {"settled": len(done) / runs,
+            "wrong": sum(not field.right(order) for _, order in done) / len(done) if done
+            else 0.0,
+            "median_games": median([one.after[0] if one.after is not None else one.games
+                                    for one in played]),
+            "games": played[0].games}
+
+
+def family(fields_per_kind: int = 12, runs: int = 20, confidence: float = 0.95,
+           reallocations: Sequence[int] = (4, 1), seed: int = 2026,
+           progress: Callable[[str], None] = print) -> Section:
+    """The verdict over a family of random fields, close and wide: each field's settle
+    rate, error rate and median games, and their spread, for each way of moving the
+    capital between an order's neighbours."""
+    started = time.perf_counter()
+    rng = random.Random(seed)
+    fields = [(kind, random_field(rng, kind)) for kind in FAMILY_GAPS
+              for _ in range(fields_per_kind)]
+    result = Section("fields", f"The verdict over {len(fields)} random fields (3–8 bots, 2–4 "
+                     f"seats, close and wide), {runs} simulated runs each, up to "
+                     f"{GAMES_PER_BOT} games a bot, stop settled at {confidence:g}",
+                     ["field", "strengths", "games", "reallocation", "settled",
+                      "wrong among settled", "median games"])
+    summary: dict[tuple[str, int], list[dict[str, float]]] = {}
+    for number, (kind, field) in enumerate(fields):
+        progress(f"fields: {number + 1} of {len(fields)}, {kind}, {len(field.strengths)} bots "
+                 f"at {field.players} seats")
+        for reallocation in reallocations:
+            figures = family_field(field, runs, confidence, reallocation, 1 + number * runs)
+            summary.setdefault((kind, reallocation), []).append(figures)
+            result.add(f"{kind}: {len(field.strengths)} bots, {field.players} seats",
+                       ", ".join(f"{value:g}" for value in field.strengths),
+                       int(figures["games"]), reallocation, figures["settled"],
+                       figures["wrong"], figures["median_games"])
+    for (kind, reallocation), rows in summary.items():
+        settled = sorted(row["settled"] for row in rows)
+        share = sorted(row["median_games"] / row["games"] for row in rows)
+        wrong = sum(row["wrong"] * row["settled"] * runs for row in rows)
+        done = sum(row["settled"] * runs for row in rows)
+        key = f"{kind}_r{reallocation}"
+        result.figures |= {f"{key}_settled_median": median(settled),
+                           f"{key}_settled_min": settled[0], f"{key}_settled_max": settled[-1],
+                           f"{key}_wrong": wrong / done if done else 0.0,
+                           f"{key}_games_share_median": median(share)}
+        result.notes.append(
+            f"{kind}, reallocation {reallocation}: settled {median(settled):.0%} of a field's "
+            f"runs at the median field ({settled[0]:.0%}–{settled[-1]:.0%}); {wrong:.0f} "
+            f"wrong of {done:.0f} settled; median games {median(share):.0%} of the schedule "
+            f"at the median field ({share[0]:.0%}–{share[-1]:.0%})")
+    result.seconds = time.perf_counter() - started
+    return result
