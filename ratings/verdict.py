@@ -11,11 +11,11 @@ are not, which is why they, not games, are the unit.
 Two bots i and j are *compared* on a deal set they shared, and on two deal sets of one
 round with the same other bots, one with i and one with j (j substituted for i):
 x = (S_i − S_j) / seats, in [−1, 1]. "i is not better than j" means E[x] ≤ 0 on every
-comparison (at any table, j in i's place does at least as well). Against it bets a mixture of gamblers
-(Waudby-Smith and Ramdas, "Estimating means of bounded random variables by betting",
-JRSS B 2023): gambler k stakes the fixed fraction STAKES[k] of its wealth on i at every
-comparison, W_k = Π (1 + λ_k x_t); the evidence that i is better than j is their mean
-wealth K_ij. If i is not better than j, K_ij is a nonnegative supermartingale from 1
+comparison (at any table, j in i's place does at least as well). Against it bets a
+mixture of gamblers (Waudby-Smith and Ramdas, "Estimating means of bounded random
+variables by betting", JRSS B 2023): gambler k stakes the fixed fraction STAKES[k] of
+its wealth on i at every comparison, W_k = Π (1 + λ_k x_t) (kept as its logarithm); the
+evidence that i is better than j is their mean wealth K_ij. If i is not better than j, K_ij is a nonnegative supermartingale from 1
 (a pair's comparisons rest on deal sets of their own, so the bets multiply), and so is
 its value at round ends, where the rounds before are all there is to condition on.
 
