@@ -47,6 +47,9 @@ from dataclasses import dataclass, field
 from itertools import combinations, permutations
 from typing import Collection, Iterable, Mapping, NamedTuple, Sequence
 
+import numpy as np
+from numpy.typing import NDArray
+
 from ratings.trueskill_ratings import Outcome
 
 #: The mixture's fixed stakes (fractions of wealth bet on each comparison), evenly
@@ -257,10 +260,6 @@ def scale(log_value: float) -> float:
     return math.exp(log_value) if log_value < 709.0 else math.inf
 
 
-#: An order's neighbours in the bots of a round: (upper, lower) pairs.
-Neighbours = list[tuple[str, str]]
-
-
 class Comparisons:
     """Every pair's evidence, fed the deal sets a round at a time (rounds in order), and
     the orders of ``bots`` (the whole field) not yet ruled out at ``confidence``, looked
@@ -285,13 +284,22 @@ class Comparisons:
     def __init__(self, bots: Sequence[str], confidence: float) -> None:
         self.names = list(dict.fromkeys(bots))
         self.keep = set(self.names)
+        self.index = {bot: number for number, bot in enumerate(self.names)}
         self.confidence = confidence
         self.pairs: dict[tuple[str, str], PairEvidence] = {}
         self.deal_sets = 0
         self.by_orders = len(self.names) <= MAX_ORDERS
-        self.open = list(permutations(self.names)) if self.by_orders else []
-        # Per order not ruled out, the log of the capital of the gambler betting against it.
-        self.capital = dict.fromkeys(self.open, 0.0)
+        n = len(self.names)
+        # The orders not ruled out, a row of bot indices each, and the log of the capital
+        # of the gambler betting against each.
+        self.orders = np.array(list(permutations(range(n))) if self.by_orders else [],
+                               dtype=np.intp).reshape(-1, n)
+        self.capital = np.zeros(len(self.orders))
+
+    @property
+    def open(self) -> list[tuple[str, ...]]:
+        """The orders not ruled out, by name."""
+        return [tuple(self.names[bot] for bot in row) for row in self.orders.tolist()]
 
     @property
     def log_bound(self) -> float:
@@ -305,43 +313,51 @@ class Comparisons:
     def add_round(self, sets: Sequence[DealSet]) -> None:
         """One round's deal sets: their comparisons, then the look at the orders."""
         seated = {bot for dealt in sets for bot in dealt.scores if bot in self.keep}
-        before = {order: self.against(order, seated) for order in self.open} \
-            if len(self.open) > 1 else {}
+        start = self.log_matrix() if len(self.orders) > 1 else None
         waiting: dict[frozenset[str], dict[str, list[float]]] = {}
         for dealt in sets:
             self._compare(dealt, waiting)
         self.deal_sets += len(sets)
         for pair in self.pairs.values():
             pair.look()
-        if before:
-            self.look(before)
+        if start is not None:
+            self.look(start, seated)
 
-    def against(self, order: Sequence[str], seated: Collection[str]
-                ) -> list[tuple[str, str, float]]:
-        """Per neighbour of ``order`` among the ``seated`` bots (upper, lower), the log
-        evidence now that the lower does better."""
-        chain = [bot for bot in order if bot in seated]
-        return [(upper, lower, self.log_evidence(lower, upper))
-                for upper, lower in zip(chain, chain[1:])]
+    def log_matrix(self) -> NDArray[np.float64]:
+        """Per two bots of the field (i, j), the log of the evidence now that i does
+        better than j (0 for two never compared)."""
+        logs = np.zeros((len(self.names), len(self.names)))
+        for pair in self.pairs.values():
+            a, b = self.index[pair.a], self.index[pair.b]
+            logs[a, b], logs[b, a] = pair.log_a, pair.log_b
+        return logs
 
-    def look(self, before: Mapping[tuple[str, ...], list[tuple[str, str, float]]]) -> None:
+    def chains(self, bots: Collection[str]) -> NDArray[np.intp]:
+        """Each open order's ``bots``, in its order: a row each."""
+        if not len(self.orders):
+            return self.orders
+        kept = np.isin(self.orders, [self.index[bot] for bot in bots])
+        return self.orders[kept].reshape(len(self.orders), -1)
+
+    def look(self, start: NDArray[np.float64], seated: Collection[str]) -> None:
         """A round's end: each open order's capital grows by its bets of the round, and
         the orders whose capital reached :attr:`log_bound` are ruled out.
 
-        ``before``: each order's :meth:`against` at the round's start. The capital was
-        bet on those neighbours in shares fixed then, each ∝ (its evidence)^REALLOCATION,
-        and a share grows as that neighbour's evidence did over the round. Under the
-        order each evidence is a supermartingale, so each growth has mean at most 1
-        given the rounds before, and so has the capital's."""
-        for order, start in before.items():
-            if not start:
-                continue
-            top = max(value for _, _, value in start)
-            shares = [REALLOCATION * (value - top) for _, _, value in start]
-            grown = [share + self.log_evidence(lower, upper) - value
-                     for share, (upper, lower, value) in zip(shares, start)]
-            self.capital[order] += log_sum_exp(grown) - log_sum_exp(shares)
-        self.open = [order for order in self.open if self.capital[order] < self.log_bound]
+        ``start``: :meth:`log_matrix` at the round's start. The capital was bet on the
+        order's neighbours among the ``seated`` bots in shares fixed then, each ∝ (the
+        evidence against the order there)^REALLOCATION, and a share grows as that
+        evidence did over the round. Under the order each evidence is a
+        supermartingale, so each growth has mean at most 1 given the rounds before, and
+        so has the capital's."""
+        chains = self.chains(seated)
+        if chains.shape[1] > 1:
+            upper, lower = chains[:, :-1], chains[:, 1:]
+            begin = start[lower, upper]
+            shares = REALLOCATION * (begin - begin.max(axis=1, keepdims=True))
+            grown = shares + self.log_matrix()[lower, upper] - begin
+            self.capital += log_sum_exp(grown) - log_sum_exp(shares)
+        kept = self.capital < self.log_bound
+        self.orders, self.capital = self.orders[kept], self.capital[kept]
 
     def _compare(self, dealt: DealSet, waiting: dict[frozenset[str], dict[str, list[float]]]
                  ) -> None:
@@ -360,12 +376,8 @@ class Comparisons:
                     self._pair(a, b).add(x if a == bot else -x, SUBSTITUTED)
 
     def pair(self, one: str, other: str) -> PairEvidence | None:
+        """The evidence between two bots (None: never compared)."""
         return self.pairs.get((min(one, other), max(one, other)))
-
-    def log_evidence(self, upper: str, lower: str) -> float:
-        """The log of the evidence now that ``upper`` does better than ``lower``."""
-        pair = self.pair(upper, lower)
-        return pair.log_evidence(upper) if pair is not None else 0.0
 
     def _pair(self, a: str, b: str) -> PairEvidence:
         pair = self.pairs.get((a, b))
@@ -374,9 +386,11 @@ class Comparisons:
         return pair
 
 
-def log_sum_exp(values: Sequence[float]) -> float:
-    top = max(values)
-    return top + math.log(sum(math.exp(value - top) for value in values))
+def log_sum_exp(rows: NDArray[np.float64]) -> NDArray[np.float64]:
+    """log(Σ exp) of each row, without leaving a float's range."""
+    top = rows.max(axis=1, keepdims=True)
+    sums: NDArray[np.float64] = top[:, 0] + np.log(np.exp(rows - top).sum(axis=1))
+    return sums
 
 
 @dataclass(frozen=True)
@@ -463,11 +477,10 @@ def orders_of(comparisons: Comparisons, bots: Sequence[str]) -> dict[tuple[str, 
     """The orders of ``bots`` (a subset of the field) not ruled out: those in which some
     open order of the field puts them, each with the least log capital against such an
     order (each must be ruled out before it is)."""
-    kept = set(bots)
     capital: dict[tuple[str, ...], float] = {}
-    for order in comparisons.open:
-        mine = tuple(bot for bot in order if bot in kept)
-        capital[mine] = min(capital.get(mine, math.inf), comparisons.capital[order])
+    for row, log in zip(comparisons.chains(bots).tolist(), comparisons.capital.tolist()):
+        mine = tuple(comparisons.names[bot] for bot in row)
+        capital[mine] = min(capital.get(mine, math.inf), log)
     return capital
 
 
