@@ -199,16 +199,18 @@ def table_outcomes(games: Sequence[Game], seats: int) -> dict[str, float]:
 @dataclass
 class PairEvidence:
     """Two bots (a < b by name) over their comparisons: the mixture betting on a, and
-    the one betting on b, each gambler's wealth kept as its logarithm (a long log's
-    wealth leaves a float's range)."""
+    the one betting on b. Each gambler's wealth is a factor of its mixture's common
+    exp(scale), so a long log's wealth never leaves a float's range."""
 
     a: str
     b: str
     shared: int = 0
     substituted: int = 0
     difference: float = 0.0           # Σ x over every comparison
-    gamblers_a: list[float] = field(default_factory=lambda: [0.0] * len(STAKES))
-    gamblers_b: list[float] = field(default_factory=lambda: [0.0] * len(STAKES))
+    gamblers_a: list[float] = field(default_factory=lambda: [1.0] * len(STAKES))
+    gamblers_b: list[float] = field(default_factory=lambda: [1.0] * len(STAKES))
+    scale_a: float = 0.0
+    scale_b: float = 0.0
     log_a: float = 0.0                # the mixtures' log wealth now
     log_b: float = 0.0
     best_a: float = 0.0               # ... and at its highest at a round's end
@@ -221,10 +223,8 @@ class PairEvidence:
         else:
             self.substituted += 1
         self.difference += x
-        self.gamblers_a = [w + math.log1p(stake * x) for w, stake in zip(self.gamblers_a, STAKES)]
-        self.gamblers_b = [w + math.log1p(-stake * x) for w, stake in zip(self.gamblers_b, STAKES)]
-        self.log_a = log_mean_exp(self.gamblers_a)
-        self.log_b = log_mean_exp(self.gamblers_b)
+        self.gamblers_a, self.scale_a, self.log_a = bet(self.gamblers_a, self.scale_a, x)
+        self.gamblers_b, self.scale_b, self.log_b = bet(self.gamblers_b, self.scale_b, -x)
 
     def look(self) -> None:
         """A round's end: keep the highest evidence seen at one."""
@@ -249,10 +249,16 @@ class PairEvidence:
         return sign * self.difference / self.comparisons if self.comparisons else 0.0
 
 
-def log_mean_exp(values: Sequence[float]) -> float:
-    """log(mean(exp(v))), without leaving a float's range."""
-    top = max(values)
-    return top + math.log(sum(math.exp(value - top) for value in values) / len(values))
+def bet(wealth: list[float], scale: float, x: float) -> tuple[list[float], float, float]:
+    """Each gambler's wealth (factors of exp(``scale``)) after staking its fraction of it
+    on x; the factors brought back to 1 at the largest once it leaves [1e-100, 1e100];
+    and the log of the mixture's wealth, their mean."""
+    wealth = [value * (1.0 + stake * x) for value, stake in zip(wealth, STAKES)]
+    top = max(wealth)
+    if not 1e-100 < top < 1e100:
+        scale += math.log(top)
+        wealth = [value / top for value in wealth]
+    return wealth, scale, scale + math.log(sum(wealth) / len(wealth))
 
 
 def scale(log_value: float) -> float:

@@ -151,6 +151,23 @@ def test_the_evidence_is_the_mixtures_wealth_recomputed():
     assert (pair.shared, pair.substituted) == (4, 4)
 
 
+def test_evidence_far_beyond_a_floats_range_is_kept_exactly_in_log_space():
+    # 2,000 comparisons won outright: the boldest gambler's wealth is 1.9^2000, 10^557.
+    pair = PairEvidence("a", "b")
+    for _ in range(2000):
+        pair.add(1.0, SHARED)
+    assert pair.log_evidence("a") == pytest.approx(2000 * math.log(1.9) - math.log(5),
+                                                   rel=1e-12)
+    assert pair.log_evidence("b") == pytest.approx(2000 * math.log(1 - 0.18) - math.log(5),
+                                                   rel=1e-12)
+    # A long log of a sure order stays certified, its verdict a number people read.
+    sure = [DealSet(group, 3, {"a": 3.0, "b": 1.5, "c": 0.0}, round=group)
+            for group in range(2500)]
+    found = verdict(sure, "abc", 0.95)
+    assert found.certified and found.order == list("abc")
+    assert found.neighbours[0][2] == math.inf
+
+
 def crossing_probability(distribution: dict[float, float], steps: int, bound: float) -> float:
     """P(the evidence that the first bot is better ever reaches ``bound`` within
     ``steps`` comparisons), summed exactly over every sequence of results."""
