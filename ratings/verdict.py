@@ -417,6 +417,7 @@ class Verdict:
     # Order by order, uncertified: the other order nearest to standing (the least
     # capital against it of those not ruled out), and that capital.
     rival: tuple[list[str], float] | None = None
+    pair_by_pair: bool = False
 
     def weakest(self) -> tuple[str, str, float, int] | None:
         """The neighbour pair told apart least surely."""
@@ -427,11 +428,16 @@ class Verdict:
         rests = f"{self.deal_sets} deal set(s) at {self.confidence:g}, anytime-valid"
         if self.certified:
             return f"{' > '.join(self.order)} on {rests}"
+        if not self.deal_sets:
+            return f"no deal set compares the bots yet ({rests})"
         if self.rival is not None:
             rival, capital = self.rival
             return (f"{' > '.join(rival)} is not ruled out: the evidence against it is "
                     f"{capital:.3g} of the {self.needed:.4g} that rules an order out "
                     f"({self.open_orders} orders still possible; {rests})")
+        if not self.pair_by_pair and not self.open_orders:
+            return (f"every order is ruled out, as happens to bots of exactly equal strength "
+                    f"({rests})")
         weakest = self.weakest()
         if weakest is None:
             return f"no deal set compares the bots yet ({rests})"
@@ -457,18 +463,17 @@ def judge(comparisons: Comparisons, bots: Sequence[str] | None = None) -> Verdic
     (:func:`likeliest_order`), which names the neighbours still to be told apart."""
     names = list(dict.fromkeys(bots)) if bots is not None else comparisons.names
     needed = scale(comparisons.log_bound)
-    rival = None
+    capital = orders_of(comparisons, names) if comparisons.by_orders else {}
     if comparisons.by_orders:
-        capital = orders_of(comparisons, names)
         chain = list(next(iter(capital))) if len(capital) == 1 else None
     else:
         chain = certified_chain(names, comparisons.pairs, comparisons.log_bound)
     order = chain if chain is not None else likeliest_order(names, comparisons.pairs)
-    if comparisons.by_orders and chain is None:
-        others = [(log, other) for other, log in capital.items() if list(other) != order]
-        if others:
-            log, other = min(others)
-            rival = (list(other), scale(log))
+    others = [(log, other) for other, log in capital.items() if list(other) != order]
+    rival = None
+    if chain is None and others:
+        log, other = min(others)
+        rival = (list(other), scale(log))
     neighbours = []
     for upper, lower in zip(order, order[1:]):
         pair = comparisons.pair(upper, lower)
@@ -476,7 +481,7 @@ def judge(comparisons: Comparisons, bots: Sequence[str] | None = None) -> Verdic
             else pair.log_best(upper)
         neighbours.append((upper, lower, scale(log), pair.comparisons if pair else 0))
     return Verdict(order, chain is not None, comparisons.confidence, comparisons.deal_sets,
-                   needed, len(capital) if comparisons.by_orders else 0, neighbours, rival)
+                   needed, len(capital), neighbours, rival, not comparisons.by_orders)
 
 
 def orders_of(comparisons: Comparisons, bots: Sequence[str]) -> dict[tuple[str, ...], float]:

@@ -300,6 +300,7 @@ def test_an_unsettled_verdict_shows_what_must_still_grow_not_a_need_already_pass
     for evidence_of in (settled, {**settled, ("a", "b"): 41.0}):
         start = comparisons.log_matrix()
         set_evidence(comparisons, evidence_of)
+        comparisons.deal_sets += 1
         comparisons.look(start, "abc")
     found = judge(comparisons)
     assert comparisons.open == [("a", "b", "c"), ("b", "a", "c")] and not found.certified
@@ -309,8 +310,21 @@ def test_an_unsettled_verdict_shows_what_must_still_grow_not_a_need_already_pass
     assert found.line().startswith("b > a > c is not ruled out: the evidence against it is "
                                    "20.7 of the 40 that rules an order out")
     # Pair by pair the need is a bound: a pair is certified when its best reaches it.
-    pairwise = verdict([], "abcdefgh", 0.95)
+    pairwise = verdict([DealSet(0, 2, {"a": 1.0, "b": 1.0})], "abcdefgh", 0.95)
     assert "needs 1120" in pairwise.line()
+    assert verdict([], "abc", 0.95).line().startswith("no deal set compares the bots yet")
+
+
+def test_when_every_order_is_ruled_out_the_verdict_says_so():
+    comparisons = Comparisons("ab", 0.95)
+    start = comparisons.log_matrix()
+    set_evidence(comparisons, {("a", "b"): 1e6, ("b", "a"): 1e6})
+    comparisons.deal_sets = 1
+    comparisons.look(start, "ab")
+    found = judge(comparisons)
+    assert comparisons.open == [] and not found.certified
+    assert found.line().startswith("every order is ruled out, as happens to bots of exactly "
+                                   "equal strength (1 deal set(s)")
 
 
 def test_the_bootstrap_draws_whole_deal_sets_in_play_order():
