@@ -12,6 +12,10 @@ issue's field (bots.mixed p = .75, .5, .25, 0 at 3 seats, 720 games each): a mea
 margin per shared deal set of 0.12–0.15 between neighbours with a standard deviation
 of about 0.38 (simulated: 0.12–0.15, 0.37), each rotation alike. The real round robins
 themselves (:func:`real_runs`) are judged too: the goals are about them.
+
+The rules are judged on no one field: :func:`family` (``python -m bench fields``)
+measures them over fields drawn at random, close and wide, and :func:`swiss_run`
+judges a simulated Swiss with absences as a run judges it, for the calibration tests.
 """
 
 from __future__ import annotations
