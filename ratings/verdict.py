@@ -14,10 +14,11 @@ x = (S_i − S_j) / seats, in [−1, 1]. "i is not better than j" means E[x] ≤
 comparison (at any table, j in i's place does at least as well). Against it bets a
 mixture of gamblers (Waudby-Smith and Ramdas, "Estimating means of bounded random
 variables by betting", JRSS B 2023): gambler k stakes the fixed fraction STAKES[k] of
-its wealth on i at every comparison, W_k = Π (1 + λ_k x_t) (kept as its logarithm); the
-evidence that i is better than j is their mean wealth K_ij. If i is not better than j, K_ij is a nonnegative supermartingale from 1
-(a pair's comparisons rest on deal sets of their own, so the bets multiply), and so is
-its value at round ends, where the rounds before are all there is to condition on.
+its wealth on i at every comparison, W_k = Π (1 + λ_k x_t); the evidence that i is
+better than j is their mean wealth K_ij, kept as its logarithm. If i is not better than
+j, K_ij is a nonnegative supermartingale from 1 (a pair's comparisons rest on deal sets
+of their own, so the bets multiply), and so is its value at round ends, where the
+rounds before are all there is to condition on.
 
 An order σ of the field is ruled out when a gambler betting against it has grown its
 capital from 1 to 2 / (1 − c). At each round's start it spreads its capital over σ's
