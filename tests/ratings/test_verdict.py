@@ -381,6 +381,25 @@ def test_a_verdict_carried_on_round_by_round_is_the_verdict_of_the_whole_log():
         verdict(sets.complete(), ISSUE_FIELD.names[:3], 0.8)
 
 
+def test_a_judge_keeps_one_set_of_comparisons_of_the_field_whichever_bots_it_judges():
+    from bench.verdict import ISSUE_FIELD, simulated_round
+    import random
+
+    from ratings.verdict import Judge
+    rng, judge, field = random.Random(5), Judge(), ISSUE_FIELD.names
+    kept = None
+    for number, present in enumerate([field, field[:3], field[1:], field]):
+        for outcome in simulated_round(ISSUE_FIELD, number, rng):
+            judge.add_outcome(outcome)
+        found = judge.verdict(present, 0.8, field)
+        kept = kept or judge.comparisons
+        assert judge.comparisons is kept and len(found.neighbours) == len(present) - 1
+        # Each verdict reads the bots present from the field's orders not ruled out.
+        assert found.open_orders == len({tuple(bot for bot in order if bot in present)
+                                         for order in kept.open})
+    assert kept.deal_sets == 4 * 4
+
+
 def test_a_board_judges_the_log_its_bootstrap_read_and_says_when_it_read_none():
     from ratings.board import build_board
     place = {"a": 1, "b": 2, "c": 3}     # a always first, c always last
