@@ -1,4 +1,4 @@
-"""Colluding bots for Amazing Flea Circus, for the collusion check's tests (issue 34).
+"""Colluding bots for Amazing Flea Circus, for the collusion check's tests.
 
 A :class:`Colluder` plays as :class:`bots.mixed.MixedBot` (greedy with probability
 p) until another member of its ring sits at its table: then it never steals from

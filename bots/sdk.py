@@ -23,8 +23,8 @@ The server answers the unary calls and the Play stream (protocol 1.1), and Hello
 so: a referee that speaks 1.1 then sends StartGame, Decide and EndGame over the stream.
 Either way the bot's methods run on a pool of worker threads, several games at once.
 Why threads and not ``grpc.aio``: measured, an aio server was no faster for either path
-(docs/performance.md, "The Play stream, built and profiled"; answering on its loop saves 12%
-of the bot's instructions a decision, "The Play stream's ceiling, measured"), and a thread
+(docs/performance.md, "The Play stream, built and profiled"; answering on its loop saves
+little of the bot's work, "The Play stream's ceiling, measured"), and a thread
 per call keeps one game's slow decision from holding the others' replies.
 """
 

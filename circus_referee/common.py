@@ -15,8 +15,11 @@ import click
 
 from ratings.sprt import SprtResult
 from referee.errors import CircusError
+from referee.interrupts import unstoppable_note
 from referee.text import printable
 from tournaments.fingerprint import code_text
+from tournaments.packs import reached
+from tournaments.standings import entrants
 from tournaments.store import DEFAULT_DB, Store, StoredTournament
 
 DB_OPTION = click.option("--db", "db_path", type=click.Path(dir_okay=False, path_type=Path),
@@ -43,6 +46,13 @@ class CommandGroup(click.Group):
             fail(str(error), error.exit_status)
 
 
+def say_if_unstoppable() -> None:
+    """Before a long run: say so on stderr if Ctrl-C cannot stop it, and what does."""
+    note = unstoppable_note()
+    if note is not None:
+        click.echo(note, err=True)
+
+
 def open_store(db_path: Path) -> Store:
     return Store.open_existing(db_path)
 
@@ -54,7 +64,7 @@ def tournament_bots(record: StoredTournament) -> list[str]:
 def known_bot(store: Store, record: StoredTournament, bot: str | None) -> None:
     """Refuse a --bot that did not play in the tournament, listing those that did (those
     of its field, and those that left it with their games: BOT@v1, withdrawn bots)."""
-    known = list(dict.fromkeys([*tournament_bots(record), *store.codes(record.name)]))
+    known = entrants(store, record)
     if bot is not None and bot not in known:
         fail(f"no bot {bot!r} in tournament {record.name!r} (bots: {', '.join(known)})")
 
@@ -90,9 +100,12 @@ def code_column(store: Store, record: StoredTournament) -> dict[str, str]:
 
 
 def transports(record: StoredTournament) -> dict[str, str]:
-    """How the referee reached each bot (grpc, stdio or in-process), from the stored config;
-    a config stored before the stdio transport had gRPC and in-process bots only."""
-    return {bot["name"]: "in-process" if bot.get("python") else bot.get("transport") or "grpc"
+    """How the referee reached each bot (grpc, stdio or in-process), from the stored config
+    (one stored before the stdio transport had gRPC and in-process bots only), and the bots'
+    logs (a gRPC bot that fell back from its Play stream to unary calls)."""
+    log_dir = Path(record.log_dir or ".")
+    return {bot["name"]: reached(log_dir, bot["name"], "in-process" if bot.get("python")
+                                 else bot.get("transport") or "grpc")
             for bot in record.config.get("bots") or []}
 
 

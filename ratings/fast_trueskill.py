@@ -1,8 +1,8 @@
 """``trueskill.TrueSkill.rate`` for free-for-all games, on plain floats, bit for bit.
 
 The trueskill package builds a factor graph of objects for every game (variables,
-factors, a dict of messages per variable, a ``Gaussian`` per message), which costs
-0.2–2 ms per game: 20 s for the headline ratings of a 100,000-game log. For the
+factors, a dict of messages per variable, a ``Gaussian`` per message): on a long log
+that is most of the leaderboard's time (docs/performance.md, section 6). For the
 only case the referee has, one player per team with weight 1, this module runs
 the package's ``run_schedule`` on floats: the same factors in the same order, and
 every message computed by the same float operations in the same order (``a - b +

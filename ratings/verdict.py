@@ -63,7 +63,7 @@ MAX_ORDERS = 6
 #: The gambler against an order moves its capital, at each round's start, to its
 #: neighbours in shares ∝ (their evidence against it)^REALLOCATION: to where the order
 #: looks most exposed. 1 would hold the first round's even shares (the capital is then
-#: the mean evidence); docs/ratings.md has the two measured over a family of fields.
+#: the mean evidence); moving it settles sooner (docs/ratings.md, "Why shares ∝ K⁴").
 REALLOCATION = 4
 #: The two kinds of comparison of a pair: on a deal set they shared, and on two deal
 #: sets with the same other bots, one with each of them (one substituted for the other).

@@ -13,6 +13,7 @@ ends at once).
 from __future__ import annotations
 
 import functools
+import os
 import queue
 import signal
 import threading
@@ -52,6 +53,21 @@ def signals_as_stop(raising: bool = False) -> Iterator[threading.Event]:
     finally:
         for number, handler in previous.items():
             signal.signal(number, handler)
+
+
+def unstoppable_note() -> str | None:
+    """One line for a program started with SIGINT ignored, where Ctrl-C does nothing (nohup,
+    a job in the background of a script, some CI runners: Python keeps the signal ignored,
+    and so does :func:`signals_as_stop`), naming what stops it instead; None where Ctrl-C
+    works."""
+    if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
+        return None
+    if signal.getsignal(signal.SIGTERM) is signal.SIG_IGN:
+        return (f"note: this process was started ignoring Ctrl-C and SIGTERM: only "
+                f"`kill -KILL {os.getpid()}` stops it (its bots die with it; run the same "
+                "command again to resume)")
+    return (f"note: Ctrl-C does nothing here (this process was started ignoring SIGINT, as "
+            f"nohup does); `kill {os.getpid()}` (SIGTERM) stops it as Ctrl-C would")
 
 
 def interrupt_if_asked(stop: threading.Event | None) -> None:

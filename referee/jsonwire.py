@@ -2,7 +2,8 @@
 
 The stdio transport sends each request as one line of protobuf's canonical JSON mapping
 (``docs/protocol.md``). Building the ``DecisionRequest`` message first and writing it out
-after (``referee.stdio.json_text``) pays twice for every field: once into C, once back.
+after (protobuf's ``json_format``, which the rarer requests take) pays twice for every
+field: once into C, once back, and more for the mapping's walk in Python.
 This module writes the text from the same dicts and lists the message would be built
 from, following the message types' descriptors, so the ``.proto`` stays the contract:
 ``tests/test_jsonwire.py`` checks the text against ``json_format.MessageToDict`` of the

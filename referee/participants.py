@@ -27,7 +27,7 @@ from referee.clients import (
     load_python_bot,
 )
 from referee.errors import CircusError
-from referee.process import BotProcess
+from referee.process import BotProcess, note_in_log
 from referee.sandbox import Isolation
 from referee.settings import BotSpec, LimitsConfig
 from referee.stdio import Lane, StdioClient, StdioPool
@@ -165,9 +165,16 @@ class Participant:
         except BotStartError:
             self.stop()
             raise
-        self.client = chosen_client(client, self.hello_response)
+        self.client = chosen_client(client, self.hello_response, self._note)
         if game is not None:
             self._check_support(game, variant or "")
+
+    def _note(self, text: str) -> None:
+        """A line of the referee's in the bot's log."""
+        if self.process is not None:
+            self.process.note(text)
+        else:
+            note_in_log(self.wire_log, self.limits.log_bytes, text)
 
     def _greet(self) -> tuple[BotClient, bot_pb2.HelloResponse]:
         """Connect and greet a bot of one process (or none); its client is kept before the
@@ -218,7 +225,7 @@ class Participant:
         except BotStartError:
             client.close()
             raise
-        lane.connect(channel, client)
+        lane.connect(client)
         return hello
 
     def _lanes_state(self) -> str:
@@ -283,8 +290,8 @@ class Participant:
     def _hidden_hint(self, process: BotProcess) -> str:
         """For a bot that ended saying a file is missing: the file its command names that
         is not there (a path written from the shell's folder, not the config's), else, in
-        a sandbox, that the file may well exist outside what the sandbox shows (issue 35:
-        a binary beside its data in /tmp)."""
+        a sandbox, that the file may well exist outside what the sandbox shows (a binary
+        beside its data in /tmp, say)."""
         if not any(words in process.log_tail() for words in MISSING_FILE):
             return ""
         folder = (process.isolation.workdir or Path.cwd()).resolve()
@@ -349,12 +356,14 @@ class Participant:
                 lane.process.stop()
         return any(lane.client is not None for lane in self.lanes)
 
-    def probe(self, timeout: float) -> bool:
+    def probe(self, timeout: float, seat: tuple[str, int]) -> bool:
         """Whether the bot still answers a Hello within ``timeout`` seconds.
 
-        Called after a timeout: a bot that is only slow answers at once, a hung
-        one does not. A hung ``command:`` bot is stopped, so it counts as
-        crashed and the next game restarts it (within ``max_restarts``).
+        Called after a timeout at ``seat`` (game id, seat): a bot that is only slow
+        answers at once, a hung one does not. A hung ``command:`` bot is stopped, so
+        it counts as crashed and the next game restarts it (within ``max_restarts``).
+        A stdio bot's process that plays that seat is the one asked, never one of
+        another game.
         """
         with self.lock:
             if self.client is None:
@@ -362,7 +371,7 @@ class Participant:
             request = bot_pb2.HelloRequest(protocol_version=PROTOCOL_VERSION,
                                            referee=REFEREE_NAME)
             if isinstance(self.client, StdioPool):
-                return self._probe_lane(self.client.last_timeout(), request, timeout)
+                return self._probe_lane(self.client.lane_of(seat), request, timeout)
             try:
                 self.client.hello(request, timeout=timeout)
                 return True
@@ -373,10 +382,10 @@ class Participant:
 
     def _probe_lane(self, lane: Lane | None, request: bot_pb2.HelloRequest,
                     timeout: float) -> bool:
-        """The health check of the stdio process whose call just timed out (none: the
-        reply came, too late for the clock, so the bot answers)."""
+        """The health check of the stdio process of the seat that timed out (none: the
+        process is gone already)."""
         if lane is None or lane.client is None:
-            return lane is None
+            return False
         try:
             lane.client.hello(request, timeout=timeout)
             return True

@@ -383,6 +383,35 @@ def group_members(pgid: int) -> list[int]:
 
 #: Where the bot's pipes cross bwrap (its descriptors ``{a}`` and ``{b}``), moved back onto
 #: the bot's stdin and stdout inside the sandbox (:meth:`StdioPipes.across`).
+def note_in_log(log_path: Path, cap: int, text: str) -> None:
+    """One line of the referee's in a bot's log (``=== referee…``: only the referee starts a
+    line with ``===``), under the log's cap as the bot's own output is."""
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    with open(log_path, "ab") as log:
+        _append(log, printable(f"=== referee: {text}").encode() + b"\n", cap)
+
+
+def referee_said(log_path: Path, words: str) -> bool:
+    """Whether a line of the referee's in a bot's log (:func:`note_in_log`) holds ``words``.
+    Every line of the bot's own output starts with its run's tag, so a bot cannot write
+    one."""
+    needle, start = words.encode(), b"=== referee: "
+    try:
+        with open(log_path, "rb") as log:
+            if os.fstat(log.fileno()).st_size == 0:
+                return False
+            with mmap.mmap(log.fileno(), 0, access=mmap.ACCESS_READ) as text:
+                found = text.find(needle)
+                while found >= 0:
+                    line = text.rfind(b"\n", 0, found) + 1
+                    if text[line:line + len(start)] == start:
+                        return True
+                    found = text.find(needle, found + 1)
+    except OSError:
+        pass
+    return False
+
+
 _INSIDE = 'exec <&{a} >&{b} {a}<&- {b}>&-; exec "$@"'
 _UNMOVED = "(the stdio pipes' descriptors, chosen once the sandbox's own are known)"
 
@@ -458,6 +487,8 @@ class BotProcess:
         self.drains: list[subprocess.Popen[bytes]] = []
         self.launch: sandbox.Launch | None = None
         self.ids: tuple[int, int] | None = None
+        # A root referee's reservation of this run's host uid (:attr:`ids`).
+        self.host_ids: sandbox.HostIds | None = None
         self.socket_link: SocketLink | None = None
         # A stdio bot's pipes, new at each start.
         self.pipes: StdioPipes | None = None
@@ -576,7 +607,8 @@ class BotProcess:
             argv = self.pipes.inside(argv)
         self.cgroup = Cgroup(f"circus-{os.getpid()}-{self.socket_dir.name}",
                              self.memory_mb, iso.processes, iso.cpus)
-        self.ids = sandbox.host_ids()
+        self.host_ids = sandbox.host_ids()
+        self.ids = self.host_ids.ids if self.host_ids else None
         # Without a pids cgroup, RLIMIT_NPROC bounds the tasks: set inside the sandbox, where
         # the kernel (5.14+) counts the tasks of the bot's user namespace only. Set outside,
         # it would count every process of the host uid, for an unprivileged referee its own
@@ -676,7 +708,8 @@ class BotProcess:
                 pass
 
     def _clean_up(self) -> None:
-        """Remove what the last run left: its drain, socket link, cgroups and socket folder."""
+        """Remove what the last run left: its drain, socket link, cgroups, socket folder and
+        host uid."""
         for drain in self.drains:
             drain.kill()
             drain.wait()
@@ -693,12 +726,20 @@ class BotProcess:
         if self.socket_dir is not None:
             shutil.rmtree(self.socket_dir, ignore_errors=True)
             self.socket_dir = None
+        if self.host_ids is not None:
+            self.host_ids.release()
+            self.host_ids = None
 
     def _copied(self, timeout: float) -> None:
         """Wait, at most ``timeout`` seconds, until the run's output is copied into its log
         (the copying thread ends at the output's end of file)."""
         if self.pump is not None:
             self.pump.join(timeout)
+
+    def note(self, text: str) -> None:
+        """A line of the referee's about this run in the bot's log (:func:`note_in_log`)."""
+        note_in_log(self.log_path, self.isolation.log_bytes,
+                    f"run {self.run} of {self.name}: {text}")
 
     def log_tail(self, lines: int = 5) -> str:
         """The last lines of this run in the bot's log, for error messages: one inert line

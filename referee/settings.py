@@ -8,6 +8,7 @@ options. Keeping them here lets a single game run without any tournament around 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from importlib.metadata import PackageNotFoundError, version
 
 from circus_outcomes import FaultClass, Policy
 
@@ -93,3 +94,12 @@ class LimitsConfig:
     tmp_mb: int = 64
     # CPU rate of the whole sandbox, in cores.
     cpus: float = 1.0
+
+
+def package_version() -> str:
+    """The version of circus-referee installed here ("not installed" when run from a copy
+    of the source alone)."""
+    try:
+        return version("circus-referee")
+    except PackageNotFoundError:
+        return "not installed"

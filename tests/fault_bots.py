@@ -3,8 +3,8 @@
 Run as ``python tests/fault_bots.py MODE --address ADDRESS``. Each mode breaks the
 protocol in one way; otherwise the bot plays at random, every game. The bot serves unary
 calls only, unless ``--stream``: then it announces the Play stream and its faults happen
-there (and the stream's own modes, ``wrong-id``, ``duplicate``, ``wrong-case`` and
-``end-stream``, can be asked for).
+there (and the stream's own modes, ``wrong-id``, ``wrong-case`` and ``end-stream``, can
+be asked for; ``unserved-stream`` announces the stream and answers it UNIMPLEMENTED).
 """
 
 from __future__ import annotations
@@ -144,17 +144,8 @@ class FaultServicer(_Servicer):
 
     def Play(self, request_iterator, context):  # noqa: N802
         """The SDK's stream, its replies as bytes: garbage or over-size for a decision,
-        a decision answered twice, or the stream ended at game 0's 3rd decision.
-
-        A decision's second reply goes out just before the bot's next reply, so that it
-        always meets a request in flight (the one that reply answers): sent at once, it
-        raced the referee's next request, and the strikes of a game depended on the race.
-        """
-        duplicate = None
+        or the stream ended at game 0's 3rd decision."""
         for reply in super().Play(request_iterator, context):
-            if duplicate is not None:
-                yield duplicate
-                duplicate = None
             mode, decision = self.bot.mode, reply.decide if reply.HasField("decide") else None
             if decision is None:
                 yield reply.SerializeToString()
@@ -168,8 +159,6 @@ class FaultServicer(_Servicer):
                 return
             else:
                 yield reply.SerializeToString()
-                if mode == "duplicate":
-                    duplicate = reply.SerializeToString()
 
 
 def typed(method, request_type):
@@ -181,7 +170,7 @@ def typed(method, request_type):
 def stream_service(bot: FaultBot) -> grpc.GenericRpcHandler:
     """The service with the Play stream's replies sent as raw bytes."""
     servicer = FaultServicer(bot)
-    return grpc.method_handlers_generic_handler("circus.v1.Bot", {
+    handlers = {
         "Hello": typed(servicer.Hello, bot_pb2.HelloRequest),
         "StartGame": typed(servicer.StartGame, bot_pb2.StartGameRequest),
         "Decide": typed(servicer.Decide, bot_pb2.DecisionRequest),
@@ -189,7 +178,10 @@ def stream_service(bot: FaultBot) -> grpc.GenericRpcHandler:
         "Play": grpc.stream_stream_rpc_method_handler(
             servicer.Play, request_deserializer=bot_pb2.RefereeMessage.FromString,
             response_serializer=lambda data: data),
-    })
+    }
+    if bot.mode == "unserved-stream":   # gRPC answers a method with no handler UNIMPLEMENTED
+        del handlers["Play"]
+    return grpc.method_handlers_generic_handler("circus.v1.Bot", handlers)
 
 
 def raw_decide_service(bot: FaultBot) -> grpc.GenericRpcHandler:

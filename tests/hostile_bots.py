@@ -306,15 +306,19 @@ def root_home() -> str | None:
 
 
 def mountinfo_names() -> str | None:
-    """Private paths named in the bot's own mount table (they were mounted over to hide)."""
+    """Hidden paths named in the bot's own mount table (were they mounted over to hide):
+    the referee's private paths, and /etc's secrets."""
     table = Path("/proc/self/mountinfo").read_text()
-    named = [TARGETS[key] for key in ("db", "config", "other_dir", "runtime", "outside")
-             if TARGETS[key] in table]
+    named = [path for path in (*(TARGETS[key] for key in ("db", "config", "other_dir",
+                                                           "runtime", "outside")),
+                               "/etc/shadow", "/etc/gshadow", "/etc/ssl/private")
+             if path in table]
     return f"names {named}" if named else None
 
 
 def host_root() -> str | None:
-    """Whether this uid is root outside the user namespace (uid_map: inside outside count)."""
+    """Whether this uid is root outside the user namespace (uid_map: inside outside count;
+    where bwrap nests the bot's namespace in one of its own, the outer one's uid)."""
     uid = os.getuid()
     for line in Path("/proc/self/uid_map").read_text().splitlines():
         inside, outside, count = map(int, line.split())

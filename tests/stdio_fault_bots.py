@@ -7,7 +7,8 @@ answers each decision ``--sleep-ms`` late; ``garbage`` answers a line that is no
 ``wrong-id`` another request's id, ``wrong-case`` an EndGame reply, ``out-of-range`` an
 action that does not exist, ``oversize`` a 5 MiB line; ``crash`` exits with status 3 at
 its 3rd decision, ``close-stdout`` closes its stdout there and lives on; ``chatter``
-writes a line to stderr at every decision; ``two-lines`` answers each decision twice.
+writes a line to stderr at every decision; ``two-lines`` answers each decision twice;
+``stray-line`` prints a debugging line to stdout at its first decision, then answers.
 ``crash-start`` exits with status 3 at its 2nd StartGame, ``crash-end`` at its 1st EndGame
 (each count is the process's); ``wrong-version`` says it speaks protocol 2.0.0.
 """
@@ -57,6 +58,8 @@ def decide(mode, message, count, sleep_ms):
         print(f"thinking about decision {request['decision_id']}", file=sys.stderr, flush=True)
     elif mode == "two-lines":
         send(reply)
+    elif mode == "stray-line" and count == 1:
+        print("thinking...", flush=True)
     send(reply)
 
 

@@ -9,7 +9,10 @@ import threading
 import time
 
 import pytest
+from click.testing import CliRunner
+from conftest import write_config
 
+from circus_referee.main import main
 from referee.interrupts import signals_as_stop, until_stopped
 
 
@@ -106,3 +109,32 @@ def test_a_signal_ignored_from_the_start_stays_ignored():
         assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
     finally:
         signal.signal(signal.SIGINT, before)
+
+
+@pytest.fixture
+def ignoring():
+    """SIGINT (and what else a test names) ignored, as under nohup; restored after."""
+    kept = {number: signal.getsignal(number) for number in (signal.SIGINT, signal.SIGTERM)}
+
+    def ignore(*numbers: int) -> None:
+        for number in numbers:
+            signal.signal(number, signal.SIG_IGN)
+
+    yield ignore
+    for number, handler in kept.items():
+        signal.signal(number, handler)
+
+
+def test_a_run_started_ignoring_ctrl_c_says_so_and_what_stops_it(ignoring, tmp_path):
+    config = write_config(tmp_path, "name: t\ngame: flea-circus\nplayers: 2\nrounds: 1\nbots:\n"
+                                    "  - {name: a, python: 'bots.random_bot:RandomBot'}\n"
+                                    "  - {name: b, python: 'bots.random_bot:RandomBot'}\n")
+    run = ["tournament", str(config), "--db", str(tmp_path / "r.sqlite"), "-q"]
+    assert "Ctrl-C" not in CliRunner().invoke(main, run).stderr
+    ignoring(signal.SIGINT)
+    result = CliRunner().invoke(main, [*run, "--fresh"])
+    assert result.exit_code == 0, result.output
+    assert (f"note: Ctrl-C does nothing here (this process was started ignoring SIGINT, as "
+            f"nohup does); `kill {os.getpid()}` (SIGTERM) stops it") in result.stderr
+    ignoring(signal.SIGTERM)
+    assert f"only `kill -KILL {os.getpid()}` stops it" in CliRunner().invoke(main, run).stderr

@@ -1,6 +1,6 @@
 """The layout holds: every import points down the stack, and no module imports itself back.
 
-The stack, top to bottom (README, "Architecture"): the CLI (``circus_referee``) and
+The stack, top to bottom (docs/architecture.md): the CLI (``circus_referee``) and
 bench; tournaments (many games) and training (the learning environments) side by side;
 ratings (only rating, importing nothing of the project but the outcomes); the referee (one
 game) and the bots with their SDK side by side, both standing on the rules engines

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -47,3 +48,11 @@ def test_a_command_naming_a_file_not_in_its_folder_says_which_and_where(tmp_path
         quoted.append(set(re.findall(r"\[run (\d+)\]", line)))
         assert quoted[-1] and "can't open file" in line, line
     assert not quoted[0] & quoted[1], quoted
+
+
+def test_the_readme_tells_the_tables_order_from_the_verdict_where_it_first_names_it():
+    """A newcomer reads the sorted table as the result: the paragraph that first names the
+    verdict says what each one is."""
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    paragraph = next(part for part in readme.split("\n\n") if "verdict" in part)
+    assert "conservative" in paragraph and "settled" in paragraph

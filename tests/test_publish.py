@@ -101,9 +101,11 @@ def test_a_public_report_and_its_replays_hold_no_env_value_and_no_path(leaky_db,
         assert TOKEN not in page
         assert str(folder) not in page and str(Path.home()) + "/" not in page
     report = pages[0]
-    # What is left is still told: the variable's name, the command relative to the config.
-    assert "API_TOKEN" in report and "leaky/leaky.py --address {address}" in report
-    assert "<dt>dir</dt><dd>leaky</dd>" in report
+    # What is left is still told: the variable's name, the command within the bot's folder,
+    # the bot by its name and never by its folder.
+    assert "API_TOKEN" in report
+    assert f"<dd>…/{Path(sys.executable).name} leaky.py --address {{address}}</dd>" in report
+    assert "<dt>dir</dt>" not in report
     assert "token •••" in report, "the fault is listed, its secret scrubbed"
 
 
@@ -117,12 +119,18 @@ def test_a_public_config_keeps_what_a_reader_needs_and_nothing_private():
     shown = public_config(config)
     assert shown["seed"] == 3 and shown["cluster"] == "•••"
     a, b, c = shown["bots"]
-    assert a == {"name": "a", "command": "…/python3 a/bot.py --address {address}",
-                 "dir": "a", "mounts": ["data", "…/big"], "env": {"KEY": "•••"}}
+    assert a == {"name": "a", "command": "…/python3 bot.py --address {address}",
+                 "mounts": ["data", "big"], "env": {"KEY": "•••"}}
     assert b == {"name": "b", "address": "•••"}
     assert c == {"name": "c", "python": "bots.random_bot:RandomBot"}
     assert "s3cret" not in json.dumps(shown) and "/home/o" not in json.dumps(shown)
     assert public_command("run.sh", "/x") == "run.sh"
+    entrant = {"name": "alice", "command": "python bot.py --address {address}",
+               "dir": "/home/o/season/subs/s1234-alice", "cwd": "/home/o/season/league"}
+    assert public_config({"bots": [entrant]})["bots"] == [
+        {"name": "alice", "command": "python bot.py --address {address}"}]
+    scrub = Redactor.of({"bots": [entrant]}, None)
+    assert scrub('File "/home/o/season/subs/s1234-alice/bot.py"') == 'File "bot.py"'
 
 
 def test_the_redactor_scrubs_secrets_in_every_written_form_and_folders():

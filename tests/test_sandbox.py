@@ -27,6 +27,7 @@ from conftest import run_tournament, write_config
 
 from referee import process, sandbox
 from referee.clients import GrpcClient
+from referee.host_ids import HostIds
 from referee.sandbox import Cgroup, Isolation
 from tournaments.config import ConfigError, load_config
 from tournaments.runner import TournamentError
@@ -282,7 +283,7 @@ def test_without_namespaces_the_tournament_stops_before_the_first_game(tmp_path,
 
 def test_without_setpriv_a_root_referee_stops_before_the_first_game(tmp_path, monkeypatch):
     """A referee that cannot run bots as an unprivileged uid says why and what to do."""
-    monkeypatch.setattr(sandbox, "host_ids", lambda: (sandbox.HOST_ID_BASE, sandbox.HOST_ID_BASE))
+    monkeypatch.setattr(sandbox, "host_ids", lambda: HostIds.reserve(tmp_path / "uids"))
     which = shutil.which
     monkeypatch.setattr(sandbox.shutil, "which",
                         lambda tool: None if tool == "setpriv" else which(tool))
@@ -314,7 +315,8 @@ def test_a_bot_without_dir_sees_only_the_files_its_command_names(tmp_path):
     # The control: the same script outside the sandbox sees the whole folder.
     outside = subprocess.run(["sh", "list.sh"], cwd=league, capture_output=True, text=True)
     assert "other-bot.py" in outside.stdout and "circus.sqlite" in outside.stdout
-    # Its uid inside maps to a host uid that is not root.
+    # Its uid inside maps to no root (the uid of bwrap's own namespace where bwrap nests
+    # one, else its host uid: tests/test_isolation.py).
     inside, host, _ = seen.split("uid", 1)[1].split("\n", 1)[1].split()
     assert inside == "65534" and host != "0", seen
     # A file in a subfolder: that subfolder is the bot's own (its node_modules, its data).

@@ -389,3 +389,46 @@ def test_a_command_bots_changed_file_changes_the_code_its_next_games_are_stored_
     after = store.codes("season")
     assert after["here"] == before["here"]
     assert len(after["there"]) == 2 and after["there"][0] == before["there"][-1]
+
+
+def test_a_withdrawn_bot_and_an_earlier_version_get_their_packs(tmp_path):
+    """They stand on the leaderboard with rated games: their authors are owed them."""
+    db = tmp_path / "results.sqlite"
+    run_tournament(league(tmp_path, FIELD, rounds=1), tmp_path)
+    season(league(tmp_path, {"a": GREEDY, "b": GREEDY}, rounds=1), db, "--replace", "b")
+    packs = tmp_path / "packs"
+    for bot in ("c", "b@v1"):
+        cli("packs", "--db", db, "-o", packs, "--bot", bot)
+        games = (packs / bot / "games.csv").read_text().splitlines()[1:]
+        assert len(games) == 4 and all(bot in game for game in games)
+    assert "wrote 4 packs" in cli("packs", "--db", db, "-o", packs)
+    index = (packs / "index.html").read_text()
+    assert all(f'href="{bot}/index.html"' in index for bot in ("a", "b", "c", "b@v1"))
+
+
+def test_the_changes_of_the_field_are_numbered_one_number_per_change(tmp_path):
+    db = tmp_path / "results.sqlite"
+    run_tournament(league(tmp_path, FIELD, rounds=1), tmp_path)
+    season(league(tmp_path, {**FIELD, "d": RANDOM}, rounds=2), db)
+    season(league(tmp_path, FIELD, rounds=2), db)
+    board = cli("leaderboard", "--db", db).split("changes of the field:\n")[1]
+    numbers = [line.split()[0] for line in board.splitlines() if line[:5].strip()[:1].isdigit()]
+    assert numbers == ["1.", "2."]
+    assert "     add d: plays its tables" in board and "     withdraw d: its" in board
+    cli("report", "--db", db, "-o", tmp_path / "report.html", "--no-replays")
+    page = (tmp_path / "report.html").read_text()
+    assert page.count("  1. ") == 1 and page.count("  2. ") == 1
+
+
+def test_a_dry_run_lists_a_bot_whose_code_changed_with_its_old_and_new_code(tmp_path):
+    db = tmp_path / "results.sqlite"
+    run_tournament(league(tmp_path, FIELD, rounds=1), tmp_path)
+    old, new = (fingerprint(BotSpec("b", python=python)) for python in (RANDOM, GREEDY))
+    line = f"code of b changed ({old} → {new}): it plays on as the same entrant"
+    alone = cli("season", league(tmp_path, {**FIELD, "b": GREEDY}, rounds=1), "--db", db)
+    assert "nothing to change" in alone and line in alone
+    extended = league(tmp_path, {**FIELD, "b": GREEDY}, rounds=2)
+    assert line in season(extended, db, apply=False) and line in season(extended, db)
+    assert line in cli("leaderboard", "--db", db)
+    assert "code of b" not in season(league(tmp_path, {**FIELD, "b": GREEDY}, rounds=3), db,
+                                     "--replace", "b", apply=False)

@@ -5,13 +5,18 @@ from __future__ import annotations
 import csv
 import io
 import json
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
+import tournaments.replays
 from bots.random_bot import RandomBot
 from bots.sdk import rng_for
 from circus_referee.main import main
+from tournaments.export import FIELDS
 
 CONFIG = """
 name: {name}
@@ -115,3 +120,62 @@ def test_faults_and_times_in_every_format(db):
 def test_export_defaults_to_jsonl(db):
     lines = ok("export", "--db", db).splitlines()
     assert len(lines) == 12 and all(json.loads(line)["seats"] for line in lines)
+
+
+def test_round_numbers_count_from_one_everywhere_people_read_them(db, tmp_path):
+    """"second" has two rounds: the progress line and --rounds say round 1 and 2."""
+    played = json.loads(ok("played", "--db", db, "--format", "json"))
+    exported = [json.loads(line) for line in ok("export", "--db", db).splitlines()]
+    rounds = json.loads(ok("leaderboard", "--db", db, "--rounds", "--format", "json"))
+    ok("packs", "--db", db, "-o", str(tmp_path), "--bot", "random")
+    with (tmp_path / "random" / "games.csv").open() as games:
+        packed = {int(row["round"]) for row in csv.DictReader(games)}
+    assert {game["round"] for game in played} == {record["round"] for record in exported} \
+        == packed == {entry["round"] for entry in rounds["rounds"]["rounds"]} == {1, 2}
+
+
+def test_every_field_of_an_export_is_documented():
+    documented = (Path(__file__).resolve().parent.parent / "docs" / "export.md").read_text()
+    assert [field for field in FIELDS if f"`{field}`" not in documented] == []
+
+
+def test_packs_show_their_progress_and_close_with_where_and_how_big(db, tmp_path):
+    result = CliRunner().invoke(main, ["packs", "--db", db, "-o", str(tmp_path), "--bot",
+                                       "random", "--bot", "greedy"])
+    assert result.exit_code == 0, result.output
+    assert "packs: 100%" in result.stderr and "2/2" in result.stderr
+    size = sum(path.stat().st_size for path in tmp_path.rglob("*") if path.is_file())
+    assert result.stdout.startswith(f"wrote 2 packs of second in {tmp_path}/ "
+                                    f"({size / 2**20:.1f} MB, ")
+
+
+def test_a_game_in_several_packs_is_replayed_once_where_no_fault_is_marked(db, tmp_path,
+                                                                           monkeypatch):
+    """Each of a game's seats has it in its pack; a page that marks no fault is the same in
+    every one of them."""
+    rendered = []
+    render = tournaments.replays.render_replay
+
+    def counted(replay, title=""):
+        rendered.append(title)
+        return render(replay, title)
+
+    monkeypatch.setattr(tournaments.replays, "render_replay", counted)
+    ok("packs", "--db", db, "-o", str(tmp_path), "--bot", "random", "--bot", "sloppy")
+    pages = {bot: {path.name: path.read_text() for path in
+                   (tmp_path / bot / "replays").iterdir()} for bot in ("random", "sloppy")}
+    shared = pages["random"].keys() & pages["sloppy"].keys()
+    faulted = {name for name in shared if pages["random"][name] != pages["sloppy"][name]}
+    assert shared and faulted, "the sloppy bot's faults are marked in its own pack only"
+    assert len(rendered) == len(pages["random"].keys() | pages["sloppy"].keys()) + len(faulted)
+
+
+def test_an_export_to_standard_output_is_the_records_alone(db, tmp_path):
+    """Run as a program: click hands "-" over as a wrapper, not as sys.stdout itself."""
+    cli = str(Path(sys.executable).parent / "circus-referee")
+    shown = subprocess.run([cli, "export", "--db", db], capture_output=True, text=True)
+    assert shown.returncode == 0 and shown.stderr == "", shown.stderr
+    assert len(shown.stdout.splitlines()) == 12
+    written = subprocess.run([cli, "export", "--db", db, "-o", str(tmp_path / "e.jsonl")],
+                             capture_output=True, text=True)
+    assert written.stderr == f"12 games of second written to {tmp_path / 'e.jsonl'}\n"

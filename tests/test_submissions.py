@@ -435,3 +435,57 @@ def test_a_pack_copies_the_bots_log_and_each_workers(tmp_path):
     assert copy_logs(logs, "a", pack) == ["a.log", "workers/h-1/a.log", "workers/h-2/a.log"]
     assert (pack / "workers" / "h-2" / "a.log").read_text() == "h-2\n"
     assert not (pack / "workers" / "h-2" / "b.log").exists()
+
+
+def test_a_weekly_intake_checks_again_only_the_entrants_whose_code_changed(tmp_path,
+                                                                          monkeypatch):
+    checked: list[str] = []
+
+    def check_bot(spec, game, *args, **kwargs):
+        checked.append(spec.name)
+        yield Check("handshake", True, "ok")
+        yield Check(f"play {game}/standard", True, "ok")
+
+    monkeypatch.setattr("tournaments.submissions.check_bot", check_bot)
+    subs = tmp_path / "subs"
+    for name in ("alice", "bob"):
+        submit(subs / name, name, name.title())
+
+    def intake(*options: str) -> str:
+        made = invoke("submissions", str(subs), "-o", str(tmp_path / "bots.yaml"), "--game",
+                      "flea-circus", *options)
+        assert made.exit_code == 0, made.output
+        return made.output
+
+    intake()
+    assert checked == ["alice", "bob"]
+    (subs / "bob" / "bot.py").write_text((subs / "bob" / "bot.py").read_text() + "# v2\n")
+    again = intake()
+    assert checked == ["alice", "bob", "bob"]
+    assert "alice (1 of 2): code unchanged since its last check, its verdict kept" in again
+    assert "checking bob (2 of 2)" in again
+    assert "PASS  handshake: ok" in (tmp_path / "bots-checks" / "alice" / "check.txt").read_text()
+    intake("--games", "2")                  # another check is another key
+    intake("--recheck")
+    assert checked == ["alice", "bob", "bob", "alice", "bob", "alice", "bob"]
+
+
+def test_a_refusal_is_one_short_reason_with_the_log_on_a_line_of_its_own(tmp_path):
+    """A bot that dies at its start: check-bot quotes its traceback, absolute paths and all."""
+    subs = tmp_path / "subs"
+    submit(subs / "frank", "frank", "Frank")
+    (subs / "frank" / "bot.py").write_text(
+        "import os\nraise RuntimeError('cannot read ' + os.path.abspath('model.bin') + "
+        "' (a long story follows) ' + 'x ' * 200)\n")
+    (tmp_path / "base.yaml").write_text(BASE)
+    made = invoke("submissions", str(subs), "-o", str(tmp_path / "bots.yaml"), "--game",
+                  "flea-circus", "--base", str(tmp_path / "base.yaml"))
+    assert made.exit_code == 2, made.output
+    table = made.output.split("\nerror:")[0].splitlines()
+    header = next(line for line in table if line.startswith("folder "))
+    row = next(index for index, line in enumerate(table) if line.startswith("frank "))
+    reason = table[row][header.index("reason"):]
+    assert reason.startswith("check-bot: ") and len(reason) <= 80, reason
+    assert str(tmp_path) not in table[row]
+    log = tmp_path / "bots-checks" / "frank" / "frank.log"
+    assert table[row + 1].split()[-2:] == ["log:", str(log)] and log.is_file()

@@ -465,7 +465,8 @@ def test_the_readme_s_one_liners_make_each_environment() -> None:
     from pettingzoo import AECEnv
 
     text = (Path(__file__).parent.parent / "README.md").read_text()
-    section = text[text.index("## Training"):text.index("## Architecture")]
+    start = text.index("## Training")
+    section = text[start:text.index("\n## ", start)]
     lines = re.findall(r"^- .*: `(from .*env = .*)`$", section, re.M)
     made = set()
     for line in lines:

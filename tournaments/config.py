@@ -2,7 +2,7 @@
 
 Every problem is found before anything starts and reported as one
 :class:`ConfigError` line naming the key and what is wrong with it. The
-reference for every key is in the README ("bots.yaml reference").
+reference for every key is in docs/tournaments.md ("bots.yaml reference").
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ NAME_RULE = "1-64 letters, digits, '.', '_' or '-', starting with a letter or di
 # The largest tournament: the schedule is built in memory, about 250 bytes a game.
 MAX_GAMES = 100_000
 
-# (lowest, highest) of every number in a config; the README lists them.
+# (lowest, highest) of every number in a config; docs/tournaments.md lists them.
 BOUNDS: dict[str, tuple[float, float]] = {
     # rounds and games_per_bot are bounded by MAX_GAMES, with the count in the message.
     "rounds": (1, 10**18), "games_per_bot": (1, 10**18),
@@ -130,7 +130,7 @@ class TournamentConfig:
     # Derive deals from the seed and a secret kept in the store, not from the seed alone.
     secret_deals: bool = True
     # Start command: and python: bots afresh before each seat rotation of the
-    # duplicate deals, so no bot remembers a deal it is dealt again (issue 22).
+    # duplicate deals, so no bot remembers a deal it is dealt again.
     renew_bots: bool = True
     # Send the bots' names in StartGame.seat_names; by default they get seat labels, so
     # a bot does not learn whom it plays (two bots of one author could collude).

@@ -44,7 +44,7 @@ def game_records(store: Store, tournament: str, withheld: Collection[int] = froz
     for game in store.games(tournament):
         yield {
             "tournament": game.tournament, "game_id": game.id, "game_index": game.game_index,
-            "group": game.group_index, "round": game.round,
+            "group": game.group_index, "round": game.shown_round,
             "seed": None if game.group_index in withheld else game.seed,
             "game": game.game, "variant": game.variant, "seats": game.seats,
             "code": game.code, "scores": game.scores, "ranks": game.ranks, "status": game.status,

@@ -1,4 +1,4 @@
-"""What code a bot entry runs: a fingerprint of its command and its files (issue 40).
+"""What code a bot entry runs: a fingerprint of its command and its files.
 
 Every stored game keeps the fingerprint of each seat's bot (and what the bot said of
 itself in Hello), so a season's record says which code played each game, and a bot

@@ -13,13 +13,15 @@ from __future__ import annotations
 
 import html
 import shutil
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 from ratings.trueskill_ratings import Row
 from ratings.formatting import csv_text, fault_text, rank_range
 from ratings.time_use import TimedGame, time_use
+from referee.process import referee_said
+from referee.stream import FELL_BACK
 from referee.text import printable
 from tournaments.export import unsettled_groups
 from tournaments.replays import write_replays
@@ -38,11 +40,25 @@ PLAYED_COLUMNS = ["id", "index", "round", "seats", "scores", "ranks", "status", 
 
 def bot_log(log_dir: Path, bot: str) -> str:
     """Where a bot's log is: in the logs folder, or after a cluster run one per worker,
-    under ``workers/`` (README, "Running on several machines")."""
+    under ``workers/`` (docs/cluster.md)."""
     here = log_dir / f"{bot}.log"
     if not here.exists() and (log_dir / "workers").is_dir():
         return str(log_dir / "workers" / "*" / f"{bot}.log")
     return str(here)
+
+
+#: How ``times`` and the report name the transport of a gRPC bot that announced the Play
+#: stream but answered it UNIMPLEMENTED (its log's note says so).
+UNARY_FALLBACK = "grpc (unary: Play stream unimplemented)"
+
+
+def reached(log_dir: Path, bot: str, transport: str) -> str:
+    """How the referee reached a bot: its configured transport, or for a gRPC bot that fell
+    back from the Play stream to unary calls, :data:`UNARY_FALLBACK`."""
+    logs = [log_dir / f"{bot}.log", *log_dir.glob(f"workers/*/{bot}.log")]
+    if transport == "grpc" and any(referee_said(log, FELL_BACK) for log in logs):
+        return UNARY_FALLBACK
+    return transport
 
 
 def fault_records(store: Store, record: StoredTournament, bot: str | None = None
@@ -66,7 +82,7 @@ def time_records(games: Iterable[TimedGame]) -> list[dict[str, Any]]:
 def played_records(games: Iterable[StoredGame], bot: str | None = None
                    ) -> list[dict[str, Any]]:
     """The stored games (those ``bot`` played, if given): ids, seats, results."""
-    return [{"id": game.id, "index": game.game_index, "round": game.round,
+    return [{"id": game.id, "index": game.game_index, "round": game.shown_round,
              "seats": list(game.seats), "scores": list(game.scores),
              "ranks": list(game.ranks), "status": game.status,
              "end_reason": game.end_reason, "decisions": len(game.actions),
@@ -86,15 +102,24 @@ class Pack:
     entrant: str
 
 
-def write_packs(store: Store, record: StoredTournament, out: Path,
-                bots: Sequence[str] | None = None) -> list[Pack]:
-    """A pack for each bot of the tournament (or each of ``bots``) in ``out/BOT/``, and
-    ``out/index.html`` listing them."""
+def write_packs(store: Store, record: StoredTournament, out: Path, bots: Sequence[str],
+                written: Callable[[Pack], None] = lambda pack: None) -> list[Pack]:
+    """A pack for each of ``bots`` in ``out/BOT/``, and ``out/index.html`` listing them;
+    ``written`` hears of each pack as it is done (a tournament's packs take minutes).
+    Every bot that has one: :func:`~tournaments.standings.entrants`, the field's bots and
+    those that left it with stored games."""
     tournament = PackedTournament.of(store, record)
-    packs = [tournament.write(bot, out / bot)
-             for bot in (bots if bots is not None else tournament.entries)]
+    packs = []
+    for bot in bots:
+        packs.append(tournament.write(bot, out / bot))
+        written(packs[-1])
     (out / "index.html").write_text(index_page(record, packs), encoding="utf-8")
     return packs
+
+
+def folder_bytes(folder: Path) -> int:
+    """The size of every file under ``folder``."""
+    return sum(path.stat().st_size for path in folder.rglob("*") if path.is_file())
 
 
 @dataclass(frozen=True)
@@ -109,6 +134,9 @@ class PackedTournament:
     standings: dict[str, Row]
     # Each bot's entry of the stored config, by name.
     entries: dict[str, dict[str, Any]]
+    # The replay pages written so far that mark no fault, by game id: the next pack of
+    # one of the game's seats copies its page instead of replaying the game again.
+    unmarked: dict[int, Path] = field(default_factory=dict)
 
     @classmethod
     def of(cls, store: Store, record: StoredTournament) -> PackedTournament:
@@ -128,7 +156,7 @@ class PackedTournament:
         for stale in (folder / "replays").glob("game-*.html"):
             stale.unlink()
         write_replays(shown, [dict(row) for row in store.faults(record.name, bot)],
-                      folder / "replays")
+                      folder / "replays", unmarked=self.unmarked)
         logs = copy_logs(Path(record.log_dir), bot, folder) if record.log_dir else []
         times = [row for row in time_records(own_games) if row["bot"] == bot]
         played = played_records(own_games)
@@ -136,7 +164,8 @@ class PackedTournament:
                                       ("times.csv", times, TIME_COLUMNS),
                                       ("games.csv", played, PLAYED_COLUMNS)):
             (folder / name).write_text(csv_text(records, fields) + "\n", encoding="utf-8")
-        entrant = entrant_words(self.entries[bot].get("dir"))
+        # A bot that left the field (withdrawn, or an earlier BOT@vN) has no entry now.
+        entrant = entrant_words(self.entries.get(bot, {}).get("dir"))
         contents = PackContents(bot, entrant, self.standings.get(bot), times, faults, played,
                                 {game.id for game in shown}, logs)
         (folder / "index.html").write_text(pack_page(record, contents), encoding="utf-8")

@@ -3,9 +3,10 @@
 A stored config holds what the organiser's machine needs to run the bots: each bot's
 ``env:`` values (an API token), absolute paths (its command's files, ``dir:``,
 ``mounts:``, the logs folder) and addresses (``address:``, ``cluster:``). A public copy
-(``report --public``) shows the names of the env variables, never their values; paths
-relative to the config's folder (a path outside it by its last part only); and no
-address. Free text a bot wrote (a fault's detail quotes its error) may hold the same
+(``report --public``) shows the names of the env variables, never their values; each bot
+by its name, never its folder (an entrant's folder may be named for a student: a
+command's files relative to the bot's own folder, a mount by its last part); other paths
+relative to the config's folder (one outside it by its last part only); and no address. Free text a bot wrote (a fault's detail quotes its error) may hold the same
 things, so the finished pages are scrubbed of them too (:class:`Redactor`).
 """
 
@@ -53,8 +54,8 @@ def public_config(config: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def public_bot(bot: Mapping[str, Any]) -> dict[str, Any]:
-    """One bot entry without env values, absolute paths or its address."""
-    folder = bot.get("cwd")
+    """One bot entry without env values, its folder, absolute paths or its address."""
+    folder = bot.get("dir") or bot.get("cwd")
     shown = {key: bot[key] for key in _BOT_KEYS_KEPT if bot.get(key) is not None}
     if bot.get("command"):
         shown["command"] = public_command(bot["command"], folder)
@@ -62,10 +63,8 @@ def public_bot(bot: Mapping[str, Any]) -> dict[str, Any]:
         shown["python"] = public_command(bot["python"], folder)
     if bot.get("address"):
         shown["address"] = HIDDEN
-    if bot.get("dir"):
-        shown["dir"] = relative(bot["dir"], folder)
     if bot.get("mounts"):
-        shown["mounts"] = [relative(mount, folder) for mount in bot["mounts"]]
+        shown["mounts"] = [PurePosixPath(mount).name for mount in bot["mounts"]]
     if bot.get("env"):
         shown["env"] = {name: HIDDEN for name, _ in bot["env"]}
     return shown
@@ -90,7 +89,8 @@ def relative(path: str, folder: str | None) -> str:
 @dataclass(frozen=True)
 class Redactor:
     """Scrubs a finished page (HTML, its embedded JSON) of a tournament's secrets (env
-    values) and of its folders (as paths relative to the config's folder)."""
+    values) and of its folders (a bot's own folder left out, the others as paths relative
+    to the config's folder)."""
 
     secrets: tuple[str, ...]
     # Folder prefixes and what replaces each, longest first.
@@ -104,7 +104,9 @@ class Redactor:
         secrets = {form for value in values if len(value) >= SHORTEST_SECRET
                    for form in _written(value)}
         config_folders = {bot["cwd"] for bot in bots if bot.get("cwd")}
-        folders = {folder: "" for folder in config_folders}
+        # A bot's own folder goes, its files named within it, as the config shows them.
+        folders = {folder: "" for folder in config_folders | {
+            bot["dir"] for bot in bots if str(bot.get("dir", "")).startswith("/")}}
         for path in _paths(bots, log_dir):
             folders.setdefault(path, public_command(path, next(iter(config_folders), None))
                                + "/")

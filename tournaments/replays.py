@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 from typing import Any, Callable
 
@@ -18,18 +19,30 @@ class ReplayError(CircusError, ValueError):
 
 
 def write_replays(games: list[StoredGame], faults: list[dict[str, Any]], folder: Path,
-                  scrub: Callable[[str], str] = str) -> None:
+                  scrub: Callable[[str], str] = str,
+                  unmarked: dict[int, Path] | None = None) -> None:
     """Each game's HTML replay into ``folder`` as ``game-ID.html``, replayed from its
     record, marking the ``faults`` of it given (a pack marks its own bot's only),
-    ``scrub``bed of what a public copy leaves out."""
+    ``scrub``bed of what a public copy leaves out.
+
+    ``unmarked``: the pages, by game id, already written of games with no fault marked
+    (into the other packs of one tournament: a game is in the pack of each of its seats,
+    and replaying one takes far longer than copying its page); such a page is copied from
+    there, and each written here is added."""
     folder.mkdir(parents=True, exist_ok=True)
     for game in games:
+        marked = [f for f in faults if f["game_id"] == game.id]
+        page_path = folder / f"game-{game.id}.html"
+        if unmarked is not None and not marked and game.id in unmarked:
+            shutil.copyfile(unmarked[game.id], page_path)
+            continue
         record = GameRecord(game.game, game.variant, len(game.seats), game.seed,
                             tuple(game.actions))
         try:
-            replayed = replay_frames(record, game.seats, game.times,
-                                     [f for f in faults if f["game_id"] == game.id], game.ranks)
+            replayed = replay_frames(record, game.seats, game.times, marked, game.ranks)
         except (GameConfigError, IllegalActionError) as error:
             raise ReplayError(f"game {game.id} does not replay: {error}") from None
         page = render_replay(replayed, f"game {game.id}: {game.tournament} #{game.game_index}")
-        (folder / f"game-{game.id}.html").write_text(scrub(page), encoding="utf-8")
+        page_path.write_text(scrub(page), encoding="utf-8")
+        if unmarked is not None and not marked:
+            unmarked[game.id] = page_path

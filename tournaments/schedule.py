@@ -57,7 +57,8 @@ class Pairing:
 
 @dataclass(frozen=True)
 class Segment:
-    """A stretch of the schedule played by one field (issue 40), kept in the store once
+    """A stretch of the schedule played by one field (a season changes the field), kept in
+    the store once
     a change made more than one.
 
     Its games are indexed from ``first_index`` and its groups (deals) from
@@ -317,8 +318,8 @@ def arrange(config: TournamentConfig, secret: str, block: range,
     so card luck cancels out within it. With ``duplicate`` the games are played
     epoch by epoch (every group's first rotation, then every group's second, ...;
     in an A/B test every A table's rotations before the B tables'), so a bot
-    process started afresh for each epoch never plays a deal it has seen (issue
-    22; ``renew_bots``). A game with a bot that keeps its memory (``memory: true``,
+    process started afresh for each epoch never plays a deal it has seen
+    (``renew_bots``). A game with a bot that keeps its memory (``memory: true``,
     or an ``address:`` bot) gets a deal of its own. A ``secret`` (the store's, with
     ``secret_deals``) joins every seed, so nobody who knows only the config can
     compute a deal.

@@ -1,4 +1,4 @@
-"""A field that changes during a season (issue 40): add, replace, withdraw, extend.
+"""A field that changes during a season: add, replace, withdraw, extend.
 
 The organiser edits ``bots.yaml`` (a bot added or removed, ``rounds`` raised) and
 :func:`plan_change` compares it with the stored tournament: what each change does to
@@ -6,7 +6,7 @@ the games stored, scheduled and to come, as lines to read before anything happen
 (``circus-referee season BOTS_YAML``, a dry run), and the :class:`FieldChange` the
 store applies in one transaction (``--apply``), recorded with the tournament.
 
-The rules, which README "Running a season" gives the organiser:
+The rules, which docs/season.md gives the organiser:
 
 * **add**: a late entrant gets its games against the field. In a round robin or a
   gauntlet, a new segment of the schedule plays every table holding it in every round
@@ -89,6 +89,22 @@ def describe_changes(old: dict[str, Any], new: dict[str, Any]) -> tuple[list[str
 
 def _value(value: Any) -> str:
     return "(none)" if value is None else json.dumps(value, sort_keys=True)
+
+
+def changed_code(store: Store, config: TournamentConfig, replaced: Collection[str] = ()
+                 ) -> list[str]:
+    """A line for each bot of ``config`` whose code differs from its latest stored games'
+    and that is not ``replaced``: it plays on as the same entrant, its games from now on
+    stored with the new code, as the next run warns."""
+    codes = store.codes(config.name)
+    lines = []
+    for spec in config.bots:
+        was, now = codes.get(spec.name, [(None, None)])[-1][0], fingerprint(spec)
+        if was is not None and was != now and spec.name not in replaced:
+            lines.append(f"code of {spec.name} changed ({was} → {now}): it plays on as the "
+                         f"same entrant, its games from now on stored with the new code "
+                         f"(--replace {spec.name} makes the new code a new entrant)")
+    return lines
 
 
 def plan_change(store: Store, config: TournamentConfig, replaced: Collection[str] = (),
@@ -197,6 +213,7 @@ class _Field:
         cut_games = cut * segment_shape(self.old_config, self.segments[-1])[1]
         total = old_total - cancelled_count - len(dropped) - cut_games + added
         self._describe_bots(new_segments, dropped_seats)
+        self.lines += changed_code(self.store, self.config, self.replaced)
         self.lines += [f"{words}, for the games from now on" for words in
                        describe_changes(self.record.identity, identity)[0]
                        if words.startswith(("bot_time", "remembering"))]

@@ -41,6 +41,14 @@ def outcome(game: GameResult | StoredGame) -> Outcome:
                    game.group_index, game.round)
 
 
+def entrants(store: Store, tournament: StoredTournament) -> list[str]:
+    """Every bot that stands in the tournament: its field's in the config's order, then
+    by name those that left it with stored games (withdrawn, or an earlier ``BOT@vN``),
+    which the leaderboard rates and whose authors are owed their packs too."""
+    field = [bot["name"] for bot in tournament.config.get("bots", [])]
+    return field + sorted(store.seated(tournament.name) - set(field))
+
+
 def fault_counts(store: Store, tournament: str) -> dict[str, dict[str, int]]:
     """Faults per bot per fault class (timeout, crash, illegal, error)."""
     counts: dict[str, dict[str, int]] = {}

@@ -197,6 +197,12 @@ class StoredGame:
     # for a game stored by an older referee.
     code: list[list[str | None]] | None = None
 
+    @property
+    def shown_round(self) -> int:
+        """Its round as people count rounds, from 1: the progress line, ``season`` and
+        ``leaderboard --rounds`` say "round 1" of the round stored as 0."""
+        return self.round + 1
+
 
 class GameResult(NamedTuple):
     """The result columns of a stored game (:meth:`Store.results`)."""
@@ -273,8 +279,8 @@ class Store:
                 # In WAL mode NORMAL syncs at checkpoints, not at every commit: a
                 # killed referee loses nothing committed, and a power cut can lose
                 # only the last games (resume plays them again), never the file's
-                # consistency. FULL's fsync per game cost ~0.3 ms, as much as
-                # playing a short game.
+                # consistency. FULL would fsync at every game's commit, which costs
+                # as much as playing a short game (docs/performance.md, "Optimisations").
                 self.db.execute("PRAGMA synchronous=NORMAL")
             self.db.execute("PRAGMA foreign_keys=ON")
             self.db.executescript(SCHEMA)
@@ -616,6 +622,13 @@ class Store:
                 seen.setdefault(bot, {}).pop((digest, hello), None)
                 seen[bot][digest, hello] = None
         return {bot: list(seen[bot]) for bot in sorted(seen)}
+
+    def seated(self, tournament: str) -> set[str]:
+        """Every bot that sits in a stored game: the field's, and those that left it with
+        their games (a withdrawn bot, an earlier version ``BOT@vN``)."""
+        rows = self.db.execute("SELECT DISTINCT seats FROM games WHERE tournament = ?",
+                               (tournament,))
+        return {bot for (seats,) in rows for bot in json.loads(seats)}
 
     def done_indices(self, tournament: str) -> set[int]:
         rows = self.db.execute("SELECT game_index FROM games WHERE tournament = ?",

@@ -12,9 +12,10 @@ of checks, one subfolder per submission.
 
 from __future__ import annotations
 
+import json
 import os
 import shlex
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any, Callable
 
@@ -24,7 +25,7 @@ from tabulate import tabulate
 from referee.checkbot import Check, Coverage, check_bot
 from referee.errors import CircusError
 from referee.sandbox import SYSTEM, named_files
-from referee.settings import TimeConfig
+from referee.settings import BotSpec, TimeConfig, package_version
 from referee.text import printable
 from tournaments.config import (
     ConfigError,
@@ -35,6 +36,8 @@ from tournaments.config import (
     _typed,
     parse_config,
 )
+from tournaments.fingerprint import fingerprint
+from tournaments.public import public_command
 from tournaments.store import DEFAULT_DB, database_paths
 
 MANIFEST = "entrant.yaml"
@@ -224,13 +227,57 @@ def check_entrant(entrant: Entrant, config: TournamentConfig, games: int, at_onc
                   log_dir: Path, private: tuple[Path, ...]) -> Verdict:
     """check-bot on the entrant's game, sandboxed as the config will run it and at its
     clock: every start, call and decision bounded by ``config.time``."""
-    spec = _bots([entrant.entry()], config.sandbox, None, config.time)[0]
     covered = Coverage()
-    checks = list(check_bot(spec, config.game, games, config.time, log_dir=log_dir,
-                            sandbox=config.sandbox, at_once=at_once, private=private,
-                            covered=covered))
+    checks = list(check_bot(entrant_spec(entrant, config), config.game, games, config.time,
+                            log_dir=log_dir, sandbox=config.sandbox, at_once=at_once,
+                            private=private, covered=covered))
     return Verdict(entrant.folder, entrant, gate(checks, config), tuple(checks),
                    covered.line())
+
+
+def entrant_spec(entrant: Entrant, config: TournamentConfig) -> BotSpec:
+    """The entrant as the config will run it."""
+    return _bots([entrant.entry()], config.sandbox, None, config.time)[0]
+
+
+#: Where a submission's gate is remembered, in its folder of checks beside check.txt.
+GATE_FILE = "gate.json"
+
+
+def gate_key(entrant: Entrant, config: TournamentConfig, games: int, at_once: int
+             ) -> dict[str, Any]:
+    """What a gate's verdict depends on: the entrant's code (its fingerprint: its command
+    and every file of its folder), the referee's version, and how it is checked (the game,
+    the clock, the sandbox, the games played). The same key gives the same verdict, so a
+    weekly intake re-gates only the code that changed."""
+    return {"code": fingerprint(entrant_spec(entrant, config)), "version": package_version(),
+            "game": config.game, "variant": config.variant, "time": asdict(config.time),
+            "sandbox": config.sandbox, "games": games, "at_once": at_once}
+
+
+def remembered_gate(entrant: Entrant, key: dict[str, Any], log_dir: Path) -> Verdict | None:
+    """The verdict of an earlier gate of the same key, if one is kept in ``log_dir``."""
+    try:
+        kept = json.loads((log_dir / GATE_FILE).read_text())
+        if kept["key"] != key:
+            return None
+        checks = tuple(Check(name, passed, message, warning)
+                       for name, passed, message, warning in kept["checks"])
+        return Verdict(entrant.folder, entrant, kept["refused"], checks, kept["covered"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None   # none kept, or not in this shape: gate again
+
+
+def remember_gate(verdict: Verdict, key: dict[str, Any], log_dir: Path) -> None:
+    """Keep a gate's verdict with its key, for :func:`remembered_gate`."""
+    kept = {"key": key, "refused": verdict.refused, "covered": verdict.covered,
+            "checks": [[check.name, check.passed, check.message, check.warning]
+                       for check in verdict.checks]}
+    try:
+        log_dir.mkdir(parents=True, exist_ok=True)
+        (log_dir / GATE_FILE).write_text(json.dumps(kept, indent=1) + "\n")
+    except OSError as error:
+        raise SubmissionError(f"cannot write {error.filename}: {error.strerror}") from None
 
 
 def gate(checks: list[Check], config: TournamentConfig) -> str | None:
@@ -313,13 +360,15 @@ class Field:
 
 def make_field(submissions: Path, base: dict[str, Any], output: Path, *, checks_dir: Path,
                games: int = 1, at_once: int = 3, per_author: bool = False,
-               private: tuple[Path, ...] = (),
+               private: tuple[Path, ...] = (), recheck: bool = False,
                progress: Callable[[str], None] = lambda line: None) -> Field:
     """Read, check and choose the field; keep every verdict in ``checks_dir``.
 
     Each entrant is checked hidden from the others' folders, the checks, the config,
     ``private`` (the base config) and the default database (its sandbox shows its own
-    folder only; these are covered even where its command names them).
+    folder only; these are covered even where its command names them). An entrant whose
+    code and check are those of a verdict kept in ``checks_dir`` keeps it unchecked
+    (:func:`gate_key`), unless ``recheck``.
     """
     folders = submission_folders(submissions, (checks_dir,))
     try:
@@ -341,11 +390,21 @@ def make_field(submissions: Path, base: dict[str, Any], output: Path, *, checks_
     shared = (checks_dir, output, *private, *database_paths(Path(DEFAULT_DB)))
     verdicts = []
     for number, verdict in enumerate(read, 1):
-        if verdict.entrant is not None:
-            progress(f"checking {verdict.folder.name} ({number} of {len(read)})")
+        entrant = verdict.entrant
+        if entrant is not None:
             others = tuple(folder for folder in folders if folder != verdict.folder)
-            verdict = check_entrant(verdict.entrant, config, games, at_once,
-                                    checks_dir / verdict.folder.name, (*others, *shared))
+            key = gate_key(entrant, config, games, at_once)
+            log_dir = checks_dir / verdict.folder.name
+            kept = None if recheck else remembered_gate(entrant, key, log_dir)
+            where = f"{verdict.folder.name} ({number} of {len(read)})"
+            if kept is not None:
+                progress(f"{where}: code unchanged since its last check, its verdict kept")
+                verdict = kept
+            else:
+                progress(f"checking {where}")
+                verdict = check_entrant(entrant, config, games, at_once, log_dir,
+                                        (*others, *shared))
+                remember_gate(verdict, key, log_dir)
         verdicts.append(verdict)
     if per_author:
         verdicts = one_per_author(verdicts)
@@ -372,20 +431,44 @@ def manifest_verdict(folder: Path) -> Verdict:
 
 
 COLUMNS = ("folder", "name", "author", "language", "verdict", "reason")
+#: A refusal's reason in the table: its first words (check.txt keeps it whole).
+REASON_WIDTH = 80
 
 
-def rows(verdicts: list[Verdict]) -> list[dict[str, str]]:
-    """The table of entrants: one row per submission folder."""
+def rows(verdicts: list[Verdict], checks_dir: Path) -> list[dict[str, str]]:
+    """The table of entrants: one row per submission folder; a refused one's reason in
+    short, with where its log (or else its whole verdict) is on a line of its own."""
     return [{"folder": v.folder.name,
              "name": v.entrant.name if v.entrant else "",
              "author": v.entrant.author if v.entrant else "",
              "language": v.entrant.language if v.entrant else "",
              "verdict": "passed" if v.passed else "refused",
-             "reason": v.refused or ""} for v in verdicts]
+             "reason": "" if v.refused is None else
+             f"{short_reason(v.refused)}\n{where_told(v, checks_dir)}"} for v in verdicts]
 
 
-def table(verdicts: list[Verdict]) -> str:
-    cells = [[printable(row[column]) for column in COLUMNS] for row in rows(verdicts)]
+def short_reason(reason: str) -> str:
+    """A reason on one line of at most :data:`REASON_WIDTH` characters, each path by its
+    last part only: a bot's crash quotes its log, paths of this machine and all."""
+    text = " ".join(public_command(reason, None).split())
+    if len(text) <= REASON_WIDTH:
+        return text
+    return text[:REASON_WIDTH - 2].rsplit(" ", 1)[0] + " …"
+
+
+def where_told(verdict: Verdict, checks_dir: Path) -> str:
+    """Where the rest of a refusal is: the bot's log during its check, or (refused before
+    a check) its verdict whole."""
+    folder = checks_dir / verdict.folder.name
+    log = folder / f"{verdict.entrant.name}.log" if verdict.entrant else None
+    if log is not None and log.is_file():
+        return f"log: {log}"
+    return f"details: {folder / 'check.txt'}"
+
+
+def table(verdicts: list[Verdict], checks_dir: Path) -> str:
+    cells = [["\n".join(printable(line) for line in row[column].split("\n"))
+              for column in COLUMNS] for row in rows(verdicts, checks_dir)]
     return tabulate(cells, headers=list(COLUMNS), disable_numparse=True)
 
 
@@ -397,7 +480,7 @@ def record(verdicts: list[Verdict], checks_dir: Path) -> None:
             folder = checks_dir / verdict.folder.name
             folder.mkdir(parents=True, exist_ok=True)
             (folder / "check.txt").write_text(check_text(verdict))
-        (checks_dir / "entrants.txt").write_text(table(verdicts) + "\n")
+        (checks_dir / "entrants.txt").write_text(table(verdicts, checks_dir) + "\n")
     except OSError as error:
         raise SubmissionError(f"cannot write {error.filename or checks_dir}: "
                               f"{error.strerror}") from None

@@ -34,7 +34,7 @@ from referee.games import get_game
 from referee.match import FaultPolicy, Match, MatchAbandoned, MatchResult
 from referee.participants import BotStartError, Participant
 from referee.sandbox import unavailable_reason
-from referee.settings import BotSpec
+from referee.settings import BotSpec, package_version
 from tournaments.config import TournamentConfig, games_per_deal, rounds_needed
 from tournaments.schedule import Pairing, round_by_round
 
@@ -43,12 +43,12 @@ PROBE_S = 1.0
 
 
 def new_match(config: TournamentConfig, pairing: Pairing, clients: list[BotClient | None],
-              stop: threading.Event, probe: Callable[[str], bool],
+              stop: threading.Event, probe: Callable[[str, tuple[str, int]], bool],
               suspended: frozenset[str],
               on_crash: Callable[[str, BotClient | None], str | None]) -> Match:
     """The game of ``pairing`` with these bots: the one way a game is set up.
 
-    ``probe(name)`` checks a bot after a timeout; ``on_crash(name, client)`` is told of a
+    ``probe(name, (game_id, seat))`` checks a bot after a timeout at that seat; ``on_crash(name, client)`` is told of a
     call through ``client`` that failed as a crash, and says how the bot's process ended
     ("exited with status 3"), if it did.
     """
@@ -245,9 +245,10 @@ class RunBots:
         clients = [None if name in task.suspended else self.client(name, task.epoch)
                    for name in pairing.seats]
 
-        def probe(name: str) -> bool:
+        def probe(name: str, seat: tuple[str, int]) -> bool:
             participant = self.participant(name, task.epoch)
-            return participant is not None and participant.probe(probe_timeout(config, name))
+            return participant is not None and participant.probe(probe_timeout(config, name),
+                                                                 seat)
 
         def settle(name: str, client: BotClient | None) -> str | None:
             participant = self.participant(name, task.epoch)
@@ -356,14 +357,9 @@ class WorkerReport:
 
 def check_here(config: TournamentConfig | None) -> WorkerReport:
     """This worker's versions and sandbox, and (with a config) a check-bot of each bot."""
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        ours = version("circus-referee")
-    except PackageNotFoundError:
-        ours = "not installed"
     bots = {} if config is None else _bot_checks(config)
-    return WorkerReport(ours, platform.python_version(), unavailable_reason(), bots)
+    return WorkerReport(package_version(), platform.python_version(), unavailable_reason(),
+                        bots)
 
 
 def _bot_checks(config: TournamentConfig) -> dict[str, str | None]:

@@ -8,7 +8,7 @@ referee sends, under the referee's deadlines: each call runs in a
 :class:`~referee.clients.InProcessClient` and each decision has ``move_ms`` and a bank
 (``time_control``, a ``TimeConfig``). ``time_control=None`` calls the bots on the caller's
 thread with no deadline, for opponents known to answer (the project's own bots): it saves
-the thread hop of each call, about 90 µs (docs/training.md). An
+the thread hop of each call (docs/training.md measures it). An
 opponent's fault (no reply in time, a failure, an index that is not legal) is met as the
 referee's default policy meets it: a legal action seeded from the deal and decision plays
 instead, and ``info["opponent_faults"]`` counts the episode's faults.

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from circus_referee.common import fail
+from circus_referee.common import fail, say_if_unstoppable
 from referee.checkbot import SLOW_SHARE, Coverage, check_bot
 from referee.games import GAMES
 from referee.interrupts import signals_as_stop, until_stopped
@@ -85,6 +85,7 @@ def check_bot_command(command: str | None, address: str | None, only_game: str |
     covered = Coverage()
     private = hidden_databases((DEFAULT_DB, *db_paths))
     verdicts: list[str] = []
+    say_if_unstoppable()
     with signals_as_stop() as stop:
         checks = until_stopped(lambda: check_bot(
             spec, only_game, games, time_config, log_dir, sandbox=not no_sandbox,

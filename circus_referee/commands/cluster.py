@@ -9,6 +9,7 @@ from typing import Any
 import click
 
 from circus_referee.common import fail
+from referee.settings import package_version
 from referee.text import printable
 from tournaments import cluster
 from tournaments.config import load_config
@@ -49,15 +50,6 @@ def cluster_check(config_path: Path | None, cluster_address: str | None) -> None
     click.echo("every worker can run every bot" if not failed and config is not None else
                "every worker answered" if not failed else f"{failed} problem(s)")
     sys.exit(1 if failed else 0)
-
-
-def package_version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("circus-referee")
-    except PackageNotFoundError:
-        return "not installed"
 
 
 def worker_lines(report: Any, ours: str) -> tuple[list[str], int]:

@@ -1,4 +1,4 @@
-"""``circus-referee season``: change a stored tournament's field (issue 40).
+"""``circus-referee season``: change a stored tournament's field.
 
 Edit ``bots.yaml`` (add a bot, take one out, raise ``rounds``), then ``circus-referee
 season bots.yaml`` says what that does to the games stored, scheduled and to come; the
@@ -15,7 +15,7 @@ import click
 from circus_referee.common import DB_OPTION
 from referee.text import printable
 from tournaments.config import load_config
-from tournaments.season import plan_change
+from tournaments.season import changed_code, plan_change
 from tournaments.store import Store, StoredTournament
 
 
@@ -25,8 +25,8 @@ def change_notes(store: Store, record: StoredTournament) -> list[str]:
     if not changes:
         return []
     return ["changes of the field:\n" + "\n".join(
-        f"  {number}. {at}: {line}" for number, (at, lines) in enumerate(changes, 1)
-        for line in lines)]
+        f"  {number}. {at}\n" + "\n".join(f"     {line}" for line in lines)
+        for number, (at, lines) in enumerate(changes, 1))]
 
 
 @click.command()
@@ -54,8 +54,10 @@ def season(config_path: Path, db_path: Path, replaced: tuple[str, ...],
     if change is None:
         click.echo(f"{config.name}: nothing to change (the stored field and rounds are "
                    f"{config_path}'s)")
+        for line in changed_code(store, config):
+            click.echo(f"  {printable(line)}")
         for note in change_notes(store, store.resolve(config.name)):
-            click.echo(printable(note))
+            click.echo("\n".join(printable(line) for line in note.splitlines()))
         return
     click.echo(f"{config.name}: {'applying' if apply else 'what would change'}:")
     for line in change.lines:

@@ -50,7 +50,7 @@ def inert(value: Any) -> Any:
 
 def emit_records(records: list[dict[str, Any]], columns: list[str], fmt: str,
                  empty: str) -> None:
-    """Print rows as a table, a JSON array or CSV (README, "Output formats").
+    """Print rows as a table, a JSON array or CSV (docs/commands.md, "Output formats").
 
     Tables join lists with ", "; JSON keeps them as arrays; CSV writes them
     spreadsheet-style (see :func:`ratings.formatting.csv_value`).
@@ -153,7 +153,8 @@ def export(db_path: Path, tournament: str | None, fmt: str, output: TextIO) -> N
     writer = write_jsonl if fmt == "jsonl" else write_csv
     unsettled = unsettled_groups(store, record)
     count = writer(game_records(store, record.name, unsettled), output)
-    if output is not sys.stdout:
+    # "-" comes as click's wrapper of standard output, not sys.stdout itself: by its name.
+    if output.name != sys.stdout.name:
         click.echo(f"{count} games of {record.name} written to {output.name}", err=True)
     withheld = sum(games for group, games in store.group_counts(record.name).items()
                    if group in unsettled)

@@ -7,14 +7,24 @@ entrant's pack (its log, faults, decision times and replays).
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import click
+from tqdm import tqdm
 
-from circus_referee.common import DB_OPTION, TOURNAMENT_OPTION, fail, known_bot, open_tournament
+from circus_referee.common import (
+    DB_OPTION,
+    TOURNAMENT_OPTION,
+    fail,
+    known_bot,
+    open_tournament,
+    say_if_unstoppable,
+)
 from tournaments.config import NAME
 from tournaments.export import unsettled_groups
-from tournaments.packs import write_packs
+from tournaments.packs import Pack, folder_bytes, write_packs
+from tournaments.standings import entrants
 from tournaments.submissions import (
     FieldRefused,
     config_text,
@@ -46,16 +56,19 @@ from tournaments.submissions import (
 @click.option("--checks", "checks_dir", type=click.Path(file_okay=False, path_type=Path),
               default=None, help="folder for each entrant's verdict, check-bot output and "
                                  "log (default: OUTPUT's name with -checks, beside it)")
+@click.option("--recheck", is_flag=True, help="check every entrant again, even one whose "
+              "code and check are those of a verdict kept in the checks folder")
 def submissions(folder: Path, output: Path, base: Path | None, game: str | None,
                 players: int | None, name: str | None, one_per_author: bool, games: int,
-                at_once: int, checks_dir: Path | None) -> None:
+                at_once: int, checks_dir: Path | None, recheck: bool) -> None:
     """Make a tournament's bots.yaml from DIR, one folder per entrant, each gated by check-bot.
 
     Each folder holds the entrant's files and an entrant.yaml with its name, author,
     language and command. An entrant is in the field if its manifest holds, check-bot
     passes it (sandboxed, at the config's clock, on the config's game) and its name is
     its own. The table says why each refused one was; every verdict, with check-bot's
-    lines and the bot's log, is kept in the checks folder.
+    lines and the bot's log, is kept in the checks folder, and an entrant whose code is
+    unchanged since its last check there keeps its verdict without a new check.
     """
     if not folder.is_dir():
         fail(f"{folder} is not a folder of submissions")
@@ -70,24 +83,29 @@ def submissions(folder: Path, output: Path, base: Path | None, game: str | None,
         click.echo("warning: the base says `sandbox: false`: every entrant's code runs "
                    "unsandboxed, as you, in its check and in the tournament", err=True)
     checks_dir = checks_dir or output.with_name(f"{output.stem}-checks")
+    say_if_unstoppable()
     try:
         field = make_field(folder, data, output, checks_dir=checks_dir, games=games,
-                           at_once=at_once, per_author=one_per_author,
+                           at_once=at_once, per_author=one_per_author, recheck=recheck,
                            private=(base,) if base is not None else (),
                            progress=lambda line: click.echo(line, err=True))
         output.write_text(config_text(field.config, folder, field.verdicts))
     except FieldRefused as error:
-        click.echo(table(error.verdicts))
+        click.echo(table(error.verdicts, checks_dir))
         fail(f"{error} (every verdict is in {checks_dir}/)")
     except OSError as error:
         fail(f"cannot write {error.filename or output}: {error.strerror}")
-    click.echo(table(field.verdicts))
+    click.echo(table(field.verdicts, checks_dir))
     passed = sum(verdict.passed for verdict in field.verdicts)
     house = len(field.config["bots"]) - passed
     click.echo(f"\nwrote {output}: {passed} of {len(field.verdicts)} entrants"
                + (f" and {house} house bot(s)" if house else "")
                + f"; each verdict, with check-bot's output, in {checks_dir}/\n"
                f"next: circus-referee tournament {output}")
+
+
+#: Seconds between two of the packs' progress lines: a tournament's packs take minutes.
+PROGRESS_EVERY_S = 2.0
 
 
 def given(**options: object) -> dict[str, object]:
@@ -111,13 +129,19 @@ def packs(db_path: Path, tournament: str | None, output: Path, bots: tuple[str, 
     store, record = open_tournament(db_path, tournament)
     for bot in bots:
         known_bot(store, record, bot)
+    chosen = list(bots) or entrants(store, record)
     try:
-        written = write_packs(store, record, output, list(bots) or None)
+        with tqdm(total=len(chosen), desc="packs", unit="pack", file=sys.stderr,
+                  mininterval=PROGRESS_EVERY_S) as shown:
+            def advance(_pack: Pack) -> None:
+                shown.update()
+            written = write_packs(store, record, output, chosen, advance)
     except OSError as error:
         fail(f"cannot write {error.filename or output}: {error.strerror}")
     replays = sum(pack.replays for pack in written)
-    click.echo(f"wrote {len(written)} packs of {record.name} in {output}/ (index: "
-               f"{output / 'index.html'}), {replays} replays")
+    click.echo(f"wrote {len(written)} packs of {record.name} in {output}/ "
+               f"({folder_bytes(output) / 2**20:.1f} MB, {replays} replays; "
+               f"index: {output / 'index.html'})")
     if unsettled_groups(store, record):
         click.echo("the tournament is not finished: games whose deals are still to be dealt "
                    "in other seat rotations have no replay (make the packs again once it is)",

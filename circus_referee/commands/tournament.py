@@ -13,6 +13,7 @@ from circus_referee.common import (
     code_column,
     memory_note,
     remembering,
+    say_if_unstoppable,
 )
 from ratings import formatting
 from referee.settings import FAULT_CLASSES
@@ -49,6 +50,7 @@ def tournament(config_path: Path, db_path: Path, log_root: Path, concurrency: in
                db_wait: float, cluster_address: str | None) -> None:
     """Run (or resume) the tournament described in BOTS_YAML."""
     config = load_config(config_path)
+    say_if_unstoppable()
     if debug_wire:
         config = replace(config, bots=tuple(replace(bot, debug=True) for bot in config.bots))
     if concurrency is not None:

@@ -1,7 +1,7 @@
 """Animal Circus: add animals to the Ring, win it when the next player cannot.
 
 Rulebook: ``shared/seeds/003_…txt`` (cards 1-9); cards 10-22 and the further
-rulings come from issue 4. Everything as implemented, each ruling marked by
+rulings are the project's own specification. Everything as implemented, each ruling marked by
 its source, is in ``docs/rules/animal-circus.md``.
 
 A card is a :class:`Card` ``(value, color)``: the value 1..22 fixes the animal,

@@ -90,11 +90,6 @@ def value_of(card: str) -> int:
     return CIRCUS[card][1]
 
 
-def card_key(card: str) -> tuple[int, int]:
-    """Canonical order: circus cards by colour then value, then action cards."""
-    return CARD_KEYS[card]
-
-
 # The same order as plain ints: sorting compares them much faster than tuples.
 CARD_RANKS = {card: rank
               for rank, card in enumerate(sorted(CARD_KEYS, key=CARD_KEYS.__getitem__))}
@@ -177,14 +172,6 @@ def possible_trios(hand: Any) -> list[tuple[str, ...]]:
             by_value.setdefault(CIRCUS[card][1], []).append(card)
     return [trio for value in sorted(by_value) if len(by_value[value]) >= 3
             for trio in combinations(sort_cards(by_value[value]), 3)]
-
-
-def trios_message(trios: list[tuple[str, ...]]) -> dict[str, Any]:
-    """One seat's trios as the ``FlohcatiTrios`` message (mostly none: that is quick)."""
-    if not trios:
-        return {"trios": []}
-    return {"trios": [{"value": CIRCUS[trio[0]][1], "cards": cards_message(trio)}
-                      for trio in trios]}
 
 
 def has_every_colour(hand: Any) -> bool:
@@ -433,7 +420,7 @@ class FlohcatiState(State):
         return list(entry[1])
 
     def _trios_messages(self) -> list[dict[str, Any]]:
-        """The observation's ``trios``: :func:`trios_message` for every seat.
+        """The observation's ``trios``: each seat's as a ``FlohcatiTrios`` message.
 
         Laid trios are shown at every decision after, so their values and card
         messages are remade only when some seat's trios changed (checked by
@@ -458,7 +445,8 @@ class FlohcatiState(State):
         return snapshot, parts
 
     def _known_cards(self, seat: int) -> list[dict[str, Any]]:
-        """The observation's ``known_cards``: :meth:`_known_for` every holder, in one go.
+        """The observation's ``known_cards``: what ``seat`` knows of every holder's hand (of
+        its own: what all others know), in one go.
 
         :meth:`_sorted_messages` unrolled over the holders: this runs at every
         decision, for 2 to 5 holders. The slot is the holder's, shared by every
@@ -489,12 +477,6 @@ class FlohcatiState(State):
         if messages is None:
             messages = self._sorted_memo[snapshot] = cards_message(sort_cards(snapshot))
         return snapshot, messages
-
-    def _known_for(self, seat: int, holder: int) -> set[str]:
-        """What ``seat`` knows of ``holder``'s hand; of its own: what all others know."""
-        if holder != seat:
-            return self.known[seat][holder]
-        return set(self._own_known(seat))  # a set of its own, as ever
 
     def _own_known(self, seat: int) -> set[str]:
         """What every other seat knows of ``seat``'s hand: the others' knowledge intersected.
@@ -624,7 +606,7 @@ class FlohcatiState(State):
 
         A bust takes no card, so es offers no trio; the step is asked after
         every es bust, so its count tells nothing of the hand. A bust on the
-        last card ends the game at once in both variants (issue 3).
+        last card ends the game at once in both variants (docs/rules/flohcati.md).
         """
         if GALA_AFTER_BUST[self.variant] and self.deck:
             self._end_of_turn_step()

@@ -168,9 +168,10 @@ class Lineup(RunState):
         it ended."""
         return self.participants[name].settle(client)
 
-    def _probe(self, name: str) -> bool:
-        """After a timeout: whether the bot still answers (a hung one is stopped)."""
-        return self.participants[name].probe(probe_timeout(self.config, name))
+    def _probe(self, name: str, seat: tuple[str, int]) -> bool:
+        """After a timeout at ``seat`` (game id, seat): whether the bot still answers (a
+        hung one is stopped)."""
+        return self.participants[name].probe(probe_timeout(self.config, name), seat)
 
     def _count_faults(self, result: MatchResult) -> None:
         """Suspend a bot once ``suspend_after`` of its games in a row had a fault.
