@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import csv
 import io
+import math
+import sys
 from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any, Iterable, Mapping, Sequence
@@ -24,6 +26,9 @@ from arena.ladder_store import LadderStore, MatchKind, MatchStatus
 from circus_outcomes import GameStatus
 from ratings.verdict import Comparisons, DealSets, by_round, judge
 from tournaments.store import Store
+
+#: The log of the largest float: evidence past it is shown as that float.
+LOG_FLOAT_MAX = math.log(sys.float_info.max)
 
 
 class Grade(StrEnum):
@@ -149,8 +154,15 @@ def _test(version: str, league: League, sets: DealSets, reached: bool) -> Promot
     else:
         grade = Grade.OPEN
     return PromotionTest(version, league.name, league.boss_name, grade, len(complete),
-                         comparisons.evidence(version, league.boss_name), found.needed,
+                         _evidence(comparisons, version, league.boss_name), found.needed,
                          league.confidence, found.line())
+
+
+def _evidence(comparisons: Comparisons, upper: str, lower: str) -> float:
+    """The evidence now that ``upper`` does better than ``lower`` (1: none either way);
+    past a float's range, the largest float."""
+    pair = comparisons.pair(upper, lower)
+    return math.exp(min(pair.log_evidence(upper), LOG_FLOAT_MAX)) if pair else 1.0
 
 
 def grades_csv(tests: Mapping[str, Sequence[PromotionTest]],
