@@ -11,16 +11,8 @@ from __future__ import annotations
 
 import click
 
-from circus_referee.commands import (
-    boards,
-    bots,
-    cluster,
-    games,
-    season,
-    stored,
-    submissions,
-    tournament,
-)
+from circus_referee.commands import (arena, boards, bots, cluster, games, season, stored,
+                                     submissions, tournament)
 from circus_referee.common import CommandGroup
 
 
@@ -36,5 +28,5 @@ for command in (
         stored.tournaments_command, stored.played, stored.faults, stored.times, stored.export,
         games.games, games.replay,
         bots.check_bot_command,
-        season.season, submissions.submissions, submissions.packs):
+        season.season, submissions.submissions, submissions.packs, arena.arena, arena.submit):
     main.add_command(command)

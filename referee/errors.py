@@ -15,7 +15,9 @@ raises them, each a subclass of :class:`CircusError`::
     ├── RequestTooLarge   referee.stdio           a request over limits.message_bytes
     ├── SeasonError       tournaments.season      a field change that cannot be made
     ├── SubmissionError   tournaments.submissions a submissions folder that cannot go on
-    │   └── FieldRefused                          no field can be made of it
+    │   ├── FieldRefused                          no field can be made of it
+    │   └── UploadRefused     arena.uploads       an arena's upload that is not stored
+    │       └── LimitReached                      over its entrant's limits in time
     └── ReplayError       tournaments.replays     a stored game that does not replay
 
 Not in it, by design, as no user meets them: a bot's failure during a game is a
