@@ -379,11 +379,12 @@ def _floh_state_fill(state: FlohcatiState, seat: int, tensor: memoryview[float])
         _floh_state_slot(tensor, FLOH_DISPLAY_SLOTS + slot * _FLOH_SLOT, card)
     if state.match:
         _floh_state_slot(tensor, FLOH_MATCH, state.match)
-    _floh_state_cards(tensor, FLOH_DISCARD, state.discard)
-    for card in state.discard:
-        action = _FLOH_ACTIONS.get(card)
-        if action is not None:
-            index = FLOH_DISCARD_ACTIONS + action
+    for card in state.discard:  # circus cards, and action cards by their share
+        index = FLOH_CARDS.get(card)
+        if index is not None:
+            tensor[FLOH_DISCARD + index] = 1
+        else:
+            index = FLOH_DISCARD_ACTIONS + _FLOH_ACTIONS[card]
             tensor[index] = _FLOH_SHARE_AFTER[tensor[index]]
     _put(tensor, FLOH_COUNTS, (
         len(state.deck) / _FLOH_DECK, state.flips / 10, state.turn / flohcati.DECISION_LIMIT,
