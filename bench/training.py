@@ -52,6 +52,8 @@ GOAL_UNO = 1.0
 GOAL_VECTOR = 2.0
 GOAL_SHARE = 0.65
 VECTOR_TABLES = 64
+CPU_SECONDS = ("figures per CPU second of this one-threaded process (time.process_time), so "
+               "the machine's load beside it counts less than in wall-clock steps/s")
 
 
 class DictAECEnv(CircusAECEnv):
@@ -84,12 +86,11 @@ def aec_run(game: str, variant: str, players: int, seconds: float, seed: int = 0
     return steps
 
 
-def aec_steps(game: str, variant: str, players: int, seconds: float, seed: int = 0,
-              env_class: type[CircusAECEnv] = CircusAECEnv) -> float:
-    """Agent steps per second of :func:`aec_run`."""
-    start = time.perf_counter()
-    steps = aec_run(game, variant, players, seconds, seed, env_class)
-    return steps / (time.perf_counter() - start)
+def _per_cpu_second(run: Callable[[], int]) -> float:
+    """Steps per CPU second of this process (one thread: steps/s per core) of ``run``."""
+    start = time.process_time()
+    steps = run()
+    return steps / (time.process_time() - start)
 
 
 def _items() -> list[tuple[str, str, int]]:
@@ -104,7 +105,7 @@ def _key(item: tuple[str, str, int]) -> str:
 
 def steps_section(seconds: float, repeats: int, say: Callable[[str], None]) -> Section:
     section = Section("training.aec", "The AEC environment beside the engine and RLCard UNO: "
-                      "random legal play",
+                      "random legal play, per CPU second (per core)",
                       ["game", "variant", "players", "AEC steps/s", "from the dict (before)",
                        "after ÷ before", "engine decisions/s", "÷ engine", "× UNO"])
     why_not = rlcard_available()
@@ -117,11 +118,13 @@ def steps_section(seconds: float, repeats: int, say: Callable[[str], None]) -> S
     for round_number in range(repeats):
         say(f"training: steps round {round_number + 1}/{repeats}")
         if uno is not None:
-            uno_rates.append(uno.run(seconds).decisions_per_s)
+            uno_rates.append(_per_cpu_second(lambda: uno.run(seconds).decisions))
         for item in items:
-            aec[item].append(aec_steps(*item, seconds, round_number))
-            before[item].append(aec_steps(*item, seconds, round_number, DictAECEnv))
-            engine[item].append(selfplay(*item, seconds, seed=1000 * round_number).decisions_per_s)
+            aec[item].append(_per_cpu_second(lambda: aec_run(*item, seconds, round_number)))
+            before[item].append(_per_cpu_second(
+                lambda: aec_run(*item, seconds, round_number, DictAECEnv)))
+            engine[item].append(_per_cpu_second(
+                lambda: selfplay(*item, seconds, seed=1000 * round_number).decisions))
     uno_rate = median(uno_rates)
     if uno is not None:
         section.add("RLCard UNO", "–", uno.players, uno_rate, float("nan"), "–", float("nan"),
@@ -140,7 +143,7 @@ def steps_section(seconds: float, repeats: int, say: Callable[[str], None]) -> S
         section.figures[f"{_key(item)}.engine_decisions_per_s"] = base
     flea = section.figures["flea-circus.standard.p2.aec_steps_per_s"]
     section.notes += [
-        f"median of {repeats} interleaved round(s) of ~{seconds:g} s per item",
+        f"median of {repeats} interleaved round(s) of ~{seconds:g} s per item; {CPU_SECONDS}",
         f"goal: >= {GOAL_STEPS:,} AEC steps/s for 2-player Flea Circus — {flea:,.0f}: "
         f"{'met' if flea >= GOAL_STEPS else 'NOT met'}",
         f"goal: >= {GOAL_RATIO}x the engine's decisions/s in every game — lowest "
@@ -152,13 +155,6 @@ def steps_section(seconds: float, repeats: int, say: Callable[[str], None]) -> S
     return section
 
 
-def _per_cpu_second(run: Callable[[], int]) -> float:
-    """Steps per CPU second of this process (one thread: steps/s per core) of ``run``."""
-    start = time.process_time()
-    steps = run()
-    return steps / (time.process_time() - start)
-
-
 def vector_steps(game: str, variant: str, players: int, seconds: float, seed: int = 0,
                  tables: int = VECTOR_TABLES) -> int:
     """Sub-environment steps of the vector env in about ``seconds``, random legal ids."""
@@ -167,10 +163,11 @@ def vector_steps(game: str, variant: str, players: int, seconds: float, seed: in
     _, infos = envs.reset(seed=seed)
     steps, start = 0, time.perf_counter()
     while time.perf_counter() - start < seconds:
-        masks = infos["action_mask"]
-        # 1-2 at each legal id, 0 elsewhere: the largest is a uniform legal choice.
-        actions = np.argmax((rng.random(masks.shape, dtype=np.float32) + 1) * masks, axis=1)
-        _, _, _, _, infos = envs.step(actions)
+        # Each row's legal ids, one after the other: a uniform pick among each row's own.
+        rows, ids = np.nonzero(infos["action_mask"])
+        counts = np.bincount(rows, minlength=tables)
+        picks = np.cumsum(counts) - counts + (rng.random(tables) * counts).astype(np.int64)
+        _, _, _, _, infos = envs.step(ids[picks])
         steps += tables
     return steps
 
@@ -199,9 +196,7 @@ def vector_section(seconds: float, repeats: int, say: Callable[[str], None]) -> 
         section.figures[f"{_key(item)}.single_steps_per_cpu_s"] = one
         section.figures[f"{_key(item)}.vector_steps_per_cpu_s"] = many
     section.notes += [
-        f"median of {repeats} interleaved round(s) of ~{seconds:g} s per item; CPU seconds "
-        "of this process (time.process_time), so the load beside it counts less than in "
-        "wall-clock steps/s",
+        f"median of {repeats} interleaved round(s) of ~{seconds:g} s per item; {CPU_SECONDS}",
         f"goal: >= {GOAL_VECTOR}x the single environment's steps/s per core in every game — "
         f"lowest {worst:.2f}x: {'met' if worst >= GOAL_VECTOR else 'NOT met'}"]
     return section

@@ -63,7 +63,7 @@ class CircusVectorEnv(VectorEnv[Observations, NDArray[np.int64], NDArray[Any]]):
         # Each row, written through a memoryview as the encoders write a tensor (an item
         # set through one costs a fraction of a numpy item's).
         self._rows = [cast("memoryview[float]", row.data) for row in self.observations]
-        self._mask_rows = [cast("memoryview[int]", row.data) for row in self.masks]
+        self._mask_rows = [row.data for row in self.masks]
         self._seeds = [random.Random() for _ in range(num_envs)]
         self.states: list[State] = []
         self._actions: list[list[Action]] = []  # each table's legal actions, in their order
