@@ -252,7 +252,7 @@ COMMANDS = ("steps", "vector", "equality", "baseline")
 
 
 def run(commands: tuple[str, ...] = ("steps", "baseline"), minutes: float = 10.0,
-        deals: int = 1000, seconds: float = 1.0, repeats: int = 3, games: int = 200,
+        deals: int = 1000, seconds: float = 1.0, repeats: int = 3, games: int = 125,
         say: Callable[[str], None] = print) -> list[Section]:
     makers: dict[str, Callable[[], Section]] = {
         "steps": lambda: steps_section(seconds, repeats, say),
@@ -276,7 +276,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--deals", type=int, default=1000, help="its evaluation's deals")
     parser.add_argument("--seconds", type=float, default=1.0, help="per steps/s measurement")
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--games", type=int, default=200,
+    parser.add_argument("--games", type=int, default=125,
                         help="equality's random games per game, variant and table size")
     args = parser.parse_args(argv)
     unknown = [command for command in args.commands if command not in COMMANDS]

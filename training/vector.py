@@ -91,23 +91,27 @@ class CircusVectorEnv(VectorEnv[Observations, NDArray[np.int64], NDArray[Any]]):
                            self._seeds[table].getrandbits(63))
         return self.game.new_state(self.players, self.variant, deal)
 
-    def _write_all(self) -> None:
-        """Every table's deciding seat, legal ids, mask and tensor, into the batch arrays."""
+    def _clear(self) -> None:
         self.observations.fill(0)
         self.masks.fill(0)
-        code, players = self.encoder, self.players
-        seats = []
+
+    def _write_all(self) -> None:
+        """Every table's deciding seat, legal ids, mask and tensor, into the batch arrays."""
+        self._clear()
         for table, state in enumerate(self.states):
-            seat = state.current_seat()
-            actions = state.legal_actions()
-            ids = code.action_ids(actions, seat, players)
-            self._actions[table], self._ids[table] = actions, ids
-            seats.append(seat)
-            mask = self._mask_rows[table]
-            for action_id in ids:
-                mask[action_id] = 1
-            code.fill_state(state, seat, self._rows[table])
-        self.seats[:] = seats
+            self._write(table, state)
+
+    def _write(self, table: int, state: State) -> None:
+        """The table's deciding seat, its legal ids, mask and tensor, into the zeroed row."""
+        seat = state.current_seat()
+        actions = state.legal_actions()
+        ids = self.encoder.action_ids(actions, seat, self.players)
+        self._actions[table], self._ids[table] = actions, ids
+        self.seats[table] = seat
+        mask = self._mask_rows[table]
+        for action_id in ids:
+            mask[action_id] = 1
+        self.encoder.fill_state(state, seat, self._rows[table])
 
     def _infos(self) -> dict[str, Any]:
         return {"action_mask": self.masks.copy(), "seat": self.seats.copy()}
@@ -119,6 +123,9 @@ class CircusVectorEnv(VectorEnv[Observations, NDArray[np.int64], NDArray[Any]]):
         rewards = np.zeros(self.num_envs, dtype=np.float64)
         terminations = np.zeros(self.num_envs, dtype=np.bool_)
         ended: dict[str, Any] = {}
+        self._clear()
+        # One pass, each table's state applied to and written at once: 64 tables' objects
+        # outgrow the cache, and a second pass would fetch each of them again.
         for table, (state, index) in enumerate(zip(self.states, chosen)):
             state.apply(index, self._actions[table])
             if state.is_terminal():
@@ -129,7 +136,7 @@ class CircusVectorEnv(VectorEnv[Observations, NDArray[np.int64], NDArray[Any]]):
                     "final_obs": self.encoder.observe_state(state, seat),
                     "final_info": {"seat": seat},
                     "final_rewards": np.array(final, dtype=np.float64)}, table)
-                self.states[table] = self._deal(table)
-        self._write_all()
+                state = self.states[table] = self._deal(table)
+            self._write(table, state)
         return (self.observations.copy(), rewards, terminations,
                 np.zeros(self.num_envs, dtype=np.bool_), {**self._infos(), **ended})
