@@ -76,6 +76,8 @@ def test_the_same_seeds_give_the_same_steps_and_a_list_seeds_each_table() -> Non
 
 def test_an_illegal_id_is_refused_before_any_table_moves() -> None:
     envs = CircusVectorEnv("flea-circus", 2)
+    with pytest.raises(RuntimeError, match="reset"):
+        envs.step(np.array([0, 0]))
     observations, infos = envs.reset(seed=1)
     legal = int(np.flatnonzero(infos["action_mask"][0])[0])
     illegal = int(np.flatnonzero(infos["action_mask"][1] == 0)[0])

@@ -118,6 +118,8 @@ class CircusVectorEnv(VectorEnv[Observations, NDArray[np.int64], NDArray[Any]]):
 
     def step(self, actions: NDArray[np.int64]) -> Step:
         """Apply each table's action id (every one checked legal before any is applied)."""
+        if not self.states:
+            raise RuntimeError("reset() the environment first")
         chosen = [self.encoder.index_of(ids, action)
                   for ids, action in zip(self._ids, np.asarray(actions).tolist(), strict=True)]
         rewards = np.zeros(self.num_envs, dtype=np.float64)
