@@ -68,12 +68,12 @@ class DictAECEnv(CircusAECEnv):
 def aec_run(game: str, variant: str, players: int, seconds: float, seed: int = 0,
             env_class: type[CircusAECEnv] = CircusAECEnv) -> int:
     """Agent steps of PettingZoo's loop with random legal ids in about ``seconds`` (whole
-    games)."""
+    games, one at least)."""
     env = env_class(game, seats=players, variant=variant)
     rng = random.Random(seed)
     steps, start = 0, time.perf_counter()
     env.reset(seed=seed)
-    while time.perf_counter() - start < seconds:
+    while not steps or time.perf_counter() - start < seconds:
         for agent in env.agent_iter():
             _, _, terminated, truncated, info = env.last()
             if terminated or truncated:
@@ -157,12 +157,13 @@ def steps_section(seconds: float, repeats: int, say: Callable[[str], None]) -> S
 
 def vector_steps(game: str, variant: str, players: int, seconds: float, seed: int = 0,
                  tables: int = VECTOR_TABLES) -> int:
-    """Sub-environment steps of the vector env in about ``seconds``, random legal ids."""
+    """Sub-environment steps of the vector env in about ``seconds`` (one batch at least),
+    random legal ids."""
     envs = CircusVectorEnv(game, tables, seats=players, variant=variant)
     rng = np.random.default_rng(seed)
     _, infos = envs.reset(seed=seed)
     steps, start = 0, time.perf_counter()
-    while time.perf_counter() - start < seconds:
+    while not steps or time.perf_counter() - start < seconds:
         # Each row's legal ids, one after the other: a uniform pick among each row's own.
         rows, ids = np.nonzero(infos["action_mask"])
         counts = np.bincount(rows, minlength=tables)
