@@ -10,8 +10,8 @@ trained at one seat plays at every other. The layout of each game is in
 ``docs/training.md``.
 
 Each game's tensor is written two ways, to the same bytes (tests/test_training_state.py):
-from the engine's own state (``fill_state``, what the environments use: building the wire's
-observation dict first costs as much again as the encoding), and from the observation dict
+from the engine's own state (``fill_state``, what the environments use: through the wire's
+observation dict a tensor costs 1.5-2x as much, docs/performance.md), and from the dict
 (``fill``, for a ``DecisionRequest`` over the wire, where the dict is all there is).
 """
 
