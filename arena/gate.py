@@ -8,11 +8,11 @@ gate cut short by a kill is run again when the service starts.
 from __future__ import annotations
 
 import logging
-import threading
 from dataclasses import replace
 from pathlib import Path
 from typing import Callable
 
+from arena.background import Background
 from arena.config import ArenaConfig
 from arena.store import ArenaStore, Gate, Version, now
 from tournaments.store import database_paths
@@ -55,7 +55,7 @@ def _log_tail(log_dir: Path) -> str:
     return text[-LOG_TAIL:]
 
 
-class GateQueue:
+class GateQueue(Background):
     """The background thread that gates queued versions, oldest first; ``gated`` is
     called with each version once its result is stored."""
 
@@ -64,17 +64,7 @@ class GateQueue:
         self.store = store
         self.check = check
         self.gated = gated
-        self.wake = threading.Event()
-        self.stopping = threading.Event()
-        self.thread = threading.Thread(target=self._run, name="arena-gates", daemon=True)
-
-    def start(self) -> None:
-        self.thread.start()
-
-    def stop(self) -> None:
-        self.stopping.set()
-        self.wake.set()
-        self.thread.join()
+        super().__init__("arena-gates")
 
     def _run(self) -> None:
         while not self.stopping.is_set():

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Protocol, Sequence
 
+from arena.background import Background
 from arena.store import ArenaStore
 
 LOG = logging.getLogger(__name__)
@@ -66,7 +67,7 @@ def load_ladder(db: Path, settings: dict[str, Any]) -> LadderHook | None:
     return LadderHook(lambda: module.Ladder(db, settings), module.LadderEntry)
 
 
-class LadderThread:
+class LadderThread(Background):
     """Plays while the service runs, on a ladder of its own; ``changed`` is called after
     each match, ``wake`` set when the entries may have changed."""
 
@@ -75,19 +76,9 @@ class LadderThread:
         self.hook = hook
         self.store = store
         self.changed = changed
-        self.wake = threading.Event()
-        self.stopping = threading.Event()
         # The last match's failure, for the organiser; None once one is played.
         self.failure: str | None = None
-        self.thread = threading.Thread(target=self._run, name="arena-ladder", daemon=True)
-
-    def start(self) -> None:
-        self.thread.start()
-
-    def stop(self) -> None:
-        self.stopping.set()
-        self.wake.set()
-        self.thread.join()
+        super().__init__("arena-ladder")
 
     def entries(self) -> list[Any]:
         return [self.hook.entry(version.id, version.entrant, version.entry)
