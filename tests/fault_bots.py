@@ -49,7 +49,8 @@ class FaultBot(RandomBot):
     decision of every run, ``crash-start`` in its 2nd StartGame, ``crash-end``
     in its 1st EndGame (with status 3); ``crash-abort`` aborts (SIGABRT) at the 7th
     decision of every run. ``freeze`` stops the whole process at its 1st decision.
-    ``exit`` exits at the 3rd decision of game 0; ``linger`` then stops serving
+    ``exit`` exits at a decision from the 3rd on in seat 0 (in a tournament of 3 bots at a
+    table of 3, the config's first bot sits there in game 0 only); ``linger`` then stops serving
     (its connections drop) and exits ``--sleep-ms`` later, as a dying bot may.
     ``two-players`` answers out of range in games of more than two players;
     ``one-game`` fails when asked to decide while another game is under way.
@@ -107,8 +108,7 @@ class FaultBot(RandomBot):
             time.sleep(3600)
         elif mode == "slow":
             time.sleep(self.sleep_ms / 1000)
-        elif mode in ("exit", "linger") and request.game_id.endswith("/0") \
-                and request.decision_id >= 3:
+        elif mode in ("exit", "linger") and request.seat == 0 and request.decision_id >= 3:
             if mode == "linger":
                 self.server.stop(grace=0)
                 time.sleep(self.sleep_ms / 1000)

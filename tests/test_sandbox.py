@@ -70,7 +70,8 @@ def hostile_config(tmp_path: Path, token: str, port: int, sandboxed: bool = True
                "other_socket": other_socket,
                "tcp_port": port,
                "referee_pid": os.getpid(), "env_marker": "REFEREE_PRIVATE_VARIABLE",
-               "token": token, "seed": 7, "players": 3, "variant": "standard",
+               "token": token, "tournament": "hostile", "seed": 7, "players": 3,
+               "variant": "standard",
                "groups": 4}  # one round of the four tables of 3 among 4 bots
     env = json.dumps({f"HOSTILE_{key.upper()}": str(value) for key, value in targets.items()})
     return write_config(tmp_path, f"""

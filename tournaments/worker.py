@@ -53,7 +53,7 @@ def new_match(config: TournamentConfig, pairing: Pairing, clients: list[BotClien
     ("exited with status 3"), if it did.
     """
     return Match(get_game(config.game), config.variant, pairing.seats, pairing.seed,
-                 f"{config.name}/{pairing.index}",
+                 pairing.game_id,
                  [None if name in suspended else client
                   for name, client in zip(pairing.seats, clients)],
                  [config.time_for(name) for name in pairing.seats],
