@@ -39,7 +39,8 @@ from pathlib import Path
 from typing import IO, Any, Callable
 
 from referee import reaper, sandbox
-from referee.sandbox import Cgroup, Isolation
+from referee.limits import Cgroup
+from referee.sandbox import Isolation
 from referee.text import printable
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
@@ -633,7 +634,7 @@ class BotProcess:
         # the kernel (5.14+) counts the tasks of the bot's user namespace only. Set outside,
         # it would count every process of the host uid, for an unprivileged referee its own
         # threads and every other bot's: the bots would fail to start each other's threads.
-        own_tasks = limited(argv, None, None, processes=None if self.cgroup.enabled
+        own_tasks = limited(argv, None, None, processes=None if "pids" in self.cgroup.held
                             else iso.processes)
         self.launch = sandbox.Launch.of(own_tasks, iso, self.ids, interpreter_view(), stage)
         bwrap = self.pipes.across(self.launch) if self.pipes else self.launch.argv
@@ -673,7 +674,8 @@ class BotProcess:
         return None if self.process is None else self.process.poll()
 
     def exit_description(self) -> str:
-        """How the bot ended, for reports: "exited with status 3" or "killed by SIGSEGV".
+        """How the bot ended, for reports: "exited with status 3" or "killed by SIGSEGV",
+        and whether the kernel killed a process of it for its memory cgroup's limit.
 
         A sandboxed bot's death by a signal reaches us as bwrap's exit status 128 + N.
         """
@@ -681,11 +683,17 @@ class BotProcess:
         if status is not None and self.isolation.sandbox and status > 128:
             status = 128 - status
         if status is None or status >= 0:
-            return f"exited with status {status}"
-        try:
-            return f"killed by {signal.Signals(-status).name}"
-        except ValueError:
-            return f"killed by signal {-status}"
+            ended = f"exited with status {status}"
+        else:
+            try:
+                ended = f"killed by {signal.Signals(-status).name}"
+            except ValueError:
+                ended = f"killed by signal {-status}"
+        killed = self.cgroup.oom_kills() if self.cgroup is not None else 0
+        if killed:
+            return (f"{ended}: out of memory ({killed} process(es) killed at the sandbox's "
+                    f"limits.memory_mb of {self.memory_mb})")
+        return ended
 
     def stop(self, grace: float = 1.0) -> None:
         """Stop the bot's whole process group: SIGTERM, then SIGKILL."""

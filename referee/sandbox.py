@@ -29,7 +29,7 @@ UTS, cgroup and network namespaces:
   the sandbox's root without following any link (:func:`open_socket`);
 * a cgroup per run bounds memory (shared memory and tmpfs pages included),
   the number of tasks and the CPU rate of the whole sandbox, when this machine
-  lets the referee create cgroups (:class:`Cgroup`).
+  lets the referee create cgroups (:mod:`referee.limits`).
 
 The threat model, and which mechanism enforces which limit, is in
 ``docs/protocol.md`` ("Sandbox").
@@ -42,7 +42,6 @@ import json
 import os
 import select
 import shutil
-import signal
 import stat
 import subprocess
 import sys
@@ -646,89 +645,3 @@ def environment(address: str | None, isolation: Isolation, path: str) -> dict[st
         env["CIRCUS_BOT_ADDRESS"] = address
     env["CIRCUS_BOT_SCRATCH"] = SCRATCH
     return env
-
-
-def _own_cgroup(controller: str) -> Path | None:
-    """This process's cgroup folder of a v1 controller, if it is mounted."""
-    try:
-        lines = Path("/proc/self/cgroup").read_text().splitlines()
-    except OSError:
-        return None
-    for line in lines:
-        _, controllers, path = line.split(":", 2)
-        if controller in controllers.split(","):
-            folder = Path("/sys/fs/cgroup") / controller / path.lstrip("/")
-            return folder if folder.is_dir() else None
-    return None
-
-
-class Cgroup:
-    """A bot run's cgroups (v1 memory, pids, cpu): limits that hold for the whole sandbox.
-
-    A memory cgroup charges shared mappings and tmpfs pages (``/dev/shm``,
-    ``/tmp``) to the bot that touched them, and counts every child; ``pids.max``
-    bounds tasks even when the bot's uid is root, which RLIMIT_NPROC does not.
-    :attr:`enabled` is False when the cgroups cannot be created (then the
-    rlimits of :mod:`referee.process` are the only bounds).
-    """
-
-    def __init__(self, name: str, memory_mb: int | None, processes: int, cpus: float) -> None:
-        self.folders: list[Path] = []
-        settings: dict[str, list[tuple[str, int | None]]] = {
-            "memory": [("memory.limit_in_bytes", memory_mb and memory_mb * 1024 * 1024),
-                       ("memory.memsw.limit_in_bytes", memory_mb and memory_mb * 1024 * 1024)],
-            "pids": [("pids.max", processes)],
-            "cpu": [("cpu.cfs_period_us", 100_000), ("cpu.cfs_quota_us", int(cpus * 100_000))],
-        }
-        try:
-            for controller, values in settings.items():
-                parent = _own_cgroup(controller)
-                if parent is None:
-                    raise OSError(f"no {controller} cgroup")
-                folder = parent / name
-                folder.mkdir()
-                self.folders.append(folder)
-                for key, value in values:
-                    if value and (folder / key).exists():
-                        (folder / key).write_text(str(value))
-        except OSError:
-            self.remove()
-
-    @property
-    def enabled(self) -> bool:
-        return bool(self.folders)
-
-    @property
-    def procs(self) -> list[Path]:
-        """The ``cgroup.procs`` file of each of these cgroups (a pid written there joins)."""
-        return [folder / "cgroup.procs" for folder in self.folders]
-
-    def wrap(self, argv: list[str]) -> list[str]:
-        """``argv`` started inside these cgroups (a shell joins them, then execs)."""
-        if not self.enabled:
-            return argv
-        join = 'for f; do [ "$f" = -- ] && break; echo $$ > "$f" || exit 125; shift; done; ' \
-               'shift; exec "$@"'
-        return ["/bin/sh", "-c", join, "sh", *map(str, self.procs), "--", *argv]
-
-    def remove(self, wait: float = 2.0) -> None:
-        """Kill whatever is still in the cgroups, then remove them."""
-        deadline = time.monotonic() + wait
-        for folder in self.folders:
-            while True:
-                try:
-                    pids = (folder / "cgroup.procs").read_text().split()
-                    for pid in pids:
-                        try:
-                            os.kill(int(pid), signal.SIGKILL)
-                        except ProcessLookupError:
-                            pass
-                    folder.rmdir()
-                    break
-                except FileNotFoundError:
-                    break
-                except OSError:
-                    if time.monotonic() > deadline:
-                        break
-                    time.sleep(0.01)
-        self.folders = []

@@ -10,6 +10,7 @@ be asked for; ``unserved-stream`` announces the stream and answers it UNIMPLEMEN
 from __future__ import annotations
 
 import argparse
+import mmap
 import os
 import signal
 import subprocess
@@ -54,6 +55,8 @@ class FaultBot(RandomBot):
     (its connections drop) and exits ``--sleep-ms`` later, as a dying bot may.
     ``two-players`` answers out of range in games of more than two players;
     ``one-game`` fails when asked to decide while another game is under way.
+    ``hog`` holds ``--sleep-ms`` MiB more at each decision (RLIMIT_DATA stops it),
+    ``shared-hog`` as much shared memory (only a memory cgroup stops it).
     """
 
     def __init__(self, mode: str, sleep_ms: int, hold: str | None = None) -> None:
@@ -122,6 +125,12 @@ class FaultBot(RandomBot):
             raise RuntimeError("the bot's handler failed")
         elif mode == "hog":
             self.hoard = bytearray(self.sleep_ms * 1024 * 1024)  # --sleep-ms doubles as MiB
+        elif mode == "shared-hog":   # shared memory, which RLIMIT_DATA does not count
+            size = self.sleep_ms * 1024 * 1024
+            shared = mmap.mmap(-1, size, mmap.MAP_SHARED)
+            for offset in range(0, size, mmap.PAGESIZE):
+                shared[offset] = 1
+            self.hoard = shared
         return index
 
 
