@@ -214,8 +214,9 @@ def hierarchy() -> Hierarchy:
         return _found[0]
 
 
-def statement(limits: LimitsConfig, where: Hierarchy) -> str:
-    """One line for the organiser: which of a sandboxed bot's limits hold, and by what."""
+def statement(limits: LimitsConfig, where: Hierarchy, why: bool = True) -> str:
+    """One line for the organiser: which of a sandboxed bot's limits hold, and by what
+    (and, with ``why``, why the first that does not is not held)."""
     held = where.held
     parts = [f"memory {limits.memory_mb:,} MB" + ("" if "memory" in held
                                                  else " per process only (RLIMIT_DATA)"),
@@ -223,7 +224,7 @@ def statement(limits: LimitsConfig, where: Hierarchy) -> str:
              f"{limits.cpus:g} CPU" if "cpu" in held else "CPU rate unbounded"]
     by = f" for the whole sandbox ({where.versions})" if held else ""
     line = f"limits of a sandboxed bot: {', '.join(parts)}{by}"
-    return line + (f"; not held: {where.problems[0]}" if where.problems else "")
+    return line + (f"; not held: {where.problems[0]}" if why and where.problems else "")
 
 
 def refusal(limits: LimitsConfig, where: Hierarchy) -> str | None:
@@ -231,7 +232,8 @@ def refusal(limits: LimitsConfig, where: Hierarchy) -> str | None:
     unbounded = [WHAT[name] for name in CONTROLLERS if name not in where.held]
     if not limits.require or not unbounded:
         return None
-    return (f"limits.require: the {' and '.join(unbounded)} of a bot's whole sandbox cannot "
+    listed = ", ".join(unbounded[:-1]) + " and " * (len(unbounded) > 1) + unbounded[-1]
+    return (f"limits.require: the {listed} of a bot's whole sandbox cannot "
             f"be bounded here ({where.problems[0]}); without limits.require the tournament "
             "runs with the per-process rlimits alone")
 

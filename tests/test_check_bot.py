@@ -21,7 +21,8 @@ from circus_referee.commands.bots import check_bot_command
 from circus_referee.main import main
 from referee import checkbot, reaper, sandbox
 from referee.checkbot import remove_stale_folders
-from referee.settings import BotSpec, TimeConfig
+from referee.limits import hierarchy, statement
+from referee.settings import BotSpec, LimitsConfig, TimeConfig
 
 FAULT_BOTS = Path(__file__).resolve().parent / "fault_bots.py"
 ROOT = Path(__file__).resolve().parent.parent
@@ -98,6 +99,13 @@ def test_the_log_is_kept_where_asked(tmp_path):
                    "--log-dir", str(tmp_path / "logs"))
     assert result.exit_code == 0, result.output
     assert "=== run 1 of candidate" in (tmp_path / "logs" / "candidate.log").read_text()
+
+
+def test_a_sandboxed_check_says_first_which_limits_hold():
+    result = check("--command", "python -m bots.random_bot --address {address}",
+                   "--game", "flea-circus", "--games", "1", "--at-once", "1")
+    assert result.exit_code == 0, result.output
+    assert result.output.splitlines()[0] == statement(LimitsConfig(), hierarchy())
 
 
 def test_every_option_has_help():

@@ -12,8 +12,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 from conftest import run_tournament, write_config
 
+from circus_referee.commands import host
+from circus_referee.main import main
 from referee import limits, sandbox
 from referee.limits import Cgroup, Hierarchy, discover, refusal, statement
 from referee.settings import LimitsConfig
@@ -151,7 +154,7 @@ def sandboxed_config(tmp_path: Path, require: bool) -> Path:
 @needs_sandbox
 def test_limits_require_refuses_where_a_limit_cannot_hold(tmp_path, monkeypatch):
     monkeypatch.setattr(lineup, "hierarchy", lambda: Hierarchy((), ("no memory cgroup",)))
-    with pytest.raises(TournamentError, match=r"^limits.require: the memory and tasks and CPU "
+    with pytest.raises(TournamentError, match=r"^limits.require: the memory, tasks and CPU "
                                               r"rate of a bot's whole sandbox cannot be bounded "
                                               r"here \(no memory cgroup\)"):
         run_tournament(sandboxed_config(tmp_path, require=True), tmp_path)
@@ -163,3 +166,21 @@ def test_a_tournament_says_first_which_limits_hold(tmp_path):
                                      quiet=False)
     assert summary.played == 2
     assert out.splitlines()[0] == statement(LimitsConfig(), limits.hierarchy())
+
+
+def test_doctor_says_what_holds_and_whether_the_config_would_run(tmp_path, monkeypatch):
+    monkeypatch.setattr(host, "hierarchy", lambda: Hierarchy((), ("no memory cgroup",)))
+    monkeypatch.setattr(host, "unavailable_reason", lambda: None)
+    result = CliRunner().invoke(main, ["doctor", str(sandboxed_config(tmp_path, require=True))])
+    assert result.exit_code == 1, result.output
+    assert result.output.splitlines() == [
+        "sandbox: ready", "not held: no memory cgroup",
+        "limits of a sandboxed bot: memory 1,024 MB per process only (RLIMIT_DATA), 128 tasks "
+        "(RLIMIT_NPROC), CPU rate unbounded",
+        "limits.require: the memory, tasks and CPU rate of a bot's whole sandbox cannot be "
+        "bounded here (no memory cgroup); without limits.require the tournament runs with the "
+        "per-process rlimits alone"]
+    held = Hierarchy((limits.Parent(tmp_path, 1, limits.CONTROLLERS),))
+    monkeypatch.setattr(host, "hierarchy", lambda: held)
+    result = CliRunner().invoke(main, ["doctor"])
+    assert result.exit_code == 0 and result.output.splitlines()[-1].endswith("(cgroup v1)")

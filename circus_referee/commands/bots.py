@@ -13,6 +13,7 @@ from circus_referee.common import fail, say_if_unstoppable
 from referee.checkbot import SLOW_SHARE, Coverage, check_bot
 from referee.games import GAMES
 from referee.interrupts import signals_as_stop, until_stopped
+from referee.limits import hierarchy, statement
 from referee.settings import TRANSPORTS, BotSpec, LimitsConfig, TimeConfig
 from tournaments.config import ENV_NAME, ConfigError, mount_paths
 from tournaments.store import DEFAULT_DB, database_paths
@@ -100,6 +101,8 @@ def check_bot_command(command: str | None, address: str | None, folder: Path | N
     private = hidden_databases((DEFAULT_DB, *db_paths))
     verdicts: list[str] = []
     say_if_unstoppable()
+    if command is not None and not no_sandbox:
+        click.echo(statement(LimitsConfig(), hierarchy()))
     with signals_as_stop() as stop:
         checks = until_stopped(lambda: check_bot(
             spec, only_game, games, time_config, log_dir, sandbox=not no_sandbox,
