@@ -15,7 +15,7 @@ import pytest
 from click.testing import CliRunner
 from conftest import run_tournament, write_config
 
-from circus_referee.commands import host
+from circus_referee.commands import bots
 from circus_referee.main import main
 from referee import limits, sandbox
 from referee.limits import Cgroup, Hierarchy, discover, refusal, statement
@@ -169,8 +169,8 @@ def test_a_tournament_says_first_which_limits_hold(tmp_path):
 
 
 def test_doctor_says_what_holds_and_whether_the_config_would_run(tmp_path, monkeypatch):
-    monkeypatch.setattr(host, "hierarchy", lambda: Hierarchy((), ("no memory cgroup",)))
-    monkeypatch.setattr(host, "unavailable_reason", lambda: None)
+    monkeypatch.setattr(bots, "hierarchy", lambda: Hierarchy((), ("no memory cgroup",)))
+    monkeypatch.setattr(bots, "unavailable_reason", lambda: None)
     result = CliRunner().invoke(main, ["doctor", str(sandboxed_config(tmp_path, require=True))])
     assert result.exit_code == 1, result.output
     assert result.output.splitlines() == [
@@ -181,6 +181,6 @@ def test_doctor_says_what_holds_and_whether_the_config_would_run(tmp_path, monke
         "bounded here (no memory cgroup); without limits.require the tournament runs with the "
         "per-process rlimits alone"]
     held = Hierarchy((limits.Parent(tmp_path, 1, limits.CONTROLLERS),))
-    monkeypatch.setattr(host, "hierarchy", lambda: held)
+    monkeypatch.setattr(bots, "hierarchy", lambda: held)
     result = CliRunner().invoke(main, ["doctor"])
     assert result.exit_code == 0 and result.output.splitlines()[-1].endswith("(cgroup v1)")

@@ -1,5 +1,6 @@
 """``circus-referee check-bot``: a candidate bot checked against the protocol before it
-plays."""
+plays; ``circus-referee doctor``: what this machine gives a sandboxed bot, before any
+tournament."""
 
 from __future__ import annotations
 
@@ -13,9 +14,10 @@ from circus_referee.common import fail, say_if_unstoppable
 from referee.checkbot import SLOW_SHARE, Coverage, check_bot
 from referee.games import GAMES
 from referee.interrupts import signals_as_stop, until_stopped
-from referee.limits import hierarchy, statement
+from referee.limits import hierarchy, refusal, statement
+from referee.sandbox import unavailable_reason
 from referee.settings import TRANSPORTS, BotSpec, LimitsConfig, TimeConfig
-from tournaments.config import ENV_NAME, ConfigError, mount_paths
+from tournaments.config import ENV_NAME, ConfigError, load_config, mount_paths
 from tournaments.store import DEFAULT_DB, database_paths
 from tournaments.submissions import MANIFEST, entrant_spec, read_manifest
 
@@ -152,3 +154,29 @@ def hidden_databases(databases: tuple[Path, ...]) -> tuple[Path, ...]:
         except OSError:
             pass   # the folder stays unmade, and unhidden
     return tuple(path for database in databases for path in database_paths(database))
+
+
+@click.command("doctor")
+@click.argument("config_path", metavar="[BOTS_YAML]", required=False,
+                type=click.Path(path_type=Path))
+def doctor(config_path: Path | None) -> None:
+    """Say whether bots can be sandboxed here, and which of their limits hold, and how.
+
+    Starts no bot and stores nothing. With BOTS_YAML, the limits are its `limits:`.
+    Exits 1 when no sandbox can be made here, or when the config's `limits.require`
+    would refuse to run.
+    """
+    limits = load_config(config_path).limits if config_path is not None else LimitsConfig()
+    reason = unavailable_reason()
+    click.echo("sandbox: ready" if reason is None else f"sandbox: unavailable: {reason}")
+    where = hierarchy()
+    for parent in where.parents:
+        click.echo(f"cgroup v{parent.version}: {', '.join(parent.controllers)} "
+                   f"in {parent.folder}")
+    for problem in where.problems:
+        click.echo(f"not held: {problem}")
+    click.echo(statement(limits, where, why=False))
+    refused = refusal(limits, where)
+    if refused is not None:
+        click.echo(refused)
+    sys.exit(1 if reason is not None or refused is not None else 0)
