@@ -42,7 +42,9 @@ CPU_PERIOD_US = 100_000
 #: What each controller bounds, for people.
 WHAT = {"memory": "memory", "pids": "tasks", "cpu": "CPU rate"}
 #: How an organiser gives the referee a v2 subtree of its own.
-DELEGATE = "start the referee in a cgroup of its own: systemd-run --user --scope -p Delegate=yes"
+DELEGATE = ("start the referee in a cgroup of its own that it may write (systemd-run --user "
+            "--scope -p Delegate=yes circus-referee ...; in a container, a writable cgroup "
+            "namespace of its own)")
 
 
 @dataclass(frozen=True)

@@ -30,6 +30,7 @@ from referee.clients import (
     load_python_bot,
 )
 from referee.errors import CircusError
+from referee.limits import hierarchy, refusal
 from referee.process import BotProcess, bot_path, note_in_log
 from referee.sandbox import Isolation, view
 from referee.settings import BotSpec, LimitsConfig
@@ -213,6 +214,7 @@ class Participant:
         With no game, only the handshake is checked (``check-bot`` looks at
         the claimed games itself).
         """
+        self._check_limits()
         try:
             client, self.hello_response = self._start_lanes() if self.lanes else self._greet()
         except BotStartError:
@@ -228,6 +230,15 @@ class Participant:
             self.process.note(text)
         else:
             note_in_log(self.wire_log, self.limits.log_bytes, text)
+
+    def _check_limits(self) -> None:
+        """With ``limits.require``, refuse to start a sandboxed bot whose limits cannot
+        hold for its whole sandbox here (a cluster's worker checks its own machine)."""
+        sandboxed = [process for process in (self.process, *(lane.process for lane in self.lanes))
+                     if process is not None and process.isolation.sandbox]
+        refused = refusal(self.limits, hierarchy()) if sandboxed else None
+        if refused is not None:
+            raise BotStartError(f"bot {self.name!r}: cannot start here: {refused}")
 
     def _greet(self) -> tuple[BotClient, bot_pb2.HelloResponse]:
         """Connect and greet a bot of one process (or none); its client is kept before the

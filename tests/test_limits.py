@@ -17,9 +17,10 @@ from conftest import run_tournament, write_config
 
 from circus_referee.commands import bots
 from circus_referee.main import main
-from referee import limits, sandbox
+from referee import limits, participants, sandbox
 from referee.limits import Cgroup, Hierarchy, discover, refusal, statement
-from referee.settings import LimitsConfig
+from referee.participants import BotStartError, Participant
+from referee.settings import BotSpec, LimitsConfig
 from tournaments.config import ConfigError, parse_config
 from tournaments.run import lineup
 from tournaments.runner import TournamentError
@@ -158,6 +159,16 @@ def test_limits_require_refuses_where_a_limit_cannot_hold(tmp_path, monkeypatch)
                                               r"rate of a bot's whole sandbox cannot be bounded "
                                               r"here \(no memory cgroup\)"):
         run_tournament(sandboxed_config(tmp_path, require=True), tmp_path)
+
+
+def test_a_bot_whose_limits_cannot_hold_here_is_not_started(tmp_path, monkeypatch):
+    """A cluster's worker starts its bots as participants: each checks its own machine."""
+    monkeypatch.setattr(participants, "hierarchy", lambda: Hierarchy((), ("no memory cgroup",)))
+    spec = BotSpec("a", command="python -m bots.random_bot --address {address}")
+    bot = Participant(spec, tmp_path, LimitsConfig(require=True), startup_ms=1000)
+    with pytest.raises(BotStartError, match=r"^bot 'a': cannot start here: limits.require: "):
+        bot.start("flea-circus")
+    assert bot.process is not None and bot.process.process is None   # nothing was started
 
 
 @needs_sandbox

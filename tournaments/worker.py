@@ -31,10 +31,11 @@ from typing import Callable
 from referee.checkbot import check_bot
 from referee.clients import BotClient
 from referee.games import get_game
+from referee.limits import hierarchy, refusal, statement
 from referee.match import FaultPolicy, Match, MatchAbandoned, MatchResult
 from referee.participants import BotStartError, Participant
 from referee.sandbox import unavailable_reason
-from referee.settings import BotSpec, package_version
+from referee.settings import BotSpec, LimitsConfig, package_version
 from tournaments.config import TournamentConfig, games_per_deal, rounds_needed
 from tournaments.schedule import Pairing, round_by_round
 
@@ -353,13 +354,18 @@ class WorkerReport:
     sandbox: str | None
     # Per bot: None if a check-bot game at every player count passed, else its first failure.
     bots: dict[str, str | None]
+    # Which of a sandboxed bot's limits hold here (referee.limits.statement), and why the
+    # config's limits.require would refuse to start its bots here (None: it would not).
+    limits: str = ""
+    refused: str | None = None
 
 
 def check_here(config: TournamentConfig | None) -> WorkerReport:
     """This worker's versions and sandbox, and (with a config) a check-bot of each bot."""
     bots = {} if config is None else _bot_checks(config)
+    limits, where = config.limits if config is not None else LimitsConfig(), hierarchy()
     return WorkerReport(package_version(), platform.python_version(), unavailable_reason(),
-                        bots)
+                        bots, statement(limits, where), refusal(limits, where))
 
 
 def _bot_checks(config: TournamentConfig) -> dict[str, str | None]:
