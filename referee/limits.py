@@ -193,10 +193,21 @@ def discover(cgroup_text: str, mountinfo: str, pid: int, v1_root: Path = V1_ROOT
                if not any(name in parent.controllers for parent in parents)]
     parents += v1_parents(own, v1_root, missing)
     found = Hierarchy(tuple(parents))
-    return Hierarchy(found.parents, tuple(
-        problems.get(name, f"no {name} cgroup the referee may write (cgroup v1: as root; "
-                           f"v2: a delegated subtree)")
-        for name in CONTROLLERS if name not in found.held))
+    return Hierarchy(found.parents, tuple(_why_not(name, own, problems, v1_root)
+                                          for name in CONTROLLERS if name not in found.held))
+
+
+def _why_not(name: str, own: Mapping[str, str], problems: Mapping[str, str],
+             v1_root: Path) -> str:
+    """Why no bot's cgroup of controller ``name`` can be made: v2's failure, else v1's
+    hierarchy the referee may not write, else v2's not delegating it, else nothing found."""
+    if name in problems and not problems[name].startswith("cgroup v2 does not delegate"):
+        return problems[name]
+    if name in own and (v1_root / name).is_dir():
+        return (f"cgroup v1: the referee may not write its {name} cgroup "
+                f"{v1_root / name / own[name].lstrip('/')} (as root it may)")
+    return problems.get(name, f"no {name} cgroup found (cgroup v1 as root, or a delegated "
+                              "cgroup v2 subtree)")
 
 
 _found: list[Hierarchy] = []
@@ -219,13 +230,15 @@ def hierarchy() -> Hierarchy:
 def statement(limits: LimitsConfig, where: Hierarchy, why: bool = True) -> str:
     """One line for the organiser: which of a sandboxed bot's limits hold, and by what
     (and, with ``why``, why the first that does not is not held)."""
-    held = where.held
-    parts = [f"memory {limits.memory_mb:,} MB" + ("" if "memory" in held
-                                                 else " per process only (RLIMIT_DATA)"),
-             f"{limits.processes:,} tasks" + ("" if "pids" in held else " (RLIMIT_NPROC)"),
-             f"{limits.cpus:g} CPU" if "cpu" in held else "CPU rate unbounded"]
-    by = f" for the whole sandbox ({where.versions})" if held else ""
-    line = f"limits of a sandboxed bot: {', '.join(parts)}{by}"
+    whole = {"memory": f"memory {limits.memory_mb:,} MB", "pids": f"{limits.processes:,} tasks",
+             "cpu": f"{limits.cpus:g} CPU"}
+    floor = {"memory": f"memory {limits.memory_mb:,} MB per process only (RLIMIT_DATA)",
+             "pids": f"{limits.processes:,} tasks (RLIMIT_NPROC)", "cpu": "CPU rate unbounded"}
+    held = [whole[name] for name in where.held]
+    parts = [f"{', '.join(held)} for the whole sandbox ({where.versions})"] if held else []
+    rest = [floor[name] for name in CONTROLLERS if name not in where.held]
+    parts += [", ".join(rest)] if rest else []
+    line = f"limits of a sandboxed bot: {'; '.join(parts)}"
     return line + (f"; not held: {where.problems[0]}" if why and where.problems else "")
 
 

@@ -87,8 +87,8 @@ def test_a_controller_v2_does_not_delegate_is_named_and_require_refuses(tmp_path
     where = discover(f"0::{SCOPE}\n", mountinfo(mount), PID, tmp_path / "no-v1")
     assert where.held == ("cpu",)
     assert statement(LimitsConfig(), where).startswith(
-        "limits of a sandboxed bot: memory 1,024 MB per process only (RLIMIT_DATA), "
-        "128 tasks (RLIMIT_NPROC), 1 CPU for the whole sandbox (cgroup v2); not held: "
+        "limits of a sandboxed bot: 1 CPU for the whole sandbox (cgroup v2); memory 1,024 MB "
+        "per process only (RLIMIT_DATA), 128 tasks (RLIMIT_NPROC); not held: "
         "cgroup v2 does not delegate memory to the referee's cgroup ")
     assert refusal(LimitsConfig(), where) is None   # reported, and the run goes on
     refused = refusal(LimitsConfig(require=True), where)
@@ -124,7 +124,8 @@ def test_without_any_cgroup_the_rlimits_are_said_to_be_the_only_bounds(tmp_path)
     assert where.parents == () and len(where.problems) == 3
     assert statement(LimitsConfig(cpus=2), where).startswith(
         "limits of a sandboxed bot: memory 1,024 MB per process only (RLIMIT_DATA), 128 tasks "
-        "(RLIMIT_NPROC), CPU rate unbounded; not held: no memory cgroup the referee may write")
+        "(RLIMIT_NPROC), CPU rate unbounded; not held: no memory cgroup found (cgroup v1 as "
+        "root, or a delegated cgroup v2 subtree)")
     assert Cgroup("bot-1", 64, 8, 1.0, where).held == set()
 
 
