@@ -139,11 +139,12 @@ def v2_parent(mount: Path, own: str, pid: int) -> tuple[Parent | None, dict[str,
                 for name in CONTROLLERS if name not in available}
     if not wanted:
         return None, problems
-    if folder.name == REFEREE_LEAF:
+    moved = folder.name != REFEREE_LEAF
+    if not moved:
         folder = folder.parent
     else:
         try:
-            _move_into_leaf(folder, pid)
+            _move(folder / REFEREE_LEAF, pid)
         except OSError as error:
             problem = (f"cgroup v2: the referee cannot move into a leaf of its cgroup {folder} "
                        f"({error.strerror or error}); {DELEGATE}")
@@ -158,13 +159,24 @@ def v2_parent(mount: Path, own: str, pid: int) -> tuple[Parent | None, dict[str,
             busy = " (it holds other processes)" if error.errno == errno.EBUSY else ""
             problems[name] = (f"cgroup v2: {name} cannot be enabled below {folder}{busy}: "
                               f"{error.strerror or error}; {DELEGATE}")
+    if moved and not held:
+        _move_back(folder, pid)
     return (Parent(folder, 2, tuple(held)) if held else None), problems
 
 
-def _move_into_leaf(folder: Path, pid: int) -> None:
-    leaf = folder / REFEREE_LEAF
+def _move(leaf: Path, pid: int) -> None:
     leaf.mkdir(exist_ok=True)
     (leaf / "cgroup.procs").write_text(str(pid))
+
+
+def _move_back(folder: Path, pid: int) -> None:
+    """Undo :func:`_move` where the move gained nothing: the referee back in its cgroup,
+    its leaf removed (a cgroup with no process in it)."""
+    try:
+        (folder / "cgroup.procs").write_text(str(pid))
+        (folder / REFEREE_LEAF).rmdir()
+    except OSError:
+        pass
 
 
 def v1_parents(own: Mapping[str, str], root: Path, missing: list[str]) -> list[Parent]:

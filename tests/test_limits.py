@@ -97,6 +97,20 @@ def test_a_controller_v2_does_not_delegate_is_named_and_require_refuses(tmp_path
                               "cannot be bounded here (cgroup v2 does not delegate memory")
 
 
+def test_a_referee_that_cannot_enable_the_controllers_moves_back(tmp_path):
+    """The controllers refused (here: a subtree_control no one may write), the move into
+    the leaf gained nothing: the referee goes back to its cgroup, and the reason is said."""
+    mount = fake_v2(tmp_path)
+    own = mount / SCOPE.lstrip("/")
+    (own / "cgroup.subtree_control").unlink()
+    (own / "cgroup.subtree_control").mkdir()
+    (own / "cgroup.procs").write_text("")
+    where = discover(f"0::{SCOPE}\n", mountinfo(mount), PID, tmp_path / "no-v1")
+    assert where.parents == () and len(where.problems) == 3
+    assert where.problems[0].startswith(f"cgroup v2: memory cannot be enabled below {own}: ")
+    assert (own / "cgroup.procs").read_text() == str(PID)
+
+
 def test_where_v1_has_the_controllers_v1_bounds_the_bots(tmp_path):
     """This host's shape: every controller bound to v1, an empty v2 beside it."""
     mount = tmp_path / "cgroup" / "unified"
