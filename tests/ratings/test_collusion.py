@@ -193,7 +193,10 @@ def test_a_ring_of_colluders_is_flagged_in_the_leaderboard_and_the_report(tmp_pa
     flagged = [(pair["a"], pair["b"]) for pair in data["collusion"]["pairs"] if pair["flagged"]]
     assert flagged == [("ring-a", "ring-b")]
     shill = next(pair for pair in data["collusion"]["pairs"] if pair["flagged"])
-    assert shill["shift_b"] < 0 < shill["shift_a"]   # ring-b throws, ring-a (the boss) gains
+    # ring-b throws (a fall of about a quarter of a place, over seeds); what ring-a, the boss,
+    # gains is shared with the third seat and within the noise of 6 rounds (-0.05 to +0.03
+    # over seeds 1-3), so only its being above the shill's is asserted.
+    assert shill["shift_b"] < -0.1 and shill["shift_b"] < shill["shift_a"]
     assert "collusion: FLAGGED ring-a & ring-b" in cli("leaderboard", "--db", db, "--collusion")
     cli("report", "--db", db, "-o", str(tmp_path / "report.html"), "--no-replays")
     page = (tmp_path / "report.html").read_text()
