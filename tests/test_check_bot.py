@@ -103,9 +103,9 @@ def test_the_log_is_kept_where_asked(tmp_path):
 
 def test_a_sandboxed_check_says_first_which_limits_hold():
     result = check("--command", "python -m bots.random_bot --address {address}",
-                   "--game", "flea-circus", "--games", "1", "--at-once", "1")
+                   "--game", "flea-circus", "--games", "1", "--at-once", "1", "--memory-mb", "512")
     assert result.exit_code == 0, result.output
-    assert result.output.splitlines()[0] == statement(LimitsConfig(), hierarchy())
+    assert result.output.splitlines()[0] == statement(LimitsConfig(memory_mb=512), hierarchy())
 
 
 def test_every_option_has_help():

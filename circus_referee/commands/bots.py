@@ -103,8 +103,8 @@ def check_bot_command(command: str | None, address: str | None, folder: Path | N
     private = hidden_databases((DEFAULT_DB, *db_paths))
     verdicts: list[str] = []
     say_if_unstoppable()
-    if command is not None and not no_sandbox:
-        click.echo(statement(LimitsConfig(), hierarchy()))
+    if spec.command is not None and not no_sandbox:
+        click.echo(statement(LimitsConfig(memory_mb=memory_mb), hierarchy()))
     with signals_as_stop() as stop:
         checks = until_stopped(lambda: check_bot(
             spec, only_game, games, time_config, log_dir, sandbox=not no_sandbox,
