@@ -35,7 +35,7 @@ from bench.report import Section, machine_markdown
 BENCHMARKS = ("engines", "wire", "stream", "transport", "stdio", "scaling", "tournament",
               "leaderboard",
               "renewal", "startup", "command", "swiss", "stopping", "sprt", "dealsets", "verdict",
-              "luck", "cluster", "memory", "reports")
+              "fields", "luck", "cluster", "memory", "reports")
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -96,6 +96,7 @@ def plan(args: argparse.Namespace) -> dict[str, dict]:
                          "calibration": 20_000},
             "verdict": {"runs": max(4, round(10 * s)), "range_logs": 1, "range_rounds": 5,
                         "other_runs": 2, "real_seeds": 1, "real_rounds": 5},
+            "fields": {"fields_per_kind": 1, "runs": max(2, round(4 * s))},
             "luck": {"fit_seeds": (101,), "test_seeds": (1,), "rounds": 3},
             # One cluster size only: each cluster takes seconds to start, and its games
             # seconds more (bots that sleep a decision: 5 ms, where one size compares nothing).
@@ -131,6 +132,7 @@ def plan(args: argparse.Namespace) -> dict[str, dict]:
                      "real_rounds": max(1, round(25 * s))},
         "verdict": {"runs": max(4, round(200 * s)), "range_logs": max(1, round(10 * s)),
                     "other_runs": max(2, round(50 * s)), "real_seeds": max(1, round(24 * s))},
+        "fields": {"fields_per_kind": max(1, round(20 * s)), "runs": max(2, round(40 * s))},
         "luck": {"fit_seeds": tuple(range(101, 101 + max(1, round(12 * s)))),
                  "test_seeds": tuple(range(1, 1 + max(1, round(12 * s))))},
         "cluster": {"rounds": max(1, round(4 * s))},
@@ -205,6 +207,8 @@ def run(names: tuple[str, ...] = BENCHMARKS, params: dict[str, dict] | None = No
                     section = dealsets.run(**params["dealsets"], progress=say)
                 elif name == "verdict":
                     section = verdict.section(**params["verdict"], progress=say)
+                elif name == "fields":
+                    section = verdict.family(**params["fields"], progress=say)
                 elif name == "luck":
                     section = luck.section(**params["luck"], progress=say)
                 elif name == "memory":

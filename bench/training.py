@@ -1,13 +1,20 @@
-"""Benchmark: the training package (issue 38): ``python -m bench.training``.
+"""Benchmark: the training package: ``python -m bench.training [steps|vector|equality|baseline]``.
 
-Two figures, each beside its goal:
+Each command one table, each figure beside its goal (with no name: ``steps`` and ``baseline``):
 
-* **AEC steps/s**: PettingZoo's own loop (``agent_iter``, ``last``, a seeded random legal
-  id from the mask, ``step``) over :class:`training.aec.CircusAECEnv`, for every game and
-  variant at 2 and 4 seats, beside the engine benchmark's decisions/s
-  (``bench.engines.selfplay``: observation, legal actions, apply) measured in the same
-  interleaved rounds. Goals: >= 10,000
-  steps/s for 2-player Flea Circus, and >= 0.3x the engine's decisions/s in every game.
+* **steps** — AEC steps/s: PettingZoo's own loop (``agent_iter``, ``last``, a seeded random
+  legal id from the mask, ``step``) over :class:`training.aec.CircusAECEnv`, for every game
+  and variant at 2 and 4 seats; beside it, in the same interleaved rounds, the same loop with
+  each tensor encoded from the wire's observation dict (the environments' way before they
+  encoded from the engine's state), the engine benchmark's decisions/s
+  (``bench.engines.selfplay``: observation, legal actions, apply) and RLCard UNO's
+  ``env.run`` (when RLCard is installed). Goals: >= 10,000 steps/s for 2-player Flea Circus,
+  >= 0.3x the engine's decisions/s and >= 1.0x UNO in every game.
+* **vector** — :class:`training.vector.CircusVectorEnv` at N = 64 tables beside the single
+  AEC environment, random legal ids, in steps per CPU second of this one-threaded process
+  (steps/s per core). Goal: >= 2x the single environment in every game.
+* **equality** — thousands of random games in which every seat's tensor from the engine's
+  state is compared with the one from its observation dict (``training.equality``).
 * **The numpy baseline**: :class:`training.baseline.Trainer` (its default settings) trained
   for ``--minutes`` against random play, then ``evaluate`` against the project's random bot
   over ``--deals`` duplicate deals. Goal: rank share >= 0.65 with its 95% interval above 0.5
@@ -25,28 +32,48 @@ import time
 from typing import Callable
 
 import numpy as np
+from numpy.typing import NDArray
 
-from bench.engines import selfplay
+from bench.engines import UnoSelfPlay, rlcard_available, selfplay
 from bench.machine import machine_info
 from bench.report import Section, machine_markdown, median
 from bots.random_bot import RandomBot
 from referee.games import GAMES
 from training.aec import CircusAECEnv
 from training.baseline import Trainer
+from training.encoding import ENCODERS
+from training.equality import first_difference
 from training.evaluate import evaluate
+from training.vector import CircusVectorEnv
 
 GOAL_STEPS = 10_000
 GOAL_RATIO = 0.3
+GOAL_UNO = 1.0
+GOAL_VECTOR = 2.0
 GOAL_SHARE = 0.65
+VECTOR_TABLES = 64
+CPU_SECONDS = ("figures per CPU second of this one-threaded process (time.process_time), so "
+               "the machine's load beside it counts less than in wall-clock steps/s")
 
 
-def aec_steps(game: str, variant: str, players: int, seconds: float, seed: int = 0) -> float:
-    """Agent steps per second of PettingZoo's loop with random legal ids (whole games)."""
-    env = CircusAECEnv(game, seats=players, variant=variant)
+class DictAECEnv(CircusAECEnv):
+    """The AEC environment encoding each tensor from the wire's observation dict, as it did
+    before it encoded from the engine's state: the "before" of the same run."""
+
+    def observe(self, agent: str) -> NDArray[np.float32]:
+        return self.encoder.observe(self._state().observation(self._seats[agent]),
+                                    self.players)
+
+
+def aec_run(game: str, variant: str, players: int, seconds: float, seed: int = 0,
+            env_class: type[CircusAECEnv] = CircusAECEnv) -> int:
+    """Agent steps of PettingZoo's loop with random legal ids in about ``seconds`` (whole
+    games, one at least)."""
+    env = env_class(game, seats=players, variant=variant)
     rng = random.Random(seed)
     steps, start = 0, time.perf_counter()
     env.reset(seed=seed)
-    while time.perf_counter() - start < seconds:
+    while not steps or time.perf_counter() - start < seconds:
         for agent in env.agent_iter():
             _, _, terminated, truncated, info = env.last()
             if terminated or truncated:
@@ -56,38 +83,141 @@ def aec_steps(game: str, variant: str, players: int, seconds: float, seed: int =
             env.step(int(legal[rng.randrange(len(legal))]))
             steps += 1
         env.reset()
-    return steps / (time.perf_counter() - start)
+    return steps
+
+
+def _per_cpu_second(run: Callable[[], int]) -> float:
+    """Steps per CPU second of this process (one thread: steps/s per core) of ``run``."""
+    start = time.process_time()
+    steps = run()
+    return steps / (time.process_time() - start)
+
+
+def _items() -> list[tuple[str, str, int]]:
+    return [(name, variant, players) for name, game in GAMES.items()
+            for variant in game.variants for players in (2, 4)
+            if game.min_players <= players <= game.max_players]
+
+
+def _key(item: tuple[str, str, int]) -> str:
+    return ".".join(map(str, item[:2])) + f".p{item[2]}"
 
 
 def steps_section(seconds: float, repeats: int, say: Callable[[str], None]) -> Section:
-    section = Section("training.aec", "The AEC environment beside the engine: random legal play",
-                      ["game", "variant", "players", "AEC steps/s", "engine decisions/s",
-                       "ratio"])
-    items = [(name, variant, players) for name, game in GAMES.items()
-             for variant in game.variants for players in (2, 4)
-             if game.min_players <= players <= game.max_players]
+    section = Section("training.aec", "The AEC environment beside the engine and RLCard UNO: "
+                      "random legal play, per CPU second (per core)",
+                      ["game", "variant", "players", "AEC steps/s", "from the dict (before)",
+                       "after ÷ before", "engine decisions/s", "÷ engine", "× UNO"])
+    why_not = rlcard_available()
+    uno = UnoSelfPlay() if why_not is None else None
+    items = _items()
     aec: dict[tuple[str, str, int], list[float]] = {item: [] for item in items}
+    before: dict[tuple[str, str, int], list[float]] = {item: [] for item in items}
     engine: dict[tuple[str, str, int], list[float]] = {item: [] for item in items}
+    uno_rates: list[float] = []
     for round_number in range(repeats):
         say(f"training: steps round {round_number + 1}/{repeats}")
+        if uno is not None:
+            uno_rates.append(_per_cpu_second(lambda: uno.run(seconds).decisions))
         for item in items:
-            aec[item].append(aec_steps(*item, seconds, round_number))
-            engine[item].append(selfplay(*item, seconds, seed=1000 * round_number).decisions_per_s)
-    worst = float("inf")
+            aec[item].append(_per_cpu_second(lambda: aec_run(*item, seconds, round_number)))
+            before[item].append(_per_cpu_second(
+                lambda: aec_run(*item, seconds, round_number, DictAECEnv)))
+            engine[item].append(_per_cpu_second(
+                lambda: selfplay(*item, seconds, seed=1000 * round_number).decisions))
+    uno_rate = median(uno_rates)
+    if uno is not None:
+        section.add("RLCard UNO", "–", uno.players, uno_rate, float("nan"), "–", float("nan"),
+                    "–", "1.00×")
+        section.figures["uno.decisions_per_s"] = uno_rate
+    elif why_not is not None:
+        section.notes.append(why_not)
+    worst, worst_uno = float("inf"), float("inf")
     for item in items:
-        rate, base = median(aec[item]), median(engine[item])
-        worst = min(worst, rate / base)
-        section.add(*item, rate, base, f"{rate / base:.2f}×")
-        key = ".".join(map(str, item[:2])) + f".p{item[2]}"
-        section.figures[f"{key}.aec_steps_per_s"] = rate
-        section.figures[f"{key}.engine_decisions_per_s"] = base
+        rate, old, base = median(aec[item]), median(before[item]), median(engine[item])
+        worst, worst_uno = min(worst, rate / base), min(worst_uno, rate / uno_rate)
+        section.add(*item, rate, old, f"{rate / old:.2f}×", base, f"{rate / base:.2f}×",
+                    f"{rate / uno_rate:.2f}×" if uno is not None else "–")
+        section.figures[f"{_key(item)}.aec_steps_per_s"] = rate
+        section.figures[f"{_key(item)}.dict_aec_steps_per_s"] = old
+        section.figures[f"{_key(item)}.engine_decisions_per_s"] = base
     flea = section.figures["flea-circus.standard.p2.aec_steps_per_s"]
     section.notes += [
-        f"median of {repeats} interleaved round(s) of ~{seconds:g} s per item",
+        f"median of {repeats} interleaved round(s) of ~{seconds:g} s per item; {CPU_SECONDS}",
         f"goal: >= {GOAL_STEPS:,} AEC steps/s for 2-player Flea Circus — {flea:,.0f}: "
         f"{'met' if flea >= GOAL_STEPS else 'NOT met'}",
         f"goal: >= {GOAL_RATIO}x the engine's decisions/s in every game — lowest "
         f"{worst:.2f}x: {'met' if worst >= GOAL_RATIO else 'NOT met'}"]
+    if uno is not None:
+        section.notes.append(
+            f"goal: >= {GOAL_UNO}x RLCard UNO's decisions/s in every game — lowest "
+            f"{worst_uno:.2f}x: {'met' if worst_uno >= GOAL_UNO else 'NOT met'}")
+    return section
+
+
+def vector_steps(game: str, variant: str, players: int, seconds: float, seed: int = 0,
+                 tables: int = VECTOR_TABLES) -> int:
+    """Sub-environment steps of the vector env in about ``seconds`` (one batch at least),
+    random legal ids."""
+    envs = CircusVectorEnv(game, tables, seats=players, variant=variant)
+    rng = np.random.default_rng(seed)
+    _, infos = envs.reset(seed=seed)
+    steps, start = 0, time.perf_counter()
+    while not steps or time.perf_counter() - start < seconds:
+        # Each row's legal ids, one after the other: a uniform pick among each row's own.
+        rows, ids = np.nonzero(infos["action_mask"])
+        counts = np.bincount(rows, minlength=tables)
+        picks = np.cumsum(counts) - counts + (rng.random(tables) * counts).astype(np.int64)
+        _, _, _, _, infos = envs.step(ids[picks])
+        steps += tables
+    return steps
+
+
+def vector_section(seconds: float, repeats: int, say: Callable[[str], None]) -> Section:
+    section = Section("training.vector",
+                      f"The vector environment, N = {VECTOR_TABLES}, beside the single AEC "
+                      "environment: steps per CPU second (per core)",
+                      ["game", "variant", "players", "single AEC steps/s/core",
+                       f"vector N={VECTOR_TABLES} steps/s/core", "×"])
+    items = _items()
+    single: dict[tuple[str, str, int], list[float]] = {item: [] for item in items}
+    vector: dict[tuple[str, str, int], list[float]] = {item: [] for item in items}
+    for round_number in range(repeats):
+        say(f"training: vector round {round_number + 1}/{repeats}")
+        for item in items:
+            single[item].append(_per_cpu_second(
+                lambda: aec_run(*item, seconds, round_number)))
+            vector[item].append(_per_cpu_second(
+                lambda: vector_steps(*item, seconds, round_number)))
+    worst = float("inf")
+    for item in items:
+        one, many = median(single[item]), median(vector[item])
+        worst = min(worst, many / one)
+        section.add(*item, one, many, f"{many / one:.2f}×")
+        section.figures[f"{_key(item)}.single_steps_per_cpu_s"] = one
+        section.figures[f"{_key(item)}.vector_steps_per_cpu_s"] = many
+    section.notes += [
+        f"median of {repeats} interleaved round(s) of ~{seconds:g} s per item; {CPU_SECONDS}",
+        f"goal: >= {GOAL_VECTOR}x the single environment's steps/s per core in every game — "
+        f"lowest {worst:.2f}x: {'met' if worst >= GOAL_VECTOR else 'NOT met'}"]
+    return section
+
+
+def equality_section(games: int, say: Callable[[str], None]) -> Section:
+    section = Section("training.equality", "Tensors from the engine's state against tensors "
+                      "from the observation dict, every seat at every decision",
+                      ["game", "variant", "players", "games", "first difference"])
+    total = 0
+    for (game, variant), _ in sorted(ENCODERS.items()):
+        rules = GAMES[game]
+        for players in range(rules.min_players, rules.max_players + 1):
+            say(f"training: equality {game} {variant} {players}p")
+            found = first_difference(game, variant, players, games, seed=0)
+            section.add(game, variant, players, games, found or "none")
+            section.figures[f"{game}.{variant}.p{players}.differ"] = float(found is not None)
+            total += games
+    section.figures["games"] = total
+    section.notes.append(f"{total:,} random games in all")
     return section
 
 
@@ -119,13 +249,21 @@ def baseline_section(minutes: float, deals: int, say: Callable[[str], None]) -> 
     return section
 
 
-def run(minutes: float = 10.0, deals: int = 1000, seconds: float = 1.0, repeats: int = 3,
+COMMANDS = ("steps", "vector", "equality", "baseline")
+
+
+def run(commands: tuple[str, ...] = ("steps", "baseline"), minutes: float = 10.0,
+        deals: int = 1000, seconds: float = 1.0, repeats: int = 3, games: int = 125,
         say: Callable[[str], None] = print) -> list[Section]:
+    makers: dict[str, Callable[[], Section]] = {
+        "steps": lambda: steps_section(seconds, repeats, say),
+        "vector": lambda: vector_section(seconds, repeats, say),
+        "equality": lambda: equality_section(games, say),
+        "baseline": lambda: baseline_section(minutes, deals, say)}
     sections = []
-    for make in (lambda: steps_section(seconds, repeats, say),
-                 lambda: baseline_section(minutes, deals, say)):
+    for command in commands:
         started = time.perf_counter()
-        section = make()
+        section = makers[command]()
         section.seconds = time.perf_counter() - started
         sections.append(section)
     return sections
@@ -133,13 +271,22 @@ def run(minutes: float = 10.0, deals: int = 1000, seconds: float = 1.0, repeats:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("commands", nargs="*", metavar="COMMAND",
+                        help=f"any of {', '.join(COMMANDS)} (default: steps and baseline)")
     parser.add_argument("--minutes", type=float, default=10.0, help="the baseline's training")
     parser.add_argument("--deals", type=int, default=1000, help="its evaluation's deals")
     parser.add_argument("--seconds", type=float, default=1.0, help="per steps/s measurement")
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--games", type=int, default=125,
+                        help="equality's random games per game, variant and table size")
     args = parser.parse_args(argv)
+    unknown = [command for command in args.commands if command not in COMMANDS]
+    if unknown:
+        parser.error(f"no command {', '.join(unknown)}: choose from {', '.join(COMMANDS)}")
     info = machine_info()
-    for section in run(args.minutes, args.deals, args.seconds, args.repeats):
+    commands = tuple(args.commands) or ("steps", "baseline")
+    for section in run(commands, args.minutes, args.deals, args.seconds, args.repeats,
+                       args.games):
         print(section.markdown(), end="\n\n", flush=True)
     print(machine_markdown(info))
 

@@ -12,11 +12,16 @@ issue's field (bots.mixed p = .75, .5, .25, 0 at 3 seats, 720 games each): a mea
 margin per shared deal set of 0.12–0.15 between neighbours with a standard deviation
 of about 0.38 (simulated: 0.12–0.15, 0.37), each rotation alike. The real round robins
 themselves (:func:`real_runs`) are judged too: the goals are about them.
+
+The rules are judged on no one field: :func:`family` (``python -m bench fields``)
+measures them over fields drawn at random, close and wide, and :func:`swiss_run`
+judges a simulated Swiss with absences as a run judges it, for the calibration tests.
 """
 
 from __future__ import annotations
 
 import itertools
+import math
 import random
 import statistics
 import tempfile
@@ -27,10 +32,11 @@ from typing import Callable, Sequence
 
 from bench.bigfields import _run
 from bench.report import Section, median
+import ratings.verdict as rules
 from ratings.board import build_board, los
 from ratings.params import RatingConfig
 from ratings.trueskill_ratings import Outcome, Rater
-from ratings.verdict import Comparisons, DealSets, judge
+from ratings.verdict import Comparisons, DealSets, Judge, judge
 from tournaments.standings import outcome
 from tournaments.store import StoredGame
 
@@ -47,6 +53,12 @@ class Field:
     def names(self) -> list[str]:
         return [f"s{number}" for number in range(len(self.strengths))]
 
+    def right(self, order: Sequence[str]) -> bool:
+        """Whether every bot of ``order`` is strictly stronger than the next: of two
+        exactly equal bots either order is wrong."""
+        strength = dict(zip(self.names, self.strengths))
+        return all(strength[upper] > strength[lower] for upper, lower in zip(order, order[1:]))
+
 
 #: The issue's field: four bots a third of the noise apart, at 3 seats.
 ISSUE_FIELD = Field((1.0, 0.67, 0.33, 0.0), 3)
@@ -59,24 +71,70 @@ REAL_FIELD = ("p75", "p50", "p25", "p0")
 def simulated_round(field: Field, number: int, rng: random.Random) -> list[Outcome]:
     """A round robin round: every table of ``players`` bots, one deal each, played in
     every rotation; the round's games indexed and grouped after the rounds before."""
-    names, strength = field.names, dict(zip(field.names, field.strengths))
-    tables = list(itertools.combinations(names, field.players))
+    tables = list(itertools.combinations(field.names, field.players))
+    return [outcome for offset, table in enumerate(tables)
+            for outcome in simulated_deal(field, table, number * len(tables) + offset, number,
+                                          rng)]
+
+
+def simulated_deal(field: Field, table: Sequence[str], group: int, number: int,
+                   rng: random.Random) -> list[Outcome]:
+    """One deal at ``table``, played in every rotation: the games of group ``group``."""
+    strength = dict(zip(field.names, field.strengths))
+    luck = [rng.gauss(0.0, field.luck) for _ in table]
     outcomes = []
-    for offset, table in enumerate(tables):
-        group = number * len(tables) + offset
-        luck = [rng.gauss(0.0, field.luck) for _ in table]
-        for shift in range(field.players):
-            seats = table[shift:] + table[:shift]
-            performance = [strength[bot] + luck[seat] + rng.gauss(0.0, 1.0)
-                           for seat, bot in enumerate(seats)]
-            order = sorted(range(field.players), key=lambda seat: -performance[seat])
-            ranks = [0] * field.players
-            for place, seat in enumerate(order):
-                ranks[seat] = place + 1
-            outcomes.append(Outcome(group * field.players + shift, seats, tuple(ranks),
-                                    scores=tuple(round(10 * value) for value in performance),
-                                    group=group, round=number))
+    for shift in range(len(table)):
+        seats = tuple(table[shift:]) + tuple(table[:shift])
+        performance = [strength[bot] + luck[seat] + rng.gauss(0.0, 1.0)
+                       for seat, bot in enumerate(seats)]
+        order = sorted(range(len(seats)), key=lambda seat: -performance[seat])
+        ranks = [0] * len(seats)
+        for place, seat in enumerate(order):
+            ranks[seat] = place + 1
+        outcomes.append(Outcome(group * len(seats) + shift, seats, tuple(ranks),
+                                scores=tuple(round(10 * value) for value in performance),
+                                group=group, round=number))
     return outcomes
+
+
+def swiss_round(field: Field, number: int, rng: random.Random, points: dict[str, float],
+                absence: float) -> tuple[list[str], list[Outcome]]:
+    """A Swiss round with absences: each bot sits the round out with probability
+    ``absence`` (drawn before it, whatever the results), the others are seated by their
+    points so far, best first, at tables of ``players`` (those left over have a bye), one
+    deal a table. The bots present, and the games; ``points`` gain each game's
+    (n − place) / (n − 1)."""
+    present = [bot for bot in field.names if rng.random() >= absence]
+    standing = sorted(present, key=lambda bot: (-points[bot], bot))
+    seated = len(standing) - len(standing) % field.players
+    outcomes = []
+    for offset in range(0, seated, field.players):
+        table = standing[offset:offset + field.players]
+        group = number * len(field.names) + offset
+        outcomes += simulated_deal(field, table, group, number, rng)
+    for game in outcomes:
+        for bot, rank in zip(game.seats, game.ranks):
+            points[bot] += (field.players - rank) / (field.players - 1)
+    return present, outcomes
+
+
+def swiss_run(field: Field, rounds: int, confidence: float, seed: int,
+              absence: float = 0.25) -> list[list[str]]:
+    """The orders certified of the bots present at each round's end of a simulated Swiss
+    with absences, judged as ``stop: settled`` judges it (:class:`Judge`, whose field is
+    every bot), whether or not the run would have stopped."""
+    rng, judge = random.Random(seed), Judge()
+    points = dict.fromkeys(field.names, 0.0)
+    certified = []
+    for number in range(rounds):
+        present, outcomes = swiss_round(field, number, rng, points, absence)
+        for outcome in outcomes:
+            judge.add_outcome(outcome)
+        if len(present) > 1:
+            found = judge.verdict(present, confidence, field.names)
+            if found.certified:
+                certified.append(found.order)
+    return certified
 
 
 def trueskill_settled(rater: Rater, names: Sequence[str], confidence: float
@@ -274,3 +332,96 @@ def rank_ranges(field: Field, rounds: int, logs: int, resamples: int = 200
             figures[key]["width"] += statistics.fmean(
                 row.rank_high - row.rank_low for row in board) / logs
     return figures
+
+
+#: The family of fields the verdict is measured over (none tuned to): each draws its
+#: size, its seats and the gaps between neighbours (in noise units) at random.
+FAMILY_SIZES = (3, 8)
+FAMILY_GAPS = {"close": (0.1, 0.4), "wide": (0.4, 1.2)}
+#: Each field's schedule: rounds of its round robin up to this many games a bot (the
+#: issue's field: 60 rounds).
+GAMES_PER_BOT = 540
+
+
+def random_field(rng: random.Random, kind: str) -> Field:
+    """A field of 3 to 8 bots at 2 to 4 seats (at most its size), each a gap drawn from
+    ``FAMILY_GAPS[kind]`` below the one above."""
+    size = rng.randint(*FAMILY_SIZES)
+    players = rng.randint(2, min(4, size))
+    strengths = [0.0]
+    for _ in range(size - 1):
+        strengths.append(strengths[-1] - rng.uniform(*FAMILY_GAPS[kind]))
+    return Field(tuple(round(value - strengths[-1], 3) for value in strengths), players)
+
+
+def family_rounds(field: Field) -> int:
+    """The rounds of ``field``'s schedule: up to GAMES_PER_BOT games a bot."""
+    size = len(field.strengths)
+    per_bot = math.comb(size - 1, field.players - 1) * field.players
+    return max(1, GAMES_PER_BOT // per_bot)
+
+
+def family_field(field: Field, runs: int, confidence: float, reallocation: int,
+                 first_seed: int) -> dict[str, float]:
+    """Settled share, wrong share of the settled, and median games (a run that never
+    settled counting its whole schedule) of ``runs`` runs of ``field``, the capital
+    against an order moved with ``reallocation``."""
+    kept = rules.REALLOCATION
+    rules.REALLOCATION = reallocation
+    try:
+        played = [run(field, family_rounds(field), confidence, seed, before=False)
+                  for seed in range(first_seed, first_seed + runs)]
+    finally:
+        rules.REALLOCATION = kept
+    done = [one.after for one in played if one.after is not None]
+    return {"settled": len(done) / runs,
+            "wrong": sum(not field.right(order) for _, order in done) / len(done) if done
+            else 0.0,
+            "median_games": median([one.after[0] if one.after is not None else one.games
+                                    for one in played]),
+            "games": played[0].games}
+
+
+def family(fields_per_kind: int = 12, runs: int = 20, confidence: float = 0.95,
+           reallocations: Sequence[int] = (4, 1), seed: int = 2026,
+           progress: Callable[[str], None] = print) -> Section:
+    """The verdict over a family of random fields, close and wide: each field's settle
+    rate, error rate and median games, and their spread, for each way of moving the
+    capital between an order's neighbours."""
+    started = time.perf_counter()
+    rng = random.Random(seed)
+    fields = [(kind, random_field(rng, kind)) for kind in FAMILY_GAPS
+              for _ in range(fields_per_kind)]
+    result = Section("fields", f"The verdict over {len(fields)} random fields (3–8 bots, 2–4 "
+                     f"seats, close and wide), {runs} simulated runs each, up to "
+                     f"{GAMES_PER_BOT} games a bot, stop settled at {confidence:g}",
+                     ["field", "strengths", "games", "reallocation", "settled",
+                      "wrong among settled", "median games"])
+    summary: dict[tuple[str, int], list[dict[str, float]]] = {}
+    for number, (kind, field) in enumerate(fields):
+        progress(f"fields: {number + 1} of {len(fields)}, {kind}, {len(field.strengths)} bots "
+                 f"at {field.players} seats")
+        for reallocation in reallocations:
+            figures = family_field(field, runs, confidence, reallocation, 1 + number * runs)
+            summary.setdefault((kind, reallocation), []).append(figures)
+            result.add(f"{kind}: {len(field.strengths)} bots, {field.players} seats",
+                       ", ".join(f"{value:g}" for value in field.strengths),
+                       int(figures["games"]), reallocation, figures["settled"],
+                       figures["wrong"], figures["median_games"])
+    for (kind, reallocation), rows in summary.items():
+        settled = sorted(row["settled"] for row in rows)
+        share = sorted(row["median_games"] / row["games"] for row in rows)
+        wrong = sum(row["wrong"] * row["settled"] * runs for row in rows)
+        done = sum(row["settled"] * runs for row in rows)
+        key = f"{kind}_r{reallocation}"
+        result.figures |= {f"{key}_settled_median": median(settled),
+                           f"{key}_settled_min": settled[0], f"{key}_settled_max": settled[-1],
+                           f"{key}_wrong": wrong / done if done else 0.0,
+                           f"{key}_games_share_median": median(share)}
+        result.notes.append(
+            f"{kind}, reallocation {reallocation}: settled {median(settled):.0%} of a field's "
+            f"runs at the median field ({settled[0]:.0%}–{settled[-1]:.0%}); {wrong:.0f} "
+            f"wrong of {done:.0f} settled; median games {median(share):.0%} of the schedule "
+            f"at the median field ({share[0]:.0%}–{share[-1]:.0%})")
+    result.seconds = time.perf_counter() - started
+    return result

@@ -455,9 +455,13 @@ def run_stream(bot_address: str, echo_address: str, game: str = "flea-circus",
         "stream", "2c. The Play stream: one stream per bot against unary calls and the echo",
         ["way", "concurrency", "decisions/s (echo: calls/s)", "÷ echo", "repeats",
          "CPU µs a decision: referee + bot", "context switches a decision: referee + bot"])
+
+    def note(text: str) -> None:   # what the stream's client would write in the bot's log
+        section.notes.append(f"Play stream: {text}")
+
     ways: dict[str, BotClient] = {"no wire (the bot called inline)": Inline(),
                                   "unary calls": GrpcClient(bot_address),
-                                  "Play stream": StreamClient(GrpcClient(bot_address))}
+                                  "Play stream": StreamClient(GrpcClient(bot_address), note)}
     # (row, figures' key); the bare echoes' rows first, the unary echo the baseline.
     keys = {"bare unary echo": "echo", "bare stream echo": "stream_echo",
             "bare stream echo, grpc.aio both ends": "aio_stream_echo",
@@ -520,7 +524,7 @@ def run_stream(bot_address: str, echo_address: str, game: str = "flea-circus",
         if progress:
             progress("stream: the referee over the stream under the profiler")
         # A client of its own, so that its stream's threads start under the profiler.
-        ways["profiled"] = StreamClient(GrpcClient(bot_address))
+        ways["profiled"] = StreamClient(GrpcClient(bot_address), note)
         section.notes.append("Play stream: " + profiled(
             ways.pop("profiled"), game, players, seconds, section, prefix="profile.stream",
             close=True))

@@ -13,13 +13,14 @@ from pathlib import Path
 from typing import Any, Callable, Iterator, NoReturn
 
 import click
-from tqdm import tqdm  # type: ignore[import-untyped]  # no types; types-tqdm is not locked
+from tqdm import tqdm
 
 from ratings.sprt import SprtResult
 from referee.errors import CircusError
 from referee.interrupts import unstoppable_note
 from referee.text import printable
 from tournaments.fingerprint import code_text
+from tournaments.packs import reached
 from tournaments.standings import entrants
 from tournaments.store import DEFAULT_DB, Store, StoredTournament
 
@@ -39,7 +40,9 @@ def progress(total: int, what: str, unit: str) -> Iterator[Callable[[], None]]:
     :data:`PROGRESS_EVERY_S` otherwise); yields what counts one more ``unit`` done."""
     with tqdm(total=total, desc=what, unit=unit, file=sys.stderr,
               mininterval=PROGRESS_EVERY_S) as bar:
-        yield lambda: bar.update()
+        def advance() -> None:
+            bar.update()
+        yield advance
 
 
 def fail(message: str, status: int = 2) -> NoReturn:
@@ -114,9 +117,12 @@ def code_column(store: Store, record: StoredTournament) -> dict[str, str]:
 
 
 def transports(record: StoredTournament) -> dict[str, str]:
-    """How the referee reached each bot (grpc, stdio or in-process), from the stored config;
-    a config stored before the stdio transport had gRPC and in-process bots only."""
-    return {bot["name"]: "in-process" if bot.get("python") else bot.get("transport") or "grpc"
+    """How the referee reached each bot (grpc, stdio or in-process), from the stored config
+    (one stored before the stdio transport had gRPC and in-process bots only), and the bots'
+    logs (a gRPC bot that fell back from its Play stream to unary calls)."""
+    log_dir = Path(record.log_dir or ".")
+    return {bot["name"]: reached(log_dir, bot["name"], "in-process" if bot.get("python")
+                                 else bot.get("transport") or "grpc")
             for bot in record.config.get("bots") or []}
 
 

@@ -12,15 +12,11 @@ from typing import Any, Callable
 from pages import viewer
 from pages.viewer import STATIC_FILES, page_file, render_replay
 from referee import tables
-from referee.errors import CircusError
 from referee.games import GameConfigError, GameRecord
 from referee.games.base import IllegalActionError
 from referee.replay import replay_frames
+from tournaments.replays import ReplayError
 from tournaments.store import StoredGame
-
-
-class ReplayError(CircusError, ValueError):
-    """A stored game whose record does not replay; the message is one line."""
 
 
 def write_replays(games: list[StoredGame], faults: list[dict[str, Any]], folder: Path,

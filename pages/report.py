@@ -367,9 +367,12 @@ def _faults(board: Board) -> str:
 
 
 def _collusion(check: CollusionCheck | None) -> str:
-    """The flagged pairs, when there are any (an honest field's report shows nothing)."""
-    if check is None or not check.flagged:
+    """The flagged pairs, when there are any; else the one line saying how many pairs
+    were tested and that none was flagged."""
+    if check is None:
         return ""
+    if not check.flagged:
+        return f'<p class="note">{_esc(collusion_verdict(check))}</p>'
     rows = "".join(
         f'<tr><th>{_esc(pair.a)} &amp; {_esc(pair.b)}</th><td class="num">{pair.together}</td>'
         f'<td class="num">{pair.a_apart} / {pair.b_apart}</td>'
@@ -746,7 +749,7 @@ def render_report(board: Board, tournament: ReportedTournament,
     """The whole report as one HTML document; ``links`` adds the games table and fault list,
     ``notes`` lines under the title (an A/B test's result, an early stop), ``history`` the
     rounds (a Swiss's pairings, the standings after each round, the stop rule),
-    ``collusion`` a section on the pairs it flags (none when it flags none)."""
+    ``collusion`` a section on the pairs it flags (a line when it flags none)."""
     links = links or ReportLinks()
     end_words = links.end_words or {}
     config = tournament.config

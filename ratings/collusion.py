@@ -20,8 +20,10 @@ pairs look significant (an honest simulated field of 12 bots and 33,000 games ha
   Hotelling's T² of 2 dimensions when the pair's results do not depend on sitting
   together: with ν the smaller of d_a's and d_b's Welch–Satterthwaite degrees of
   freedom, p = (1 + X/ν)^(−(ν − 1)/2), its F(2, ν − 1) tail;
-* the pairs' p-values are corrected for their number with Holm's step-down method,
-  so the chance of flagging any pair of an honest field is at most alpha (0.01);
+* a pair is tested only with MIN_TABLES tables together and apart for each of its
+  bots (which the schedule decides, not the results); the others have no p-value;
+* the tested pairs' p-values are corrected for their number with Holm's step-down
+  method, so the chance of flagging any pair of an honest field is at most alpha (0.01);
 * when several pairs pass a step, the one flagged is the pair whose p-value is
   smallest with the expected results taken from the tables without it;
 * a flagged pair is explained away before the rest are tested again: its tables
@@ -52,8 +54,9 @@ ALPHA = 0.01
 MIN_TABLES = 8
 
 #: A pair's test before the correction: a, b, tables together, a apart, b apart, the
-#: shifts, the statistic and the p-value (PairCollusion's first fields).
-Tested = tuple[str, str, int, int, int, float | None, float | None, float | None, float]
+#: shifts, the statistic and the p-value (PairCollusion's first fields; None: untested).
+Tested = tuple[str, str, int, int, int, float | None, float | None, float | None,
+               float | None]
 
 
 @dataclass(frozen=True)
@@ -68,9 +71,13 @@ class PairCollusion:
     shift_a: float | None    # a's mean residual together − apart (None: too few tables)
     shift_b: float | None
     statistic: float | None  # Hotelling's T² (2 dimensions); None: too few tables to test
-    p_value: float
-    adjusted: float          # Holm-corrected over the pairs tested
+    p_value: float | None    # None: not tested
+    adjusted: float | None   # Holm-corrected over the pairs tested
     flagged: bool
+
+    @property
+    def tested(self) -> bool:
+        return self.p_value is not None
 
 
 @dataclass(frozen=True)
@@ -79,12 +86,17 @@ class CollusionCheck:
 
     pairs: list[PairCollusion]
     alpha: float
-    # Why no pair was tested (fewer than four bots), else None.
+    # Why no pair was tested (fewer than four bots, too few tables), else None.
     untested: str | None = None
 
     @property
     def flagged(self) -> list[PairCollusion]:
         return [pair for pair in self.pairs if pair.flagged]
+
+    @property
+    def tested(self) -> int:
+        """How many pairs were tested (the others have no p-value)."""
+        return sum(pair.tested for pair in self.pairs)
 
 
 Table = tuple[int, tuple[str, ...]]
@@ -147,19 +159,28 @@ def collusion(games: Iterable[DealGame], alpha: float = ALPHA) -> CollusionCheck
                                          "or more (at two, a table holds no one else)")
     pairs = list(combinations(bots, 2))
     flagged: list[PairCollusion] = []
-    kept = dict(tables)
+    kept, floor = dict(tables), 0.0
     while True:
         rows = residuals(kept, kept)
-        tested = holm([_pair(a, b, rows) for a, b in pairs], alpha,
-                      flagged[-1].adjusted if flagged else 0.0)
+        tested = holm([_pair(a, b, rows) for a, b in pairs], alpha, floor)
         candidates = [pair for pair in tested if pair.flagged]
         if not candidates:
-            return CollusionCheck(_in_order(flagged + tested, bots), alpha)
+            return checked(_in_order(flagged + tested, bots), alpha)
         best = min(candidates, key=lambda pair: (_out_of_sample(pair, kept), pair.a, pair.b))
+        assert best.adjusted is not None, "a flagged pair was tested"
         flagged.append(best)
+        floor = best.adjusted
         pairs.remove((best.a, best.b))
         kept = {key: table for key, table in kept.items()
                 if not (best.a in table and best.b in table)}
+
+
+def checked(pairs: list[PairCollusion], alpha: float) -> CollusionCheck:
+    """The check of ``pairs``, saying why nothing was tested when no pair was."""
+    if any(pair.tested for pair in pairs):
+        return CollusionCheck(pairs, alpha)
+    return CollusionCheck(pairs, alpha, f"none of the {len(pairs)} pairs has {MIN_TABLES} "
+                                        "tables together and apart for each of its bots")
 
 
 def _out_of_sample(pair: PairCollusion,
@@ -168,7 +189,8 @@ def _out_of_sample(pair: PairCollusion,
     which of the pairs flagged at a step did it (the others only look it, through
     expected results the colluders' tables bent)."""
     apart = [key for key, table in tables.items() if not (pair.a in table and pair.b in table)]
-    return _pair(pair.a, pair.b, residuals(tables, apart))[-1]
+    p_value = _pair(pair.a, pair.b, residuals(tables, apart))[-1]
+    return 1.0 if p_value is None else p_value
 
 
 def _in_order(pairs: list[PairCollusion], bots: list[str]) -> list[PairCollusion]:
@@ -183,7 +205,7 @@ def _pair(a: str, b: str, tables: Sequence[Mapping[str, float]]
     b_apart = [table[b] for table in tables if b in table and a not in table]
     counts = (len(together), len(a_apart), len(b_apart))
     if min(counts) < MIN_TABLES:
-        return (a, b, *counts, None, None, None, 1.0)
+        return (a, b, *counts, None, None, None, None)
     with_a, with_b = [x for x, _ in together], [y for _, y in together]
     shift_a, shift_b = _mean(with_a) - _mean(a_apart), _mean(with_b) - _mean(b_apart)
     n = len(together)
@@ -193,7 +215,7 @@ def _pair(a: str, b: str, tables: Sequence[Mapping[str, float]]
     cov = _covariance(with_a, with_b) / n
     determinant = var_a * var_b - cov * cov
     if determinant <= 1e-18 * max(var_a * var_b, 1e-300):
-        return (a, b, *counts, shift_a, shift_b, None, 1.0)
+        return (a, b, *counts, shift_a, shift_b, None, None)
     statistic = (shift_a * shift_a * var_b - 2 * shift_a * shift_b * cov
                  + shift_b * shift_b * var_a) / determinant
     df = min(welch_df(parts_a, (n, len(a_apart))), welch_df(parts_b, (n, len(b_apart))))
@@ -215,18 +237,18 @@ def hotelling_sf(statistic: float, df: float) -> float:
 
 def holm(tested: Sequence[Tested],
          alpha: float, floor: float = 0.0) -> list[PairCollusion]:
-    """Holm's step-down correction of the pairs' p-values (pairs not tested count as
-    p = 1 and are never flagged); the pairs come back in their given order. ``floor``:
-    the adjusted p-value of the last pair flagged at an earlier step (the adjusted
-    values never fall from step to step)."""
-    order = sorted(range(len(tested)), key=lambda i: tested[i][-1])
-    adjusted = [1.0] * len(tested)
+    """Holm's step-down correction of the p-values of the pairs tested (those untested
+    are no hypothesis of the family, and keep no p-value); the pairs come back in their
+    given order. ``floor``: the adjusted p-value of the last pair flagged at an earlier
+    step (the adjusted values never fall from step to step)."""
+    p_values = {i: values[-1] for i, values in enumerate(tested) if values[-1] is not None}
+    adjusted: dict[int, float] = {}
     running = floor
-    for step, index in enumerate(order):
-        running = max(running, min(1.0, (len(tested) - step) * tested[index][-1]))
+    for step, index in enumerate(sorted(p_values, key=p_values.__getitem__)):
+        running = max(running, min(1.0, (len(p_values) - step) * p_values[index]))
         adjusted[index] = running
-    return [PairCollusion(*values, adjusted=adjusted[i],
-                          flagged=values[-2] is not None and adjusted[i] <= alpha)
+    return [PairCollusion(*values, adjusted=adjusted.get(i),
+                          flagged=i in adjusted and adjusted[i] <= alpha)
             for i, values in enumerate(tested)]
 
 

@@ -15,7 +15,7 @@ from typing import Any, Mapping, Sequence
 from tabulate import tabulate
 
 from ratings.board import PROVISIONAL_GAMES, PROVISIONAL_SIGMA, Board, SeatStats, SeatTable
-from ratings.collusion import CollusionCheck
+from ratings.collusion import MIN_TABLES, CollusionCheck
 from ratings.trueskill_ratings import Row
 from ratings.verdict import Verdict
 
@@ -81,7 +81,9 @@ def verdict_data(found: Verdict) -> dict[str, Any]:
             "neighbours": [{"upper": upper, "lower": lower, "evidence": evidence,
                             "comparisons": compared}
                            for upper, lower, evidence, compared in found.neighbours],
-            "needed": found.needed}
+            "needed": found.needed,
+            "rival": None if found.rival is None else
+            {"order": found.rival[0], "evidence_against": found.rival[1]}}
 
 
 def leaderboard_rows(board: Board | Sequence[Row]) -> list[dict[str, Any]]:
@@ -269,8 +271,8 @@ def format_history(board: Board, bot: str, fmt: str) -> str:
 
 # -- collusion -------------------------------------------------------------------------
 
-COLLUSION_COLUMNS = ["a", "b", "together", "a_apart", "b_apart", "shift_a", "shift_b",
-                     "statistic", "p_value", "adjusted", "flagged"]
+COLLUSION_COLUMNS = ["a", "b", "together", "a_apart", "b_apart", "tested", "shift_a",
+                     "shift_b", "statistic", "p_value", "adjusted", "flagged"]
 
 
 def collusion_rows(check: CollusionCheck) -> list[dict[str, Any]]:
@@ -279,11 +281,16 @@ def collusion_rows(check: CollusionCheck) -> list[dict[str, Any]]:
 
 
 def collusion_verdict(check: CollusionCheck) -> str:
-    """One line: which pairs are flagged, or that none is, and at what error rate."""
+    """One line: which pairs are flagged, or that none is, of how many tested, and at
+    what error rate."""
     if check.untested:
         return f"collusion: not tested ({check.untested})"
-    method = (f"{len(check.pairs)} pairs, Holm-corrected, family-wise alpha {check.alpha:g}; "
-              "results against the same opponents, together − apart")
+    left = len(check.pairs) - check.tested
+    method = (f"{check.tested} of {len(check.pairs)} pairs tested, Holm-corrected, family-wise "
+              f"alpha {check.alpha:g}; results against the same opponents, together − apart")
+    if left:
+        method += (f"; {left} not tested, so no p-value (fewer than {MIN_TABLES} tables "
+                   "together or apart for a bot, or no spread in its results)")
     if not check.flagged:
         return f"collusion: no pair flagged ({method})"
     named = ", ".join(f"{pair.a} & {pair.b} (p {pair.adjusted:.2g})" for pair in check.flagged)
@@ -293,6 +300,8 @@ def collusion_verdict(check: CollusionCheck) -> str:
 def format_collusion(check: CollusionCheck, fmt: str) -> str:
     if fmt == "json":
         return json.dumps({"alpha": check.alpha, "untested": check.untested,
+                           "pairs_tested": check.tested,
+                           "pairs_untested": len(check.pairs) - check.tested,
                            "pairs": collusion_rows(check)}, indent=2)
     if fmt == "csv":
         return csv_text(collusion_rows(check), COLLUSION_COLUMNS)
@@ -300,7 +309,8 @@ def format_collusion(check: CollusionCheck, fmt: str) -> str:
              *("-" if shift is None else f"{shift:+.3f}"
                for shift in (pair.shift_a, pair.shift_b)),
              "-" if pair.statistic is None else f"{pair.statistic:.2f}",
-             f"{pair.adjusted:.3g}", "FLAGGED" if pair.flagged else ""]
+             "not tested" if pair.adjusted is None else f"{pair.adjusted:.3g}",
+             "FLAGGED" if pair.flagged else ""]
             for pair in check.pairs]
     table = _tabulate(rows, ["pair", "tables together", "apart (a / b)", "shift a", "shift b",
                              "T²", "p (Holm)", ""], fmt,

@@ -12,10 +12,13 @@ raises them, each a subclass of :class:`CircusError`::
     ├── Interrupted       tournaments.run.errors  a Ctrl-C or SIGTERM stopped it (status 130)
     ├── ClusterError      tournaments.cluster     the Dask cluster cannot be used
     ├── BotStartError     referee.participants    a bot cannot take part
+    ├── RequestTooLarge   referee.stdio           a request over limits.message_bytes
     ├── SeasonError       tournaments.season      a field change that cannot be made
     ├── SubmissionError   tournaments.submissions a submissions folder that cannot go on
-    │   └── FieldRefused                          no field can be made of it
-    └── ReplayError       pages.replays           a stored game that does not replay
+    │   ├── FieldRefused                          no field can be made of it
+    │   └── UploadRefused     arena.uploads       an arena's upload that is not stored
+    │       └── LimitReached                      over its entrant's limits in time
+    └── ReplayError       tournaments.replays     a stored game that does not replay
 
 Not in it, by design, as no user meets them: a bot's failure during a game is a
 ``BotFault`` (:mod:`referee.clients`), a fault of that bot that its policy handles, never

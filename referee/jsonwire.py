@@ -2,7 +2,8 @@
 
 The stdio transport sends each request as one line of protobuf's canonical JSON mapping
 (``docs/protocol.md``). Building the ``DecisionRequest`` message first and writing it out
-after (``referee.stdio.json_text``) pays twice for every field: once into C, once back.
+after (protobuf's ``json_format``, which the rarer requests take) pays twice for every
+field: once into C, once back, and more for the mapping's walk in Python.
 This module writes the text from the same dicts and lists the message would be built
 from, following the message types' descriptors, so the ``.proto`` stays the contract:
 ``tests/test_jsonwire.py`` checks the text against ``json_format.MessageToDict`` of the
@@ -223,7 +224,7 @@ def message_writer(descriptor: Descriptor, shared: bool = False) -> Callable[[An
     return _MESSAGES[descriptor.full_name, shared]
 
 
-def _descriptor(message: type[Message]) -> Descriptor:
+def descriptor_of(message: type[Message]) -> Descriptor:
     """A message class's descriptor, typed as its fields' message types are: the stubs type
     upb's descriptors (what a DESCRIPTOR holds at run time) apart from Descriptor, the same
     class at run time (as in ``referee.wire``)."""
@@ -231,21 +232,21 @@ def _descriptor(message: type[Message]) -> Descriptor:
 
 
 def _specs(message: type[Message]) -> dict[str, Spec]:
-    return {field.name: _spec(field) for field in _descriptor(message).fields}
+    return {field.name: _spec(field) for field in descriptor_of(message).fields}
 
 
 _DECISION, _ACTION = (_specs(message)
                       for message in (bot_pb2.DecisionRequest, bot_pb2.LegalAction))
 _INT32_LOW, _INT32_HIGH = _RANGES[FieldDescriptor.TYPE_INT32]
 _UINT64_HIGH = _RANGES[FieldDescriptor.TYPE_UINT64][1]
-_CLOCK = message_writer(_descriptor(bot_pb2.Clock))
-_GAMES = _descriptor(bot_pb2.Observation).oneofs_by_name["game"].fields
+_CLOCK = message_writer(descriptor_of(bot_pb2.Clock))
+_GAMES = descriptor_of(bot_pb2.Observation).oneofs_by_name["game"].fields
 
 
 def _game_writers(message: type[Message]) -> dict[str, Callable[[Any], str]]:
     """Each game's writer of the ``oneof game`` of ``message``, by the oneof's field name:
     ``{"flea_circus": …}``, written without a dict around the game's own message."""
-    fields = _descriptor(message).fields_by_name
+    fields = descriptor_of(message).fields_by_name
     writers = {}
     for game in _GAMES:
         typed = fields[game.name].message_type
@@ -257,7 +258,7 @@ def _game_writers(message: type[Message]) -> dict[str, Callable[[Any], str]]:
 _OBSERVATIONS, _PAYLOADS, _EVENT_PAYLOADS, _FINAL_STATES = (
     _game_writers(message) for message in (bot_pb2.Observation, bot_pb2.ActionPayload,
                                            bot_pb2.EventPayload, bot_pb2.FinalState))
-_START = message_writer(_descriptor(bot_pb2.StartGameRequest))
+_START = message_writer(descriptor_of(bot_pb2.StartGameRequest))
 _END = _specs(bot_pb2.EndGameRequest)
 
 

@@ -127,7 +127,7 @@ class Match:
                  clients: list[BotClient | None], time_config: TimeConfig | list[TimeConfig],
                  policy: FaultPolicy, stop: threading.Event | None = None,
                  on_crash: Callable[[int], str | None] | None = None,
-                 probe: Callable[[str], bool] | None = None,
+                 probe: Callable[[str, tuple[str, int]], bool] | None = None,
                  suspended: frozenset[str] = frozenset(), reveal_names: bool = False) -> None:
         self.game = game
         self.variant = variant
@@ -138,7 +138,8 @@ class Match:
         self.stop = stop or threading.Event()
         # Told of a call that failed as a crash; says what became of the bot's process.
         self.on_crash = on_crash
-        # After a timeout: does the bot still answer at all? (False: it was stopped.)
+        # After a timeout of a bot at a game's seat (game id, seat): does the process that
+        # plays it still answer at all? (False: it was stopped.)
         self.probe = probe
         self.suspended = suspended
         self.reveal_names = reveal_names
@@ -282,7 +283,7 @@ class Match:
         seat = self.seats[index]
         policy = self.policy.by_class.get(fault.fault_class, Policy.SUBSTITUTE)
         if fault.fault_class == FaultClass.TIMEOUT and self.probe is not None \
-                and not self.probe(seat.name):
+                and not self.probe(seat.name, (self.game_id, index)):
             seat.gone = True
             fault = BotFault(FaultClass.TIMEOUT, f"{fault.detail}; no answer to a health check "
                                                  "either: the bot was stopped")

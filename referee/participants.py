@@ -10,7 +10,10 @@ the reason and the tail of the bot's log.
 
 from __future__ import annotations
 
+import os
+import re
 import shlex
+import shutil
 import socket
 import threading
 import time
@@ -27,8 +30,9 @@ from referee.clients import (
     load_python_bot,
 )
 from referee.errors import CircusError
-from referee.process import BotProcess
-from referee.sandbox import Isolation
+from referee.limits import hierarchy, refusal
+from referee.process import BotProcess, bot_path, note_in_log
+from referee.sandbox import Isolation, view
 from referee.settings import BotSpec, LimitsConfig
 from referee.stdio import Lane, StdioClient, StdioPool
 from referee.stream import chosen_client
@@ -41,8 +45,17 @@ REFEREE_NAME = "circus-referee 0.1.0"
 CRASH_SETTLE_S = 5.0
 #: How often a starting bot's address is tried until it accepts a connection.
 READY_LOOK_S = 0.01
-#: What a program's last words say when a file it runs or opens is not there.
-MISSING_FILE = ("No such file or directory", ": not found")
+#: What a program's last words say when a file it runs or opens is not there (a JVM's:
+#: a class or a jar it cannot find on its class path; Node's: a module).
+MISSING_FILE = ("No such file or directory", ": not found", "ClassNotFoundException",
+                "NoClassDefFoundError", "Could not find or load main class",
+                "Unable to access jarfile", "Cannot find module", "No module named")
+#: Words of a bot's output that report a failure (a traceback, an exception, a panic).
+TROUBLE = re.compile(r"traceback|exception|error|panic|fatal|abort|denied", re.IGNORECASE)
+#: A path in a program's last words: absolute, or from its folder (``./``, ``../``).
+NAMED_PATH = re.compile(r"(?<![\w.])(\.{0,2}/[^\s'\":,()]+)")
+#: The granted paths a start error lists, at most.
+SHOWN_PATHS = 6
 
 
 class BotStartError(CircusError):
@@ -66,6 +79,47 @@ def absent_files(command: str, folder: Path) -> list[str]:
                        if not word.startswith("-") and "{" not in word and ":" not in word
                        and ("/" in word or Path(word).suffix in FILE_ENDINGS)]
     return [word for word in looks_like_path if not (folder / word).exists()]
+
+
+def sandbox_account(process: BotProcess, folder: Path, missing: list[str]) -> str:
+    """What the sandbox showed a bot that ended reporting an error: the folder it ran in,
+    where its program is, the path its last words say is missing (``missing``: those
+    lines) and whether that exists on the host (then the sandbox hides it), and the
+    paths granted beyond the system's."""
+    try:
+        argv = shlex.split(process.started_command)
+    except ValueError:
+        argv = []
+    granted = view(process.isolation, argv, ())
+    program = ""
+    if argv:
+        found = (shutil.which(argv[0], path=bot_path()) if "/" not in argv[0]
+                 else str(folder / argv[0]))
+        program = f", its program {argv[0]} is {found or 'not on its PATH'}"
+    named = [path for line in missing for path in NAMED_PATH.findall(line)]
+    said = ""
+    if named:
+        path = Path(os.path.normpath(folder / named[-1]))
+        said = (f"; the error names {named[-1]}, which exists on the host: the sandbox hides "
+                "it" if path.exists() else f"; the error names {named[-1]}, which is not on "
+                "the host either")
+    shown = ", ".join(str(path) for path in granted[:SHOWN_PATHS]) or "nothing"
+    more = f" and {len(granted) - SHOWN_PATHS} more" if len(granted) > SHOWN_PATHS else ""
+    return (f"in the sandbox it ran in {folder}{program}{said}; besides the system's "
+            f"folders and the referee's Python it sees only {shown}{more} (its dir:, the "
+            "files and class path its command names, its mounts:; docs/protocol.md, Notes "
+            "per language)")
+
+
+def jvm_hint(fault: BotFault) -> str:
+    """For a stdio bot whose first line was ``#``: the JVM's fatal error report, which it
+    writes to stdout (typically, started under ``memory_mb``, it sized its heap from the
+    host's memory and could not have it)."""
+    if "the reply is not JSON" not in fault.detail or "b'#" not in fault.detail:
+        return ""
+    return ("; a first line of '#' is how a JVM's fatal error report starts, on stdout: one "
+            "that cannot get the heap it sizes from the host's memory needs -Xmx under the "
+            "bot's memory_mb (java -Xmx64m -XX:+UseSerialGC at 128 MB; docs/protocol.md, Java)")
 
 
 def major(version: str) -> str:
@@ -160,14 +214,31 @@ class Participant:
         With no game, only the handshake is checked (``check-bot`` looks at
         the claimed games itself).
         """
+        self._check_limits()
         try:
             client, self.hello_response = self._start_lanes() if self.lanes else self._greet()
         except BotStartError:
             self.stop()
             raise
-        self.client = chosen_client(client, self.hello_response)
+        self.client = chosen_client(client, self.hello_response, self._note)
         if game is not None:
             self._check_support(game, variant or "")
+
+    def _note(self, text: str) -> None:
+        """A line of the referee's in the bot's log."""
+        if self.process is not None:
+            self.process.note(text)
+        else:
+            note_in_log(self.wire_log, self.limits.log_bytes, text)
+
+    def _check_limits(self) -> None:
+        """With ``limits.require``, refuse to start a sandboxed bot whose limits cannot
+        hold for its whole sandbox here (a cluster's worker checks its own machine)."""
+        sandboxed = [process for process in (self.process, *(lane.process for lane in self.lanes))
+                     if process is not None and process.isolation.sandbox]
+        refused = refusal(self.limits, hierarchy()) if sandboxed else None
+        if refused is not None:
+            raise BotStartError(f"bot {self.name!r}: cannot start here: {refused}")
 
     def _greet(self) -> tuple[BotClient, bot_pb2.HelloResponse]:
         """Connect and greet a bot of one process (or none); its client is kept before the
@@ -218,7 +289,7 @@ class Participant:
         except BotStartError:
             client.close()
             raise
-        lane.connect(channel, client)
+        lane.connect(client)
         return hello
 
     def _lanes_state(self) -> str:
@@ -256,6 +327,7 @@ class Participant:
             response = client.hello(request, timeout=self.startup_s)
         except BotFault as fault:
             hint = self._hidden_hint(process) if process and not process.alive() else ""
+            hint += jvm_hint(fault)
             raise BotStartError(self._failure(f"Hello failed ({fault}){hint}", process)) \
                 from None
         if not isinstance(response, bot_pb2.HelloResponse):
@@ -281,22 +353,19 @@ class Participant:
                 f"does not play {game} (variant {variant}); it claims {claimed}"))
 
     def _hidden_hint(self, process: BotProcess) -> str:
-        """For a bot that ended saying a file is missing: the file its command names that
-        is not there (a path written from the shell's folder, not the config's), else, in
-        a sandbox, that the file may well exist outside what the sandbox shows (a binary
-        beside its data in /tmp, say)."""
-        if not any(words in process.log_tail() for words in MISSING_FILE):
-            return ""
+        """For a bot that ended reporting an error: the file its command names that is not
+        there (a path written from the shell's folder, not the config's), else, in a
+        sandbox, what the sandbox showed it (a binary beside its data in /tmp, say)."""
+        lines = process.log_tail().split(" | ")
+        missing = [line for line in lines if any(words in line for words in MISSING_FILE)]
         folder = (process.isolation.workdir or Path.cwd()).resolve()
-        absent = absent_files(process.command, folder)
+        absent = absent_files(process.command, folder) if missing else []
         if absent:
             return (f"; its command names {', '.join(absent)}, not in {folder} (a command "
                     "runs in its dir:, else in its config file's folder)")
-        if not process.isolation.sandbox:
+        if not process.isolation.sandbox or not (missing or any(map(TROUBLE.search, lines))):
             return ""
-        return ("; if the file it names exists, the sandbox hides it: a bot sees the system's "
-                "folders, the files its command names, its dir: and its mounts: only "
-                "(docs/protocol.md, Notes per language)")
+        return f"; {sandbox_account(process, folder, missing)}"
 
     def _failure(self, reason: str, process: BotProcess | None = None) -> str:
         """The start error's one line; the reason and the log's tail (of ``process``, else
@@ -349,12 +418,14 @@ class Participant:
                 lane.process.stop()
         return any(lane.client is not None for lane in self.lanes)
 
-    def probe(self, timeout: float) -> bool:
+    def probe(self, timeout: float, seat: tuple[str, int]) -> bool:
         """Whether the bot still answers a Hello within ``timeout`` seconds.
 
-        Called after a timeout: a bot that is only slow answers at once, a hung
-        one does not. A hung ``command:`` bot is stopped, so it counts as
-        crashed and the next game restarts it (within ``max_restarts``).
+        Called after a timeout at ``seat`` (game id, seat): a bot that is only slow
+        answers at once, a hung one does not. A hung ``command:`` bot is stopped, so
+        it counts as crashed and the next game restarts it (within ``max_restarts``).
+        A stdio bot's process that plays that seat is the one asked, never one of
+        another game.
         """
         with self.lock:
             if self.client is None:
@@ -362,7 +433,7 @@ class Participant:
             request = bot_pb2.HelloRequest(protocol_version=PROTOCOL_VERSION,
                                            referee=REFEREE_NAME)
             if isinstance(self.client, StdioPool):
-                return self._probe_lane(self.client.last_timeout(), request, timeout)
+                return self._probe_lane(self.client.lane_of(seat), request, timeout)
             try:
                 self.client.hello(request, timeout=timeout)
                 return True
@@ -373,10 +444,10 @@ class Participant:
 
     def _probe_lane(self, lane: Lane | None, request: bot_pb2.HelloRequest,
                     timeout: float) -> bool:
-        """The health check of the stdio process whose call just timed out (none: the
-        reply came, too late for the clock, so the bot answers)."""
+        """The health check of the stdio process of the seat that timed out (none: the
+        process is gone already)."""
         if lane is None or lane.client is None:
-            return lane is None
+            return False
         try:
             lane.client.hello(request, timeout=timeout)
             return True

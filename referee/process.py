@@ -39,7 +39,8 @@ from pathlib import Path
 from typing import IO, Any, Callable
 
 from referee import reaper, sandbox
-from referee.sandbox import Cgroup, Isolation
+from referee.limits import Cgroup
+from referee.sandbox import Isolation
 from referee.text import printable
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
@@ -78,6 +79,26 @@ def bot_environment(port: int) -> dict[str, str]:
     env["PATH"] = bot_path()
     env.setdefault("PYTHONUNBUFFERED", "1")
     return env
+
+
+#: What every JVM a bot starts is told besides its memory: no performance-data file (it
+#: needs a file lock the sandbox refuses, and the JVM then warns) and its warnings on
+#: stderr, the bot's log: a JVM writes them to stdout, a stdio bot's replies.
+JVM_OPTIONS = "-XX:-UsePerfData -Xlog:disable -Xlog:all=warning:stderr"
+
+
+def runtime_defaults(memory_mb: int | None) -> dict[str, str]:
+    """The bot's memory limit as the runtimes that size themselves from the machine read it.
+    A container shows them its cgroup; the limits here (an rlimit, a cgroup the sandbox
+    does not show) they do not see, and a JVM sizes its heap from the host's memory and
+    does not start. So the JVM is told through ``JAVA_TOOL_OPTIONS`` (``MaxRAM``: it sizes
+    its heap from the limit, half of it at 128 MB; and :data:`JVM_OPTIONS`) and Go's
+    collector through ``GOMEMLIMIT`` (a tenth of the limit left for the rest). An entry's
+    ``env:`` overrides both."""
+    if not memory_mb:
+        return {"JAVA_TOOL_OPTIONS": JVM_OPTIONS}
+    return {"JAVA_TOOL_OPTIONS": f"-XX:MaxRAM={memory_mb}m {JVM_OPTIONS}",
+            "GOMEMLIMIT": f"{memory_mb * 9 // 10}MiB"}
 
 
 def bot_path() -> str:
@@ -383,6 +404,35 @@ def group_members(pgid: int) -> list[int]:
 
 #: Where the bot's pipes cross bwrap (its descriptors ``{a}`` and ``{b}``), moved back onto
 #: the bot's stdin and stdout inside the sandbox (:meth:`StdioPipes.across`).
+def note_in_log(log_path: Path, cap: int, text: str) -> None:
+    """One line of the referee's in a bot's log (``=== referee…``: only the referee starts a
+    line with ``===``), under the log's cap as the bot's own output is."""
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    with open(log_path, "ab") as log:
+        _append(log, printable(f"=== referee: {text}").encode() + b"\n", cap)
+
+
+def referee_said(log_path: Path, words: str) -> bool:
+    """Whether a line of the referee's in a bot's log (:func:`note_in_log`) holds ``words``.
+    Every line of the bot's own output starts with its run's tag, so a bot cannot write
+    one."""
+    needle, start = words.encode(), b"=== referee: "
+    try:
+        with open(log_path, "rb") as log:
+            if os.fstat(log.fileno()).st_size == 0:
+                return False
+            with mmap.mmap(log.fileno(), 0, access=mmap.ACCESS_READ) as text:
+                found = text.find(needle)
+                while found >= 0:
+                    line = text.rfind(b"\n", 0, found) + 1
+                    if text[line:line + len(start)] == start:
+                        return True
+                    found = text.find(needle, found + 1)
+    except OSError:
+        pass
+    return False
+
+
 _INSIDE = 'exec <&{a} >&{b} {a}<&- {b}>&-; exec "$@"'
 _UNMOVED = "(the stdio pipes' descriptors, chosen once the sandbox's own are known)"
 
@@ -458,6 +508,8 @@ class BotProcess:
         self.drains: list[subprocess.Popen[bytes]] = []
         self.launch: sandbox.Launch | None = None
         self.ids: tuple[int, int] | None = None
+        # A root referee's reservation of this run's host uid (:attr:`ids`).
+        self.host_ids: sandbox.HostIds | None = None
         self.socket_link: SocketLink | None = None
         # A stdio bot's pipes, new at each start.
         self.pipes: StdioPipes | None = None
@@ -576,12 +628,13 @@ class BotProcess:
             argv = self.pipes.inside(argv)
         self.cgroup = Cgroup(f"circus-{os.getpid()}-{self.socket_dir.name}",
                              self.memory_mb, iso.processes, iso.cpus)
-        self.ids = sandbox.host_ids()
+        self.host_ids = sandbox.host_ids()
+        self.ids = self.host_ids.ids if self.host_ids else None
         # Without a pids cgroup, RLIMIT_NPROC bounds the tasks: set inside the sandbox, where
         # the kernel (5.14+) counts the tasks of the bot's user namespace only. Set outside,
         # it would count every process of the host uid, for an unprivileged referee its own
         # threads and every other bot's: the bots would fail to start each other's threads.
-        own_tasks = limited(argv, None, None, processes=None if self.cgroup.enabled
+        own_tasks = limited(argv, None, None, processes=None if "pids" in self.cgroup.held
                             else iso.processes)
         self.launch = sandbox.Launch.of(own_tasks, iso, self.ids, interpreter_view(), stage)
         bwrap = self.pipes.across(self.launch) if self.pipes else self.launch.argv
@@ -590,15 +643,16 @@ class BotProcess:
         # With paths to stage, the staging shell joins the cgroups too (one shell less).
         argv = (self.launch.command(inner, self.cgroup.procs) if self.launch.staged
                 else self.cgroup.wrap(inner))
-        env = sandbox.environment(None if self.stdio else f"unix:{sandbox.SOCKET}", iso,
-                                  bot_path())
+        env = {**runtime_defaults(self.memory_mb),
+               **sandbox.environment(None if self.stdio else f"unix:{sandbox.SOCKET}", iso,
+                                     bot_path())}
         return argv, env, "stdio" if self.stdio else f"unix:{self.socket_dir / 'bot.sock'}"
 
     def _unsandboxed(self) -> tuple[list[str], dict[str, str], str]:
         self.port = free_port()
         address = f"127.0.0.1:{self.port}"
         argv = self._argv(address)
-        env = bot_environment(self.port)
+        env = {**runtime_defaults(self.memory_mb), **bot_environment(self.port)}
         env.update(dict(self.isolation.env), CIRCUS_BOT_ADDRESS=address)
         return (dies_with_referee(limited(argv, self.memory_mb, self.cpu_seconds,
                                           self.isolation.open_files)), env, address)
@@ -620,7 +674,8 @@ class BotProcess:
         return None if self.process is None else self.process.poll()
 
     def exit_description(self) -> str:
-        """How the bot ended, for reports: "exited with status 3" or "killed by SIGSEGV".
+        """How the bot ended, for reports: "exited with status 3" or "killed by SIGSEGV",
+        and whether the kernel killed a process of it for its memory cgroup's limit.
 
         A sandboxed bot's death by a signal reaches us as bwrap's exit status 128 + N.
         """
@@ -628,11 +683,17 @@ class BotProcess:
         if status is not None and self.isolation.sandbox and status > 128:
             status = 128 - status
         if status is None or status >= 0:
-            return f"exited with status {status}"
-        try:
-            return f"killed by {signal.Signals(-status).name}"
-        except ValueError:
-            return f"killed by signal {-status}"
+            ended = f"exited with status {status}"
+        else:
+            try:
+                ended = f"killed by {signal.Signals(-status).name}"
+            except ValueError:
+                ended = f"killed by signal {-status}"
+        killed = self.cgroup.oom_kills() if self.cgroup is not None else 0
+        if killed:
+            return (f"{ended}: out of memory ({killed} process(es) killed at the sandbox's "
+                    f"limits.memory_mb of {self.memory_mb})")
+        return ended
 
     def stop(self, grace: float = 1.0) -> None:
         """Stop the bot's whole process group: SIGTERM, then SIGKILL."""
@@ -676,7 +737,8 @@ class BotProcess:
                 pass
 
     def _clean_up(self) -> None:
-        """Remove what the last run left: its drain, socket link, cgroups and socket folder."""
+        """Remove what the last run left: its drain, socket link, cgroups, socket folder and
+        host uid."""
         for drain in self.drains:
             drain.kill()
             drain.wait()
@@ -693,12 +755,20 @@ class BotProcess:
         if self.socket_dir is not None:
             shutil.rmtree(self.socket_dir, ignore_errors=True)
             self.socket_dir = None
+        if self.host_ids is not None:
+            self.host_ids.release()
+            self.host_ids = None
 
     def _copied(self, timeout: float) -> None:
         """Wait, at most ``timeout`` seconds, until the run's output is copied into its log
         (the copying thread ends at the output's end of file)."""
         if self.pump is not None:
             self.pump.join(timeout)
+
+    def note(self, text: str) -> None:
+        """A line of the referee's about this run in the bot's log (:func:`note_in_log`)."""
+        note_in_log(self.log_path, self.isolation.log_bytes,
+                    f"run {self.run} of {self.name}: {text}")
 
     def log_tail(self, lines: int = 5) -> str:
         """The last lines of this run in the bot's log, for error messages: one inert line

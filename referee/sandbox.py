@@ -5,8 +5,10 @@ the referee. Each sandboxed bot runs under ``bwrap`` in its own user, PID, IPC,
 UTS, cgroup and network namespaces:
 
 * it never runs as host root: a root referee starts it as an unprivileged host
-  uid of its own (:func:`host_ids`), so even what the namespaces do not cover
-  (``/proc/sys``, files readable by root) is checked as a nobody;
+  uid of its own, drawn at random and reserved (:func:`host_ids`), so even what
+  the namespaces do not cover (``/proc/sys``, files readable by root) is checked
+  as a nobody; its ``uid_map`` names bwrap's namespace, not the host
+  (:func:`_nested_user_namespace`);
 * it sees no other process (PID namespace; everything it starts dies with it:
   the command is the namespace's PID 1, so bwrap reaps it itself and no init
   is left orphaned when bwrap leaves), has no network but its own loopback,
@@ -14,17 +16,20 @@ UTS, cgroup and network namespaces:
   create no further one);
 * it sees an allowlist of the host, read-only: the system's program folders,
   ``/etc`` less its secrets, the interpreter and installed packages, its own
-  files and the entry's ``mounts:`` (:func:`view`), with private size-bounded
-  ``/tmp``, ``/dev/shm``, ``/var/tmp`` and ``/run`` (its socket folder and a
-  fresh scratch folder among them); ``/proc``'s knobs and ``/sys`` read-only;
-* a seccomp filter refuses (``EPERM``) the system calls that reach shared
-  kernel state or widen its powers: keyrings, ptrace, bpf, perf events,
-  userfaultfd, io_uring, mounts, namespaces, file watches (:data:`REFUSED`);
+  files and the entry's ``mounts:`` (:func:`view`; the referee's private paths
+  left out, their names too), with private size-bounded ``/tmp``, ``/dev/shm``,
+  ``/var/tmp`` and ``/run`` (its socket folder and a fresh scratch folder among
+  them); ``/proc``'s knobs read-only, the machine's counters in ``/proc``
+  frozen (:mod:`referee.counters`), of ``/sys`` only which CPUs there are;
+* a seccomp filter allows the system calls programs make and refuses the rest,
+  among them those that reach kernel state other sandboxes share (keyrings, file
+  locks and watches, sockets of other families) or widen its powers
+  (:mod:`referee.seccomp`);
 * it listens on a unix socket in its own tmpfs, which the referee opens through
   the sandbox's root without following any link (:func:`open_socket`);
 * a cgroup per run bounds memory (shared memory and tmpfs pages included),
   the number of tasks and the CPU rate of the whole sandbox, when this machine
-  lets the referee create cgroups (:class:`Cgroup`).
+  lets the referee create cgroups (:mod:`referee.limits`).
 
 The threat model, and which mechanism enforces which limit, is in
 ``docs/protocol.md`` ("Sandbox").
@@ -32,13 +37,11 @@ The threat model, and which mechanism enforces which limit, is in
 
 from __future__ import annotations
 
-import errno
-import itertools
+import glob
 import json
 import os
 import select
 import shutil
-import signal
 import stat
 import subprocess
 import sys
@@ -49,6 +52,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from referee import counters, seccomp
+from referee.host_ids import HostIds
+
 SOCKET_DIR = "/run/circus"
 SOCKET = f"{SOCKET_DIR}/bot.sock"
 SCRATCH = "/run/scratch"
@@ -56,57 +62,29 @@ SCRATCH = "/run/scratch"
 MASKED = ("/tmp", "/var/tmp", "/run", "/dev/shm")
 # The host's system folders a program needs, read-only (a symlink stays a symlink).
 SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")
-# Secrets in /etc no bot may read, whoever its uid, covered with an empty file or folder
-# (the rest of /etc that is not for every user's eyes its uid may not read).
-ETC_SECRETS = ("/etc/shadow", "/etc/gshadow", "/etc/ssl/private", "/etc/ssh")
+# Secrets in /etc no bot may read, whoever its uid (patterns). Their permissions keep
+# them from a bot's uid, but for an unprivileged referee's groups, which its bots keep:
+# one of them a bot could read is covered with an empty file or folder.
+ETC_SECRETS = ("/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-",
+               "/etc/ssl/private", "/etc/ssh/ssh_host_*_key")
 # /proc's writable knobs, bound read-only over the sandbox's own /proc.
 PROC_READ_ONLY = ("/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus")
 # /proc files that list every user's kernel objects (keys, their counts, file locks): empty.
 PROC_HIDDEN = ("/proc/keys", "/proc/key-users", "/proc/locks")
 # The devices in a sandbox's /dev (and /dev/shm, a tmpfs).
 DEVICES = ("null", "zero", "full", "random", "urandom")
-# The only part of /sys a bot sees: the CPUs (how many, for thread pools).
-SYS_VISIBLE = ("/sys/devices/system/cpu",)
+# The only part of /sys a bot sees: which CPUs there are (for thread pools), as files
+# that do not move, and an empty folder per CPU (what glibc counts); not the CPUs' idle
+# and frequency statistics, which move with every other bot's load.
+SYS_CPUS = Path("/sys/devices/system/cpu")
+SYS_CPU_FILES = ("online", "possible", "present", "offline", "kernel_max")
 NAMESPACES = ["--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-net",
               "--unshare-uts", "--unshare-cgroup-try"]
 # The uid and gid inside the user namespace. Not 0: uid 0 would keep every
 # capability there, enough to unmount what hides the referee's private paths.
 SANDBOX_ID = "65534"
-# A root referee runs each bot as a host uid of this range, one per start (no
-# ucount, keyring or process limit is shared between two bots): no user has it.
-HOST_ID_BASE = 0x70000000
 OPT_OUT = ("set `sandbox: false` in the config (or give check-bot --no-sandbox) to run the "
            "bots unsandboxed")
-
-# System calls a bot may not make (EPERM), and why: each reaches kernel state that
-# other sandboxes share, or a power over processes or mounts no bot needs.
-REFUSED = {
-    "kernel keyrings: a channel between sandboxes": ("add_key", "request_key", "keyctl"),
-    "other processes' memory": ("ptrace", "process_vm_readv", "process_vm_writev", "kcmp"),
-    "kernel programs and counters": ("bpf", "perf_event_open", "userfaultfd",
-                                     "io_uring_setup", "io_uring_enter", "io_uring_register"),
-    "mounts": ("mount", "umount2", "pivot_root", "chroot", "move_mount", "open_tree", "fsopen",
-               "fsconfig", "fsmount", "fspick", "mount_setattr", "name_to_handle_at",
-               "open_by_handle_at"),
-    "namespaces": ("unshare", "setns"),
-    # The system files are the host's own inodes in every sandbox: a watch on one sees
-    # another sandbox open or read it, a channel between two bots of one author.
-    "watching files other sandboxes open": ("inotify_init", "inotify_init1",
-                                            "inotify_add_watch", "fanotify_init",
-                                            "fanotify_mark"),
-    "the machine": ("reboot", "kexec_load", "kexec_file_load", "init_module", "finit_module",
-                    "delete_module", "swapon", "swapoff", "acct", "syslog", "quotactl",
-                    "settimeofday", "clock_settime", "clock_adjtime", "iopl", "ioperm",
-                    "vhangup", "uselib", "personality"),
-}
-# clone() flags that make a namespace: refused, so a bot makes none (nor a nested user
-# namespace with every capability). clone3 passes its flags in memory no filter reads,
-# so it is refused with ENOSYS, and libc falls back to clone.
-CLONE_NAMESPACES = (0x00000080, 0x00020000, 0x02000000, 0x04000000, 0x08000000,
-                    0x10000000, 0x20000000, 0x40000000)
-# ioctls that push input into a terminal or drive the console.
-TTY_IOCTLS = (0x5412, 0x541C)  # TIOCSTI, TIOCLINUX
-
 
 class SandboxUnavailable(OSError):
     """Namespaces cannot be created here; the message says why and how to opt out."""
@@ -156,17 +134,32 @@ def _probe_sandbox() -> str | None:
     """Start one whole sandbox (view, seccomp filter, host uid) running ``true``."""
     if bwrap() is None:
         return "bubblewrap (bwrap) is not installed (scripts/setup installs it with apt-get)"
-    ids = host_ids()
-    missing = [tool for tool in ("setpriv", "unshare") if ids and shutil.which(tool) is None]
-    if missing:
-        return (f"a root referee runs each bot as an unprivileged uid, which needs "
-                f"{' and '.join(missing)} (util-linux): install util-linux, or run the referee "
-                "as an unprivileged user")
+    if "--add-seccomp-fd" not in _bwrap_usage():
+        return ("this bubblewrap is too old: the sandbox needs 0.5 or later (--add-seccomp-fd, "
+                "--perms); install a newer one")
     try:
-        seccomp_program()
+        seccomp.programs()
     except OSError as error:
         return (f"no seccomp filter can be built ({error}; scripts/install-bubblewrap "
                 "installs libseccomp2, `pip install pyseccomp` its binding)")
+    try:
+        host = host_ids()
+    except OSError as error:
+        return f"a root referee cannot reserve a uid for its bots ({error})"
+    try:
+        missing = [tool for tool in ("setpriv", "unshare") if host and shutil.which(tool) is None]
+        if missing:
+            return (f"a root referee runs each bot as an unprivileged uid, which needs "
+                    f"{' and '.join(missing)} (util-linux): install util-linux, or run the "
+                    "referee as an unprivileged user")
+        return _probe_run(host.ids if host else None)
+    finally:
+        if host is not None:
+            host.release()
+
+
+def _probe_run(ids: tuple[int, int] | None) -> str | None:
+    """Why ``true`` fails in a sandbox as the host uid and gid ``ids``, or None."""
     with tempfile.TemporaryDirectory(prefix="circus-probe-", dir=staging_parent()) as stage:
         os.chmod(stage, 0o711)
         launch = Launch.of(["true"], Isolation(workdir=Path("/")), ids,
@@ -217,9 +210,6 @@ def ensure_available() -> None:
         raise SandboxUnavailable(f"the bot sandbox cannot start here: {reason}; {OPT_OUT}")
 
 
-_next_id = itertools.count()
-
-
 def as_user(ids: tuple[int, int] | None) -> list[str]:
     """The words that run a command as the host uid and gid ``ids`` with no other group
     (``setpriv``), or none for None."""
@@ -232,59 +222,13 @@ def as_user(ids: tuple[int, int] | None) -> list[str]:
     return [setpriv, "--reuid", str(uid), "--regid", str(gid), "--clear-groups"]
 
 
-def host_ids() -> tuple[int, int] | None:
-    """The unprivileged host uid and gid of a bot's next start, when the referee is root.
-
-    One pair per start, from this referee's pid, so two bots share no per-user
-    kernel count (processes, inotify instances, message queues, keys); None
-    when the referee is not root (the bot then runs as the referee's uid).
-    """
+def host_ids() -> HostIds | None:
+    """The unprivileged host uid and gid of a bot's next start, reserved for it, when the
+    referee is root (:class:`referee.host_ids.HostIds`); None when it is not (the bot then
+    runs as the referee's uid). Raises OSError when no uid can be reserved."""
     if os.geteuid() != 0:
         return None
-    number = HOST_ID_BASE + (os.getpid() % 0x8000) * 0x1000 + next(_next_id) % 0x1000
-    return number, number
-
-
-_seccomp: list[bytes] = []
-
-
-def seccomp_program() -> bytes:
-    """The compiled seccomp filter (BPF) of :data:`REFUSED`, built once by libseccomp."""
-    if not _seccomp:
-        _seccomp.append(_build_seccomp())
-    return _seccomp[0]
-
-
-def _build_seccomp() -> bytes:
-    try:
-        import pyseccomp as seccomp
-    except (ImportError, OSError, AttributeError) as error:  # no binding, or no libseccomp
-        raise OSError(f"pyseccomp cannot load libseccomp: {error}") from None
-    refuse = seccomp.ERRNO(errno.EPERM)
-    rules = seccomp.SyscallFilter(seccomp.ALLOW)
-    # A system call of another ABI (i386 on x86-64) is refused, not a way around the list.
-    rules.set_attr(seccomp.Attr.ACT_BADARCH, refuse)
-    for calls in REFUSED.values():
-        for call in calls:
-            try:
-                rules.add_rule(refuse, call)
-            except (OSError, ValueError, RuntimeError):
-                continue  # not a system call of this architecture
-    for flag in CLONE_NAMESPACES:
-        rules.add_rule(refuse, "clone", seccomp.Arg(0, seccomp.MASKED_EQ, flag, flag))
-    rules.add_rule(seccomp.ERRNO(errno.ENOSYS), "clone3")
-    for request in TTY_IOCTLS:
-        rules.add_rule(refuse, "ioctl", seccomp.Arg(1, seccomp.MASKED_EQ, 0xFFFFFFFF, request))
-    read, write = os.pipe()
-    try:
-        with os.fdopen(write, "wb") as out:
-            rules.export_bpf(out)
-        chunks = []
-        while chunk := os.read(read, 65536):
-            chunks.append(chunk)
-        return b"".join(chunks)
-    finally:
-        os.close(read)
+    return HostIds.reserve()
 
 
 def _under(path: Path, folder: Path) -> bool:
@@ -296,6 +240,10 @@ def _system_visible(path: Path) -> bool:
     return any(_under(path, Path(folder)) for folder in SYSTEM if not Path(folder).is_symlink())
 
 
+#: The options whose value is a Java class path, a ``:``-separated list of jars and folders.
+CLASS_PATH_OPTIONS = ("-cp", "-classpath", "--class-path")
+
+
 def named_files(argv: list[str], workdir: Path) -> list[Path]:
     """The files a command names (a script, a binary, ``--flag=file``), as it names them;
     for a file in a subfolder of the working folder, that subfolder (the bot's own).
@@ -304,16 +252,30 @@ def named_files(argv: list[str], workdir: Path) -> list[Path]:
     (absolute, or relative to the working folder) counts: ``python bot.py``
     grants ``bot.py`` alone, ``node mybot/bot.js`` the folder ``mybot`` (with
     its ``node_modules``). Folders named as such do not count: a bot that
-    needs one has a ``dir:`` or a ``mounts:`` entry.
+    needs one has a ``dir:`` or a ``mounts:`` entry; but each existing entry of a
+    Java class path (``java -cp build/classes:lib/gson.jar Main``) counts, a folder too.
     """
     found = []
-    for word in argv:
+    for word, before in zip(argv, ["", *argv]):
         for candidate in {word, word.partition("=")[2]} - {""}:
             path = Path(os.path.normpath(workdir / candidate))
             if path.is_file():
                 own_folder = path.parent != workdir and _under(path.parent, workdir)
                 found.append(path.parent if own_folder else path)
+        found += class_path(word, before, workdir)
     return found
+
+
+def class_path(word: str, before: str, workdir: Path) -> list[Path]:
+    """The existing entries of ``word`` if it is a class path (the value of ``before``, or
+    of ``word``'s own ``--class-path=``), each absolute."""
+    option, equals, value = word.partition("=")
+    if before in CLASS_PATH_OPTIONS:
+        value = word
+    elif not (equals and option in CLASS_PATH_OPTIONS):
+        return []
+    entries = [Path(os.path.normpath(workdir / entry)) for entry in value.split(":") if entry]
+    return [entry for entry in entries if entry.exists()]
 
 
 def view(isolation: Isolation, argv: list[str], extra: tuple[Path, ...]) -> list[Path]:
@@ -413,6 +375,41 @@ class Launch:
         self.staged.append((path, staged))
         return staged
 
+    def _shown(self, path: Path, hidden: list[Path], stage: Path | None) -> list[str]:
+        """bwrap arguments showing the granted ``path`` read-only without the ``hidden``
+        paths in it, and with no mount named after one: ``path`` whole when none is in it,
+        else an empty folder in which each other entry is shown (a folder on the way to
+        a hidden path in turn), so its mount table lists only what the bot sees."""
+        inside = [hide for hide in hidden if _under(hide, path)]
+        if not inside:
+            return ["--ro-bind", str(self._source(path, stage)), str(path)]
+        if path in inside:
+            return []
+        args = ["--tmpfs", str(path)]
+        for entry in sorted(os.scandir(path), key=lambda entry: entry.name):
+            if entry.is_symlink():
+                args += ["--symlink", os.readlink(entry.path), entry.path]
+            else:
+                args += self._shown(Path(entry.path), inside, stage)
+        return [*args, "--remount-ro", str(path)]
+
+    def _frozen_counters(self) -> list[str]:
+        """bwrap arguments showing the machine's counters in /proc frozen (read-only
+        copies in the sandbox's own files: its mount table names no host path for them)."""
+        args = []
+        for name, data in counters.snapshot().items():
+            args += ["--perms", "0444", "--ro-bind-data", self._file_with(data), f"/proc/{name}"]
+        return args
+
+    def _file_with(self, data: bytes) -> str:
+        """A descriptor bwrap reads ``data`` from, of any size (a pipe holds 64 KiB, and
+        bwrap reads only once it runs)."""
+        fd = os.memfd_create("circus-data", os.MFD_CLOEXEC)
+        self.fds.append(fd)
+        os.write(fd, data)
+        os.lseek(fd, 0, os.SEEK_SET)
+        return str(fd)
+
     def _pipe_with(self, data: bytes) -> str:
         read, write = os.pipe()
         self.fds.append(read)
@@ -426,9 +423,11 @@ class Launch:
         info, report = os.pipe()
         self.info = info
         self.fds.append(report)
-        args = [bwrap() or "bwrap", *NAMESPACES, "--die-with-parent",
-                "--as-pid-1", "--uid", SANDBOX_ID, "--gid", SANDBOX_ID, "--info-fd", str(report)]
+        args = [bwrap() or "bwrap", *NAMESPACES, *_nested_user_namespace(),
+                "--die-with-parent", "--as-pid-1", "--uid", SANDBOX_ID, "--gid", SANDBOX_ID,
+                "--info-fd", str(report)]
         args += _system_args()
+        args += self._frozen_counters()
         size = str(isolation.tmp_mb * 1024 * 1024)
         for folder in MASKED:
             args += ["--size", size, "--tmpfs", folder]
@@ -439,20 +438,18 @@ class Launch:
         bare = workdir != Path("/") and not any(_under(workdir, path) for path in granted)
         if bare:
             args += ["--size", str(1024 * 1024), "--tmpfs", str(workdir)]
+        own = isolation.folder.resolve() if isolation.folder else None
+        hidden = _hidden(isolation.private, granted, own)
         for path in granted:
-            args += ["--ro-bind", str(self._source(path, stage)), str(path)]
+            args += self._shown(path, hidden, stage)
         if bare:
             args += _links_into_view(workdir, granted)
-        own = isolation.folder.resolve() if isolation.folder else None
-        for path in _hidden(isolation.private, granted, own):
-            args += (["--tmpfs", str(path)] if path.is_dir()
-                     else ["--ro-bind", "/dev/null", str(path)])
         # The folders bwrap made (/, /dev, the granted paths' parents) become read-only.
         args += ["--remount-ro", str(workdir)] if bare else []
-        args += ["--remount-ro", "/dev", "--remount-ro", "/",
-                 "--seccomp", self._pipe_with(seccomp_program()),
-                 "--chdir", str(workdir), "--", *argv]
-        return args
+        args += ["--remount-ro", "/dev", "--remount-ro", "/"]
+        for program in seccomp.programs():
+            args += ["--add-seccomp-fd", self._pipe_with(program)]
+        return [*args, "--chdir", str(workdir), "--", *argv]
 
     def child_pid(self, timeout: float = 10.0) -> int | None:
         """The sandboxed command's host pid, as bwrap reports it (None if it failed or
@@ -474,6 +471,31 @@ class Launch:
             return None
 
 
+_usage: list[str] = []
+
+
+def _bwrap_usage() -> str:
+    """bwrap's list of its options (read once), to know which this version has."""
+    if not _usage:
+        try:
+            _usage.append(subprocess.run([bwrap() or "bwrap", "--help"], capture_output=True,
+                                         text=True, timeout=10).stdout)
+        except (OSError, subprocess.TimeoutExpired):
+            _usage.append("")
+    return _usage[0]
+
+
+def _nested_user_namespace() -> list[str]:
+    """``--disable-userns`` where this bwrap has it (0.8 and later), or nothing.
+
+    bwrap then makes the bot's user namespace inside one of its own, in which
+    it sets the limit of further user namespaces to none: the bot's
+    ``/proc/self/uid_map`` names its uid in that namespace, not its host uid,
+    and no nested namespace can be made even by a call the filter let through.
+    """
+    return ["--disable-userns"] if "--disable-userns" in _bwrap_usage() else []
+
+
 _system: list[list[str]] = []
 
 
@@ -487,27 +509,50 @@ def _system_args() -> list[str]:
                 args += ["--symlink", os.readlink(path), folder]
             elif path.is_dir():
                 args += ["--ro-bind", folder, folder]
-        args += _covered(ETC_SECRETS)
+        args += _covered(_open_to_bots(ETC_SECRETS))
         args += ["--proc", "/proc", *_dev_args()]
         args += [arg for knob in PROC_READ_ONLY if Path(knob).exists()
                  for arg in ("--ro-bind", knob, knob)]
         args += _covered(PROC_HIDDEN)
-        args += [arg for part in SYS_VISIBLE if Path(part).is_dir()
-                 for arg in ("--ro-bind", part, part)]
+        args += _cpu_args()
         _system.append(args)
     return list(_system[0])
 
 
+def _cpu_args() -> list[str]:
+    """The CPUs' static files of /sys, and a folder per CPU (see :data:`SYS_CPUS`)."""
+    if not SYS_CPUS.is_dir():
+        return []
+    args: list[str] = []
+    for name in SYS_CPU_FILES:
+        if (SYS_CPUS / name).is_file():
+            args += ["--ro-bind", str(SYS_CPUS / name), str(SYS_CPUS / name)]
+    for cpu in sorted(SYS_CPUS.glob("cpu[0-9]*")):
+        args += ["--dir", str(cpu)]
+    return args
+
+
 def _dev_args() -> list[str]:
-    """A /dev of the plain devices and no terminal: without bwrap's ``--dev`` (whose
-    pseudo-terminals need a namespace in between), the bot's ``/proc/self/uid_map``
-    shows its host uid."""
+    """A /dev of the plain devices and no terminal (bwrap's ``--dev`` would add
+    pseudo-terminals, whose count, ``kernel.pty.nr``, is the machine's)."""
     args = ["--size", str(1024 * 1024), "--tmpfs", "/dev"]
     for device in DEVICES:
         args += ["--dev-bind", f"/dev/{device}", f"/dev/{device}"]
     for number, name in enumerate(("stdin", "stdout", "stderr")):
         args += ["--symlink", f"/proc/self/fd/{number}", f"/dev/{name}"]
     return [*args, "--symlink", "/proc/self/fd", "/dev/fd"]
+
+
+def _open_to_bots(patterns: tuple[str, ...]) -> tuple[str, ...]:
+    """The paths matching ``patterns`` that a bot's uid could read or enter: a root
+    referee's bots have their own uid and no group, an unprivileged referee's its uid
+    and groups. Only these are covered: a mount names its path in the bot's
+    ``/proc/self/mountinfo``, so what its permissions hide already is left as it is."""
+    found = sorted(path for pattern in patterns for path in glob.glob(pattern))
+    if os.geteuid() == 0:
+        return tuple(path for path in found
+                     if os.stat(path).st_mode & (stat.S_IROTH | stat.S_IXOTH))
+    return tuple(path for path in found if os.access(path, os.R_OK) or os.access(path, os.X_OK))
 
 
 def _covered(paths: tuple[str, ...]) -> list[str]:
@@ -541,9 +586,9 @@ def _links_into_view(folder: Path, granted: list[Path]) -> list[str]:
 
 
 def _hidden(private: tuple[Path, ...], granted: list[Path], own: Path | None) -> list[Path]:
-    """The private paths to cover: those that exist in the view (inside a granted path, or
+    """The private paths to leave out: those that exist in the view (inside a granted path, or
     granted themselves: a command may name the config or the database), and hold no other
-    granted path. ``own``, the bot's own ``dir:``, is never covered for it."""
+    granted path. ``own``, the bot's own ``dir:``, is never left out for it."""
     hidden = []
     for path in sorted({p.resolve() for p in private} - {own}):
         if not path.exists() or not any(_under(path, root) for root in granted):
@@ -600,89 +645,3 @@ def environment(address: str | None, isolation: Isolation, path: str) -> dict[st
         env["CIRCUS_BOT_ADDRESS"] = address
     env["CIRCUS_BOT_SCRATCH"] = SCRATCH
     return env
-
-
-def _own_cgroup(controller: str) -> Path | None:
-    """This process's cgroup folder of a v1 controller, if it is mounted."""
-    try:
-        lines = Path("/proc/self/cgroup").read_text().splitlines()
-    except OSError:
-        return None
-    for line in lines:
-        _, controllers, path = line.split(":", 2)
-        if controller in controllers.split(","):
-            folder = Path("/sys/fs/cgroup") / controller / path.lstrip("/")
-            return folder if folder.is_dir() else None
-    return None
-
-
-class Cgroup:
-    """A bot run's cgroups (v1 memory, pids, cpu): limits that hold for the whole sandbox.
-
-    A memory cgroup charges shared mappings and tmpfs pages (``/dev/shm``,
-    ``/tmp``) to the bot that touched them, and counts every child; ``pids.max``
-    bounds tasks even when the bot's uid is root, which RLIMIT_NPROC does not.
-    :attr:`enabled` is False when the cgroups cannot be created (then the
-    rlimits of :mod:`referee.process` are the only bounds).
-    """
-
-    def __init__(self, name: str, memory_mb: int | None, processes: int, cpus: float) -> None:
-        self.folders: list[Path] = []
-        settings: dict[str, list[tuple[str, int | None]]] = {
-            "memory": [("memory.limit_in_bytes", memory_mb and memory_mb * 1024 * 1024),
-                       ("memory.memsw.limit_in_bytes", memory_mb and memory_mb * 1024 * 1024)],
-            "pids": [("pids.max", processes)],
-            "cpu": [("cpu.cfs_period_us", 100_000), ("cpu.cfs_quota_us", int(cpus * 100_000))],
-        }
-        try:
-            for controller, values in settings.items():
-                parent = _own_cgroup(controller)
-                if parent is None:
-                    raise OSError(f"no {controller} cgroup")
-                folder = parent / name
-                folder.mkdir()
-                self.folders.append(folder)
-                for key, value in values:
-                    if value and (folder / key).exists():
-                        (folder / key).write_text(str(value))
-        except OSError:
-            self.remove()
-
-    @property
-    def enabled(self) -> bool:
-        return bool(self.folders)
-
-    @property
-    def procs(self) -> list[Path]:
-        """The ``cgroup.procs`` file of each of these cgroups (a pid written there joins)."""
-        return [folder / "cgroup.procs" for folder in self.folders]
-
-    def wrap(self, argv: list[str]) -> list[str]:
-        """``argv`` started inside these cgroups (a shell joins them, then execs)."""
-        if not self.enabled:
-            return argv
-        join = 'for f; do [ "$f" = -- ] && break; echo $$ > "$f" || exit 125; shift; done; ' \
-               'shift; exec "$@"'
-        return ["/bin/sh", "-c", join, "sh", *map(str, self.procs), "--", *argv]
-
-    def remove(self, wait: float = 2.0) -> None:
-        """Kill whatever is still in the cgroups, then remove them."""
-        deadline = time.monotonic() + wait
-        for folder in self.folders:
-            while True:
-                try:
-                    pids = (folder / "cgroup.procs").read_text().split()
-                    for pid in pids:
-                        try:
-                            os.kill(int(pid), signal.SIGKILL)
-                        except ProcessLookupError:
-                            pass
-                    folder.rmdir()
-                    break
-                except FileNotFoundError:
-                    break
-                except OSError:
-                    if time.monotonic() > deadline:
-                        break
-                    time.sleep(0.01)
-        self.folders = []

@@ -94,6 +94,9 @@ class LimitsConfig:
     tmp_mb: int = 64
     # CPU rate of the whole sandbox, in cores.
     cpus: float = 1.0
+    # Refuse to run where the memory, tasks and CPU rate cannot be bounded for a
+    # sandboxed bot as a whole (referee.limits); otherwise say so and run.
+    require: bool = False
 
 
 def package_version() -> str:

@@ -11,33 +11,32 @@ docs/protocol.md ("The stdio transport") is the bot author's side of this.
 
 Every wait is bounded by the call's deadline (the same clock as over gRPC): writing the
 request (a bot that does not read its stdin blocks a long one) and reading the reply.
-A reply that is not one (not JSON, another request's id, another call's case, a
+A reply to an earlier request (after its timeout, or after a stray line failed it) is
+skipped; a reply that is not one (not JSON, an id never sent, another call's case, a
 message that does not parse, a line over ``message_bytes``) is an ``illegal`` fault; a
 closed stdout or stdin is a ``crash``, named by how the process ended.
 """
 
 from __future__ import annotations
 
-import base64
 import json
-import math
 import os
 import select
 import threading
 import time
 from functools import partial
-from json.encoder import encode_basestring
 from typing import Any, Callable
 
 from google.protobuf import json_format
-from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
 
 from circus.v1 import bot_pb2
 from circus_outcomes import FaultClass
 from referee.clients import BotClient, BotFault, DecisionView, GameEnd, GameStart, ViewDecider
+from referee.errors import CircusError
 from referee.jsonwire import Unencodable, decision_text, end_game_text, start_game_text
 from referee.process import BotProcess
+from referee.request_ids import RequestIds, skipped
 from referee.text import printable
 
 #: Each call's case in the envelope, and the message its reply carries.
@@ -49,142 +48,23 @@ REPLIES: dict[str, type[Message]] = {
 }
 #: The canonical mapping's lowerCamelCase names, which a reply may use too.
 CAMEL_CASES = {"startGame": "start_game", "endGame": "end_game", "requestId": "request_id"}
-_INT64 = (FieldDescriptor.CPPTYPE_INT64, FieldDescriptor.CPPTYPE_UINT64)
-_FLOATS = (FieldDescriptor.CPPTYPE_FLOAT, FieldDescriptor.CPPTYPE_DOUBLE)
-_STRUCT = "google.protobuf.Struct"
-_VALUE = "google.protobuf.Value"
-_LIST = "google.protobuf.ListValue"
 #: How long a bot whose stdout closed is given to end, so the fault can say how it ended.
 SETTLE_S = 2.0
 
 
+class RequestTooLarge(CircusError):
+    """A request the referee must send is over ``limits.message_bytes``, the limit the
+    organiser set for both directions: not the bot's fault, and no game can go on."""
+
+
 # -- the lines -------------------------------------------------------------------------
-def json_text(message: Message) -> str:
-    """``message`` as JSON text, the object ``json_format.MessageToDict(message,
-    preserving_proto_field_name=True)`` gives, for the messages of the protocol, in a
-    fraction of its time.
-
-    Only the fields that are set are visited (``ListFields``, in C), where
-    ``MessageToDict`` looks at every field of every message in Python; each field is
-    written by a function made once for it (:func:`_writer`), so nothing asks a field's
-    kind again; and the elements of repeated fields (cards, actions, events), which a game
-    sends again and again, are written once and their text reused (:func:`_part`).
-    ``tests/test_stdio.py`` checks that the two agree on every request of random games.
-    """
-    writers = _WRITERS
-    return "{" + ",".join([(writers.get(field) or _writer(field))(value)
-                           for field, value in message.ListFields()]) + "}"
-
-
-#: The text of parts by their type and encoding (a hit is the very same message).
-_PARTS: dict[tuple[str, bytes], str] = {}
-_PARTS_SIZE = 16384
-
-
-def _part(message: Message, write: Callable[[Any], str]) -> str:
-    """``write(message)``, from the cache when the same message was written before."""
-    key = (message.DESCRIPTOR.full_name, message.SerializeToString())
-    found = _PARTS.get(key)
-    if found is None:
-        if len(_PARTS) >= _PARTS_SIZE:
-            _PARTS.clear()
-        found = _PARTS[key] = write(message)
-    return found
-
-
-#: Each field's writer: its value as ``"name":text``.
-_WRITERS: dict[FieldDescriptor, Callable[[Any], str]] = {}
-
-
-def _writer(field: FieldDescriptor) -> Callable[[Any], str]:
-    """The writer of ``field``, made at its first value. A singular message (an
-    observation, a clock: new at every decision) is written afresh; the elements of a
-    repeated message field go through the cache, looked up in the writer's own loop (a
-    request has some twenty: this is the hot path)."""
-    key, one = f'"{field.name}":', _value_writer(field)
-    if field.is_repeated and one is json_text:
-        name, parts = field.message_type.full_name, _PARTS  # type: ignore[union-attr]
-
-        def cached(value: Any) -> str:
-            texts = []
-            for item in value:
-                found = parts.get((name, item.SerializeToString()))
-                texts.append(found if found is not None else _part(item, json_text))
-            return key + "[" + ",".join(texts) + "]"
-        write = cached
-    elif field.is_repeated:
-        def repeated(value: Any) -> str:
-            return key + "[" + ",".join([one(item) for item in value]) + "]"
-        write = repeated
-    else:
-        def single(value: Any) -> str:
-            return key + one(value)
-        write = single
-    _WRITERS[field] = write
-    return write
-
-
-def _value_writer(field: FieldDescriptor) -> Callable[[Any], str]:
-    """How one value of ``field`` is written, by its kind."""
-    kind = field.cpp_type
-    if kind == FieldDescriptor.CPPTYPE_MESSAGE:
-        # The stubs cannot tie message_type (and enum_type below) to the field's kind.
-        name = field.message_type.full_name  # type: ignore[union-attr]  # set: a message
-        if name == _STRUCT:
-            return partial(_part, write=_struct_text)
-        if name in (_VALUE, _LIST):
-            return lambda value: _dumps(json_format.MessageToDict(value))
-        return json_text
-    if kind == FieldDescriptor.CPPTYPE_STRING:
-        if field.type == FieldDescriptor.TYPE_BYTES:
-            return lambda value: f'"{base64.b64encode(value).decode("ascii")}"'
-        return encode_basestring
-    if kind == FieldDescriptor.CPPTYPE_BOOL:
-        return lambda value: "true" if value else "false"
-    if kind in _INT64:
-        return lambda value: f'"{value}"'
-    if kind == FieldDescriptor.CPPTYPE_ENUM:
-        names = {number: encode_basestring(known.name)
-                 for number, known in field.enum_type.values_by_number.items()}  # type: ignore[union-attr]
-        return lambda value: names.get(value) or str(value)
-    if kind in _FLOATS:
-        return _float_text
-    return str
-
-
-def _float_text(value: float) -> str:
-    if not math.isfinite(value):
-        return '"NaN"' if math.isnan(value) else '"Infinity"' if value > 0 else '"-Infinity"'
-    return repr(float(value))
-
-
-def _dumps(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-
-
-def _struct_text(struct: Any) -> str:
-    return _dumps(_struct(struct))
-
-
-def _struct(struct: Any) -> dict[str, Any]:
-    return {key: _struct_value(item) for key, item in struct.fields.items()}
-
-
-def _struct_value(item: Any) -> Any:
-    which = item.WhichOneof("kind")
-    if which == "struct_value":
-        return _struct(item.struct_value)
-    if which == "list_value":
-        return [_struct_value(element) for element in item.list_value.values]
-    if which is None or which == "null_value":
-        return None
-    return getattr(item, which)
-
-
 def request_line(request_id: int, case: str, message: Message | str) -> bytes:
-    """One request, as the line (with its newline) the bot reads: ``message``, or its
-    JSON text already written (:mod:`referee.jsonwire`)."""
-    body = message if isinstance(message, str) else json_text(message)
+    """One request, as the line (with its newline) the bot reads: its JSON text already
+    written (:mod:`referee.jsonwire`, every game's requests), or a message, written by
+    protobuf's own mapping (Hello, a logged wire's requests, data the writer does not take)."""
+    body = message if isinstance(message, str) else json.dumps(
+        json_format.MessageToDict(message, preserving_proto_field_name=True),
+        ensure_ascii=False, separators=(",", ":"))
     return f'{{"request_id":"{request_id}","{case}":{body}}}\n'.encode()
 
 
@@ -250,11 +130,12 @@ def _plain_decision(body: dict[str, Any]) -> bot_pb2.Decision | None:
 class StdioClient:
     """One stdio bot process, reached through its stdin and stdout, one call at a time.
 
-    ``pending`` holds the ids of requests that timed out unanswered: a bot answers
-    in order, so their late replies come first and are skipped. Once a request is
-    left half written, or stdout closes, the client is ``broken`` and every call a
-    ``crash``. The pipes are the client's: it closes them (no other thread does,
-    so a descriptor is never reused under a call in flight).
+    A bot answers in order, so a reply to an earlier request (one that timed out, or
+    that a stray line failed) comes before the one awaited: it is stale, skipped and
+    noted in the bot's log (:mod:`referee.request_ids`). Once a request is left half
+    written, or stdout closes, the client is ``broken`` and every call a ``crash``.
+    The pipes are the client's: only the thread holding ``lock`` (the call's) closes
+    them, so a descriptor is never closed, or reused, under a call in flight.
     """
 
     def __init__(self, process: BotProcess, message_bytes: int,
@@ -274,11 +155,13 @@ class StdioClient:
         self.buffer = bytearray()
         self.scanned = 0          # how much of the buffer holds no newline
         self.skipping = False     # the rest of an over-long line is being discarded
-        self.last_id = 0
-        self.pending: set[int] = set()
+        self.ids: RequestIds[str] = RequestIds()
         self.broken: str | None = None
         self.closed = False
         self.lock = threading.Lock()
+        # Held while ``closed`` is set or the call lock let go, so that a close meets
+        # either an idle client (and closes the pipes) or a call that will.
+        self.closing = threading.Lock()
 
     # The four calls of BotClient.
     def hello(self, request: bot_pb2.HelloRequest, timeout: float) -> bot_pb2.HelloResponse:
@@ -308,18 +191,22 @@ class StdioClient:
         try:
             if self.closed or self.broken:
                 raise BotFault(FaultClass.CRASH, self.broken or "the process was stopped")
-            self.last_id += 1
-            request_id = self.last_id
-            line = request_line(request_id, case, request)
-            if len(line) > self.max_line:
-                raise BotFault(FaultClass.ILLEGAL, f"the {case} request of {len(line)} bytes is "
-                                                   f"over the limit of {self.max_line} bytes")
-            self._write(line, deadline, timeout)
-            return self._reply(request_id, case, deadline, timeout)
+            request_id = self.ids.send(case)
+            try:
+                self._write(self._request_line(request_id, case, request), deadline, timeout)
+                return self._reply(request_id, case, deadline, timeout)
+            finally:
+                self.ids.end(request_id)
         finally:
-            self.lock.release()
-            if self.closed:
-                self._close_pipes()
+            self._let_go()
+
+    def _request_line(self, request_id: int, case: str, request: Message | str) -> bytes:
+        line = request_line(request_id, case, request)
+        if len(line) > self.max_line:
+            raise RequestTooLarge(f"a {case} request of {len(line)} bytes to {self.process.name} "
+                                  f"is over limits.message_bytes ({self.max_line}): raise it, "
+                                  "and run the same command again to resume")
+        return line
 
     def _write(self, line: bytes, deadline: float, timeout: float) -> None:
         view = memoryview(line)
@@ -330,7 +217,7 @@ class StdioClient:
             except BlockingIOError:
                 pass
             except OSError:   # EPIPE: nothing reads the bot's stdin any more
-                raise self._crash("its stdin closed") from None
+                raise self._crash("its stdin closed", deadline) from None
             wait = deadline - time.monotonic()
             if wait <= 0 or not self.writable.poll(wait * 1000):
                 if len(view) < len(line):
@@ -339,33 +226,30 @@ class StdioClient:
                                                    "not read its request)")
 
     def _reply(self, request_id: int, case: str, deadline: float, timeout: float) -> Message:
+        """The reply to ``request_id``, stale replies to earlier requests skipped."""
         while True:
             line = self._line(deadline)
             if line is None:
-                self.pending.add(request_id)
                 raise BotFault(FaultClass.TIMEOUT, f"no reply within {timeout:.3f} s")
             try:
                 reply = json.loads(line)
             except (ValueError, RecursionError) as error:   # not JSON, not UTF-8, too deep
                 raise BotFault(FaultClass.ILLEGAL, printable(f"the reply is not JSON ({error}): "
                                                              f"{line[:80]!r}")) from None
-            answered = reply_id(reply)
-            if answered in self.pending:
-                self.pending.discard(answered)   # the late reply of a request that timed out
-                continue
             if not isinstance(reply, dict):
                 raise BotFault(FaultClass.ILLEGAL, "the reply is not a JSON object")
-            if answered != request_id:
-                said = reply.get("request_id", reply.get("requestId"))
-                raise BotFault(FaultClass.ILLEGAL, printable(f"request_id {said!r} in the reply "
-                                                             f"(expected {request_id})"))
+            answered = reply_id(reply)
+            if self.ids.claim(answered, reply.get("request_id", reply.get("requestId"))) is None:
+                self.process.note(skipped(answered))
+                continue
             return reply_message(reply, case)
 
     def _line(self, deadline: float) -> bytes | None:
         """The next whole line of stdout, or None at the deadline.
 
-        A line over ``max_line`` bytes is an ``illegal`` fault at once; the rest
-        of it is discarded as it comes, so the next reply is read whole.
+        A line over ``max_line`` bytes (its newline included) is an ``illegal`` fault
+        as soon as that is known; the rest of it is discarded as it comes, so the next
+        reply is read whole.
         """
         while True:
             newline = self.buffer.find(b"\n", self.scanned)
@@ -376,17 +260,18 @@ class StdioClient:
                 if self.skipping:
                     self.skipping = False
                     continue
+                if newline + 1 > self.max_line:
+                    raise self._over_limit()
                 return line
             self.scanned = len(self.buffer)
             if self.skipping:
                 self.buffer.clear()
                 self.scanned = 0
-            elif len(self.buffer) > self.max_line:
+            elif len(self.buffer) >= self.max_line:
                 self.buffer.clear()
                 self.scanned = 0
                 self.skipping = True
-                raise BotFault(FaultClass.ILLEGAL,
-                               f"a reply line over the limit of {self.max_line} bytes")
+                raise self._over_limit()
             wait = deadline - time.monotonic()
             if wait <= 0 or not self.readable.poll(wait * 1000):
                 if time.monotonic() >= deadline:
@@ -399,14 +284,19 @@ class StdioClient:
             except OSError:
                 chunk = b""
             if not chunk:
-                raise self._crash("its stdout closed")
+                raise self._crash("its stdout closed", deadline)
             self.buffer += chunk
 
-    def _crash(self, what: str) -> BotFault:
-        """A ``crash`` fault for a closed pipe, saying how the process ended: given a
-        moment to end, else stopped (a bot that cannot be talked to cannot play)."""
-        if not self.process.wait(self.settle_s):
-            self.process.stop(grace=0.1)
+    def _over_limit(self) -> BotFault:
+        return BotFault(FaultClass.ILLEGAL, f"a reply line over the limit of {self.max_line} bytes")
+
+    def _crash(self, what: str, deadline: float) -> BotFault:
+        """A ``crash`` fault for a closed pipe, saying how the process ended: given what
+        is left of the call's time to end (at most ``settle_s``), else stopped (a bot
+        that cannot be talked to cannot play)."""
+        settle = min(self.settle_s, max(0.0, deadline - time.monotonic()))
+        if not self.process.wait(settle):
+            self.process.stop(grace=0)
             self.broken = f"{what} while the process ran on: it was stopped"
         else:
             self.broken = f"its process ended: {self.process.exit_description()} ({what})"
@@ -414,12 +304,21 @@ class StdioClient:
 
     def close(self) -> None:
         """Close the pipes now, or as soon as the call in flight returns."""
-        self.closed = True
-        if self.lock.acquire(blocking=False):
-            try:
+        with self.closing:
+            self.closed = True
+            if not self.lock.acquire(blocking=False):
+                return   # the call in flight closes them as it lets go (_let_go)
+        try:
+            self._close_pipes()
+        finally:
+            self.lock.release()
+
+    def _let_go(self) -> None:
+        """End a call: the pipes closed first if the client was closed meanwhile."""
+        with self.closing:
+            if self.closed:
                 self._close_pipes()
-            finally:
-                self.lock.release()
+            self.lock.release()
 
     def _close_pipes(self) -> None:
         for pipe in (self.stdin, self.stdout):
@@ -435,25 +334,20 @@ class Lane:
 
     def __init__(self, process: BotProcess) -> None:
         self.process = process
-        self.channel: StdioClient | None = None
-        # What the referee calls: the channel, or the channel with its wire logged.
+        # What the referee calls: the process's StdioClient, or it with its wire logged.
         self.client: BotClient | None = None
         self.seat: tuple[str, int] | None = None
 
-    def connect(self, channel: StdioClient, client: BotClient) -> None:
-        self.channel, self.client, self.seat = channel, client, None
+    def connect(self, client: BotClient) -> None:
+        self.client, self.seat = client, None
 
     def disconnect(self) -> None:
         if self.client is not None:
             self.client.close()
-        self.channel, self.client, self.seat = None, None, None
+        self.client, self.seat = None, None
 
     def free(self) -> bool:
         return self.client is not None and self.seat is None and self.process.alive()
-
-    def owes_reply(self) -> bool:
-        """Whether a request to it timed out unanswered (a health check is due)."""
-        return self.channel is not None and bool(self.channel.pending)
 
 
 class StdioPool(ViewDecider):
@@ -474,8 +368,6 @@ class StdioPool(ViewDecider):
         self.describe = describe
         self.logged = logged
         self.lock = threading.Lock()
-        # Per game thread: the lane whose call timed out last (the one to check).
-        self.timed_out = threading.local()
 
     def _take(self, seat: tuple[str, int]) -> Lane:
         with self.lock:
@@ -487,8 +379,7 @@ class StdioPool(ViewDecider):
             return lane
 
     def _lane_of(self, seat: tuple[str, int]) -> Lane:
-        with self.lock:
-            lane = next((lane for lane in self.lanes if lane.seat == seat), None)
+        lane = self.lane_of(seat)
         if lane is None:
             raise BotFault(FaultClass.CRASH, f"the process that played this game is gone "
                                              f"({self.describe()})")
@@ -499,17 +390,12 @@ class StdioPool(ViewDecider):
         if client is None:
             raise BotFault(FaultClass.CRASH, f"the process that played this game is gone "
                                              f"({self.describe()})")
-        try:
-            return getattr(client, call)(request, timeout)
-        except BotFault as fault:
-            if fault.fault_class == FaultClass.TIMEOUT:
-                self.timed_out.lane = lane
-            raise
+        return getattr(client, call)(request, timeout)
 
-    def last_timeout(self) -> Lane | None:
-        """The lane whose call timed out last in this thread (once), for its health check."""
-        lane, self.timed_out.lane = getattr(self.timed_out, "lane", None), None
-        return lane
+    def lane_of(self, seat: tuple[str, int]) -> Lane | None:
+        """The lane playing ``seat`` (game id, seat), None if none does."""
+        with self.lock:
+            return next((lane for lane in self.lanes if lane.seat == seat), None)
 
     def hello(self, request: bot_pb2.HelloRequest, timeout: float) -> bot_pb2.HelloResponse:
         with self.lock:

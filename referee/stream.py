@@ -10,16 +10,19 @@ deadline is.
 
 What can go wrong, and whose fault it is (docs/protocol.md, "The Play stream"):
 
-- no reply in time: that request's ``timeout``; a reply that comes later is dropped (its
-  timeout was the fault).
+- no reply in time: that request's ``timeout``; a reply that comes later is stale, skipped
+  and noted in the bot's log (its timeout was the fault), as a second reply to a request
+  is (:mod:`referee.request_ids`, the policy stdio shares).
 - a reply of the wrong kind (a StartGame reply to a Decide): that request is ``illegal``;
   an ``error`` reply (the bot's handler failed): that request's ``error``.
-- a reply the referee cannot match (an unknown request_id, or a second reply to one) or
-  bytes that are no ``BotMessage``: ``illegal`` for every request in flight on the
-  stream, since any of them may be the one it answered (or, with none in flight, for the
-  next request).
+- a reply to a request_id never sent, or bytes that are no ``BotMessage``: ``illegal``
+  for every request in flight on the stream, since any of them may be the one it
+  answered (or, with none in flight, for the next request).
 - an over-size message: gRPC ends the stream with RESOURCE_EXHAUSTED, ``illegal`` for the
   requests in flight; the next request opens a new stream.
+- the stream answered ``UNIMPLEMENTED`` (a bot that announced it, behind an older server
+  or a proxy): no fault; the requests in flight go again as unary calls, and so does every
+  later one (:data:`FELL_BACK`, a line in the bot's log).
 - the stream ending or breaking in any other way: a ``crash`` of the requests in flight,
   as a dropped connection is to unary calls; the next request opens a new stream.
 """
@@ -28,6 +31,8 @@ from __future__ import annotations
 
 import queue
 import threading
+import time
+from typing import Callable
 
 import grpc
 from google.protobuf.message import DecodeError, Message
@@ -35,9 +40,16 @@ from google.protobuf.message import DecodeError, Message
 from circus.v1 import bot_pb2
 from circus_outcomes import FaultClass
 from referee.clients import BotClient, BotFault, GrpcClient, WireLog
+from referee.request_ids import RequestIds, skipped
 from referee.text import printable
 
 PLAY_METHOD = "/circus.v1.Bot/Play"
+#: What the requests in flight on a stream the bot answered UNIMPLEMENTED are told: the
+#: bot never saw them, so each goes again as a unary call.
+UNSERVED = BotFault(FaultClass.CRASH, "UNIMPLEMENTED: the bot serves no Play stream")
+#: The line in the bot's log when it falls back to unary calls.
+FELL_BACK = ("the bot announced the Play stream in Hello but answers it UNIMPLEMENTED: its "
+             "StartGame, Decide and EndGame go as unary calls from now on")
 
 #: Each call's field of ``RefereeMessage``, as protobuf's wire format starts it: the key
 #: byte of a length-delimited field (field number << 3 | 2).
@@ -84,16 +96,16 @@ class StreamClient:
     reads the replies and hands each to the request it answers.
     """
 
-    def __init__(self, unary: GrpcClient) -> None:
+    def __init__(self, unary: GrpcClient, note: Callable[[str], None]) -> None:
         self.unary = unary
+        self.note = note   # a line in the bot's log
         self.lock = threading.Lock()
-        self.last_sent = 0
-        self.pending: dict[int, _Waiter] = {}
-        # Requests given up on (timed out): one late reply to each is dropped, not judged.
-        self.expired: set[int] = set()
+        self.ids: RequestIds[_Waiter] = RequestIds()
         self.stream: _Stream | None = None
         # A reply that matched nothing while nothing was in flight: the next request's fault.
         self.breach: BotFault | None = None
+        # The bot answered its Play stream UNIMPLEMENTED: every call is a unary one.
+        self.unary_only = False
         self.closed = False
 
     # -- the calls -----------------------------------------------------------
@@ -104,7 +116,9 @@ class StreamClient:
         self._ask("start_game", request, timeout)
 
     def decide(self, request: bot_pb2.DecisionRequest, timeout: float) -> bot_pb2.Decision:
-        return self._ask("decide", request, timeout).decide
+        decision = self._ask("decide", request, timeout)
+        assert isinstance(decision, bot_pb2.Decision)
+        return decision
 
     def end_game(self, request: bot_pb2.EndGameRequest, timeout: float) -> None:
         self._ask("end_game", request, timeout)
@@ -113,22 +127,28 @@ class StreamClient:
         with self.lock:
             self.closed = True
             stream, self.stream = self.stream, None
-            self._fail(list(self.pending), BotFault(
+            self._fail(list(self.ids.pending), BotFault(
                 FaultClass.CRASH, "the referee closed the Play stream (the bot was stopped)"))
         if stream is not None:
             stream.close()
         self.unary.close()
 
     # -- one request ---------------------------------------------------------
-    def _ask(self, case: str, body: Message, timeout: float) -> bot_pb2.BotMessage:
-        request_id, waiter = self._send(case, body)
+    def _ask(self, case: str, body: Message, timeout: float) -> Message | None:
+        """The reply's message (None from a unary StartGame or EndGame)."""
+        asked = time.monotonic()
+        sending = self._send(case, body)
+        if sending is None:
+            return self._unary(case, body, timeout)
+        request_id, waiter = sending
         if not waiter.arrived.acquire(timeout=max(timeout, 0.0)):
             with self.lock:
-                if self.pending.pop(request_id, None) is not None:
-                    self.expired.add(request_id)
+                if self.ids.end(request_id) is not None:
                     raise BotFault(FaultClass.TIMEOUT, f"DEADLINE_EXCEEDED: no reply on the Play "
                                                        f"stream within {timeout:.3f}s")
             waiter.arrived.acquire()   # handed over as the wait ran out: it is there now
+        if waiter.fault is UNSERVED:   # never reached the bot: asked again, in the time left
+            return self._unary(case, body, timeout - (time.monotonic() - asked))
         if waiter.fault is not None:
             raise waiter.fault
         reply = waiter.reply
@@ -139,16 +159,25 @@ class StreamClient:
         if answered != case:
             raise BotFault(FaultClass.ILLEGAL, f"the reply to {case} is "
                                                f"{answered or 'empty'}, not {case}")
+        body_reply: Message = getattr(reply, case)
+        return body_reply
+
+    def _unary(self, case: str, body: Message, timeout: float) -> Message | None:
+        """The request as a unary call, for a bot whose Play stream is unserved."""
+        reply: Message | None = getattr(self.unary, case)(body, max(timeout, 0.0))
         return reply
 
-    def _send(self, case: str, body: Message) -> tuple[int, _Waiter]:
+    def _send(self, case: str, body: Message) -> tuple[int, _Waiter] | None:
         """Register the request and hand it to the stream (opened if none is): its
-        request_id and its waiter. The body is serialized first, so that nothing is
-        registered for a request that never leaves."""
+        request_id and its waiter; None once the stream proved unserved (unary calls
+        then). The body is serialized first, so that nothing is registered for a
+        request that never leaves."""
         data = body.SerializeToString()
         with self.lock:
             if self.closed:
                 raise BotFault(FaultClass.CRASH, "the referee closed the Play stream")
+            if self.unary_only:
+                return None
             if self.breach is not None:
                 fault, self.breach = self.breach, None
                 raise fault
@@ -157,9 +186,8 @@ class StreamClient:
                 stream = self.stream = _Stream(self.unary.channel)
                 threading.Thread(target=self._read, args=(stream,), daemon=True,
                                  name=f"play-stream {self.unary.address}").start()
-            self.last_sent += 1
-            request_id = self.last_sent
-            waiter = self.pending[request_id] = _Waiter(stream)
+            waiter = _Waiter(stream)
+            request_id = self.ids.send(waiter)
         stream.requests.put(envelope(request_id, case, data))
         return request_id, waiter
 
@@ -171,15 +199,20 @@ class StreamClient:
                 self._arrived(data)
             ended = BotFault(FaultClass.CRASH, "the bot ended its Play stream")
         except grpc.RpcError as error:
-            ended = stream_fault(error)
+            ended = UNSERVED if error.code() == grpc.StatusCode.UNIMPLEMENTED \
+                else stream_fault(error)
         except Exception as error:  # the channel itself failed under the stream
             ended = BotFault(FaultClass.CRASH, printable(f"{type(error).__name__}: {error}"))
         stream.requests.put(None)   # gRPC's thread sending the requests ends too
         with self.lock:
             if self.stream is stream:
                 self.stream = None
-            self._fail([request_id for request_id, waiter in self.pending.items()
+            falls_back = ended is UNSERVED and not self.unary_only
+            self.unary_only = self.unary_only or falls_back
+            self._fail([request_id for request_id, waiter in self.ids.pending.items()
                         if waiter.stream is stream], ended)
+        if falls_back:
+            self.note(FELL_BACK)
 
     def _arrived(self, data: bytes) -> None:
         try:
@@ -188,39 +221,33 @@ class StreamClient:
             self._breached(f"a reply on the Play stream is no BotMessage ({error})")
             return
         with self.lock:
-            waiter = self.pending.pop(reply.request_id, None)
-            if waiter is None:
-                if reply.request_id in self.expired:
-                    self.expired.discard(reply.request_id)
-                    return
-                self._breached_locked(self._unmatched(reply.request_id))
+            try:
+                # A protobuf field unset reads 0, an id never sent: no request_id at all.
+                waiter = self.ids.claim(reply.request_id or None)
+            except BotFault as fault:
+                self._breached_locked(fault)
                 return
+        if waiter is None:
+            self.note(skipped(reply.request_id))
+            return
         waiter.reply = reply
         waiter.arrived.release()
 
-    def _unmatched(self, request_id: int) -> str:
-        if 0 < request_id <= self.last_sent:
-            return f"a second reply to request_id {request_id} on the Play stream"
-        return (f"a reply to request_id {request_id} on the Play stream, which was never "
-                f"sent (the last sent: {self.last_sent})")
-
     def _breached(self, detail: str) -> None:
         with self.lock:
-            self._breached_locked(detail)
+            self._breached_locked(BotFault(FaultClass.ILLEGAL, printable(detail)))
 
-    def _breached_locked(self, detail: str) -> None:
-        fault = BotFault(FaultClass.ILLEGAL, printable(detail))
-        if self.pending:
-            # Their own replies may still come: each is dropped once, as after a timeout.
-            self.expired.update(self.pending)
-            self._fail(list(self.pending), fault)
+    def _breached_locked(self, fault: BotFault) -> None:
+        if self.ids.pending:
+            # Their own replies may still come: each is then stale, as after a timeout.
+            self._fail(list(self.ids.pending), fault)
         else:
             self.breach = fault
 
     def _fail(self, request_ids: list[int], fault: BotFault) -> None:
         """Wake these requests with ``fault`` (the lock held)."""
         for request_id in request_ids:
-            waiter = self.pending.pop(request_id)
+            waiter = self.ids.pending.pop(request_id)
             waiter.fault = fault
             waiter.arrived.release()
 
@@ -255,14 +282,16 @@ def stream_fault(error: grpc.RpcError) -> BotFault:
     return BotFault(FaultClass.CRASH, f"the Play stream broke: {detail}")
 
 
-def chosen_client(client: BotClient, hello: bot_pb2.HelloResponse) -> BotClient:
+def chosen_client(client: BotClient, hello: bot_pb2.HelloResponse,
+                  note: Callable[[str], None]) -> BotClient:
     """The client to play through after ``hello``: a gRPC bot that serves the Play stream
-    is reached over it, any other bot as it was (a wire log stays around it)."""
+    is reached over it (``note``: a line in its log), any other bot as it was (a wire log
+    stays around it)."""
     if not hello.serves_play_stream:
         return client
     if isinstance(client, WireLog):
-        client.inner = chosen_client(client.inner, hello)
+        client.inner = chosen_client(client.inner, hello, note)
         return client
     if isinstance(client, GrpcClient):
-        return StreamClient(client)
+        return StreamClient(client, note)
     return client

@@ -3,13 +3,14 @@
 Run as ``python tests/fault_bots.py MODE --address ADDRESS``. Each mode breaks the
 protocol in one way; otherwise the bot plays at random, every game. The bot serves unary
 calls only, unless ``--stream``: then it announces the Play stream and its faults happen
-there (and the stream's own modes, ``wrong-id``, ``duplicate``, ``wrong-case`` and
-``end-stream``, can be asked for).
+there (and the stream's own modes, ``wrong-id``, ``wrong-case`` and ``end-stream``, can
+be asked for; ``unserved-stream`` announces the stream and answers it UNIMPLEMENTED).
 """
 
 from __future__ import annotations
 
 import argparse
+import mmap
 import os
 import signal
 import subprocess
@@ -49,10 +50,13 @@ class FaultBot(RandomBot):
     decision of every run, ``crash-start`` in its 2nd StartGame, ``crash-end``
     in its 1st EndGame (with status 3); ``crash-abort`` aborts (SIGABRT) at the 7th
     decision of every run. ``freeze`` stops the whole process at its 1st decision.
-    ``exit`` exits at the 3rd decision of game 0; ``linger`` then stops serving
+    ``exit`` exits at a decision from the 3rd on in seat 0 (in a tournament of 3 bots at a
+    table of 3, the config's first bot sits there in game 0 only); ``linger`` then stops serving
     (its connections drop) and exits ``--sleep-ms`` later, as a dying bot may.
     ``two-players`` answers out of range in games of more than two players;
     ``one-game`` fails when asked to decide while another game is under way.
+    ``hog`` holds ``--sleep-ms`` MiB more at each decision (RLIMIT_DATA stops it),
+    ``shared-hog`` as much shared memory (only a memory cgroup stops it).
     """
 
     def __init__(self, mode: str, sleep_ms: int, hold: str | None = None) -> None:
@@ -107,8 +111,7 @@ class FaultBot(RandomBot):
             time.sleep(3600)
         elif mode == "slow":
             time.sleep(self.sleep_ms / 1000)
-        elif mode in ("exit", "linger") and request.game_id.endswith("/0") \
-                and request.decision_id >= 3:
+        elif mode in ("exit", "linger") and request.seat == 0 and request.decision_id >= 3:
             if mode == "linger":
                 self.server.stop(grace=0)
                 time.sleep(self.sleep_ms / 1000)
@@ -122,6 +125,12 @@ class FaultBot(RandomBot):
             raise RuntimeError("the bot's handler failed")
         elif mode == "hog":
             self.hoard = bytearray(self.sleep_ms * 1024 * 1024)  # --sleep-ms doubles as MiB
+        elif mode == "shared-hog":   # shared memory, which RLIMIT_DATA does not count
+            size = self.sleep_ms * 1024 * 1024
+            shared = mmap.mmap(-1, size, mmap.MAP_SHARED)
+            for offset in range(0, size, mmap.PAGESIZE):
+                shared[offset] = 1
+            self.hoard = shared
         return index
 
 
@@ -144,17 +153,8 @@ class FaultServicer(_Servicer):
 
     def Play(self, request_iterator, context):  # noqa: N802
         """The SDK's stream, its replies as bytes: garbage or over-size for a decision,
-        a decision answered twice, or the stream ended at game 0's 3rd decision.
-
-        A decision's second reply goes out just before the bot's next reply, so that it
-        always meets a request in flight (the one that reply answers): sent at once, it
-        raced the referee's next request, and the strikes of a game depended on the race.
-        """
-        duplicate = None
+        or the stream ended at game 0's 3rd decision."""
         for reply in super().Play(request_iterator, context):
-            if duplicate is not None:
-                yield duplicate
-                duplicate = None
             mode, decision = self.bot.mode, reply.decide if reply.HasField("decide") else None
             if decision is None:
                 yield reply.SerializeToString()
@@ -168,8 +168,6 @@ class FaultServicer(_Servicer):
                 return
             else:
                 yield reply.SerializeToString()
-                if mode == "duplicate":
-                    duplicate = reply.SerializeToString()
 
 
 def typed(method, request_type):
@@ -181,7 +179,7 @@ def typed(method, request_type):
 def stream_service(bot: FaultBot) -> grpc.GenericRpcHandler:
     """The service with the Play stream's replies sent as raw bytes."""
     servicer = FaultServicer(bot)
-    return grpc.method_handlers_generic_handler("circus.v1.Bot", {
+    handlers = {
         "Hello": typed(servicer.Hello, bot_pb2.HelloRequest),
         "StartGame": typed(servicer.StartGame, bot_pb2.StartGameRequest),
         "Decide": typed(servicer.Decide, bot_pb2.DecisionRequest),
@@ -189,7 +187,10 @@ def stream_service(bot: FaultBot) -> grpc.GenericRpcHandler:
         "Play": grpc.stream_stream_rpc_method_handler(
             servicer.Play, request_deserializer=bot_pb2.RefereeMessage.FromString,
             response_serializer=lambda data: data),
-    })
+    }
+    if bot.mode == "unserved-stream":   # gRPC answers a method with no handler UNIMPLEMENTED
+        del handlers["Play"]
+    return grpc.method_handlers_generic_handler("circus.v1.Bot", handlers)
 
 
 def raw_decide_service(bot: FaultBot) -> grpc.GenericRpcHandler:

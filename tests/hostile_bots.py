@@ -34,7 +34,7 @@ from bots.sdk import Bot, serve  # noqa: E402
 from bots.stdio.serve import serve_stdio  # noqa: E402
 from referee import wire  # noqa: E402
 from referee.games import get_game  # noqa: E402
-from referee.seeds import derive_seed  # noqa: E402
+from referee.seeds import derive_seed, opaque_id  # noqa: E402
 
 TARGETS = {key[len("HOSTILE_"):].lower(): value for key, value in os.environ.items()
            if key.startswith("HOSTILE_")}
@@ -306,15 +306,19 @@ def root_home() -> str | None:
 
 
 def mountinfo_names() -> str | None:
-    """Private paths named in the bot's own mount table (they were mounted over to hide)."""
+    """Hidden paths named in the bot's own mount table (were they mounted over to hide):
+    the referee's private paths, and /etc's secrets."""
     table = Path("/proc/self/mountinfo").read_text()
-    named = [TARGETS[key] for key in ("db", "config", "other_dir", "runtime", "outside")
-             if TARGETS[key] in table]
+    named = [path for path in (*(TARGETS[key] for key in ("db", "config", "other_dir",
+                                                           "runtime", "outside")),
+                               "/etc/shadow", "/etc/gshadow", "/etc/ssl/private")
+             if path in table]
     return f"names {named}" if named else None
 
 
 def host_root() -> str | None:
-    """Whether this uid is root outside the user namespace (uid_map: inside outside count)."""
+    """Whether this uid is root outside the user namespace (uid_map: inside outside count;
+    where bwrap nests the bot's namespace in one of its own, the outer one's uid)."""
     uid = os.getuid()
     for line in Path("/proc/self/uid_map").read_text().splitlines():
         inside, outside, count = map(int, line.split())
@@ -382,9 +386,10 @@ class DealPredictor(RandomBot):
     """Plays at random and recomputes its first hand of each game from the config's seed.
 
     It tries only the deal of the game's own group: the schedule plays groups rotation
-    by rotation, so game ``index`` belongs to group ``index % groups``. (Trying every
-    group's deal would find a hand like its own by chance in about 3% of games: a 5-card
-    hand of this deck has little variety.)
+    by rotation, so game ``index`` belongs to group ``index % groups``, and it finds the
+    index by computing the id of every index as the referee would, which only the
+    referee can with a secret. (Trying every group's deal would find a hand like its own
+    by chance in about 3% of games: a 5-card hand of this deck has little variety.)
     """
 
     name = "hostile"
@@ -392,17 +397,21 @@ class DealPredictor(RandomBot):
     def __init__(self) -> None:
         self.first: set[str] = set()
         self.tried = self.predicted = 0
+        self.indices = {opaque_id(int(TARGETS["seed"]), "game-id", TARGETS["tournament"],
+                                  index): index for index in range(1000)}
 
     def decide(self, request):
         if request.decision_id == 1 and request.game_id not in self.first:
             self.first.add(request.game_id)
             players, groups = int(TARGETS["players"]), int(TARGETS["groups"])
-            group = int(request.game_id.rsplit("/", 1)[1]) % groups
-            game = request.observation.WhichOneof("game").replace("_", "-")
             self.tried += 1
-            self.predicted += wire.observation_message(game, get_game(game).new_state(
-                players, TARGETS["variant"], derive_seed(int(TARGETS["seed"]), "group", group)
-            ).observation(request.seat)) == request.observation
+            index = self.indices.get(request.game_id)
+            if index is not None:
+                game = request.observation.WhichOneof("game").replace("_", "-")
+                self.predicted += wire.observation_message(game, get_game(game).new_state(
+                    players, TARGETS["variant"],
+                    derive_seed(int(TARGETS["seed"]), "group", index % groups)
+                ).observation(request.seat)) == request.observation
         return super().decide(request)
 
     def end_game(self, request):

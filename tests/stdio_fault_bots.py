@@ -7,9 +7,14 @@ answers each decision ``--sleep-ms`` late; ``garbage`` answers a line that is no
 ``wrong-id`` another request's id, ``wrong-case`` an EndGame reply, ``out-of-range`` an
 action that does not exist, ``oversize`` a 5 MiB line; ``crash`` exits with status 3 at
 its 3rd decision, ``close-stdout`` closes its stdout there and lives on; ``chatter``
-writes a line to stderr at every decision; ``two-lines`` answers each decision twice.
+writes a line to stderr at every decision; ``two-lines`` answers each decision twice;
+``stray-line`` prints a debugging line to stdout at its first decision, then answers.
 ``crash-start`` exits with status 3 at its 2nd StartGame, ``crash-end`` at its 1st EndGame
 (each count is the process's); ``wrong-version`` says it speaks protocol 2.0.0.
+``fallback`` fails in its decide handler at every decision, writes the traceback to stderr
+and answers choice 0, as a bot with a catch-all falls back; ``last-seat`` exits with
+status 3 at its first decision in the last seat; ``hog`` holds ``--sleep-ms`` MiB (the
+number doubles as the size) from its first decision on.
 """
 
 import json
@@ -17,6 +22,7 @@ import os
 import random
 import sys
 import time
+import traceback
 
 GAMES = [{"game": "flea-circus"}, {"game": "flohcati"}, {"game": "animal-circus"}]
 
@@ -26,7 +32,7 @@ def send(reply):
     sys.stdout.flush()
 
 
-def decide(mode, message, count, sleep_ms):
+def decide(mode, message, count, sleep_ms, last_seat=False):
     request = message["decide"]
     choice = random.Random(f"{request['game_id']}/{request['decision_id']}")
     reply = {"request_id": message["request_id"],
@@ -57,7 +63,23 @@ def decide(mode, message, count, sleep_ms):
         print(f"thinking about decision {request['decision_id']}", file=sys.stderr, flush=True)
     elif mode == "two-lines":
         send(reply)
+    elif mode == "stray-line" and count == 1:
+        print("thinking...", flush=True)
+    elif mode == "fallback":
+        try:
+            request["observation"]["no such field"]
+        except KeyError:
+            traceback.print_exc()
+            sys.stderr.flush()
+            reply["decide"]["action_index"] = 0
+    elif mode == "last-seat" and last_seat:
+        os._exit(3)
+    elif mode == "hog" and count == 1:
+        HELD.append(bytearray(sleep_ms * 1024 * 1024))
     send(reply)
+
+
+HELD = []
 
 
 def main():
@@ -65,12 +87,16 @@ def main():
     sleep_ms = int(sys.argv[3]) if len(sys.argv) > 3 and sys.argv[2] == "--sleep-ms" else 0
     count = 0
     calls = {"start_game": 0, "end_game": 0}
+    last_seat = False
     for line in sys.stdin:
         message = json.loads(line)
         if "decide" in message:
             count += 1
-            decide(mode, message, count, sleep_ms)
+            decide(mode, message, count, sleep_ms, last_seat)
             continue
+        if "start_game" in message:
+            start = message["start_game"]
+            last_seat = start.get("seat", 0) == start.get("num_players", 0) - 1
         case = next(key for key in ("hello", "start_game", "end_game") if key in message)
         if case in calls:
             calls[case] += 1

@@ -81,7 +81,8 @@ def test_the_machine_and_every_table_are_printed(quick):
     assert set(report["sections"]) == {"engines", "wire", "stream", "transport", "stdio",
                                        "scaling", "tournament", "leaderboard", "renewal",
                                        "startup", "command", "swiss", "stopping", "sprt",
-                                       "dealsets", "verdict", "luck", "cluster", "memory",
+                                       "dealsets", "verdict", "fields", "luck", "cluster",
+                                       "memory",
                                        "reports"}
 
 
@@ -329,6 +330,15 @@ def test_the_verdict_before_and_after_with_its_goals(quick):
     notes = quick[1]["sections"]["verdict"]["notes"]
     assert sum(1 for note in notes if note.startswith("goal (the issue's field): ")) == 3
     assert_numbers(values, [f"real_{name}" for name in ("settled", "true", "median_games")])
+
+
+@pytest.mark.slow
+def test_the_verdict_over_a_family_of_fields_close_and_wide(quick):
+    values = figures(quick[1], "fields")
+    assert_numbers(values, [f"{kind}_r{reallocation}_{name}" for kind in ("close", "wide")
+                            for reallocation in (4, 1)
+                            for name in ("settled_median", "wrong", "games_share_median")])
+    assert all(values[name] <= 1 for name in values)
 
 
 @pytest.mark.slow

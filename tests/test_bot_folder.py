@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -84,8 +85,12 @@ def test_a_file_the_sandbox_hides_is_named_as_the_likely_cause(tmp_path, sandbox
     result = CliRunner().invoke(main, ["check-bot", "--command", f"{tmp_path}/wrap.sh",
                                        "--games", "1", *([] if sandboxed else ["--no-sandbox"])])
     assert result.exit_code == 1, result.output
-    hint = "if the file it names exists, the sandbox hides it"
+    hint = f"the error names {tmp_path}/helper, which exists on the host: the sandbox hides it"
     if sandboxed:
         assert "helper: not found" in result.output and hint in result.output, result.output
+        # What the sandbox showed it: its folder, its program, what it was granted.
+        assert f"in the sandbox it ran in {Path.cwd()}, its program {tmp_path}/wrap.sh is " \
+            f"{tmp_path}/wrap.sh;" in result.output, result.output
+        assert f"it sees only {tmp_path}/wrap.sh (its dir:" in result.output, result.output
     else:  # the control: unsandboxed, the helper runs, and no hint misleads
         assert "helper ran" in result.output and hint not in result.output, result.output

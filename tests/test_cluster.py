@@ -200,6 +200,7 @@ def test_cluster_check_runs_each_bot_on_each_worker(tmp_path, dask_cluster):
     assert "2 worker(s) at" in result.output
     assert result.output.count("PASS  random") == 2
     assert result.output.count("FAIL  broken:") == 2
+    assert result.output.count("  limits of a sandboxed bot: memory 1,024 MB") == 2
     listing = CliRunner().invoke(main, ["cluster-check", "--cluster", dask_cluster.address])
     assert listing.exit_code == 0, listing.output
     assert "every worker answered" in listing.output

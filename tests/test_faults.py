@@ -18,6 +18,7 @@ from conftest import assert_no_process_left, interrupted_run, run_tournament, wr
 from invariants import assert_consistent
 
 from circus_referee.main import main
+from referee.limits import hierarchy
 from tournaments.config import load_config
 from tournaments.runner import TournamentError
 from tournaments.schedule import schedule
@@ -210,6 +211,18 @@ def test_a_bot_over_its_memory_limit_fails_its_decisions(tmp_path, started):
     assert len(games) == 3 and {f["class"] for f in faults} == {"error"}
     assert "MemoryError" in faults[0]["detail"]
     assert "MemoryError" in (tmp_path / "logs" / "faults" / "bad.log").read_text()
+    assert_no_process_left(started)
+
+
+def test_a_bot_over_its_sandbox_s_memory_is_stopped_and_the_fault_says_so(tmp_path, started):
+    """Shared memory escapes RLIMIT_DATA: the sandbox's memory cgroup stops the bot, and its
+    crash says why (docs/protocol.md, "Limits and what enforces them")."""
+    if "memory" not in hierarchy().held:
+        pytest.skip("no memory cgroup here: " + "; ".join(hierarchy().problems))
+    text = config_text("shared-hog", bad_args="--sleep-ms 400", extra="limits: {memory_mb: 200}")
+    summary, store, games, faults = run(tmp_path, text)
+    assert faults and {f["class"] for f in faults} == {"crash"}, faults
+    assert all("killed by SIGKILL: out of memory" in f["detail"] for f in faults), faults
     assert_no_process_left(started)
 
 

@@ -1,7 +1,9 @@
 """The layout holds: every import points down the stack, and no module imports itself back.
 
 The stack, top to bottom (docs/architecture.md): the CLI (``circus_referee``) and
-bench; the pages (everything that renders HTML, over what it shows); tournaments (many games) and training (the learning environments) side by side;
+bench; the arena (the season as a web service); the pages (everything that renders HTML,
+over what it shows); tournaments (many games) and training (the learning environments) side
+by side;
 ratings (only rating, importing nothing of the project but the outcomes); the referee (one
 game) and the bots with their SDK side by side, both standing on the rules engines
 (``referee.games``); the protocol stubs. Beneath them all, the outcomes
@@ -17,17 +19,21 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("circus_referee", "bench", "pages", "tournaments", "training", "ratings", "referee",
-            "bots", "circus_outcomes")
+PACKAGES = ("circus_referee", "bench", "arena", "pages", "tournaments", "training", "ratings",
+            "referee", "bots", "circus_outcomes")
 #: The ground beneath every layer: the outcomes' one definition (fault class, policy, game
 #: status), which every package may import and which imports nothing of the project.
 OUTCOMES = "circus_outcomes"
 # What each package may import from the project besides itself.
 ALLOWED = {
-    "circus_referee": {"pages", "tournaments", "ratings", "referee", "bots", "circus", OUTCOMES},
+    "circus_referee": {"arena", "pages", "tournaments", "ratings", "referee", "bots", "circus",
+                       OUTCOMES},
+    # The arena (the season as a service) stands on tournaments: it plays, gates and replays
+    # through them, never reaching the referee itself; its pages are the pages'.
+    "arena": {"pages", "tournaments", "ratings", OUTCOMES},
     # bench sits beside the CLI and measures whole commands too.
-    "bench": {"circus_referee", "pages", "tournaments", "training", "ratings", "referee", "bots",
-              "circus", OUTCOMES},
+    "bench": {"circus_referee", "arena", "pages", "tournaments", "training", "ratings", "referee",
+              "bots", "circus", OUTCOMES},
     # Everything that renders HTML (the report, the replays, the packs), over what it shows.
     "pages": {"tournaments", "ratings", "referee", "circus", OUTCOMES},
     "tournaments": {"ratings", "referee", "circus", OUTCOMES},
@@ -140,6 +146,7 @@ def test_the_walk_sees_the_imports_it_judges():
     assert "tournaments.store" in edges["tournaments.runner"]
     assert "referee.games.base" in edges["referee.match"]
     assert OUTCOMES in edges["pages.report"]   # the report counts the outcomes' members
+    assert "tournaments.runner" in edges["arena.ladder"]   # a ladder match is a tournament
 
 
 def test_the_command_lives_in_a_package_of_the_projects_own_name():

@@ -21,6 +21,8 @@ from conftest import run_tournament, write_config
 from referee import process
 from referee.process import LONGEST_LINE, BotProcess, TaggedLines, last_run_in
 from referee.sandbox import Isolation
+from tournaments.config import load_config
+from tournaments.schedule import schedule
 
 # Waits for the file DIR/NAME-1, writes a line and half of another, waits for
 # DIR/NAME-2, then ends the half line.
@@ -173,7 +175,7 @@ def grep(*args: str) -> list[str]:
 
 
 def test_a_renewed_bot_s_log_tells_its_processes_apart(tmp_path):
-    summary, _, _ = run_tournament(write_config(tmp_path, RENEWED), tmp_path)
+    summary, store, _ = run_tournament(write_config(tmp_path, RENEWED), tmp_path)
     assert summary.played == 2   # one table, two seat rotations: a process each
     for name in ("random", "greedy"):
         log = tmp_path / "logs" / "renewed" / f"{name}.log"
@@ -184,5 +186,6 @@ def test_a_renewed_bot_s_log_tells_its_processes_apart(tmp_path):
     log = str(tmp_path / "logs" / "renewed" / "random.log")
     assert grep("-F", "[run 2] ", log) == [f"[run 2] {line}" for run, line
                                           in tagged_lines(Path(log).read_text()) if run == 2]
-    calls = [line.split(" ", 5)[4] for line in grep("^wire [^ ]* renewed/1 ", log)]
+    second = schedule(load_config(tmp_path / "bots.yaml"), store.secret("renewed") or "")[1]
+    calls = [line.split(" ", 5)[4] for line in grep(f"^wire [^ ]* {second.game_id} ", log)]
     assert calls[0] == "StartGame" and calls[-1] == "EndGame" and "Decide" in calls, calls

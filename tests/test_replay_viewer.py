@@ -35,12 +35,17 @@ SETUPS = [(game.name, variant) for game in GAMES.values() for variant in game.va
 
 
 class Sloppy(RandomBot):
-    """A random bot that answers out of range at every 7th decision: faults to show."""
+    """A random bot that answers out of range at its first decision of each game: faults
+    to show in every game, however the game goes."""
 
     name = "sloppy"
 
+    def __init__(self) -> None:
+        self.seen: set[str] = set()
+
     def decide(self, request) -> int:
-        if request.decision_id % 7 == 0:
+        if request.game_id not in self.seen:
+            self.seen.add(request.game_id)
             return len(request.legal_actions) + 3
         return super().decide(request)
 

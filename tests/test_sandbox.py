@@ -27,7 +27,9 @@ from conftest import run_tournament, write_config
 
 from referee import process, sandbox
 from referee.clients import GrpcClient
-from referee.sandbox import Cgroup, Isolation
+from referee.host_ids import HostIds
+from referee.limits import Cgroup, hierarchy
+from referee.sandbox import Isolation
 from tournaments.config import ConfigError, load_config
 from tournaments.runner import TournamentError
 from tournaments.schedule import schedule
@@ -69,7 +71,8 @@ def hostile_config(tmp_path: Path, token: str, port: int, sandboxed: bool = True
                "other_socket": other_socket,
                "tcp_port": port,
                "referee_pid": os.getpid(), "env_marker": "REFEREE_PRIVATE_VARIABLE",
-               "token": token, "seed": 7, "players": 3, "variant": "standard",
+               "token": token, "tournament": "hostile", "seed": 7, "players": 3,
+               "variant": "standard",
                "groups": 4}  # one round of the four tables of 3 among 4 bots
     env = json.dumps({f"HOSTILE_{key.upper()}": str(value) for key, value in targets.items()})
     return write_config(tmp_path, f"""
@@ -112,11 +115,7 @@ def attack_lines(log: Path) -> dict[str, str]:
 
 def cgroups_here() -> bool:
     """Whether this referee may create a bot's cgroups (the memory bound of shared memory)."""
-    probe = Cgroup(f"circus-probe-{os.getpid()}-{uuid.uuid4().hex[:8]}", 64, 8, 1.0)
-    try:
-        return probe.enabled
-    finally:
-        probe.remove()
+    return "memory" in hierarchy().held
 
 
 def orphans(token: str) -> list[int]:
@@ -197,7 +196,7 @@ def test_without_cgroups_a_bot_s_task_limit_counts_its_own_tasks(tmp_path, monke
 
     class NoCgroup(Cgroup):
         def __init__(self, *_: object) -> None:
-            self.folders = []
+            self.folders, self.held = [], set()
 
     monkeypatch.setattr(process, "Cgroup", NoCgroup)
     release = threading.Event()
@@ -282,7 +281,7 @@ def test_without_namespaces_the_tournament_stops_before_the_first_game(tmp_path,
 
 def test_without_setpriv_a_root_referee_stops_before_the_first_game(tmp_path, monkeypatch):
     """A referee that cannot run bots as an unprivileged uid says why and what to do."""
-    monkeypatch.setattr(sandbox, "host_ids", lambda: (sandbox.HOST_ID_BASE, sandbox.HOST_ID_BASE))
+    monkeypatch.setattr(sandbox, "host_ids", lambda: HostIds.reserve(tmp_path / "uids"))
     which = shutil.which
     monkeypatch.setattr(sandbox.shutil, "which",
                         lambda tool: None if tool == "setpriv" else which(tool))
@@ -314,7 +313,8 @@ def test_a_bot_without_dir_sees_only_the_files_its_command_names(tmp_path):
     # The control: the same script outside the sandbox sees the whole folder.
     outside = subprocess.run(["sh", "list.sh"], cwd=league, capture_output=True, text=True)
     assert "other-bot.py" in outside.stdout and "circus.sqlite" in outside.stdout
-    # Its uid inside maps to a host uid that is not root.
+    # Its uid inside maps to no root (the uid of bwrap's own namespace where bwrap nests
+    # one, else its host uid: tests/test_isolation.py).
     inside, host, _ = seen.split("uid", 1)[1].split("\n", 1)[1].split()
     assert inside == "65534" and host != "0", seen
     # A file in a subfolder: that subfolder is the bot's own (its node_modules, its data).

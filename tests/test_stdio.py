@@ -1,7 +1,7 @@
 """The stdio transport: its lines, one process's faults, and real sandboxed tournaments.
 
-The lines are protobuf's canonical JSON mapping of the envelope, checked against
-``json_format`` on every request of random games; the faults are those of a bot that
+The lines are the envelope in protobuf's canonical JSON mapping (tests/test_jsonwire.py
+checks the writer on every request of random games); the faults are those of a bot that
 answers on its stdout (tests/stdio_fault_bots.py), first against one process, then in
 tournaments, where each bot is sandboxed as a gRPC bot is.
 """
@@ -13,6 +13,7 @@ import functools
 import json
 import random
 import sys
+import threading
 import time
 import uuid
 from pathlib import Path
@@ -34,9 +35,10 @@ from referee.checkbot import check_bot
 from referee.clients import BotFault
 from referee.games import GAMES
 from referee.process import BotProcess
+from referee.request_ids import skipped
 from referee.sandbox import Isolation
-from referee.settings import BotSpec, TimeConfig
-from referee.stdio import (REPLIES, StdioClient, json_text, reply_id, reply_message,
+from referee.settings import BotSpec, LimitsConfig, TimeConfig
+from referee.stdio import (REPLIES, RequestTooLarge, StdioClient, reply_id, reply_message,
                             request_line)
 from tournaments.config import ConfigError, load_config
 from tournaments.runner import TournamentError
@@ -76,14 +78,6 @@ def requests_of_random_games() -> tuple:
                     reason=state.end_reason, final_state=wire.struct(state.final_state()),
                     seat=1, status="finished"))
     return tuple(requests)
-
-
-def test_every_request_is_the_canonical_json_mapping_of_its_message():
-    requests = requests_of_random_games()
-    assert len(requests) > 500
-    for request in requests:
-        assert json.loads(json_text(request)) == json_format.MessageToDict(
-            request, preserving_proto_field_name=True)
 
 
 @pytest.mark.parametrize("case, message", [
@@ -172,13 +166,14 @@ def bot(tmp_path):
     """A function that starts the fault bot MODE unsandboxed and returns its client."""
     processes: list[BotProcess] = []
 
-    def start(mode: str, *args: str, settle_s: float = 10.0) -> StdioClient:
+    def start(mode: str, *args: str, settle_s: float = 10.0,
+              message_bytes: int = 4 * 1024 * 1024) -> StdioClient:
         process = BotProcess("bot", f"{sys.executable} {FAULT_BOTS} {mode} {' '.join(args)}",
                              tmp_path / "bot.log", isolation=Isolation(sandbox=False),
                              stdio=True)
         process.start()
         processes.append(process)
-        return StdioClient(process, 4 * 1024 * 1024, settle_s=settle_s)
+        return StdioClient(process, message_bytes, settle_s=settle_s)
 
     yield start
     for process in processes:
@@ -203,12 +198,12 @@ def test_a_good_bot_answers_each_call_in_order(bot):
     assert client.hello(HELLO, 10).name == "stdio-fault-none"
     for number in range(1, 4):
         assert client.decide(a_decision(number), 10).decision_id == number
-    assert client.last_id == 4 and not client.pending
+    assert client.ids.last_sent == 4 and not client.ids.pending
 
 
 @pytest.mark.parametrize("mode, detail", [
     ("garbage", "the reply is not JSON"),
-    ("wrong-id", "request_id '1002' in the reply (expected 2)"),
+    ("wrong-id", "a reply to request_id '1002', which was never sent (the last sent: 2)"),
     ("wrong-case", "a decide request answered with the case end_game"),
     ("oversize", "a reply line over the limit of 4194304 bytes"),
 ])
@@ -220,26 +215,132 @@ def test_a_bad_reply_line_is_illegal_and_the_next_call_is_read_whole(bot, mode, 
     assert client.hello(HELLO, 10).name == f"stdio-fault-{mode}"
 
 
-def test_an_extra_line_is_a_reply_to_no_request(bot):
+def skipped_in_log(tmp_path) -> list[str]:
+    return [line for line in (tmp_path / "bot.log").read_text().splitlines()
+            if line.startswith("=== referee: ") and "skipped a reply" in line]
+
+
+def test_a_second_reply_to_one_request_is_skipped_and_noted(bot, tmp_path):
     client = bot("two-lines")
     client.decide(a_decision(), 10)
-    fault = fault_of(lambda: client.hello(HELLO, 10))
-    assert fault.fault_class == "illegal" and "(expected 2)" in fault.detail
+    assert client.hello(HELLO, 10).name == "stdio-fault-two-lines"
+    assert len(skipped_in_log(tmp_path)) == 1 and "request_id 1:" in skipped_in_log(tmp_path)[0]
 
 
-def test_a_late_reply_is_skipped_after_its_timeout(bot):
+def test_a_stray_stdout_line_costs_only_the_call_it_garbled(bot, tmp_path):
+    client = bot("stray-line")
+    fault = fault_of(lambda: client.decide(a_decision(1), 10))
+    assert fault.fault_class == "illegal" and "thinking..." in fault.detail
+    # That decision's own reply comes next: skipped, noted, and every later call answered.
+    for number in range(2, 5):
+        assert client.decide(a_decision(number), 10).decision_id == number
+    assert [line.split(": ", 2)[2] for line in skipped_in_log(tmp_path)] == [
+        skipped(1)]
+
+
+def test_a_late_reply_is_skipped_after_its_timeout(bot, tmp_path):
     client = bot("slow", "--sleep-ms", "500")
     fault = fault_of(lambda: client.decide(a_decision(), 0.05))
-    assert fault.fault_class == "timeout" and client.pending == {1}
+    assert fault.fault_class == "timeout" and not client.ids.pending
     # The late decision comes first, then Hello's reply: the health check passes.
     assert client.hello(HELLO, 10).name == "stdio-fault-slow"
-    assert not client.pending
+    assert len(skipped_in_log(tmp_path)) == 1
 
 
 def test_a_hung_bot_times_out_and_fails_its_health_check(bot):
     client = bot("hang")
     assert fault_of(lambda: client.decide(a_decision(), 0.2)).fault_class == "timeout"
     assert fault_of(lambda: client.hello(HELLO, 0.2)).fault_class == "timeout"
+
+
+def test_the_health_check_asks_the_process_of_the_seat_that_timed_out(tmp_path):
+    """Two games on one thread, each on a process of its own: the first game's process
+    hangs in a call no health check follows (an EndGame's, say); the second game's seat
+    then times out, and the check asks the second game's process, which answers, never
+    the first's, which would not and would be stopped."""
+    spec = BotSpec(name="bad", command=f"{sys.executable} {FAULT_BOTS} hang",
+                   transport="stdio")
+    bot = participants.Participant(spec, tmp_path, LimitsConfig(), startup_ms=30_000,
+                                   sandbox=False, processes=2)
+    bot.start(None)
+    try:
+        pool = bot.client
+        for game in ("a", "b"):
+            pool.start_game(bot_pb2.StartGameRequest(game_id=game, seat=0), 30)
+        hung = a_decision()
+        hung.game_id = "a"
+        assert fault_of(lambda: pool.decide(hung, 0.05)).fault_class == "timeout"
+        assert bot.probe(30, ("b", 0))
+        assert all(lane.process.alive() for lane in bot.lanes)
+    finally:
+        bot.stop()
+
+
+def test_a_reply_line_over_the_limit_is_illegal_however_it_arrives(bot):
+    """A Hello reply of some 200 bytes, over a limit of 150, in one read with its newline."""
+    client = bot("none", message_bytes=150)
+    fault = fault_of(lambda: client.hello(HELLO, 10))
+    assert fault.fault_class == "illegal" and "over the limit of 150 bytes" in fault.detail
+
+
+def test_a_request_over_the_limit_is_the_organisers_error_not_the_bots_fault(bot):
+    client = bot("none", message_bytes=150)
+    with pytest.raises(RequestTooLarge, match="over limits.message_bytes"):
+        client.decide(a_decision(), 10)
+
+
+def test_a_closed_stdout_is_waited_for_within_the_call_s_time_only(bot):
+    client = bot("close-stdout", settle_s=60)
+    for number in range(1, 3):
+        client.decide(a_decision(number), 10)
+    waits: list[float] = []   # the process lives on: each wait would last all it is given
+    client.process.wait = lambda timeout: waits.append(timeout) or False
+    assert fault_of(lambda: client.decide(a_decision(3), 10)).fault_class == "crash"
+    assert waits and max(waits) <= 10
+
+
+class HeldLock:
+    """A lock that knows which thread holds it."""
+
+    def __init__(self) -> None:
+        self.inner = threading.Lock()
+        self.holder: int | None = None
+
+    def acquire(self, blocking: bool = True, timeout: float = -1) -> bool:
+        if not self.inner.acquire(blocking, timeout):
+            return False
+        self.holder = threading.get_ident()
+        return True
+
+    def release(self) -> None:
+        self.holder = None
+        self.inner.release()
+
+
+def test_only_the_thread_holding_the_call_lock_closes_the_pipes(bot):
+    """A close during a call leaves the pipes to that call, which closes them before it
+    lets the next call in: never after, under another call's write."""
+    client = bot("hang", settle_s=0.1)
+    client.lock = HeldLock()
+    closed_by_holder: list[bool] = []
+    close_pipes = client._close_pipes
+
+    def watched() -> None:
+        closed_by_holder.append(client.lock.holder == threading.get_ident())
+        close_pipes()
+
+    client._close_pipes = watched
+    call = threading.Thread(target=fault_of, args=(lambda: client.decide(a_decision(), 60),))
+    call.start()
+    deadline = time.monotonic() + 30
+    while client.lock.holder is None:
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    client.close()
+    assert closed_by_holder == []   # the call in flight still reads
+    client.process.stop()           # which ends it
+    call.join(30)
+    assert closed_by_holder == [True]
 
 
 def test_a_crash_names_how_the_process_ended(bot):
@@ -329,7 +430,7 @@ def test_stdio_bots_play_a_sandboxed_tournament_a_process_per_game_at_once(tmp_p
 
 @pytest.mark.parametrize("mode, detail", [
     ("garbage", "the reply is not JSON"),
-    ("wrong-id", "in the reply (expected"),
+    ("wrong-id", "which was never sent"),
     ("wrong-case", "answered with the case end_game"),
     ("out-of-range", "out of range"),
     ("oversize", "a reply line over the limit"),
@@ -354,6 +455,18 @@ def test_a_hung_stdio_bot_fails_its_health_check_and_is_replaced(tmp_path, start
     assert all(game.status == "finished" for game in games)
     log = (tmp_path / "logs" / "faults" / "bad.log").read_text()
     assert "=== run 3 of bad" in log
+    assert_no_process_left(started)
+
+
+def test_a_stray_stdout_line_costs_one_decision_in_a_whole_tournament(tmp_path, started):
+    """One process of the bot plays all its games: the line at its first decision costs
+    that decision, and nothing after it."""
+    summary, store, games, faults = run(tmp_path, config_text(
+        "stray-line", players=2, good="stdio", extra="renew_bots: false"))
+    assert [(f["bot"], f["class"], f["policy"]) for f in faults] == [
+        ("bad", "illegal", "substitute")], [f["detail"] for f in faults]
+    assert "thinking..." in faults[0]["detail"]
+    assert all(game.status == "finished" for game in games)
     assert_no_process_left(started)
 
 

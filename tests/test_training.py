@@ -478,3 +478,70 @@ def test_the_readme_s_one_liners_make_each_environment() -> None:
         made.add((env.game.name, env.variant, type(env).__name__))
     assert {game for game, _, _ in made} == {game for game, _ in GAMES}
     assert {kind for _, _, kind in made} == {"CircusAECEnv", "CircusGymEnv"}
+
+
+# -- the names the ecosystem looks for ------------------------------------------------------
+
+@pytest.mark.parametrize(("game", "variant"), GAMES)
+def test_gymnasium_makes_every_game_by_its_registered_id(game: str, variant: str) -> None:
+    import gymnasium
+    from gymnasium.utils.env_checker import check_env
+
+    from training.envs import NAMES, gym_id
+
+    assert gym_id(game) == f"circus/{NAMES[game]}-v0"
+    env = gymnasium.make(f"training.envs:{gym_id(game)}", players=3, variant=variant)
+    assert (env.unwrapped.game.name, env.unwrapped.variant, env.unwrapped.players) == (
+        game, variant, 3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        check_env(env.unwrapped, skip_render_check=True)
+    observation, info = env.reset(seed=1)
+    env.step(int(np.flatnonzero(info["action_mask"])[0]))
+    assert set(gymnasium.registry) >= {"circus/FleaCircus-v0", "circus/Flohcati-v0",
+                                       "circus/AnimalCircus-v0"}
+
+
+def test_gymnasium_s_opponents_set_the_table_size() -> None:
+    import gymnasium
+
+    from bots.random_bot import RandomBot
+    from training import envs
+
+    env = gymnasium.make(envs.gym_id("flea-circus"), opponents=[RandomBot()] * 4)
+    assert env.unwrapped.players == 5
+    with pytest.raises(ValueError, match="3 opponents for 2 players"):
+        envs.gym_env("flea-circus", players=2, opponents=[RandomBot()] * 3)
+
+
+@pytest.mark.parametrize(("module", "game", "variant"), [
+    ("flea_circus_v0", "flea-circus", None), ("flohcati_v0", "flohcati", "es"),
+    ("animal_circus_v0", "animal-circus", None)])
+def test_pettingzoo_s_env_and_raw_env_of_each_game(module: str, game: str,
+                                                   variant: str | None) -> None:
+    import importlib
+
+    constructors = importlib.import_module(f"training.envs.{module}")
+    raw = constructors.raw_env(seats=3, variant=variant)
+    assert isinstance(raw, CircusAECEnv) and raw.game.name == game and raw.players == 3
+    wrapped = constructors.env(seats=3, variant=variant)
+    assert wrapped.unwrapped.game.name == game
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        api_test(wrapped, num_cycles=100)
+
+
+def test_the_training_doc_s_environments_by_name_run_as_written() -> None:
+    from pathlib import Path
+
+    text = (Path(__file__).parent.parent / "docs" / "training.md").read_text()
+    section = text[text.index("**By name**"):]
+    block = section[section.index("```python\n") + 10:section.index("```\n", 10)]
+    made = []
+    scope: dict[str, Any] = {}
+    for line in block.splitlines():
+        exec(line, scope)
+        if line.startswith("env = "):
+            made.append(scope["env"].unwrapped)
+    assert [(env.game.name, env.players) for env in made] == [
+        ("flea-circus", 3), ("flohcati", 2), ("animal-circus", 4), ("animal-circus", 4)]

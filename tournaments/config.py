@@ -488,7 +488,8 @@ _Section = TypeVar("_Section", bound="DataclassInstance")
 
 def _section(data: dict, key: str, cls: type[_Section], base: _Section | None = None,
              where: str = "") -> _Section:
-    """A mapping of numbers as ``cls``; keys not given come from ``base`` (or the defaults)."""
+    """A mapping of numbers (and flags) as ``cls``; keys not given come from ``base`` (or
+    the defaults)."""
     section = data.get(key) or {}
     if not isinstance(section, dict):
         raise ConfigError(f"{where}{key!r} must be a mapping")
@@ -496,13 +497,15 @@ def _section(data: dict, key: str, cls: type[_Section], base: _Section | None = 
     _no_unknown_keys(section, {spec.name for spec in specs}, f"{where}{key}.")
     values: dict[str, float] = {}
     for spec in specs:
-        kind = float if spec.type in ("float", float) else int
+        kind = (float if spec.type in ("float", float) else
+                bool if spec.type in ("bool", bool) else int)
         value = _typed(section, spec.name, kind, where=f"{where}{key}.")
-        if value is not None:
+        if value is not None and kind is not bool:
             try:
                 _check_bounds(f"{key}.{spec.name}", value)
             except ConfigError as error:
                 raise ConfigError(f"{where}{error}") from None
+        if value is not None:
             values[spec.name] = value
     return replace(base, **values) if base is not None else cls(**values)
 

@@ -11,6 +11,8 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from ratings.time_use import TimedGame, time_use
+from referee.process import referee_said
+from referee.stream import FELL_BACK
 from tournaments.store import Store, StoredGame, StoredTournament
 from tournaments.submissions import SubmissionError, read_manifest
 
@@ -30,6 +32,20 @@ def bot_log(log_dir: Path, bot: str) -> str:
     if not here.exists() and (log_dir / "workers").is_dir():
         return str(log_dir / "workers" / "*" / f"{bot}.log")
     return str(here)
+
+
+#: How ``times`` and the report name the transport of a gRPC bot that announced the Play
+#: stream but answered it UNIMPLEMENTED (its log's note says so).
+UNARY_FALLBACK = "grpc (unary: Play stream unimplemented)"
+
+
+def reached(log_dir: Path, bot: str, transport: str) -> str:
+    """How the referee reached a bot: its configured transport, or for a gRPC bot that fell
+    back from the Play stream to unary calls, :data:`UNARY_FALLBACK`."""
+    logs = [log_dir / f"{bot}.log", *log_dir.glob(f"workers/*/{bot}.log")]
+    if transport == "grpc" and any(referee_said(log, FELL_BACK) for log in logs):
+        return UNARY_FALLBACK
+    return transport
 
 
 def fault_records(store: Store, record: StoredTournament, bot: str | None = None

@@ -24,7 +24,7 @@ from functools import partial
 from typing import Callable, Collection, Iterable, Iterator, Mapping
 
 from referee.seating import Table, cyclic_order, rotations
-from referee.seeds import derive_seed
+from referee.seeds import derive_seed, opaque_id
 from referee.settings import BotSpec
 from tournaments.config import (
     AB_DEALS_PER_ROUND,
@@ -53,6 +53,8 @@ class Pairing:
     # deal twice. The epoch is the seat rotation, and in an A/B test the side
     # (A's tables first, then B's: the fillers see each deal on both).
     rotation: int = 0
+    # What the bots are told the game is called (:func:`game_id`).
+    game_id: str = ""
 
 
 @dataclass(frozen=True)
@@ -343,7 +345,8 @@ def arrange(config: TournamentConfig, secret: str, block: range,
             shared = config.duplicate and not remembering & set(seats)
             seed = (derive_seed(*base, "group", group) if shared
                     else derive_seed(*base, "game", index))
-            pairings.append(Pairing(index, group, round_number, seats, seed, epoch))
+            pairings.append(Pairing(index, group, round_number, seats, seed, epoch,
+                                    game_id(config, base, index)))
             index += 1
             if len(pairings) == PART_GAMES:
                 yield pairings
@@ -412,3 +415,11 @@ def schedule(config: TournamentConfig, secret: str = "") -> list[Pairing]:
 
 def _base(config: TournamentConfig, secret: str) -> tuple[object, ...]:
     return (config.seed, secret) if secret else (config.seed,)
+
+
+def game_id(config: TournamentConfig, base: tuple[object, ...], index: int) -> str:
+    """The id the bots are sent for game ``index``: derived with the deal secret, so a bot
+    can tell neither the game's index (which, with the list of bots, gives its table)
+    nor its deal from it; with the tournament's name, so two public tournaments of one
+    seed share no id."""
+    return opaque_id(*base, "game-id", config.name, index)

@@ -176,7 +176,7 @@ def _standings(fold: Fold, names: list[str]) -> list[Standing]:
 def _verdict(fold: Fold, judge: Judge, names: list[str], absent: list[str],
              rule: Mapping[str, Any]) -> str:
     """The stop rule after a round: "settled: a > b > c on ...", or why not."""
-    found = judge.verdict([bot for bot in names if bot not in absent], rule["confidence"])
+    found = judge.verdict([bot for bot in names if bot not in absent], rule["confidence"], names)
     games = {bot: counts[0] for bot, counts in fold.tally.counts.items()}
     reason = stop_reason(found, games, rule.get("min_games_per_bot", 0))
     return f"not settled: {reason}" if reason else f"settled: {found.line()}"

@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Iterator, NamedTuple
+from typing import Any, Iterator, NamedTuple, Sequence
 
 from referee.errors import CircusError
 from referee.match import MatchResult
@@ -645,6 +645,19 @@ class Store:
         """The tournament's games in schedule order (the order ratings use)."""
         rows = self.db.execute(
             "SELECT * FROM games WHERE tournament = ? ORDER BY game_index", (tournament,))
+        return [_game(row) for row in rows]
+
+    def latest_games(self, prefix: str, count: int,
+                     seated: Sequence[str] = ()) -> list[StoredGame]:
+        """The ``count`` games stored last of the tournaments whose names start with
+        ``prefix`` (an arena's matches), the latest first; only those where one of the
+        bots ``seated`` sat, if any are given."""
+        # A name is found whole in the seats' JSON by its quotes (a name holds none).
+        among = " OR ".join("instr(seats, ?) > 0" for _ in seated)
+        rows = self.db.execute(
+            "SELECT * FROM games WHERE substr(tournament, 1, ?) = ? "
+            + (f"AND ({among}) " if seated else "") + "ORDER BY id DESC LIMIT ?",
+            (len(prefix), prefix, *(json.dumps(name) for name in seated), count))
         return [_game(row) for row in rows]
 
     def results(self, tournament: str, indices: range | None = None) -> Iterator[GameResult]:

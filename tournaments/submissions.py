@@ -228,16 +228,18 @@ def check_entrant(entrant: Entrant, config: TournamentConfig, games: int, at_onc
     """check-bot on the entrant's game, sandboxed as the config will run it and at its
     clock: every start, call and decision bounded by ``config.time``."""
     covered = Coverage()
-    checks = list(check_bot(entrant_spec(entrant, config), config.game, games, config.time,
+    spec = entrant_spec(entrant, config.sandbox, config.time)
+    checks = list(check_bot(spec, config.game, games, config.time,
                             log_dir=log_dir, sandbox=config.sandbox, at_once=at_once,
                             private=private, covered=covered))
     return Verdict(entrant.folder, entrant, gate(checks, config), tuple(checks),
                    covered.line())
 
 
-def entrant_spec(entrant: Entrant, config: TournamentConfig) -> BotSpec:
-    """The entrant as the config will run it."""
-    return _bots([entrant.entry()], config.sandbox, None, config.time)[0]
+def entrant_spec(entrant: Entrant, sandbox: bool, time: TimeConfig) -> BotSpec:
+    """The entrant as a bots.yaml entry runs it (its command in its folder), sandboxed or
+    not, at ``time``: a config's, or check-bot's."""
+    return _bots([entrant.entry()], sandbox, None, time)[0]
 
 
 #: Where a submission's gate is remembered, in its folder of checks beside check.txt.
@@ -250,7 +252,8 @@ def gate_key(entrant: Entrant, config: TournamentConfig, games: int, at_once: in
     and every file of its folder), the referee's version, and how it is checked (the game,
     the clock, the sandbox, the games played). The same key gives the same verdict, so a
     weekly intake re-gates only the code that changed."""
-    return {"code": fingerprint(entrant_spec(entrant, config)), "version": package_version(),
+    spec = entrant_spec(entrant, config.sandbox, config.time)
+    return {"code": fingerprint(spec), "version": package_version(),
             "game": config.game, "variant": config.variant, "time": asdict(config.time),
             "sandbox": config.sandbox, "games": games, "at_once": at_once}
 

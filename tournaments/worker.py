@@ -31,10 +31,11 @@ from typing import Callable
 from referee.checkbot import check_bot
 from referee.clients import BotClient
 from referee.games import get_game
+from referee.limits import hierarchy, refusal, statement
 from referee.match import FaultPolicy, Match, MatchAbandoned, MatchResult
 from referee.participants import BotStartError, Participant
 from referee.sandbox import unavailable_reason
-from referee.settings import BotSpec, package_version
+from referee.settings import BotSpec, LimitsConfig, package_version
 from tournaments.config import TournamentConfig, games_per_deal, rounds_needed
 from tournaments.schedule import Pairing, round_by_round
 
@@ -43,17 +44,17 @@ PROBE_S = 1.0
 
 
 def new_match(config: TournamentConfig, pairing: Pairing, clients: list[BotClient | None],
-              stop: threading.Event, probe: Callable[[str], bool],
+              stop: threading.Event, probe: Callable[[str, tuple[str, int]], bool],
               suspended: frozenset[str],
               on_crash: Callable[[str, BotClient | None], str | None]) -> Match:
     """The game of ``pairing`` with these bots: the one way a game is set up.
 
-    ``probe(name)`` checks a bot after a timeout; ``on_crash(name, client)`` is told of a
+    ``probe(name, (game_id, seat))`` checks a bot after a timeout at that seat; ``on_crash(name, client)`` is told of a
     call through ``client`` that failed as a crash, and says how the bot's process ended
     ("exited with status 3"), if it did.
     """
     return Match(get_game(config.game), config.variant, pairing.seats, pairing.seed,
-                 f"{config.name}/{pairing.index}",
+                 pairing.game_id,
                  [None if name in suspended else client
                   for name, client in zip(pairing.seats, clients)],
                  [config.time_for(name) for name in pairing.seats],
@@ -245,9 +246,10 @@ class RunBots:
         clients = [None if name in task.suspended else self.client(name, task.epoch)
                    for name in pairing.seats]
 
-        def probe(name: str) -> bool:
+        def probe(name: str, seat: tuple[str, int]) -> bool:
             participant = self.participant(name, task.epoch)
-            return participant is not None and participant.probe(probe_timeout(config, name))
+            return participant is not None and participant.probe(probe_timeout(config, name),
+                                                                 seat)
 
         def settle(name: str, client: BotClient | None) -> str | None:
             participant = self.participant(name, task.epoch)
@@ -352,13 +354,18 @@ class WorkerReport:
     sandbox: str | None
     # Per bot: None if a check-bot game at every player count passed, else its first failure.
     bots: dict[str, str | None]
+    # Which of a sandboxed bot's limits hold here (referee.limits.statement), and why the
+    # config's limits.require would refuse to start its bots here (None: it would not).
+    limits: str = ""
+    refused: str | None = None
 
 
 def check_here(config: TournamentConfig | None) -> WorkerReport:
     """This worker's versions and sandbox, and (with a config) a check-bot of each bot."""
     bots = {} if config is None else _bot_checks(config)
+    limits, where = config.limits if config is not None else LimitsConfig(), hierarchy()
     return WorkerReport(package_version(), platform.python_version(), unavailable_reason(),
-                        bots)
+                        bots, statement(limits, where), refusal(limits, where))
 
 
 def _bot_checks(config: TournamentConfig) -> dict[str, str | None]:

@@ -100,8 +100,7 @@ class CircusAECEnv(AECEnv[str, NDArray[np.float32], int]):
         return self.state
 
     def observe(self, agent: str) -> NDArray[np.float32]:
-        seat = self._seats[agent]
-        return self.encoder.observe(self._state().observation(seat), self.players)
+        return self.encoder.observe_state(self._state(), self._seats[agent])
 
     def render(self) -> str | None:
         """``ansi``: the deciding seat and its pending decision, in words."""

@@ -8,13 +8,18 @@ observing seat everywhere, in the tensor (itself first, then clockwise) and in t
 ids (``target:+1`` is the next seat clockwise, whatever the absolute seat), so a policy
 trained at one seat plays at every other. The layout of each game is in
 ``docs/training.md``.
+
+Each game's tensor is written two ways, to the same bytes (tests/test_training_state.py):
+from the engine's own state (``fill_state``, what the environments use: through the wire's
+observation dict a tensor costs 1.5-2x as much, docs/performance.md), and from the dict
+(``fill``, for a ``DecisionRequest`` over the wire, where the dict is all there is).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from itertools import combinations, permutations
-from typing import Any, Callable, Protocol, Sequence, cast
+from typing import Any, Callable, Iterable, Protocol, Sequence, cast
 
 import numpy as np
 from numpy.typing import NDArray
@@ -22,6 +27,10 @@ from numpy.typing import NDArray
 from bots.search import game_of, observation_dict
 from circus.v1 import bot_pb2
 from referee.games import animal_circus, flea_circus, flohcati, get_game
+from referee.games.animal_circus import AnimalCircusState
+from referee.games.base import State
+from referee.games.flea_circus import FleaCircusState
+from referee.games.flohcati import FlohcatiState
 
 MAX_SEATS = 5
 Observation = dict[str, Any]
@@ -58,8 +67,10 @@ class Encoder:
 
     ``fill`` writes the observation's features into a zeroed float32 vector of ``size``,
     through a ``memoryview`` of it (a float32 written through it costs half a numpy item's);
-    ``word`` turns a stable action code offered to a seat into its vocabulary entry
-    (``codes``), so the id of an action depends on the code and the decider's place alone.
+    ``fill_state`` writes the same features of a seat straight from the game's own State
+    class (typed ``Any`` here: each game's takes its own); ``word`` turns a stable action
+    code offered to a seat into its vocabulary entry (``codes``), so the id of an action
+    depends on the code and the decider's place alone.
     """
 
     game: str
@@ -67,6 +78,7 @@ class Encoder:
     codes: tuple[str, ...]
     size: int
     fill: Callable[[Observation, int, memoryview[float]], None]
+    fill_state: Callable[[Any, int, memoryview[float]], None]
     word: Callable[[str, int, int], str] = relative_word
     ids: dict[str, int] = field(init=False, repr=False, compare=False)
     # Each (seat, players)'s ids by code, each found the first time: listed at every decision.
@@ -80,6 +92,12 @@ class Encoder:
         """The tensor of one seat's observation at a table of ``players``."""
         tensor = np.zeros(self.size, dtype=np.float32)
         self.fill(observation, players, cast("memoryview[float]", tensor.data))
+        return tensor
+
+    def observe_state(self, state: State, seat: int) -> NDArray[np.float32]:
+        """The tensor of what ``seat`` sees of ``state``, without the observation dict."""
+        tensor = np.zeros(self.size, dtype=np.float32)
+        self.fill_state(state, seat, cast("memoryview[float]", tensor.data))
         return tensor
 
     def _table(self, seat: int, players: int) -> dict[str, int]:
@@ -174,6 +192,32 @@ def _flea_fill(observation: Observation, players: int, tensor: memoryview[float]
         tensor[extra + 4] = observation["current_player"] == seat
 
 
+def _flea_state_fill(state: FleaCircusState, seat: int, tensor: memoryview[float]) -> None:
+    """:func:`_flea_fill`'s features, read off the engine's state."""
+    kinds, kind_of = len(FLEA_KINDS), _FLEA_KIND
+    hands, piles, loot = state.hands, state.piles, state.loot
+    for card in hands[seat]:
+        tensor[kind_of[card]] += 1
+    tensor[kinds] = state.earth / flea_circus.LOOT_TOKENS
+    tensor[kinds + 1] = len(state.deck) / 55
+    tensor[kinds + 2] = state.turn / flea_circus.TURN_LIMIT
+    deck_empty = not state.deck
+    for place, other in enumerate(_relative(seat, state.num_players)):
+        base = kinds + 3 + place * FLEA_PER_SEAT
+        pile = piles[other]
+        for card in pile:
+            tensor[base + kind_of[card]] += 1
+        if pile:
+            tensor[base + kinds + kind_of[pile[-1]]] = 1
+        extra = base + 2 * kinds
+        hand = hands[other]
+        tensor[extra] = 1
+        tensor[extra + 1] = loot[other] / flea_circus.LOOT_TOKENS
+        tensor[extra + 2] = len(hand)
+        tensor[extra + 3] = not hand and deck_empty  # skipping
+        tensor[extra + 4] = state.player == other
+
+
 FLEA_CODES = (*flea_circus.PLAYS, *seat_words("target", 1))
 
 
@@ -214,6 +258,7 @@ _FLOH_PHASE = {phase: index for index, phase in enumerate(FLOH_PHASES)}
 FLOH_DISPLAY = len(flohcati.COLOURS)
 _FLOH_SLOT = len(flohcati.COLOURS) + len(flohcati.VALUES)
 _FLOH_DECK = len(flohcati.full_deck("en"))
+_FLOH_VARIANTS = {variant: index for index, variant in enumerate(flohcati.ACTION_KINDS)}
 
 _floh = Layout()
 FLOH_HAND = _floh.add(len(FLOH_CARDS))
@@ -306,6 +351,86 @@ def _floh_places(observation: Observation, players: int, tensor: memoryview[floa
                 tensor[offset + FLOH_CARDS[card["code"]]] = 1
 
 
+# -- Circus Flohcati from the engine's state -------------------------------------
+#: Each circus card's colour index and value: its display slot's two one-hots.
+_FLOH_COLOUR_VALUE = {card: (_FLOH_COLOURS[colour], value)
+                      for card, (colour, value) in flohcati.CIRCUS.items()}
+
+
+def _floh_state_slot(tensor: memoryview[float], offset: int, card: str) -> None:
+    """:func:`_floh_card_slot` of a card's code."""
+    colour, value = _FLOH_COLOUR_VALUE[card]
+    tensor[offset + colour] = 1
+    tensor[offset + len(flohcati.COLOURS) + value] = 1
+
+
+def _floh_state_cards(tensor: memoryview[float], offset: int, cards: Iterable[str]) -> None:
+    """:func:`_floh_cards` of cards' codes."""
+    for card in cards:
+        index = FLOH_CARDS.get(card)
+        if index is not None:
+            tensor[offset + index] = 1
+
+
+def _floh_state_fill(state: FlohcatiState, seat: int, tensor: memoryview[float]) -> None:
+    """:func:`_floh_fill`'s features, read off the engine's state."""
+    _floh_state_cards(tensor, FLOH_HAND, state.hands[seat])
+    for slot, card in enumerate(state.display):
+        _floh_state_slot(tensor, FLOH_DISPLAY_SLOTS + slot * _FLOH_SLOT, card)
+    if state.match:
+        _floh_state_slot(tensor, FLOH_MATCH, state.match)
+    for card in state.discard:  # circus cards, and action cards by their share
+        index = FLOH_CARDS.get(card)
+        if index is not None:
+            tensor[FLOH_DISCARD + index] = 1
+        else:
+            index = FLOH_DISCARD_ACTIONS + _FLOH_ACTIONS[card]
+            tensor[index] = _FLOH_SHARE_AFTER[tensor[index]]
+    _put(tensor, FLOH_COUNTS, (
+        len(state.deck) / _FLOH_DECK, state.flips / 10, state.turn / flohcati.DECISION_LIMIT,
+        len(state.history) / flohcati.DECISION_LIMIT,
+        flohcati.GALA_BONUS[state.variant] / 10, state.opening))
+    _floh_state_decision(state, seat, tensor)
+    _floh_state_places(state, seat, tensor)
+
+
+def _floh_state_decision(state: FlohcatiState, seat: int, tensor: memoryview[float]) -> None:
+    """:func:`_floh_decision`'s features, read off the engine's state."""
+    _one_hot(tensor, FLOH_PHASE, -1 if state.end_reason else _FLOH_PHASE.get(state.phase, -1))
+    _one_hot(tensor, FLOH_ACTION_CARD, _FLOH_ACTIONS.get(state.action_card, -1))
+    _one_hot(tensor, FLOH_REQUESTED, _FLOH_COLOURS.get(state.requested_colour, -1))
+    if state.direction:
+        _one_hot(tensor, FLOH_DIRECTION, flohcati.DIRECTIONS.index(state.direction))
+    _one_hot(tensor, FLOH_VARIANT, _FLOH_VARIANTS[state.variant])
+    players = state.num_players
+    giving = state.phase == "give"
+    roles = (state.player, state.giver if giving else state.player,
+             state.giver if giving else -1, state.player if giving else -1)
+    for role, holder in enumerate(roles):
+        if holder >= 0:
+            tensor[FLOH_ROLES + role * MAX_SEATS + (holder - seat) % players] = 1
+
+
+def _floh_state_places(state: FlohcatiState, seat: int, tensor: memoryview[float]) -> None:
+    """:func:`_floh_places`'s features, read off the engine's state."""
+    known = state.known
+    players = state.num_players
+    for place, holder in enumerate(_relative(seat, players)):
+        base = FLOH_SEATS + place * FLOH_PER_SEAT
+        trios = state.trios[holder]
+        _put(tensor, base, (1, len(state.hands[holder]) / 10, len(trios) / 10))
+        if holder == seat:  # what every other seat knows of the seat's own hand
+            others = [known[other][seat] for other in _relative(seat, players)[1:]]
+            shown: Iterable[str] = others[0].intersection(*others[1:])
+        else:
+            shown = known[seat][holder]
+        _floh_state_cards(tensor, base + 3, shown)
+        offset = base + 3 + len(FLOH_CARDS)
+        for trio in trios:
+            for card in trio:
+                tensor[offset + FLOH_CARDS[card]] = 1
+
+
 FLOH_CODES = (
     *(f"take:{index}" for index in range(FLOH_DISPLAY)), "take:match", "flip", "stop",
     "done", "gala:yes", "gala:no", *seat_words("target", 1),
@@ -387,6 +512,63 @@ def _animal_places(observation: Observation, players: int, tensor: memoryview[fl
             tensor[base + 4 + ANIMAL_VALUES + int(pile[-1]["value"]) - 1] = 1
 
 
+def _animal_state_counts(tensor: memoryview[float], offset: int,
+                         cards: Iterable[animal_circus.Card]) -> None:
+    """:func:`_animal_counts` of the engine's cards."""
+    for card in cards:
+        tensor[offset + card.value - 1] += 1
+
+
+def _animal_state_fill(state: AnimalCircusState, seat: int, tensor: memoryview[float]) -> None:
+    """:func:`_animal_fill`'s features, read off the engine's state."""
+    _animal_state_counts(tensor, ANIMAL_HAND, state.hands[seat])
+    for slot, card in enumerate(state.draw_piles[seat][:state.known_top[seat]]):
+        tensor[ANIMAL_DRAW_TOP + slot * ANIMAL_VALUES + card.value - 1] = 1
+    ring = state.ring
+    _animal_state_counts(tensor, ANIMAL_RING, ring)
+    if ring:
+        tensor[ANIMAL_RING + ANIMAL_VALUES + ring[-1].value - 1] = 1
+        tensor[ANIMAL_RING + 2 * ANIMAL_VALUES + ring[0].value - 1] = 1
+        tensor[ANIMAL_RING + 3 * ANIMAL_VALUES] = len(ring) / 10
+    _animal_state_counts(tensor, ANIMAL_OUT, state.out_of_game)
+    if state.parrot and seat == state.player:  # the Parrot's cards, for the player only
+        _animal_state_counts(tensor, ANIMAL_PARROT, state.drawn)
+    bound = state.lower_than()
+    _put(tensor, ANIMAL_CONSTRAINTS, (bool(bound), bound / ANIMAL_VALUES, state.parrot,
+                                      state.no_draw))
+    _animal_state_decision(state, tensor)
+    _put(tensor, ANIMAL_COUNTS, (animal_circus.PUT_AWAY[state.num_players] / 5,
+                                 state.turn / animal_circus.TURN_LIMIT))
+    players = state.num_players
+    tensor[ANIMAL_ROLES + (state.player - seat) % players] = 1
+    if state.previous >= 0:
+        tensor[ANIMAL_ROLES + MAX_SEATS + (state.previous - seat) % players] = 1
+    _animal_state_places(state, seat, tensor)
+
+
+def _animal_state_decision(state: AnimalCircusState, tensor: memoryview[float]) -> None:
+    """The pending decision's kind, ability and whether a Chameleon copied it."""
+    pending = state.pending
+    if not state.end_reason:
+        kind = "play" if pending is None else pending.kind
+        tensor[ANIMAL_DECISION + _ANIMAL_KINDS.index(kind)] = 1
+    if pending is not None:
+        tensor[ANIMAL_DECISION + len(_ANIMAL_KINDS) + pending.ability - 1] = 1
+        tensor[ANIMAL_DECISION + len(_ANIMAL_KINDS) + ANIMAL_VALUES] = pending.copied
+
+
+def _animal_state_places(state: AnimalCircusState, seat: int, tensor: memoryview[float]) -> None:
+    """:func:`_animal_places`'s features, read off the engine's state."""
+    for place, holder in enumerate(_relative(seat, state.num_players)):
+        base = ANIMAL_SEATS + place * ANIMAL_PER_SEAT
+        pile = state.score_piles[holder]
+        _put(tensor, base, (1, len(state.hands[holder]) / 10,
+                            len(state.draw_piles[holder]) / ANIMAL_VALUES, len(pile) / 10))
+        _animal_state_counts(tensor, base + 4, pile)
+        if pile:
+            tensor[base + 4 + ANIMAL_VALUES + pile[-1].value - 1] = 1
+
+
 def animal_word(code: str, seat: int, players: int) -> str:
     """Seats made relative; an Owl's order as the ranks of its values, top first.
 
@@ -411,11 +593,13 @@ ANIMAL_CODES = (
 #: Every encoder, by game and variant.
 ENCODERS: dict[tuple[str, str], Encoder] = {
     ("flea-circus", "standard"): Encoder("flea-circus", "standard", FLEA_CODES, FLEA_SIZE,
-                                         _flea_fill),
-    **{("flohcati", variant): Encoder("flohcati", variant, FLOH_CODES, FLOH_SIZE, _floh_fill)
+                                         _flea_fill, _flea_state_fill),
+    **{("flohcati", variant): Encoder("flohcati", variant, FLOH_CODES, FLOH_SIZE, _floh_fill,
+                                      _floh_state_fill)
        for variant in flohcati.GAME.variants},
     ("animal-circus", "standard"): Encoder("animal-circus", "standard", ANIMAL_CODES,
-                                           ANIMAL_SIZE, _animal_fill, animal_word),
+                                           ANIMAL_SIZE, _animal_fill, _animal_state_fill,
+                                           animal_word),
 }
 
 

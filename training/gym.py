@@ -180,8 +180,7 @@ class CircusGymEnv(gymnasium.Env[NDArray[np.float32], np.int64]):
                 self.faults += 1
 
     def _observation(self) -> NDArray[np.float32]:
-        state = self._state()
-        return self.encoder.observe(state.observation(self.learner), self.players)
+        return self.encoder.observe_state(self._state(), self.learner)
 
     def action_masks(self) -> NDArray[np.int8]:
         """The legal action ids of the learner now (all zero once the game is over)."""

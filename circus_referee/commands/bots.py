@@ -1,9 +1,11 @@
 """``circus-referee check-bot``: a candidate bot checked against the protocol before it
-plays."""
+plays; ``circus-referee doctor``: what this machine gives a sandboxed bot, before any
+tournament."""
 
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import click
@@ -12,9 +14,12 @@ from circus_referee.common import fail, say_if_unstoppable
 from referee.checkbot import SLOW_SHARE, Coverage, check_bot
 from referee.games import GAMES
 from referee.interrupts import signals_as_stop, until_stopped
-from referee.settings import TRANSPORTS, BotSpec, TimeConfig
-from tournaments.config import ENV_NAME, ConfigError, mount_paths
+from referee.limits import hierarchy, refusal, statement
+from referee.sandbox import unavailable_reason
+from referee.settings import TRANSPORTS, BotSpec, LimitsConfig, TimeConfig
+from tournaments.config import ENV_NAME, ConfigError, load_config, mount_paths
 from tournaments.store import DEFAULT_DB, database_paths
+from tournaments.submissions import MANIFEST, entrant_spec, read_manifest
 
 
 # How long an interrupted check-bot leaves its checks to end once their bot is stopped
@@ -26,9 +31,13 @@ CHECK_WIND_DOWN_S = 30.0
 @click.option("--command", "command", default=None, help="command line that starts the bot "
               "in its sandbox ({address} is replaced by the address to listen on)")
 @click.option("--address", default=None, help="a running bot: HOST:PORT or unix:/path/to/socket")
+@click.option("--dir", "folder", default=None, type=click.Path(file_okay=False, path_type=Path),
+              help=f"a bot's folder with its {MANIFEST} (as a submission holds it): its "
+                   "command and transport, the command run in that folder")
 @click.option("--game", "only_game", default=None, help="check only this game")
 @click.option("--games", "games", type=click.IntRange(min=1), default=2, show_default=True,
-              help="games per claimed game, variant and player count")
+              help="games per claimed game, variant and player count, and at least one "
+                   "in each seat")
 @click.option("--at-once", type=click.IntRange(min=1), default=3, show_default=True,
               help="games played at the same time on one connection, once per game "
                    "(1: no concurrency check)")
@@ -46,7 +55,8 @@ CHECK_WIND_DOWN_S = 30.0
               "bot; {port} is then its loopback port)")
 @click.option("--transport", type=click.Choice(TRANSPORTS), default="grpc", show_default=True,
               help="how the command's bot talks: gRPC on {address}, or stdio (one JSON line "
-                   "per request on its stdin, one per reply on its stdout)")
+                   f"per request on its stdin, one per reply on its stdout); with --dir, its "
+                   f"{MANIFEST} says")
 @click.option("--db", "db_paths", multiple=True, type=click.Path(dir_okay=False, path_type=Path),
               help="a results database to hide from the bot, with its folder (repeatable; "
                    f"{DEFAULT_DB} is always hidden)")
@@ -56,14 +66,19 @@ CHECK_WIND_DOWN_S = 30.0
 @click.option("--env", "env", multiple=True, metavar="NAME=VALUE",
               help="a variable added to the bot's clean environment, as an entry's env: "
                    "(repeatable)")
-@click.option("--fail-on-slow", is_flag=True,
-              help=f"fail (not only warn) when the p99 decision time reaches "
-                   f"{SLOW_SHARE:.0%} of --move-ms")
-def check_bot_command(command: str | None, address: str | None, only_game: str | None,
+@click.option("--strict", is_flag=True,
+              help=f"fail (not only warn) on every warning: a p99 decision time of "
+                   f"{SLOW_SHARE:.0%} of --move-ms or more, errors in the bot's log, the "
+                   "same choice at every decision")
+@click.option("--memory-mb", type=click.IntRange(min=16), default=LimitsConfig.memory_mb,
+              show_default=True, help="the bot's memory limit, as a tournament's "
+              "limits.memory_mb: check it under the limit it will play under")
+def check_bot_command(command: str | None, address: str | None, folder: Path | None,
+                      only_game: str | None,
                       games: int, at_once: int, move_ms: int, bank_ms: int, startup_ms: int,
                       log_dir: Path | None, debug_wire: bool, no_sandbox: bool,
                       transport: str, db_paths: tuple[Path, ...], mounts: tuple[str, ...],
-                      env: tuple[str, ...], fail_on_slow: bool) -> None:
+                      env: tuple[str, ...], strict: bool, memory_mb: int) -> None:
     """Check that a bot follows the protocol: handshake, games, legal and timely replies.
 
     The bot is a candidate nobody has vetted: it sees no results database (the default
@@ -71,26 +86,30 @@ def check_bot_command(command: str | None, address: str | None, only_game: str |
     Each check's line is printed as it ends (an autograder killed at its timeout has
     printed what passed); SIGTERM and Ctrl-C stop the bot and remove the temporary folder.
     """
-    if (command is None) == (address is None):
-        fail("give exactly one of --command and --address")
+    if [command, address, folder].count(None) != 2:
+        fail("give exactly one of --command, --address and --dir")
     if only_game is not None and only_game not in GAMES:
         fail(f"unknown game {only_game!r} (games: {', '.join(sorted(GAMES))})")
-    if transport == "stdio" and (command is None or "{address}" in command
-                                 or "{port}" in command):
+    if transport == "stdio" and folder is None and (command is None or "{address}" in command
+                                                    or "{port}" in command):
         fail("--transport stdio: the bot talks on its stdin and stdout, so give a --command "
              "with no {address} or {port}")
-    spec = BotSpec(name="candidate", command=command, address=address, debug=debug_wire,
-                   transport=transport, env=environment(env), mounts=granted(mounts))
+    spec = BotSpec(name="candidate", command=command, address=address, transport=transport)
+    if folder is not None:
+        spec = entrant_spec(read_manifest(folder), not no_sandbox, TimeConfig())
+    spec = replace(spec, debug=debug_wire, env=environment(env), mounts=granted(mounts))
     time_config = TimeConfig(move_ms=move_ms, bank_ms=bank_ms, startup_ms=startup_ms)
     covered = Coverage()
     private = hidden_databases((DEFAULT_DB, *db_paths))
     verdicts: list[str] = []
     say_if_unstoppable()
+    if spec.command is not None and not no_sandbox:
+        click.echo(statement(LimitsConfig(memory_mb=memory_mb), hierarchy()))
     with signals_as_stop() as stop:
         checks = until_stopped(lambda: check_bot(
             spec, only_game, games, time_config, log_dir, sandbox=not no_sandbox,
-            at_once=at_once, private=private, covered=covered, fail_on_slow=fail_on_slow,
-            stop=stop), stop, wind_down_s=CHECK_WIND_DOWN_S)
+            at_once=at_once, private=private, covered=covered, strict=strict, stop=stop,
+            memory_mb=memory_mb), stop, wind_down_s=CHECK_WIND_DOWN_S)
         try:
             for check in checks:
                 click.echo(check.line())   # flushed: each line is out as its check ends
@@ -135,3 +154,29 @@ def hidden_databases(databases: tuple[Path, ...]) -> tuple[Path, ...]:
         except OSError:
             pass   # the folder stays unmade, and unhidden
     return tuple(path for database in databases for path in database_paths(database))
+
+
+@click.command("doctor")
+@click.argument("config_path", metavar="[BOTS_YAML]", required=False,
+                type=click.Path(path_type=Path))
+def doctor(config_path: Path | None) -> None:
+    """Say whether bots can be sandboxed here, and which of their limits hold, and how.
+
+    Starts no bot and stores nothing. With BOTS_YAML, the limits are its `limits:`.
+    Exits 1 when no sandbox can be made here, or when the config's `limits.require`
+    would refuse to run.
+    """
+    limits = load_config(config_path).limits if config_path is not None else LimitsConfig()
+    reason = unavailable_reason()
+    click.echo("sandbox: ready" if reason is None else f"sandbox: unavailable: {reason}")
+    where = hierarchy()
+    for parent in where.parents:
+        click.echo(f"cgroup v{parent.version}: {', '.join(parent.controllers)} "
+                   f"in {parent.folder}")
+    for problem in where.problems:
+        click.echo(f"not held: {problem}")
+    click.echo(statement(limits, where, why=False))
+    refused = refusal(limits, where)
+    if refused is not None:
+        click.echo(refused)
+    sys.exit(1 if reason is not None or refused is not None else 0)

@@ -62,7 +62,10 @@ def worker_lines(report: Any, ours: str) -> tuple[list[str], int]:
         head += f" (FAIL: this referee is {ours}; install the same version everywhere)"
         problems += 1
     lines = [head, "sandbox: available" if report.sandbox is None
-             else f"sandbox: unavailable ({report.sandbox})"]
+             else f"sandbox: unavailable ({report.sandbox})", report.limits]
+    if report.refused is not None:
+        lines.append(f"FAIL  {report.refused}")
+        problems += 1
     for bot, failure in report.bots.items():
         lines.append(f"PASS  {bot}" if failure is None else f"FAIL  {bot}: {failure}")
         problems += failure is not None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+from dataclasses import replace
 from itertools import combinations
 
 import pytest
@@ -12,6 +13,7 @@ from click.testing import CliRunner
 from circus_referee.main import main
 
 from ratings.collusion import ALPHA, collusion, holm, hotelling_sf
+from ratings.formatting import format_collusion
 from ratings.params import RatingConfig
 from ratings.sprt import DealGame
 from ratings.stats import chi2_sf
@@ -66,7 +68,8 @@ def false_alarms(field: dict[str, float], rounds: int, fields: int, seed: int,
     """How many of ``fields`` honest fields have a pair flagged, at each alpha (a field
     is flagged at alpha when its smallest Holm-adjusted p-value is at most alpha)."""
     rng = random.Random(seed)
-    smallest = [min(pair.adjusted for pair in check(simulated_field(field, rounds, rng)).pairs)
+    smallest = [min((pair.adjusted for pair in check(simulated_field(field, rounds, rng)).pairs
+                     if pair.adjusted is not None), default=1.0)
                 for _ in range(fields)]
     return [sum(p <= alpha for p in smallest) for alpha in alphas]
 
@@ -107,6 +110,34 @@ def test_a_long_honest_log_is_not_flagged():
 def test_pairs_with_too_few_tables_apart_are_not_tested_nor_flagged():
     result = check(simulated_field(FIELD, 1, random.Random(3), throw=("p1", "p3")))
     assert all(pair.statistic is None and not pair.flagged for pair in result.pairs)
+    assert result.untested == "none of the 10 pairs has 8 tables together and apart for " \
+                              "each of its bots"
+    assert format_collusion(result, "table").endswith(f"collusion: not tested ({result.untested})")
+    shown = json.loads(format_collusion(result, "json"))
+    assert shown["untested"] == result.untested and shown["pairs_tested"] == 0
+    assert {pair["p_value"] for pair in shown["pairs"]} == {None}
+
+
+def test_the_check_says_how_many_pairs_it_tested_and_gives_the_rest_no_p_value():
+    # A late entrant played one round: its five pairs have too few tables to be tested.
+    rng = random.Random(4)
+    late = simulated_field({**FIELD, "late": 26.0}, 1, rng)
+    games = simulated_field(FIELD, 8, rng) + [replace(game, deal=game.deal + 1000)
+                                               for game in late]
+    result = check(games)
+    assert (len(result.pairs), result.tested, result.untested) == (15, 10, None)
+    line = format_collusion(result, "table").splitlines()[-1]
+    assert line == ("collusion: no pair flagged (10 of 15 pairs tested, Holm-corrected, "
+                    "family-wise alpha 0.01; results against the same opponents, together − "
+                    "apart; 5 not tested, so no p-value (fewer than 8 tables together or "
+                    "apart for a bot, or no spread in its results))")
+    assert format_collusion(result, "table").count("not tested") == 5 + 1
+    shown = json.loads(format_collusion(result, "json"))
+    assert (shown["pairs_tested"], shown["pairs_untested"]) == (10, 5)
+    for pair in shown["pairs"]:
+        untested = "late" in (pair["a"], pair["b"])
+        assert pair["tested"] is not untested
+        assert (pair["p_value"] is None, pair["adjusted"] is None) == (untested, untested)
 
 
 def test_holm_steps_down_over_the_pairs():
@@ -162,7 +193,10 @@ def test_a_ring_of_colluders_is_flagged_in_the_leaderboard_and_the_report(tmp_pa
     flagged = [(pair["a"], pair["b"]) for pair in data["collusion"]["pairs"] if pair["flagged"]]
     assert flagged == [("ring-a", "ring-b")]
     shill = next(pair for pair in data["collusion"]["pairs"] if pair["flagged"])
-    assert shill["shift_b"] < 0 < shill["shift_a"]   # ring-b throws, ring-a (the boss) gains
+    # ring-b throws (a fall of about a quarter of a place, over seeds); what ring-a, the boss,
+    # gains is shared with the third seat and within the noise of 6 rounds (-0.05 to +0.03
+    # over seeds 1-3), so only its being above the shill's is asserted.
+    assert shill["shift_b"] < -0.1 and shill["shift_b"] < shill["shift_a"]
     assert "collusion: FLAGGED ring-a & ring-b" in cli("leaderboard", "--db", db, "--collusion")
     cli("report", "--db", db, "-o", str(tmp_path / "report.html"), "--no-replays")
     page = (tmp_path / "report.html").read_text()
@@ -172,12 +206,13 @@ def test_a_ring_of_colluders_is_flagged_in_the_leaderboard_and_the_report(tmp_pa
 @pytest.mark.slow
 def test_the_same_bots_without_a_ring_are_not_flagged_and_the_report_says_nothing(tmp_path):
     db = played(tmp_path, ("solo-a", "solo-b"))
-    assert "collusion: no pair flagged (10 pairs" in cli("leaderboard", "--db", db,
-                                                         "--collusion")
+    assert "collusion: no pair flagged (10 of 10 pairs tested" in cli("leaderboard", "--db", db,
+                                                                      "--collusion")
     plain = cli("leaderboard", "--db", db)
     assert "collusion" not in plain
     cli("report", "--db", db, "-o", str(tmp_path / "report.html"), "--no-replays")
-    assert 'id="collusion"' not in (tmp_path / "report.html").read_text()
+    page = (tmp_path / "report.html").read_text()
+    assert 'id="collusion"' not in page and "no pair flagged (10 of 10 pairs tested" in page
 
 
 def test_hotellings_tail_is_the_f_distributions_and_tends_to_the_chi_square():

@@ -22,7 +22,7 @@ from ratings.verdict import (
     certified_chain,
     deal_set,
     game_outcomes,
-    threshold,
+    judge,
     verdict,
 )
 
@@ -142,11 +142,30 @@ def test_the_evidence_is_the_mixtures_wealth_recomputed():
         pair.add(x, SHARED if number % 2 else SUBSTITUTED)
         if number == 3:
             pair.look()
-    assert pair.evidence("a") == pytest.approx(slow_evidence(xs), rel=1e-12)
-    assert pair.evidence("b") == pytest.approx(slow_evidence([-x for x in xs]), rel=1e-12)
+    assert math.exp(pair.log_evidence("a")) == pytest.approx(slow_evidence(xs), rel=1e-12)
+    assert math.exp(pair.log_evidence("b")) == pytest.approx(slow_evidence([-x for x in xs]),
+                                                             rel=1e-12)
     # The best is kept at looks only (round ends).
-    assert pair.best("a") == pytest.approx(max(1.0, slow_evidence(xs[:4])), rel=1e-12)
+    assert math.exp(pair.log_best("a")) == pytest.approx(max(1.0, slow_evidence(xs[:4])),
+                                                         rel=1e-12)
     assert (pair.shared, pair.substituted) == (4, 4)
+
+
+def test_evidence_far_beyond_a_floats_range_is_kept_exactly_in_log_space():
+    # 2,000 comparisons won outright: the boldest gambler's wealth is 1.9^2000, 10^557.
+    pair = PairEvidence("a", "b")
+    for _ in range(2000):
+        pair.add(1.0, SHARED)
+    assert pair.log_evidence("a") == pytest.approx(2000 * math.log(1.9) - math.log(5),
+                                                   rel=1e-12)
+    assert pair.log_evidence("b") == pytest.approx(2000 * math.log(1 - 0.18) - math.log(5),
+                                                   rel=1e-12)
+    # A long log of a sure order stays certified, its verdict a number people read.
+    sure = [DealSet(group, 3, {"a": 3.0, "b": 1.5, "c": 0.0}, round=group)
+            for group in range(2500)]
+    found = verdict(sure, "abc", 0.95)
+    assert found.certified and found.order == list("abc")
+    assert found.neighbours[0][2] == math.inf
 
 
 def crossing_probability(distribution: dict[float, float], steps: int, bound: float) -> float:
@@ -157,7 +176,7 @@ def crossing_probability(distribution: dict[float, float], steps: int, bound: fl
         pair = PairEvidence("a", "b")
         for x in sequence:
             pair.add(x, SHARED)
-            if pair.evidence("a") >= bound:
+            if pair.log_evidence("a") >= math.log(bound):
                 total += math.prod(distribution[v] for v in sequence)
                 break
     return total
@@ -185,69 +204,77 @@ def evidence(certified: list[tuple[str, str]], names: str):
     pairs = {}
     for a, b in itertools.combinations(sorted(names), 2):
         pair = pairs[a, b] = PairEvidence(a, b)
-        pair.best_a = 1e9 if (a, b) in certified else 1.0
-        pair.best_b = 1e9 if (b, a) in certified else 1.0
+        pair.best_a = 20.0 if (a, b) in certified else 0.0
+        pair.best_b = 20.0 if (b, a) in certified else 0.0
     return pairs
 
 
 def test_pair_by_pair_an_order_needs_each_bot_certified_above_the_next():
     chain = [("a", "b"), ("b", "c"), ("c", "d")]
-    assert certified_chain("abcd", evidence(chain, "abcd"), 100) == list("abcd")
-    assert certified_chain("abcd", evidence(chain[:2], "abcd"), 100) is None
+    assert certified_chain("abcd", evidence(chain, "abcd"), 5) == list("abcd")
+    assert certified_chain("abcd", evidence(chain[:2], "abcd"), 5) is None
     # Far pairs certified instead of neighbours do not make an order.
     assert certified_chain("abcd", evidence([("a", "c"), ("a", "d"), ("b", "d"), ("a", "b"),
-                                             ("c", "d")], "abcd"), 100) is None
+                                             ("c", "d")], "abcd"), 5) is None
     # A cycle (a wrong certificate somewhere) certifies nothing.
     assert certified_chain("abc", evidence([("a", "b"), ("b", "c"), ("c", "a")], "abc"),
-                           100) is None
+                           5) is None
 
 
-def test_the_bound_is_the_neighbours_or_every_pair_over_the_error_allowed():
-    assert threshold(4, 0.95) == pytest.approx(60)
-    assert threshold(2, 0.9) == pytest.approx(10)
-    assert threshold(8, 0.95) == pytest.approx(28 * 20)
+def test_the_bound_splits_the_error_between_both_one_sided_nulls_of_a_pair(monkeypatch):
+    # Order by order: 2 / (1 - c), whatever the field; pair by pair: n(n - 1) / (1 - c).
+    assert math.exp(Comparisons("abcd", 0.95).log_bound) == pytest.approx(40)
+    assert math.exp(Comparisons("ab", 0.9).log_bound) == pytest.approx(20)
+    assert math.exp(Comparisons("abcdefgh", 0.95).log_bound) == pytest.approx(56 * 20)
+    monkeypatch.setattr("ratings.verdict.MAX_ORDERS", 1)
+    assert math.exp(Comparisons("ab", 0.9).log_bound) == pytest.approx(20)
 
 
 def set_evidence(comparisons: Comparisons, evidence_of: dict[tuple[str, str], float]) -> None:
     for (upper, lower), value in evidence_of.items():
         pair = comparisons._pair(min(upper, lower), max(upper, lower))
         if upper < lower:
-            pair.wealth_a = value
+            pair.log_a = math.log(value)
         else:
-            pair.wealth_b = value
+            pair.log_b = math.log(value)
+
+
+def capital(comparisons: Comparisons, order: str) -> float:
+    """The log capital against an open order."""
+    return dict(zip(comparisons.open, comparisons.capital.tolist()))[tuple(order)]
 
 
 def orders_left(evidence_of: dict[tuple[str, str], float], names: str) -> list[str]:
     """The orders left after one round that ends with this evidence."""
     comparisons = Comparisons(names, 0.95)
-    start = {order: comparisons.against(order) for order in comparisons.open}
+    start = comparisons.log_matrix()
     set_evidence(comparisons, evidence_of)
-    comparisons.look(start)
+    comparisons.look(start, names)
     return ["".join(order) for order in comparisons.open]
 
 
 def test_after_one_round_an_order_is_ruled_out_by_the_mean_evidence_against_its_neighbours():
     # Against acb (b and c swapped) count "c above a" (1: no evidence either way) and
-    # "b above c": their mean must reach 20.
-    strong = {("a", "b"): 1e6, ("a", "c"): 1e6, ("b", "c"): 39.0}
+    # "b above c": their mean must reach 2 / (1 - 0.95) = 40.
+    strong = {("a", "b"): 1e6, ("a", "c"): 1e6, ("b", "c"): 79.0}
     assert orders_left(strong, "abc") == ["abc"]
-    assert orders_left({**strong, ("b", "c"): 38.0}, "abc") == ["abc", "acb"]
+    assert orders_left({**strong, ("b", "c"): 78.0}, "abc") == ["abc", "acb"]
 
 
 def test_the_capital_moves_to_the_neighbour_most_against_the_order():
     # Round 1: "b above c" at 10, "c above a" at 1: acb's capital is their mean, 5.5.
     # Round 2: shares 10^4 : 1 fixed at its start; b/c's evidence doubles, c/a's halves.
     comparisons = Comparisons("abc", 0.95)
-    first = {order: comparisons.against(order) for order in comparisons.open}
+    first = comparisons.log_matrix()
     set_evidence(comparisons, {("b", "c"): 10.0, ("a", "b"): 1e6, ("a", "c"): 1e6})
-    comparisons.look(first)
-    assert comparisons.capital[("a", "c", "b")] == pytest.approx(5.5)
-    second = {order: comparisons.against(order) for order in comparisons.open}
+    comparisons.look(first, "abc")
+    assert math.exp(capital(comparisons, "acb")) == pytest.approx(5.5)
+    second = comparisons.log_matrix()
     set_evidence(comparisons, {("b", "c"): 20.0, ("c", "a"): 0.5, ("a", "b"): 1e6,
                                ("a", "c"): 1e6})
-    comparisons.look(second)
+    comparisons.look(second, "abc")
     share = 10.0 ** 4 / (10.0 ** 4 + 1.0)
-    assert comparisons.capital[("a", "c", "b")] == pytest.approx(
+    assert math.exp(capital(comparisons, "acb")) == pytest.approx(
         5.5 * (share * 2.0 + (1 - share) * 0.5))
 
 
@@ -259,7 +286,45 @@ def test_a_verdict_names_what_it_rests_on_or_what_holds_it_back():
     assert done.line() == "a > b > c on 40 deal set(s) at 0.95, anytime-valid"
     early = verdict(sets[:3], ["a", "b", "c"], 0.95)
     assert not early.certified and early.order == ["a", "b", "c"]
-    assert "with evidence" in early.line() and "needs 40" in early.line()
+    assert early.line().startswith("a > c > b is not ruled out: the evidence against it is "
+                                   "1.42 of the 40 that rules an order out (6 orders still "
+                                   "possible; 3 deal set(s) at 0.95")
+
+
+def test_an_unsettled_verdict_shows_what_must_still_grow_not_a_need_already_passed():
+    # Round 1: "c above a" falls to 0.01, so the capital against bac halves; round 2 puts
+    # it on "a above b", which grows to 41, past the 40 the first round's even shares
+    # would have needed: bac still stands, at half of that.
+    comparisons = Comparisons("abc", 0.95)
+    settled = {("c", "a"): 0.01, ("a", "c"): 1e6, ("b", "c"): 1e6}
+    for evidence_of in (settled, {**settled, ("a", "b"): 41.0}):
+        start = comparisons.log_matrix()
+        set_evidence(comparisons, evidence_of)
+        comparisons.deal_sets += 1
+        comparisons.look(start, "abc")
+    found = judge(comparisons)
+    assert comparisons.open == [("a", "b", "c"), ("b", "a", "c")] and not found.certified
+    assert found.neighbours[0][:3] == ("a", "b", pytest.approx(41.0))
+    rival, capital = found.rival
+    assert rival == ["b", "a", "c"] and capital == pytest.approx(20.7, rel=0.01)
+    assert found.line().startswith("b > a > c is not ruled out: the evidence against it is "
+                                   "20.7 of the 40 that rules an order out")
+    # Pair by pair the need is a bound: a pair is certified when its best reaches it.
+    pairwise = verdict([DealSet(0, 2, {"a": 1.0, "b": 1.0})], "abcdefgh", 0.95)
+    assert "needs 1120" in pairwise.line()
+    assert verdict([], "abc", 0.95).line().startswith("no deal set compares the bots yet")
+
+
+def test_when_every_order_is_ruled_out_the_verdict_says_so():
+    comparisons = Comparisons("ab", 0.95)
+    start = comparisons.log_matrix()
+    set_evidence(comparisons, {("a", "b"): 1e6, ("b", "a"): 1e6})
+    comparisons.deal_sets = 1
+    comparisons.look(start, "ab")
+    found = judge(comparisons)
+    assert comparisons.open == [] and not found.certified
+    assert found.line().startswith("every order is ruled out, as happens to bots of exactly "
+                                   "equal strength (1 deal set(s)")
 
 
 def test_the_bootstrap_draws_whole_deal_sets_in_play_order():
@@ -314,6 +379,25 @@ def test_a_verdict_carried_on_round_by_round_is_the_verdict_of_the_whole_log():
     # Other bots judged: the comparisons are made again from every deal set.
     assert judge.verdict(ISSUE_FIELD.names[:3], 0.8) == \
         verdict(sets.complete(), ISSUE_FIELD.names[:3], 0.8)
+
+
+def test_a_judge_keeps_one_set_of_comparisons_of_the_field_whichever_bots_it_judges():
+    from bench.verdict import ISSUE_FIELD, simulated_round
+    import random
+
+    from ratings.verdict import Judge
+    rng, judge, field = random.Random(5), Judge(), ISSUE_FIELD.names
+    kept = None
+    for number, present in enumerate([field, field[:3], field[1:], field]):
+        for outcome in simulated_round(ISSUE_FIELD, number, rng):
+            judge.add_outcome(outcome)
+        found = judge.verdict(present, 0.8, field)
+        kept = kept or judge.comparisons
+        assert judge.comparisons is kept and len(found.neighbours) == len(present) - 1
+        # Each verdict reads the bots present from the field's orders not ruled out.
+        assert found.open_orders == len({tuple(bot for bot in order if bot in present)
+                                         for order in kept.open})
+    assert kept.deal_sets == 4 * 4
 
 
 def test_a_board_judges_the_log_its_bootstrap_read_and_says_when_it_read_none():

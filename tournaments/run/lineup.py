@@ -9,6 +9,7 @@ from concurrent import futures
 
 from circus_outcomes import FaultClass, Policy
 from referee.clients import BotClient
+from referee.limits import hierarchy, refusal, statement
 from referee.match import MatchResult
 from referee.participants import BotStartError, Participant
 from referee.sandbox import SandboxUnavailable, ensure_available
@@ -47,6 +48,7 @@ class Lineup(RunState):
                 ensure_available()
             except SandboxUnavailable as error:
                 raise TournamentError(str(error)) from None
+            self._tell_limits()
         errors: dict[str, str] = {}
         for participant, failure in self._started(specs):
             if failure is None:
@@ -57,6 +59,16 @@ class Lineup(RunState):
             else:
                 errors[participant.name] = failure
         return errors
+
+    def _tell_limits(self) -> None:
+        """Say which of a sandboxed bot's limits hold here, or refuse with
+        ``limits.require`` when one cannot."""
+        where = hierarchy()
+        refused = refusal(self.config.limits, where)
+        if refused is not None:
+            raise TournamentError(refused)
+        if not self.quiet:
+            print(statement(self.config.limits, where), file=self.out, flush=True)
 
     def _start_remote(self, address: str, specs: list[BotSpec], epoch: int) -> dict[str, str]:
         """Connect to the cluster at ``address`` and start the first epoch's bots on every worker, so a
@@ -168,9 +180,10 @@ class Lineup(RunState):
         it ended."""
         return self.participants[name].settle(client)
 
-    def _probe(self, name: str) -> bool:
-        """After a timeout: whether the bot still answers (a hung one is stopped)."""
-        return self.participants[name].probe(probe_timeout(self.config, name))
+    def _probe(self, name: str, seat: tuple[str, int]) -> bool:
+        """After a timeout at ``seat`` (game id, seat): whether the bot still answers (a
+        hung one is stopped)."""
+        return self.participants[name].probe(probe_timeout(self.config, name), seat)
 
     def _count_faults(self, result: MatchResult) -> None:
         """Suspend a bot once ``suspend_after`` of its games in a row had a fault.

@@ -26,8 +26,9 @@ class Verdicts(RunState):
         rule = self.config.stop
         if rule is None:
             return None
-        names = [bot.name for bot in self.config.bots if bot.name not in self.absent]
-        found = live.judge.verdict(names, rule.confidence)
+        field = [bot.name for bot in self.config.bots]
+        names = [bot for bot in field if bot not in self.absent]
+        found = live.judge.verdict(names, rule.confidence, field)
         if stop_reason(found, live.games, rule.min_games_per_bot) is not None:
             return None
         left = self.total - games_through(self.config, self.segment, block)

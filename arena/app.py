@@ -1,0 +1,378 @@
+"""The arena's web routes (Starlette): thin, each a call to :mod:`arena.views` or
+:class:`arena.service.Arena` and a page, a redirect or JSON.
+
+Pages sign in with a cookie holding the entrant's token and carry a CSRF token in
+every form; the API (``/api/...``, for ``circus-referee submit`` and curl) takes the
+token in an ``Authorization: Bearer`` header only, so no other site's page can use a
+browser's cookie on it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import inspect
+from typing import Any, AsyncIterator, Awaitable, Callable
+
+import jinja2
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import MutableHeaders, UploadFile
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import (
+    HTMLResponse,
+    JSONResponse,
+    PlainTextResponse,
+    RedirectResponse,
+    Response,
+    StreamingResponse,
+)
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+from starlette.templating import Jinja2Templates
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from arena import views
+from arena.security import (
+    CSRF_COOKIE,
+    CSRF_FIELD,
+    SESSION_COOKIE,
+    RateLimit,
+    csrf_ok,
+    csrf_token,
+    new_nonce,
+)
+from arena.service import HOUR_S, Arena
+from arena.store import Entrant
+from arena.uploads import LimitReached, UploadRefused
+from tournaments.config import ConfigError
+
+#: What every response says to the browser: no framing (clickjacking), no guessing of types,
+#: no referrer beyond the service; the arena's own pages load nothing from elsewhere and
+#: run no inline script (a replay page carries its own inline script and style).
+HEADERS = {"X-Frame-Options": "DENY", "X-Content-Type-Options": "nosniff",
+           "Referrer-Policy": "same-origin"}
+PAGE_POLICY = "default-src 'self'; frame-ancestors 'none'; form-action 'self'"
+#: What the entrant's page says once, after an upload.
+MESSAGE_COOKIE = "arena_message"
+#: Sign-in attempts per address in the window of the uploads' limit.
+SIGNINS_PER_HOUR = 60
+#: What a form's upload may add to the archive's own size (its fields and boundaries).
+FORM_OVERHEAD = 64 * 1024
+Handler = Callable[[Request], Awaitable[Response]]
+OwnHandler = Callable[[Request, Entrant], Any]
+#: What the organiser may do to a version, and to the ladder.
+ACTIONS = {"disqualify": True, "reinstate": False}
+LADDER_ACTIONS = {"pause": True, "resume": False}
+
+
+def make_app(arena: Arena) -> Starlette:
+    """The arena's ASGI app; the gate queue and the ladder run while it serves."""
+    templates = Jinja2Templates(env=jinja2.Environment(
+        loader=jinja2.PackageLoader("pages", "templates"), autoescape=True))
+    signins = RateLimit(SIGNINS_PER_HOUR, HOUR_S)
+
+    def page(request: Request, name: str, context: dict[str, Any], status: int = 200,
+             headers: dict[str, str] | None = None) -> Response:
+        """A page, its forms' CSRF token made for this browser's cookie (set if new)."""
+        nonce = request.cookies.get(CSRF_COOKIE) or new_nonce()
+        viewer = signed_in(request)
+        response = templates.TemplateResponse(
+            request, f"arena/{name}", {**context, "viewer": viewer, "arena": arena.config,
+                                       "csrf": csrf_token(arena.csrf_secret, nonce)},
+            status_code=status,
+            headers={"Content-Security-Policy": PAGE_POLICY, **(headers or {})})
+        if CSRF_COOKIE not in request.cookies:
+            _cookie(request, response, CSRF_COOKIE, nonce)
+        return response
+
+    def signed_in(request: Request) -> Entrant | None:
+        return arena.holders.holder(request.cookies.get(SESSION_COOKIE))
+
+    def bearer(request: Request) -> Entrant | None:
+        scheme, _, token = request.headers.get("authorization", "").partition(" ")
+        return arena.holders.holder(token.strip()) if scheme.lower() == "bearer" else None
+
+    async def form(request: Request) -> dict[str, Any] | None:
+        """The form's fields if its CSRF token holds, else None; a form longer than an
+        upload's limit is refused before it is read (HTTP 413)."""
+        if _too_long(request, arena.config.limits.upload_bytes + FORM_OVERHEAD):
+            raise HTTPException(413, "the form is too long, or does not say its length")
+        fields = await request.form(max_files=1, max_fields=10)
+        given = fields.get(CSRF_FIELD)
+        if not csrf_ok(arena.csrf_secret, request.cookies.get(CSRF_COOKIE),
+                       given if isinstance(given, str) else None):
+            return None
+        return dict(fields)
+
+    def not_found(request: Request) -> Response:
+        return page(request, "missing.html", {}, status=404)
+
+    # -- public ------------------------------------------------------------------
+
+    def board(request: Request) -> Response:
+        return page(request, "board.html", views.board(arena))
+
+    def board_part(request: Request) -> Response:
+        return page(request, "board-part.html", views.board(arena))
+
+    def bot(request: Request) -> Response:
+        found = views.bot_page(arena, request.path_params["version"])
+        return page(request, "bot.html", found) if found else not_found(request)
+
+    def replay(request: Request) -> Response:
+        found = views.public_replay(arena, request.path_params["game"])
+        return HTMLResponse(found) if found is not None else not_found(request)
+
+    def events(request: Request) -> Response:
+        return StreamingResponse(arena.events.stream(), media_type="text/event-stream",
+                                 headers={"Cache-Control": "no-store"})
+
+    def signin_page(request: Request) -> Response:
+        return page(request, "signin.html", {"problem": ""})
+
+    async def signin(request: Request) -> Response:
+        address = request.client.host if request.client else ""
+        if not signins.allow(address):
+            return page(request, "signin.html", {"problem": "too many attempts: try later"}, 429)
+        fields = await form(request)
+        if fields is None:
+            return page(request, "signin.html", {"problem": "the form expired: try again"}, 403)
+        holder = await run_in_threadpool(arena.holders.holder, str(fields.get("token", "")))
+        if holder is None:
+            return page(request, "signin.html", {"problem": "unknown token"}, 403)
+        response = RedirectResponse("/organiser" if holder.role == "organiser" else "/me",
+                                    status_code=303)
+        _cookie(request, response, SESSION_COOKIE, str(fields["token"]))
+        return response
+
+    async def signout(request: Request) -> Response:
+        if await form(request) is None:
+            return Response("the form expired", 403)
+        response = RedirectResponse("/", status_code=303)
+        response.delete_cookie(SESSION_COOKIE)
+        return response
+
+    # -- an entrant's own ---------------------------------------------------------
+
+    def own(handler: OwnHandler) -> Handler:
+        """A page of the signed-in entrant's; others go to the sign-in page."""
+        async def route(request: Request) -> Response:
+            entrant = await run_in_threadpool(signed_in, request)
+            if entrant is None:
+                return RedirectResponse("/signin", status_code=303)
+            return await _call(handler, request, entrant)
+        return route
+
+    def me(request: Request, entrant: Entrant) -> Response:
+        response = page(request, "me.html", {"versions": views.my_versions(arena, entrant),
+                                             "games": views.my_games(arena, entrant),
+                                             "message": request.cookies.get(MESSAGE_COOKIE)})
+        response.delete_cookie(MESSAGE_COOKIE)
+        return response
+
+    def me_part(request: Request, entrant: Entrant) -> Response:
+        return page(request, "versions-part.html",
+                    {"versions": views.my_versions(arena, entrant)})
+
+    def version(request: Request, entrant: Entrant) -> Response:
+        found = views.version_page(arena, entrant, request.path_params["version"])
+        return page(request, "version.html", found) if found else not_found(request)
+
+    def my_replay(request: Request, entrant: Entrant) -> Response:
+        found = views.own_replay(arena, entrant, request.path_params["game"])
+        return HTMLResponse(found) if found is not None else not_found(request)
+
+    def my_log(request: Request, entrant: Entrant) -> Response:
+        found = views.own_game_log(arena, entrant, request.path_params["game"])
+        return PlainTextResponse(found) if found is not None else not_found(request)
+
+    async def upload(request: Request, entrant: Entrant) -> Response:
+        if _too_long(request, arena.config.limits.upload_bytes + FORM_OVERHEAD):
+            return _back(f"the upload is over {arena.config.limits.upload_bytes} bytes")
+        fields = await form(request)
+        if fields is None:
+            return Response("the form expired: reload the page", 403)
+        archive = fields.get("archive")
+        if not isinstance(archive, UploadFile):
+            return _back("choose a .zip or .tar.gz of your bot's folder")
+        data = await archive.read()
+        try:
+            accepted = await run_in_threadpool(arena.submit, entrant, data)
+        except UploadRefused as error:
+            return _back(f"not stored: {error}")
+        return _back(f"stored as {accepted.version.id}" if accepted.new else
+                     f"the same code as {accepted.version.id}: nothing new stored")
+
+    # -- the API --------------------------------------------------------------------
+
+    async def api_submit(request: Request) -> Response:
+        entrant = await run_in_threadpool(bearer, request)
+        if entrant is None:
+            return JSONResponse({"error": "unknown token"}, 401)
+        if _too_long(request, arena.config.limits.upload_bytes):
+            return JSONResponse({"error": f"the archive is over "
+                                 f"{arena.config.limits.upload_bytes} bytes"}, 413)
+        data = await request.body()
+        try:
+            accepted = await run_in_threadpool(arena.submit, entrant, data)
+        except LimitReached as error:
+            return JSONResponse({"error": str(error)}, 429)
+        except UploadRefused as error:
+            return JSONResponse({"error": str(error)}, 400)
+        found = accepted.version
+        return JSONResponse({"version": found.id, "new": accepted.new, "state": found.state,
+                             "page": str(request.url_for("version", version=found.id))},
+                            201 if accepted.new else 200)
+
+    async def api_versions(request: Request) -> Response:
+        entrant = await run_in_threadpool(bearer, request)
+        if entrant is None:
+            return JSONResponse({"error": "unknown token"}, 401)
+        return JSONResponse([{"version": row["version"].id, "state": row["version"].state,
+                              "reason": row["gate"].reason if row["gate"] else ""}
+                             for row in views.my_versions(arena, entrant)])
+
+    # -- the organiser's -----------------------------------------------------------
+
+    def organiser_only(handler: OwnHandler) -> Handler:
+        """A page of the organiser's; to an entrant, as if there were none."""
+        async def checked(request: Request, entrant: Entrant) -> Response:
+            if entrant.role != "organiser":
+                return not_found(request)
+            return await _call(handler, request, entrant)
+        return own(checked)
+
+    def organiser(request: Request, entrant: Entrant) -> Response:
+        return page(request, "organiser.html", views.organiser_page(arena))
+
+    def grades(request: Request, entrant: Entrant) -> Response:
+        sheet = arena.ladder.grades_csv()
+        if sheet is None:
+            return not_found(request)
+        name = f"{arena.config.ladder_prefix}grades.csv"
+        return Response(sheet, media_type="text/csv",
+                        headers={"Content-Disposition": f'attachment; filename="{name}"'})
+
+    def likeness(request: Request, entrant: Entrant) -> Response:
+        found = views.likeness_page(arena, request.path_params["version"],
+                                    request.path_params["other"])
+        return page(request, "likeness.html", found) if found else not_found(request)
+
+    async def disqualify(request: Request, entrant: Entrant) -> Response:
+        if await form(request) is None:
+            return Response("the form expired: reload the page", 403)
+        found = arena.store.version(request.path_params["version"])
+        action = request.path_params["action"]
+        if found is None or action not in ACTIONS:
+            return not_found(request)
+        arena.store.disqualify(found.id, ACTIONS[action])
+        arena.events.publish("board")
+        return RedirectResponse("/organiser", status_code=303)
+
+    async def add_entrant(request: Request, entrant: Entrant) -> Response:
+        """A new entrant's token, shown on this page once (kept only hashed)."""
+        fields = await form(request)
+        if fields is None:
+            return Response("the form expired: reload the page", 403)
+        name = str(fields.get("name", "")).strip()
+        try:
+            token = await run_in_threadpool(arena.store.add_entrant, name)
+        except ConfigError as error:
+            return page(request, "organiser.html",
+                        {**views.organiser_page(arena), "problem": str(error)}, 400)
+        return page(request, "organiser.html", {**views.organiser_page(arena),
+                                                "added": name, "token": token},
+                    headers={"Cache-Control": "no-store"})
+
+    async def ladder_action(request: Request, entrant: Entrant) -> Response:
+        if await form(request) is None:
+            return Response("the form expired: reload the page", 403)
+        action = request.path_params["action"]
+        if action not in LADDER_ACTIONS:
+            return not_found(request)
+        await run_in_threadpool(arena.ladder.pause, LADDER_ACTIONS[action])
+        return RedirectResponse("/organiser", status_code=303)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        arena.start()
+        try:
+            yield
+        finally:
+            await run_in_threadpool(arena.stop)
+
+    app = Starlette(routes=[
+        Route("/", board, name="board"),
+        Route("/board", board_part),
+        Route("/bots/{version}", bot, name="bot"),
+        Route("/games/{game:int}", replay, name="replay"),
+        Route("/events", events),
+        Route("/signin", signin_page),
+        Route("/signin", signin, methods=["POST"]),
+        Route("/signout", signout, methods=["POST"]),
+        Route("/me", own(me), name="me"),
+        Route("/me/versions", own(me_part)),
+        Route("/me/versions/{version}", own(version), name="version"),
+        Route("/me/games/{game:int}", own(my_replay), name="my_replay"),
+        Route("/me/games/{game:int}/log", own(my_log)),
+        Route("/me/upload", own(upload), methods=["POST"]),
+        Route("/api/versions", api_submit, methods=["POST"]),
+        Route("/api/versions", api_versions),
+        Route("/organiser", organiser_only(organiser), name="organiser"),
+        Route("/organiser/versions/{version}/{action}", organiser_only(disqualify),
+              methods=["POST"]),
+        Route("/organiser/ladder/{action}", organiser_only(ladder_action), methods=["POST"]),
+        Route("/organiser/alike/{version}/{other}", organiser_only(likeness)),
+        Route("/organiser/grades.csv", organiser_only(grades)),
+        Route("/organiser/entrants", organiser_only(add_entrant), methods=["POST"]),
+        Mount("/static", StaticFiles(packages=[("pages", "static")]), name="static"),
+    ], lifespan=lifespan)
+    app.add_middleware(SecurityHeaders)
+    return app
+
+
+class SecurityHeaders:
+    """:data:`HEADERS` on every response."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        async def with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = MutableHeaders(scope=message)
+                for name, value in HEADERS.items():
+                    headers.setdefault(name, value)
+            await send(message)
+        await self.app(scope, receive, with_headers)
+
+
+def _cookie(request: Request, response: Response, name: str, value: str) -> None:
+    response.set_cookie(name, value, httponly=True, samesite="strict",
+                        secure=request.url.scheme == "https")
+
+
+def _too_long(request: Request, limit: int) -> bool:
+    """Whether the request says it is longer than ``limit`` (or says nothing: an upload
+    must say its length, which the server holds it to)."""
+    length = request.headers.get("content-length", "")
+    return not length.isdigit() or int(length) > limit
+
+
+async def _call(handler: OwnHandler, request: Request, entrant: Entrant) -> Response:
+    """A handler's response: awaited if it is a coroutine, else run off the event loop
+    (it reads the store)."""
+    if inspect.iscoroutinefunction(handler):
+        response: Response = await handler(request, entrant)
+    else:
+        response = await run_in_threadpool(handler, request, entrant)
+    return response
+
+
+def _back(message: str) -> Response:
+    """Back to the entrant's page, which says ``message`` once (kept in a cookie of the
+    service's: no link can make the page say anything)."""
+    response = RedirectResponse("/me", status_code=303)
+    response.set_cookie(MESSAGE_COOKIE, message, httponly=True, samesite="strict")
+    return response

@@ -1,0 +1,57 @@
+"""Server-sent events: the service's threads say what changed, open pages hear it.
+
+An event is only a name (``board``: a game or a gate changed the public board;
+``versions``: a gate ended), never data: each page fetches its own part again with its
+own credentials, so a public stream carries nothing private.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from typing import AsyncIterator
+
+#: A comment line this often keeps proxies from closing a quiet stream.
+KEEPALIVE_S = 15.0
+
+
+class Events:
+    """The open streams, fed from any thread."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.streams: set[tuple[asyncio.AbstractEventLoop, asyncio.Queue[str]]] = set()
+
+    def publish(self, *names: str) -> None:
+        """Tell every open stream; safe to call from any thread."""
+        with self.lock:
+            streams = list(self.streams)
+        for loop, queue in streams:
+            for name in names:
+                try:
+                    loop.call_soon_threadsafe(queue.put_nowait, name)
+                except RuntimeError:   # its loop closed as the service stopped
+                    pass
+
+    async def stream(self) -> AsyncIterator[str]:
+        """One page's stream, in the text/event-stream format, until it closes."""
+        queue: asyncio.Queue[str] = asyncio.Queue()
+        key = (asyncio.get_running_loop(), queue)
+        with self.lock:
+            self.streams.add(key)
+        try:
+            yield ": connected\n\n"
+            while True:
+                try:
+                    name = await asyncio.wait_for(queue.get(), KEEPALIVE_S)
+                except asyncio.TimeoutError:
+                    yield ": keepalive\n\n"
+                    continue
+                yield f"event: {name}\ndata: {name}\n\n"
+        finally:
+            with self.lock:
+                self.streams.discard(key)
+
+    def listeners(self) -> int:
+        with self.lock:
+            return len(self.streams)

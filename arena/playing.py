@@ -1,0 +1,173 @@
+"""The ladder's background thread: the versions that passed their gate, handed to the
+ladder (:mod:`arena.ladder`) to play, again and again, while the service runs.
+
+The ladder is reached through :class:`LadderLike`, the part of its contract the service
+uses: made from the database's path and the arena config's ``ladder:`` mapping, it plays
+the next match of the entries it is given (each entrant's newest version that passed its
+gate and is not disqualified), or says there is none to play now; it says its standings,
+its status and its grade sheet, and is paused and resumed (a flag in the store, which
+every ladder on it reads). Each thread that uses a ladder makes its own
+(:class:`LadderHook`).
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Protocol, Sequence
+
+from arena.background import Background
+from arena.store import ArenaStore
+
+LOG = logging.getLogger(__name__)
+#: How long the thread waits for a change when the ladder has nothing to play, or after
+#: a match that failed.
+IDLE_S = 5.0
+
+
+class LadderLike(Protocol):
+    def play_next(self, entries: Sequence[Any]) -> Any | None:
+        """Play the next match and return it, or None if none may be played now."""
+
+    def standings(self) -> Sequence[Any]: ...
+
+    def status(self) -> Any:
+        """Whether it is paused, frozen, past its deadline; its games in the last hour."""
+
+    def grades_csv(self) -> str:
+        """The promotion tests as a grade sheet: a row per version and league."""
+
+    def pause(self) -> None: ...
+
+    def resume(self) -> None: ...
+
+    def close(self) -> None: ...
+
+
+@dataclass(frozen=True)
+class LadderHook:
+    """How the service reaches a ladder: a new one for each thread that uses it, and its
+    entry of a version (its id, its entrant, its bots.yaml entry)."""
+
+    make: Callable[[], LadderLike]
+    entry: Callable[[str, str, dict[str, Any]], Any]
+
+
+def load_ladder(db: Path, settings: dict[str, Any]) -> LadderHook | None:
+    """The ladder of :mod:`arena.ladder`, or None where this install has none."""
+    try:
+        module = importlib.import_module("arena.ladder")
+    except ModuleNotFoundError as error:
+        if error.name != "arena.ladder":
+            raise
+        return None
+    return LadderHook(lambda: module.Ladder(db, settings), module.LadderEntry)
+
+
+class LadderThread(Background):
+    """Plays while the service runs, on a ladder of its own; ``changed`` is called after
+    each match, ``wake`` set when the entries may have changed."""
+
+    def __init__(self, hook: LadderHook, store: ArenaStore,
+                 changed: Callable[[], None]) -> None:
+        self.hook = hook
+        self.store = store
+        self.changed = changed
+        # The last match's failure, for the organiser; None once one is played.
+        self.failure: str | None = None
+        super().__init__("arena-ladder")
+
+    def entries(self) -> list[Any]:
+        return [self.hook.entry(version.id, version.entrant, version.entry)
+                for version in self.store.active()]
+
+    def _run(self) -> None:
+        ladder = self.hook.make()
+        try:
+            while not self.stopping.is_set():
+                if self._played(ladder):
+                    self.changed()
+                else:
+                    self.wake.wait(IDLE_S)
+                    self.wake.clear()
+        finally:
+            ladder.close()
+
+    def _played(self, ladder: LadderLike) -> bool:
+        """Whether the ladder played a match; a match that fails is the organiser's to
+        read, and the thread tries again after a pause rather than stop the ladder."""
+        try:
+            played = ladder.play_next(self.entries()) is not None
+        except Exception as error:   # noqa: BLE001 - the service outlives a failed match
+            LOG.exception("the ladder's match failed")
+            self.failure = f"{type(error).__name__}: {error}"
+            return False
+        self.failure = None if played else self.failure
+        return played
+
+
+class ServedLadder:
+    """The ladder as the service reaches it, or its absence: the playing thread and
+    the pages' own ladder, read one request at a time."""
+
+    def __init__(self, hook: LadderHook | None, store: ArenaStore,
+                 changed: Callable[[], None]) -> None:
+        self.pages = hook.make() if hook is not None else None
+        self.lock = threading.Lock()
+        self.thread = LadderThread(hook, store, changed) if hook is not None else None
+
+    @property
+    def running(self) -> bool:
+        return self.pages is not None
+
+    @property
+    def failure(self) -> str | None:
+        """Why its last match failed, if it did."""
+        return self.thread.failure if self.thread is not None else None
+
+    def start(self) -> None:
+        if self.thread is not None:
+            self.thread.start()
+
+    def wake(self) -> None:
+        """Tell the playing thread the entries may have changed."""
+        if self.thread is not None:
+            self.thread.wake.set()
+
+    def stop(self) -> None:
+        if self.thread is not None:
+            self.thread.stop()
+        if self.pages is not None:
+            self.pages.close()
+
+    def standings(self) -> list[Any]:
+        if self.pages is None:
+            return []
+        with self.lock:
+            return list(self.pages.standings())
+
+    def grades_csv(self) -> str | None:
+        if self.pages is None:
+            return None
+        with self.lock:
+            return self.pages.grades_csv()
+
+    def status(self) -> Any | None:
+        if self.pages is None:
+            return None
+        with self.lock:
+            return self.pages.status()
+
+    def pause(self, paused: bool) -> None:
+        """Pause the ladder (its match in play ends first) or resume it."""
+        if self.pages is None:
+            return
+        with self.lock:
+            if paused:
+                self.pages.pause()
+            else:
+                self.pages.resume()
+        self.wake()

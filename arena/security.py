@@ -1,0 +1,84 @@
+"""What keeps one entrant out of another's pages and the service upright: the forms'
+CSRF tokens, per-token rate limits, and the tokens already checked.
+
+A form's CSRF token is an HMAC of a random cookie of the browser's under the service's
+secret: a page of another site can neither read the cookie nor make the token
+(double submit, signed). Checking a token with argon2 costs tens of milliseconds on
+purpose; a token checked once is remembered in memory by its SHA-256, never on disk.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+import threading
+import time
+from collections import deque
+
+from arena.store import ArenaStore, Entrant
+
+#: The browser's random cookie behind its forms' tokens, and the session's token.
+CSRF_COOKIE = "arena_csrf"
+SESSION_COOKIE = "arena_token"
+CSRF_FIELD = "csrf"
+
+
+def new_nonce() -> str:
+    return secrets.token_urlsafe(24)
+
+
+def csrf_token(secret: str, nonce: str) -> str:
+    return hmac.new(secret.encode(), nonce.encode(), hashlib.sha256).hexdigest()
+
+
+def csrf_ok(secret: str, nonce: str | None, given: str | None) -> bool:
+    """Whether a form's token is the one made for this browser's cookie."""
+    if not nonce or not given:
+        return False
+    return hmac.compare_digest(csrf_token(secret, nonce), given)
+
+
+class RateLimit:
+    """At most ``count`` events per key in any ``window_s`` seconds."""
+
+    def __init__(self, count: int, window_s: float) -> None:
+        self.count = count
+        self.window_s = window_s
+        self.lock = threading.Lock()
+        self.times: dict[str, deque[float]] = {}
+
+    def allow(self, key: str) -> bool:
+        """Count one event of ``key`` if it is within the limit."""
+        moment = time.monotonic()
+        with self.lock:
+            times = self.times.setdefault(key, deque())
+            while times and times[0] <= moment - self.window_s:
+                times.popleft()
+            if len(times) >= self.count:
+                return False
+            times.append(moment)
+            return True
+
+
+class Holders:
+    """Whose token a request carries, argon2 checked once per token and process."""
+
+    def __init__(self, store: ArenaStore) -> None:
+        self.store = store
+        self.lock = threading.Lock()
+        self.known: dict[str, str] = {}
+
+    def holder(self, token: str | None) -> Entrant | None:
+        if not token or len(token) > 200:
+            return None
+        digest = hashlib.sha256(token.encode()).hexdigest()
+        with self.lock:
+            name = self.known.get(digest)
+        if name is not None:
+            return self.store.entrant(name)
+        found = self.store.holder(token)
+        if found is not None:
+            with self.lock:
+                self.known[digest] = found.name
+        return found

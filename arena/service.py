@@ -1,0 +1,118 @@
+"""The arena as a running service, without the web: its config, its store, the gate
+queue, the ladder's thread, the events they publish and the limits of the uploads.
+
+:mod:`arena.app` puts routes over it; tests drive it without a server.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any, Callable
+
+from arena.config import ArenaConfig
+from arena.events import Events
+from arena.gate import GateQueue, check_version
+from arena.likeness import Fingerprints
+from arena.playing import LadderHook, ServedLadder, load_ladder
+from arena.security import Holders, RateLimit
+from arena.store import ArenaStore, Entrant, Gate, Likeness, Version
+from arena.uploads import Accepted, LimitReached, accept
+from tournaments.store import Store, StoredGame, StoredTournament
+
+#: The rate limits' window: uploads are counted per token per hour.
+HOUR_S = 3600.0
+
+
+class Arena:
+    """One arena's state while it serves."""
+
+    def __init__(self, config: ArenaConfig, store: ArenaStore | None = None,
+                 check: Callable[[Version], Gate] | None = None,
+                 ladder: LadderHook | None = None) -> None:
+        self.config = config
+        self.store = store or ArenaStore(config.db)
+        self.holders = Holders(self.store)
+        self.events = Events()
+        self.uploads = RateLimit(config.limits.uploads_per_hour, HOUR_S)
+        # One upload is stored at a time: two of the same code would share one folder.
+        self.storing = threading.Lock()
+        self.gates = GateQueue(self.store, check or (lambda v: check_version(config, v)),
+                               self._gated)
+        self.ladder = ServedLadder(
+            ladder if ladder is not None else load_ladder(config.db, config.ladder),
+            self.store, lambda: self.events.publish("board"))
+        self.csrf_secret = self.store.secret("csrf")
+        self.fingerprints = Fingerprints()
+        self.games = LadderGames(config.db, config.ladder_prefix)
+
+    def start(self) -> None:
+        """Gate what a stopped service left queued, and play."""
+        self.gates.start()
+        self.ladder.start()
+
+    def stop(self) -> None:
+        self.gates.stop()
+        self.ladder.stop()
+        self.games.close()
+        self.store.close()
+
+    def submit(self, entrant: Entrant, data: bytes) -> Accepted:
+        """An upload of ``entrant``'s, within its rate, stored and queued for its gate."""
+        if not self.uploads.allow(entrant.name):
+            raise LimitReached(f"more than {self.config.limits.uploads_per_hour} uploads "
+                                "in an hour: try again later")
+        with self.storing:
+            accepted = accept(self.config, self.store, entrant, data)
+        if accepted.new:
+            self.gates.wake.set()
+            self.events.publish("versions")
+        return accepted
+
+    def _gated(self, version: Version) -> None:
+        self.compare(version)
+        self.ladder.wake()
+        self.events.publish("versions", "board")
+
+    def compare(self, version: Version) -> None:
+        """Keep how alike the version's code is to every other entrant's versions."""
+        self.store.keep_likeness([
+            Likeness(version.id, other.id, *self.fingerprints.shares(version.folder,
+                                                                      other.folder))
+            for other in self.store.versions() if other.entrant != version.entrant])
+
+
+class LadderGames:
+    """The ladder's stored games: those of its matches, each a tournament whose name
+    starts with ``prefix``, in the tournaments' tables of the same file; read by one
+    connection that the service's threads share in turn."""
+
+    def __init__(self, db: Path, prefix: str) -> None:
+        self.store = Store(db)
+        self.prefix = prefix
+        self.lock = threading.Lock()
+
+    def latest(self, count: int, seated: set[str] | None = None) -> list[StoredGame]:
+        """The games stored last (of those where one of ``seated`` sat)."""
+        with self.lock:
+            return self.store.latest_games(self.prefix, count, sorted(seated or ()))
+
+    def game(self, game_id: int) -> StoredGame | None:
+        """One of the ladder's games (a game of another tournament is none of its)."""
+        with self.lock:
+            game = self.store.game(game_id)
+        return game if game is not None and game.tournament.startswith(self.prefix) else None
+
+    def faults(self, game: StoredGame, bots: set[str]) -> list[dict[str, Any]]:
+        """The faults of ``bots`` in one game."""
+        with self.lock:
+            return [dict(fault) for fault in self.store.faults(game.tournament)
+                    if fault["game_id"] == game.id and fault["bot"] in bots]
+
+    def match(self, game: StoredGame) -> StoredTournament | None:
+        """The tournament of the game's match (its logs folder)."""
+        with self.lock:
+            return self.store.tournament(game.tournament)
+
+    def close(self) -> None:
+        self.store.close()

@@ -1,0 +1,353 @@
+"""The arena's tables, in the same SQLite file as the tournaments': entrants, versions,
+gates.
+
+The file is in WAL mode, as the tournaments' store keeps it; the arena's connection
+commits with ``synchronous=FULL``, so an accepted submission is on disk before its
+answer is sent. Its schema carries a version (``arena_meta``) and each change of it is
+a migration, applied in order when an older file is opened.
+
+A token is ``KEY_SECRET``: the key finds its row, the secret is kept only as an argon2
+hash and checked by argon2's own constant-time comparison.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import sqlite3
+import threading
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any
+
+from argon2 import PasswordHasher
+from argon2.exceptions import InvalidHashError, VerificationError
+
+from tournaments.config import NAME, NAME_RULE, ConfigError
+
+#: Each migration in order, a tuple of statements; the schema's version is how many were
+#: applied.
+MIGRATIONS: tuple[tuple[str, ...], ...] = ((
+    """CREATE TABLE arena_entrants (
+        name        TEXT PRIMARY KEY,
+        role        TEXT NOT NULL,          -- entrant | organiser
+        token_key   TEXT NOT NULL UNIQUE,   -- finds the row, the secret being hashed
+        token_hash  TEXT NOT NULL,          -- argon2 of the token's secret
+        per_day     INTEGER,                -- versions a day, if not the arena's
+        created_at  TEXT NOT NULL
+    )""",
+    """CREATE TABLE arena_versions (
+        id           TEXT PRIMARY KEY,      -- ENTRANT.vN: the bot's name in the ladder
+        entrant      TEXT NOT NULL REFERENCES arena_entrants(name),
+        number       INTEGER NOT NULL,
+        fingerprint  TEXT NOT NULL,         -- tournaments.fingerprint of its files
+        folder       TEXT NOT NULL,
+        entry        TEXT NOT NULL,         -- its bots.yaml entry, JSON
+        submitted_at TEXT NOT NULL,
+        state        TEXT NOT NULL,         -- queued | passed | failed
+        disqualified INTEGER NOT NULL DEFAULT 0,
+        UNIQUE (entrant, fingerprint),
+        UNIQUE (entrant, number)
+    )""",
+    """CREATE TABLE arena_gates (
+        version     TEXT PRIMARY KEY REFERENCES arena_versions(id),
+        passed      INTEGER NOT NULL,
+        reason      TEXT NOT NULL,          -- why it failed, '' if it passed
+        lines       TEXT NOT NULL,          -- check-bot's lines, JSON
+        log         TEXT NOT NULL,          -- the tail of the bot's log in its gate
+        finished_at TEXT NOT NULL
+    )""",
+    """CREATE TABLE arena_secrets (
+        name        TEXT PRIMARY KEY,       -- csrf: the key of the forms' tokens
+        value       TEXT NOT NULL
+    )""",
+), (
+    """CREATE TABLE arena_likeness (
+        version     TEXT NOT NULL REFERENCES arena_versions(id),
+        other       TEXT NOT NULL REFERENCES arena_versions(id),  -- another entrant's
+        share       REAL NOT NULL,          -- of version's code, found in other's
+        other_share REAL NOT NULL,          -- of other's code, found in version's
+        PRIMARY KEY (version, other)
+    )""",
+))
+ROLES = ("entrant", "organiser")
+#: An entrant's name leaves room for ``.vN`` in its versions' names.
+NAME_LENGTH = 56
+
+
+class GateState:
+    """Where a version is in its gate."""
+
+    QUEUED = "queued"
+    PASSED = "passed"
+    FAILED = "failed"
+
+
+@dataclass(frozen=True)
+class Entrant:
+    name: str
+    role: str
+    per_day: int | None
+
+
+@dataclass(frozen=True)
+class Version:
+    id: str
+    entrant: str
+    number: int
+    fingerprint: str
+    folder: Path
+    entry: dict[str, Any]
+    submitted_at: str
+    state: str
+    disqualified: bool
+
+
+@dataclass(frozen=True)
+class Gate:
+    version: str
+    passed: bool
+    reason: str
+    lines: list[str]
+    log: str
+    finished_at: str
+
+
+def now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+class ArenaStore:
+    """The arena's tables; one connection shared by the service's threads, each call
+    under one lock."""
+
+    def __init__(self, path: Path, hasher: PasswordHasher | None = None) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        self.hasher = hasher or PasswordHasher()
+        self.lock = threading.Lock()
+        self.db = sqlite3.connect(path, timeout=10, check_same_thread=False,
+                                  isolation_level=None)
+        self.db.row_factory = sqlite3.Row
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA synchronous=FULL")
+        self.db.execute("PRAGMA foreign_keys=ON")
+        self._migrate()
+
+    def _migrate(self) -> None:
+        with self.lock:
+            self.db.execute("BEGIN IMMEDIATE")
+            try:
+                self.db.execute("CREATE TABLE IF NOT EXISTS arena_meta "
+                                "(key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+                row = self.db.execute("SELECT value FROM arena_meta WHERE key = 'schema'"
+                                      ).fetchone()
+                applied = int(row[0]) if row else 0
+                for migration in MIGRATIONS[applied:]:
+                    for statement in migration:
+                        self.db.execute(statement)
+                self.db.execute("INSERT OR REPLACE INTO arena_meta VALUES ('schema', ?)",
+                                (str(len(MIGRATIONS)),))
+                self.db.execute("COMMIT")
+            except BaseException:
+                self.db.execute("ROLLBACK")
+                raise
+
+    def schema_version(self) -> int:
+        row = self._one("SELECT value FROM arena_meta WHERE key = 'schema'")
+        return int(row[0]) if row else 0
+
+    def close(self) -> None:
+        self.db.close()
+
+    def _one(self, sql: str, *args: Any) -> sqlite3.Row | None:
+        with self.lock:
+            row: sqlite3.Row | None = self.db.execute(sql, args).fetchone()
+            return row
+
+    def _all(self, sql: str, *args: Any) -> list[sqlite3.Row]:
+        with self.lock:
+            return self.db.execute(sql, args).fetchall()
+
+    def _write(self, sql: str, *args: Any) -> None:
+        with self.lock:
+            self.db.execute(sql, args)
+
+    # -- entrants and tokens ---------------------------------------------------------
+
+    def add_entrant(self, name: str, role: str = "entrant", per_day: int | None = None) -> str:
+        """Add an entrant (or an organiser) and return its token, which is kept only
+        hashed: this is the one time it is seen."""
+        if not NAME.fullmatch(name) or len(name) > NAME_LENGTH:
+            raise ConfigError(f"entrant name {name!r} is not allowed: use {NAME_RULE}, "
+                              f"at most {NAME_LENGTH} characters")
+        if self.entrant(name) is not None:
+            raise ConfigError(f"there is already an entrant {name!r}")
+        key, secret = secrets.token_hex(6), secrets.token_urlsafe(24)
+        self._write("INSERT INTO arena_entrants VALUES (?, ?, ?, ?, ?, ?)", name, role, key,
+                    self.hasher.hash(secret), per_day, now())
+        return f"{key}_{secret}"
+
+    def entrant(self, name: str) -> Entrant | None:
+        row = self._one("SELECT name, role, per_day FROM arena_entrants WHERE name = ?", name)
+        return Entrant(row["name"], row["role"], row["per_day"]) if row else None
+
+    def entrants(self) -> list[Entrant]:
+        return [Entrant(row["name"], row["role"], row["per_day"]) for row in
+                self._all("SELECT name, role, per_day FROM arena_entrants ORDER BY name")]
+
+    def holder(self, token: str) -> Entrant | None:
+        """Whose token this is, or None."""
+        key, _, secret = token.partition("_")
+        row = self._one("SELECT name, role, per_day, token_hash FROM arena_entrants "
+                        "WHERE token_key = ?", key)
+        if row is None or not secret:
+            return None
+        try:
+            self.hasher.verify(row["token_hash"], secret)
+        except (VerificationError, InvalidHashError):
+            return None
+        return Entrant(row["name"], row["role"], row["per_day"])
+
+    def secret(self, name: str) -> str:
+        """A secret of the service's, made on first use and kept across restarts."""
+        with self.lock:
+            self.db.execute("INSERT OR IGNORE INTO arena_secrets VALUES (?, ?)",
+                            (name, secrets.token_hex(32)))
+            return str(self.db.execute("SELECT value FROM arena_secrets WHERE name = ?",
+                                       (name,)).fetchone()[0])
+
+    # -- versions ------------------------------------------------------------------
+
+    def find_version(self, entrant: str, fingerprint: str) -> Version | None:
+        row = self._one("SELECT * FROM arena_versions WHERE entrant = ? AND fingerprint = ?",
+                        entrant, fingerprint)
+        return _version(row) if row else None
+
+    def add_version(self, entrant: str, fingerprint: str, folder: Path,
+                    entry: dict[str, Any]) -> Version:
+        """A new version of the entrant's, queued for its gate; its name in ``entry``
+        becomes the version's id."""
+        with self.lock:
+            self.db.execute("BEGIN IMMEDIATE")
+            try:
+                number = self.db.execute("SELECT COALESCE(MAX(number), 0) + 1 FROM "
+                                         "arena_versions WHERE entrant = ?",
+                                         (entrant,)).fetchone()[0]
+                version = f"{entrant}.v{number}"
+                self.db.execute("INSERT INTO arena_versions VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0)",
+                                (version, entrant, number, fingerprint, str(folder),
+                                 json.dumps({**entry, "name": version}), now(),
+                                 GateState.QUEUED))
+                self.db.execute("COMMIT")
+            except BaseException:
+                self.db.execute("ROLLBACK")
+                raise
+        found = self.version(version)
+        assert found is not None
+        return found
+
+    def version(self, version: str) -> Version | None:
+        row = self._one("SELECT * FROM arena_versions WHERE id = ?", version)
+        return _version(row) if row else None
+
+    def versions(self, entrant: str | None = None) -> list[Version]:
+        """Every version (of ``entrant``), newest first."""
+        if entrant is None:
+            rows = self._all("SELECT * FROM arena_versions ORDER BY submitted_at DESC, id DESC")
+        else:
+            rows = self._all("SELECT * FROM arena_versions WHERE entrant = ? "
+                             "ORDER BY number DESC", entrant)
+        return [_version(row) for row in rows]
+
+    def versions_since(self, entrant: str, hours: float) -> int:
+        since = datetime.now(timezone.utc) - timedelta(hours=hours)
+        row = self._one("SELECT COUNT(*) FROM arena_versions WHERE entrant = ? AND "
+                        "submitted_at >= ?", entrant, since.isoformat(timespec="seconds"))
+        return int(row[0]) if row else 0
+
+    def queued(self) -> list[Version]:
+        """The versions waiting for their gate, oldest first."""
+        return [_version(row) for row in self._all(
+            "SELECT * FROM arena_versions WHERE state = ? ORDER BY submitted_at, id",
+            GateState.QUEUED)]
+
+    def active(self) -> list[Version]:
+        """Each entrant's newest version that passed its gate and is not disqualified."""
+        return [_version(row) for row in self._all(
+            "SELECT * FROM arena_versions AS v WHERE state = ? AND disqualified = 0 AND "
+            "number = (SELECT MAX(number) FROM arena_versions WHERE entrant = v.entrant "
+            "AND state = ? AND disqualified = 0) ORDER BY entrant",
+            GateState.PASSED, GateState.PASSED)]
+
+    def disqualify(self, version: str, disqualified: bool) -> None:
+        self._write("UPDATE arena_versions SET disqualified = ? WHERE id = ?",
+                    int(disqualified), version)
+
+    # -- gates -------------------------------------------------------------------------
+
+    def finish_gate(self, gate: Gate) -> None:
+        """A version's gate result and its state, in one transaction."""
+        with self.lock:
+            self.db.execute("BEGIN IMMEDIATE")
+            try:
+                self.db.execute("INSERT OR REPLACE INTO arena_gates VALUES (?, ?, ?, ?, ?, ?)",
+                                (gate.version, int(gate.passed), gate.reason,
+                                 json.dumps(gate.lines), gate.log, gate.finished_at))
+                self.db.execute("UPDATE arena_versions SET state = ? WHERE id = ?",
+                                (GateState.PASSED if gate.passed else GateState.FAILED,
+                                 gate.version))
+                self.db.execute("COMMIT")
+            except BaseException:
+                self.db.execute("ROLLBACK")
+                raise
+
+    # -- code likeness ---------------------------------------------------------------
+
+    def keep_likeness(self, found: list[Likeness]) -> None:
+        with self.lock:
+            self.db.execute("BEGIN IMMEDIATE")
+            try:
+                self.db.executemany("INSERT OR REPLACE INTO arena_likeness VALUES (?, ?, ?, ?)",
+                                    [(like.version, like.other, like.share, like.other_share)
+                                     for like in found])
+                self.db.execute("COMMIT")
+            except BaseException:
+                self.db.execute("ROLLBACK")
+                raise
+
+    def alike(self, least: float) -> list[Likeness]:
+        """The pairs of which one holds at least ``least`` of the other's code, the most
+        alike first."""
+        rows = self._all("SELECT * FROM arena_likeness WHERE MAX(share, other_share) >= ? "
+                         "ORDER BY MAX(share, other_share) DESC, version, other", least)
+        return [Likeness(row["version"], row["other"], row["share"], row["other_share"])
+                for row in rows]
+
+    def gate(self, version: str) -> Gate | None:
+        row = self._one("SELECT * FROM arena_gates WHERE version = ?", version)
+        if row is None:
+            return None
+        return Gate(row["version"], bool(row["passed"]), row["reason"], json.loads(row["lines"]),
+                    row["log"], row["finished_at"])
+
+
+@dataclass(frozen=True)
+class Likeness:
+    """How much of two versions' code each holds of the other's."""
+
+    version: str
+    other: str
+    share: float
+    other_share: float
+
+    @property
+    def most(self) -> float:
+        return max(self.share, self.other_share)
+
+
+def _version(row: sqlite3.Row) -> Version:
+    return Version(row["id"], row["entrant"], row["number"], row["fingerprint"],
+                   Path(row["folder"]), json.loads(row["entry"]), row["submitted_at"],
+                   row["state"], bool(row["disqualified"]))

@@ -1,0 +1,190 @@
+"""What each page shows, as plain data: the routes render it, tests read it.
+
+Who may see what is decided here, once: the board, a passed version's page and the
+ladder's replays are public (a replay shows no fault details: they quote a bot's
+errors); a version's code, gate, log and faults are its entrant's and the organiser's.
+A version or a game of another entrant's is, to an entrant, as if it did not exist.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from arena.service import Arena
+from arena.store import Entrant, GateState, Version
+from pages.replays import replay_page
+from tournaments.packs import bot_log
+from tournaments.store import StoredGame
+
+#: A normal rating's 95% interval is this many sigmas either side of its mu.
+Z95 = 1.96
+#: Games on the board, a version's page and an entrant's.
+RECENT = 20
+#: The end of a version's log in a match that its entrant is shown.
+LOG_TAIL = 20000
+
+
+def standings(arena: Arena) -> tuple[list[str], list[dict[str, Any]]]:
+    """The ladder's standings as a table: its columns and rows, each place numbered,
+    ratings to two decimals, and beside a rating its 95% interval."""
+    rows = [{"place": place, **_shown(_plain(row))}
+            for place, row in enumerate(arena.ladder.standings(), 1)]
+    columns = list(rows[0]) if rows else []
+    return columns, rows
+
+
+def _shown(row: dict[str, Any]) -> dict[str, Any]:
+    mu, sigma = row.get("mu"), row.get("sigma")
+    shown = {key: f"{value:.2f}" if isinstance(value, float) else "" if value is None
+             else value for key, value in row.items()}
+    if not (isinstance(mu, float) and isinstance(sigma, float)):
+        return shown
+    interval = f"{mu - Z95 * sigma:.1f} .. {mu + Z95 * sigma:.1f}"
+    keys = list(shown)
+    at = keys.index("sigma") + 1
+    return {key: shown[key] for key in keys[:at]} | {"95% interval": interval} | \
+        {key: shown[key] for key in keys[at:]}
+
+
+def _plain(row: Any) -> dict[str, Any]:
+    if isinstance(row, Mapping):
+        return dict(row)
+    if dataclasses.is_dataclass(row) and not isinstance(row, type):
+        return dataclasses.asdict(row)
+    if hasattr(row, "_asdict"):
+        return dict(row._asdict())
+    return {"standing": row}
+
+
+def game_row(game: StoredGame, versions: dict[str, Version]) -> dict[str, Any]:
+    return {"id": game.id, "finished": game.finished_at, "status": game.status,
+            "seats": [{"name": seat, "public": _public(versions.get(seat)),
+                       "score": score, "rank": rank}
+                      for seat, score, rank in zip(game.seats, game.scores, game.ranks)]}
+
+
+def _public(version: Version | None) -> bool:
+    return version is not None and version.state == GateState.PASSED
+
+
+def board(arena: Arena) -> dict[str, Any]:
+    columns, rows = standings(arena)
+    versions = {version.id: version for version in arena.store.versions()}
+    return {"columns": columns, "rows": rows, "playing": arena.ladder.running,
+            "pages": {name for name, version in versions.items() if _public(version)},
+            "games": [game_row(game, versions)
+                      for game in arena.games.latest(RECENT)]}
+
+
+def bot_page(arena: Arena, version_id: str) -> dict[str, Any] | None:
+    """A version's public page, if it passed its gate."""
+    version = arena.store.version(version_id)
+    if not _public(version):
+        return None
+    assert version is not None
+    columns, rows = standings(arena)
+    versions = {found.id: found for found in arena.store.versions()}
+    games = arena.games.latest(RECENT, {version.id})
+    return {"version": version, "columns": columns,
+            "rows": [row for row in rows if version.id in map(str, row.values())],
+            "games": [game_row(game, versions) for game in games]}
+
+
+def public_replay(arena: Arena, game_id: int) -> str | None:
+    """A ladder game's replay, with no fault details."""
+    game = arena.games.game(game_id)
+    return replay_page(game, []) if game is not None else None
+
+
+# -- an entrant's own pages ---------------------------------------------------------
+
+
+def own_version(arena: Arena, entrant: Entrant, version_id: str) -> Version | None:
+    version = arena.store.version(version_id)
+    if version is None or (version.entrant != entrant.name and entrant.role != "organiser"):
+        return None
+    return version
+
+
+def my_versions(arena: Arena, entrant: Entrant) -> list[dict[str, Any]]:
+    return [{"version": version, "gate": arena.store.gate(version.id)}
+            for version in arena.store.versions(entrant.name)]
+
+
+def own_games(arena: Arena, names: set[str]) -> list[StoredGame]:
+    return arena.games.latest(RECENT, names) if names else []
+
+
+def version_page(arena: Arena, entrant: Entrant, version_id: str) -> dict[str, Any] | None:
+    """A version's private page: its gate and its games."""
+    version = own_version(arena, entrant, version_id)
+    if version is None:
+        return None
+    versions = {found.id: found for found in arena.store.versions()}
+    return {"version": version, "gate": arena.store.gate(version.id),
+            "games": [game_row(game, versions)
+                      for game in own_games(arena, {version.id})]}
+
+
+def my_games(arena: Arena, entrant: Entrant) -> list[dict[str, Any]]:
+    names = {version.id for version in arena.store.versions(entrant.name)}
+    versions = {found.id: found for found in arena.store.versions()}
+    return [{**game_row(game, versions), "mine": sorted(names & set(game.seats))}
+            for game in own_games(arena, names)]
+
+
+def own_replay(arena: Arena, entrant: Entrant, game_id: int) -> str | None:
+    """A game of the entrant's versions, marking their own faults only."""
+    game = arena.games.game(game_id)
+    names = {version.id for version in arena.store.versions(entrant.name)}
+    if game is None or not names & set(game.seats):
+        return None
+    return replay_page(game, arena.games.faults(game, names))
+
+
+def own_game_log(arena: Arena, entrant: Entrant, game_id: int) -> str | None:
+    """What the entrant's versions wrote to their logs in a game's match (each bot's log
+    is its match's: the games of one match share it), the end of each."""
+    game = arena.games.game(game_id)
+    names = {version.id for version in arena.store.versions(entrant.name)} & \
+        set(game.seats if game is not None else ())
+    match = arena.games.match(game) if game is not None and names else None
+    if match is None:
+        return None
+    parts = []
+    for name in sorted(names):
+        path = Path(bot_log(Path(match.log_dir or "."), name))
+        try:
+            text = path.read_text(errors="replace")[-LOG_TAIL:]
+        except OSError:
+            text = "(no log)"
+        parts.append(f"== {name} in {match.name}\n{text}")
+    return "\n".join(parts)
+
+
+# -- the organiser's page ---------------------------------------------------------
+
+
+def organiser_page(arena: Arena) -> dict[str, Any]:
+    versions = arena.store.versions()
+    return {"entrants": [{"entrant": entrant,
+                          "versions": sum(v.entrant == entrant.name for v in versions)}
+                         for entrant in arena.store.entrants()],
+            "versions": versions, "queue": arena.store.queued(),
+            "alike": arena.store.alike(arena.config.similar_code),
+            "failure": arena.ladder.failure,
+            "playing": arena.ladder.running, "listeners": arena.events.listeners(),
+            "status": _plain(status) if (status := arena.ladder.status()) is not None
+            else {}}
+
+
+def likeness_page(arena: Arena, version_id: str, other_id: str) -> dict[str, Any] | None:
+    """Two versions' code side by side, what they share marked."""
+    version, other = arena.store.version(version_id), arena.store.version(other_id)
+    if version is None or other is None:
+        return None
+    return {"version": version, "other": other,
+            "evidence": arena.fingerprints.evidence(version.folder, other.folder)}
