@@ -49,7 +49,8 @@ from tournaments.config import ConfigError
 
 #: What every response says to the browser: no framing (clickjacking), no guessing of types,
 #: no referrer beyond the service; the arena's own pages load nothing from elsewhere and
-#: run no inline script (a replay page carries its own inline script and style).
+#: run no inline script (but a replay page: its viewer, /static/viewer.js, colours each card
+#: with an inline style).
 HEADERS = {"X-Frame-Options": "DENY", "X-Content-Type-Options": "nosniff",
            "Referrer-Policy": "same-origin"}
 PAGE_POLICY = "default-src 'self'; frame-ancestors 'none'; form-action 'self'"

@@ -19,6 +19,9 @@ from pages.replays import replay_page
 from tournaments.packs import bot_log
 from tournaments.store import StoredGame
 
+#: Where the service serves the replay viewer's files (pages/static): every replay links them.
+STATIC = "/static/"
+
 #: A normal rating's 95% interval is this many sigmas either side of its mu.
 Z95 = 1.96
 #: Games on the board, a version's page and an entrant's.
@@ -96,7 +99,7 @@ def bot_page(arena: Arena, version_id: str) -> dict[str, Any] | None:
 def public_replay(arena: Arena, game_id: int) -> str | None:
     """A ladder game's replay, with no fault details."""
     game = arena.games.game(game_id)
-    return replay_page(game, []) if game is not None else None
+    return replay_page(game, [], static=STATIC) if game is not None else None
 
 
 # -- an entrant's own pages ---------------------------------------------------------
@@ -142,7 +145,7 @@ def own_replay(arena: Arena, entrant: Entrant, game_id: int) -> str | None:
     names = {version.id for version in arena.store.versions(entrant.name)}
     if game is None or not names & set(game.seats):
         return None
-    return replay_page(game, arena.games.faults(game, names))
+    return replay_page(game, arena.games.faults(game, names), static=STATIC)
 
 
 def own_game_log(arena: Arena, entrant: Entrant, game_id: int) -> str | None:

@@ -95,7 +95,8 @@ def test_the_board_shows_the_ladders_standings_and_games_with_replays(served):
     game = arena.games.latest(1)[0]
     assert f'href="/games/{game.id}"' in page.text
     replay = client.get(f"/games/{game.id}")
-    assert replay.status_code == 200 and "<script" in replay.text
+    assert replay.status_code == 200 and '<script src="/static/viewer.js">' in replay.text
+    assert "function" in client.get("/static/viewer.js").text   # the one viewer, served
 
 
 def test_the_games_of_another_tournament_in_the_file_are_not_the_arenas(served):
