@@ -1,14 +1,14 @@
 """Benchmark 15: the report and the packs of a season, and the bytes of a replay page.
 
-A stored tournament of 4-player Circus Flohcati games among 32 bots (the organiser's
-Swiss of issue 58, its games played by seeded random choices straight on the engine, as
+A stored tournament of 4-player Circus Flohcati games among 32 bots (an organiser's
+Swiss at season scale, its games played by seeded random choices straight on the engine, as
 random bots would, and stored with their decision times), then each command in a
 child process from its start to its exit, as an organiser runs it: ``report`` (every
 game's replay page), the same ``report`` again over its folder (only what changed is
 written), and ``packs`` (a pack per bot). Its CPU (user and system, the child's) and the
 bytes it wrote. Beside it, a replay page's bytes for a game of every kind, alone.
 
-Goals (issue 58): the report of 1,000 games in 10 s of CPU and 25 MB; a 4-player
+Goals: the report of 1,000 games in 10 s of CPU and 25 MB; a 4-player
 Flohcati page in 15 KB; packs of 32 bots and 1,000 games in 15 s of CPU and 20 MB.
 """
 

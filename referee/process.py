@@ -402,8 +402,6 @@ def group_members(pgid: int) -> list[int]:
     return members
 
 
-#: Where the bot's pipes cross bwrap (its descriptors ``{a}`` and ``{b}``), moved back onto
-#: the bot's stdin and stdout inside the sandbox (:meth:`StdioPipes.across`).
 def note_in_log(log_path: Path, cap: int, text: str) -> None:
     """One line of the referee's in a bot's log (``=== referee…``: only the referee starts a
     line with ``===``), under the log's cap as the bot's own output is."""
@@ -433,6 +431,8 @@ def referee_said(log_path: Path, words: str) -> bool:
     return False
 
 
+#: Where the bot's pipes cross bwrap (its descriptors ``{a}`` and ``{b}``), moved back onto
+#: the bot's stdin and stdout inside the sandbox (:meth:`StdioPipes.across`).
 _INSIDE = 'exec <&{a} >&{b} {a}<&- {b}>&-; exec "$@"'
 _UNMOVED = "(the stdio pipes' descriptors, chosen once the sandbox's own are known)"
 
