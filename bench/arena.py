@@ -1,0 +1,403 @@
+"""Benchmark: the arena under load, ``python -m bench arena``.
+
+An arena of ``entrants`` entrants, each with one version that passed its gate, and at
+least ``games`` finished ladder games in its store, played by the ladder itself. The
+versions are in-process Python bots (random, greedy, half-greedy), added and passed
+through the store's own functions: a load test has no use for the sandboxed gate, whose
+cost is the gate's, not the service's. Then the real service (``circus-referee arena``,
+uvicorn on 127.0.0.1, in a child process) serves it while its ladder plays, and this
+process is its clients (httpx):
+
+1. the board (``/`` and ``/board``) fetched by ``fetchers`` clients at once, each
+   request after the last, for ``seconds``: p50/p95/p99 latency;
+2. the same with ``listeners`` server-sent event streams (``/events``) held open: the
+   board's latency again, whether every stream stayed open and heard every finished
+   match's event, and how long after the match's end the event arrived;
+3. the ladder's games/s against the tournaments' runner (a Swiss of the same bots, at
+   the same concurrency and clock) in interleaved rounds (the ladder paused while the
+   tournament plays, the store's pause flag): each round's ratio, and the median.
+
+Goals (the arena's issue): the board's p95 at most 50 ms while the ladder runs; the
+streams held; the ladder's games/s within 5% of the tournament's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import os
+import socket
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+import httpx
+import yaml
+from argon2 import PasswordHasher
+from argon2.profiles import CHEAPEST
+
+from arena.config import ArenaConfig, arena_config
+from arena.ladder import Ladder, LadderEntry
+from arena.ladder_store import LadderStore
+from arena.store import ArenaStore, Gate, now
+from bench.report import Section, median
+from bench.wire import group_cpu
+from tournaments.config import parse_config
+from tournaments.runner import TournamentRunner
+from tournaments.store import Store
+
+BOTS = ("bots.random_bot:RandomBot", "bots.flea_greedy:FleaGreedyBot", "bots.mixed:Mixed50")
+LADDER = "load"
+#: A clock no busy machine spends: the games' outcomes do not depend on the load.
+CLOCK = {"move_ms": 60_000, "bank_ms": 600_000, "startup_ms": 60_000}
+BOARD_GOAL_MS = 50.0
+RATIO_GOAL = 0.95
+PATHS = ("/", "/board")
+
+
+@dataclass
+class Latencies:
+    """Each path's request times (seconds), and the requests that failed."""
+
+    times: dict[str, list[float]] = field(default_factory=lambda: {p: [] for p in PATHS})
+    failed: int = 0
+
+    def percentile(self, path: str, share: float) -> float:
+        ordered = sorted(self.times[path])
+        if not ordered:
+            return float("nan")
+        return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
+
+
+@dataclass
+class Stream:
+    """One held event stream: when it opened, when each ``board`` event arrived."""
+
+    opened: float = 0.0
+    arrivals: list[float] = field(default_factory=list)
+    error: str = ""
+
+
+def arena_yaml(folder: Path, concurrency: int, deals: int, port: int) -> dict[str, Any]:
+    return {"name": "load test",
+            "arena": {"db": str(folder / "arena.sqlite"), "data": str(folder / "data"),
+                      "port": port},
+            "ladder": {"name": LADDER, "deals": deals,
+                       "match": {"concurrency": concurrency, "time": CLOCK}}}
+
+
+def build(folder: Path, entrants: int, games: int, concurrency: int, deals: int,
+          say: Callable[[str], None]) -> tuple[ArenaConfig, Path]:
+    """The arena's config (written beside its store) with its entrants' passed versions
+    and at least ``games`` finished ladder games."""
+    data = arena_yaml(folder, concurrency, deals, free_port())
+    path = folder / "arena.yaml"
+    path.write_text(yaml.safe_dump(data))
+    config = arena_config(data, folder, "arena")
+    store = ArenaStore(config.db, PasswordHasher.from_parameters(CHEAPEST))
+    try:
+        for number in range(entrants):
+            name = f"e{number:03d}"
+            store.add_entrant(name)
+            version = store.add_version(name, f"print-{number}", config.data / name,
+                                        {"python": BOTS[number % len(BOTS)]})
+            store.finish_gate(Gate(version.id, True, "", [], "", now()))
+        entries = [LadderEntry(version.id, version.entrant, version.entry)
+                   for version in store.active()]
+    finally:
+        store.close()
+    ladder = Ladder(config.db, config.ladder)
+    try:
+        while ladder_games(config.db) < games:
+            ladder.play_batch(entries)
+        say(f"arena: {entrants} entrants, {ladder_games(config.db)} ladder games stored")
+    finally:
+        ladder.close()
+    return config, path
+
+
+def ladder_games(db: Path) -> int:
+    with sqlite3.connect(db) as connection:
+        return int(connection.execute("SELECT coalesce(sum(games), 0) FROM ladder_matches "
+                                      "WHERE finished_at IS NOT NULL").fetchone()[0])
+
+
+def finished(db: Path, since: float, until: float = float("inf")) -> list[tuple[float, int]]:
+    """(finished_at, games) of the ladder's matches that ended in the window, in order."""
+    with sqlite3.connect(db) as connection:
+        return [(row[0], row[1]) for row in connection.execute(
+            "SELECT finished_at, games FROM ladder_matches WHERE finished_at > ? AND "
+            "finished_at <= ? ORDER BY finished_at", (since, min(until, 1e18)))]
+
+
+def games_per_s(matches: list[tuple[float, int]]) -> float:
+    """Games per second between the first match's end and the last's (the games of all
+    but the first: the ladder's whole loop between two ends, its overhead included)."""
+    if len(matches) < 2 or matches[-1][0] <= matches[0][0]:
+        return float("nan")
+    return sum(games for _, games in matches[1:]) / (matches[-1][0] - matches[0][0])
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+class Service:
+    """``circus-referee arena ARENA.yaml`` in a child process of its own group."""
+
+    def __init__(self, config_path: Path, port: int) -> None:
+        self.url = f"http://127.0.0.1:{port}"
+        self.process = subprocess.Popen(
+            [sys.executable, "-c", "from circus_referee.main import main; main()", "arena",
+             "serve", str(config_path), "--port", str(port)],
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+        deadline = time.monotonic() + 120
+        while not self._answers():
+            if self.process.poll() is not None or time.monotonic() > deadline:
+                error = self.process.stderr.read().decode() if self.process.stderr else ""
+                raise RuntimeError(f"the arena did not start: {error[-2000:]}")
+            time.sleep(0.1)
+
+    def _answers(self) -> bool:
+        try:
+            return httpx.get(self.url + "/board", timeout=5).status_code == 200
+        except httpx.HTTPError:
+            return False
+
+    def cpu(self) -> float:
+        return group_cpu(self.process.pid)
+
+    def stop(self) -> None:
+        self.process.terminate()
+        try:
+            self.process.wait(30)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+
+async def fetch_board(url: str, fetchers: int, seconds: float) -> Latencies:
+    """``fetchers`` clients, each fetching ``/`` then ``/board`` again and again."""
+    found = Latencies()
+    end = time.perf_counter() + seconds
+
+    async def fetcher(client: httpx.AsyncClient) -> None:
+        while time.perf_counter() < end:
+            for path in PATHS:
+                started = time.perf_counter()
+                try:
+                    response = await client.get(url + path)
+                    response.raise_for_status()
+                except httpx.HTTPError:
+                    found.failed += 1
+                    continue
+                found.times[path].append(time.perf_counter() - started)
+
+    limits = httpx.Limits(max_connections=fetchers, max_keepalive_connections=fetchers)
+    async with httpx.AsyncClient(limits=limits, timeout=30) as client:
+        await asyncio.gather(*(fetcher(client) for _ in range(fetchers)))
+    return found
+
+
+async def listen(client: httpx.AsyncClient, url: str, stream: Stream,
+                 opened: asyncio.Event, stop: asyncio.Event) -> None:
+    """Hold one event stream until ``stop``, noting when each board event arrives."""
+    try:
+        async with client.stream("GET", url + "/events") as response:
+            lines = response.aiter_lines()
+            async for line in lines:
+                if line.startswith(": connected"):
+                    stream.opened = time.time()
+                    opened.set()
+                elif line == "event: board":
+                    stream.arrivals.append(time.time())
+                if stop.is_set():
+                    break
+    except (httpx.HTTPError, asyncio.CancelledError) as error:
+        if not stop.is_set():
+            stream.error = type(error).__name__
+
+
+async def held_streams(url: str, listeners: int, fetchers: int, seconds: float
+                       ) -> tuple[list[Stream], Latencies, float, float]:
+    """``listeners`` streams held while the board is fetched for ``seconds``; the streams,
+    the board's latencies and the window in which every stream was open."""
+    streams = [Stream() for _ in range(listeners)]
+    opened = [asyncio.Event() for _ in streams]
+    stop = asyncio.Event()
+    limits = httpx.Limits(max_connections=None, max_keepalive_connections=0)
+    async with httpx.AsyncClient(limits=limits, timeout=httpx.Timeout(30, read=None)) as client:
+        tasks = [asyncio.create_task(listen(client, url, stream, event, stop))
+                 for stream, event in zip(streams, opened)]
+        await asyncio.wait_for(asyncio.gather(*(event.wait() for event in opened)), 120)
+        start = time.time()
+        board = await fetch_board(url, fetchers, seconds)
+        # Long enough after the board for the last match's event to arrive.
+        await asyncio.sleep(2.0)
+        end = time.time() - 1.0
+        stop.set()
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+    return streams, board, start, end
+
+
+def event_delays(streams: list[Stream], ends: list[float]) -> list[float]:
+    """Each arrival's delay after the latest match's end before it."""
+    delays = []
+    for stream in streams:
+        for arrival in stream.arrivals:
+            before = [end for end in ends if end <= arrival]
+            if before:
+                delays.append(arrival - before[-1])
+    return delays
+
+
+def tournament_round(folder: Path, number: int, bots: list[dict[str, Any]], rounds: int,
+                     concurrency: int) -> tuple[int, float]:
+    """A Swiss of the arena's bots by the tournaments' runner: its games and seconds."""
+    config = parse_config({"name": f"tournament-{number}", "game": "flea-circus",
+                           "players": 2, "format": "swiss", "rounds": rounds, "seed": number,
+                           "concurrency": concurrency, "time": CLOCK, "bots": bots},
+                          folder=folder)
+    store = Store(folder / "tournament.sqlite")
+    try:
+        started = time.perf_counter()
+        TournamentRunner(config, store, folder / "logs" / config.name, out=io.StringIO(),
+                         quiet=True).run()
+        seconds = time.perf_counter() - started
+        return len(store.done_indices(config.name)), seconds
+    finally:
+        store.close()
+
+
+def set_paused(db: Path, paused: bool) -> None:
+    records = LadderStore(db)
+    try:
+        records.set_flag("paused", "yes" if paused else None)
+    finally:
+        records.close()
+
+
+def settle(db: Path) -> None:
+    """Wait for the match in play (if any) to end."""
+    with sqlite3.connect(db) as connection:
+        while connection.execute("SELECT count(*) FROM ladder_matches WHERE finished_at IS NULL"
+                                 ).fetchone()[0]:
+            time.sleep(0.1)
+
+
+def ladder_round(db: Path, games: int) -> float:
+    """The ladder resumed until it has played ``games`` more, then paused: its games/s."""
+    since = time.time()
+    set_paused(db, False)
+    while sum(count for _, count in finished(db, since)[1:]) < games:
+        time.sleep(0.2)
+    set_paused(db, True)
+    settle(db)
+    return games_per_s(finished(db, since))
+
+
+def load() -> str:
+    return ", ".join(f"{value:.1f}" for value in os.getloadavg())
+
+
+def run(entrants: int = 100, games: int = 1000, fetchers: int = 8, listeners: int = 200,
+        seconds: float = 20.0, rounds: int = 3, round_games: int = 400, concurrency: int = 2,
+        deals: int = 4, progress: Callable[[str], None] = print) -> Section:
+    section = Section("arena", "The arena under load",
+                      ["phase", "what", "p50", "p95", "p99", "requests", "load (1 min)"])
+    started = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="bench-arena-") as tmp:
+        folder = Path(tmp)
+        config, path = build(folder, entrants, games, concurrency, deals, progress)
+        section.figures["entrants"] = entrants
+        section.figures["stored_games"] = ladder_games(config.db)
+        service = Service(path, config.port)
+        try:
+            board_phases(section, service, config.db, fetchers, listeners, seconds, progress)
+            throughput(section, service, config, folder, rounds, round_games, concurrency,
+                       progress)
+        finally:
+            service.stop()
+    section.seconds = time.perf_counter() - started
+    return section
+
+
+def board_phases(section: Section, service: Service, db: Path, fetchers: int, listeners: int,
+                 seconds: float, progress: Callable[[str], None]) -> None:
+    progress(f"arena: the board, {fetchers} clients, {seconds:.0f} s, the ladder playing")
+    since, cpu = time.time(), service.cpu()
+    alone = asyncio.run(fetch_board(service.url, fetchers, seconds))
+    board_rows(section, "board", alone, load())
+    section.figures["board.ladder_games_per_s"] = games_per_s(finished(db, since))
+    section.figures["board.service_cpu_s"] = service.cpu() - cpu
+    progress(f"arena: the board with {listeners} event streams held")
+    streams, held, start, end = asyncio.run(held_streams(service.url, listeners, fetchers,
+                                                         seconds))
+    board_rows(section, "streams", held, load())
+    ends = [finished_at for finished_at, _ in finished(db, 0.0)]
+    during = [at for at in ends if start <= at <= end]
+    heard = [sum(1 for arrival in stream.arrivals if start <= arrival <= end + 1.0)
+             for stream in streams]
+    delays = sorted(event_delays(streams, [at for at in ends if at >= start]))
+    section.figures.update({
+        "streams.held": sum(1 for stream in streams if not stream.error),
+        "streams.matches_finished": len(during),
+        "streams.fewest_events": min(heard, default=0),
+        "streams.missed": sum(1 for count in heard if count < len(during)),
+        "streams.event_delay_p50_ms": 1000 * median(delays),
+        "streams.event_delay_max_ms": 1000 * (delays[-1] if delays else float("nan"))})
+    section.add("streams", f"{listeners} streams: held / missed an event",
+                section.figures["streams.held"], section.figures["streams.missed"], "",
+                len(during), load())
+    section.add("streams", "event after its match's end (ms)",
+                section.figures["streams.event_delay_p50_ms"], "",
+                section.figures["streams.event_delay_max_ms"], len(delays), load())
+
+
+def board_rows(section: Section, phase: str, found: Latencies, load_now: str) -> None:
+    for path in PATHS:
+        key = f"{phase}.{path.strip('/') or 'page'}"
+        values = {share: 1000 * found.percentile(path, share) for share in (0.5, 0.95, 0.99)}
+        section.figures.update({f"{key}.p50_ms": values[0.5], f"{key}.p95_ms": values[0.95],
+                                f"{key}.p99_ms": values[0.99],
+                                f"{key}.requests": len(found.times[path])})
+        section.add(phase, f"GET {path} (ms)", values[0.5], values[0.95], values[0.99],
+                    len(found.times[path]), load_now)
+        if values[0.95] > BOARD_GOAL_MS:
+            section.notes.append(f"{phase}: GET {path} p95 {values[0.95]:.0f} ms: over the "
+                                 f"goal of {BOARD_GOAL_MS:.0f} ms (load {load_now})")
+    section.figures[f"{phase}.failed"] = found.failed
+
+
+def throughput(section: Section, service: Service, config: ArenaConfig, folder: Path,
+               rounds: int, round_games: int, concurrency: int,
+               progress: Callable[[str], None]) -> None:
+    """The ladder against the tournaments' runner, round after round."""
+    store = ArenaStore(config.db, PasswordHasher.from_parameters(CHEAPEST))
+    bots = [{**version.entry, "name": version.id} for version in store.active()]
+    store.close()
+    swiss_rounds = max(1, -(-round_games // len(bots)))
+    ratios = []
+    for number in range(1, rounds + 1):
+        progress(f"arena: ladder against tournament, round {number} of {rounds}")
+        ladder = ladder_round(config.db, round_games)
+        played, seconds = tournament_round(folder, number, bots, swiss_rounds, concurrency)
+        tournament = played / seconds
+        ratios.append(ladder / tournament)
+        section.figures[f"round_{number}.ratio"] = ratios[-1]
+        section.add(f"round {number}", "games/s: ladder / tournament / ratio", ladder,
+                    tournament, ratios[-1], played, load())
+    section.figures["ratio"] = median(ratios)
+    goal = "meets" if section.figures["ratio"] >= RATIO_GOAL else "misses"
+    section.notes.append(f"goal: the ladder's games/s at least {RATIO_GOAL:.0%} of the "
+                         f"tournament's: median ratio {section.figures['ratio']:.2f} ({goal})")
+    set_paused(config.db, False)
