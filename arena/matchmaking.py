@@ -12,14 +12,12 @@ number, so the same stored results always give the same match.
 
 from __future__ import annotations
 
+import math
 import random
 from dataclasses import dataclass
 from typing import Sequence
 
-import trueskill
-
 from ratings.params import RatingConfig
-from ratings.trueskill_ratings import environment
 
 
 @dataclass(frozen=True)
@@ -48,16 +46,21 @@ def pick_field(candidates: Sequence[Candidate], players: int, rng: random.Random
         weights = [c.sigma ** 2 * (unsettled_weight if c.sigma > settled_sigma else 1.0)
                    for c in ordered]
         focus = rng.choices(ordered, weights)[0]
-    env = environment(rating)
-    mine = trueskill.Rating(focus.mu, focus.sigma)
     others = [c for c in ordered if c.entrant != focus.entrant]
     own = [c for c in ordered if c.entrant == focus.entrant and c is not focus]
     field = [focus.version]
     for pool in (others, own):
         while pool and len(field) < players:
-            weights = [trueskill.quality_1vs1(mine, trueskill.Rating(c.mu, c.sigma), env=env)
-                       for c in pool]
+            weights = [quality(focus, c, rating.beta) for c in pool]
             chosen = rng.choices(pool, weights)[0]
             pool.remove(chosen)
             field.append(chosen.version)
     return field
+
+
+def quality(one: Candidate, other: Candidate, beta: float) -> float:
+    """TrueSkill's match quality of two players, ``trueskill.quality_1vs1``, in its
+    closed form: the package's builds and inverts matrices, a third of a millisecond a
+    pair, which at a hundred versions was a quarter of the ladder's time between games."""
+    spread = 2 * beta ** 2 + one.sigma ** 2 + other.sigma ** 2
+    return math.sqrt(2 * beta ** 2 / spread) * math.exp(-(one.mu - other.mu) ** 2 / (2 * spread))

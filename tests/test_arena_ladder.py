@@ -18,6 +18,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+import trueskill
 from click.testing import CliRunner
 from ladder_bots import HELD_FILE, HOLD_AFTER
 
@@ -25,7 +26,7 @@ from arena.ladder import Ladder, LadderEntry
 from arena.ladder_settings import ladder_settings
 from arena.ladder_store import LadderStore, MatchKind
 from arena.leagues import Grade
-from arena.matchmaking import Candidate, pick_field
+from arena.matchmaking import Candidate, pick_field, quality
 from arena.matches import MAX_ATTEMPTS
 from circus_referee.main import main
 from ratings.params import RatingConfig
@@ -148,6 +149,18 @@ def test_an_unsettled_version_plays_more_often_and_against_close_ratings():
                       for seed in range(300)]
     # In its placement series a version is chosen every time, the least placed first.
     assert pick([*settled, Candidate("new", "dan", 25, 25 / 3, 1)], 0)[0] == "new"
+
+
+def test_the_matchmaking_s_quality_is_trueskill_s():
+    rng = random.Random(3)
+    for _ in range(200):
+        one, other = (Candidate("x", "y", rng.uniform(-10, 60), rng.uniform(0.5, 9), 0)
+                      for _ in range(2))
+        beta = rng.uniform(1, 8)
+        env = trueskill.TrueSkill(beta=beta)
+        assert quality(one, other, beta) == pytest.approx(trueskill.quality_1vs1(
+            trueskill.Rating(one.mu, one.sigma), trueskill.Rating(other.mu, other.sigma),
+            env=env), rel=1e-12)
 
 
 def test_no_bot_is_shown_the_logs_of_the_ladder(tmp_path, monkeypatch):
@@ -351,6 +364,18 @@ def test_a_match_killed_midway_is_resumed_and_no_game_is_rated_twice(tmp_path):
                  if match.kind in (MatchKind.LADDER, MatchKind.PROMOTION)
                  for game in store.games(match.tournament))
     assert sum(games for *_, games in board(resumed)) == seated
+
+
+def test_the_ladder_s_rows_sync_as_the_games_do(tmp_path):
+    """In WAL mode both of a ladder's connections sync at checkpoints (a commit survives
+    a kill, as the test above shows), not at each commit: a sync per match's start and end
+    would slow the ladder beside a tournament."""
+    ladder = Ladder(tmp_path / "a.sqlite", SETTINGS)
+    synchronous = [connection.execute("PRAGMA synchronous").fetchone()[0]
+                   for connection in (ladder.store.db, ladder.records.db)]
+    assert synchronous == [1, 1]   # NORMAL
+    assert LadderStore(tmp_path / "rollback.sqlite").db.execute(
+        "PRAGMA synchronous").fetchone()[0] == 2   # FULL, outside WAL mode
 
 
 def test_a_stronger_version_is_promoted_past_the_random_boss_and_graded(tmp_path):
