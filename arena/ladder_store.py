@@ -117,6 +117,13 @@ class LadderStore:
         try:
             self.db = sqlite3.connect(path, timeout=wait_s, check_same_thread=False)
             self.db.row_factory = sqlite3.Row
+            if str(self.db.execute("PRAGMA journal_mode").fetchone()[0]).lower() == "wal":
+                # As the games' own connection (tournaments.store.Store, which puts the
+                # file in WAL mode): NORMAL syncs at checkpoints, not at every commit. A
+                # kill loses nothing committed; a power cut only the last commits, in
+                # order, so a match is never marked finished without its games. FULL
+                # would add two syncs to every match, a tenth of a short match's time.
+                self.db.execute("PRAGMA synchronous=NORMAL")
             self.db.executescript(SCHEMA)
         except sqlite3.DatabaseError as error:
             raise StoreError(f"{path}: cannot keep the ladder's tables ({error})") from None
