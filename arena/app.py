@@ -14,6 +14,7 @@ import inspect
 from typing import Any, AsyncIterator, Awaitable, Callable
 
 import jinja2
+from markupsafe import Markup
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import MutableHeaders, UploadFile
@@ -33,6 +34,7 @@ from starlette.templating import Jinja2Templates
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from arena import views
+from arena.cache import PerChange
 from arena.security import (
     CSRF_COOKIE,
     CSRF_FIELD,
@@ -111,11 +113,17 @@ def make_app(arena: Arena) -> Starlette:
 
     # -- public ------------------------------------------------------------------
 
+    # The same for every visitor: made once per change of the board, not per request.
+    shown_board = PerChange(
+        lambda: Markup(templates.get_template("arena/board-part.html").render(
+            views.board(arena))),
+        lambda: arena.events.published("board"))
+
     def board(request: Request) -> Response:
-        return page(request, "board.html", views.board(arena))
+        return page(request, "board.html", {"board": shown_board.get()})
 
     def board_part(request: Request) -> Response:
-        return page(request, "board-part.html", views.board(arena))
+        return HTMLResponse(shown_board.get(), headers={"Content-Security-Policy": PAGE_POLICY})
 
     def bot(request: Request) -> Response:
         found = views.bot_page(arena, request.path_params["version"])

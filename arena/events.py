@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from collections import Counter
 from typing import AsyncIterator
 
 #: A comment line this often keeps proxies from closing a quiet stream.
@@ -21,10 +22,14 @@ class Events:
     def __init__(self) -> None:
         self.lock = threading.Lock()
         self.streams: set[tuple[asyncio.AbstractEventLoop, asyncio.Queue[str]]] = set()
+        # How many times each name was published: what is made once per change
+        # (arena.cache) is made again when its name's count moves.
+        self.counts: Counter[str] = Counter()
 
     def publish(self, *names: str) -> None:
         """Tell every open stream; safe to call from any thread."""
         with self.lock:
+            self.counts.update(names)
             streams = list(self.streams)
         for loop, queue in streams:
             for name in names:
@@ -51,6 +56,10 @@ class Events:
         finally:
             with self.lock:
                 self.streams.discard(key)
+
+    def published(self, name: str) -> int:
+        with self.lock:
+            return self.counts[name]
 
     def listeners(self) -> int:
         with self.lock:

@@ -24,9 +24,11 @@ from conftest import run_tournament, write_config
 from starlette.routing import Mount, Route
 from starlette.testclient import TestClient
 
+from arena import views
 from arena.app import make_app
 from arena.events import Events
 from arena.playing import LadderHook
+from arena.security import SESSION_COOKIE
 from arena.store import Gate, now
 from tournaments.store import Store
 
@@ -97,6 +99,23 @@ def test_the_board_shows_the_ladders_standings_and_games_with_replays(served):
     replay = client.get(f"/games/{game.id}")
     assert replay.status_code == 200 and '<script src="/static/viewer.js">' in replay.text
     assert "function" in client.get("/static/viewer.js").text   # the one viewer, served
+
+
+def test_the_board_is_made_once_per_change_of_it_whoever_asks(served, monkeypatch):
+    arena, client, tokens = served
+    made = []
+    board = views.board
+    monkeypatch.setattr(views, "board", lambda served: made.append(1) or board(served))
+    arena.events.publish("board")
+    part = client.get("/board").text
+    assert "alice.v1" in part and part in client.get("/").text
+    bob = TestClient(client.app, cookies={SESSION_COOKIE: tokens["bob"]})
+    assert part in bob.get("/").text and "bob" in bob.get("/").text
+    assert len(made) == 1
+    arena.events.publish("versions")   # not the board's
+    assert client.get("/board").text == part and len(made) == 1
+    arena.events.publish("board")
+    assert client.get("/board").text == part and len(made) == 2
 
 
 def test_the_games_of_another_tournament_in_the_file_are_not_the_arenas(served):
