@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Protocol, Sequence
 
+from arena.apart import LadderApart
 from arena.background import Background
 from arena.store import ArenaStore
 
@@ -28,10 +29,16 @@ LOG = logging.getLogger(__name__)
 IDLE_S = 5.0
 
 
-class LadderLike(Protocol):
+class LadderPlayer(Protocol):
+    """What the playing thread uses of a ladder."""
+
     def play_next(self, entries: Sequence[Any]) -> Any | None:
         """Play the next match and return it, or None if none may be played now."""
 
+    def close(self) -> None: ...
+
+
+class LadderLike(LadderPlayer, Protocol):
     def standings(self) -> Sequence[Any]: ...
 
     def status(self) -> Any:
@@ -44,16 +51,17 @@ class LadderLike(Protocol):
 
     def resume(self) -> None: ...
 
-    def close(self) -> None: ...
-
 
 @dataclass(frozen=True)
 class LadderHook:
     """How the service reaches a ladder: a new one for each thread that uses it, and its
-    entry of a version (its id, its entrant, its bots.yaml entry)."""
+    entry of a version (its id, its entrant, its bots.yaml entry); ``playing`` makes the
+    playing thread's, if not ``make`` (the real ladder's plays in a child process:
+    :mod:`arena.apart`)."""
 
     make: Callable[[], LadderLike]
     entry: Callable[[str, str, dict[str, Any]], Any]
+    playing: Callable[[], LadderPlayer] | None = None
 
 
 def load_ladder(db: Path, settings: dict[str, Any]) -> LadderHook | None:
@@ -64,7 +72,8 @@ def load_ladder(db: Path, settings: dict[str, Any]) -> LadderHook | None:
         if error.name != "arena.ladder":
             raise
         return None
-    return LadderHook(lambda: module.Ladder(db, settings), module.LadderEntry)
+    return LadderHook(lambda: module.Ladder(db, settings), module.LadderEntry,
+                      lambda: LadderApart(db, settings))
 
 
 class LadderThread(Background):
@@ -85,7 +94,7 @@ class LadderThread(Background):
                 for version in self.store.active()]
 
     def _run(self) -> None:
-        ladder = self.hook.make()
+        ladder = (self.hook.playing or self.hook.make)()
         try:
             while not self.stopping.is_set():
                 if self._played(ladder):
@@ -96,7 +105,7 @@ class LadderThread(Background):
         finally:
             ladder.close()
 
-    def _played(self, ladder: LadderLike) -> bool:
+    def _played(self, ladder: LadderPlayer) -> bool:
         """Whether the ladder played a match; a match that fails is the organiser's to
         read, and the thread tries again after a pause rather than stop the ladder."""
         try:

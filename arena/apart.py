@@ -1,0 +1,61 @@
+"""The playing thread's ladder in a child process of its own.
+
+A match's games run in the process that plays them: the referee's engine and protocol
+work, and all of an in-process bot's (a ``python:`` entry: the organiser's bosses), hold
+Python's interpreter lock while they play. In the service's own process the pages'
+requests would wait for that lock between every step of their own (measured: the board's
+latency more than doubled and the ladder's games/s fell to a third while the board was
+fetched; docs/performance.md, "The arena under load"). So the playing thread hands
+each ``play_next`` to a ladder in a child process, which dies with the service (a kill
+of the service kills it: no orphan plays on, and the restarted service resumes its
+match as after any kill), and the pages read the store as before.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import signal
+from concurrent.futures import ProcessPoolExecutor
+from multiprocessing import get_context
+from pathlib import Path
+from typing import Any, Sequence
+
+#: Linux's prctl option that signals a process when the thread that started it ends.
+PR_SET_PDEATHSIG = 1
+
+# The child's ladder, made once by its initializer.
+_ladder: Any = None
+
+
+class LadderApart:
+    """A :class:`arena.ladder.Ladder` on ``db`` with ``settings``, in a child process: its
+    ``play_next`` there, its answer (or its error) here."""
+
+    def __init__(self, db: Path, settings: dict[str, Any]) -> None:
+        # spawn, not fork: the service's threads hold locks a forked child would inherit.
+        self.pool = ProcessPoolExecutor(1, mp_context=get_context("spawn"),
+                                        initializer=_start, initargs=(db, settings, os.getpid()))
+
+    def play_next(self, entries: Sequence[Any]) -> Any | None:
+        return self.pool.submit(_play_next, list(entries)).result()
+
+    def close(self) -> None:
+        self.pool.shutdown()
+
+
+def _start(db: Path, settings: dict[str, Any], parent: int) -> None:
+    """In the child: die with the thread that started it, then make the ladder."""
+    global _ladder
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    except (OSError, AttributeError):   # not Linux: the child ends when its pipe closes
+        pass
+    if os.getppid() != parent:   # the service died before the prctl held
+        os._exit(1)
+    from arena.ladder import Ladder
+    _ladder = Ladder(db, settings)
+
+
+def _play_next(entries: list[Any]) -> Any | None:
+    return _ladder.play_next(entries)
