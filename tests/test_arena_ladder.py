@@ -366,6 +366,44 @@ def test_a_match_killed_midway_is_resumed_and_no_game_is_rated_twice(tmp_path):
     assert sum(games for *_, games in board(resumed)) == seated
 
 
+def test_the_service_s_ladder_plays_in_a_child_that_dies_with_it(tmp_path):
+    """The playing thread's ladder (arena.apart) plays its matches in a process of its
+    own, and a kill -9 of the service's process mid-game ends it: no orphan plays on."""
+    held = tmp_path / "held"
+    script = ("import os, sys; from pathlib import Path\n"
+              "from arena.apart import LadderApart; import test_arena_ladder as t\n"
+              "apart = LadderApart(Path(sys.argv[1]), t.SETTINGS)\n"
+              "print(apart.pool.submit(os.getpid).result(), flush=True)\n"
+              "while apart.play_next(t.KILL_FIELD): pass\n")
+    env = {**os.environ, HOLD_AFTER: "150", HELD_FILE: str(held),
+           "PYTHONPATH": os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")])}
+    service = subprocess.Popen([sys.executable, "-c", script, str(tmp_path / "a.sqlite")],
+                               env=env, stdout=subprocess.PIPE, text=True)
+    try:
+        assert service.stdout is not None
+        child = int(service.stdout.readline())
+        deadline = time.monotonic() + 120
+        while not held.exists():
+            assert service.poll() is None and time.monotonic() < deadline
+            time.sleep(0.01)
+    finally:
+        service.kill()
+        service.wait()
+    assert child != service.pid and LadderStore(tmp_path / "a.sqlite").unfinished()
+    deadline = time.monotonic() + 60
+    while alive(child):
+        assert time.monotonic() < deadline, "the ladder's child outlived the service"
+        time.sleep(0.05)
+
+
+def alive(pid: int) -> bool:
+    """Whether a process runs (a zombie waiting for its reaper does not)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return False
+
+
 def test_the_ladder_s_rows_sync_as_the_games_do(tmp_path):
     """In WAL mode both of a ladder's connections sync at checkpoints (a commit survives
     a kill, as the test above shows), not at each commit: a sync per match's start and end
