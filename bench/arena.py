@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import io
+import multiprocessing
 import os
 import socket
 import sqlite3
@@ -33,6 +34,7 @@ import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
+from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any, Callable
 
@@ -58,6 +60,10 @@ CLOCK = {"move_ms": 60_000, "bank_ms": 600_000, "startup_ms": 60_000}
 BOARD_GOAL_MS = 50.0
 RATIO_GOAL = 0.95
 PATHS = ("/", "/board")
+#: How long the streams are held, once the ladder is paused, for the last events to come.
+HEAR_S = 60.0
+#: How long a ladder's round may take before the benchmark stops, saying so.
+STALLED_S = 600.0
 
 
 @dataclass
@@ -66,6 +72,14 @@ class Latencies:
 
     times: dict[str, list[float]] = field(default_factory=lambda: {p: [] for p in PATHS})
     failed: int = 0
+
+    def add(self, other: Latencies) -> None:
+        for path, times in other.times.items():
+            self.times[path] += times
+        self.failed += other.failed
+
+    def requests(self) -> int:
+        return sum(len(times) for times in self.times.values())
 
     def percentile(self, path: str, share: float) -> float:
         ordered = sorted(self.times[path])
@@ -154,15 +168,17 @@ class Service:
 
     def __init__(self, config_path: Path, port: int) -> None:
         self.url = f"http://127.0.0.1:{port}"
-        self.process = subprocess.Popen(
-            [sys.executable, "-c", "from circus_referee.main import main; main()", "arena",
-             "serve", str(config_path), "--port", str(port)],
-            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+        # Its log in a file: a pipe nobody reads while it serves would fill and stop it.
+        self.log = config_path.parent / "service.log"
+        with self.log.open("wb") as log:
+            self.process = subprocess.Popen(
+                [sys.executable, "-c", "from circus_referee.main import main; main()",
+                 "arena", "serve", str(config_path), "--port", str(port)],
+                stdout=subprocess.DEVNULL, stderr=log, start_new_session=True)
         deadline = time.monotonic() + 120
         while not self._answers():
             if self.process.poll() is not None or time.monotonic() > deadline:
-                error = self.process.stderr.read().decode() if self.process.stderr else ""
-                raise RuntimeError(f"the arena did not start: {error[-2000:]}")
+                raise RuntimeError(f"the arena did not start: {self.log.read_text()[-2000:]}")
             time.sleep(0.1)
 
     def _answers(self) -> bool:
@@ -225,10 +241,9 @@ async def listen(client: httpx.AsyncClient, url: str, stream: Stream,
             stream.error = type(error).__name__
 
 
-async def held_streams(url: str, listeners: int, fetchers: int, seconds: float
-                       ) -> tuple[list[Stream], Latencies, float, float]:
-    """``listeners`` streams held while the board is fetched for ``seconds``; the streams,
-    the board's latencies and the window in which every stream was open."""
+async def hold(url: str, listeners: int, pipe: Connection) -> None:
+    """Hold ``listeners`` streams; say on ``pipe`` when all are open, close them when it
+    says to, and send back what each heard."""
     streams = [Stream() for _ in range(listeners)]
     opened = [asyncio.Event() for _ in streams]
     stop = asyncio.Event()
@@ -238,14 +253,48 @@ async def held_streams(url: str, listeners: int, fetchers: int, seconds: float
                  for stream, event in zip(streams, opened)]
         await asyncio.wait_for(asyncio.gather(*(event.wait() for event in opened)), 120)
         start = time.time()
-        board = await fetch_board(url, fetchers, seconds)
-        # Long enough after the board for the last match's event to arrive.
-        await asyncio.sleep(2.0)
-        end = time.time() - 1.0
+        pipe.send(start)
+        expected = await asyncio.get_running_loop().run_in_executor(None, pipe.recv)
+        deadline = time.monotonic() + HEAR_S
+        while time.monotonic() < deadline and min(
+                sum(1 for at in stream.arrivals if at >= start) for stream in streams) < expected:
+            await asyncio.sleep(0.05)
         stop.set()
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
+    pipe.send(streams)
+
+
+def hold_streams(url: str, listeners: int, pipe: Connection) -> None:
+    """A child process's work: its own CPU, so the streams' clients do not slow the
+    board's, nor theirs the streams'."""
+    asyncio.run(hold(url, listeners, pipe))
+
+
+def held_streams(url: str, db: Path, listeners: int, fetchers: int, seconds: float
+                 ) -> tuple[list[Stream], Latencies, float, float]:
+    """``listeners`` streams held (by a child process) while the board is fetched for
+    ``seconds``, then the ladder paused, and the streams held until each heard the events
+    of the matches that ended since all were open (or for HEAR_S more); the streams, the
+    board's latencies, and that window."""
+    ours, theirs = multiprocessing.get_context("spawn").Pipe()
+    holder = multiprocessing.get_context("spawn").Process(
+        target=hold_streams, args=(url, listeners, theirs), daemon=True)
+    holder.start()
+    theirs.close()   # the child's end: if it dies, our end reads the end of the pipe
+    try:
+        if not ours.poll(180):
+            raise RuntimeError(f"{listeners} event streams did not open in 180 s")
+        start = ours.recv()
+        board = asyncio.run(fetch_board(url, fetchers, seconds))
+        end = switch_ladder(db, playing=False)
+        ours.send(len(finished(db, start, end)))
+        streams: list[Stream] = ours.recv()
+    finally:
+        holder.join(30)
+        if holder.is_alive():
+            holder.kill()
     return streams, board, start, end
 
 
@@ -294,11 +343,29 @@ def settle(db: Path) -> None:
             time.sleep(0.1)
 
 
+def switch_ladder(db: Path, playing: bool) -> float:
+    """Pause the ladder and wait for its match to end, or resume it and wait for its
+    first match to end (the thread looks again within arena.playing.IDLE_S); when."""
+    since = time.time()
+    set_paused(db, not playing)
+    if playing:
+        deadline = time.monotonic() + 120
+        while not finished(db, since) and time.monotonic() < deadline:
+            time.sleep(0.1)
+    else:
+        settle(db)
+    return time.time()
+
+
 def ladder_round(db: Path, games: int) -> float:
     """The ladder resumed until it has played ``games`` more, then paused: its games/s."""
     since = time.time()
     set_paused(db, False)
-    while sum(count for _, count in finished(db, since)[1:]) < games:
+    deadline = time.monotonic() + STALLED_S
+    while (played := sum(count for _, count in finished(db, since)[1:])) < games:
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"the service's ladder played {played} games in {STALLED_S} s "
+                               "(its log: service.log)")
         time.sleep(0.2)
     set_paused(db, True)
     settle(db)
@@ -310,7 +377,7 @@ def load() -> str:
 
 
 def run(entrants: int = 100, games: int = 1000, fetchers: int = 8, listeners: int = 200,
-        seconds: float = 20.0, rounds: int = 3, round_games: int = 400, concurrency: int = 2,
+        seconds: float = 15.0, rounds: int = 3, round_games: int = 400, concurrency: int = 2,
         deals: int = 4, progress: Callable[[str], None] = print) -> Section:
     section = Section("arena", "The arena under load",
                       ["phase", "what", "p50", "p95", "p99", "requests", "load (1 min)"])
@@ -322,7 +389,8 @@ def run(entrants: int = 100, games: int = 1000, fetchers: int = 8, listeners: in
         section.figures["stored_games"] = ladder_games(config.db)
         service = Service(path, config.port)
         try:
-            board_phases(section, service, config.db, fetchers, listeners, seconds, progress)
+            board_phases(section, service, config.db, fetchers, listeners, seconds, rounds,
+                         progress)
             throughput(section, service, config, folder, rounds, round_games, concurrency,
                        progress)
         finally:
@@ -332,21 +400,50 @@ def run(entrants: int = 100, games: int = 1000, fetchers: int = 8, listeners: in
 
 
 def board_phases(section: Section, service: Service, db: Path, fetchers: int, listeners: int,
-                 seconds: float, progress: Callable[[str], None]) -> None:
-    progress(f"arena: the board, {fetchers} clients, {seconds:.0f} s, the ladder playing")
-    since, cpu = time.time(), service.cpu()
-    alone = asyncio.run(fetch_board(service.url, fetchers, seconds))
-    board_rows(section, "board", alone, load())
-    section.figures["board.ladder_games_per_s"] = games_per_s(finished(db, since))
-    section.figures["board.service_cpu_s"] = service.cpu() - cpu
+                 seconds: float, rounds: int, progress: Callable[[str], None]) -> None:
+    """The board with the ladder paused and playing, in turn; then with streams held."""
+    pooled = {"idle": Latencies(), "board": Latencies()}
+    ratios, loads = [], []
+    for number in range(1, rounds + 1):
+        p95 = {}
+        for phase, found in pooled.items():
+            progress(f"arena: the board, {fetchers} clients, {seconds:.0f} s, the ladder "
+                     f"{'paused' if phase == 'idle' else 'playing'} (round {number})")
+            since = switch_ladder(db, playing=phase == "board")
+            cpu = service.cpu()
+            fetched = asyncio.run(fetch_board(service.url, fetchers, seconds))
+            found.add(fetched)
+            p95[phase] = fetched.percentile("/", 0.95)
+            if phase == "idle":
+                section.figures[f"round_{number}.idle_cpu_ms_per_request"] = \
+                    1000 * (service.cpu() - cpu) / max(1, fetched.requests())
+            else:
+                section.figures[f"round_{number}.board_ladder_games_per_s"] = \
+                    games_per_s(finished(db, since))
+        ratios.append(p95["board"] / p95["idle"])
+        loads.append(load())
+    for phase, found in pooled.items():
+        board_rows(section, phase, found, loads[-1])
+    section.figures["idle_cpu_ms_per_request"] = median(
+        section.figures[f"round_{number}.idle_cpu_ms_per_request"]
+        for number in range(1, rounds + 1))
+    section.figures["board_ladder_games_per_s"] = median(
+        section.figures[f"round_{number}.board_ladder_games_per_s"]
+        for number in range(1, rounds + 1))
+    section.figures["board_p95_ratio"] = median(ratios)
+    section.notes.append(
+        f"GET / p95 with the ladder playing / paused, median of {rounds} rounds: "
+        f"{section.figures['board_p95_ratio']:.2f}; the service's CPU per board request "
+        f"(paused): {section.figures['idle_cpu_ms_per_request']:.2f} ms; the ladder's "
+        f"games/s while the board is fetched: "
+        f"{section.figures['board_ladder_games_per_s']:.1f} (loads {'; '.join(loads)})")
     progress(f"arena: the board with {listeners} event streams held")
-    streams, held, start, end = asyncio.run(held_streams(service.url, listeners, fetchers,
-                                                         seconds))
+    switch_ladder(db, playing=True)
+    streams, held, start, end = held_streams(service.url, db, listeners, fetchers, seconds)
     board_rows(section, "streams", held, load())
     ends = [finished_at for finished_at, _ in finished(db, 0.0)]
     during = [at for at in ends if start <= at <= end]
-    heard = [sum(1 for arrival in stream.arrivals if start <= arrival <= end + 1.0)
-             for stream in streams]
+    heard = [sum(1 for arrival in stream.arrivals if arrival >= start) for stream in streams]
     delays = sorted(event_delays(streams, [at for at in ends if at >= start]))
     section.figures.update({
         "streams.held": sum(1 for stream in streams if not stream.error),
@@ -400,4 +497,3 @@ def throughput(section: Section, service: Service, config: ArenaConfig, folder: 
     goal = "meets" if section.figures["ratio"] >= RATIO_GOAL else "misses"
     section.notes.append(f"goal: the ladder's games/s at least {RATIO_GOAL:.0%} of the "
                          f"tournament's: median ratio {section.figures['ratio']:.2f} ({goal})")
-    set_paused(config.db, False)
