@@ -8,12 +8,16 @@ own credentials, so a public stream carries nothing private.
 from __future__ import annotations
 
 import asyncio
+import math
 import threading
+import time
 from collections import Counter
-from typing import AsyncIterator
+from typing import AsyncIterator, Callable
 
 #: A comment line this often keeps proxies from closing a quiet stream.
 KEEPALIVE_S = 15.0
+#: The ladder's matches tell the board at most this often (:class:`Coalesced`).
+BOARD_EVERY_S = 1.0
 
 
 class Events:
@@ -64,3 +68,38 @@ class Events:
     def listeners(self) -> int:
         with self.lock:
             return len(self.streams)
+
+
+class Coalesced:
+    """``publish()`` at most once per ``interval`` seconds, the last call never lost: a
+    call within the interval after the last publish is published at its end, with every
+    other call made meanwhile. A ladder of quick matches ends several a second, and
+    every open page fetches the board again at each event: once a second is as live."""
+
+    def __init__(self, publish: Callable[[], None], interval: float,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.publish = publish
+        self.interval = interval
+        self.clock = clock
+        self.lock = threading.Lock()
+        self.last = -math.inf
+        self.due: threading.Timer | None = None
+
+    def __call__(self) -> None:
+        with self.lock:
+            if self.due is not None:
+                return   # a publish is due already: it tells this change too
+            wait = self.last + self.interval - self.clock()
+            if wait > 0:
+                self.due = threading.Timer(wait, self._due)
+                self.due.daemon = True
+                self.due.start()
+                return
+            self.last = self.clock()
+        self.publish()
+
+    def _due(self) -> None:
+        with self.lock:
+            self.due = None
+            self.last = self.clock()
+        self.publish()

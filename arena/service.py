@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from arena.config import ArenaConfig
-from arena.events import Events
+from arena.events import BOARD_EVERY_S, Coalesced, Events
 from arena.gate import GateQueue, check_version
 from arena.likeness import Fingerprints
 from arena.playing import LadderHook, ServedLadder, load_ladder
@@ -41,7 +41,7 @@ class Arena:
                                self._gated)
         self.ladder = ServedLadder(
             ladder if ladder is not None else load_ladder(config.db, config.ladder),
-            self.store, lambda: self.events.publish("board"))
+            self.store, Coalesced(lambda: self.events.publish("board"), BOARD_EVERY_S))
         self.csrf_secret = self.store.secret("csrf")
         self.fingerprints = Fingerprints()
         self.games = LadderGames(config.db, config.ladder_prefix)

@@ -26,7 +26,7 @@ from starlette.testclient import TestClient
 
 from arena import views
 from arena.app import make_app
-from arena.events import Events
+from arena.events import Coalesced, Events
 from arena.playing import LadderHook
 from arena.security import SESSION_COOKIE
 from arena.store import Gate, now
@@ -354,6 +354,20 @@ def test_an_event_published_from_a_thread_reaches_an_open_stream():
 
     assert asyncio.run(first_event()) == "event: board\ndata: board\n\n"
     assert events.listeners() == 0
+
+
+def test_the_ladder_s_quick_matches_tell_the_board_once_an_interval_the_last_never_lost():
+    published, now = [], [100.0]
+    coalesced = Coalesced(lambda: published.append(now[0]), 0.3, clock=lambda: now[0])
+    coalesced()
+    assert published == [100.0]   # the first at once
+    for _ in range(10):
+        coalesced()
+    assert published == [100.0]   # the others at the interval's end, once
+    wait_for(lambda: len(published) == 2)
+    now[0] += 1.0
+    coalesced()
+    assert len(published) == 3     # a quiet interval later: at once again
 
 
 def test_every_response_forbids_framing_and_the_pages_load_only_their_own(served):
