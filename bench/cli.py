@@ -10,6 +10,7 @@ import traceback
 from pathlib import Path
 
 from bench import (
+    arena,
     bigfields,
     cluster,
     command,
@@ -35,7 +36,7 @@ from bench.report import Section, machine_markdown
 BENCHMARKS = ("engines", "wire", "stream", "transport", "stdio", "scaling", "tournament",
               "leaderboard",
               "renewal", "startup", "command", "swiss", "stopping", "sprt", "dealsets", "verdict",
-              "fields", "luck", "cluster", "memory", "reports")
+              "fields", "luck", "cluster", "memory", "reports", "arena")
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -105,6 +106,10 @@ def plan(args: argparse.Namespace) -> dict[str, dict]:
             "memory": {"small": max(1, round(5 * s)),
                        "large": max(memory.GAMES_PER_ROUND + 1, round(25 * s))},
             "reports": {"sizes": (max(4, round(20 * s)),), "bots": 8, "page_seeds": 1},
+            # A few entrants, games, streams: every phase and figure, none of them meant.
+            "arena": {"entrants": 4, "games": max(8, round(60 * s)), "fetchers": 2,
+                      "listeners": max(3, round(20 * s)), "seconds": max(0.5, 2 * s),
+                      "rounds": 1, "round_games": max(4, round(40 * s))},
         }
     repeats = args.repeats or 3
     return {
@@ -138,6 +143,8 @@ def plan(args: argparse.Namespace) -> dict[str, dict]:
         "cluster": {"rounds": max(1, round(4 * s))},
         "memory": {"small": max(1, round(1_000 * s)), "large": max(2, round(100_000 * s))},
         "reports": {"sizes": tuple(max(4, round(games * s)) for games in (200, 1_000, 5_000))},
+        "arena": {"games": max(10, round(1_000 * s)), "seconds": 15.0 * s, "rounds": repeats,
+                  "round_games": max(8, round(1_000 * s))},
     }
 
 
@@ -215,6 +222,8 @@ def run(names: tuple[str, ...] = BENCHMARKS, params: dict[str, dict] | None = No
                     section = memory.run(**params["memory"], progress=say)
                 elif name == "reports":
                     section = reports.run(**params["reports"], progress=say)
+                elif name == "arena":
+                    section = arena.run(**params["arena"], progress=say)
                 else:
                     section = cluster.run(**params["cluster"], progress=say)
             except Exception as error:  # report it, and go on with the next benchmark

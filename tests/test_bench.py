@@ -83,7 +83,7 @@ def test_the_machine_and_every_table_are_printed(quick):
                                        "startup", "command", "swiss", "stopping", "sprt",
                                        "dealsets", "verdict", "fields", "luck", "cluster",
                                        "memory",
-                                       "reports"}
+                                       "reports", "arena"}
 
 
 @pytest.mark.slow
@@ -359,3 +359,18 @@ def test_cluster_games_per_second_by_workers(quick):
                             "workers_2_whole_run_games_per_s"])
     assert any("goal: games/s grows" in note
                for note in quick[1]["sections"]["cluster"]["notes"])
+
+
+@pytest.mark.slow
+def test_the_arena_under_load_every_phase_and_the_ladder_against_the_tournament(quick):
+    values = figures(quick[1], "arena")
+    size = PLAN["arena"]
+    assert values["entrants"] == size["entrants"] and values["stored_games"] >= size["games"]
+    latencies = [f"{phase}.{page}.{figure}" for phase in ("idle", "board", "streams")
+                 for page in ("page", "board") for figure in ("p50_ms", "p95_ms", "p99_ms")]
+    assert_numbers(values, [*latencies, "idle_cpu_ms_per_request", "round_1.ratio", "ratio"])
+    assert all(values[f"{phase}.failed"] == 0 for phase in ("idle", "board", "streams"))
+    # Every stream held, and each heard every match that ended while all were open.
+    assert values["streams.held"] == size["listeners"] and values["streams.missed"] == 0
+    notes = quick[1]["sections"]["arena"]["notes"]
+    assert any(note.startswith("goal: the ladder's games/s") for note in notes)
