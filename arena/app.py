@@ -122,7 +122,7 @@ def make_app(arena: Arena) -> Starlette:
         return page(request, "bot.html", found) if found else not_found(request)
 
     def replay(request: Request) -> Response:
-        found = views.public_replay(arena, request.path_params["game"])
+        found = views.public_replay(arena, request.path_params["game"], signed_in(request))
         return HTMLResponse(found) if found is not None else not_found(request)
 
     def events(request: Request) -> Response:

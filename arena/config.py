@@ -9,11 +9,13 @@ to it as it is. check-bot gates a version for the game the ladder plays: the lad
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from arena.ladder_settings import ladder_settings
 from tournaments.config import (
     ConfigError,
     TournamentConfig,
@@ -28,8 +30,11 @@ ARENA_DEFAULTS: dict[str, Any] = {
     "db": str(DEFAULT_DB), "data": None, "host": "127.0.0.1", "port": 8080,
     "max_upload_mb": 5, "max_files": 500, "max_unpacked_mb": 50,
     "versions_per_day": 10, "uploads_per_hour": 20, "gate_games": 1,
-    "similar_code": 0.5,
+    "similar_code": 0.5, "replays": "seat", "full_after_deadline": True,
 }
+#: What a replay shows during the season: to an entrant its own seats' views, to others
+#: what every seat saw; or every card to everyone.
+REPLAY_VIEWS = ("seat", "full")
 #: The ladder's defaults of what the gate reads from its section.
 LADDER_DEFAULTS: dict[str, Any] = {"name": "arena", "game": "flea-circus", "players": 2}
 #: The keys of a match's tournament the gate plays by.
@@ -67,6 +72,11 @@ class ArenaConfig:
     # The organiser is shown the pairs of versions one of which holds at least this
     # share of the other's code.
     similar_code: float
+    # "seat" or "full" (REPLAY_VIEWS); with full_after_deadline, full once the ladder's
+    # deadline has passed.
+    replays: str
+    full_after_deadline: bool
+    deadline: datetime | None
 
     @property
     def versions_dir(self) -> Path:
@@ -82,6 +92,12 @@ class ArenaConfig:
     def staging_dir(self) -> Path:
         """Uploads being unpacked and checked, moved into ``versions_dir`` once accepted."""
         return self.data / "staging"
+
+    def full_replays(self) -> bool:
+        """Whether every replay shows every card now: the organiser says so, or the
+        season is over."""
+        over = self.deadline is not None and datetime.now(timezone.utc) >= self.deadline
+        return self.replays == "full" or (self.full_after_deadline and over)
 
     @property
     def ladder(self) -> dict[str, Any]:
@@ -147,10 +163,20 @@ def arena_config(data: dict[str, Any], folder: Path, default_name: str) -> Arena
         limits=Limits(numbers["max_upload_mb"] * MB, numbers["max_files"],
                       numbers["max_unpacked_mb"] * MB, numbers["versions_per_day"],
                       numbers["uploads_per_hour"]),
-        gate_games=numbers["gate_games"], similar_code=_share(values, "similar_code"))
+        gate_games=numbers["gate_games"], similar_code=_share(values, "similar_code"),
+        replays=_choice(values, "replays", REPLAY_VIEWS),
+        full_after_deadline=_typed(values, "full_after_deadline", bool, where="arena."),
+        deadline=ladder_settings(data.get("ladder")).deadline)
     # The gate's keys hold as a tournament's would (a gate of a placeholder entry).
     arena.gate_config({"name": "placeholder", "python": FILLER})
     return arena
+
+
+def _choice(values: dict[str, Any], key: str, choices: tuple[str, ...]) -> str:
+    value = _typed(values, key, str, where="arena.")
+    if value not in choices:
+        raise ConfigError(f"'arena.{key}' must be one of {', '.join(choices)}, not {value!r}")
+    return str(value)
 
 
 def _positive(values: dict[str, Any], key: str) -> int:

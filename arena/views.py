@@ -96,10 +96,18 @@ def bot_page(arena: Arena, version_id: str) -> dict[str, Any] | None:
             "games": [game_row(game, versions) for game in games]}
 
 
-def public_replay(arena: Arena, game_id: int) -> str | None:
-    """A ladder game's replay, with no fault details."""
+def public_replay(arena: Arena, game_id: int, viewer: Entrant | None) -> str | None:
+    """A ladder game's replay, with no fault details: during the season only what every
+    seat saw, unless the organiser looks."""
     game = arena.games.game(game_id)
-    return replay_page(game, [], static=STATIC) if game is not None else None
+    if game is None:
+        return None
+    full = arena.config.full_replays() or _organiser(viewer)
+    return replay_page(game, [], static=STATIC, seats=None if full else ())
+
+
+def _organiser(viewer: Entrant | None) -> bool:
+    return viewer is not None and viewer.role == "organiser"
 
 
 # -- an entrant's own pages ---------------------------------------------------------
@@ -140,12 +148,15 @@ def my_games(arena: Arena, entrant: Entrant) -> list[dict[str, Any]]:
 
 
 def own_replay(arena: Arena, entrant: Entrant, game_id: int) -> str | None:
-    """A game of the entrant's versions, marking their own faults only."""
+    """A game of the entrant's versions, marking their own faults only: during the season
+    only their own seats' views (each seat one of their versions sat in)."""
     game = arena.games.game(game_id)
     names = {version.id for version in arena.store.versions(entrant.name)}
     if game is None or not names & set(game.seats):
         return None
-    return replay_page(game, arena.games.faults(game, names), static=STATIC)
+    seats = None if arena.config.full_replays() else \
+        [seat for seat, name in enumerate(game.seats) if name in names]
+    return replay_page(game, arena.games.faults(game, names), static=STATIC, seats=seats)
 
 
 def own_game_log(arena: Arena, entrant: Entrant, game_id: int) -> str | None:
