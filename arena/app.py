@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import inspect
+import threading
 from typing import Any, AsyncIterator, Awaitable, Callable
 
 import jinja2
@@ -62,6 +63,8 @@ SIGNINS_PER_HOUR = 60
 FORM_OVERHEAD = 64 * 1024
 Handler = Callable[[Request], Awaitable[Response]]
 OwnHandler = Callable[[Request, Entrant], Any]
+#: Packs an entrant may have made in the window of the uploads' limit (each replays games).
+PACKS_PER_HOUR = 10
 #: What the organiser may do to a version, and to the ladder.
 ACTIONS = {"disqualify": True, "reinstate": False}
 LADDER_ACTIONS = {"pause": True, "resume": False}
@@ -72,6 +75,9 @@ def make_app(arena: Arena) -> Starlette:
     templates = Jinja2Templates(env=jinja2.Environment(
         loader=jinja2.PackageLoader("pages", "templates"), autoescape=True))
     signins = RateLimit(SIGNINS_PER_HOUR, HOUR_S)
+    packs = RateLimit(PACKS_PER_HOUR, HOUR_S)
+    # One pack is made at a time: the others are asked to come back.
+    packing = threading.Lock()
 
     def page(request: Request, name: str, context: dict[str, Any], status: int = 200,
              headers: dict[str, str] | None = None) -> Response:
@@ -168,6 +174,7 @@ def make_app(arena: Arena) -> Starlette:
     def me(request: Request, entrant: Entrant) -> Response:
         response = page(request, "me.html", {"versions": views.my_versions(arena, entrant),
                                              "games": views.my_games(arena, entrant),
+                                             "meetings": views.head_to_head(arena, entrant),
                                              "message": request.cookies.get(MESSAGE_COOKIE)})
         response.delete_cookie(MESSAGE_COOKIE)
         return response
@@ -179,6 +186,23 @@ def make_app(arena: Arena) -> Starlette:
     def version(request: Request, entrant: Entrant) -> Response:
         found = views.version_page(arena, entrant, request.path_params["version"])
         return page(request, "version.html", found) if found else not_found(request)
+
+    def pack(request: Request, entrant: Entrant) -> Response:
+        version_id = request.path_params["version"]
+        if views.own_version(arena, entrant, version_id) is None:
+            return not_found(request)
+        if not packs.allow(entrant.name) or not packing.acquire(blocking=False):
+            return PlainTextResponse("a pack is being made, or you made many this hour: "
+                                     "try again later", 429)
+        try:
+            data = views.version_pack(arena, entrant, version_id)
+        finally:
+            packing.release()
+        if data is None:
+            return not_found(request)
+        return Response(data, media_type="application/zip", headers={
+            "Content-Disposition": f'attachment; filename="{version_id}-pack.zip"',
+            "Cache-Control": "no-store"})
 
     def my_replay(request: Request, entrant: Entrant) -> Response:
         found = views.own_replay(arena, entrant, request.path_params["game"])
@@ -315,6 +339,7 @@ def make_app(arena: Arena) -> Starlette:
         Route("/me", own(me), name="me"),
         Route("/me/versions", own(me_part)),
         Route("/me/versions/{version}", own(version), name="version"),
+        Route("/me/versions/{version}/pack.zip", own(pack)),
         Route("/me/games/{game:int}", own(my_replay), name="my_replay"),
         Route("/me/games/{game:int}/log", own(my_log)),
         Route("/me/upload", own(upload), methods=["POST"]),

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from arena import private
 from arena.service import Arena
 from arena.store import Entrant, GateState, Version
 from pages.replays import replay_page
@@ -136,15 +137,47 @@ def version_page(arena: Arena, entrant: Entrant, version_id: str) -> dict[str, A
         return None
     versions = {found.id: found for found in arena.store.versions()}
     return {"version": version, "gate": arena.store.gate(version.id),
-            "games": [game_row(game, versions)
+            "games": [{**game_row(game, versions),
+                       "faults": arena.games.faults(game, {version.id})}
                       for game in own_games(arena, {version.id})]}
 
 
 def my_games(arena: Arena, entrant: Entrant) -> list[dict[str, Any]]:
+    """The entrant's latest games, each with their own versions' faults in it (a crash's
+    or a fault's reason; another's are its own)."""
     names = {version.id for version in arena.store.versions(entrant.name)}
     versions = {found.id: found for found in arena.store.versions()}
-    return [{**game_row(game, versions), "mine": sorted(names & set(game.seats))}
+    return [{**game_row(game, versions), "mine": sorted(names & set(game.seats)),
+             "faults": arena.games.faults(game, names)}
             for game in own_games(arena, names)]
+
+
+def head_to_head(arena: Arena, entrant: Entrant) -> list[private.Meeting]:
+    """The entrant's versions against each opponent version, over their stored games."""
+    names = {version.id for version in arena.store.versions(entrant.name)}
+    games = arena.games.latest(private.HEAD_TO_HEAD_GAMES, names) if names else []
+    return private.head_to_head(games, names)
+
+
+def replay_seats(arena: Arena, game: StoredGame, names: set[str]) -> list[int] | None:
+    """The seats whose views the entrant of versions ``names`` is shown of ``game``: the
+    seats they sat in during the season, every view (None) once replays are full."""
+    if arena.config.full_replays():
+        return None
+    return [seat for seat, name in enumerate(game.seats) if name in names]
+
+
+def version_pack(arena: Arena, entrant: Entrant, version_id: str) -> bytes | None:
+    """A .zip of one of the entrant's versions' latest games: their list, its faults, and
+    each replay as the entrant may see it (their own seats' views during the season)."""
+    version = own_version(arena, entrant, version_id)
+    if version is None:
+        return None
+    names = {version.id}
+    return private.version_pack(
+        version.id, arena.games.latest(private.PACK_GAMES, names),
+        lambda game: arena.games.faults(game, names),
+        lambda game: None if _organiser(entrant) else replay_seats(arena, game, names))
 
 
 def own_replay(arena: Arena, entrant: Entrant, game_id: int) -> str | None:
@@ -154,9 +187,8 @@ def own_replay(arena: Arena, entrant: Entrant, game_id: int) -> str | None:
     names = {version.id for version in arena.store.versions(entrant.name)}
     if game is None or not names & set(game.seats):
         return None
-    seats = None if arena.config.full_replays() else \
-        [seat for seat, name in enumerate(game.seats) if name in names]
-    return replay_page(game, arena.games.faults(game, names), static=STATIC, seats=seats)
+    return replay_page(game, arena.games.faults(game, names), static=STATIC,
+                       seats=replay_seats(arena, game, names))
 
 
 def own_game_log(arena: Arena, entrant: Entrant, game_id: int) -> str | None:

@@ -243,6 +243,7 @@ PRIVATE = [
     ("GET", "/signin", "alice.v"),
     ("GET", "/me/versions/alice.v1", "bot.py"),
     ("GET", "/me/versions/alice.v2", "a line of its log"),
+    ("GET", "/me/versions/alice.v1/pack.zip", "replays/"),
     ("GET", "/me/games/{game}", ""),   # his own game too: carl is refused it, below
     ("GET", "/me/games/{game}/log", "== alice.v1"),
     ("GET", "/me", "/me/versions/alice"),
