@@ -46,6 +46,7 @@ from arena.security import (
 from arena.service import HOUR_S, Arena
 from arena.store import Entrant
 from arena.uploads import LimitReached, UploadRefused
+from arena.webhooks import WebhookRefused, check_url
 from tournaments.config import ConfigError
 
 #: What every response says to the browser: no framing (clickjacking), no guessing of types,
@@ -175,6 +176,7 @@ def make_app(arena: Arena) -> Starlette:
         response = page(request, "me.html", {"versions": views.my_versions(arena, entrant),
                                              "games": views.my_games(arena, entrant),
                                              "meetings": views.head_to_head(arena, entrant),
+                                             "webhook": arena.store.webhook(entrant.name),
                                              "message": request.cookies.get(MESSAGE_COOKIE)})
         response.delete_cookie(MESSAGE_COOKIE)
         return response
@@ -228,6 +230,22 @@ def make_app(arena: Arena) -> Starlette:
             return _back(f"not stored: {error}")
         return _back(f"stored as {accepted.version.id}" if accepted.new else
                      f"the same code as {accepted.version.id}: nothing new stored")
+
+    async def set_webhook(request: Request, entrant: Entrant) -> Response:
+        """The entrant's webhook: checked as far as it can be before it is used (its
+        addresses are checked again each time it is sent to); an empty URL removes it."""
+        fields = await form(request)
+        if fields is None:
+            return Response("the form expired: reload the page", 403)
+        url = str(fields.get("url", "")).strip()
+        if url:
+            try:
+                check_url(url, arena.config.webhook_hosts)
+            except WebhookRefused as error:
+                return _back(f"webhook not set: {error}")
+        await run_in_threadpool(arena.store.set_webhook, entrant.name, url,
+                                str(request.base_url))
+        return _back(f"webhook set: {url}" if url else "webhook removed")
 
     # -- the API --------------------------------------------------------------------
 
@@ -343,6 +361,7 @@ def make_app(arena: Arena) -> Starlette:
         Route("/me/games/{game:int}", own(my_replay), name="my_replay"),
         Route("/me/games/{game:int}/log", own(my_log)),
         Route("/me/upload", own(upload), methods=["POST"]),
+        Route("/me/webhook", own(set_webhook), methods=["POST"]),
         Route("/api/versions", api_submit, methods=["POST"]),
         Route("/api/versions", api_versions),
         Route("/organiser", organiser_only(organiser), name="organiser"),

@@ -31,6 +31,7 @@ ARENA_DEFAULTS: dict[str, Any] = {
     "max_upload_mb": 5, "max_files": 500, "max_unpacked_mb": 50,
     "versions_per_day": 10, "uploads_per_hour": 20, "gate_games": 1,
     "similar_code": 0.5, "replays": "seat", "full_after_deadline": True,
+    "webhook_hosts": None, "crashes_in_a_row": 3,
 }
 #: What a replay shows during the season: to an entrant its own seats' views, to others
 #: what every seat saw; or every card to everyone.
@@ -77,6 +78,10 @@ class ArenaConfig:
     replays: str
     full_after_deadline: bool
     deadline: datetime | None
+    # The only hosts a webhook may name (None: any whose addresses are all public), and
+    # how many games in a row a version crashes in before its entrant's webhook hears.
+    webhook_hosts: tuple[str, ...] | None
+    crashes_in_a_row: int
 
     @property
     def versions_dir(self) -> Path:
@@ -166,10 +171,20 @@ def arena_config(data: dict[str, Any], folder: Path, default_name: str) -> Arena
         gate_games=numbers["gate_games"], similar_code=_share(values, "similar_code"),
         replays=_choice(values, "replays", REPLAY_VIEWS),
         full_after_deadline=_typed(values, "full_after_deadline", bool, where="arena."),
-        deadline=ladder_settings(data.get("ladder")).deadline)
+        deadline=ladder_settings(data.get("ladder")).deadline,
+        webhook_hosts=_hosts(values), crashes_in_a_row=numbers["crashes_in_a_row"])
     # The gate's keys hold as a tournament's would (a gate of a placeholder entry).
     arena.gate_config({"name": "placeholder", "python": FILLER})
     return arena
+
+
+def _hosts(values: dict[str, Any]) -> tuple[str, ...] | None:
+    hosts = _typed(values, "webhook_hosts", list, where="arena.")
+    if hosts is None:
+        return None
+    if not all(isinstance(host, str) and host for host in hosts):
+        raise ConfigError(f"'arena.webhook_hosts' must be a list of host names, not {hosts!r}")
+    return tuple(hosts)
 
 
 def _choice(values: dict[str, Any], key: str, choices: tuple[str, ...]) -> str:

@@ -6,7 +6,10 @@ queue, the ladder's thread, the events they publish and the limits of the upload
 
 from __future__ import annotations
 
+import json
+import logging
 import threading
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
@@ -18,8 +21,11 @@ from arena.playing import LadderHook, ServedLadder, load_ladder
 from arena.security import Holders, RateLimit
 from arena.store import ArenaStore, Entrant, Gate, Likeness, Version
 from arena.uploads import Accepted, LimitReached, accept
+from arena.webhooks import Webhooks
+from circus_outcomes import FaultClass
 from tournaments.store import Store, StoredGame, StoredTournament
 
+LOG = logging.getLogger(__name__)
 #: The rate limits' window: uploads are counted per token per hour.
 HOUR_S = 3600.0
 
@@ -41,19 +47,24 @@ class Arena:
                                self._gated)
         self.ladder = ServedLadder(
             ladder if ladder is not None else load_ladder(config.db, config.ladder),
-            self.store, lambda: self.events.publish("board"))
+            self.store, self._played)
         self.csrf_secret = self.store.secret("csrf")
         self.fingerprints = Fingerprints()
         self.games = LadderGames(config.db, config.ladder_prefix)
+        self.webhooks = Webhooks(config.webhook_hosts)
+        # Each version's crash streak its entrant was told of: the game before it.
+        self.told: dict[str, int] = {}
 
     def start(self) -> None:
         """Gate what a stopped service left queued, and play."""
+        self.webhooks.start()
         self.gates.start()
         self.ladder.start()
 
     def stop(self) -> None:
         self.gates.stop()
         self.ladder.stop()
+        self.webhooks.stop()
         self.games.close()
         self.store.close()
 
@@ -73,6 +84,39 @@ class Arena:
         self.compare(version)
         self.ladder.wake()
         self.events.publish("versions", "board")
+        gate = self.store.gate(version.id)
+        if gate is not None:
+            self.tell(version.entrant, "gate-ended", version.id,
+                      "passed" if gate.passed else "failed", gate.reason)
+
+    def _played(self) -> None:
+        """After a ladder match: the board, and the entrants whose versions crash."""
+        self.events.publish("board")
+        try:
+            self.tell_crashes()
+        except Exception:   # noqa: BLE001 - the ladder outlives a message not told
+            LOG.exception("the crashes' webhooks could not be told")
+
+    def tell(self, entrant: str, event: str, version: str, state: str, reason: str) -> None:
+        """A message to the entrant's webhook, if they set one (sent in the background)."""
+        hook = self.store.webhook(entrant)
+        if hook is not None:
+            self.webhooks.send(hook.url, {
+                "event": event, "version": version, "state": state, "reason": reason,
+                "link": f"{hook.base.rstrip('/')}/me/versions/{version}"})
+
+    def tell_crashes(self) -> None:
+        """Tell each entrant with a webhook of each active version of theirs that crashed
+        in its last ``crashes_in_a_row`` games or more, once a streak."""
+        for version in self.store.active():
+            if self.store.webhook(version.entrant) is None:
+                continue
+            streak = self.games.crash_streak(version.id)
+            if streak.games >= self.config.crashes_in_a_row and \
+                    self.told.get(version.id) != streak.after:
+                self.told[version.id] = streak.after
+                self.tell(version.entrant, "crashing", version.id, version.state,
+                          f"crashed in its last {streak.games} games in a row: {streak.last}")
 
     def compare(self, version: Version) -> None:
         """Keep how alike the version's code is to every other entrant's versions."""
@@ -80,6 +124,15 @@ class Arena:
             Likeness(version.id, other.id, *self.fingerprints.shares(version.folder,
                                                                       other.folder))
             for other in self.store.versions() if other.entrant != version.entrant])
+
+
+@dataclass(frozen=True)
+class CrashStreak:
+    # The last game before the streak that the bot did not crash in (0: none).
+    after: int
+    games: int
+    # The detail of its last crash.
+    last: str
 
 
 class LadderGames:
@@ -108,6 +161,22 @@ class LadderGames:
         with self.lock:
             return [dict(fault) for fault in self.store.faults(game.tournament)
                     if fault["game_id"] == game.id and fault["bot"] in bots]
+
+    def crash_streak(self, bot: str) -> CrashStreak:
+        """The games in a row, the latest, that ``bot`` crashed in."""
+        seated, prefix = json.dumps(bot), (len(self.prefix), self.prefix)
+        ladder_games = "FROM games WHERE substr(tournament, 1, ?) = ? AND instr(seats, ?) > 0"
+        with self.lock:
+            db = self.store.db
+            after = db.execute(
+                f"SELECT COALESCE(MAX(id), 0) {ladder_games} AND id NOT IN "
+                "(SELECT game_id FROM faults WHERE bot = ? AND class = ?)",
+                (*prefix, seated, bot, FaultClass.CRASH)).fetchone()[0]
+            games = db.execute(f"SELECT COUNT(*) {ladder_games} AND id > ?",
+                               (*prefix, seated, after)).fetchone()[0]
+            last = db.execute("SELECT detail FROM faults WHERE bot = ? AND class = ? "
+                              "ORDER BY id DESC LIMIT 1", (bot, FaultClass.CRASH)).fetchone()
+        return CrashStreak(int(after), int(games), last[0] if last else "")
 
     def match(self, game: StoredGame) -> StoredTournament | None:
         """The tournament of the game's match (its logs folder)."""

@@ -1,5 +1,5 @@
 """The arena's tables, in the same SQLite file as the tournaments': entrants, versions,
-gates.
+gates, code likeness, webhooks.
 
 The file is in WAL mode, as the tournaments' store keeps it; the arena's connection
 commits with ``synchronous=FULL``, so an accepted submission is on disk before its
@@ -69,6 +69,13 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = ((
         share       REAL NOT NULL,          -- of version's code, found in other's
         other_share REAL NOT NULL,          -- of other's code, found in version's
         PRIMARY KEY (version, other)
+    )""",
+), (
+    """CREATE TABLE arena_webhooks (
+        entrant     TEXT PRIMARY KEY REFERENCES arena_entrants(name),
+        url         TEXT NOT NULL,          -- where the service POSTs its messages
+        base        TEXT NOT NULL,          -- the service's address as the entrant used it
+        set_at      TEXT NOT NULL
     )""",
 ))
 ROLES = ("entrant", "organiser")
@@ -303,6 +310,21 @@ class ArenaStore:
                 self.db.execute("ROLLBACK")
                 raise
 
+    # -- webhooks ------------------------------------------------------------------
+
+    def set_webhook(self, entrant: str, url: str, base: str) -> None:
+        """The entrant's webhook (``url`` empty: none); ``base`` begins its messages'
+        links."""
+        if url:
+            self._write("INSERT OR REPLACE INTO arena_webhooks VALUES (?, ?, ?, ?)",
+                        entrant, url, base, now())
+        else:
+            self._write("DELETE FROM arena_webhooks WHERE entrant = ?", entrant)
+
+    def webhook(self, entrant: str) -> Webhook | None:
+        row = self._one("SELECT url, base FROM arena_webhooks WHERE entrant = ?", entrant)
+        return Webhook(row["url"], row["base"]) if row else None
+
     # -- code likeness ---------------------------------------------------------------
 
     def keep_likeness(self, found: list[Likeness]) -> None:
@@ -331,6 +353,14 @@ class ArenaStore:
             return None
         return Gate(row["version"], bool(row["passed"]), row["reason"], json.loads(row["lines"]),
                     row["log"], row["finished_at"])
+
+
+@dataclass(frozen=True)
+class Webhook:
+    """Where an entrant's messages go, and the service's address their links begin with."""
+
+    url: str
+    base: str
 
 
 @dataclass(frozen=True)

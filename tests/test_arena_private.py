@@ -1,13 +1,16 @@
 """An entrant's own view of the season: replays of their games showing only their own
 seats (and to everyone else only what every seat saw) until the deadline, their own
-faults by game, their record against each opponent version, their versions' packs."""
+faults by game, their record against each opponent version, their versions' packs, and
+their webhook (sent to a local server of the test's: the service is not sandboxed)."""
 
 from __future__ import annotations
 
 import dataclasses
+import http.server
 import io
 import json
 import re
+import threading
 import zipfile
 from datetime import datetime, timedelta, timezone
 
@@ -17,6 +20,7 @@ from conftest import run_tournament, write_config
 from starlette.testclient import TestClient
 
 from arena.app import make_app
+from arena.webhooks import Target, WebhookRefused, Webhooks, check_url, target
 from bots.random_bot import RandomBot
 from pages.viewer import embedded_data
 from tournaments.config import ConfigError
@@ -177,3 +181,164 @@ def test_packs_are_limited_per_entrant(season, monkeypatch):
     bob = signed_in(arena, tokens["bob"])
     assert bob.get("/me/versions/bob.v1/pack.zip").status_code == 200
     assert bob.get("/me/versions/bob.v1/pack.zip").status_code == 429
+
+
+# -- webhooks --------------------------------------------------------------------------
+
+class Receiver(http.server.ThreadingHTTPServer):
+    """A webhook's server on 127.0.0.1: keeps what is POSTed to it, answers each with the
+    next of ``answers`` (then 200); a POST to /slow waits until ``release`` is set."""
+
+    def __init__(self) -> None:
+        super().__init__(("127.0.0.1", 0), ReceiverHandler)
+        self.received: list[tuple[str, dict]] = []
+        self.answers: list[int] = []
+        self.release = threading.Event()
+        self.url = f"http://127.0.0.1:{self.server_address[1]}"
+
+
+class ReceiverHandler(http.server.BaseHTTPRequestHandler):
+    server: Receiver
+
+    def do_POST(self) -> None:
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        if self.path == "/slow":
+            self.server.release.wait(30)
+        self.server.received.append((self.path, body))
+        self.send_response(self.server.answers.pop(0) if self.server.answers else 200)
+        self.end_headers()
+
+    def log_message(self, *args) -> None:
+        pass
+
+
+@pytest.fixture
+def receiver():
+    server = Receiver()
+    thread = threading.Thread(target=server.serve_forever, args=(0.05,))
+    thread.start()
+    yield server
+    server.release.set()
+    server.shutdown()
+    thread.join()
+
+
+HOOKED = CONFIG.replace("arena: {", "arena: {webhook_hosts: [127.0.0.1], crashes_in_a_row: 2, ")
+DUEL = """\
+name: spring-m000001
+game: flea-circus
+players: 2
+seed: 5
+bots:
+  - {name: dan.v1, python: "test_arena_private:Sloppy"}
+  - {name: erin.v1, python: "bots.random_bot:RandomBot"}
+"""
+
+
+def set_webhook(client: TestClient, url: str):
+    csrf = re.search(r'name="csrf" value="([0-9a-f]+)"', client.get("/me").text).group(1)
+    return client.post("/me/webhook", data={"csrf": csrf, "url": url})
+
+
+def test_a_webhook_hears_when_a_versions_gate_ends(tmp_path, receiver):
+    arena = make_arena(tmp_path, HOOKED)
+    token = arena.store.add_entrant("dan")
+    with TestClient(make_app(arena)):
+        dan = signed_in(arena, token)
+        assert "webhook set" in set_webhook(dan, receiver.url + "/hook").text
+        assert receiver.url + "/hook" in dan.get("/me").text
+        arena.submit(arena.store.entrant("dan"), zip_of(bot_files()))
+        wait_for(lambda: receiver.received)
+    assert receiver.received == [("/hook", {
+        "event": "gate-ended", "version": "dan.v1", "state": "passed", "reason": "",
+        "link": "http://testserver/me/versions/dan.v1"})]
+
+
+def test_a_webhook_hears_once_when_a_version_crashes_in_games_in_a_row(tmp_path, receiver):
+    arena = make_arena(tmp_path, HOOKED)
+    for name in ("dan", "erin"):
+        arena.store.add_entrant(name)
+        arena.submit(arena.store.entrant(name), zip_of(bot_files(extra=f"# {name}\n")))
+    with TestClient(make_app(arena)):
+        wait_for(lambda: not arena.store.queued())
+        _summary, store, _out = run_tournament(write_config(tmp_path, DUEL), tmp_path)
+        games = len(store.games("spring-m000001"))
+        arena.tell_crashes()   # faults, but no crash
+        store.db.execute("UPDATE faults SET class = 'crash', detail = 'its process ended' "
+                         "WHERE bot = 'dan.v1'")
+        store.db.commit()
+        arena.store.set_webhook("erin", receiver.url + "/erin", "http://arena/")
+        arena.tell_crashes()   # dan has no webhook
+        arena.store.set_webhook("dan", receiver.url + "/dan", "http://arena/")
+        arena.tell_crashes()
+        arena.tell_crashes()   # the same streak: told once
+        wait_for(lambda: receiver.received)
+        arena.webhooks.send(receiver.url + "/last", {})
+        wait_for(lambda: len(receiver.received) == 2)
+    assert receiver.received[0] == ("/dan", {
+        "event": "crashing", "version": "dan.v1", "state": "passed",
+        "reason": f"crashed in its last {games} games in a row: its process ended",
+        "link": "http://arena/me/versions/dan.v1"})
+    assert receiver.received[1][0] == "/last"
+
+
+def test_a_webhook_is_tried_again_and_a_slow_one_holds_nothing_up(receiver, monkeypatch):
+    monkeypatch.setattr("arena.webhooks.BACKOFF_S", (0.01, 0.01))
+    monkeypatch.setattr("arena.webhooks.TIMEOUT_S", 0.2)
+    webhooks = Webhooks(("127.0.0.1",))
+    webhooks.start()
+    try:
+        receiver.answers = [500, 503]
+        webhooks.send(receiver.url + "/flaky", {"n": 1})
+        wait_for(lambda: len(receiver.received) == 3)
+        assert receiver.received == [("/flaky", {"n": 1})] * 3
+        webhooks.send(receiver.url + "/slow", {"n": 2})   # never answers in time
+        webhooks.send(receiver.url + "/fast", {"n": 3})
+        wait_for(lambda: ("/fast", {"n": 3}) in receiver.received)
+    finally:
+        receiver.release.set()
+        webhooks.stop()
+
+
+@pytest.mark.parametrize("url, why", [
+    ("ftp://example.org/x", "http:// or https://"),
+    ("http:///x", "http:// or https://"),
+    ("http://user:secret@example.org/", "no user name"),
+    ("http://127.0.0.1:8080/", "not a public address"),
+    ("http://[::1]/", "not a public address"),
+    ("http://10.1.2.3/", "not a public address"),
+    ("http://169.254.169.254/latest/meta-data", "not a public address"),
+    ("http://inside.example.org/", "not a public address"),   # resolves to 192.168.1.2
+    ("http://nowhere.example.org/", "does not resolve"),
+])
+def test_a_webhook_may_not_point_inside_the_services_network(url, why):
+    def resolver(host, port):
+        addresses = {"example.org": ["93.184.215.14"], "inside.example.org": ["192.168.1.2"]}
+        if host not in addresses:
+            raise OSError("no such host")
+        return addresses[host]
+
+    assert target("https://example.org:8443/x?y=1", None, resolver) == Target(
+        "https", "example.org", 8443, "/x?y=1", "93.184.215.14")
+    with pytest.raises(WebhookRefused, match=why):
+        target(url, None, resolver)
+
+
+def test_the_organiser_may_allow_only_some_hosts(receiver):
+    assert target(receiver.url, ("127.0.0.1",)).address == "127.0.0.1"
+    with pytest.raises(WebhookRefused, match="only to 127.0.0.1"):
+        check_url("http://example.org/", ("127.0.0.1",))
+
+
+def test_a_webhook_is_set_by_its_entrant_only_through_the_form(season):
+    arena, _client, tokens = season
+    alice, bob = signed_in(arena, tokens["alice"]), signed_in(arena, tokens["bob"])
+    assert "webhook set" in set_webhook(alice, "https://alice.example.org/hook").text
+    assert "not a public address" in set_webhook(alice, "http://127.0.0.1/").text
+    assert "http:// or https://" in set_webhook(alice, "file:///etc/passwd").text
+    assert alice.post("/me/webhook", data={"url": "https://x.example.org/"}).status_code == 403
+    set_webhook(bob, "https://bob.example.org/")
+    assert arena.store.webhook("alice").url == "https://alice.example.org/hook"
+    assert "alice.example.org" not in bob.get("/me").text
+    assert "webhook removed" in set_webhook(alice, "").text
+    assert arena.store.webhook("alice") is None
