@@ -2,8 +2,10 @@
 
 Who may see what is decided here, once: the board, a passed version's page and the
 ladder's replays are public (a replay shows no fault details: they quote a bot's
-errors); a version's code, gate, log and faults are its entrant's and the organiser's.
-A version or a game of another entrant's is, to an entrant, as if it did not exist.
+errors); a version's code, gate, log, faults and pack are its entrant's and the
+organiser's. A version or a game of another entrant's is, to an entrant, as if it did
+not exist. During the season a replay holds only its own seats' views to an entrant, only
+what every seat saw to everyone else, every card to the organiser.
 """
 
 from __future__ import annotations
