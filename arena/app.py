@@ -46,7 +46,7 @@ from arena.security import (
 from arena.service import HOUR_S, Arena
 from arena.store import Entrant
 from arena.uploads import LimitReached, UploadRefused
-from arena.webhooks import WebhookRefused, check_url
+from arena.webhooks import WebhookRefused, target
 from tournaments.config import ConfigError
 
 #: What every response says to the browser: no framing (clickjacking), no guessing of types,
@@ -232,15 +232,16 @@ def make_app(arena: Arena) -> Starlette:
                      f"the same code as {accepted.version.id}: nothing new stored")
 
     async def set_webhook(request: Request, entrant: Entrant) -> Response:
-        """The entrant's webhook: checked as far as it can be before it is used (its
-        addresses are checked again each time it is sent to); an empty URL removes it."""
+        """The entrant's webhook, checked now as it will be each time it is sent to (its
+        host may resolve elsewhere by then); an empty URL removes it."""
         fields = await form(request)
         if fields is None:
             return Response("the form expired: reload the page", 403)
         url = str(fields.get("url", "")).strip()
         if url:
             try:
-                check_url(url, arena.config.webhook_hosts)
+                await run_in_threadpool(target, url, arena.config.webhook_hosts,
+                                        arena.webhooks.resolver)
             except WebhookRefused as error:
                 return _back(f"webhook not set: {error}")
         await run_in_threadpool(arena.store.set_webhook, entrant.name, url,
