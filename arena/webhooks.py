@@ -58,7 +58,7 @@ def resolve(host: str, port: int) -> list[str]:
         host, port, type=socket.SOCK_STREAM)})
 
 
-def check_url(url: str, allowed: tuple[str, ...] | None) -> tuple[str, str, int, str]:
+def _url_parts(url: str, allowed: tuple[str, ...] | None) -> tuple[str, str, int, str]:
     """The URL's scheme, host, port and path if it may be a webhook's, as far as can be
     told without resolving it; :class:`WebhookRefused` says why not."""
     if len(url) > MAX_URL:
@@ -75,18 +75,8 @@ def check_url(url: str, allowed: tuple[str, ...] | None) -> tuple[str, str, int,
     host = parts.hostname
     if allowed is not None and host not in allowed:
         raise WebhookRefused(f"the organiser allows webhooks only to {', '.join(allowed)}")
-    if allowed is None:
-        _check_literal(host)
     path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
     return parts.scheme, host, port or SCHEMES[parts.scheme], path
-
-
-def _check_literal(host: str) -> None:
-    try:
-        address = ipaddress.ip_address(host)
-    except ValueError:
-        return
-    _check_address(str(address), host)
 
 
 def _check_address(address: str, host: str) -> None:
@@ -98,7 +88,7 @@ def _check_address(address: str, host: str) -> None:
 def target(url: str, allowed: tuple[str, ...] | None, resolver: Resolver = resolve) -> Target:
     """Where a message to ``url`` goes: its host resolved and, unless the organiser
     allowed the host, every address checked public."""
-    scheme, host, port, path = check_url(url, allowed)
+    scheme, host, port, path = _url_parts(url, allowed)
     try:
         addresses = resolver(host, port)
     except OSError as error:

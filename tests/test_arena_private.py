@@ -20,7 +20,7 @@ from conftest import run_tournament, write_config
 from starlette.testclient import TestClient
 
 from arena.app import make_app
-from arena.webhooks import Target, WebhookRefused, Webhooks, check_url, target
+from arena.webhooks import Target, WebhookRefused, Webhooks, target
 from bots.random_bot import RandomBot
 from pages.viewer import embedded_data
 from tournaments.config import ConfigError
@@ -313,7 +313,10 @@ def test_a_webhook_is_tried_again_and_a_slow_one_holds_nothing_up(receiver, monk
 ])
 def test_a_webhook_may_not_point_inside_the_services_network(url, why):
     def resolver(host, port):
-        addresses = {"example.org": ["93.184.215.14"], "inside.example.org": ["192.168.1.2"]}
+        """As getaddrinfo: an address is itself, a name what the test's DNS says."""
+        addresses = {"example.org": ["93.184.215.14"], "inside.example.org": ["192.168.1.2"],
+                     **{address: [address] for address in ("127.0.0.1", "::1", "10.1.2.3",
+                                                           "169.254.169.254")}}
         if host not in addresses:
             raise OSError("no such host")
         return addresses[host]
@@ -325,9 +328,13 @@ def test_a_webhook_may_not_point_inside_the_services_network(url, why):
 
 
 def test_the_organiser_may_allow_only_some_hosts(receiver):
+    with pytest.raises(WebhookRefused, match="not a public address"):
+        target(receiver.url, None)   # the real resolver: no name of this machine's passes
+    with pytest.raises(WebhookRefused, match="not a public address"):
+        target("http://localhost/", None)
     assert target(receiver.url, ("127.0.0.1",)).address == "127.0.0.1"
     with pytest.raises(WebhookRefused, match="only to 127.0.0.1"):
-        check_url("http://example.org/", ("127.0.0.1",))
+        target("http://example.org/", ("127.0.0.1",))
 
 
 def test_a_webhook_is_set_by_its_entrant_only_through_the_form(season, monkeypatch):
