@@ -12,7 +12,7 @@ import io
 import zipfile
 from collections import Counter
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 from pages.replays import replay_page
 from pages.viewer import STATIC_FILES, page_file
@@ -20,8 +20,7 @@ from ratings.formatting import csv_text
 from tournaments.packs import PACK_FAULT_COLUMNS, PLAYED_COLUMNS, played_records
 from tournaments.store import StoredGame
 
-#: The most games a head-to-head is folded over, and a pack replays (the newest).
-HEAD_TO_HEAD_GAMES = 5000
+#: The most games a pack replays (the newest).
 PACK_GAMES = 50
 
 
@@ -38,15 +37,17 @@ class Meeting:
     draws: int
 
 
-def head_to_head(games: Sequence[StoredGame], names: set[str]) -> list[Meeting]:
+def head_to_head(placings: Iterable[tuple[list[str], list[int]]], names: set[str]
+                 ) -> list[Meeting]:
     """Each of ``names`` against each opponent that sat with it (not one of ``names``,
-    nor a validation's copy of one), by version then opponent."""
+    nor a validation's copy of one), by version then opponent, from the seats and ranks
+    of each game."""
     tally: dict[tuple[str, str], Counter[str]] = {}
-    for game in games:
-        for mine, my_rank in zip(game.seats, game.ranks):
+    for seats, ranks in placings:
+        for mine, my_rank in zip(seats, ranks):
             if mine not in names:
                 continue
-            for other, rank in zip(game.seats, game.ranks):
+            for other, rank in zip(seats, ranks):
                 if other in names or _copy_of_own(other, names):
                     continue
                 outcome = "wins" if my_rank < rank else "losses" if my_rank > rank else "draws"

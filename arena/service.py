@@ -162,6 +162,17 @@ class LadderGames:
             return [dict(fault) for fault in self.store.faults(game.tournament)
                     if fault["game_id"] == game.id and fault["bot"] in bots]
 
+    def placings(self, seated: set[str]) -> list[tuple[list[str], list[int]]]:
+        """The seats and ranks of every game one of ``seated`` sat in (what a
+        head-to-head folds: read alone, not whole games)."""
+        among = " OR ".join("instr(seats, ?) > 0" for _ in seated)
+        with self.lock:
+            rows = self.store.db.execute(
+                f"SELECT seats, ranks FROM games WHERE substr(tournament, 1, ?) = ? "
+                f"AND ({among}) ORDER BY id", (len(self.prefix), self.prefix,
+                                               *map(json.dumps, sorted(seated)))).fetchall()
+        return [(json.loads(seats), json.loads(ranks)) for seats, ranks in rows]
+
     def crash_streak(self, bot: str) -> CrashStreak:
         """The games in a row, the latest, that ``bot`` crashed in."""
         seated, prefix = json.dumps(bot), (len(self.prefix), self.prefix)

@@ -157,8 +157,7 @@ def my_games(arena: Arena, entrant: Entrant) -> list[dict[str, Any]]:
 def head_to_head(arena: Arena, entrant: Entrant) -> list[private.Meeting]:
     """The entrant's versions against each opponent version, over their stored games."""
     names = {version.id for version in arena.store.versions(entrant.name)}
-    games = arena.games.latest(private.HEAD_TO_HEAD_GAMES, names) if names else []
-    return private.head_to_head(games, names)
+    return private.head_to_head(arena.games.placings(names) if names else [], names)
 
 
 def replay_seats(arena: Arena, game: StoredGame, names: set[str]) -> list[int] | None:
