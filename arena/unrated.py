@@ -31,15 +31,15 @@ from arena.ladder import path_outside
 from arena.ladder_settings import ladder_settings, match_data
 from arena.matches import run_match
 from arena.store import ArenaStore, Entrant, GateState, UnratedMatch, UnratedState, Version
-from referee.errors import CircusError
 from tournaments.config import ConfigError, parse_config
 from tournaments.store import Store, StoredGame
 
 LOG = logging.getLogger(__name__)
 
 
-class UnratedRefused(CircusError):
-    """A test match that was not queued, and why, in one line."""
+class UnratedRefused(ConfigError):
+    """A test match that was not queued (its version, its opponents or its entrant's
+    limits refused it), and why, in one line."""
 
 
 class UnratedLimit(UnratedRefused):
