@@ -93,11 +93,20 @@ class LadderThread(Background):
                 played = self._played(ladder)
                 if played:
                     self.changed()
-                if not self.between() and not played:
+                if not self._between() and not played:
                     self.wake.wait(IDLE_S)
                     self.wake.clear()
         finally:
             ladder.close()
+
+    def _between(self) -> bool:
+        """Whether the work between two batches was done; its failure is logged, and the
+        ladder plays on."""
+        try:
+            return self.between()
+        except Exception:   # noqa: BLE001 - the service outlives a failed test match
+            LOG.exception("the work between the ladder's batches failed")
+            return False
 
     def _played(self, ladder: LadderLike) -> bool:
         """Whether the ladder played a match; a match that fails is the organiser's to

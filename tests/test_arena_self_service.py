@@ -12,12 +12,13 @@ import re
 from datetime import timedelta
 
 import pytest
-from arena_support import CONFIG, make_arena, wait_for
+from arena_support import CONFIG, StandInLadder, make_arena, wait_for
 from starlette.testclient import TestClient
-from test_arena import bearer, csrf_of, signed_in
+from test_arena import bearer, csrf_of
 
 from arena.app import make_app
 from arena.ladder import Ladder, LadderEntry
+from arena.playing import LadderHook
 from arena.store import Gate, UnratedState, now
 from arena.unrated import UnratedLimit, UnratedRefused
 
@@ -45,6 +46,20 @@ def add_version(arena, entrant: str, bot: str, passed: bool = True) -> str:
     return version.id
 
 
+def browser(client: TestClient) -> TestClient:
+    """Another browser, with cookies of its own, on the served app."""
+    return TestClient(client.app)
+
+
+def signed_in(client: TestClient, token: str) -> TestClient:
+    """Another browser, signed in with ``token`` through the form."""
+    other = browser(client)
+    answer = other.post("/signin", data={"token": token, "csrf": csrf_of(other, "/signin")},
+                        follow_redirects=False)
+    assert answer.status_code == 303, answer.text
+    return other
+
+
 @pytest.fixture(scope="module")
 def served(tmp_path_factory):
     """alice (alice.v1 passed, alice.v2 failed), bob (bob.v1 passed), carl with no
@@ -69,8 +84,8 @@ def played(arena, entrant: str):
 def asked(served):
     """alice's test match of alice.v1 against bob.v1 and the random boss, asked for on
     her page, once it is played; what the page said."""
-    arena, _client, tokens = served
-    alice = signed_in(arena, tokens["alice"])
+    arena, client, tokens = served
+    alice = signed_in(client, tokens["alice"])
     answer = alice.post("/me/test-matches", data={"csrf": csrf_of(alice, "/me"),
                                                   "version": "alice.v1",
                                                   "opponents": "bob.v1, boss-random"})
@@ -78,7 +93,7 @@ def asked(served):
 
 
 def test_an_entrant_asks_for_a_test_match_on_its_page_and_reads_its_result(served, asked):
-    arena, _client, tokens = served
+    arena, client, tokens = served
     match, said = asked
     assert "test match spring-t000001 queued" in said
     assert (match.tournament, match.state, match.opponents) == \
@@ -87,7 +102,7 @@ def test_an_entrant_asks_for_a_test_match_on_its_page_and_reads_its_result(serve
     # A gauntlet of one deal: alice.v1 against each opponent, in both seats.
     assert sorted(tuple(sorted(game.seats)) for game in games) == \
         [("alice.v1", "bob.v1")] * 2 + [("alice.v1", "boss-random")] * 2
-    alice = signed_in(arena, tokens["alice"])
+    alice = signed_in(client, tokens["alice"])
     part = alice.get("/me/test-matches").text
     assert "alice.v1 (4, " in part and "bob.v1 (2, " in part
     assert all(f'href="/me/games/{game.id}"' in part for game in games)
@@ -105,13 +120,13 @@ def test_a_test_match_is_the_askers_and_the_organisers_only(served, asked):
     arena, client, tokens = served
     game = arena.games.games_of(asked[0].tournament)[0].id
     for name in ("bob", "carl"):
-        other = signed_in(arena, tokens[name])
+        other = signed_in(client, tokens[name])
         assert other.get(f"/me/games/{game}").status_code == 404
         assert other.get(f"/me/games/{game}/log").status_code == 404
         assert "spring-t" not in other.get("/me").text
         assert "spring-t" not in other.get("/me/test-matches").text
         assert other.get("/api/test-matches", headers=bearer(tokens[name])).json() == []
-    assert signed_in(arena, tokens["olga"]).get(f"/me/games/{game}").status_code == 200
+    assert signed_in(client, tokens["olga"]).get(f"/me/games/{game}").status_code == 200
     assert client.get(f"/games/{game}").status_code == 404
     assert f"/games/{game}\"" not in client.get("/").text
     assert arena.games.latest(100) == []
@@ -193,6 +208,41 @@ def test_a_test_match_queued_when_the_service_stopped_is_played_after_it_starts(
         assert match.state == "played" and len(again.games.games_of(match.tournament)) == 4
 
 
+def test_the_ladders_thread_alternates_its_batches_and_the_test_matches(tmp_path,
+                                                                       monkeypatch):
+    """With the ladder always busy, a queue of test matches gets one between two batches:
+    neither waits for more than one of the other."""
+    order = []
+
+    class Busy(StandInLadder):
+        def play_next(self, entries):
+            if "paused" in self.flags or len(order) > 20:
+                return None
+            order.append("ladder")
+            return "a match"
+
+    flags = {"paused"}
+    arena = make_arena(tmp_path, SELF_SERVICE,
+                       ladder=LadderHook(lambda: Busy([], flags), lambda *entry: entry))
+    for entrant in ("hal", "ida"):
+        arena.store.add_entrant(entrant)
+        add_version(arena, entrant, RANDOM)
+        arena.request_unrated(arena.store.entrant(entrant), f"{entrant}.v1", ["boss-random"])
+    play = arena.unrated.play_next
+
+    def noted() -> bool:
+        played = play()
+        if played:
+            order.append("test")
+        return played
+
+    monkeypatch.setattr(arena.unrated, "play_next", noted)
+    with TestClient(make_app(arena)):
+        arena.ladder.pause(False)
+        wait_for(lambda: order.count("test") == 2)
+    assert order[:4] == ["ladder", "test", "ladder", "test"]
+
+
 def test_the_ladders_standings_are_unchanged_by_a_test_match(tmp_path):
     arena = make_arena(tmp_path, SELF_SERVICE)
     for entrant, bot in (("fay", GREEDY), ("gus", RANDOM)):
@@ -220,9 +270,9 @@ def test_the_ladders_standings_are_unchanged_by_a_test_match(tmp_path):
 # -- invites ----------------------------------------------------------------------------
 
 
-def invite_link(arena, tokens, per_day: str = "") -> str:
+def invite_link(client, tokens, per_day: str = "") -> str:
     """A new invite's path, made on the organiser's page."""
-    olga = signed_in(arena, tokens["olga"])
+    olga = signed_in(client, tokens["olga"])
     made = olga.post("/organiser/invites", data={"csrf": csrf_of(olga, "/organiser"),
                                                  "per_day": per_day})
     assert made.status_code == 200 and made.headers["cache-control"] == "no-store"
@@ -231,40 +281,39 @@ def invite_link(arena, tokens, per_day: str = "") -> str:
     return "/invite/" + link.rpartition("/invite/")[2]
 
 
-def join(arena, path: str, name: str) -> tuple[TestClient, object]:
+def join(client, path: str, name: str) -> tuple[TestClient, object]:
     """A new browser that opens the invite and joins as ``name``: it and the answer."""
-    browser = TestClient(make_app(arena))
-    browser.get(path)
-    return browser, browser.post(path, data={"csrf": csrf_of(browser, "/signin"),
-                                             "name": name})
+    other = browser(client)
+    other.get(path)
+    return other, other.post(path, data={"csrf": csrf_of(other, "/signin"), "name": name})
 
 
 def test_an_invite_makes_one_entrant_signed_in_with_its_token_shown_once(served):
-    arena, _client, tokens = served
-    path = invite_link(arena, tokens, per_day="3")
+    arena, client, tokens = served
+    path = invite_link(client, tokens, per_day="3")
     code = path.rpartition("/")[2]
     assert code.partition("_")[2] not in arena.config.db.read_bytes().decode("latin-1")
-    browser, answer = join(arena, path, "ivy")
+    joined, answer = join(client, path, "ivy")
     assert answer.status_code == 200 and answer.headers["cache-control"] == "no-store"
     token = re.search(r'id="token">[^<]*<code>([^<]+)</code>', answer.text).group(1)
     assert arena.store.holder(token) == arena.store.entrant("ivy")
     assert arena.store.entrant("ivy").per_day == 3
-    assert "ivy's bots" in browser.get("/me").text   # signed in
-    opened = TestClient(make_app(arena)).get(path)
+    assert "ivy's bots" in joined.get("/me").text   # signed in
+    opened = browser(client).get(path)
     assert opened.status_code == 410 and "this invite was used already" in opened.text
-    _browser, again = join(arena, path, "jon")
+    _joined, again = join(client, path, "jon")
     assert again.status_code == 410 and arena.store.entrant("jon") is None
-    assert "ivy" in signed_in(arena, tokens["olga"]).get("/organiser").text
+    assert "ivy" in signed_in(client, tokens["olga"]).get("/organiser").text
 
 
 def test_an_invite_refuses_a_taken_or_bad_name_and_stays_open(served):
-    arena, _client, tokens = served
-    path = invite_link(arena, tokens)
+    arena, client, tokens = served
+    path = invite_link(client, tokens)
     for name, problem in (("alice", "there is already an entrant &#39;alice&#39;"),
                           ("../x", "entrant name &#39;../x&#39; is not allowed")):
-        _browser, answer = join(arena, path, name)
+        _joined, answer = join(client, path, name)
         assert answer.status_code == 400 and problem in answer.text
-    _browser, answer = join(arena, path, "kay")
+    _joined, answer = join(client, path, "kay")
     assert answer.status_code == 200 and arena.store.entrant("kay").per_day is None
 
 
@@ -273,9 +322,9 @@ def test_an_expired_or_unknown_invite_says_so(served):
     code = arena.store.add_invite(None, timedelta(seconds=-1))
     expired = client.get(f"/invite/{code}")
     assert expired.status_code == 410 and "this invite expired at" in expired.text
-    browser = TestClient(make_app(arena))
-    csrf = csrf_of(browser, "/signin")
-    refused = browser.post(f"/invite/{code}", data={"csrf": csrf, "name": "lee"})
+    other = browser(client)
+    csrf = csrf_of(other, "/signin")
+    refused = other.post(f"/invite/{code}", data={"csrf": csrf, "name": "lee"})
     assert refused.status_code == 410
     key = code.partition("_")[0]
     for path in (f"/invite/{key}_guess", "/invite/nothing"):
@@ -284,14 +333,14 @@ def test_an_expired_or_unknown_invite_says_so(served):
 
 
 def test_an_invite_needs_its_forms_csrf_token_and_the_organiser_to_make_it(served):
-    arena, _client, tokens = served
-    path = invite_link(arena, tokens)
-    stranger = TestClient(make_app(arena))
+    arena, client, tokens = served
+    path = invite_link(client, tokens)
+    stranger = browser(client)
     stranger.get(path)
     for fields in ({"name": "max"}, {"name": "max", "csrf": "0" * 64}):
         assert stranger.post(path, data=fields).status_code == 403
     assert arena.store.entrant("max") is None
-    bob = signed_in(arena, tokens["bob"])
+    bob = signed_in(client, tokens["bob"])
     made = bob.post("/organiser/invites", data={"csrf": csrf_of(bob, "/me")})
     assert made.status_code == 404 and "/invite/" not in made.text
-    assert join(arena, path, "max")[1].status_code == 200   # still open
+    assert join(client, path, "max")[1].status_code == 200   # still open
