@@ -220,6 +220,7 @@ def organiser_page(arena: Arena) -> dict[str, Any]:
                           "versions": sum(v.entrant == entrant.name for v in versions)}
                          for entrant in arena.store.entrants()],
             "versions": versions, "queue": arena.store.queued(),
+            "test_queue": arena.store.unrated_queue(),
             "alike": arena.store.alike(arena.config.similar_code),
             "invites": arena.store.invites(),
             "failure": arena.ladder.failure,

@@ -155,6 +155,17 @@ def test_a_bad_request_gets_one_line_and_queues_nothing(served, version, opponen
     assert len(arena.store.unrated_matches("alice")) == before
 
 
+def test_the_test_match_form_needs_its_csrf_token(served):
+    arena, client, tokens = served
+    alice = signed_in(client, tokens["alice"])
+    before = len(arena.store.unrated_matches("alice"))
+    for fields in ({}, {"csrf": "0" * 64}):
+        answer = alice.post("/me/test-matches", data={**fields, "version": "alice.v1",
+                                                      "opponents": "boss-greedy"})
+        assert answer.status_code == 403
+    assert len(arena.store.unrated_matches("alice")) == before
+
+
 def test_the_api_takes_only_its_json_and_its_token(served):
     _arena, client, tokens = served
     for body in (b"not json", b"[]", b'{"version": "alice.v1", "opponents": "bob.v1"}'):
@@ -180,6 +191,8 @@ def test_one_test_match_queued_at_a_time_and_a_few_an_hour(tmp_path):
         again = client.post("/api/test-matches", json=ask, headers=bearer(token))
         assert again.status_code == 429 and "queued already" in again.json()["error"]
         assert [match.state for match in arena.store.unrated_matches("dan")] == ["queued"]
+        olga = signed_in(client, arena.store.add_entrant("olga", role="organiser"))
+        assert "test matches queued: 1" in olga.get("/organiser").text
         arena.ladder.pause(False)
         for _ in range(2):
             played(arena, "dan")
