@@ -102,11 +102,13 @@ class UnratedMatches:
         mine = self.store.version(version)
         if mine is None or mine.entrant != entrant.name:
             raise UnratedRefused(f"{version!r} is not a version of yours")
+        if mine.disqualified:
+            raise UnratedRefused(f"{mine.id} is disqualified")
         if not playable(mine):
-            raise UnratedRefused(f"{mine.id} may not play: its gate is {mine.state}"
-                                 + (", and it is disqualified" if mine.disqualified else ""))
+            raise UnratedRefused(f"{mine.id} has not passed its gate (it is {mine.state})")
+        # Too many opponents are refused before any is looked up.
+        deals = self._deals(max(len(opponents) + 1, self.settings.players))
         bots = self._bots(mine, opponents)
-        deals = self._deals(len(bots))
         with self.lock:
             if any(match.state == UnratedState.QUEUED
                    for match in self.store.unrated_matches(entrant.name)):

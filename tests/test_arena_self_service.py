@@ -62,13 +62,15 @@ def signed_in(client: TestClient, token: str) -> TestClient:
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory):
-    """alice (alice.v1 passed, alice.v2 failed), bob (bob.v1 passed), carl with no
-    version, the organiser olga; the ladder a stand-in, the test matches real."""
+    """alice (alice.v1 passed, alice.v2 failed, alice.v3 disqualified), bob (bob.v1
+    passed), carl with no version, the organiser olga; the ladder a stand-in, the test
+    matches real."""
     arena = make_arena(tmp_path_factory.mktemp("arena"), SELF_SERVICE)
     tokens = {name: arena.store.add_entrant(name) for name in ("alice", "bob", "carl")}
     tokens["olga"] = arena.store.add_entrant("olga", role="organiser")
     add_version(arena, "alice", GREEDY)
     add_version(arena, "alice", RANDOM, passed=False)
+    arena.store.disqualify(add_version(arena, "alice", "bots.mixed:Mixed50"), True)
     add_version(arena, "bob", RANDOM)
     with TestClient(make_app(arena)) as client:
         yield arena, client, tokens
@@ -136,7 +138,9 @@ def test_a_test_match_is_the_askers_and_the_organisers_only(served, asked):
     ("alice.v1", ["nobody.v1"], "no opponent 'nobody.v1': choose a version that passed its "
                                 "gate, or a baseline: boss-random, boss-greedy"),
     ("alice.v1", ["alice.v2"], "no opponent 'alice.v2'"),
-    ("alice.v2", ["bob.v1"], "alice.v2 may not play: its gate is failed"),
+    ("alice.v2", ["bob.v1"], "alice.v2 has not passed its gate (it is failed)"),
+    ("alice.v3", ["bob.v1"], "alice.v3 is disqualified"),
+    ("alice.v1", ["alice.v3"], "no opponent 'alice.v3'"),
     ("bob.v1", ["boss-random"], "'bob.v1' is not a version of yours"),
     ("alice.v1", [], "choose at least one opponent"),
     ("alice.v1", ["bob.v1", "bob.v1"], "name each opponent once"),
