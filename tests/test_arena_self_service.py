@@ -159,10 +159,14 @@ def test_a_bad_request_gets_one_line_and_queues_nothing(served, version, opponen
     assert len(arena.store.unrated_matches("alice")) == before
 
 
-def test_the_test_match_form_needs_its_csrf_token(served):
+def test_the_test_match_form_says_why_it_refused_and_needs_its_csrf_token(served):
     arena, client, tokens = served
     alice = signed_in(client, tokens["alice"])
     before = len(arena.store.unrated_matches("alice"))
+    refused = alice.post("/me/test-matches", data={"csrf": csrf_of(alice, "/me"),
+                                                   "version": "alice.v1",
+                                                   "opponents": "nobody.v1"})
+    assert "no test match: no opponent &#39;nobody.v1&#39;" in refused.text
     for fields in ({}, {"csrf": "0" * 64}):
         answer = alice.post("/me/test-matches", data={**fields, "version": "alice.v1",
                                                       "opponents": "boss-greedy"})
