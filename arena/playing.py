@@ -71,11 +71,13 @@ class LadderThread(Background):
     """Plays while the service runs, on a ladder of its own; ``changed`` is called after
     each match, ``wake`` set when the entries may have changed."""
 
-    def __init__(self, hook: LadderHook, store: ArenaStore,
-                 changed: Callable[[], None]) -> None:
+    def __init__(self, hook: LadderHook, store: ArenaStore, changed: Callable[[], None],
+                 between: Callable[[], bool]) -> None:
         self.hook = hook
         self.store = store
         self.changed = changed
+        # What is played after each of the ladder's batches (a test match): whether it was.
+        self.between = between
         # The last match's failure, for the organiser; None once one is played.
         self.failure: str | None = None
         super().__init__("arena-ladder")
@@ -88,13 +90,23 @@ class LadderThread(Background):
         ladder = self.hook.make()
         try:
             while not self.stopping.is_set():
-                if self._played(ladder):
+                played = self._played(ladder)
+                if played:
                     self.changed()
-                else:
+                if not self._between() and not played:
                     self.wake.wait(IDLE_S)
                     self.wake.clear()
         finally:
             ladder.close()
+
+    def _between(self) -> bool:
+        """Whether the work between two batches was done; its failure is logged, and the
+        ladder plays on."""
+        try:
+            return self.between()
+        except Exception:   # noqa: BLE001 - the service outlives a failed test match
+            LOG.exception("the work between the ladder's batches failed")
+            return False
 
     def _played(self, ladder: LadderLike) -> bool:
         """Whether the ladder played a match; a match that fails is the organiser's to
@@ -114,10 +126,11 @@ class ServedLadder:
     the pages' own ladder, read one request at a time."""
 
     def __init__(self, hook: LadderHook | None, store: ArenaStore,
-                 changed: Callable[[], None]) -> None:
+                 changed: Callable[[], None], between: Callable[[], bool]) -> None:
         self.pages = hook.make() if hook is not None else None
         self.lock = threading.Lock()
-        self.thread = LadderThread(hook, store, changed) if hook is not None else None
+        self.thread = LadderThread(hook, store, changed, between) if hook is not None \
+            else None
 
     @property
     def running(self) -> bool:
@@ -160,6 +173,10 @@ class ServedLadder:
             return None
         with self.lock:
             return self.pages.status()
+
+    def paused(self) -> bool:
+        status = self.status()
+        return status is not None and bool(status.paused)
 
     def pause(self, paused: bool) -> None:
         """Pause the ladder (its match in play ends first) or resume it."""

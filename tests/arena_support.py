@@ -16,6 +16,7 @@ from argon2 import PasswordHasher
 from argon2.profiles import CHEAPEST
 
 from arena.config import ArenaConfig, arena_config
+from arena.ladder import LadderStatus
 from arena.playing import LadderHook
 from arena.service import Arena
 from arena.store import ArenaStore, Gate, Version, now
@@ -90,8 +91,9 @@ class StandInLadder:
                  "games": 0}
                 for version, entrant, _bot in self.given]
 
-    def status(self) -> dict[str, Any]:
-        return {"paused": "paused" in self.flags, "matches": 0}
+    def status(self) -> LadderStatus:
+        return LadderStatus(paused="paused" in self.flags, frozen=False, past_deadline=False,
+                            games_last_hour=0, capped_until=None, matches=0)
 
     def grades_csv(self) -> str:
         return "version,entrant,league,passed\n" + "".join(

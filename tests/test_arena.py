@@ -211,9 +211,9 @@ def test_the_organiser_disqualifies_and_reinstates_a_version(served):
     assert not arena.store.version("bob.v1").disqualified
     assert "a line of its log" in olga.get("/me/versions/alice.v2").text
     olga.post("/organiser/ladder/pause", data={"csrf": csrf})
-    assert arena.ladder.status()["paused"] and "resume the ladder" in olga.get("/organiser").text
+    assert arena.ladder.status().paused and "resume the ladder" in olga.get("/organiser").text
     olga.post("/organiser/ladder/resume", data={"csrf": csrf})
-    assert not arena.ladder.status()["paused"]
+    assert not arena.ladder.status().paused
     sheet = olga.get("/organiser/grades.csv")
     assert sheet.headers["content-type"].startswith("text/csv")
     assert "bob.v1,bob,first,yes" in sheet.text
@@ -260,6 +260,13 @@ PRIVATE = [
     ("POST", "/signout", ""),
     ("GET", "/api/versions", "alice.v"),
     ("POST", "/api/versions", "alice.v"),
+    ("GET", "/me/test-matches", "alice.v"),
+    ("POST", "/me/test-matches", ""),
+    ("GET", "/api/test-matches", "alice.v"),
+    ("POST", "/api/test-matches", "alice.v"),
+    ("POST", "/organiser/invites", "/invite/"),
+    ("GET", "/invite/{game}", ""),     # an invite's page is anyone's who holds its code
+    ("POST", "/invite/{game}", ""),
 ]
 def test_every_route_is_tried_with_a_second_entrants_token(served):
     """Every route but the event stream (which carries only event names) is one of
@@ -296,7 +303,7 @@ def test_a_second_entrant_reads_and_changes_nothing_of_the_first(served, method,
         assert secret not in answer.text
     after = [(v.id, v.disqualified) for v in arena.store.versions() if v.entrant == "alice"]
     assert after == [pair for pair in before if pair[0].startswith("alice")]
-    assert not arena.ladder.status()["paused"]
+    assert not arena.ladder.status().paused
 
 
 def test_a_replay_of_bobs_game_is_his_and_not_carls(served):

@@ -66,6 +66,7 @@ def test_a_store_of_an_earlier_schema_gets_the_later_migrations(tmp_path):
     store = ArenaStore(path, FAST_HASHER)
     assert store.schema_version() == len(MIGRATIONS)
     assert store.entrant("ann") is not None and store.alike(0.0) == []
+    assert store.invites() == [] and store.unrated_queue() == []
     assert store.webhook("ann") is None
 
 
