@@ -15,6 +15,7 @@ import pytest
 from arena_support import CONFIG, StandInLadder, make_arena, wait_for
 from starlette.testclient import TestClient
 from test_arena import bearer, csrf_of
+from test_arena_private import views_of
 
 from arena.app import make_app
 from arena.ladder import Ladder, LadderEntry
@@ -115,6 +116,16 @@ def test_an_entrant_asks_for_a_test_match_on_its_page_and_reads_its_result(serve
     assert {row["name"] for row in listed[0]["results"]} == {"alice.v1", "bob.v1",
                                                            "boss-random"}
     assert sorted(listed[0]["games"]) == sorted(game.id for game in games)
+
+
+def test_a_test_matchs_replay_shows_its_asker_their_own_seats_during_the_season(served,
+                                                                               asked):
+    arena, client, tokens = served
+    game = arena.games.games_of(asked[0].tournament)[0]
+    mine = signed_in(client, tokens["alice"]).get(f"/me/games/{game.id}").text
+    assert views_of(mine) == [game.seats.index("alice.v1")]
+    whole = signed_in(client, tokens["olga"]).get(f"/me/games/{game.id}").text
+    assert views_of(whole) == [None, *range(len(game.seats))]
 
 
 def test_a_test_match_is_the_askers_and_the_organisers_only(served, asked):
