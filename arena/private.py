@@ -17,7 +17,13 @@ from typing import Any, Callable, Iterable, Sequence
 from pages.replays import replay_page
 from pages.viewer import STATIC_FILES, page_file
 from ratings.formatting import csv_text
-from tournaments.packs import PACK_FAULT_COLUMNS, PLAYED_COLUMNS, played_records
+from tournaments.packs import (
+    PACK_FAULT_COLUMNS,
+    PLAYED_COLUMNS,
+    TIME_COLUMNS,
+    played_records,
+    time_records,
+)
 from tournaments.store import StoredGame
 
 #: The most games a pack replays (the newest).
@@ -65,8 +71,8 @@ def _copy_of_own(name: str, names: set[str]) -> bool:
 def version_pack(version: str, games: Sequence[StoredGame],
                  faults: Callable[[StoredGame], list[dict[str, Any]]],
                  seats: Callable[[StoredGame], Sequence[int] | None]) -> bytes:
-    """A .zip of one version's games: their list, the version's faults in them and each
-    game's replay (marking ``faults(game)``, showing the views of ``seats(game)``) beside
+    """A .zip of one version's games: their list, the version's faults and decision times
+    in them, and each game's replay (marking ``faults(game)``, showing the views of ``seats(game)``) beside
     the viewer they share."""
     buffer = io.BytesIO()
     found = []
@@ -79,11 +85,14 @@ def version_pack(version: str, games: Sequence[StoredGame],
             archive.writestr(f"replays/game-{game.id}.html",
                              replay_page(game, marked, static="", seats=seats(game)))
         archive.writestr("games.csv", csv_text(played_records(games), PLAYED_COLUMNS) + "\n")
+        archive.writestr("times.csv", csv_text(
+            [row for row in time_records(games) if row["bot"] == version], TIME_COLUMNS) + "\n")
         archive.writestr("faults.csv", csv_text(
             [{**{column: fault.get(column, "") for column in PACK_FAULT_COLUMNS},
               "decision": fault["decision_id"]} for fault in found],
             PACK_FAULT_COLUMNS) + "\n")
         archive.writestr("README.txt", f"{version}: its {len(games)} latest ladder games "
-                         "(games.csv), its faults in them (faults.csv), and each game's "
-                         "replay (replays/game-ID.html: open it in a browser).\n")
+                         "(games.csv), its faults (faults.csv) and decision times "
+                         "(times.csv) in them, and each game's replay "
+                         "(replays/game-ID.html: open it in a browser).\n")
     return buffer.getvalue()
