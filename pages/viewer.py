@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import base64
 import html
+import itertools
 import json
 import zlib
 from functools import cache
@@ -29,7 +30,6 @@ from importlib import resources
 from typing import Any, Callable, Iterable, Sequence
 
 from referee.games import end_words, get_game
-from referee.games.base import Event
 from referee.replay import Decision, Frame, Replay
 from referee.tables import Table, card_looks, public_table, tables
 
@@ -157,9 +157,11 @@ def page_data(replay: Replay, title: str = "", seats: Sequence[int] | None = Non
     record = replay.record
     steps = Steps()
     frames = []
-    kept = [event for event in replay.events
-            if seats is None or event.visible_to is None or event.visible_to & set(seats)]
-    before = _kept_before(replay.events, kept)
+    shown_to = set(range(len(replay.seats)) if seats is None else seats)
+    keep = [seats is None or event.visible_to is None or bool(event.visible_to & shown_to)
+            for event in replay.events]
+    # How many kept events come before each event (the frames' ranges of them).
+    before = list(itertools.accumulate(keep, initial=0))
     for frame in replay.frames:
         views = _views(frame, tables(record.game, frame.state, frame.observations,
                                      frame.scores), seats)
@@ -175,23 +177,12 @@ def page_data(replay: Replay, title: str = "", seats: Sequence[int] | None = Non
             "endReason": replay.end_reason, "endWords": end_words(replay.end_reason)}
     if seats is None:
         meta["seed"] = str(record.seed)  # 64-bit: a JS number would round it
-    shown_to = set(range(len(replay.seats)) if seats is None else seats)
     events = [[event.text, event.seat,
                None if event.visible_to is None else sorted(event.visible_to & shown_to)]
-              for event in kept]
+              for event, kept in zip(replay.events, keep) if kept]
     return json.dumps({"meta": meta, "cards": card_looks(record.game, steps.cards),
                        "frames": frames, "events": events},
                       separators=(",", ":"), ensure_ascii=False)
-
-
-def _kept_before(events: list[Event], kept: list[Event]) -> list[int]:
-    """For each index into ``events`` (and one past the end), how many of ``kept`` (a
-    subsequence of them) come before it."""
-    counts, found = [0], 0
-    for event in events:
-        found += found < len(kept) and kept[found] is event
-        counts.append(found)
-    return counts
 
 
 def page_title(replay: Replay, title: str = "") -> str:
