@@ -277,6 +277,13 @@ def test_in_a_browser_an_entrants_replay_shows_their_own_seat_only(in_process, t
                 page.evaluate(f"window.replay.go({step})")
                 assert page.locator(hand.format(1 - seat)).count() > 0
                 assert page.locator(hand.format(1 - seat) + ":not(.back)").count() == 0
+            # The public replay: what every seat saw, every hand face down.
+            page.goto(f"{url}games/{game.id}")
+            page.wait_for_function("document.documentElement.dataset.ready === '1'")
+            assert page.eval_on_selector_all("#view option", "(os) => os.map((o) => o.text)") \
+                == ["public: what every seat saw"]
+            assert page.locator("#table [data-zone='Hand'] .card").count() > 0
+            assert page.locator("#table [data-zone='Hand'] .card:not(.back)").count() == 0
         finally:
             browser.close()
 
