@@ -84,6 +84,11 @@ class ArenaConfig:
         return self.data / "staging"
 
     @property
+    def report_dir(self) -> Path:
+        """The finals' public report and its replays, once published."""
+        return self.data / "report"
+
+    @property
     def ladder(self) -> dict[str, Any]:
         """The ``ladder:`` mapping, for the ladder."""
         section: dict[str, Any] = self.raw.get("ladder") or {}

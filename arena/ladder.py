@@ -97,6 +97,8 @@ class Standing:
 class LadderStatus:
     paused: bool
     frozen: bool
+    # The deadline (ISO 8601), if there is one, and whether it has passed.
+    deadline: str | None
     past_deadline: bool
     games_last_hour: int
     # When the games-per-hour cap lets the next match start (unix time), if it holds it.
@@ -288,6 +290,7 @@ class Ladder:
         deadline = self.settings.deadline
         return LadderStatus(self.records.flag("paused") is not None,
                             self.records.flag("frozen") is not None,
+                            None if deadline is None else deadline.isoformat(),
                             deadline is not None and now >= deadline.timestamp(), played,
                             capped_until, self.records.next_number() - 1)
 
@@ -357,8 +360,13 @@ class Ladder:
     # -- the finals ------------------------------------------------------------
     def final_entries(self, entries: Sequence[LadderEntry]) -> list[LadderEntry]:
         """Each entrant's final version among ``entries``: the one the ladder saw last
-        (the finals' field), in the order the ladder saw them."""
-        order = {name: known.registered for name, known in self.records.versions().items()}
+        (the finals' field), in the order the ladder saw them; a version that failed its
+        validation plays no finals."""
+        known = self.records.versions()
+        order = {name: version.registered for name, version in known.items()}
+        failed = {name for name, version in known.items()
+                  if version.validation is not None and not version.validated}
+        entries = [entry for entry in entries if entry.version_id not in failed]
 
         def seen(entry: LadderEntry) -> int:
             return order.get(entry.version_id, 1 << 62)

@@ -17,7 +17,8 @@ from arena.likeness import Fingerprints
 from arena.playing import LadderHook, ServedLadder, load_ladder
 from arena.security import Holders, RateLimit
 from arena.store import ArenaStore, Entrant, Gate, Likeness, Version
-from arena.uploads import Accepted, LimitReached, accept
+from arena.report import publish_report
+from arena.uploads import Accepted, LimitReached, UploadRefused, accept
 from tournaments.store import Store, StoredGame, StoredTournament
 
 #: The rate limits' window: uploads are counted per token per hour.
@@ -41,7 +42,7 @@ class Arena:
                                self._gated)
         self.ladder = ServedLadder(
             ladder if ladder is not None else load_ladder(config.db, config.ladder),
-            self.store, lambda: self.events.publish("board"))
+            self.store, lambda: self.events.publish("board"), self.publish_report)
         self.csrf_secret = self.store.secret("csrf")
         self.fingerprints = Fingerprints()
         self.games = LadderGames(config.db, config.ladder_prefix)
@@ -59,6 +60,8 @@ class Arena:
 
     def submit(self, entrant: Entrant, data: bytes) -> Accepted:
         """An upload of ``entrant``'s, within its rate, stored and queued for its gate."""
+        if self.ladder.closed():
+            raise UploadRefused("the deadline has passed: submissions are closed")
         if not self.uploads.allow(entrant.name):
             raise LimitReached(f"more than {self.config.limits.uploads_per_hour} uploads "
                                 "in an hour: try again later")
@@ -68,6 +71,13 @@ class Arena:
             self.gates.wake.set()
             self.events.publish("versions")
         return accepted
+
+    def publish_report(self, finals: str) -> None:
+        """The finals' public report, written where ``/report/`` serves it (once: a
+        restart finds it there)."""
+        if not (self.config.report_dir / "index.html").exists():
+            publish_report(self.config.db, finals, self.config.report_dir)
+        self.events.publish("board")
 
     def _gated(self, version: Version) -> None:
         self.compare(version)

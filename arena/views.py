@@ -77,6 +77,7 @@ def board(arena: Arena) -> dict[str, Any]:
     columns, rows = standings(arena)
     versions = {version.id: version for version in arena.store.versions()}
     return {"columns": columns, "rows": rows, "playing": arena.ladder.running,
+            "report": (arena.config.report_dir / "index.html").exists(),
             "pages": {name for name, version in versions.items() if _public(version)},
             "games": [game_row(game, versions)
                       for game in arena.games.latest(RECENT)]}
@@ -93,6 +94,7 @@ def bot_page(arena: Arena, version_id: str) -> dict[str, Any] | None:
     games = arena.games.latest(RECENT, {version.id})
     return {"version": version, "columns": columns,
             "rows": [row for row in rows if version.id in map(str, row.values())],
+            "promotions": arena.ladder.promotions(version.id),
             "games": [game_row(game, versions) for game in games]}
 
 
@@ -178,6 +180,7 @@ def organiser_page(arena: Arena) -> dict[str, Any]:
                          for entrant in arena.store.entrants()],
             "versions": versions, "queue": arena.store.queued(),
             "alike": arena.store.alike(arena.config.similar_code),
+            "alike_play": arena.ladder.similar(),
             "failure": arena.ladder.failure,
             "playing": arena.ladder.running, "listeners": arena.events.listeners(),
             "status": _plain(status) if (status := arena.ladder.status()) is not None

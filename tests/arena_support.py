@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import tarfile
 import time
+from dataclasses import dataclass
 import zipfile
 from pathlib import Path
 from typing import Any, Callable
@@ -70,6 +71,13 @@ def make_config(folder: Path, text: str = CONFIG) -> ArenaConfig:
     return arena_config(yaml.safe_load(text), folder, "arena")
 
 
+@dataclass(frozen=True)
+class StandInStatus:
+    paused: bool
+    past_deadline: bool = False
+    matches: int = 0
+
+
 class StandInLadder:
     """The ladder's contract, played by nobody: its standings are the entries it was
     last given (``given`` is shared by the playing thread's and the pages' ladders)."""
@@ -90,8 +98,14 @@ class StandInLadder:
                  "games": 0}
                 for version, entrant, _bot in self.given]
 
-    def status(self) -> dict[str, Any]:
-        return {"paused": "paused" in self.flags, "matches": 0}
+    def status(self) -> StandInStatus:
+        return StandInStatus("paused" in self.flags)
+
+    def promotions(self, versions: list[str]) -> dict[str, list[Any]]:
+        return {}
+
+    def similar(self) -> list[Any]:
+        return []
 
     def grades_csv(self) -> str:
         return "version,entrant,league,passed\n" + "".join(

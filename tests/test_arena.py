@@ -211,9 +211,9 @@ def test_the_organiser_disqualifies_and_reinstates_a_version(served):
     assert not arena.store.version("bob.v1").disqualified
     assert "a line of its log" in olga.get("/me/versions/alice.v2").text
     olga.post("/organiser/ladder/pause", data={"csrf": csrf})
-    assert arena.ladder.status()["paused"] and "resume the ladder" in olga.get("/organiser").text
+    assert arena.ladder.status().paused and "resume the ladder" in olga.get("/organiser").text
     olga.post("/organiser/ladder/resume", data={"csrf": csrf})
-    assert not arena.ladder.status()["paused"]
+    assert not arena.ladder.status().paused
     sheet = olga.get("/organiser/grades.csv")
     assert sheet.headers["content-type"].startswith("text/csv")
     assert "bob.v1,bob,first,yes" in sheet.text
@@ -264,7 +264,8 @@ def test_every_route_is_tried_with_a_second_entrants_token(served):
     PRIVATE's: a new route is tried there."""
     arena, _client, _tokens = served
     routes = [route for route in make_app(arena).routes if isinstance(route, Route)]
-    assert len(routes) + 1 == len(make_app(arena).routes)   # and the static files
+    # and the static files, and the public report (public files both)
+    assert len(routes) + 2 == len(make_app(arena).routes)
     tried = {route.path for route in routes for _method, path, _secret in PRIVATE
              if route.path_regex.match(path.format(game=1))}
     assert {route.path for route in routes} - tried == {"/events"}
@@ -294,7 +295,7 @@ def test_a_second_entrant_reads_and_changes_nothing_of_the_first(served, method,
         assert secret not in answer.text
     after = [(v.id, v.disqualified) for v in arena.store.versions() if v.entrant == "alice"]
     assert after == [pair for pair in before if pair[0].startswith("alice")]
-    assert not arena.ladder.status()["paused"]
+    assert not arena.ladder.status().paused
 
 
 def test_a_replay_of_bobs_game_is_his_and_not_carls(served):

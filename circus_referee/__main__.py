@@ -1,0 +1,5 @@
+"""``python -m circus_referee``: the command line, as the ``circus-referee`` script runs it."""
+
+from circus_referee.main import main
+
+main()
