@@ -329,8 +329,8 @@ def make_app(arena: Arena) -> Starlette:
         Route("/organiser/entrants", organiser_only(add_entrant), methods=["POST"]),
         Mount("/static", StaticFiles(packages=[("pages", "static")]), name="static"),
         # The finals' public report, once published (docs/arena.md, "Deadline and finals").
-        Mount("/report", StaticFiles(directory=arena.config.report_dir, html=True,
-                                     check_dir=False), name="report"),
+        Mount("/report", StaticFiles(directory=arena.config.report_dir, html=True),
+              name="report"),
     ], lifespan=lifespan)
     app.add_middleware(SecurityHeaders)
     return app

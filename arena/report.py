@@ -3,7 +3,8 @@
 It is ``circus-referee report --public`` of the finals' tournament, run as that command
 (the report is the command line's, and the arena stands below it): env values, paths
 and addresses left out, every game's replay beside it. It is written into a new folder,
-then moved into place, so ``/report/`` serves a whole report or none.
+then moved onto the (empty) folder served, so ``/report/`` serves a whole report or
+none.
 """
 
 from __future__ import annotations
@@ -31,5 +32,6 @@ def publish_report(db: Path, tournament: str, folder: Path) -> None:
     if done.returncode != 0:
         raise StoreError(f"the report of {tournament} could not be written: "
                          f"{done.stderr.strip() or done.stdout.strip()}")
-    shutil.rmtree(folder, ignore_errors=True)
-    making.rename(folder)
+    if any(folder.iterdir()):
+        shutil.rmtree(folder)
+    making.replace(folder)   # onto the empty folder the service serves

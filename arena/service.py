@@ -46,6 +46,8 @@ class Arena:
         self.csrf_secret = self.store.secret("csrf")
         self.fingerprints = Fingerprints()
         self.games = LadderGames(config.db, config.ladder_prefix)
+        # Where the finals' report is published: empty (each page not found) until then.
+        config.report_dir.mkdir(parents=True, exist_ok=True)
 
     def start(self) -> None:
         """Gate what a stopped service left queued, and play."""
