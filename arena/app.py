@@ -33,6 +33,7 @@ from starlette.templating import Jinja2Templates
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from arena import views
+from arena.ladder_settings import deadline_of
 from arena.security import (
     CSRF_COOKIE,
     CSRF_FIELD,
@@ -295,6 +296,19 @@ def make_app(arena: Arena) -> Starlette:
         await run_in_threadpool(arena.ladder.pause, LADDER_ACTIONS[action])
         return RedirectResponse("/organiser", status_code=303)
 
+    async def set_deadline(request: Request, entrant: Entrant) -> Response:
+        """The deadline the organiser gives (ISO 8601 with its zone; empty: the config's)."""
+        fields = await form(request)
+        if fields is None:
+            return Response("the form expired: reload the page", 403)
+        try:
+            when = deadline_of(str(fields.get("deadline", "")))
+        except ConfigError as error:
+            return page(request, "organiser.html",
+                        {**views.organiser_page(arena), "problem": str(error)}, 400)
+        await run_in_threadpool(arena.ladder.set_deadline, when)
+        return RedirectResponse("/organiser", status_code=303)
+
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         arena.start()
@@ -324,6 +338,7 @@ def make_app(arena: Arena) -> Starlette:
         Route("/organiser/versions/{version}/{action}", organiser_only(disqualify),
               methods=["POST"]),
         Route("/organiser/ladder/{action}", organiser_only(ladder_action), methods=["POST"]),
+        Route("/organiser/deadline", organiser_only(set_deadline), methods=["POST"]),
         Route("/organiser/alike/{version}/{other}", organiser_only(likeness)),
         Route("/organiser/grades.csv", organiser_only(grades)),
         Route("/organiser/entrants", organiser_only(add_entrant), methods=["POST"]),

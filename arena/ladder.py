@@ -38,6 +38,7 @@ import shlex
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
 
@@ -272,6 +273,16 @@ class Ladder:
     def resume(self) -> None:
         self.records.set_flag("paused", None)
 
+    def set_deadline(self, when: datetime | None) -> None:
+        """Move the deadline (None: back to the settings'): a flag in the store, so every
+        ladder on it, and a restarted service, keeps it."""
+        self.records.set_flag("deadline", None if when is None else when.isoformat())
+
+    def deadline(self) -> datetime | None:
+        """The deadline the organiser set last, else the settings'."""
+        kept = self.records.flag("deadline")
+        return self.settings.deadline if kept is None else datetime.fromisoformat(kept)
+
     def status(self) -> LadderStatus:
         """What holds the ladder now, if anything, and its pace over the last hour."""
         now = self.clock()
@@ -287,7 +298,7 @@ class Ladder:
                 if left < cap:
                     capped_until = finished + HOUR_S
                     break
-        deadline = self.settings.deadline
+        deadline = self.deadline()
         return LadderStatus(self.records.flag("paused") is not None,
                             self.records.flag("frozen") is not None,
                             None if deadline is None else deadline.isoformat(),

@@ -21,6 +21,7 @@ import logging
 import threading
 import time
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Any, Callable, Protocol, Sequence
 
@@ -59,6 +60,9 @@ class LadderLike(Protocol):
         """Play (or resume) the finals, then freeze; their standing (``tournament``)."""
 
     def pause(self) -> None: ...
+
+    def set_deadline(self, when: datetime | None) -> None:
+        """Move the deadline (None: back to the config's)."""
 
     def resume(self) -> None: ...
 
@@ -200,6 +204,20 @@ class ServedLadder:
         """Whether submissions are closed: the ladder's deadline has passed."""
         status = self.status()
         return status is not None and bool(status.past_deadline)
+
+    def deadline(self) -> str | None:
+        """The deadline (ISO 8601), if there is one."""
+        status = self.status()
+        return None if status is None else status.deadline
+
+    def set_deadline(self, when: datetime | None) -> None:
+        """Move the deadline (None: back to the config's); past it, the playing thread
+        closes the ladder with the finals."""
+        if self.pages is None:
+            return
+        with self.lock:
+            self.pages.set_deadline(when)
+        self.wake()
 
     def promotions(self, version: str) -> list[Any]:
         """A version's promotion tests, league by league."""

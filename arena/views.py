@@ -78,6 +78,7 @@ def board(arena: Arena) -> dict[str, Any]:
     versions = {version.id: version for version in arena.store.versions()}
     return {"columns": columns, "rows": rows, "playing": arena.ladder.running,
             "report": (arena.config.report_dir / "index.html").exists(),
+            "deadline": arena.ladder.deadline(),
             "pages": {name for name, version in versions.items() if _public(version)},
             "games": [game_row(game, versions)
                       for game in arena.games.latest(RECENT)]}

@@ -254,6 +254,7 @@ PRIVATE = [
     ("GET", "/organiser/alike/alice.v1/bob.v1", "<mark>"),
     ("GET", "/organiser/grades.csv", ",alice,"),
     ("POST", "/organiser/entrants", "token"),
+    ("POST", "/organiser/deadline", ""),
     ("POST", "/me/upload", ""),
     ("POST", "/signout", ""),
     ("GET", "/api/versions", "alice.v"),
@@ -295,7 +296,7 @@ def test_a_second_entrant_reads_and_changes_nothing_of_the_first(served, method,
         assert secret not in answer.text
     after = [(v.id, v.disqualified) for v in arena.store.versions() if v.entrant == "alice"]
     assert after == [pair for pair in before if pair[0].startswith("alice")]
-    assert not arena.ladder.status().paused
+    assert not arena.ladder.status().paused and arena.ladder.deadline() is None
 
 
 def test_a_replay_of_bobs_game_is_his_and_not_carls(served):

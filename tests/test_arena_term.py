@@ -1,9 +1,10 @@
 """A term through the service, as its organiser and entrants meet it: the organiser adds
 three entrants on the organiser's page, each submits through the HTTP API; one bot fails
 its gate, one is a near copy of another (flagged for its code and for its play), one
-beats the first league's boss and is promoted; the ladder plays, the deadline passes
-(on the service's clock, which the test holds), the finals run, and the public report is
-published and served, every number on it the fold of the stored games.
+beats the first league's boss and is promoted; the ladder plays, the organiser brings
+the deadline forward and it passes (on the service's clock, which the test holds), the
+finals run, and the public report is published and served, every number on it the fold
+of the stored games.
 
 The bots are real stdio bots, gated by check-bot and played in the sandbox, as an
 entrant's are; the games are few (three deals a match, a cap on the games an hour with
@@ -16,6 +17,7 @@ import csv
 import html
 import io
 import re
+from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
@@ -108,9 +110,19 @@ def test_a_term_from_intake_to_the_published_final_report(tmp_path):
                          olga.get("/organiser").text)
         assert "/report/" not in olga.get("/").text
 
-        # The deadline passes: submissions close, the finals run, the report is published.
-        now[0] = DEADLINE + 1
-        arena.ladder.wake()
+        # The organiser brings the deadline forward, to an hour from now; it passes:
+        # submissions close, the finals run, the report is published.
+        assert "Submissions close at 2030-03-17T17:46:40+00:00" in olga.get("/").text
+        wrong = olga.post("/organiser/deadline",
+                          data={"deadline": "friday", "csrf": csrf(olga, "/organiser")})
+        assert wrong.status_code == 400 and \
+            "ladder.deadline 'friday' is not a date" in html.unescape(wrong.text)
+        earlier = datetime.fromtimestamp(now[0] + 3600, timezone.utc).isoformat()
+        moved = olga.post("/organiser/deadline",
+                          data={"deadline": earlier, "csrf": csrf(olga, "/organiser")})
+        assert f'name="deadline" value="{earlier}"' in moved.text
+        assert arena.ladder.status().deadline == earlier
+        now[0] += 3601
         late = api.post("/api/versions", content=archive("bob", GREEDY + "# later\n"),
                         headers={"Authorization": f"Bearer {tokens['bob']}"})
         assert late.status_code == 400 and "deadline" in late.json()["error"]
