@@ -47,7 +47,7 @@ ladder:
   seed: 3
   deals: 3
   placement_matches: 1
-  games_per_hour: 60          # with the clock held still, the ladder stops by itself
+  games_per_hour: 120         # with the clock held still, the ladder stops by itself
   deadline: "2030-03-17T17:46:40+00:00"
   similarity: {share: 0.9, points: 10}
   leagues:
