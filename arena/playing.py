@@ -201,9 +201,10 @@ class ServedLadder:
             return self.pages.status()
 
     def closed(self) -> bool:
-        """Whether submissions are closed: the ladder's deadline has passed."""
+        """Whether submissions are closed: the ladder's deadline has passed, or the
+        finals froze it (a deadline moved later after them opens nothing)."""
         status = self.status()
-        return status is not None and bool(status.past_deadline)
+        return status is not None and bool(status.past_deadline or status.frozen)
 
     def deadline(self) -> str | None:
         """The deadline (ISO 8601), if there is one."""

@@ -16,7 +16,7 @@ from typing import Any
 from arena.service import Arena
 from arena.store import Entrant, GateState, Version
 from pages.replays import replay_page
-from tournaments.packs import bot_log
+from tournaments.packs import bot_logs
 from tournaments.store import StoredGame
 
 #: Where the service serves the replay viewer's files (pages/static): every replay links them.
@@ -161,13 +161,19 @@ def own_game_log(arena: Arena, entrant: Entrant, game_id: int) -> str | None:
     if match is None:
         return None
     parts = []
+    log_dir = Path(match.log_dir or ".")
     for name in sorted(names):
-        path = Path(bot_log(Path(match.log_dir or "."), name))
-        try:
-            text = path.read_text(errors="replace")[-LOG_TAIL:]
-        except OSError:
-            text = "(no log)"
-        parts.append(f"== {name} in {match.name}\n{text}")
+        # One log, or after a match on a cluster one per worker that played it.
+        logs = bot_logs(log_dir, name)
+        for path in logs:
+            where = "" if path.parent == log_dir else f" (worker {path.parent.name})"
+            try:
+                text = path.read_text(errors="replace")[-LOG_TAIL:]
+            except OSError:
+                text = "(no log)"
+            parts.append(f"== {name} in {match.name}{where}\n{text}")
+        if not logs:
+            parts.append(f"== {name} in {match.name}\n(no log)")
     return "\n".join(parts)
 
 

@@ -74,6 +74,7 @@ def make_config(folder: Path, text: str = CONFIG) -> ArenaConfig:
 @dataclass(frozen=True)
 class StandInStatus:
     paused: bool
+    frozen: bool = False
     deadline: str | None = None
     past_deadline: bool = False
     matches: int = 0

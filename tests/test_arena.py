@@ -404,6 +404,23 @@ def test_an_entrant_reads_its_own_versions_log_of_a_game_and_no_other(served):
     assert "bob's secret words" not in alice
 
 
+def test_an_entrants_log_of_a_match_on_a_cluster_is_read_from_each_worker(tmp_path):
+    arena = make_arena(tmp_path)
+    token = arena.store.add_entrant("alice")
+    arena.store.add_version("alice", "f1", tmp_path, {"name": "a", "command": "python bot.py"})
+    run_tournament(write_config(tmp_path, GAMES_CONFIG), tmp_path, db="results.sqlite")
+    game = arena.games.latest(1)[0]
+    workers = Path(arena.games.match(game).log_dir) / "workers"
+    for worker in ("127.0.0.1-4001", "127.0.0.1-4002"):
+        (workers / worker).mkdir(parents=True)
+        (workers / worker / "alice.v1.log").write_text(f"alice's words on {worker}\n")
+    (workers / "127.0.0.1-4001" / "bob.v1.log").write_text("bob's secret words\n")
+    log = signed_in(arena, token).get(f"/me/games/{game.id}/log").text
+    assert "== alice.v1 in spring-m000001 (worker 127.0.0.1-4002)" in log
+    assert "alice's words on 127.0.0.1-4001" in log and "alice's words on 127.0.0.1-4002" in log
+    assert "bob's secret words" not in log
+
+
 def test_a_ladder_match_that_fails_is_shown_to_the_organiser_and_tried_again(tmp_path,
                                                                              monkeypatch):
     monkeypatch.setattr("arena.playing.IDLE_S", 0.01)

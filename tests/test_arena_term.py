@@ -131,6 +131,12 @@ def test_a_term_from_intake_to_the_published_final_report(tmp_path):
         assert report.status_code == 200
         assert '<a href="/report/">the final report</a>' in olga.get("/").text
         assert arena.ladder.status().frozen
+        # A deadline moved later after the finals opens nothing.
+        olga.post("/organiser/deadline", data={"deadline": "", "csrf": csrf(olga, "/organiser")})
+        assert not arena.ladder.status().past_deadline
+        again = api.post("/api/versions", content=archive("bob", GREEDY + "# later\n"),
+                         headers={"Authorization": f"Bearer {tokens['bob']}"})
+        assert again.status_code == 400 and "deadline" in again.json()["error"]
         finals = re.search(r"<h1>(term-finals-\d+) ", report.text).group(1)
         replay = re.search(r'href="(index-replays/game-\d+\.html)"', report.text).group(1)
         assert olga.get(f"/report/{replay}").status_code == 200
