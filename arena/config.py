@@ -28,7 +28,8 @@ ARENA_DEFAULTS: dict[str, Any] = {
     "db": str(DEFAULT_DB), "data": None, "host": "127.0.0.1", "port": 8080,
     "max_upload_mb": 5, "max_files": 500, "max_unpacked_mb": 50,
     "versions_per_day": 10, "uploads_per_hour": 20, "gate_games": 1,
-    "similar_code": 0.5,
+    "similar_code": 0.5, "test_match_games": 4, "test_matches_per_hour": 6,
+    "invite_hours": 72,
 }
 #: The ladder's defaults of what the gate reads from its section.
 LADDER_DEFAULTS: dict[str, Any] = {"name": "arena", "game": "flea-circus", "players": 2}
@@ -67,6 +68,11 @@ class ArenaConfig:
     # The organiser is shown the pairs of versions one of which holds at least this
     # share of the other's code.
     similar_code: float
+    # A test match's most games, and how many an entrant may ask for in an hour.
+    test_match_games: int
+    test_matches_per_hour: int
+    # How long an invite link lasts.
+    invite_hours: int
 
     @property
     def versions_dir(self) -> Path:
@@ -98,6 +104,12 @@ class ArenaConfig:
     def ladder_prefix(self) -> str:
         """How the names of the ladder's matches (each a tournament) begin."""
         return f"{self.ladder.get('name', LADDER_DEFAULTS['name'])}-m"
+
+    @property
+    def test_match_prefix(self) -> str:
+        """How the names of the entrants' test matches (each a tournament) begin: not as
+        the ladder's, so the board and the ratings never take them."""
+        return f"{self.ladder.get('name', LADDER_DEFAULTS['name'])}-t"
 
     def gate_config(self, entry: dict[str, Any]) -> TournamentConfig:
         """The tournament check-bot gates ``entry`` for: the ladder's game, variant and
@@ -152,7 +164,10 @@ def arena_config(data: dict[str, Any], folder: Path, default_name: str) -> Arena
         limits=Limits(numbers["max_upload_mb"] * MB, numbers["max_files"],
                       numbers["max_unpacked_mb"] * MB, numbers["versions_per_day"],
                       numbers["uploads_per_hour"]),
-        gate_games=numbers["gate_games"], similar_code=_share(values, "similar_code"))
+        gate_games=numbers["gate_games"], similar_code=_share(values, "similar_code"),
+        test_match_games=numbers["test_match_games"],
+        test_matches_per_hour=numbers["test_matches_per_hour"],
+        invite_hours=numbers["invite_hours"])
     # The gate's keys hold as a tournament's would (a gate of a placeholder entry).
     arena.gate_config({"name": "placeholder", "python": FILLER})
     return arena

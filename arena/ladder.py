@@ -119,7 +119,7 @@ class Ladder:
         self.clock = clock
         self.store = Store(db_path)
         self.records = LadderStore(db_path, clock)
-        self.logs = self.settings.logs or db_path.parent / "logs"
+        self.logs = self.settings.logs_dir(db_path)
         self.player = MatchPlayer(self.store, self.records, self.logs)
         # What the store's matches have told so far, carried on as matches finish.
         self.ratings = LadderFold(self.settings)

@@ -90,6 +90,11 @@ class LadderSettings:
     deadline: datetime | None = None
     logs: Path | None = None
 
+    def logs_dir(self, db_path: Path) -> Path:
+        """Where the matches' bots write their logs, a folder per match: ``logs``, else
+        beside the store."""
+        return self.logs or db_path.parent / "logs"
+
 
 #: Keys of ``match:`` the ladder sets itself.
 OWN_MATCH_KEYS = {"name", "game", "variant", "players", "bots", "rounds", "games_per_bot",

@@ -93,14 +93,16 @@ def load_ladder(db: Path, settings: dict[str, Any],
 
 class LadderThread(Background):
     """Plays while the service runs, on a ladder of its own; ``changed`` is called after
-    each match, ``wake`` set when the entries may have changed; ``finished`` is given the
-    finals' tournament once they are over."""
+    each match, ``wake`` set when the entries may have changed, ``between`` after each
+    batch; ``finished`` is given the finals' tournament once they are over."""
 
     def __init__(self, hook: LadderHook, store: ArenaStore, changed: Callable[[], None],
-                 finished: Callable[[str], None]) -> None:
+                 between: Callable[[], bool], finished: Callable[[str], None]) -> None:
         self.hook = hook
         self.store = store
         self.changed = changed
+        # What is played after each of the ladder's batches (a test match): whether it was.
+        self.between = between
         self.finished = finished
         # The finals' tournament, once they are over and handed on.
         self.finals: str | None = None
@@ -116,13 +118,23 @@ class LadderThread(Background):
         ladder = self.hook.make()
         try:
             while not self.stopping.is_set():
-                if self._played(ladder):
+                played = self._played(ladder)
+                if played:
                     self.changed()
-                else:
+                if not self._between() and not played:
                     self.wake.wait(IDLE_S)
                     self.wake.clear()
         finally:
             ladder.close()
+
+    def _between(self) -> bool:
+        """Whether the work between two batches was done; its failure is logged, and the
+        ladder plays on."""
+        try:
+            return self.between()
+        except Exception:   # noqa: BLE001 - the service outlives a failed test match
+            LOG.exception("the work between the ladder's batches failed")
+            return False
 
     def _played(self, ladder: LadderLike) -> bool:
         """Whether the ladder played a match; a match that fails is the organiser's to
@@ -152,10 +164,12 @@ class ServedLadder:
     the pages' own ladder, read one request at a time."""
 
     def __init__(self, hook: LadderHook | None, store: ArenaStore,
-                 changed: Callable[[], None], finished: Callable[[str], None]) -> None:
+                 changed: Callable[[], None], between: Callable[[], bool],
+                 finished: Callable[[str], None]) -> None:
         self.pages = hook.make() if hook is not None else None
         self.lock = threading.Lock()
-        self.thread = LadderThread(hook, store, changed, finished) if hook is not None \
+        self.thread = LadderThread(hook, store, changed, between, finished) \
+            if hook is not None \
             else None
 
     @property
@@ -199,6 +213,10 @@ class ServedLadder:
             return None
         with self.lock:
             return self.pages.status()
+
+    def paused(self) -> bool:
+        status = self.status()
+        return status is not None and bool(status.paused)
 
     def closed(self) -> bool:
         """Whether submissions are closed: the ladder's deadline has passed, or the

@@ -15,9 +15,10 @@ from arena.events import Events
 from arena.gate import GateQueue, check_version
 from arena.likeness import Fingerprints
 from arena.playing import LadderHook, ServedLadder, load_ladder
-from arena.security import Holders, RateLimit
-from arena.store import ArenaStore, Entrant, Gate, Likeness, Version
 from arena.report import publish_report
+from arena.security import Holders, RateLimit
+from arena.store import ArenaStore, Entrant, Gate, Likeness, UnratedMatch, Version
+from arena.unrated import UnratedMatches, UnratedRefused
 from arena.uploads import Accepted, LimitReached, UploadRefused, accept
 from tournaments.store import Store, StoredGame, StoredTournament
 
@@ -40,12 +41,15 @@ class Arena:
         self.storing = threading.Lock()
         self.gates = GateQueue(self.store, check or (lambda v: check_version(config, v)),
                                self._gated)
+        self.unrated = UnratedMatches(config, self.store,
+                                      lambda: self.events.publish("test-matches"))
         self.ladder = ServedLadder(
             ladder if ladder is not None else load_ladder(config.db, config.ladder),
-            self.store, lambda: self.events.publish("board"), self.publish_report)
+            self.store, lambda: self.events.publish("board"), self._play_unrated,
+            self.publish_report)
         self.csrf_secret = self.store.secret("csrf")
         self.fingerprints = Fingerprints()
-        self.games = LadderGames(config.db, config.ladder_prefix)
+        self.games = LadderGames(config.db, config.ladder_prefix, config.test_match_prefix)
         # Where the finals' report is published: empty (each page not found) until then.
         config.report_dir.mkdir(parents=True, exist_ok=True)
 
@@ -74,6 +78,20 @@ class Arena:
             self.events.publish("versions")
         return accepted
 
+    def request_unrated(self, entrant: Entrant, version: str, opponents: list[str]
+                        ) -> UnratedMatch:
+        """Queue a test match (:mod:`arena.unrated`) and wake the thread that plays it."""
+        if not self.ladder.running:
+            raise UnratedRefused("this arena has no ladder to play test matches")
+        match = self.unrated.request(entrant, version, opponents)
+        self.ladder.wake()
+        self.events.publish("test-matches")
+        return match
+
+    def _play_unrated(self) -> bool:
+        """One test match between two of the ladder's batches, unless it is paused."""
+        return not self.ladder.paused() and self.unrated.play_next()
+
     def publish_report(self, finals: str) -> None:
         """The finals' public report, written where ``/report/`` serves it (once: a
         restart finds it there)."""
@@ -99,9 +117,10 @@ class LadderGames:
     starts with ``prefix``, in the tournaments' tables of the same file; read by one
     connection that the service's threads share in turn."""
 
-    def __init__(self, db: Path, prefix: str) -> None:
+    def __init__(self, db: Path, prefix: str, unrated_prefix: str) -> None:
         self.store = Store(db)
         self.prefix = prefix
+        self.unrated_prefix = unrated_prefix
         self.lock = threading.Lock()
 
     def latest(self, count: int, seated: set[str] | None = None) -> list[StoredGame]:
@@ -111,9 +130,21 @@ class LadderGames:
 
     def game(self, game_id: int) -> StoredGame | None:
         """One of the ladder's games (a game of another tournament is none of its)."""
+        return self._game(game_id, self.prefix)
+
+    def unrated_game(self, game_id: int) -> StoredGame | None:
+        """One of the test matches' games."""
+        return self._game(game_id, self.unrated_prefix)
+
+    def _game(self, game_id: int, prefix: str) -> StoredGame | None:
         with self.lock:
             game = self.store.game(game_id)
-        return game if game is not None and game.tournament.startswith(self.prefix) else None
+        return game if game is not None and game.tournament.startswith(prefix) else None
+
+    def games_of(self, tournament: str) -> list[StoredGame]:
+        """A match's games, in the order they were played."""
+        with self.lock:
+            return self.store.games(tournament)
 
     def faults(self, game: StoredGame, bots: set[str]) -> list[dict[str, Any]]:
         """The faults of ``bots`` in one game."""

@@ -2,8 +2,9 @@
 
 Who may see what is decided here, once: the board, a passed version's page and the
 ladder's replays are public (a replay shows no fault details: they quote a bot's
-errors); a version's code, gate, log and faults are its entrant's and the organiser's.
-A version or a game of another entrant's is, to an entrant, as if it did not exist.
+errors); a version's code, gate, log and faults are its entrant's and the organiser's;
+a test match is its asker's and the organiser's, whoever played in it. A version or a
+game of another entrant's is, to an entrant, as if it did not exist.
 """
 
 from __future__ import annotations
@@ -13,8 +14,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from arena import unrated
 from arena.service import Arena
-from arena.store import Entrant, GateState, Version
+from arena.store import Entrant, GateState, UnratedMatch, Version
 from pages.replays import replay_page
 from tournaments.packs import bot_logs
 from tournaments.store import StoredGame
@@ -142,24 +144,41 @@ def my_games(arena: Arena, entrant: Entrant) -> list[dict[str, Any]]:
             for game in own_games(arena, names)]
 
 
+def own_game(arena: Arena, entrant: Entrant, game_id: int
+             ) -> tuple[StoredGame, set[str]] | None:
+    """A game the entrant may see as its own, and the versions in it whose faults and
+    logs it is shown: a ladder game one of its versions played; a test match's game
+    only to the entrant who asked for it (and the organiser), whoever else played."""
+    game = arena.games.game(game_id)
+    owner = entrant.name
+    if game is None:
+        game = arena.games.unrated_game(game_id)
+        match = arena.store.unrated_match(game.tournament) if game is not None else None
+        if match is None or (match.entrant != entrant.name and entrant.role != "organiser"):
+            return None
+        owner = match.entrant
+    assert game is not None
+    names = {version.id for version in arena.store.versions(owner)} & set(game.seats)
+    return (game, names) if names else None
+
+
 def own_replay(arena: Arena, entrant: Entrant, game_id: int) -> str | None:
     """A game of the entrant's versions, marking their own faults only."""
-    game = arena.games.game(game_id)
-    names = {version.id for version in arena.store.versions(entrant.name)}
-    if game is None or not names & set(game.seats):
+    found = own_game(arena, entrant, game_id)
+    if found is None:
         return None
+    game, names = found
     return replay_page(game, arena.games.faults(game, names), static=STATIC)
 
 
 def own_game_log(arena: Arena, entrant: Entrant, game_id: int) -> str | None:
     """What the entrant's versions wrote to their logs in a game's match (each bot's log
     is its match's: the games of one match share it), the end of each."""
-    game = arena.games.game(game_id)
-    names = {version.id for version in arena.store.versions(entrant.name)} & \
-        set(game.seats if game is not None else ())
-    match = arena.games.match(game) if game is not None and names else None
-    if match is None:
+    found = own_game(arena, entrant, game_id)
+    match = arena.games.match(found[0]) if found is not None else None
+    if found is None or match is None:
         return None
+    names = found[1]
     parts = []
     log_dir = Path(match.log_dir or ".")
     for name in sorted(names):
@@ -177,6 +196,30 @@ def own_game_log(arena: Arena, entrant: Entrant, game_id: int) -> str | None:
     return "\n".join(parts)
 
 
+def my_unrated(arena: Arena, entrant: Entrant) -> dict[str, Any]:
+    """The entrant's test matches, each with its results and games, and what it may
+    choose for a new one: its versions that may play, and the opponents."""
+    versions = {found.id: found for found in arena.store.versions()}
+    matches = []
+    for match in arena.store.unrated_matches(entrant.name):
+        games = arena.games.games_of(match.tournament)
+        matches.append({"match": match, "results": unrated.results(games),
+                        "games": [game_row(game, versions) for game in games]})
+    return {"test_matches": matches,
+            "playable": [version.id for version in arena.store.versions(entrant.name)
+                         if unrated.playable(version)],
+            "opponents": arena.unrated.opponents()}
+
+
+def unrated_json(match: dict[str, Any]) -> dict[str, Any]:
+    """A test match of :func:`my_unrated` as the API answers it."""
+    found: UnratedMatch = match["match"]
+    return {"match": found.tournament, "version": found.version, "opponents": found.opponents,
+            "state": found.state, "note": found.note, "requested": found.requested_at,
+            "results": [dataclasses.asdict(result) for result in match["results"]],
+            "games": [game["id"] for game in match["games"]]}
+
+
 # -- the organiser's page ---------------------------------------------------------
 
 
@@ -186,8 +229,10 @@ def organiser_page(arena: Arena) -> dict[str, Any]:
                           "versions": sum(v.entrant == entrant.name for v in versions)}
                          for entrant in arena.store.entrants()],
             "versions": versions, "queue": arena.store.queued(),
+            "test_queue": arena.store.unrated_queue(),
             "alike": arena.store.alike(arena.config.similar_code),
             "alike_play": arena.ladder.similar(),
+            "invites": arena.store.invites(),
             "failure": arena.ladder.failure,
             "playing": arena.ladder.running, "listeners": arena.events.listeners(),
             "status": _plain(status) if (status := arena.ladder.status()) is not None

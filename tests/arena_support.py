@@ -7,7 +7,6 @@ from __future__ import annotations
 import io
 import tarfile
 import time
-from dataclasses import dataclass
 import zipfile
 from pathlib import Path
 from typing import Any, Callable
@@ -17,6 +16,7 @@ from argon2 import PasswordHasher
 from argon2.profiles import CHEAPEST
 
 from arena.config import ArenaConfig, arena_config
+from arena.ladder import LadderStatus
 from arena.playing import LadderHook
 from arena.service import Arena
 from arena.store import ArenaStore, Gate, Version, now
@@ -71,15 +71,6 @@ def make_config(folder: Path, text: str = CONFIG) -> ArenaConfig:
     return arena_config(yaml.safe_load(text), folder, "arena")
 
 
-@dataclass(frozen=True)
-class StandInStatus:
-    paused: bool
-    frozen: bool = False
-    deadline: str | None = None
-    past_deadline: bool = False
-    matches: int = 0
-
-
 class StandInLadder:
     """The ladder's contract, played by nobody: its standings are the entries it was
     last given (``given`` is shared by the playing thread's and the pages' ladders)."""
@@ -100,8 +91,10 @@ class StandInLadder:
                  "games": 0}
                 for version, entrant, _bot in self.given]
 
-    def status(self) -> StandInStatus:
-        return StandInStatus("paused" in self.flags)
+    def status(self) -> LadderStatus:
+        return LadderStatus(paused="paused" in self.flags, frozen=False, deadline=None,
+                            past_deadline=False, games_last_hour=0, capped_until=None,
+                            matches=0)
 
     def promotions(self, versions: list[str]) -> dict[str, list[Any]]:
         return {}

@@ -259,6 +259,13 @@ PRIVATE = [
     ("POST", "/signout", ""),
     ("GET", "/api/versions", "alice.v"),
     ("POST", "/api/versions", "alice.v"),
+    ("GET", "/me/test-matches", "alice.v"),
+    ("POST", "/me/test-matches", ""),
+    ("GET", "/api/test-matches", "alice.v"),
+    ("POST", "/api/test-matches", "alice.v"),
+    ("POST", "/organiser/invites", "/invite/"),
+    ("GET", "/invite/{game}", ""),     # an invite's page is anyone's who holds its code
+    ("POST", "/invite/{game}", ""),
 ]
 def test_every_route_is_tried_with_a_second_entrants_token(served):
     """Every route but the event stream (which carries only event names) is one of

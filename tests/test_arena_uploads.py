@@ -43,6 +43,8 @@ def test_the_schema_carries_its_version_and_an_older_file_is_migrated(tmp_path):
     ArenaStore(path, FAST_HASHER).close()
     db = sqlite3.connect(path)
     db.execute("UPDATE arena_meta SET value = '0'")
+    db.execute("DROP TABLE arena_invites")
+    db.execute("DROP TABLE arena_test_matches")
     db.execute("DROP TABLE arena_likeness")
     db.execute("DROP TABLE arena_secrets")
     db.execute("DROP TABLE arena_gates")
@@ -66,8 +68,9 @@ def test_a_store_of_an_earlier_schema_gets_the_later_migrations(tmp_path):
     db.commit()
     db.close()
     store = ArenaStore(path, FAST_HASHER)
-    assert store.schema_version() == len(MIGRATIONS) == 2
+    assert store.schema_version() == len(MIGRATIONS) == 3
     assert store.entrant("ann") is not None and store.alike(0.0) == []
+    assert store.invites() == [] and store.unrated_queue() == []
 
 
 def test_a_store_from_a_newer_circus_referee_is_refused_unchanged(tmp_path):
