@@ -13,8 +13,9 @@ The contract with the service (which owns entrants, versions and pages):
   games-per-hour cap, or too few versions); ``play_batch`` returns the whole batch.
   Call it again and again from one background thread; it blocks while it plays.
 * ``standings()``, ``recent()``, ``verdict()``, ``promotions()``, ``grades_csv()``,
-  ``similar()``, ``status()``, ``pause()``, ``resume()``; ``run_finals(entries)`` at the deadline
-  (:mod:`arena.finals`), after which ``status().frozen`` is set.
+  ``similar()``, ``status()``, ``pause()``, ``resume()``, ``set_deadline()``;
+  ``run_finals(entries)`` at the deadline (:mod:`arena.finals`), after which
+  ``status().frozen`` is set.
 
 What a match is: a small tournament of ``tournaments/`` (its config built in code, run
 by the same runner as ``circus-referee tournament``, stored in the same tables), so
