@@ -16,6 +16,7 @@ import subprocess
 import sys
 import time
 from collections import Counter
+from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
@@ -554,3 +555,16 @@ def test_a_file_from_a_newer_circus_referee_is_refused_in_one_line(tmp_path):
     assert str(caught.value) == (
         f"{path}: its ladder tables are at schema version 99, newer than this "
         f"circus-referee's {len(LADDER_MIGRATIONS)}: open it with a newer circus-referee")
+
+
+def test_a_deadline_the_organiser_sets_holds_over_the_settings_and_after_a_restart(tmp_path):
+    now = [946_684_800.0]   # 2000-01-01T00:00:00Z
+    settings = {**SETTINGS, "deadline": "2000-01-02T00:00:00+00:00"}
+    ladder = Ladder(tmp_path / "a.sqlite", settings, clock=lambda: now[0])
+    ladder.set_deadline(datetime(1999, 12, 31, tzinfo=timezone.utc))
+    again = Ladder(tmp_path / "a.sqlite", settings, clock=lambda: now[0])
+    assert again.status().deadline == "1999-12-31T00:00:00+00:00"
+    assert again.status().past_deadline and again.play_next(FIELD) is None
+    again.set_deadline(None)
+    assert ladder.status().deadline == "2000-01-02T00:00:00+00:00"
+    assert not ladder.status().past_deadline and ladder.play_next(FIELD) is not None
