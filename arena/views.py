@@ -183,16 +183,13 @@ def own_game_log(arena: Arena, entrant: Entrant, game_id: int) -> str | None:
     log_dir = Path(match.log_dir or ".")
     for name in sorted(names):
         # One log, or after a match on a cluster one per worker that played it.
-        logs = bot_logs(log_dir, name)
-        for path in logs:
+        for path in bot_logs(log_dir, name) or [log_dir / f"{name}.log"]:
             where = "" if path.parent == log_dir else f" (worker {path.parent.name})"
             try:
                 text = path.read_text(errors="replace")[-LOG_TAIL:]
             except OSError:
                 text = "(no log)"
             parts.append(f"== {name} in {match.name}{where}\n{text}")
-        if not logs:
-            parts.append(f"== {name} in {match.name}\n(no log)")
     return "\n".join(parts)
 
 
