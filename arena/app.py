@@ -389,8 +389,13 @@ def make_app(arena: Arena) -> Starlette:
         if fields is None:
             return Response("the form expired: reload the page", 403)
         name = str(fields.get("name", "")).strip()
+        per_day = str(fields.get("per_day", "")).strip()
         try:
-            token = await run_in_threadpool(arena.store.add_entrant, name)
+            if per_day and not (per_day.isdigit() and int(per_day) >= 1):
+                raise ConfigError(f"versions a day must be a whole number, at least 1, "
+                                  f"not {per_day!r}")
+            token = await run_in_threadpool(arena.store.add_entrant, name, "entrant",
+                                            int(per_day) if per_day else None)
         except ConfigError as error:
             return page(request, "organiser.html",
                         {**views.organiser_page(arena), "problem": str(error)}, 400)

@@ -76,10 +76,13 @@ def test_a_term_from_intake_to_the_published_final_report(tmp_path):
     with TestClient(make_app(arena)) as olga:
         olga.post("/signin", data={"token": organiser, "csrf": csrf(olga, "/signin")})
         tokens = {}
-        for name in ("alice", "bob", "carl"):
-            page = olga.post("/organiser/entrants",
-                             data={"name": name, "csrf": csrf(olga, "/organiser")})
+        for name, per_day in (("alice", ""), ("bob", ""), ("carl", "3")):
+            page = olga.post("/organiser/entrants", data={
+                "name": name, "per_day": per_day, "csrf": csrf(olga, "/organiser")})
             tokens[name] = re.search(r"<code>([^<]+)</code>", page.text).group(1)
+        assert "<td>carl</td><td>entrant</td><td>0</td><td>3</td>" in page.text
+        assert olga.post("/organiser/entrants", data={
+            "name": "dora", "per_day": "0", "csrf": csrf(olga, "/organiser")}).status_code == 400
         api = TestClient(make_app(arena))
         for name, code in (("alice", CRASHES), ("bob", GREEDY), ("carl", COPIED)):
             sent = api.post("/api/versions", content=archive(name, code),
