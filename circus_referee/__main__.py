@@ -2,4 +2,5 @@
 
 from circus_referee.main import main
 
-main()
+if __name__ == "__main__":
+    main()
