@@ -37,6 +37,7 @@ from starlette.templating import Jinja2Templates
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from arena import views
+from arena.ladder_settings import deadline_of
 from arena.security import (
     CSRF_COOKIE,
     CSRF_FIELD,
@@ -431,8 +432,13 @@ def make_app(arena: Arena) -> Starlette:
         if fields is None:
             return Response("the form expired: reload the page", 403)
         name = str(fields.get("name", "")).strip()
+        per_day = str(fields.get("per_day", "")).strip()
         try:
-            token = await run_in_threadpool(arena.store.add_entrant, name)
+            if per_day and not (per_day.isdigit() and int(per_day) >= 1):
+                raise ConfigError(f"versions a day must be a whole number, at least 1, "
+                                  f"not {per_day!r}")
+            token = await run_in_threadpool(arena.store.add_entrant, name, "entrant",
+                                            int(per_day) if per_day else None)
         except ConfigError as error:
             return page(request, "organiser.html",
                         {**views.organiser_page(arena), "problem": str(error)}, 400)
@@ -447,6 +453,19 @@ def make_app(arena: Arena) -> Starlette:
         if action not in LADDER_ACTIONS:
             return not_found(request)
         await run_in_threadpool(arena.ladder.pause, LADDER_ACTIONS[action])
+        return RedirectResponse("/organiser", status_code=303)
+
+    async def set_deadline(request: Request, entrant: Entrant) -> Response:
+        """The deadline the organiser gives (ISO 8601 with its zone; empty: the config's)."""
+        fields = await form(request)
+        if fields is None:
+            return Response("the form expired: reload the page", 403)
+        try:
+            when = deadline_of(str(fields.get("deadline", "")))
+        except ConfigError as error:
+            return page(request, "organiser.html",
+                        {**views.organiser_page(arena), "problem": str(error)}, 400)
+        await run_in_threadpool(arena.ladder.set_deadline, when)
         return RedirectResponse("/organiser", status_code=303)
 
     @contextlib.asynccontextmanager
@@ -486,11 +505,15 @@ def make_app(arena: Arena) -> Starlette:
         Route("/organiser/versions/{version}/{action}", organiser_only(disqualify),
               methods=["POST"]),
         Route("/organiser/ladder/{action}", organiser_only(ladder_action), methods=["POST"]),
+        Route("/organiser/deadline", organiser_only(set_deadline), methods=["POST"]),
         Route("/organiser/alike/{version}/{other}", organiser_only(likeness)),
         Route("/organiser/grades.csv", organiser_only(grades)),
         Route("/organiser/entrants", organiser_only(add_entrant), methods=["POST"]),
         Route("/organiser/invites", organiser_only(add_invite), methods=["POST"]),
         Mount("/static", StaticFiles(packages=[("pages", "static")]), name="static"),
+        # The finals' public report, once published (docs/arena.md, "Deadline and finals").
+        Mount("/report", StaticFiles(directory=arena.config.report_dir, html=True),
+              name="report"),
     ], lifespan=lifespan)
     app.add_middleware(SecurityHeaders)
     return app

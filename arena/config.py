@@ -9,13 +9,11 @@ to it as it is. check-bot gates a version for the game the ladder plays: the lad
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from arena.ladder_settings import ladder_settings
 from tournaments.config import (
     ConfigError,
     TournamentConfig,
@@ -83,7 +81,6 @@ class ArenaConfig:
     # deadline has passed.
     replays: str
     full_after_deadline: bool
-    deadline: datetime | None
     # The only hosts a webhook may name (None: any whose addresses are all public), and
     # how many games in a row a version crashes in before its entrant's webhook hears.
     webhook_hosts: tuple[str, ...] | None
@@ -104,11 +101,10 @@ class ArenaConfig:
         """Uploads being unpacked and checked, moved into ``versions_dir`` once accepted."""
         return self.data / "staging"
 
-    def full_replays(self) -> bool:
-        """Whether every replay shows every card now: the organiser says so, or the
-        season is over."""
-        over = self.deadline is not None and datetime.now(timezone.utc) >= self.deadline
-        return self.replays == "full" or (self.full_after_deadline and over)
+    @property
+    def report_dir(self) -> Path:
+        """The finals' public report and its replays, once published."""
+        return self.data / "report"
 
     @property
     def ladder(self) -> dict[str, Any]:
@@ -186,7 +182,6 @@ def arena_config(data: dict[str, Any], folder: Path, default_name: str) -> Arena
         invite_hours=numbers["invite_hours"],
         replays=_choice(values, "replays", REPLAY_VIEWS),
         full_after_deadline=_typed(values, "full_after_deadline", bool, where="arena."),
-        deadline=ladder_settings(data.get("ladder")).deadline,
         webhook_hosts=_hosts(values), crashes_in_a_row=numbers["crashes_in_a_row"])
     # The gate's keys hold as a tournament's would (a gate of a placeholder entry).
     arena.gate_config({"name": "placeholder", "python": FILLER})

@@ -18,10 +18,11 @@ from arena.events import Events
 from arena.gate import GateQueue, check_version
 from arena.likeness import Fingerprints
 from arena.playing import LadderHook, ServedLadder, load_ladder
+from arena.report import publish_report
 from arena.security import Holders, RateLimit
 from arena.store import ArenaStore, Entrant, Gate, Likeness, UnratedMatch, Version
 from arena.unrated import UnratedMatches, UnratedRefused
-from arena.uploads import Accepted, LimitReached, accept
+from arena.uploads import Accepted, LimitReached, UploadRefused, accept
 from arena.webhooks import Webhooks
 from circus_outcomes import FaultClass
 from tournaments.store import Store, StoredGame, StoredTournament
@@ -50,10 +51,12 @@ class Arena:
                                       lambda: self.events.publish("test-matches"))
         self.ladder = ServedLadder(
             ladder if ladder is not None else load_ladder(config.db, config.ladder),
-            self.store, self._played, self._play_unrated)
+            self.store, self._played, self._play_unrated, self.publish_report)
         self.csrf_secret = self.store.secret("csrf")
         self.fingerprints = Fingerprints()
         self.games = LadderGames(config.db, config.ladder_prefix, config.test_match_prefix)
+        # Where the finals' report is published: empty (each page not found) until then.
+        config.report_dir.mkdir(parents=True, exist_ok=True)
         self.webhooks = Webhooks(config.webhook_hosts)
         # Each version's crash streak its entrant was told of: the game before it.
         self.told: dict[str, int] = {}
@@ -73,6 +76,8 @@ class Arena:
 
     def submit(self, entrant: Entrant, data: bytes) -> Accepted:
         """An upload of ``entrant``'s, within its rate, stored and queued for its gate."""
+        if self.ladder.closed():
+            raise UploadRefused("the deadline has passed: submissions are closed")
         if not self.uploads.allow(entrant.name):
             raise LimitReached(f"more than {self.config.limits.uploads_per_hour} uploads "
                                 "in an hour: try again later")
@@ -96,6 +101,13 @@ class Arena:
     def _play_unrated(self) -> bool:
         """One test match between two of the ladder's batches, unless it is paused."""
         return not self.ladder.paused() and self.unrated.play_next()
+
+    def publish_report(self, finals: str) -> None:
+        """The finals' public report, written where ``/report/`` serves it (once: a
+        restart finds it there)."""
+        if not (self.config.report_dir / "index.html").exists():
+            publish_report(self.config.db, finals, self.config.report_dir)
+        self.events.publish("board")
 
     def _gated(self, version: Version) -> None:
         self.compare(version)

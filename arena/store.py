@@ -24,11 +24,14 @@ from typing import Any, Callable
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 
+from arena import schema
 from tournaments.config import NAME, NAME_RULE, ConfigError
 
+#: Where ``arena_meta`` keeps the version of these tables (:mod:`arena.schema`).
+SCHEMA_KEY = "schema"
 #: Each migration in order, a tuple of statements; the schema's version is how many were
 #: applied.
-MIGRATIONS: tuple[tuple[str, ...], ...] = ((
+MIGRATIONS: schema.Migrations = ((
     """CREATE TABLE arena_entrants (
         name        TEXT PRIMARY KEY,
         role        TEXT NOT NULL,          -- entrant | organiser
@@ -166,26 +169,11 @@ class ArenaStore:
 
     def _migrate(self) -> None:
         with self.lock:
-            self.db.execute("BEGIN IMMEDIATE")
-            try:
-                self.db.execute("CREATE TABLE IF NOT EXISTS arena_meta "
-                                "(key TEXT PRIMARY KEY, value TEXT NOT NULL)")
-                row = self.db.execute("SELECT value FROM arena_meta WHERE key = 'schema'"
-                                      ).fetchone()
-                applied = int(row[0]) if row else 0
-                for migration in MIGRATIONS[applied:]:
-                    for statement in migration:
-                        self.db.execute(statement)
-                self.db.execute("INSERT OR REPLACE INTO arena_meta VALUES ('schema', ?)",
-                                (str(len(MIGRATIONS)),))
-                self.db.execute("COMMIT")
-            except BaseException:
-                self.db.execute("ROLLBACK")
-                raise
+            schema.migrate(self.db, self.path, SCHEMA_KEY, "arena", MIGRATIONS)
 
     def schema_version(self) -> int:
-        row = self._one("SELECT value FROM arena_meta WHERE key = 'schema'")
-        return int(row[0]) if row else 0
+        with self.lock:
+            return schema.version(self.db, SCHEMA_KEY)
 
     def close(self) -> None:
         self.db.close()

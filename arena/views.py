@@ -20,7 +20,7 @@ from arena import private, unrated
 from arena.service import Arena
 from arena.store import Entrant, GateState, UnratedMatch, Version
 from pages.replays import replay_page
-from tournaments.packs import bot_log
+from tournaments.packs import bot_logs
 from tournaments.store import StoredGame
 
 #: Where the service serves the replay viewer's files (pages/static): every replay links them.
@@ -81,6 +81,8 @@ def board(arena: Arena) -> dict[str, Any]:
     columns, rows = standings(arena)
     versions = {version.id: version for version in arena.store.versions()}
     return {"columns": columns, "rows": rows, "playing": arena.ladder.running,
+            "report": (arena.config.report_dir / "index.html").exists(),
+            "deadline": arena.ladder.deadline(),
             "pages": {name for name, version in versions.items() if _public(version)},
             "games": [game_row(game, versions)
                       for game in arena.games.latest(RECENT)]}
@@ -97,6 +99,7 @@ def bot_page(arena: Arena, version_id: str) -> dict[str, Any] | None:
     games = arena.games.latest(RECENT, {version.id})
     return {"version": version, "columns": columns,
             "rows": [row for row in rows if version.id in map(str, row.values())],
+            "promotions": arena.ladder.promotions(version.id),
             "games": [game_row(game, versions) for game in games]}
 
 
@@ -106,8 +109,15 @@ def public_replay(arena: Arena, game_id: int, viewer: Entrant | None) -> str | N
     game = arena.games.game(game_id)
     if game is None:
         return None
-    full = arena.config.full_replays() or _organiser(viewer)
+    full = full_replays(arena) or _organiser(viewer)
     return replay_page(game, [], static=STATIC, seats=None if full else ())
+
+
+def full_replays(arena: Arena) -> bool:
+    """Whether every replay shows every card to everyone now: the organiser says so all
+    season, or the season is over (the deadline passed, or the finals froze the ladder)."""
+    config = arena.config
+    return config.replays == "full" or (config.full_after_deadline and arena.ladder.closed())
 
 
 def _organiser(viewer: Entrant | None) -> bool:
@@ -164,7 +174,7 @@ def head_to_head(arena: Arena, entrant: Entrant) -> list[private.Meeting]:
 def replay_seats(arena: Arena, game: StoredGame, names: set[str]) -> list[int] | None:
     """The seats whose views the entrant of versions ``names`` is shown of ``game``: the
     seats they sat in during the season, every view (None) once replays are full."""
-    if arena.config.full_replays():
+    if full_replays(arena):
         return None
     return [seat for seat, name in enumerate(game.seats) if name in names]
 
@@ -221,13 +231,16 @@ def own_game_log(arena: Arena, entrant: Entrant, game_id: int) -> str | None:
         return None
     names = found[1]
     parts = []
+    log_dir = Path(match.log_dir or ".")
     for name in sorted(names):
-        path = Path(bot_log(Path(match.log_dir or "."), name))
-        try:
-            text = path.read_text(errors="replace")[-LOG_TAIL:]
-        except OSError:
-            text = "(no log)"
-        parts.append(f"== {name} in {match.name}\n{text}")
+        # One log, or after a match on a cluster one per worker that played it.
+        for path in bot_logs(log_dir, name) or [log_dir / f"{name}.log"]:
+            where = "" if path.parent == log_dir else f" (worker {path.parent.name})"
+            try:
+                text = path.read_text(errors="replace")[-LOG_TAIL:]
+            except OSError:
+                text = "(no log)"
+            parts.append(f"== {name} in {match.name}{where}\n{text}")
     return "\n".join(parts)
 
 
@@ -266,6 +279,7 @@ def organiser_page(arena: Arena) -> dict[str, Any]:
             "versions": versions, "queue": arena.store.queued(),
             "test_queue": arena.store.unrated_queue(),
             "alike": arena.store.alike(arena.config.similar_code),
+            "alike_play": arena.ladder.similar(),
             "invites": arena.store.invites(),
             "failure": arena.ladder.failure,
             "playing": arena.ladder.running, "listeners": arena.events.listeners(),

@@ -92,8 +92,15 @@ class StandInLadder:
                 for version, entrant, _bot in self.given]
 
     def status(self) -> LadderStatus:
-        return LadderStatus(paused="paused" in self.flags, frozen=False, past_deadline=False,
-                            games_last_hour=0, capped_until=None, matches=0)
+        return LadderStatus(paused="paused" in self.flags, frozen=False, deadline=None,
+                            past_deadline=False, games_last_hour=0, capped_until=None,
+                            matches=0)
+
+    def promotions(self, versions: list[str]) -> dict[str, list[Any]]:
+        return {}
+
+    def similar(self) -> list[Any]:
+        return []
 
     def grades_csv(self) -> str:
         return "version,entrant,league,passed\n" + "".join(

@@ -255,6 +255,7 @@ PRIVATE = [
     ("GET", "/organiser/alike/alice.v1/bob.v1", "<mark>"),
     ("GET", "/organiser/grades.csv", ",alice,"),
     ("POST", "/organiser/entrants", "token"),
+    ("POST", "/organiser/deadline", ""),
     ("POST", "/me/upload", ""),
     ("POST", "/me/webhook", ""),   # his own: test_arena_private tries alice's after it
     ("POST", "/signout", ""),
@@ -273,7 +274,8 @@ def test_every_route_is_tried_with_a_second_entrants_token(served):
     PRIVATE's: a new route is tried there."""
     arena, _client, _tokens = served
     routes = [route for route in make_app(arena).routes if isinstance(route, Route)]
-    assert len(routes) + 1 == len(make_app(arena).routes)   # and the static files
+    # and the static files, and the public report (public files both)
+    assert len(routes) + 2 == len(make_app(arena).routes)
     tried = {route.path for route in routes for _method, path, _secret in PRIVATE
              if route.path_regex.match(path.format(game=1))}
     assert {route.path for route in routes} - tried == {"/events"}
@@ -303,7 +305,7 @@ def test_a_second_entrant_reads_and_changes_nothing_of_the_first(served, method,
         assert secret not in answer.text
     after = [(v.id, v.disqualified) for v in arena.store.versions() if v.entrant == "alice"]
     assert after == [pair for pair in before if pair[0].startswith("alice")]
-    assert not arena.ladder.status().paused
+    assert not arena.ladder.status().paused and arena.ladder.deadline() is None
 
 
 def test_a_replay_of_bobs_game_is_his_and_not_carls(served):
@@ -409,6 +411,23 @@ def test_an_entrant_reads_its_own_versions_log_of_a_game_and_no_other(served):
     alice = signed_in(arena, tokens["alice"]).get(f"/me/games/{game.id}/log").text
     assert "== alice.v1 in spring-m000001" in alice and "alice's own words" in alice
     assert "bob's secret words" not in alice
+
+
+def test_an_entrants_log_of_a_match_on_a_cluster_is_read_from_each_worker(tmp_path):
+    arena = make_arena(tmp_path)
+    token = arena.store.add_entrant("alice")
+    arena.store.add_version("alice", "f1", tmp_path, {"name": "a", "command": "python bot.py"})
+    run_tournament(write_config(tmp_path, GAMES_CONFIG), tmp_path, db="results.sqlite")
+    game = arena.games.latest(1)[0]
+    workers = Path(arena.games.match(game).log_dir) / "workers"
+    for worker in ("127.0.0.1-4001", "127.0.0.1-4002"):
+        (workers / worker).mkdir(parents=True)
+        (workers / worker / "alice.v1.log").write_text(f"alice's words on {worker}\n")
+    (workers / "127.0.0.1-4001" / "bob.v1.log").write_text("bob's secret words\n")
+    log = signed_in(arena, token).get(f"/me/games/{game.id}/log").text
+    assert "== alice.v1 in spring-m000001 (worker 127.0.0.1-4002)" in log
+    assert "alice's words on 127.0.0.1-4001" in log and "alice's words on 127.0.0.1-4002" in log
+    assert "bob's secret words" not in log
 
 
 def test_a_ladder_match_that_fails_is_shown_to_the_organiser_and_tried_again(tmp_path,

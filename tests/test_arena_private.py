@@ -20,6 +20,7 @@ from conftest import run_tournament, write_config
 from starlette.testclient import TestClient
 
 from arena.app import make_app
+from arena.playing import load_ladder
 from arena.webhooks import Target, WebhookRefused, Webhooks, target
 from bots.random_bot import RandomBot
 from pages.viewer import embedded_data
@@ -108,16 +109,14 @@ def test_a_public_replay_holds_what_every_seat_saw_and_the_organiser_sees_every_
     assert json.loads(embedded_data(whole))["meta"]["seed"] == str(game.seed)
 
 
-@pytest.mark.parametrize("keys, whole", [
-    ({"deadline": -1}, True), ({"deadline": 1}, False), ({"replays": "full"}, True),
-    ({"deadline": -1, "full_after_deadline": False}, False)])
+@pytest.mark.parametrize("closed, keys, whole", [
+    (True, {}, True), (False, {}, False), (False, {"replays": "full"}, True),
+    (True, {"full_after_deadline": False}, False)])
 def test_replays_are_whole_after_the_deadline_or_when_the_organiser_says(season, monkeypatch,
-                                                                         keys, whole):
+                                                                         closed, keys, whole):
     arena, client, tokens = season
-    days = keys.pop("deadline", None)
-    deadline = None if days is None else datetime.now(timezone.utc) + timedelta(days=days)
-    monkeypatch.setattr(arena, "config", dataclasses.replace(arena.config, deadline=deadline,
-                                                             **keys))
+    monkeypatch.setattr(arena.ladder, "closed", lambda: closed)
+    monkeypatch.setattr(arena, "config", dataclasses.replace(arena.config, **keys))
     game = arena.games.latest(1)[0]
     every = [None, 0, 1, 2]
     assert (views_of(client.get(f"/games/{game.id}").text) == every) == whole
@@ -125,14 +124,26 @@ def test_replays_are_whole_after_the_deadline_or_when_the_organiser_says(season,
     assert (views_of(mine) == every) == whole
 
 
-def test_the_config_says_when_replays_are_whole(tmp_path):
-    past = CONFIG.replace("players: 2", "players: 2\n  deadline: 2020-01-01T00:00:00+00:00")
-    assert make_config(tmp_path, past).full_replays()
-    assert not make_config(tmp_path).full_replays()
-    assert not make_config(tmp_path, past.replace(
-        "arena: {", "arena: {full_after_deadline: false, ")).full_replays()
+@pytest.mark.parametrize("days, whole", [(-1, True), (1, False)])
+def test_the_ladders_deadline_makes_every_replay_whole(tmp_path, days, whole):
+    """The real ladder's deadline, from the config: past it every card is shown."""
+    deadline = (datetime.now(timezone.utc) + timedelta(days=days)).isoformat()
+    text = CONFIG.replace("players: 2", f"players: 3\n  deadline: '{deadline}'")
+    config = make_config(tmp_path, text)
+    arena = make_arena(tmp_path, text, ladder=load_ladder(config.db, config.ladder))
+    run_tournament(write_config(tmp_path, GAMES), tmp_path, db="results.sqlite")
+    game = arena.games.latest(1)[0]
+    shown = views_of(TestClient(make_app(arena)).get(f"/games/{game.id}").text)
+    assert shown == ([None, 0, 1, 2] if whole else [None])
+
+
+def test_the_config_says_what_replays_show(tmp_path):
+    assert make_config(tmp_path).replays == "seat"
+    assert make_config(tmp_path).full_after_deadline
     with pytest.raises(ConfigError, match="'arena.replays' must be one of seat, full"):
         make_config(tmp_path, CONFIG.replace("arena: {", "arena: {replays: all, "))
+    with pytest.raises(ConfigError, match="full_after_deadline' must be bool"):
+        make_config(tmp_path, CONFIG.replace("arena: {", "arena: {full_after_deadline: 2, "))
 
 
 def test_an_entrants_page_shows_their_own_faults_and_their_record_against_each_opponent(
