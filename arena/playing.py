@@ -138,13 +138,16 @@ class LadderThread(Background):
 
     def _played(self, ladder: LadderLike) -> bool:
         """Whether the ladder played a match; a match that fails is the organiser's to
-        read, and the thread tries again after a pause rather than stop the ladder."""
+        read, and the thread tries again after a pause rather than stop the ladder (the
+        same failure again, such as finals with too few versions, is logged once)."""
         try:
             entries = self.entries()
             played = ladder.play_next(entries) is not None or self._closed(ladder, entries)
         except Exception as error:   # noqa: BLE001 - the service outlives a failed match
-            LOG.exception("the ladder's match failed")
-            self.failure = f"{type(error).__name__}: {error}"
+            failure = f"{type(error).__name__}: {error}"
+            if failure != self.failure:
+                LOG.exception("the ladder's match failed")
+            self.failure = failure
             return False
         self.failure = None if played else self.failure
         return played

@@ -5,16 +5,20 @@ every route tried with a second entrant's token."""
 from __future__ import annotations
 
 import asyncio
+import logging
 import re
 import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 from arena_support import (
     CONFIG,
+    FAST_HASHER,
     StandInLadder,
     bot_files,
     make_arena,
+    make_config,
     stand_in_gate,
     tar_of,
     wait_for,
@@ -26,8 +30,9 @@ from starlette.testclient import TestClient
 
 from arena.app import make_app
 from arena.events import Events
-from arena.playing import LadderHook
-from arena.store import Gate, now
+from arena.playing import LadderHook, LadderThread
+from arena.store import ArenaStore, Gate, now
+from tournaments.config import ConfigError
 from tournaments.store import Store
 
 GAMES_CONFIG = """\
@@ -475,3 +480,22 @@ def test_a_form_longer_than_an_upload_is_refused_before_it_is_read(served):
     csrf = csrf_of(client, "/signin")
     answer = client.post("/signin", data={"csrf": csrf, "token": "x" * (6 << 20)})
     assert answer.status_code == 413
+
+
+class FailingLadder(StandInLadder):
+    """A ladder whose every match fails the same way, as finals with too few versions do."""
+
+    def play_next(self, entries: list[tuple[str, str, dict[str, Any]]]) -> str | None:
+        raise ConfigError("the finals need at least 2 versions, not 1")
+
+
+def test_the_same_ladder_failure_again_and_again_is_logged_once(tmp_path, caplog):
+    config = make_config(tmp_path)
+    thread = LadderThread(LadderHook(lambda: FailingLadder([], set()), lambda *entry: entry),
+                          ArenaStore(config.db, FAST_HASHER), changed=lambda: None,
+                          between=lambda: False, finished=lambda name: None)
+    ladder = thread.hook.make()
+    with caplog.at_level(logging.ERROR, logger="arena"):
+        assert not thread._played(ladder) and not thread._played(ladder)
+    assert thread.failure == "ConfigError: the finals need at least 2 versions, not 1"
+    assert len([record for record in caplog.records if "failed" in record.message]) == 1
