@@ -58,6 +58,9 @@ from arena.ladder_store import (
 from arena.matchmaking import Candidate, pick_field
 from arena.matches import LadderMatch, MatchPlayer, ladder_match
 from arena.similarity import Agreements, PairAgreement
+from circus_outcomes import GameStatus
+from ratings.collusion import CollusionCheck, collusion
+from ratings.sprt import DealGame
 from ratings.verdict import Verdict
 from tournaments.config import ConfigError
 from tournaments.runner import TournamentError
@@ -368,6 +371,20 @@ class Ladder:
                 agreements.add_match(self.store.games(match.tournament),
                                      keep=match.kind is MatchKind.PROMOTION)
         return agreements
+
+    def collusion(self) -> CollusionCheck:
+        """The collusion check (:mod:`ratings.collusion`) over the played matches but the
+        validations (copies of one version): each match's deal set is one table."""
+        tables: dict[tuple[int, int], int] = {}
+        games = []
+        for match in self.records.matches():
+            if match.kind is MatchKind.VALIDATION or match.status is not MatchStatus.PLAYED:
+                continue
+            for game in self.store.games(match.tournament):
+                table = tables.setdefault((match.number, game.group_index), len(tables))
+                games.append(DealGame(table, tuple(game.seats), tuple(game.ranks),
+                                      game.status != GameStatus.VOID))
+        return collusion(games)
 
     # -- the finals ------------------------------------------------------------
     def final_entries(self, entries: Sequence[LadderEntry]) -> list[LadderEntry]:

@@ -53,6 +53,9 @@ class LadderLike(Protocol):
     def similar(self) -> Sequence[Any]:
         """The pairs of versions flagged for playing alike, with their evidence."""
 
+    def collusion(self) -> Any:
+        """The collusion check over the rated matches (a ``CollusionCheck``)."""
+
     def final_entries(self, entries: Sequence[Any]) -> Sequence[Any]:
         """The finals' field: each entrant's final version among ``entries``."""
 
@@ -253,6 +256,12 @@ class ServedLadder:
             return []
         with self.lock:
             return list(self.pages.similar())
+
+    def collusion(self) -> Any | None:
+        if self.pages is None:
+            return None
+        with self.lock:
+            return self.pages.collusion()
 
     def pause(self, paused: bool) -> None:
         """Pause the ladder (its match in play ends first) or resume it."""

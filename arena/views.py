@@ -20,6 +20,7 @@ from arena import private, unrated
 from arena.service import Arena
 from arena.store import Entrant, GateState, UnratedMatch, Version
 from pages.replays import replay_page
+from ratings.formatting import collusion_verdict
 from tournaments.packs import bot_logs
 from tournaments.store import StoredGame
 
@@ -280,11 +281,23 @@ def organiser_page(arena: Arena) -> dict[str, Any]:
             "test_queue": arena.store.unrated_queue(),
             "alike": arena.store.alike(arena.config.similar_code),
             "alike_play": arena.ladder.similar(),
+            "collusion": _collusion(arena),
             "invites": arena.store.invites(),
             "failure": arena.ladder.failure,
             "playing": arena.ladder.running, "listeners": arena.events.listeners(),
             "status": _plain(status) if (status := arena.ladder.status()) is not None
             else {}}
+
+
+def _collusion(arena: Arena) -> dict[str, Any] | None:
+    """The ladder's collusion check for the organiser: its verdict line and every pair
+    tested, flagged ones first."""
+    check = arena.ladder.collusion()
+    if check is None:
+        return None
+    pairs = sorted((pair for pair in check.pairs if pair.tested),
+                   key=lambda pair: (not pair.flagged, pair.adjusted, pair.a, pair.b))
+    return {"verdict": collusion_verdict(check), "pairs": pairs}
 
 
 def likeness_page(arena: Arena, version_id: str, other_id: str) -> dict[str, Any] | None:

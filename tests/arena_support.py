@@ -20,6 +20,7 @@ from arena.ladder import LadderStatus
 from arena.playing import LadderHook
 from arena.service import Arena
 from arena.store import ArenaStore, Gate, Version, now
+from ratings.collusion import CollusionCheck, collusion
 
 ROOT = Path(__file__).resolve().parent.parent
 STDIO_BOT = (ROOT / "bots" / "stdio" / "random_bot.py").read_text()
@@ -101,6 +102,9 @@ class StandInLadder:
 
     def similar(self) -> list[Any]:
         return []
+
+    def collusion(self) -> CollusionCheck:
+        return collusion([])
 
     def grades_csv(self) -> str:
         return "version,entrant,league,passed\n" + "".join(

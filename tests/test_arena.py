@@ -32,6 +32,7 @@ from arena.app import make_app
 from arena.events import Events
 from arena.playing import LadderHook, LadderThread
 from arena.store import ArenaStore, Gate, now
+from ratings.collusion import ALPHA, PairCollusion, checked
 from tournaments.config import ConfigError
 from tournaments.store import Store
 
@@ -235,6 +236,17 @@ def test_the_organiser_sees_which_entrants_code_is_alike_side_by_side(served):
     assert "100% of bob.v1's code is in alice.v1's" in shown
     assert "def answer(message):" in shown.split("<mark>")[1]
     assert olga.get("/organiser/alike/bob.v1/nobody.v1").status_code == 404
+
+
+def test_the_organiser_sees_the_ladders_collusion_check_and_its_flagged_pairs(served):
+    arena, _client, tokens = served
+    olga = signed_in(arena, tokens["olga"])
+    assert "collusion: not tested (0 bots: collusion needs four" in olga.get("/organiser").text
+    flagged = PairCollusion("alice.v1", "bob.v1", 12, 9, 10, 0.31, 0.28, 30.0, 1e-5, 1e-4, True)
+    arena.ladder.pages.collusion = lambda: checked([flagged], ALPHA)
+    page = olga.get("/organiser").text
+    assert "collusion: FLAGGED alice.v1 &amp; bob.v1 (p 0.0001)" in page
+    assert "<td>alice.v1 &amp; bob.v1</td><td>12</td><td>9 / 10</td>" in page
 
 
 # -- every route with a second entrant's token --------------------------------------

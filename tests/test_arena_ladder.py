@@ -568,3 +568,21 @@ def test_a_deadline_the_organiser_sets_holds_over_the_settings_and_after_a_resta
     again.set_deadline(None)
     assert ladder.status().deadline == "2000-01-02T00:00:00+00:00"
     assert not ladder.status().past_deadline and ladder.play_next(FIELD) is not None
+
+
+def test_the_collusion_check_takes_each_rated_matchs_deal_set_as_a_table(tmp_path):
+    """Five versions at three seats: every pair that sat together is counted once a match
+    (one deal set), and the validations (a version against copies of itself) are left out."""
+    field = entries(("g1", "ann", GREEDY), ("r1", "bob", RANDOM), ("h1", "cat", HALF),
+                    ("r2", "dan", RANDOM), ("g2", "eve", GREEDY))
+    ladder = Ladder(tmp_path / "ladder.sqlite", {**SETTINGS, "players": 3})
+    kinds = Counter(kind for kind, _ in play(ladder, field, 40))
+    assert kinds[MatchKind.VALIDATION] == 5
+    check = ladder.collusion()
+    rated = [set(match.field) for match in ladder.records.matches()
+             if match.kind is not MatchKind.VALIDATION]
+    assert check.untested is None and check.tested > 0
+    assert {(pair.a, pair.b): pair.together for pair in check.pairs} == {
+        (a, b): sum({a, b} <= seated for seated in rated)
+        for a, b in [("g1", "g2"), ("g1", "h1"), ("g1", "r1"), ("g1", "r2"), ("g2", "h1"),
+                     ("g2", "r1"), ("g2", "r2"), ("h1", "r1"), ("h1", "r2"), ("r1", "r2")]}
