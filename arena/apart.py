@@ -29,8 +29,9 @@ _ladder: Any = None
 
 
 class LadderApart:
-    """A :class:`arena.ladder.Ladder` on ``db`` with ``settings``, in a child process: its
-    ``play_next`` there, its answer (or its error) here."""
+    """A :class:`arena.ladder.Ladder` on ``db`` with ``settings``, in a child process: what
+    the playing thread calls (``play_next``, ``status``, the finals) run there, their
+    answers (or errors) here."""
 
     def __init__(self, db: Path, settings: dict[str, Any]) -> None:
         # spawn, not fork: the service's threads hold locks a forked child would inherit.
@@ -38,10 +39,23 @@ class LadderApart:
                                         initializer=_start, initargs=(db, settings, os.getpid()))
 
     def play_next(self, entries: Sequence[Any]) -> Any | None:
-        return self.pool.submit(_play_next, list(entries)).result()
+        return self._there("play_next", list(entries))
+
+    def status(self) -> Any:
+        return self._there("status")
+
+    def final_entries(self, entries: Sequence[Any]) -> Sequence[Any]:
+        found: Sequence[Any] = self._there("final_entries", list(entries))
+        return found
+
+    def run_finals(self, entries: Sequence[Any]) -> Any:
+        return self._there("run_finals", list(entries))
 
     def close(self) -> None:
         self.pool.shutdown()
+
+    def _there(self, method: str, *args: Any) -> Any:
+        return self.pool.submit(_call, method, *args).result()
 
 
 def _start(db: Path, settings: dict[str, Any], parent: int) -> None:
@@ -57,5 +71,5 @@ def _start(db: Path, settings: dict[str, Any], parent: int) -> None:
     _ladder = Ladder(db, settings)
 
 
-def _play_next(entries: list[Any]) -> Any | None:
-    return _ladder.play_next(entries)
+def _call(method: str, *args: Any) -> Any:
+    return getattr(_ladder, method)(*args)

@@ -82,6 +82,8 @@ class Coalesced:
         self.interval = interval
         self.clock = clock
         self.lock = threading.Lock()
+        # One publish at a time: the timer's and a caller's never overlap.
+        self.publishing = threading.Lock()
         self.last = -math.inf
         self.due: threading.Timer | None = None
 
@@ -96,10 +98,12 @@ class Coalesced:
                 self.due.start()
                 return
             self.last = self.clock()
-        self.publish()
+        with self.publishing:
+            self.publish()
 
     def _due(self) -> None:
         with self.lock:
             self.due = None
             self.last = self.clock()
-        self.publish()
+        with self.publishing:
+            self.publish()

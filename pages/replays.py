@@ -7,7 +7,7 @@ import json
 import shutil
 from functools import cache
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 from pages import viewer
 from pages.viewer import STATIC_FILES, page_file, render_replay
@@ -112,9 +112,10 @@ def write_viewer(folder: Path) -> None:
 
 
 def replay_page(game: StoredGame, faults: list[dict[str, Any]], static: str | None = None,
-                scrub: Callable[[str], str] = str) -> str:
+                scrub: Callable[[str], str] = str, seats: Sequence[int] | None = None) -> str:
     """One stored game's HTML replay, replayed from its record, marking ``faults``; the
-    viewer's files at ``static`` (see :func:`~pages.viewer.render_replay`)."""
+    viewer's files at ``static``, the views of ``seats`` (see
+    :func:`~pages.viewer.render_replay`)."""
     record = GameRecord(game.game, game.variant, len(game.seats), game.seed,
                         tuple(game.actions))
     try:
@@ -122,4 +123,4 @@ def replay_page(game: StoredGame, faults: list[dict[str, Any]], static: str | No
     except (GameConfigError, IllegalActionError) as error:
         raise ReplayError(f"game {game.id} does not replay: {error}") from None
     return render_replay(replayed, f"game {game.id}: {game.tournament} #{game.game_index}",
-                         static, scrub)
+                         static, scrub, seats)

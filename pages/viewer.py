@@ -5,7 +5,9 @@ a folder of replays holds it once and each game's page links it, or a page made 
 holds it inline (:func:`render_replay`). The page (``pages/templates/replay.html``)
 fetches nothing, so it opens from disk, offline. Python decides what every view of
 every step shows (:mod:`referee.tables`), the script only draws it: the omniscient
-table, or exactly one seat's, built from the observation that seat is sent.
+table, or exactly one seat's, built from the observation that seat is sent. A page may
+hold only some seats' views, or only what every seat saw (:func:`page_data`): then
+nothing else of the game is in its bytes, not merely hidden by the script.
 
 A game has hundreds of steps and a view changes little from one to the next, so
 the page holds each step as the changes from the step before (:func:`changes`), and
@@ -20,15 +22,16 @@ from __future__ import annotations
 
 import base64
 import html
+import itertools
 import json
 import zlib
 from functools import cache
 from importlib import resources
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Sequence
 
 from referee.games import end_words, get_game
-from referee.replay import Decision, Replay
-from referee.tables import Table, card_looks, tables
+from referee.replay import Decision, Frame, Replay
+from referee.tables import Table, card_looks, public_table, tables
 
 #: The viewer's files, linked by every page of a folder or inlined into a page made alone.
 STATIC_FILES = ("viewer.css", "viewer.js")
@@ -104,39 +107,79 @@ class Steps:
                 self.cards.update(zone["cards"])
 
 
-def _decision(decision: Decision | None) -> dict[str, Any] | None:
+def _decision(decision: Decision | None, seats: Sequence[int] | None) -> dict[str, Any] | None:
+    """A decision as the page shows it: whole if ``seats`` (None: every seat) hold its
+    seat, else only who decided what kind of thing, and the faults of ``seats`` in it
+    (another seat's prompt, actions, choice and time are its own)."""
     if decision is None:
         return None
+    if seats is not None and decision.seat not in seats:
+        return {"n": decision.number, "seat": decision.seat, "kind": decision.kind,
+                "hidden": True,
+                "faults": [fault for fault in decision.faults if fault["seat"] in seats]}
     return {"n": decision.number, "seat": decision.seat, "kind": decision.kind,
             "prompt": decision.prompt, "actions": [label for _code, label in decision.actions],
             "codes": [code for code, _label in decision.actions], "chosen": decision.chosen,
             "ms": decision.time_ms, "faults": decision.faults}
 
 
-def page_data(replay: Replay, title: str = "") -> str:
+def _views(frame: Frame, shown: list[Table], seats: Sequence[int] | None) -> list[Any]:
+    """One step's tables, then what each was built from (the engine's state, a seat's
+    observation; nothing for what every seat saw), then the decision."""
+    if seats is None:
+        return [*shown, frame.state, *frame.observations, _decision(frame.decision, seats)]
+    if not seats:
+        return [public_table(shown[1:]), None, _decision(frame.decision, seats)]
+    return [*(shown[seat + 1] for seat in seats),
+            *(frame.observations[seat] for seat in seats), _decision(frame.decision, seats)]
+
+
+def _perspectives(replay: Replay, seats: Sequence[int] | None) -> list[dict[str, Any]]:
+    """The page's views, as its menu names them, and the seat each is of."""
+    own = [{"label": f"as seat {seat} saw it ({replay.seats[seat]})", "seat": seat}
+           for seat in (range(len(replay.seats)) if seats is None else seats)]
+    if seats is None:
+        return [{"label": "omniscient: every card", "seat": None}, *own]
+    return own or [{"label": "public: what every seat saw", "seat": None}]
+
+
+def page_data(replay: Replay, title: str = "", seats: Sequence[int] | None = None) -> str:
     """Everything the page shows, as one JSON text (read by the viewer's ``showReplay``):
-    each step's views are the omniscient table, each seat's, the engine's state, each
-    seat's observation and the decision, in that order, as changes from the step before
-    (the legal actions of one decision are much like the last one's)."""
+    each step's views, as changes from the step before (the legal actions of one decision
+    are much like the last one's), and the events.
+
+    ``seats`` None: the omniscient table and each seat's, the engine's state and each
+    seat's observation, every event and decision, and the seed. Given, only those seats'
+    tables and observations, the events they were shown, their own decisions whole (of
+    the others' only who decided), no seed (it deals every hand): nothing of another seat's
+    reaches the page. Empty, only what every seat saw: a table of what all drew alike,
+    the public events, no decision's choices."""
     record = replay.record
     steps = Steps()
     frames = []
+    shown_to = set(range(len(replay.seats)) if seats is None else seats)
+    keep = [seats is None or event.visible_to is None or bool(event.visible_to & shown_to)
+            for event in replay.events]
+    # How many kept events come before each event (the frames' ranges of them).
+    before = list(itertools.accumulate(keep, initial=0))
     for frame in replay.frames:
-        shown = tables(record.game, frame.state, frame.observations, frame.scores)
-        for table in shown:
+        views = _views(frame, tables(record.game, frame.state, frame.observations,
+                                     frame.scores), seats)
+        for table in views[:len(views) // 2]:
             steps.collect_cards(table)
-        frames.append({"c": steps.add([*shown, frame.state, *frame.observations,
-                                       _decision(frame.decision)]),
-                       "e": [frame.events.start, frame.events.stop]})
+        frames.append({"c": steps.add(views),
+                       "e": [before[frame.events.start], before[frame.events.stop]]})
     game = get_game(record.game)
     meta = {"title": page_title(replay, title), "game": record.game,
             "gameTitle": game.title, "variant": record.variant,
-            "seed": str(record.seed),  # 64-bit: a JS number would round it
+            "views": _perspectives(replay, seats),
             "seats": replay.seats, "scores": replay.scores, "ranks": replay.ranks,
             "endReason": replay.end_reason, "endWords": end_words(replay.end_reason)}
+    if seats is None:
+        meta["seed"] = str(record.seed)  # 64-bit: a JS number would round it
     events = [[event.text, event.seat,
-               None if event.visible_to is None else sorted(event.visible_to)]
-              for event in replay.events]
+               None if event.visible_to is None else sorted(event.visible_to & shown_to)]
+              for event, kept in zip(replay.events, keep) if kept]
     return json.dumps({"meta": meta, "cards": card_looks(record.game, steps.cards),
                        "frames": frames, "events": events},
                       separators=(",", ":"), ensure_ascii=False)
@@ -165,13 +208,14 @@ def page_file(path: str) -> str:
 
 
 def render_replay(replay: Replay, title: str = "", static: str | None = None,
-                  scrub: Callable[[str], str] = str) -> str:
+                  scrub: Callable[[str], str] = str, seats: Sequence[int] | None = None) -> str:
     """The replay page of one game, as one HTML string.
 
     ``static``: where the viewer's files are, relative to the page (``""``: beside it);
     None puts them inline, for a page that travels alone. ``scrub``: what a public copy
-    leaves out of the game's text, before it is packed out of a reader's sight."""
-    data = scrub(page_data(replay, title))
+    leaves out of the game's text, before it is packed out of a reader's sight.
+    ``seats``: whose views it shows (see :func:`page_data`)."""
+    data = scrub(page_data(replay, title, seats))
     if static is None:
         style = f"<style>\n{page_file('static/viewer.css')}</style>"
         script = f"<script>\n{page_file('static/viewer.js')}</script>"

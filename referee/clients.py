@@ -24,6 +24,7 @@ from google.protobuf.message import Message
 from circus.v1 import bot_pb2, bot_pb2_grpc
 from circus_outcomes import FaultClass
 from referee import wire
+from referee.errors import CircusError
 from referee.games.base import Action, State
 from referee.text import printable
 
@@ -148,6 +149,16 @@ class ViewDecider:
         raise NotImplementedError
 
 
+class RequestTooLarge(CircusError):
+    """A request the referee must send is over ``limits.message_bytes``, the limit the
+    organiser set for both directions: not the bot's fault, and no game can go on."""
+
+    def __init__(self, case: str, size: int, bot: str, limit: int) -> None:
+        super().__init__(f"a {case} request of {size} bytes to {bot} is over "
+                         f"limits.message_bytes ({limit}): raise it, and run the same command "
+                         "again to resume")
+
+
 # gRPC status codes by the fault class they mean for the referee.
 _STATUS_FAULTS = {
     grpc.StatusCode.DEADLINE_EXCEEDED: FaultClass.TIMEOUT,
@@ -174,6 +185,7 @@ class GrpcClient:
 
     def __init__(self, address: str, message_bytes: int = 4 * 1024 * 1024) -> None:
         self.address = address
+        self.message_bytes = message_bytes
         first, most = RECONNECT_MS
         options = [("grpc.max_send_message_length", message_bytes),
                    ("grpc.max_receive_message_length", message_bytes),
@@ -183,7 +195,8 @@ class GrpcClient:
         self.channel = grpc.insecure_channel(address, options=options)
         self.stub = bot_pb2_grpc.BotStub(self.channel)
 
-    def _call(self, method: Callable[..., Any], request: Any, timeout: float) -> Any:
+    def _call(self, case: str, method: Callable[..., Any], request: Any, timeout: float) -> Any:
+        self.check_size(case, request.ByteSize())
         try:
             return method(request, timeout=timeout)
         except grpc.RpcError as error:
@@ -198,17 +211,23 @@ class GrpcClient:
             raise BotFault(FaultClass.CRASH,
                            printable(f"{type(error).__name__}: {error}")) from None
 
+    def check_size(self, case: str, size: int) -> None:
+        """Refuse to send a request over the limit: gRPC would fail it as
+        RESOURCE_EXHAUSTED, which is the bot's fault when it comes from the bot's side."""
+        if size > self.message_bytes:
+            raise RequestTooLarge(case, size, self.address, self.message_bytes)
+
     def hello(self, request: bot_pb2.HelloRequest, timeout: float) -> bot_pb2.HelloResponse:
-        return self._call(self.stub.Hello, request, timeout)
+        return self._call("hello", self.stub.Hello, request, timeout)
 
     def start_game(self, request: bot_pb2.StartGameRequest, timeout: float) -> None:
-        self._call(self.stub.StartGame, request, timeout)
+        self._call("start_game", self.stub.StartGame, request, timeout)
 
     def decide(self, request: bot_pb2.DecisionRequest, timeout: float) -> bot_pb2.Decision:
-        return self._call(self.stub.Decide, request, timeout)
+        return self._call("decide", self.stub.Decide, request, timeout)
 
     def end_game(self, request: bot_pb2.EndGameRequest, timeout: float) -> None:
-        self._call(self.stub.EndGame, request, timeout)
+        self._call("end_game", self.stub.EndGame, request, timeout)
 
     def close(self) -> None:
         self.channel.close()

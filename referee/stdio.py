@@ -32,8 +32,8 @@ from google.protobuf.message import Message
 
 from circus.v1 import bot_pb2
 from circus_outcomes import FaultClass
-from referee.clients import BotClient, BotFault, DecisionView, GameEnd, GameStart, ViewDecider
-from referee.errors import CircusError
+from referee.clients import (BotClient, BotFault, DecisionView, GameEnd, GameStart, RequestTooLarge,
+                             ViewDecider)
 from referee.jsonwire import Unencodable, decision_text, end_game_text, start_game_text
 from referee.process import BotProcess
 from referee.request_ids import RequestIds, skipped
@@ -50,11 +50,6 @@ REPLIES: dict[str, type[Message]] = {
 CAMEL_CASES = {"startGame": "start_game", "endGame": "end_game", "requestId": "request_id"}
 #: How long a bot whose stdout closed is given to end, so the fault can say how it ended.
 SETTLE_S = 2.0
-
-
-class RequestTooLarge(CircusError):
-    """A request the referee must send is over ``limits.message_bytes``, the limit the
-    organiser set for both directions: not the bot's fault, and no game can go on."""
 
 
 # -- the lines -------------------------------------------------------------------------
@@ -203,9 +198,7 @@ class StdioClient:
     def _request_line(self, request_id: int, case: str, request: Message | str) -> bytes:
         line = request_line(request_id, case, request)
         if len(line) > self.max_line:
-            raise RequestTooLarge(f"a {case} request of {len(line)} bytes to {self.process.name} "
-                                  f"is over limits.message_bytes ({self.max_line}): raise it, "
-                                  "and run the same command again to resume")
+            raise RequestTooLarge(case, len(line), self.process.name, self.max_line)
         return line
 
     def _write(self, line: bytes, deadline: float, timeout: float) -> None:

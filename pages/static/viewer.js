@@ -66,15 +66,16 @@ function changed(root, op) {
 }
 
 function showReplay(data) {
-  const meta = data.meta, looks = data.cards, seats = meta.seats.length;
-  // Each step's views (the omniscient table, each seat's, the engine's state, each seat's
-  // observation, the decision), rebuilt from the changes the page holds: a change copies only the path
-  // it sets, so the steps share what they did not change.
+  const meta = data.meta, looks = data.cards, shown = meta.views.length;
+  // Each step's views (the tables of meta.views, then what each was built from: the
+  // engine's state, a seat's observation; then the decision), rebuilt from the changes
+  // the page holds: a change copies only the path it sets, so the steps share what they
+  // did not change.
   const frames = [];
   let views = data.frames[0].c.map(() => undefined);
   for (const stored of data.frames) {
     views = views.map((view, i) => stored.c[i].reduce(changed, view));
-    frames.push({ v: views.slice(0, seats + 1), o: views.slice(seats + 1, -1),
+    frames.push({ v: views.slice(0, shown), o: views.slice(shown, -1),
                   d: views[views.length - 1], e: stored.e });
   }
   const last = frames.length - 1;
@@ -92,6 +93,8 @@ function showReplay(data) {
     return node;
   }
   const seatName = (seat) => "seat " + seat + " \u00b7 " + meta.seats[seat];
+  // The seat whose view is shown; null for every card, or what every seat saw.
+  const viewSeat = () => meta.views[state.view].seat;
 
   // A card is its id ("" face down; "*id": the other seats know it), drawn from its look.
   function card(code) {
@@ -122,7 +125,7 @@ function showReplay(data) {
     const deciding = decision && decision.seat === s.seat;
     if (deciding) flags.unshift(el("span", { class: "chip flag", text: "deciding: " + decision.kind }));
     const classes = "seat" + (deciding ? " deciding" : "") +
-                    (state.view === s.seat + 1 ? " viewer" : "");
+                    (viewSeat() === s.seat ? " viewer" : "");
     return el("div", { class: classes, "data-seat": s.seat },
               [el("h3", {}, [el("span", { class: "name", text: seatName(s.seat) }), ...chips, ...flags]),
                el("div", { class: "zones" }, s.zones.map(zone))]);
@@ -131,7 +134,7 @@ function showReplay(data) {
   function drawTable(frame) {
     const view = frame.v[state.view];
     const seats = view.seats;
-    const home = state.view > 0 ? state.view - 1 : 0;
+    const home = viewSeat() === null ? 0 : viewSeat();
     const table = $("table");
     table.replaceChildren();
     table.appendChild(el("div", { class: "row" },
@@ -153,15 +156,19 @@ function showReplay(data) {
       return;
     }
     $("decisionTitle").textContent = "Decision " + d.n + " of " + last + ": " + seatName(d.seat);
-    box.appendChild(el("div", {}, [el("b", { text: d.kind }),
-                                   el("span", { class: "muted", text: " \u2014 " + d.prompt })]));
-    box.appendChild(el("div", { class: "time", text: d.ms === null
-      ? "no reply timed: the referee chose (substituted)"
-      : "decided in " + d.ms.toFixed(d.ms < 10 ? 2 : 1) + " ms" }));
+    box.appendChild(el("div", {}, [el("b", { text: d.kind }), el("span", { class: "muted",
+      text: " \u2014 " + (d.hidden ? "another seat's decision: its choices are not shown here"
+                                    : d.prompt) })]));
+    if (!d.hidden) {
+      box.appendChild(el("div", { class: "time", text: d.ms === null
+        ? "no reply timed: the referee chose (substituted)"
+        : "decided in " + d.ms.toFixed(d.ms < 10 ? 2 : 1) + " ms" }));
+    }
     for (const f of d.faults) {
       box.appendChild(el("div", { class: "fault", text: "fault: " + f["class"] + " (" + f.policy +
                                                         ") \u2014 " + f.detail }));
     }
+    if (d.hidden) return;
     d.actions.forEach((label, i) => list.appendChild(
       el("li", { class: i === d.chosen ? "chosen" : "", title: d.codes[i], text: label })));
     // Scrolled once the frame is drawn: reading offsetTop now would lay the page out
@@ -176,13 +183,13 @@ function showReplay(data) {
   function drawEvents(frame) {
     const list = $("events");
     list.replaceChildren();
-    const seat = state.view - 1;
+    const seat = viewSeat();
     for (let i = frame.e[0]; i < frame.e[1]; i++) {
       const [text, , to] = data.events[i];
-      if (seat >= 0 && to !== null && !to.includes(seat)) continue;
+      if (seat !== null && to !== null && !to.includes(seat)) continue;
       const hidden = to !== null;
       list.appendChild(el("li", { class: hidden ? "private" : "",
-        text: text + (hidden && seat < 0 ? "  (seen by seat " + to.join(", ") + " only)" : "") }));
+        text: text + (hidden && seat === null ? "  (seen by seat " + to.join(", ") + " only)" : "") }));
     }
     if (!list.children.length) list.appendChild(el("li", { class: "muted",
       text: state.step === 0 ? "the deal" : "nothing visible" }));
@@ -202,10 +209,11 @@ function showReplay(data) {
   }
 
   function drawRaw(frame) {
-    const shown = frame.o[state.view];
-    $("rawTitle").textContent = state.view === 0 ? "The whole position (engine state)"
-      : "Observation as sent to seat " + (state.view - 1);
-    if ($("raw").open) $("rawText").textContent = JSON.stringify(shown, null, 1);
+    const raw = frame.o[state.view];
+    $("raw").hidden = raw === null;
+    $("rawTitle").textContent = viewSeat() === null ? "The whole position (engine state)"
+      : "Observation as sent to seat " + viewSeat();
+    if ($("raw").open) $("rawText").textContent = JSON.stringify(raw, null, 1);
   }
 
   function show() {
@@ -235,7 +243,7 @@ function showReplay(data) {
     show();
   }
   function setView(view) {
-    state.view = Math.max(0, Math.min(meta.seats.length, view));
+    state.view = Math.max(0, Math.min(shown - 1, view));
     $("view").value = String(state.view);
     show();
   }
@@ -253,12 +261,11 @@ function showReplay(data) {
 
   $("title").textContent = meta.title;
   $("sub").textContent = meta.gameTitle + " (" + meta.variant + "), " + meta.seats.length +
-    " seats: " + meta.seats.map((n, s) => s + "=" + n).join(", ") + " \u00b7 seed " + meta.seed +
-    " \u00b7 " + last + " decisions \u00b7 ended: " + meta.endWords;
+    " seats: " + meta.seats.map((n, s) => s + "=" + n).join(", ") +
+    (meta.seed ? " \u00b7 seed " + meta.seed : "") + " \u00b7 " + last + " decisions \u00b7 ended: " + meta.endWords;
   const select = $("view");
-  select.appendChild(el("option", { value: "0", text: "omniscient: every card" }));
-  meta.seats.forEach((name, seat) => select.appendChild(
-    el("option", { value: String(seat + 1), text: "as seat " + seat + " saw it (" + name + ")" })));
+  meta.views.forEach((view, at) => select.appendChild(
+    el("option", { value: String(at), text: view.label })));
   $("slider").max = String(last);
   $("slider").addEventListener("input", (e) => { play(false); go(Number(e.target.value)); });
   select.addEventListener("change", (e) => setView(Number(e.target.value)));
@@ -280,7 +287,7 @@ function showReplay(data) {
     e.preventDefault();
   });
   const wanted = new URLSearchParams(location.hash.slice(1));
-  state.view = Math.max(0, Math.min(meta.seats.length, Number(wanted.get("view")) || 0));
+  state.view = Math.max(0, Math.min(shown - 1, Number(wanted.get("view")) || 0));
   select.value = String(state.view);
   window.replay = { go, setView, play, steps: last + 1, frames };
   go(Number(wanted.get("step")) || 0);
