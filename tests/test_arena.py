@@ -124,6 +124,18 @@ def test_the_board_is_made_once_per_change_of_it_whoever_asks(served, monkeypatc
     assert client.get("/board").text == part and len(made) == 2
 
 
+def test_a_moved_deadline_tells_the_board_which_shows_it(served, monkeypatch):
+    arena, _client, tokens = served
+    moved = []
+    monkeypatch.setattr(arena.ladder, "set_deadline", moved.append)
+    olga = signed_in(arena, tokens["olga"])
+    told = arena.events.published("board")
+    answer = olga.post("/organiser/deadline", data={
+        "deadline": "2030-01-01T00:00:00+00:00", "csrf": csrf_of(olga, "/organiser")})
+    assert answer.status_code == 200 and len(moved) == 1
+    assert arena.events.published("board") > told
+
+
 def test_the_games_of_another_tournament_in_the_file_are_not_the_arenas(served):
     arena, client, tokens = served
     other = Store(arena.config.db).latest_games("autumn", 1)[0].id
