@@ -24,6 +24,7 @@ import trueskill
 from click.testing import CliRunner
 from ladder_bots import HELD_FILE, HOLD_AFTER
 
+from arena.apart import LadderApart
 from arena.ladder import Ladder, LadderEntry
 from arena.ladder_settings import ladder_settings
 from arena import schema
@@ -399,6 +400,16 @@ def test_the_service_s_ladder_plays_in_a_child_that_dies_with_it(tmp_path):
     while alive(child):
         assert time.monotonic() < deadline, "the ladder's child outlived the service"
         time.sleep(0.05)
+
+
+def test_the_ladder_apart_answers_what_the_playing_thread_asks(tmp_path):
+    apart = LadderApart(tmp_path / "a.sqlite", SETTINGS)
+    try:
+        assert apart.play_next(FIELD).kind == "validation"
+        assert not apart.status().paused and apart.status().matches == 1
+        assert apart.final_entries(FIELD) == FIELD
+    finally:
+        apart.close()
 
 
 def alive(pid: int) -> bool:
