@@ -3,11 +3,11 @@
 A match's games run in the process that plays them: the referee's engine and protocol
 work, and all of an in-process bot's (a ``python:`` entry: the organiser's bosses), hold
 Python's interpreter lock while they play. In the service's own process the pages'
-requests would wait for that lock between every step of their own (measured: the board's
-latency more than doubled and the ladder's games/s fell to a third while the board was
-fetched; docs/performance.md, "The arena under load"). So the playing thread hands
-each ``play_next`` to a ladder in a child process, which dies with the service (a kill
-of the service kills it: no orphan plays on, and the restarted service resumes its
+requests would wait for that lock between every step of their own, and the ladder for
+theirs (measured: while the board was fetched the ladder played 10 games a second, not
+60 to 80; docs/performance.md, "The arena under load"). So the playing thread hands
+what it asks of its ladder to one in a child process, which dies with the service (a
+kill of the service kills it: no orphan plays on, and the restarted service resumes its
 match as after any kill), and the pages read the store as before.
 """
 
