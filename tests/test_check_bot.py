@@ -21,6 +21,7 @@ from circus_referee.commands.bots import check_bot_command
 from circus_referee.main import main
 from referee import checkbot, reaper, sandbox
 from referee.checkbot import remove_stale_folders
+from referee.games import GAMES
 from referee.limits import hierarchy, statement
 from referee.settings import BotSpec, LimitsConfig, TimeConfig
 
@@ -69,6 +70,28 @@ def test_every_player_count_is_played():
     assert ("covered: flea-circus/standard 2 game(s) of 2 (of 14 games in every seat of 2-5 "
             "players, planned)") in result.output, result.output
     assert "every player count" not in result.output
+
+
+def test_rotation_once_seats_the_bot_in_each_seat_and_each_count_in_full_rotation_games():
+    """The quick rotation's games are the full rotation's: every seat, every player count,
+    and the last seat of each count."""
+    for game in GAMES.values():
+        once = checkbot.seatings(game.name, 1, "once")
+        counts = range(game.min_players, game.max_players + 1)
+        assert set(once) <= set(checkbot.seatings(game.name, 1, "full")), game.name
+        assert sorted(number % players for players, number in once) == list(
+            range(game.max_players)), once
+        assert {(players, players - 1) for players in counts} <= set(once), once
+        assert len(once) == game.max_players
+
+
+def test_rotation_once_is_played_and_said():
+    result = check("--command", "python -m bots.random_bot --address {address}",
+                   "--game", "flea-circus", "--at-once", "1", "--rotation", "once")
+    assert result.exit_code == 0, result.output
+    assert "PASS  play flea-circus/standard: 2-5 players, each seat once: " in result.output
+    assert ("covered: flea-circus/standard in each seat once across the player counts the "
+            "game allows (2-5), 5 games; against random bots") in result.output, result.output
 
 
 def test_concurrent_games_are_played():
