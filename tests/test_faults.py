@@ -84,8 +84,11 @@ def bad_ranks(games) -> list[int]:
 ])
 def test_substituted_faults_strike_out_and_forfeit(tmp_path, started, mode, fault_class, detail):
     # A small bank for the hung bot (it spends it anyway); a big one for a bot that answers.
+    # One process of it for the three games at once: its faults are the subject, not fresh
+    # processes (each rotation's start cost two thirds of the test's CPU).
     bank = 300 if mode == "hang" else BANK_MS
-    summary, store, games, faults = run(tmp_path, config_text(mode, bank_ms=bank))
+    summary, store, games, faults = run(tmp_path, config_text(mode, bank_ms=bank,
+                                                              extra="renew_bots: false"))
     assert summary.played == len(games) == 3
     classes = {f["class"] for f in faults if f["bot"] == "bad"}
     assert classes == {fault_class}
