@@ -342,7 +342,9 @@ def stream_config(mode: str, concurrency: int = 3, bank_ms: int = BANK_MS, extra
 def test_a_stream_bots_faults_strike_out_and_forfeit(tmp_path, started, mode, fault_class,
                                                      detail):
     bank = 300 if mode == "hang" else BANK_MS
-    summary, store, games, faults = run(tmp_path, stream_config(mode, 3, bank))
+    # One process of the bad bot for the three games at once, as in test_faults.
+    summary, store, games, faults = run(tmp_path, stream_config(mode, 3, bank,
+                                                                "renew_bots: false"))
     assert summary.played == len(games) == 3
     assert {f["class"] for f in faults if f["bot"] == "bad"} == {fault_class}
     assert detail in faults[0]["detail"]
