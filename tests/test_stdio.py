@@ -436,7 +436,9 @@ def test_stdio_bots_play_a_sandboxed_tournament_a_process_per_game_at_once(tmp_p
     ("oversize", "a reply line over the limit"),
 ])
 def test_bad_lines_strike_out_and_forfeit(tmp_path, started, mode, detail):
-    summary, store, games, faults = run(tmp_path, config_text(mode))
+    """One process of the bad bot for the three games, one after another: its lines are
+    the subject, not fresh processes."""
+    summary, store, games, faults = run(tmp_path, config_text(mode, extra="renew_bots: false"))
     assert summary.played == len(games) == 3
     assert {f["class"] for f in faults} == {"illegal"} and {f["bot"] for f in faults} == {"bad"}
     assert detail in faults[0]["detail"]
