@@ -52,6 +52,9 @@ def test_js_bot_passes_check_bot_in_every_game():
 def test_js_bot_plays_with_python_bots(game, variant, tmp_path, bot_processes):
     require_node_bot()
     specialist = SPECIALISTS.get(game, "bots.random_bot")
+    # Fresh bots each seat rotation (issue 22) in Flea Circus's tournament; one process of
+    # each bot in the others' (a Node.js start is the dearest of the test's processes).
+    renew = game == "flea-circus"
     config = write_config(tmp_path, f"""
         name: js-{game}-{variant}
         game: {game}
@@ -60,6 +63,7 @@ def test_js_bot_plays_with_python_bots(game, variant, tmp_path, bot_processes):
         rounds: 1
         seed: 8
         concurrency: 2
+        renew_bots: {str(renew).lower()}
         # A loaded machine may be slow to start Node.js and its gRPC packages: a start that
         # overran would be retried, a second process, which this test counts.
         time: {{startup_ms: 120000}}
@@ -87,7 +91,8 @@ def test_js_bot_plays_with_python_bots(game, variant, tmp_path, bot_processes):
     assert log.count(" end ") == 3  # every EndGame reached it
     assert "rule failed" not in log  # no exception in a rule
     assert "no rule for" not in log  # every decision kind met has a rule of its own
-    # One process per seat rotation (fresh bots for each, issue 22), each ended cleanly.
+    # One process per seat rotation where bots are renewed, else one; each ended cleanly.
+    runs = 3 if renew else 1
     js = [p for p in bot_processes if p.name == "js"]
-    assert len(js) == 3 and all(p.exit_status() == 0 for p in js), output
-    assert log.count("SIGTERM: shutting down") == 3
+    assert len(js) == runs and all(p.exit_status() == 0 for p in js), output
+    assert log.count("SIGTERM: shutting down") == runs
