@@ -72,6 +72,7 @@ players: 3
 rounds: 1
 seed: 3
 concurrency: 2
+renew_bots: false   # its folder and its games are the subject: a process per game at once
 bots:
   - {{name: perl, command: "perl random.pl", dir: perlbot, transport: stdio}}
   - {{name: perl2, command: "perl random.pl", dir: perlbot, transport: stdio}}
