@@ -66,6 +66,7 @@ players: 3
 rounds: 2
 seed: 5
 concurrency: 2
+renew_bots: false   # their games are the subject: a process per game at once, not per rotation
 bots:
 {bots}
 """)
