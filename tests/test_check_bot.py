@@ -21,6 +21,7 @@ from circus_referee.commands.bots import check_bot_command
 from circus_referee.main import main
 from referee import checkbot, reaper, sandbox
 from referee.checkbot import remove_stale_folders
+from referee.games import GAMES
 from referee.limits import hierarchy, statement
 from referee.settings import BotSpec, LimitsConfig, TimeConfig
 
@@ -47,14 +48,17 @@ def check(*args: str):
     "python -m bots.animal_circus_heuristic --address {address}",
 ])
 def test_example_bots_pass(command):
-    result = check("--command", command, "--games", "1")
+    """The random bot, which claims every game, in check-bot's full rotation (every seat of
+    every player count); the others each seat once."""
+    full = "random_bot" in command
+    result = check("--command", command, "--games", "1", "--rotation", "full" if full else "once")
     assert result.exit_code == 0, result.output
     assert "FAIL" not in result.output and "PASS  timing:" in result.output
     # Issue 35: the referee's protocol version is labelled, apart from the software's name.
     assert ", protocol 1.1.0 (circus-referee 0.1.0 speaks protocol 1.1.0)" in result.output
     assert "games at once on one connection" in result.output
-    assert "covered: " in result.output and "in every seat of every player count" \
-        in result.output
+    seating = "in every seat of every player count" if full else "in each seat once across"
+    assert "covered: " in result.output and seating in result.output, result.output
 
 
 def test_every_player_count_is_played():
@@ -71,10 +75,32 @@ def test_every_player_count_is_played():
     assert "every player count" not in result.output
 
 
+def test_rotation_once_seats_the_bot_in_each_seat_and_each_count_in_full_rotation_games():
+    """The quick rotation's games are the full rotation's: every seat, every player count,
+    and the last seat of each count."""
+    for game in GAMES.values():
+        once = checkbot.seatings(game.name, 1, "once")
+        counts = range(game.min_players, game.max_players + 1)
+        assert set(once) <= set(checkbot.seatings(game.name, 1, "full")), game.name
+        assert sorted(number % players for players, number in once) == list(
+            range(game.max_players)), once
+        assert {(players, players - 1) for players in counts} <= set(once), once
+        assert len(once) == game.max_players
+
+
+def test_rotation_once_is_played_and_said():
+    result = check("--command", "python -m bots.random_bot --address {address}",
+                   "--game", "flea-circus", "--at-once", "1", "--rotation", "once")
+    assert result.exit_code == 0, result.output
+    assert "PASS  play flea-circus/standard: 2-5 players, each seat once: " in result.output
+    assert ("covered: flea-circus/standard in each seat once across the player counts the "
+            "game allows (2-5), 5 games; against random bots") in result.output, result.output
+
+
 def test_concurrent_games_are_played():
     """A bot that holds one game at a time passes games in turn but not games at once."""
     result = check("--command", f"{sys.executable} {FAULT_BOTS} one-game --address {{address}}",
-                   "--game", "flea-circus", "--games", "1", *FAST)
+                   "--game", "flea-circus", "--rotation", "once", *FAST)
     assert result.exit_code == 1, result.output
     assert "PASS  play flea-circus/standard" in result.output, result.output
     assert "FAIL  concurrent flea-circus: fault-one-game faulted in game" in result.output, \
@@ -88,14 +114,14 @@ def test_no_temporary_folder_is_left(tmp_path, monkeypatch):
     sandbox.unavailable_reason()
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     result = check("--command", "python -m bots.random_bot --address {address}",
-                   "--game", "flea-circus", "--games", "1", "--at-once", "1")
+                   "--game", "flea-circus", "--rotation", "once", "--at-once", "1")
     assert result.exit_code == 0, result.output
     assert not list(tmp_path.glob("check-bot-*"))
 
 
 def test_the_log_is_kept_where_asked(tmp_path):
     result = check("--command", "python -m bots.random_bot --address {address}",
-                   "--game", "flea-circus", "--games", "1", "--at-once", "1",
+                   "--game", "flea-circus", "--rotation", "once", "--at-once", "1",
                    "--log-dir", str(tmp_path / "logs"))
     assert result.exit_code == 0, result.output
     assert "=== run 1 of candidate" in (tmp_path / "logs" / "candidate.log").read_text()
@@ -103,7 +129,8 @@ def test_the_log_is_kept_where_asked(tmp_path):
 
 def test_a_sandboxed_check_says_first_which_limits_hold():
     result = check("--command", "python -m bots.random_bot --address {address}",
-                   "--game", "flea-circus", "--games", "1", "--at-once", "1", "--memory-mb", "512")
+                   "--game", "flea-circus", "--rotation", "once", "--at-once", "1",
+                   "--memory-mb", "512")
     assert result.exit_code == 0, result.output
     assert result.output.splitlines()[0] == statement(LimitsConfig(memory_mb=512), hierarchy())
 
@@ -116,8 +143,8 @@ def test_every_option_has_help():
 def test_a_bot_using_its_bank_passes_with_a_warning():
     """25 ms of sleep per decision is over 20 ms on any machine (a slower one only adds)."""
     slow = f"{sys.executable} {FAULT_BOTS} slow --sleep-ms 25 --address {{address}}"
-    result = check("--command", slow, "--game", "flea-circus", "--games", "1", "--at-once", "1",
-                   "--move-ms", "20", "--bank-ms", "600000")
+    result = check("--command", slow, "--game", "flea-circus", "--rotation", "once",
+                   "--at-once", "1", "--move-ms", "20", "--bank-ms", "600000")
     assert result.exit_code == 0, result.output
     assert "WARN  timing: " in result.output and "of --move-ms 20; p99 exceeds it" \
         in result.output
@@ -128,7 +155,7 @@ def test_decision_times_near_the_move_time_warn_and_with_strict_fail():
     """Slow decisions within the bank must not pass silently. 8 ms of sleep per decision
     is at least 80% of 10 ms on any machine (a slower one only adds to it)."""
     near = ["--command", f"{sys.executable} {FAULT_BOTS} slow --sleep-ms 8 --address {{address}}",
-            "--game", "flea-circus", "--games", "1", "--at-once", "1", "--move-ms", "10",
+            "--game", "flea-circus", "--rotation", "once", "--at-once", "1", "--move-ms", "10",
             "--bank-ms", "600000", "--startup-ms", "30000"]
     warned = check(*near)
     assert warned.exit_code == 0, warned.output
@@ -155,7 +182,7 @@ def test_fault_bots_fail_with_the_right_message(mode, failed_check, message):
     # The last of an option given twice counts (click's rule).
     short = {"no-port": ["--startup-ms", "3000"], "hang": HANG}.get(mode, [])
     result = check("--command", f"{sys.executable} {FAULT_BOTS} {mode} --address {{address}}",
-                   "--game", "flea-circus", "--games", "1", *FAST, *short)
+                   "--game", "flea-circus", "--rotation", "once", *FAST, *short)
     assert result.exit_code == 1, result.output
     failures = [line for line in result.output.splitlines() if line.startswith("FAIL")]
     assert len(failures) == 1, result.output
@@ -176,8 +203,8 @@ def test_a_running_bot_is_checked_on_a_unix_socket(tmp_path):
                             f"unix:{socket_path}"], stdin=subprocess.DEVNULL,
                            stderr=subprocess.DEVNULL)
     try:
-        result = check("--address", f"unix:{socket_path}", "--game", "flea-circus", "--games", "1",
-                       "--at-once", "1", "--startup-ms", "30000")
+        result = check("--address", f"unix:{socket_path}", "--game", "flea-circus",
+                       "--rotation", "once", "--at-once", "1", "--startup-ms", "30000")
     finally:
         bot.terminate()
         bot.wait(timeout=30)
@@ -196,7 +223,7 @@ def held_check(folder: Path) -> tuple[subprocess.Popen, Path, dict[str, str]]:
     env = {**os.environ, "TMPDIR": str(temporary), "PYTHONFAULTHANDLER": "1"}
     bot = f"{sys.executable} {FAULT_BOTS} slow --hold {hold} --address {{address}}"
     run = subprocess.Popen([CLI, "check-bot", "--command", bot, "--no-sandbox", "--game",
-                            "flea-circus", "--games", "1", "--at-once", "1", "--move-ms",
+                            "flea-circus", "--rotation", "once", "--at-once", "1", "--move-ms",
                             "120000", "--startup-ms", "30000"], cwd=ROOT, env=env,
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0)
     return run, hold, env
@@ -289,7 +316,7 @@ def test_the_folder_a_killed_check_bot_left_is_removed_by_the_next(tmp_path):
     running.mkdir()
     again = subprocess.run([CLI, "check-bot", "--command",
                             "python -m bots.random_bot --address {address}", "--no-sandbox",
-                            "--game", "flea-circus", "--games", "1", "--at-once", "1"],
+                            "--game", "flea-circus", "--rotation", "once", "--at-once", "1"],
                            cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
     assert again.returncode == 0, again.stdout + again.stderr
     assert list((tmp_path / "tmp").iterdir()) == [running]
@@ -315,7 +342,7 @@ STDIO_FAULTS = Path(__file__).resolve().parent / "stdio_fault_bots.py"
 
 def stdio_check(mode: str, *args: str):
     return check("--command", f"{sys.executable} {STDIO_FAULTS} {mode}", "--transport", "stdio",
-                 "--game", "flea-circus", "--games", "1", "--at-once", "1", *args)
+                 "--game", "flea-circus", "--rotation", "once", "--at-once", "1", *args)
 
 
 def line_of(output: str, name: str) -> str:
@@ -432,7 +459,7 @@ def bot_folder(tmp_path: Path, script: str) -> Path:
 
 def test_a_bot_folder_is_checked_by_its_manifest(tmp_path):
     folder = bot_folder(tmp_path, (ROOT / "bots" / "stdio" / "random_bot.py").read_text())
-    result = check("--dir", str(folder), "--game", "flea-circus", "--games", "1",
+    result = check("--dir", str(folder), "--game", "flea-circus", "--rotation", "once",
                    "--at-once", "1")
     assert result.exit_code == 0, result.output
     assert "PASS  handshake: stdio-random 1.0" in result.output, result.output
