@@ -51,10 +51,11 @@ def test_example_bots_pass(command):
     """The random bot, which claims every game, in check-bot's full rotation (every seat of
     every player count); the others each seat once."""
     full = "random_bot" in command
-    result = check("--command", command, "--games", "1", "--rotation", "full" if full else "once")
+    result = check("--command", command,
+                   *(("--games", "1") if full else ("--rotation", "once")))
     assert result.exit_code == 0, result.output
     assert "FAIL" not in result.output and "PASS  timing:" in result.output
-    # Issue 35: the referee's protocol version is labelled, apart from the software's name.
+    # The referee's protocol version is labelled, apart from the software's name.
     assert ", protocol 1.1.0 (circus-referee 0.1.0 speaks protocol 1.1.0)" in result.output
     assert "games at once on one connection" in result.output
     seating = "in every seat of every player count" if full else "in each seat once across"
@@ -86,6 +87,13 @@ def test_rotation_once_seats_the_bot_in_each_seat_and_each_count_in_full_rotatio
             range(game.max_players)), once
         assert {(players, players - 1) for players in counts} <= set(once), once
         assert len(once) == game.max_players
+
+
+def test_games_with_rotation_once_is_refused_in_one_line():
+    result = check("--command", "python -m bots.random_bot --address {address}",
+                   "--rotation", "once", "--games", "3")
+    assert result.exit_code == 2
+    assert "--games counts the games of --rotation full" in result.output
 
 
 def test_rotation_once_is_played_and_said():

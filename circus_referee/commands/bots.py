@@ -93,6 +93,10 @@ def check_bot_command(command: str | None, address: str | None, folder: Path | N
     """
     if [command, address, folder].count(None) != 2:
         fail("give exactly one of --command, --address and --dir")
+    given = click.get_current_context().get_parameter_source("games")
+    if rotation == "once" and given is not click.core.ParameterSource.DEFAULT:
+        fail("--games counts the games of --rotation full; --rotation once plays each seat "
+             "once: give one of them")
     if only_game is not None and only_game not in GAMES:
         fail(f"unknown game {only_game!r} (games: {', '.join(sorted(GAMES))})")
     if transport == "stdio" and folder is None and (command is None or "{address}" in command
