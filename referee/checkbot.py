@@ -35,7 +35,7 @@ from referee.clients import BotClient, InProcessClient
 from referee.games import GAMES
 from referee.match import FaultPolicy, Match, MatchResult
 from referee.participants import REFEREE_NAME, TROUBLE, BotStartError, Participant
-from referee.seeds import derive_seed
+from referee.seeds import derive_seed, opaque_id
 from referee.settings import FAULT_CLASSES, BotSpec, LimitsConfig, TimeConfig
 from referee.text import printable
 from referee.wire import PROTOCOL_VERSION
@@ -180,6 +180,10 @@ class Plan:
     memory_mb: int = LimitsConfig.memory_mb
     # One of ROTATIONS.
     rotation: str = "full"
+    # What the games' deals and ids derive from: "" by hand, so a failure comes back the
+    # same; a gate's own secret, so a bot can tell its games from a tournament's neither
+    # by their ids nor by their deals.
+    secret: str = ""
 
 
 @dataclass
@@ -211,14 +215,14 @@ def warned(name: str, message: str, strict: bool) -> Check:
 
 
 def play_one(client: BotClient | None, game_name: str, variant: str, bot: str, players: int,
-             seat: int, number: int, time_config: TimeConfig) -> MatchResult:
+             seat: int, number: int, time_config: TimeConfig, secret: str) -> MatchResult:
     """One game with the candidate in ``seat`` and random bots in the others (no client: the
     candidate was stopped under the check, and its seat forfeits)."""
     seats = tuple(bot if s == seat else f"random-{s}" for s in range(players))
     clients: list[BotClient | None] = [client if s == seat else InProcessClient(RandomOpponent())
                                        for s in range(players)]
-    seed = derive_seed("check-bot", game_name, variant, players, number)
-    game_id = f"check-bot/{game_name}/{variant}/{players}p/{number}"
+    seed = derive_seed("check-bot", secret, game_name, variant, players, number)
+    game_id = opaque_id("check-bot", secret, game_name, variant, players, number)
     return Match(GAMES[game_name], variant, seats, seed, game_id, clients, time_config,
                  STRICT).play()
 
@@ -269,7 +273,7 @@ def play_checks(participant: Participant, bot: str, game_name: str, variant: str
     for players, number in planned:
         seat = number % players
         result = play_one(participant.client, game_name, variant, bot, players, seat,
-                          number, plan.time_config)
+                          number, plan.time_config, plan.secret)
         seen.add(result, seat)
         problem = first_fault(result, seat, bot, f"game {number + 1} of {players} players")
         if problem:
@@ -282,18 +286,17 @@ def play_checks(participant: Participant, bot: str, game_name: str, variant: str
 
 
 def concurrency_check(participant: Participant, bot: str, game_name: str, variant: str,
-                      at_once: int, time_config: TimeConfig, seen: Seen,
-                      covered: Coverage) -> Check:
+                      plan: Plan, seen: Seen, covered: Coverage) -> Check:
     """Play ``at_once`` games at the same time on the one connection, as a tournament does.
 
     A bot that keeps one game's state in globals passes one game at a time
     and fails here.
     """
-    players = GAMES[game_name].min_players
+    players, at_once = GAMES[game_name].min_players, plan.at_once
     pool = ThreadPoolExecutor(max_workers=at_once, thread_name_prefix="check-bot")
     try:
         runs = [pool.submit(play_one, participant.client, game_name, variant, bot, players,
-                            number % players, 1000 + number, time_config)
+                            number % players, 1000 + number, plan.time_config, plan.secret)
                 for number in range(at_once)]
         results = [run.result() for run in runs]
     finally:
@@ -407,8 +410,8 @@ def check_bot(spec: BotSpec, only_game: str | None, games: int, time_config: Tim
               log_dir: Path | None = None, sandbox: bool = True, at_once: int = 3,
               private: tuple[Path, ...] = (), covered: Coverage | None = None,
               strict: bool = False, stop: threading.Event | None = None,
-              memory_mb: int = LimitsConfig.memory_mb, rotation: str = "full"
-              ) -> Iterator[Check]:
+              memory_mb: int = LimitsConfig.memory_mb, rotation: str = "full",
+              secret: str = "") -> Iterator[Check]:
     """Run every check, yielding each as it ends; stop early only when a later check
     cannot run. ``covered`` is filled in as games end.
 
@@ -420,7 +423,7 @@ def check_bot(spec: BotSpec, only_game: str | None, games: int, time_config: Tim
     is set (from another thread: a Ctrl-C), the bot is stopped at once and no check
     follows.
     """
-    plan = Plan(only_game, games, time_config, at_once, strict, memory_mb, rotation)
+    plan = Plan(only_game, games, time_config, at_once, strict, memory_mb, rotation, secret)
     covered = covered if covered is not None else Coverage()
     covered.rotation = rotation
     stop = stop if stop is not None else threading.Event()
@@ -558,8 +561,8 @@ def _checks_of_a_started_bot(participant: Participant, spec: BotSpec, plan: Plan
     # Games at once only where games in turn passed: the first problem is the one to fix.
     for game_name, variant in first_variants(pairs):
         if plan.at_once > 1 and game_name not in failed:
-            yield concurrency_check(participant, bot, game_name, variant, plan.at_once,
-                                    plan.time_config, seen, covered)
+            yield concurrency_check(participant, bot, game_name, variant, plan, seen,
+                                    covered)
     if pairs:
         yield timing_check(seen.times_ms, plan.time_config.move_ms, plan.strict)
         yield choices_check(seen.choices, plan.strict)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import selectors
 import signal
 import subprocess
@@ -21,9 +22,12 @@ from circus_referee.commands.bots import check_bot_command
 from circus_referee.main import main
 from referee import checkbot, reaper, sandbox
 from referee.checkbot import remove_stale_folders
+from referee.clients import InProcessClient
 from referee.games import GAMES
 from referee.limits import hierarchy, statement
 from referee.settings import BotSpec, LimitsConfig, TimeConfig
+from tournaments import submissions
+from tournaments.config import parse_config
 
 FAULT_BOTS = Path(__file__).resolve().parent / "fault_bots.py"
 ROOT = Path(__file__).resolve().parent.parent
@@ -430,10 +434,18 @@ def test_a_failure_after_a_stray_line_is_named_a_knock_on():
 
 
 class SlowAtOnce(RandomBot):
-    """Fast in games played in turn, slower than any deadline in games played at once."""
+    """Fast in the games played in turn (check-bot's first), slower than any deadline in
+    the games played at once (the ones after them)."""
+
+    IN_TURN = len(checkbot.seatings("flea-circus", 1, "full"))
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.game_ids: set[str] = set()
 
     def decide(self, request):
-        if int(request.game_id.rsplit("/", 1)[1]) >= 1000:
+        self.game_ids.add(request.game_id)
+        if len(self.game_ids) > self.IN_TURN:
             time.sleep(0.5)
         return super().decide(request)
 
@@ -501,3 +513,48 @@ def test_a_log_that_fails_under_strict_is_kept_and_named(tmp_path, monkeypatch):
     log = line_of(result.output, "log")
     assert log.startswith("FAIL  log: ") and "the log is kept: " in log, result.output
     assert Path(log.split("the log is kept: ")[1]).exists()
+
+
+class Recorder(RandomBot):
+    """The random bot, keeping the game ids it is asked about."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.game_ids: set[str] = set()
+
+    def decide(self, request):
+        self.game_ids.add(request.game_id)
+        return super().decide(request)
+
+
+def checked_game(secret: str) -> tuple[set[str], int]:
+    """The ids a bot is shown and the deal's seed in one check-bot game."""
+    bot = Recorder()
+    result = checkbot.play_one(InProcessClient(bot), "flea-circus", "standard", "me", 2, 0, 0,
+                               TimeConfig(), secret)
+    return bot.game_ids, result.seed
+
+
+def test_a_check_bot_games_id_and_deal_tell_a_bot_nothing_without_the_secret():
+    (first_id,), first_seed = checked_game("a gate's secret")
+    assert re.fullmatch(r"[0-9a-f]{16}", first_id)
+    assert checked_game("a gate's secret") == ({first_id}, first_seed)
+    other_ids, other_seed = checked_game("another gate's secret")
+    assert other_ids != {first_id} and other_seed != first_seed
+
+
+def test_each_gate_deals_from_a_fresh_secret(monkeypatch, tmp_path):
+    given: list[str] = []
+
+    def recording(*args, secret: str = "", **kwargs):
+        given.append(secret)
+        return iter(())
+
+    monkeypatch.setattr(submissions, "check_bot", recording)
+    entrant = submissions.Entrant(tmp_path, "ann", "Ann", "python", "python bot.py", 0.0)
+    house = {"python": "bots.random_bot:RandomBot"}
+    config = parse_config({"game": "flea-circus", "seed": 1,
+                           "bots": [{"name": "r", **house}, {"name": "s", **house}]})
+    for _ in range(2):
+        submissions.check_entrant(entrant, config, 1, 1, tmp_path, ())
+    assert len(set(given)) == 2 and all(len(secret) >= 32 for secret in given)
