@@ -17,8 +17,9 @@ of another type, an integer out of the field's range) raises :class:`Unencodable
 the caller builds the message as every other transport does, with protobuf's own checks.
 
 Events and legal actions repeat: each event's text is written once a game (``event_texts``,
-kept by the match like its ``event_cache``), each distinct legal action's once (by game,
-code, label and an equal payload), and the requests join them.
+kept by the match like its ``event_cache``), and once for all games but for its sequence
+where the same event recurs; each distinct legal action's once (by game, code, label and
+an equal payload); and the requests join them.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from google.protobuf.message import Message
 
 from circus.v1 import bot_pb2
 from referee.games.base import Action, Event, State
-from referee.wire import final_state_data, oneof_field
+from referee.wire import event_key, final_state_data, oneof_field
 
 
 class Unencodable(Exception):
@@ -270,20 +271,39 @@ def _game_text(writers: dict[str, Callable[[Any], str]], field: str, data: Any) 
     return f'{{"{field}":{write(data)}}}'
 
 
+#: Each event's text after its sequence, by ``wire.event_key``: most events recur from
+#: game to game, and one is written once for all games.
+_EVENTS: dict[bytes, str] = {}
+_EVENTS_SIZE = 4096
+
+
 def event_text(field: str, sequence: int, event: Event) -> str:
-    """One event as ``wire.event_message`` builds it: its data as the ``Struct`` and typed.
-    Its four scalar fields are written here, not through a dict of them (a game has
-    thousands of events, each written once)."""
+    """One event as ``wire.event_message`` builds it: its data as the ``Struct`` and typed;
+    its text but for the sequence kept for the next game with the same event."""
+    if sequence.__class__ is not int or not 0 <= sequence <= _UINT64_HIGH:
+        raise Unencodable(sequence)
+    key = event_key(field, event)
+    rest = None if key is None else _EVENTS.get(key)
+    if rest is None:
+        rest = _event_rest(field, event)
+        if key is not None:
+            if len(_EVENTS) >= _EVENTS_SIZE:
+                _EVENTS.clear()
+            _EVENTS[key] = rest
+    return f'{{"sequence":"{sequence}",{rest}' if sequence else "{" + rest
+
+
+def _event_rest(field: str, event: Event) -> str:
+    """An event's text after ``{`` and its sequence. Its three scalar fields are written
+    here, not through a dict of them."""
     kind, seat, text = event.kind, event.seat, event.text
     if (kind.__class__ is not str or text.__class__ is not str or seat.__class__ is not int
-            or not _INT32_LOW <= seat <= _INT32_HIGH or sequence.__class__ is not int
-            or not 0 <= sequence <= _UINT64_HIGH):
+            or not _INT32_LOW <= seat <= _INT32_HIGH):
         raise Unencodable(event)
-    head = "".join((f'"sequence":"{sequence}",' if sequence else "",
-                    f'"kind":{encode_basestring(kind)},' if kind else "",
+    head = "".join((f'"kind":{encode_basestring(kind)},' if kind else "",
                     f'"seat":{seat},' if seat else "",
                     f'"text":{encode_basestring(text)},' if text else ""))
-    return (f'{{{head}"data":{struct_text(event.data)},'
+    return (f'{head}"data":{struct_text(event.data)},'
             f'"payload":{_game_text(_EVENT_PAYLOADS, field, event.data)}}}')
 
 

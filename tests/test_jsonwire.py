@@ -14,7 +14,7 @@ from referee import jsonwire, wire
 from circus_outcomes import GameStatus
 from referee.clients import DecisionView, GameEnd, GameStart
 from referee.games import GAMES
-from referee.games.base import Action, ranks_from_scores
+from referee.games.base import Action, Event, ranks_from_scores
 from referee.match import seat_labels
 from referee.stdio import Lane, StdioPool
 
@@ -213,3 +213,29 @@ def test_a_logged_pool_sends_start_and_end_as_the_messages_the_log_writes():
     pool.start_game_view(start, 1.0)
     pool.end_game_view(end, 0, 1.0)
     assert recorder.sent == [start.message(), end.message(0)]
+
+
+def test_every_request_is_byte_for_byte_the_text_written_with_no_cache(monkeypatch):
+    """The events' texts kept across games change no byte: the requests of random games
+    (every game's second seed meets the events of the games before it again) against
+    each written afresh, as they were before that cache."""
+    seeds = range(2)
+    cached = [direct(view) for view in random_views(seeds)]
+    monkeypatch.setattr(jsonwire, "event_key", lambda field, event: None)
+    fresh = [direct(view) for view in random_views(seeds)]
+    assert len(cached) > 3000
+    assert cached == fresh
+
+
+def test_a_recurring_event_s_text_is_kept_with_its_data_s_order_and_types():
+    field = "flea_circus"
+    first, reordered = Event("loot", "a", 1, {"source": "earth", "amount": 3}), \
+        Event("loot", "a", 1, {"amount": 3, "source": "earth"})
+    assert jsonwire.event_text(field, 4, first) == (
+        '{"sequence":"4","kind":"loot","seat":1,"text":"a","data":{"source":"earth",'
+        '"amount":3.0},"payload":{"flea_circus":{"source":"earth","amount":3}}}')
+    assert jsonwire.event_text(field, 0, first) == "{" + jsonwire.event_text(field, 4, first)[16:]
+    assert jsonwire.event_text(field, 9, reordered).index('"amount"') < \
+        jsonwire.event_text(field, 9, reordered).index('"source"')
+    with pytest.raises(jsonwire.Unencodable):
+        jsonwire.event_text(field, 5, Event("loot", "a", 1, {"source": "earth", "amount": True}))
