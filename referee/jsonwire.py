@@ -236,11 +236,10 @@ def _specs(message: type[Message]) -> dict[str, Spec]:
     return {field.name: _spec(field) for field in descriptor_of(message).fields}
 
 
-_DECISION, _ACTION = (_specs(message)
-                      for message in (bot_pb2.DecisionRequest, bot_pb2.LegalAction))
+_ACTION = _specs(bot_pb2.LegalAction)
 _INT32_LOW, _INT32_HIGH = _RANGES[FieldDescriptor.TYPE_INT32]
+_UINT32_HIGH = _RANGES[FieldDescriptor.TYPE_UINT32][1]
 _UINT64_HIGH = _RANGES[FieldDescriptor.TYPE_UINT64][1]
-_CLOCK = message_writer(descriptor_of(bot_pb2.Clock))
 _GAMES = descriptor_of(bot_pb2.Observation).oneofs_by_name["game"].fields
 
 
@@ -331,6 +330,38 @@ def _action_texts(game: str, field: str, actions: Sequence[Action]) -> list[str]
     return texts
 
 
+def _head(game_id: Any, decision_id: Any, seat: Any, kind: Any, prompt: Any) -> list[str]:
+    """A request's first five fields, as ``_parts`` writes them from their dict (the defaults
+    left out), without the dict."""
+    if (game_id.__class__ is not str or decision_id.__class__ is not int
+            or not 0 <= decision_id <= _UINT64_HIGH or seat.__class__ is not int
+            or not 0 <= seat <= _UINT32_HIGH or kind.__class__ is not str
+            or prompt.__class__ is not str):
+        raise Unencodable((game_id, decision_id, seat, kind, prompt))
+    parts = []
+    if game_id:
+        parts.append('"game_id":' + encode_basestring(game_id))
+    if decision_id:
+        parts.append(f'"decision_id":"{decision_id}"')
+    if seat:
+        parts.append(f'"seat":{seat}')
+    if kind:
+        parts.append('"kind":' + encode_basestring(kind))
+    if prompt:
+        parts.append('"prompt":' + encode_basestring(prompt))
+    return parts
+
+
+def _clock(move_ms: Any, bank_ms: Any) -> str:
+    """A ``Clock`` as its writer writes ``{"move_ms": …, "bank_ms": …}``."""
+    if (move_ms.__class__ is not int or not 0 <= move_ms <= _UINT32_HIGH
+            or bank_ms.__class__ is not int or not 0 <= bank_ms <= _UINT32_HIGH):
+        raise Unencodable((move_ms, bank_ms))
+    if move_ms and bank_ms:
+        return f'{{"move_ms":{move_ms},"bank_ms":{bank_ms}}}'
+    return f'{{"move_ms":{move_ms}}}' if move_ms else f'{{"bank_ms":{bank_ms}}}' if bank_ms else "{}"
+
+
 def decision_text(state: State, game_id: str, decision_id: int, events_from: int,
                   move_ms: int, bank_ms: int, actions: Sequence[Action],
                   event_texts: list[str]) -> str:
@@ -347,12 +378,11 @@ def decision_text(state: State, game_id: str, decision_id: int, events_from: int
     events = state.events
     for index in range(len(event_texts), len(events)):
         event_texts.append(event_text(field, index, events[index]))
-    parts = _parts(_DECISION, {"game_id": game_id, "decision_id": decision_id, "seat": seat,
-                               "kind": state.decision_kind(), "prompt": state.prompt()})
+    parts = _head(game_id, decision_id, seat, state.decision_kind(), state.prompt())
     parts.append('"observation":' + _game_text(_OBSERVATIONS, field, state.observation(seat)))
     if actions:
         parts.append('"legal_actions":[' + ",".join(_action_texts(game, field, actions)) + "]")
-    parts.append('"clock":' + _CLOCK({"move_ms": move_ms, "bank_ms": bank_ms}))
+    parts.append('"clock":' + _clock(move_ms, bank_ms))
     seen = [event_texts[index] for index in range(events_from, len(events))
             if events[index].visible_for(seat)]
     if seen:
