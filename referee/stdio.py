@@ -85,6 +85,12 @@ def reply_id(reply: Any) -> int | None:
 
 def reply_message(reply: dict[str, Any], case: str) -> Message:
     """The message of a reply of the call ``case``; an ``illegal`` fault if it is none."""
+    if case == "decide" and len(reply) == 2 and ("request_id" in reply or "requestId" in reply):
+        body = reply.get("decide")   # the usual reply: its case and its id, nothing else
+        if body.__class__ is dict:
+            decision = _plain_decision(body)
+            if decision is not None:
+                return decision
     keys = [key for key in reply if CAMEL_CASES.get(key, key) in REPLIES]
     cases = [CAMEL_CASES.get(key, key) for key in keys]
     if cases != [case]:
@@ -96,10 +102,6 @@ def reply_message(reply: dict[str, Any], case: str) -> Message:
                        f"the {case} reply does not parse: {body!r:.40} is not an object")
     if not body:   # no fields: the empty message (StartGame's and EndGame's usual reply)
         return REPLIES[case]()
-    if case == "decide":
-        decision = _plain_decision(body)
-        if decision is not None:
-            return decision
     message = REPLIES[case]()
     try:
         # Unknown fields are skipped, as protobuf's binary format skips them: a bot of a
