@@ -370,6 +370,10 @@ class StdioPool(ViewDecider):
         self.describe = describe
         self.logged = logged
         self.lock = threading.Lock()
+        # The lane each seat took at StartGame, so that a decision need not look for it
+        # (a hit counts only while the lane still plays that seat: a lane's ``seat`` is
+        # the truth, and a restart clears it).
+        self.taken: dict[tuple[str, int], Lane] = {}
 
     def _take(self, seat: tuple[str, int]) -> Lane:
         with self.lock:
@@ -378,10 +382,16 @@ class StdioPool(ViewDecider):
                 raise BotFault(FaultClass.CRASH, f"none of its {len(self.lanes)} processes is free "
                                                  f"({self.describe()})")
             lane.seat = seat
+            if len(self.taken) >= 2 * len(self.lanes):   # games that ended with no EndGame
+                self.taken = {key: held for key, held in self.taken.items()
+                              if held.seat == key}
+            self.taken[seat] = lane
             return lane
 
     def _lane_of(self, seat: tuple[str, int]) -> Lane:
-        lane = self.lane_of(seat)
+        lane = self.taken.get(seat)
+        if lane is None or lane.seat != seat:
+            lane = self.lane_of(seat)
         if lane is None:
             raise BotFault(FaultClass.CRASH, f"the process that played this game is gone "
                                              f"({self.describe()})")
@@ -465,6 +475,7 @@ class StdioPool(ViewDecider):
             self._call(lane, "end_game", request, timeout)
         finally:
             with self.lock:
+                self.taken.pop((game_id, seat), None)
                 if lane.seat == (game_id, seat):
                     lane.seat = None
 

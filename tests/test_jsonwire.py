@@ -12,7 +12,7 @@ from google.protobuf import json_format
 from circus.v1 import bot_pb2, flea_circus_pb2
 from referee import jsonwire, wire
 from circus_outcomes import GameStatus
-from referee.clients import DecisionView, GameEnd, GameStart
+from referee.clients import BotFault, DecisionView, GameEnd, GameStart
 from referee.games import GAMES
 from referee.games.base import Action, Event, ranks_from_scores
 from referee.match import seat_labels
@@ -239,3 +239,25 @@ def test_a_recurring_event_s_text_is_kept_with_its_data_s_order_and_types():
         jsonwire.event_text(field, 9, reordered).index('"source"')
     with pytest.raises(jsonwire.Unencodable):
         jsonwire.event_text(field, 5, Event("loot", "a", 1, {"source": "earth", "amount": True}))
+
+
+def test_a_decision_goes_to_the_lane_its_seat_took_and_never_to_one_restarted_since():
+    lanes = [Lane(None), Lane(None)]  # type: ignore[arg-type]  # no process is asked
+    recorders = [Recorder(), Recorder()]
+    for lane, recorder in zip(lanes, recorders):
+        lane.free = (lambda lane=lane: lane.seat is None)  # type: ignore[method-assign]
+        lane.client = recorder  # type: ignore[assignment]  # as in recorded_pool
+    pool = StdioPool(lanes, lambda: "")
+    pool.start_game_view(GameStart("g", "flea-circus", "standard", 0, ["a", "b"], 5, 0), 1.0)
+    assert pool._lane_of(("g", 0)) is lanes[0]
+    lanes[0].connect(recorders[0])  # restarted: free again, then taken by another game
+    pool.start_game_view(GameStart("h", "flea-circus", "standard", 0, ["a", "b"], 5, 0), 1.0)
+    assert pool._lane_of(("h", 0)) is lanes[0]
+    with pytest.raises(BotFault) as raised:
+        pool._lane_of(("g", 0))
+    assert raised.value.fault_class == "crash"
+    for game in range(10):   # seats whose games ended with no EndGame are forgotten
+        lanes[1].seat = None
+        pool.start_game_view(GameStart(f"x{game}", "flea-circus", "standard", 1, ["a", "b"],
+                                       5, 0), 1.0)
+    assert len(pool.taken) <= 2 * len(lanes)
