@@ -12,7 +12,7 @@ a decision allows.
 ``--against DIR`` runs the same command from another checkout of the project (a worktree
 of main, say) in interleaved rounds, with this checkout's interpreter and its copy of the
 stdio bot: each figure is then this tree's ÷ that tree's in the same round, the median
-over the rounds, which the machine's load moves less than either rate. Goals (issue 59):
+over the rounds, which the machine's load moves less than either rate. Goals:
 stdio ≥ 1.5× and in-process ≥ 2× the tree before.
 
     .venv/bin/python -m bench.decisions --against ../main --games 600 --repeats 3
@@ -129,7 +129,7 @@ def run(against: Path | None, games: int, repeats: int, core: int,
             if compared:
                 section.figures[f"{kind}.ratio"] = ratio
                 section.figures[f"{kind}.ratio_by_cpu"] = by_cpu
-                section.notes.append(f"goal (issue 59): {kind} ≥ {GOALS[kind]}× the tree "
+                section.notes.append(f"goal: {kind} ≥ {GOALS[kind]}× the tree "
                                      f"against — {ratio:.2f}× "
                                      f"({'met' if ratio >= GOALS[kind] else 'NOT met'}); by "
                                      f"CPU {by_cpu:.2f}× "

@@ -14,4 +14,4 @@ def test_the_command_runs_pinned_against_a_tree_and_gives_its_ratio_and_goal():
     assert figures["python.this.decisions_per_s"] > 0
     assert figures["python.against.referee_cpu_us"] > 0
     assert figures["python.ratio"] > 0 and figures["python.ratio_by_cpu"] > 0
-    assert any(note.startswith("goal (issue 59): python") for note in section.notes)
+    assert any(note.startswith("goal: python") for note in section.notes)
