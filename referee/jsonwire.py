@@ -357,9 +357,9 @@ def _clock(move_ms: Any, bank_ms: Any) -> str:
     if (move_ms.__class__ is not int or not 0 <= move_ms <= _UINT32_HIGH
             or bank_ms.__class__ is not int or not 0 <= bank_ms <= _UINT32_HIGH):
         raise Unencodable((move_ms, bank_ms))
-    if move_ms and bank_ms:
-        return f'{{"move_ms":{move_ms},"bank_ms":{bank_ms}}}'
-    return f'{{"move_ms":{move_ms}}}' if move_ms else f'{{"bank_ms":{bank_ms}}}' if bank_ms else "{}"
+    fields = ([f'"move_ms":{move_ms}'] if move_ms else []) + \
+        ([f'"bank_ms":{bank_ms}'] if bank_ms else [])
+    return "{" + ",".join(fields) + "}"
 
 
 def decision_text(state: State, game_id: str, decision_id: int, events_from: int,

@@ -17,8 +17,9 @@ int in a ``bool`` field and UTF-8 ``bytes`` in a ``string`` field.
 Events are encoded once per game, not once per seat that sees them, and go
 into each request as encoded bytes: pass the same list as ``event_cache`` for
 every request of a game. An event that recurs from game to game (the same kind,
-seat, text and data) is converted once for all of them, only its sequence new. Legal actions are encoded once per distinct action
-(same game, code, label and an equal payload) and reused.
+seat, text and data) is converted once for all of them, only its sequence new.
+Legal actions are encoded once per distinct action (same game, code, label and
+an equal payload) and reused.
 
 An event's details and a game's final state go out twice: as the ``Struct`` that
 bots have always read, and typed, in the game's own event and final-state
@@ -152,7 +153,6 @@ _EVENTS_KEY = _varint(bot_pb2.DecisionRequest.DESCRIPTOR.fields_by_name["events"
                       | 2)
 # The key of Event.sequence (a varint): field 1, so an event's encoding starts with it.
 _SEQUENCE_KEY = _varint(bot_pb2.Event.DESCRIPTOR.fields_by_name["sequence"].number << 3)
-assert bot_pb2.Event.DESCRIPTOR.fields_by_name["sequence"].number == 1, "written first"
 
 
 def event_key(game: str, event: Event) -> bytes | None:
