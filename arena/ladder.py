@@ -25,7 +25,8 @@ kept in one transaction before any is played. What comes next, in order: the mat
 kill left unfinished (resumed: the runner plays only their games not stored); else, for
 each match of the batch, a new version's validation against copies of itself; while a
 promotion test is open, every ``promotion_every``-th match is one (:mod:`arena.leagues`);
-else a ladder match (:mod:`arena.matchmaking`), a version in its placement series first. Everything random comes from the ladder's seed and the match's
+else a ladder match (:mod:`arena.matchmaking`), a version in its placement series first.
+Everything random comes from the ladder's seed and the match's
 number, and every choice from the stored results, so a store gives the same next match
 whoever reads it. The matches are played by :mod:`arena.matches`, and the ratings are
 folded from the store (:mod:`arena.ladder_ratings`).

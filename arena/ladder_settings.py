@@ -245,7 +245,8 @@ def _get(data: dict[str, Any], key: str, kind: type, default: Any, where: str = 
     return value
 
 
-def _count(data: dict[str, Any], key: str, default: int, least: int = 1, where: str = "ladder.") -> int:
+def _count(data: dict[str, Any], key: str, default: int, least: int = 1,
+           where: str = "ladder.") -> int:
     value: int = _get(data, key, int, default, where)
     if value < least:
         raise ConfigError(f"{where}{key} must be at least {least}, not {value}")
@@ -273,7 +274,8 @@ def _fraction(data: dict[str, Any], key: str, default: float, where: str) -> flo
     return value
 
 
-def _choice(data: dict[str, Any], key: str, choices: tuple[str, ...], where: str = "ladder.") -> str:
+def _choice(data: dict[str, Any], key: str, choices: tuple[str, ...],
+            where: str = "ladder.") -> str:
     value: str = _get(data, key, str, choices[0], where)
     if value not in choices:
         raise ConfigError(f"{where}{key} must be one of {', '.join(choices)}, not {value!r}")

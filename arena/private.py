@@ -72,8 +72,8 @@ def version_pack(version: str, games: Sequence[StoredGame],
                  faults: Callable[[StoredGame], list[dict[str, Any]]],
                  seats: Callable[[StoredGame], Sequence[int] | None]) -> bytes:
     """A .zip of one version's games: their list, the version's faults and decision times
-    in them, and each game's replay (marking ``faults(game)``, showing the views of ``seats(game)``) beside
-    the viewer they share."""
+    in them, and each game's replay (marking ``faults(game)``, showing the views of
+    ``seats(game)``) beside the viewer they share."""
     buffer = io.BytesIO()
     found = []
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import importlib
 import json
+import queue
 import threading
-from concurrent import futures
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from functools import cached_property
@@ -253,6 +253,9 @@ class InProcessBot(Protocol):
 
 
 _IN_PROCESS_CALLS = ("hello", "start_game", "decide", "end_game")
+#: A call handed to an in-process bot's worker: the bot's method, its request, and the
+#: queue its outcome goes to, (True, what it returned) or (False, what it raised).
+_Call = tuple[Callable[[Any], Any], Any, "queue.SimpleQueue[tuple[bool, Any]]"]
 
 
 def load_python_bot(target: str) -> InProcessBot:
@@ -277,26 +280,54 @@ def load_python_bot(target: str) -> InProcessBot:
 class InProcessClient:
     """An :class:`InProcessBot` called directly: no wire, for fast self-play.
 
-    Calls still run under a deadline (on a worker thread, at most
-    ``MAX_CALLS`` at once), and a raised exception is an ``error`` fault, so
-    in-process bots are judged like remote ones.
+    Calls still run under a deadline (on a worker thread, at most ``MAX_CALLS`` at
+    once), and a raised exception is an ``error`` fault, so in-process bots are judged
+    like remote ones. A call is handed over on two queues, not a ``ThreadPoolExecutor``'s
+    future (its locks and condition cost a third more a call); the workers are daemon
+    threads, so a bot hung in one does not hold the referee's exit.
     """
 
     MAX_CALLS = 4
 
     def __init__(self, bot: InProcessBot) -> None:
         self.bot = bot
-        self.pool = futures.ThreadPoolExecutor(max_workers=self.MAX_CALLS,
-                                               thread_name_prefix="inproc-bot")
+        self.calls: queue.SimpleQueue[_Call | None] = queue.SimpleQueue()
+        self.lock = threading.Lock()
+        self.workers = 0
+        self.idle = 0   # workers waiting for a call
+        self.closed = False
 
     def _call(self, function: Callable[..., Any], request: Any, timeout: float) -> Any:
+        answer: queue.SimpleQueue[tuple[bool, Any]] = queue.SimpleQueue()
+        with self.lock:
+            if self.closed:
+                raise BotFault(FaultClass.ERROR, "the bot's client was closed")
+            if self.idle:
+                self.idle -= 1
+            elif self.workers < self.MAX_CALLS:
+                self.workers += 1
+                threading.Thread(target=self._work, daemon=True, name="inproc-bot").start()
+            self.calls.put((function, request, answer))
         try:
-            return self.pool.submit(function, request).result(timeout=timeout)
-        except futures.TimeoutError:
+            returned, value = answer.get(timeout=timeout)
+        except queue.Empty:
             raise BotFault(FaultClass.TIMEOUT, f"no answer within {timeout:.3f}s") from None
-        except Exception as error:  # the bot's own failure, whatever it is
-            raise BotFault(FaultClass.ERROR,
-                           printable(f"{type(error).__name__}: {error}")) from None
+        if returned:
+            return value
+        if not isinstance(value, Exception):   # SystemExit and the like: not the bot's fault
+            raise value
+        raise BotFault(FaultClass.ERROR, printable(f"{type(value).__name__}: {value}"))
+
+    def _work(self) -> None:
+        """One worker: calls the bot for each call handed over, until a None."""
+        while (call := self.calls.get()) is not None:
+            function, request, answer = call
+            try:
+                answer.put((True, function(request)))
+            except BaseException as error:  # the bot's own failure, whatever it is
+                answer.put((False, error))
+            with self.lock:
+                self.idle += 1
 
     def _does_nothing(self, name: str) -> bool:
         """Whether the bot's ``name`` is marked ``does_nothing`` (see :class:`InProcessBot`).
@@ -324,7 +355,11 @@ class InProcessClient:
             self._call(self.bot.end_game, request, timeout)
 
     def close(self) -> None:
-        self.pool.shutdown(wait=False, cancel_futures=True)
+        """Let the idle workers end (one hung in the bot ends with the process)."""
+        with self.lock:
+            self.closed = True
+            for _ in range(self.workers):
+                self.calls.put(None)
 
 
 class WireLog:

@@ -80,6 +80,12 @@ def reply_id(reply: Any) -> int | None:
 
 def reply_message(reply: dict[str, Any], case: str) -> Message:
     """The message of a reply of the call ``case``; an ``illegal`` fault if it is none."""
+    if case == "decide" and len(reply) == 2 and ("request_id" in reply or "requestId" in reply):
+        body = reply.get("decide")   # the usual reply: its case and its id, nothing else
+        if body.__class__ is dict:
+            decision = _plain_decision(body)
+            if decision is not None:
+                return decision
     keys = [key for key in reply if CAMEL_CASES.get(key, key) in REPLIES]
     cases = [CAMEL_CASES.get(key, key) for key in keys]
     if cases != [case]:
@@ -91,10 +97,6 @@ def reply_message(reply: dict[str, Any], case: str) -> Message:
                        f"the {case} reply does not parse: {body!r:.40} is not an object")
     if not body:   # no fields: the empty message (StartGame's and EndGame's usual reply)
         return REPLIES[case]()
-    if case == "decide":
-        decision = _plain_decision(body)
-        if decision is not None:
-            return decision
     message = REPLIES[case]()
     try:
         # Unknown fields are skipped, as protobuf's binary format skips them: a bot of a
@@ -361,6 +363,10 @@ class StdioPool(ViewDecider):
         self.describe = describe
         self.logged = logged
         self.lock = threading.Lock()
+        # The lane each seat took at StartGame, so that a decision need not look for it
+        # (a hit counts only while the lane still plays that seat: a lane's ``seat`` is
+        # the truth, and a restart clears it).
+        self.taken: dict[tuple[str, int], Lane] = {}
 
     def _take(self, seat: tuple[str, int]) -> Lane:
         with self.lock:
@@ -369,10 +375,16 @@ class StdioPool(ViewDecider):
                 raise BotFault(FaultClass.CRASH, f"none of its {len(self.lanes)} processes is free "
                                                  f"({self.describe()})")
             lane.seat = seat
+            if len(self.taken) >= 2 * len(self.lanes):   # games that ended with no EndGame
+                self.taken = {key: held for key, held in self.taken.items()
+                              if held.seat == key}
+            self.taken[seat] = lane
             return lane
 
     def _lane_of(self, seat: tuple[str, int]) -> Lane:
-        lane = self.lane_of(seat)
+        lane = self.taken.get(seat)
+        if lane is None or lane.seat != seat:
+            lane = self.lane_of(seat)
         if lane is None:
             raise BotFault(FaultClass.CRASH, f"the process that played this game is gone "
                                              f"({self.describe()})")
@@ -456,6 +468,7 @@ class StdioPool(ViewDecider):
             self._call(lane, "end_game", request, timeout)
         finally:
             with self.lock:
+                self.taken.pop((game_id, seat), None)
                 if lane.seat == (game_id, seat):
                     lane.seat = None
 
