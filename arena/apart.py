@@ -17,6 +17,7 @@ import ctypes
 import os
 import signal
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from multiprocessing import get_context
 from pathlib import Path
 from typing import Any, Sequence
@@ -34,9 +35,14 @@ class LadderApart:
     answers (or errors) here."""
 
     def __init__(self, db: Path, settings: dict[str, Any]) -> None:
+        self.db = db
+        self.settings = settings
+        self.pool = self._child()
+
+    def _child(self) -> ProcessPoolExecutor:
         # spawn, not fork: the service's threads hold locks a forked child would inherit.
-        self.pool = ProcessPoolExecutor(1, mp_context=get_context("spawn"),
-                                        initializer=_start, initargs=(db, settings, os.getpid()))
+        return ProcessPoolExecutor(1, mp_context=get_context("spawn"), initializer=_start,
+                                   initargs=(self.db, self.settings, os.getpid()))
 
     def play_next(self, entries: Sequence[Any]) -> Any | None:
         return self._there("play_next", list(entries))
@@ -55,7 +61,15 @@ class LadderApart:
         self.pool.shutdown()
 
     def _there(self, method: str, *args: Any) -> Any:
-        return self.pool.submit(_call, method, *args).result()
+        """The child's answer. A child that died (killed, out of memory) is replaced
+        for the next call, and this one fails as a match that failed: the playing
+        thread tries again after its pause, and the match is resumed."""
+        try:
+            return self.pool.submit(_call, method, *args).result()
+        except BrokenProcessPool:
+            self.pool.shutdown()
+            self.pool = self._child()
+            raise
 
 
 def _start(db: Path, settings: dict[str, Any], parent: int) -> None:

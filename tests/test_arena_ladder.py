@@ -16,6 +16,7 @@ import subprocess
 import sys
 import time
 from collections import Counter
+from concurrent.futures.process import BrokenProcessPool
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -408,6 +409,11 @@ def test_the_ladder_apart_answers_what_the_playing_thread_asks(tmp_path):
         assert apart.play_next(FIELD).kind == "validation"
         assert not apart.status().paused and apart.status().matches == 1
         assert apart.final_entries(FIELD) == FIELD
+        # A child that died is replaced: the call it took fails, the next plays on.
+        os.kill(apart.pool.submit(os.getpid).result(), signal.SIGKILL)
+        with pytest.raises(BrokenProcessPool):
+            apart.play_next(FIELD)
+        assert apart.play_next(FIELD).number == 2
     finally:
         apart.close()
 
