@@ -7,11 +7,10 @@ import json
 import shutil
 from functools import cache
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 from pages import viewer
 from pages.viewer import STATIC_FILES, page_file, render_replay
-from referee import tables
 from referee.games import GameConfigError, GameRecord
 from referee.games.base import IllegalActionError
 from referee.replay import replay_frames
@@ -97,7 +96,7 @@ def page_source(game: StoredGame, faults: list[dict[str, Any]], public: bool) ->
 @cache
 def viewer_code() -> str:
     """The code that turns a replay into a page: a change to it makes every page anew."""
-    sources = [Path(module.__file__ or "").read_bytes() for module in (viewer, tables)]
+    sources = [Path(viewer.__file__ or "").read_bytes()]
     sources += [page_file(f"static/{name}").encode("utf-8") for name in STATIC_FILES]
     return hashlib.sha256(b"\0".join(sources)).hexdigest()
 
@@ -112,9 +111,10 @@ def write_viewer(folder: Path) -> None:
 
 
 def replay_page(game: StoredGame, faults: list[dict[str, Any]], static: str | None = None,
-                scrub: Callable[[str], str] = str) -> str:
+                scrub: Callable[[str], str] = str, seats: Sequence[int] | None = None) -> str:
     """One stored game's HTML replay, replayed from its record, marking ``faults``; the
-    viewer's files at ``static`` (see :func:`~pages.viewer.render_replay`)."""
+    viewer's files at ``static``, only ``seats``' views if given (see
+    :func:`~pages.viewer.render_replay`)."""
     record = GameRecord(game.game, game.variant, len(game.seats), game.seed,
                         tuple(game.actions))
     try:
@@ -122,4 +122,4 @@ def replay_page(game: StoredGame, faults: list[dict[str, Any]], static: str | No
     except (GameConfigError, IllegalActionError) as error:
         raise ReplayError(f"game {game.id} does not replay: {error}") from None
     return render_replay(replayed, f"game {game.id}: {game.tournament} #{game.game_index}",
-                         static, scrub)
+                         static, scrub, seats)

@@ -1,19 +1,20 @@
 """The HTML replay of one game: a small page holding only that game, drawn by a shared viewer.
 
-The viewer (``pages/static/viewer.js`` and ``viewer.css``) is the same for every game:
-a folder of replays holds it once and each game's page links it, or a page made alone
-holds it inline (:func:`render_replay`). The page (``pages/templates/replay.html``)
-fetches nothing, so it opens from disk, offline. Python decides what every view of
-every step shows (:mod:`referee.tables`), the script only draws it: the omniscient
-table, or exactly one seat's, built from the observation that seat is sent.
+The viewer (``pages/static/viewer.js``, ``steps.js`` and ``viewer.css``) is the same for
+every game: a folder of replays holds it once and each game's page links it, or a page
+made alone holds it inline (:func:`render_replay`). The page
+(``pages/templates/replay.html``) fetches nothing, so it opens from disk, offline.
 
-A game has hundreds of steps and a view changes little from one to the next, so
-the page holds each step as the changes from the step before (:func:`changes`), and
-the script rebuilds the steps once as it opens; cards are short ids, drawn from one
-look per card (:func:`referee.tables.card_looks`); the whole is deflated and
-base64'd into the page, and the browser inflates it (``DecompressionStream``, which
-works from ``file:``). A 4-player Flohcati game of 250 decisions, with its five views
-and raw observations at every step, takes about 35 KB (docs/performance.md).
+The page holds what the engine made of the game: its state and each seat's observation
+at every step, the decisions and the events. The browser draws every table from them
+(``steps.js``, the port of :mod:`referee.tables`, tested equal to it): the omniscient
+table from the state, and exactly one seat's from the observation that seat was sent.
+A game has hundreds of steps and a view changes little from one to the next, so the
+page holds each step as the changes from the step before (:func:`changes`), and the
+seats' observations as what each differs from the first's (:func:`apart`); the whole is
+deflated and base64'd into the page, and the browser inflates it
+(``DecompressionStream``, which works from ``file:``). A 4-player Flohcati game of 250
+decisions takes about 15 KB (docs/performance.md).
 """
 
 from __future__ import annotations
@@ -24,14 +25,16 @@ import json
 import zlib
 from functools import cache
 from importlib import resources
-from typing import Any, Callable, Iterable
+from itertools import accumulate
+from typing import Any, Callable, Iterable, Sequence
 
 from referee.games import end_words, get_game
 from referee.replay import Decision, Replay
-from referee.tables import Table, card_looks, tables
 
+#: The viewer's scripts, in the order the page runs them.
+SCRIPTS = ("steps.js", "viewer.js")
 #: The viewer's files, linked by every page of a folder or inlined into a page made alone.
-STATIC_FILES = ("viewer.css", "viewer.js")
+STATIC_FILES = ("viewer.css", *SCRIPTS)
 #: What opens the page's data in pages/templates/replay.html.
 DATA_OPEN = '<script id="replay-data" type="text/plain">'
 
@@ -76,11 +79,10 @@ def _splice(before: list[Any], after: list[Any]) -> tuple[int, int, list[Any]]:
 
 
 class Steps:
-    """Each step's views as the changes from the step before, and the cards they show."""
+    """Each step's views as the changes from the step before."""
 
     def __init__(self) -> None:
         self.shown: list[Any] = []
-        self.cards: set[str] = set()
 
     def add(self, views: list[Any]) -> list[list[list[Any]]]:
         """The operations of each view; the first step's set each view whole."""
@@ -96,49 +98,66 @@ class Steps:
         self.shown = views
         return steps
 
-    def collect_cards(self, table: Table) -> None:
-        for zone in table["center"]:
-            self.cards.update(zone["cards"])
-        for seat in table["seats"]:
-            for zone in seat["zones"]:
-                self.cards.update(zone["cards"])
+
+def apart(observations: list[dict[str, Any]]) -> list[Any]:
+    """The first observation whole, each other as what differs from it: the seats of one
+    position are sent the same public part (the viewer adds it back). An observation
+    whose keys differ from the first's goes whole, as ``[observation]``."""
+    first = observations[0]
+    return [first, *({key: value for key, value in seen.items() if first[key] != value}
+                     if seen.keys() == first.keys() else [seen]
+                     for seen in observations[1:])]
 
 
-def _decision(decision: Decision | None) -> dict[str, Any] | None:
+def _decision(decision: Decision | None, shown: bool) -> dict[str, Any] | None:
+    """What the page shows of a decision (its number is its step's); of a seat not
+    ``shown``, only who decided what kind of thing."""
     if decision is None:
         return None
-    return {"n": decision.number, "seat": decision.seat, "kind": decision.kind,
-            "prompt": decision.prompt, "actions": [label for _code, label in decision.actions],
+    if not shown:
+        return {"seat": decision.seat, "kind": decision.kind}
+    ms = decision.time_ms
+    return {"seat": decision.seat, "kind": decision.kind, "prompt": decision.prompt,
+            "actions": [label for _code, label in decision.actions],
             "codes": [code for code, _label in decision.actions], "chosen": decision.chosen,
-            "ms": decision.time_ms, "faults": decision.faults}
+            # The viewer shows at most two decimals.
+            "ms": None if ms is None else round(ms, 2), "faults": decision.faults}
 
 
-def page_data(replay: Replay, title: str = "") -> str:
-    """Everything the page shows, as one JSON text (read by the viewer's ``showReplay``):
-    each step's views are the omniscient table, each seat's, the engine's state, each
-    seat's observation and the decision, in that order, as changes from the step before
-    (the legal actions of one decision are much like the last one's)."""
+def page_data(replay: Replay, title: str = "", seats: Sequence[int] | None = None) -> str:
+    """Everything the page shows, as one JSON text (read by the viewer's ``showReplay``).
+
+    ``views``: for each thing a step shows, the changes of it at every step (kept apart,
+    each compresses better beside its like): the engine's state, the seats'
+    observations (:func:`apart`), the decision. The viewer draws each table from them
+    (``static/steps.js``). ``seats``: the seats whose views the page holds (a seat's own
+    page); None for every seat's and the omniscient one. A page of some seats holds no
+    state, only their observations, the events they saw, and of another seat's decision
+    only its kind."""
     record = replay.record
+    shown = list(range(record.players)) if seats is None else sorted(set(seats))
     steps = Steps()
-    frames = []
+    per_step = []
     for frame in replay.frames:
-        shown = tables(record.game, frame.state, frame.observations, frame.scores)
-        for table in shown:
-            steps.collect_cards(table)
-        frames.append({"c": steps.add([*shown, frame.state, *frame.observations,
-                                       _decision(frame.decision)]),
-                       "e": [frame.events.start, frame.events.stop]})
+        decision = frame.decision
+        views = [*apart([frame.observations[seat] for seat in shown]),
+                 _decision(decision, decision is None or decision.seat in shown)]
+        per_step.append(steps.add(views if seats is not None else [frame.state, *views]))
+    visible = [seats is None or event.visible_to is None or not event.visible_to.isdisjoint(shown)
+               for event in replay.events]
+    seen_before = list(accumulate(visible, initial=0))
     game = get_game(record.game)
     meta = {"title": page_title(replay, title), "game": record.game,
             "gameTitle": game.title, "variant": record.variant,
             "seed": str(record.seed),  # 64-bit: a JS number would round it
             "seats": replay.seats, "scores": replay.scores, "ranks": replay.ranks,
-            "endReason": replay.end_reason, "endWords": end_words(replay.end_reason)}
-    events = [[event.text, event.seat,
-               None if event.visible_to is None else sorted(event.visible_to)]
-              for event in replay.events]
-    return json.dumps({"meta": meta, "cards": card_looks(record.game, steps.cards),
-                       "frames": frames, "events": events},
+            "endReason": replay.end_reason, "endWords": end_words(replay.end_reason),
+            "shown": shown, "omniscient": seats is None}
+    events = [[event.text, None if event.visible_to is None else sorted(event.visible_to)]
+              for event, seen in zip(replay.events, visible) if seen]
+    return json.dumps({"meta": meta, "views": [list(column) for column in zip(*per_step)],
+                       "ends": [seen_before[frame.events.stop] for frame in replay.frames],
+                       "events": events},
                       separators=(",", ":"), ensure_ascii=False)
 
 
@@ -165,19 +184,22 @@ def page_file(path: str) -> str:
 
 
 def render_replay(replay: Replay, title: str = "", static: str | None = None,
-                  scrub: Callable[[str], str] = str) -> str:
+                  scrub: Callable[[str], str] = str, seats: Sequence[int] | None = None) -> str:
     """The replay page of one game, as one HTML string.
 
     ``static``: where the viewer's files are, relative to the page (``""``: beside it);
     None puts them inline, for a page that travels alone. ``scrub``: what a public copy
-    leaves out of the game's text, before it is packed out of a reader's sight."""
-    data = scrub(page_data(replay, title))
+    leaves out of the game's text, before it is packed out of a reader's sight.
+    ``seats``: only these seats' views (see :func:`page_data`)."""
+    data = scrub(page_data(replay, title, seats))
     if static is None:
         style = f"<style>\n{page_file('static/viewer.css')}</style>"
-        script = f"<script>\n{page_file('static/viewer.js')}</script>"
+        script = "".join(f"<script>\n{page_file(f'static/{name}')}</script>"
+                         for name in SCRIPTS)
     else:
         style = f'<link rel="stylesheet" href="{html.escape(static)}viewer.css">'
-        script = f'<script src="{html.escape(static)}viewer.js"></script>'
+        script = "".join(f'<script src="{html.escape(static)}{name}"></script>'
+                         for name in SCRIPTS)
     return (page_file("templates/replay.html")
             .replace("__TITLE__", scrub(html.escape(page_title(replay, title))))
             .replace("__STYLE__", style).replace("__SCRIPT__", script)

@@ -12,6 +12,8 @@ import json
 import os
 import random
 import re
+import shutil
+import subprocess
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -25,8 +27,8 @@ from circus_referee.main import main
 from referee.games import GAMES, GameRecord, get_game, replay
 from referee.replay import replay_frames
 from pages.replays import write_replays
-from pages.viewer import embedded_data
-from referee.tables import tables
+from pages.viewer import embedded_data, page_data
+from referee.tables import card_looks, tables
 from tournaments.config import parse_config
 from tournaments.runner import TournamentRunner
 from tournaments.store import Store
@@ -131,6 +133,76 @@ def test_a_seats_table_shows_only_cards_of_its_observation(game, variant):
             assert not shown_cards(views[seat + 1]) - allowed, (seat, frame.decision)
             revealing += bool(shown_cards(views[0]) - allowed)
     assert revealing, "the omniscient table never shows more than a seat sees"
+
+
+# -- the tables in the viewer's script, under node ----------------------------------------------
+
+STEPS_JS = Path(__file__).parent.parent / "pages" / "static" / "steps.js"
+
+#: Every step the viewer's steps.js rebuilds from each page's data (a JSON list on
+#: stdin), a line each: its tables as JSON (compared as text first: parsing them all takes
+#: seconds); then a line of the look of every card it shows. (The state and observations
+#: it rebuilds are compared in Chromium, below.)
+NODE_STEPS = """
+const steps = require(process.argv[1]);
+const pages = JSON.parse(require("fs").readFileSync(0, "utf8"));
+const lines = [];
+for (const data of pages) {
+  const looks = {};
+  for (const frame of steps.rebuild(data)) {
+    lines.push(JSON.stringify(frame.v));
+    for (const table of frame.v) {
+      for (const zone of table.center.concat(...table.seats.map((seat) => seat.zones))) {
+        for (const card of zone.cards) {
+          const id = card.replace(/^[*]/, "");
+          if (id) looks[id] = steps.look(data.meta.game, id);
+        }
+      }
+    }
+  }
+  lines.push(JSON.stringify(looks));
+}
+process.stdout.write(lines.join("\\n"));
+"""
+
+
+def node_steps(pages: list[str]) -> list[str]:
+    node = shutil.which("node")
+    if node is None:
+        pytest.fail("node is not on PATH: the viewer's tables are tested under Node.js")
+    done = subprocess.run([node, "-e", NODE_STEPS, str(STEPS_JS)], input=f"[{','.join(pages)}]",
+                          capture_output=True, text=True, check=True)
+    return done.stdout.split("\n")
+
+
+def same_json(made: str, value: Any) -> bool:
+    """Whether the JSON text ``made`` is ``value``: as text when the keys come in the same
+    order (most steps), else parsed."""
+    return made == json.dumps(value, separators=(",", ":"), ensure_ascii=False) or \
+        json.loads(made) == value
+
+
+def test_the_viewers_script_draws_every_table_as_python_does():
+    """Every step of a game of every kind, variant and table size: the tables the script
+    draws from the page's data are Python's, and so is the look of every card drawn."""
+    replays = [replay_frames(random_record(game.name, variant, players, seed=6))
+               for game in GAMES.values() for variant in game.variants
+               for players in range(game.min_players, game.max_players + 1)]
+    drawn = iter(node_steps([page_data(replayed) for replayed in replays]))
+    notes: set[str] = set()
+    for replayed in replays:
+        game, players = replayed.record.game, replayed.record.players
+        cards: Counter = Counter()
+        for step, frame in enumerate(replayed.frames):
+            shown = tables(game, frame.state, frame.observations, frame.scores)
+            assert same_json(next(drawn), shown), (game, players, step)
+            for table in shown:
+                cards.update(shown_cards(table))
+            notes.update(zone["title"] + ": " + zone["note"] for zone in shown[0]["center"])
+        assert same_json(next(drawn), card_looks(game, cards)), (game, players)
+    # The games reached the parts of a table that only some positions have.
+    for part in ("Matching card: ", "Action card: ", "Ring: Bat: play lower than"):
+        assert any(note.startswith(part) for note in notes), part
 
 
 # -- the command ------------------------------------------------------------------------------
@@ -263,7 +335,7 @@ def test_the_page_is_self_contained(store, tmp_path):
     text = out.read_text()
     assert not re.search(r"<(link|img|iframe)\b|\bsrc=|https?://|url\(", text)
     data = page_json(out)
-    assert len(data["frames"]) == len(Store(store).games("flohcati-es")[0].actions) + 1
+    assert len(data["ends"]) == len(Store(store).games("flohcati-es")[0].actions) + 1
     assert out.stat().st_size < 1_000_000
 
 
@@ -287,11 +359,12 @@ def test_a_folder_of_replays_holds_the_viewer_once_and_each_page_its_game(store,
     games = Store(store).games("flohcati-es")
     write_replays(games, [], tmp_path)
     viewer = {path.name for path in tmp_path.iterdir() if not path.name.startswith("game-")}
-    assert viewer == {"viewer.js", "viewer.css", "pages.json"}
+    assert viewer == {"viewer.js", "steps.js", "viewer.css", "pages.json"}
     for game in games:
         page = (tmp_path / f"game-{game.id}.html").read_text()
-        assert '<script src="viewer.js"></script>' in page and "function" not in page
-        assert len(json.loads(embedded_data(page))["frames"]) == len(game.actions) + 1
+        assert '<script src="steps.js"></script><script src="viewer.js"></script>' in page
+        assert "function" not in page
+        assert len(json.loads(embedded_data(page))["ends"]) == len(game.actions) + 1
 
 
 VIEWS = "JSON.stringify(window.replay.frames.map((frame) => [...frame.v, ...frame.o]))"
@@ -399,7 +472,7 @@ def test_chromium_plays_every_game_and_each_seat_sees_only_its_own(store, tmp_pa
                 assert (shots / f"replay-{record.game}.png").read_bytes()[:4] == b"\x89PNG"
         assert revealing, "the omniscient view never showed more than a seat saw"
         assert browser.problems == []
-        viewer = [(tmp_path / "replays" / name).as_uri() for name in ("viewer.css", "viewer.js")]
+        viewer = [(tmp_path / "replays" / name).as_uri() for name in ("viewer.css", "steps.js", "viewer.js")]
         assert sorted(set(browser.requests)) == sorted({page.as_uri() for page, _ in pages}
                                                        | set(viewer))
     finally:

@@ -1,7 +1,8 @@
 "use strict";
 (function () {
 // The replay viewer, shared by every game's page: the page holds only its game, as the
-// deflated, base64'd JSON of pages/viewer.py (page_data), in #replay-data.
+// deflated, base64'd JSON of pages/viewer.py (page_data), in #replay-data, from which
+// steps.js (CircusSteps, loaded before this file) rebuilds every step and its tables.
 const LAYOUT = `<header>
   <h1 id="title"></h1>
   <div class="sub" id="sub"></div>
@@ -47,36 +48,10 @@ window.replayLoaded = loadReplay().then((data) => {
   showReplay(data);
 });
 
-// One change of pages/viewer.py (changes): [path, value] sets what the path leads to,
-// [path, start, removed, inserted] splices a list; the parts on the path are copied.
-function changed(root, op) {
-  const path = op[0];
-  function at(node, depth) {
-    if (depth === path.length) {
-      if (op.length === 2) return op[1];
-      const list = node.slice();
-      list.splice(op[1], op[2], ...op[3]);
-      return list;
-    }
-    const copy = Array.isArray(node) ? node.slice() : { ...node };
-    copy[path[depth]] = at(node[path[depth]], depth + 1);
-    return copy;
-  }
-  return at(root, 0);
-}
-
 function showReplay(data) {
-  const meta = data.meta, looks = data.cards, seats = meta.seats.length;
-  // Each step's views (the omniscient table, each seat's, the engine's state, each seat's
-  // observation, the decision), rebuilt from the changes the page holds: a change copies only the path
-  // it sets, so the steps share what they did not change.
-  const frames = [];
-  let views = data.frames[0].c.map(() => undefined);
-  for (const stored of data.frames) {
-    views = views.map((view, i) => stored.c[i].reduce(changed, view));
-    frames.push({ v: views.slice(0, seats + 1), o: views.slice(seats + 1, -1),
-                  d: views[views.length - 1], e: stored.e });
-  }
+  const meta = data.meta, frames = CircusSteps.rebuild(data), looks = {};
+  // The views the page holds: 0 the omniscient one, s + 1 seat s's.
+  const viewable = (meta.omniscient ? [0] : []).concat(meta.shown.map((seat) => seat + 1));
   const last = frames.length - 1;
   const $ = (id) => document.getElementById(id);
   const state = { step: 0, view: 0, timer: null, hashTimer: null, scroll: 0 };
@@ -96,7 +71,8 @@ function showReplay(data) {
   // A card is its id ("" face down; "*id": the other seats know it), drawn from its look.
   function card(code) {
     if (code === "") return el("div", { class: "card back", title: "face down" });
-    const seen = code[0] === "*", id = seen ? code.slice(1) : code, c = looks[id];
+    const seen = code[0] === "*", id = seen ? code.slice(1) : code;
+    const c = looks[id] || (looks[id] = CircusSteps.look(meta.game, id));
     const node = el("div", { class: "card" + (c.word ? " word" : "") + (seen ? " seen" : ""),
                              "data-card": id, title: c.small ? c.big + " \u00b7 " + c.small : c.big,
                              style: "--tone:" + c.tone },
@@ -153,6 +129,11 @@ function showReplay(data) {
       return;
     }
     $("decisionTitle").textContent = "Decision " + d.n + " of " + last + ": " + seatName(d.seat);
+    if (!d.actions) {  // another seat's decision, on a page of some seats only
+      box.appendChild(el("div", {}, [el("b", { text: d.kind }),
+                                     el("span", { class: "muted", text: " \u2014 not shown" })]));
+      return;
+    }
     box.appendChild(el("div", {}, [el("b", { text: d.kind }),
                                    el("span", { class: "muted", text: " \u2014 " + d.prompt })]));
     box.appendChild(el("div", { class: "time", text: d.ms === null
@@ -178,7 +159,7 @@ function showReplay(data) {
     list.replaceChildren();
     const seat = state.view - 1;
     for (let i = frame.e[0]; i < frame.e[1]; i++) {
-      const [text, , to] = data.events[i];
+      const [text, to] = data.events[i];
       if (seat >= 0 && to !== null && !to.includes(seat)) continue;
       const hidden = to !== null;
       list.appendChild(el("li", { class: hidden ? "private" : "",
@@ -235,7 +216,7 @@ function showReplay(data) {
     show();
   }
   function setView(view) {
-    state.view = Math.max(0, Math.min(meta.seats.length, view));
+    state.view = viewable.includes(view) ? view : viewable[0];
     $("view").value = String(state.view);
     show();
   }
@@ -256,9 +237,9 @@ function showReplay(data) {
     " seats: " + meta.seats.map((n, s) => s + "=" + n).join(", ") + " \u00b7 seed " + meta.seed +
     " \u00b7 " + last + " decisions \u00b7 ended: " + meta.endWords;
   const select = $("view");
-  select.appendChild(el("option", { value: "0", text: "omniscient: every card" }));
-  meta.seats.forEach((name, seat) => select.appendChild(
-    el("option", { value: String(seat + 1), text: "as seat " + seat + " saw it (" + name + ")" })));
+  if (meta.omniscient) select.appendChild(el("option", { value: "0", text: "omniscient: every card" }));
+  meta.shown.forEach((seat) => select.appendChild(el("option", {
+    value: String(seat + 1), text: "as seat " + seat + " saw it (" + meta.seats[seat] + ")" })));
   $("slider").max = String(last);
   $("slider").addEventListener("input", (e) => { play(false); go(Number(e.target.value)); });
   select.addEventListener("change", (e) => setView(Number(e.target.value)));
@@ -280,7 +261,8 @@ function showReplay(data) {
     e.preventDefault();
   });
   const wanted = new URLSearchParams(location.hash.slice(1));
-  state.view = Math.max(0, Math.min(meta.seats.length, Number(wanted.get("view")) || 0));
+  const view = Number(wanted.get("view")) || 0;
+  state.view = viewable.includes(view) ? view : viewable[0];
   select.value = String(state.view);
   window.replay = { go, setView, play, steps: last + 1, frames };
   go(Number(wanted.get("step")) || 0);
