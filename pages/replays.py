@@ -5,7 +5,6 @@ from __future__ import annotations
 import gc
 import hashlib
 import json
-import shutil
 from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
@@ -21,19 +20,13 @@ from tournaments.store import StoredGame
 
 
 def write_replays(games: list[StoredGame], faults: list[dict[str, Any]], folder: Path,
-                  scrub: Callable[[str], str] = str, unmarked: dict[int, Path] | None = None,
-                  done: Callable[[], None] = lambda: None) -> int:
+                  scrub: Callable[[str], str] = str, done: Callable[[], None] = lambda: None) -> int:
     """Each game's HTML replay into ``folder`` as ``game-ID.html``, beside the viewer they
     share, replayed from its record, marking the ``faults`` of it given (a pack marks its
     own bot's only), ``scrub``bed of what a public copy leaves out; ``done`` hears of each
     page as it is there. Returns how many pages were written: a page already there as it
     would be written again (:data:`MADE_FROM`) is kept, so a report of a season made again
-    after one more week writes that week's pages.
-
-    ``unmarked``: the pages, by game id, already written of games with no fault marked
-    (into the other packs of one tournament: a game is in the pack of each of its seats,
-    and replaying one takes far longer than copying its page); such a page is copied from
-    there, and each written here is added."""
+    after one more week writes that week's pages."""
     folder.mkdir(parents=True, exist_ok=True)
     if games:
         write_viewer(folder)
@@ -46,16 +39,12 @@ def write_replays(games: list[StoredGame], faults: list[dict[str, Any]], folder:
         marked = marked_in.get(game.id, [])
         page_path = folder / f"game-{game.id}.html"
         source = page_source(game, marked, scrub is not str)
-        if unmarked is not None and not marked and game.id in unmarked:
-            shutil.copyfile(unmarked[game.id], page_path)
-        elif not made.holds(page_path, source):
+        if not made.holds(page_path, source):
             with no_cycle_collection():
                 page = replay_page(game, marked, static="", scrub=scrub)
             page_path.write_text(page, encoding="utf-8")
             written += 1
         made.note(page_path, source)
-        if unmarked is not None and not marked:
-            unmarked[game.id] = page_path
         done()
     if games:
         made.save()
