@@ -27,7 +27,7 @@ from circus_referee.main import main
 from referee.games import GAMES, GameRecord, get_game, replay
 from referee.replay import replay_frames
 from pages.replays import write_replays
-from pages.viewer import embedded_data, page_data
+from pages.viewer import embedded_data, page_data, render_replay
 from referee.tables import card_looks, tables
 from tournaments.config import parse_config
 from tournaments.runner import TournamentRunner
@@ -203,6 +203,41 @@ def test_the_viewers_script_draws_every_table_as_python_does():
     # The games reached the parts of a table that only some positions have.
     for part in ("Matching card: ", "Action card: ", "Ring: Bat: play lower than"):
         assert any(note.startswith(part) for note in notes), part
+
+
+#: Every step of one page (on stdin), rebuilt by steps.js: its tables, what they are drawn
+#: from, and the decision.
+NODE_PAGE = """
+const steps = require(process.argv[1]);
+const data = JSON.parse(require("fs").readFileSync(0, "utf8"));
+process.stdout.write(JSON.stringify(steps.rebuild(data).map((frame) => [frame.v, frame.o, frame.d])));
+"""
+
+
+def test_a_page_of_one_seat_holds_only_what_that_seat_was_shown():
+    """A seat's own page (the arena's, for an entrant): its table and observation at every
+    step, as Python's; no engine state, no other seat's observation, event or choices."""
+    replayed = replay_frames(random_record("flohcati", "es", players=4, seed=6))
+    data = page_data(replayed, seats=[1])
+    assert '"deck":' not in data   # the engine's state, with the deck's order
+    node = shutil.which("node") or pytest.fail("node is not on PATH")
+    done = subprocess.run([node, "-e", NODE_PAGE, str(STEPS_JS)], input=data,
+                          capture_output=True, text=True, check=True)
+    made = json.loads(done.stdout)
+    assert len(made) == len(replayed.frames)
+    for (views, seen, decision), frame in zip(made, replayed.frames):
+        mine = tables("flohcati", frame.state, frame.observations, frame.scores)[2]
+        assert views == [None, None, mine, None, None]
+        assert seen == [None, None, frame.observations[1], None, None]
+        if frame.decision is not None and frame.decision.seat != 1:
+            assert decision == {"n": frame.decision.number, "seat": frame.decision.seat,
+                                "kind": frame.decision.kind}
+        elif frame.decision is not None:
+            assert decision["actions"] == [label for _, label in frame.decision.actions]
+    events = json.loads(data)["events"]
+    assert [text for text, _ in events] == [event.text for event in replayed.events
+                                            if event.visible_for(1)]
+    assert len(events) < len(replayed.events)
 
 
 # -- the command ------------------------------------------------------------------------------
@@ -415,6 +450,23 @@ def check_seat_views(browser: Browser, record: GameRecord) -> int:
     return revealing
 
 
+def check_seat_page(browser: Browser, folder: Path, record: GameRecord) -> Path:
+    """A page of seat 1's views only: that view alone to choose, whatever the address asks,
+    its cards those of its observation, every step walked; returns the page."""
+    page = folder / "seat-1.html"
+    page.write_text(render_replay(replay_frames(record), static="", seats=[1]))
+    browser.open(page.as_uri() + "#step=3&view=0")
+    assert browser.js(READY) == "1"
+    assert browser.js('[...document.querySelectorAll("#view option")].map((o) => o.value)') \
+        == ["2"]
+    assert browser.js("document.documentElement.dataset.view") == "2"
+    allowed = observed_cards(record.game, position(record, 3).observation(1))
+    assert not Counter(card for card in browser.js(CARDS) if card) - allowed
+    walked = browser.js(WALK)
+    assert [step for step, _, _ in walked] == list(range(len(record.actions) + 1))
+    return page
+
+
 @pytest.mark.slow
 def test_chromium_plays_every_game_and_each_seat_sees_only_its_own(store, tmp_path):
     binary = chromium_or_skip()
@@ -471,9 +523,11 @@ def test_chromium_plays_every_game_and_each_seat_sees_only_its_own(store, tmp_pa
                 browser.screenshot(shots / f"replay-{record.game}.png")
                 assert (shots / f"replay-{record.game}.png").read_bytes()[:4] == b"\x89PNG"
         assert revealing, "the omniscient view never showed more than a seat saw"
+        seat_page = check_seat_page(browser, tmp_path / "replays", pages[2][1])
         assert browser.problems == []
-        viewer = [(tmp_path / "replays" / name).as_uri() for name in ("viewer.css", "steps.js", "viewer.js")]
+        viewer = [(tmp_path / "replays" / name).as_uri()
+                  for name in ("viewer.css", "steps.js", "viewer.js")]
         assert sorted(set(browser.requests)) == sorted({page.as_uri() for page, _ in pages}
-                                                       | set(viewer))
+                                                       | {seat_page.as_uri()} | set(viewer))
     finally:
         browser.close()
