@@ -69,11 +69,13 @@ def write_packs(tournament: PackedTournament, out: Path, bots: Sequence[str],
 
 
 def write_shared_replays(games: list[StoredGame], out: Path,
-                         done: Callable[[], None] = lambda: None) -> int:
+                         done: Callable[[], None] = lambda: None,
+                         copied_from: Path | None = None) -> int:
     """The replays the packs in ``out`` link, in ``out/replays/`` (:data:`SHARED`),
     marking no fault (:meth:`PackedTournament.replayed` of the packs' bots); ``done``
-    hears of each page. Returns how many were written (a page made before is kept)."""
-    return write_replays(games, [], out / SHARED, done=done)
+    hears of each page. Returns how many were written (a page made before is kept; one of
+    ``copied_from``, a report's replays, made from the same is copied)."""
+    return write_replays(games, [], out / SHARED, done=done, copied_from=copied_from)
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ from bots.random_bot import RandomBot
 from bots.sdk import rng_for
 from circus_referee.main import main
 from tournaments.export import FIELDS
+from tournaments.store import Store
 
 CONFIG = """
 name: {name}
@@ -149,6 +150,30 @@ def test_packs_show_their_progress_and_close_with_where_and_how_big(db, tmp_path
     size = sum(path.stat().st_size for path in tmp_path.rglob("*") if path.is_file())
     assert result.stdout.startswith(f"wrote 2 packs of second in {tmp_path}/ "
                                     f"({size / 2**20:.1f} MB, ")
+
+
+def test_packs_copy_the_reports_pages_of_games_with_no_fault(db, tmp_path, monkeypatch):
+    """The report's page of a game with no fault is the packs' page of it, copied rather
+    than replayed; a game with a fault the report marks is replayed for the packs."""
+    ok("report", "--db", db, "-o", str(tmp_path / "report.html"))
+    made = {path.name: path.read_bytes() for path in (tmp_path / "report-replays").glob("game-*")}
+    rendered = []
+    render = pages.replays.render_replay
+
+    def counted(replay, title, *options):
+        rendered.append(title)
+        return render(replay, title, *options)
+
+    monkeypatch.setattr(pages.replays, "render_replay", counted)
+    ok("packs", "--db", db, "-o", str(tmp_path / "packs"), "--replays-from",
+       str(tmp_path / "report-replays"))
+    shared = {path.name: path.read_bytes()
+              for path in (tmp_path / "packs" / "replays").glob("game-*")}
+    faulted = {f"game-{row['game_id']}.html" for row in Store(db).faults("second")}
+    assert shared.keys() == made.keys() and faulted and faulted < shared.keys()
+    assert [name for name in shared if (shared[name] == made[name]) == (name in faulted)] == []
+    own = list((tmp_path / "packs").glob("*/replays/game-*"))
+    assert len(rendered) == len(faulted) + len(own)
 
 
 def test_a_report_made_again_writes_only_the_pages_that_changed(db, tmp_path):

@@ -115,7 +115,13 @@ def given(**options: object) -> dict[str, object]:
 @click.option("--output", "-o", type=click.Path(file_okay=False, path_type=Path),
               default=Path("packs"), show_default=True, help="folder for the packs")
 @click.option("--bot", "bots", multiple=True, help="only this bot's pack (repeatable)")
-def packs(db_path: Path, tournament: str | None, output: Path, bots: tuple[str, ...]) -> None:
+@click.option("--replays-from", "report_replays", metavar="FOLDER",
+              type=click.Path(file_okay=False, path_type=Path),
+              help="a report's replays folder (REPORT-replays, of a report made without "
+                   "--public): its pages of games with no fault are the packs' own, copied "
+                   "rather than replayed")
+def packs(db_path: Path, tournament: str | None, output: Path, bots: tuple[str, ...],
+          report_replays: Path | None) -> None:
     """Write each entrant's pack: its log, faults, decision times and games with replays.
 
     OUTPUT/BOT/index.html links what the pack holds (BOT.log, faults.csv, times.csv,
@@ -132,7 +138,7 @@ def packs(db_path: Path, tournament: str | None, output: Path, bots: tuple[str, 
     shared = packed.replayed(chosen)
     try:
         with progress(len(shared), "replays", "page") as page_done:
-            rewritten = write_shared_replays(shared, output, page_done)
+            rewritten = write_shared_replays(shared, output, page_done, report_replays)
         with progress(len(chosen), "packs", "pack") as done:
             written = write_packs(packed, output, chosen, lambda pack: done())
     except OSError as error:
