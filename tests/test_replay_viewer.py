@@ -210,7 +210,8 @@ def test_the_viewers_script_draws_every_table_as_python_does():
 NODE_PAGE = """
 const steps = require(process.argv[1]);
 const data = JSON.parse(require("fs").readFileSync(0, "utf8"));
-process.stdout.write(JSON.stringify(steps.rebuild(data).map((frame) => [frame.v, frame.o, frame.d])));
+const frames = steps.rebuild(data);
+process.stdout.write(JSON.stringify(frames.map((frame) => [frame.v, frame.o, frame.d])));
 """
 
 
