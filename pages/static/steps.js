@@ -79,7 +79,8 @@ const FLOH_ACTIONS = { "take-a-card": ["Take a Card", "Take"],
                        "open-the-deck": ["Open the Deck", "Open"],
                        "pick-a-card": ["Pick a Card", "Pick"],
                        "nueva-atraccion": ["Nueva atracci\u00f3n", "Nueva"],
-                       "atraerse": ["Atraerse", "Atr."], "solicitar": ["Solicitar Atracci\u00f3n", "Sol."] };
+                       "atraerse": ["Atraerse", "Atr."],
+                       "solicitar": ["Solicitar Atracci\u00f3n", "Sol."] };
 
 function flohCard(card, seen) {
   const code = typeof card === "string" ? card : card.code;
@@ -98,7 +99,8 @@ function flohLook(code) {
 
 function flohCenter(pub, deck, display, discard, match) {
   const center = [
-    pileZone("Deck", pub.deck_size, deck === null ? null : deck.slice(0, UPCOMING).map((c) => flohCard(c))),
+    pileZone("Deck", pub.deck_size,
+             deck === null ? null : deck.slice(0, UPCOMING).map((c) => flohCard(c))),
     zone("Display", display.map((c) => flohCard(c)), pub.flips_this_turn + " flipped this turn")];
   if (match) center.push(zone("Matching card", [flohCard(match)]));
   center.push(zone("Discard", discard.slice(-8).map((c) => flohCard(c)),
@@ -197,7 +199,8 @@ function animalSeatView(seat, obs) {
     const drawSize = obs.draw_sizes[holder];
     const known = mine ? animalCards(obs.known_draw_top) : [];
     const draw = zone("Draw pile", known.concat(backs(Math.min(1, drawSize - known.length))),
-                      drawSize + " cards" + (known.length ? ", top " + known.length + " known" : ""),
+                      drawSize + " cards" +
+                        (known.length ? ", top " + known.length + " known" : ""),
                       known.length ? "mini" : "stack");
     return seatEntry(holder, [
       zone("Hand", mine ? animalCards(obs.hand) : backs(size)), draw,

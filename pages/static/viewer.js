@@ -237,7 +237,9 @@ function showReplay(data) {
     " seats: " + meta.seats.map((n, s) => s + "=" + n).join(", ") + " \u00b7 seed " + meta.seed +
     " \u00b7 " + last + " decisions \u00b7 ended: " + meta.endWords;
   const select = $("view");
-  if (meta.omniscient) select.appendChild(el("option", { value: "0", text: "omniscient: every card" }));
+  if (meta.omniscient) {
+    select.appendChild(el("option", { value: "0", text: "omniscient: every card" }));
+  }
   meta.shown.forEach((seat) => select.appendChild(el("option", {
     value: String(seat + 1), text: "as seat " + seat + " saw it (" + meta.seats[seat] + ")" })));
   $("slider").max = String(last);
