@@ -14,7 +14,7 @@ page holds each step as the changes from the step before (:func:`changes`), and 
 seats' observations as what each differs from the first's (:func:`apart`); the whole is
 deflated and base64'd into the page, and the browser inflates it
 (``DecompressionStream``, which works from ``file:``). A 4-player Flohcati game of 250
-decisions takes about 15 KB (docs/performance.md).
+decisions takes about 14 KB (docs/performance.md).
 """
 
 from __future__ import annotations
