@@ -182,6 +182,7 @@ def same_json(made: str, value: Any) -> bool:
         json.loads(made) == value
 
 
+@pytest.mark.slow
 def test_the_viewers_script_draws_every_table_as_python_does():
     """Every step of a game of every kind, variant and table size: the tables the script
     draws from the page's data are Python's, and so is the look of every card drawn."""
