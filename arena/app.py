@@ -11,6 +11,10 @@ from __future__ import annotations
 
 import contextlib
 import inspect
+import json
+import re
+import threading
+from datetime import timedelta
 from typing import Any, AsyncIterator, Awaitable, Callable
 
 import jinja2
@@ -33,6 +37,7 @@ from starlette.templating import Jinja2Templates
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from arena import views
+from arena.ladder_settings import deadline_of
 from arena.security import (
     CSRF_COOKIE,
     CSRF_FIELD,
@@ -43,8 +48,10 @@ from arena.security import (
     new_nonce,
 )
 from arena.service import HOUR_S, Arena
-from arena.store import Entrant
+from arena.store import Entrant, Invite
+from arena.unrated import UnratedLimit, UnratedRefused
 from arena.uploads import LimitReached, UploadRefused
+from arena.webhooks import WebhookRefused, target
 from tournaments.config import ConfigError
 
 #: What every response says to the browser: no framing (clickjacking), no guessing of types,
@@ -62,6 +69,10 @@ SIGNINS_PER_HOUR = 60
 FORM_OVERHEAD = 64 * 1024
 Handler = Callable[[Request], Awaitable[Response]]
 OwnHandler = Callable[[Request, Entrant], Any]
+#: The most an API request for a test match may say.
+API_BODY_BYTES = 4096
+#: Packs an entrant may have made in the window of the uploads' limit (each replays games).
+PACKS_PER_HOUR = 10
 #: What the organiser may do to a version, and to the ladder.
 ACTIONS = {"disqualify": True, "reinstate": False}
 LADDER_ACTIONS = {"pause": True, "resume": False}
@@ -72,6 +83,9 @@ def make_app(arena: Arena) -> Starlette:
     templates = Jinja2Templates(env=jinja2.Environment(
         loader=jinja2.PackageLoader("pages", "templates"), autoescape=True))
     signins = RateLimit(SIGNINS_PER_HOUR, HOUR_S)
+    packs = RateLimit(PACKS_PER_HOUR, HOUR_S)
+    # One pack is made at a time: the others are asked to come back.
+    packing = threading.Lock()
 
     def page(request: Request, name: str, context: dict[str, Any], status: int = 200,
              headers: dict[str, str] | None = None) -> Response:
@@ -122,7 +136,7 @@ def make_app(arena: Arena) -> Starlette:
         return page(request, "bot.html", found) if found else not_found(request)
 
     def replay(request: Request) -> Response:
-        found = views.public_replay(arena, request.path_params["game"])
+        found = views.public_replay(arena, request.path_params["game"], signed_in(request))
         return HTMLResponse(found) if found is not None else not_found(request)
 
     def events(request: Request) -> Response:
@@ -168,7 +182,10 @@ def make_app(arena: Arena) -> Starlette:
     def me(request: Request, entrant: Entrant) -> Response:
         response = page(request, "me.html", {"versions": views.my_versions(arena, entrant),
                                              "games": views.my_games(arena, entrant),
-                                             "message": request.cookies.get(MESSAGE_COOKIE)})
+                                             "meetings": views.head_to_head(arena, entrant),
+                                             "webhook": arena.store.webhook(entrant.name),
+                                             "message": request.cookies.get(MESSAGE_COOKIE),
+                                             **views.my_unrated(arena, entrant)})
         response.delete_cookie(MESSAGE_COOKIE)
         return response
 
@@ -179,6 +196,23 @@ def make_app(arena: Arena) -> Starlette:
     def version(request: Request, entrant: Entrant) -> Response:
         found = views.version_page(arena, entrant, request.path_params["version"])
         return page(request, "version.html", found) if found else not_found(request)
+
+    def pack(request: Request, entrant: Entrant) -> Response:
+        version_id = request.path_params["version"]
+        if views.own_version(arena, entrant, version_id) is None:
+            return not_found(request)
+        if not packs.allow(entrant.name) or not packing.acquire(blocking=False):
+            return PlainTextResponse("a pack is being made, or you made many this hour: "
+                                     "try again later", 429)
+        try:
+            data = views.version_pack(arena, entrant, version_id)
+        finally:
+            packing.release()
+        if data is None:
+            return not_found(request)
+        return Response(data, media_type="application/zip", headers={
+            "Content-Disposition": f'attachment; filename="{version_id}-pack.zip"',
+            "Cache-Control": "no-store"})
 
     def my_replay(request: Request, entrant: Entrant) -> Response:
         found = views.own_replay(arena, entrant, request.path_params["game"])
@@ -204,6 +238,127 @@ def make_app(arena: Arena) -> Starlette:
             return _back(f"not stored: {error}")
         return _back(f"stored as {accepted.version.id}" if accepted.new else
                      f"the same code as {accepted.version.id}: nothing new stored")
+
+    async def set_webhook(request: Request, entrant: Entrant) -> Response:
+        """The entrant's webhook, checked now as it will be each time it is sent to (its
+        host may resolve elsewhere by then); an empty URL removes it."""
+        fields = await form(request)
+        if fields is None:
+            return Response("the form expired: reload the page", 403)
+        url = str(fields.get("url", "")).strip()
+        if url:
+            try:
+                await run_in_threadpool(target, url, arena.config.webhook_hosts,
+                                        arena.webhooks.resolver)
+            except WebhookRefused as error:
+                return _back(f"webhook not set: {error}")
+        await run_in_threadpool(arena.store.set_webhook, entrant.name, url,
+                                str(request.base_url))
+        return _back(f"webhook set: {url}" if url else "webhook removed")
+
+    # -- test matches -----------------------------------------------------------------
+
+    def my_test_matches(request: Request, entrant: Entrant) -> Response:
+        return page(request, "test-matches-part.html", views.my_unrated(arena, entrant))
+
+    async def ask_test_match(request: Request, entrant: Entrant) -> Response:
+        fields = await form(request)
+        if fields is None:
+            return Response("the form expired: reload the page", 403)
+        opponents = [name for name in re.split(r"[\s,]+", str(fields.get("opponents", "")))
+                     if name]
+        try:
+            match = await run_in_threadpool(arena.request_unrated, entrant,
+                                            str(fields.get("version", "")), opponents)
+        except UnratedRefused as error:
+            return _back(f"no test match: {error}")
+        return _back(f"test match {match.tournament} queued")
+
+    async def api_ask_test_match(request: Request) -> Response:
+        entrant = await run_in_threadpool(bearer, request)
+        if entrant is None:
+            return JSONResponse({"error": "unknown token"}, 401)
+        if _too_long(request, API_BODY_BYTES):
+            return JSONResponse({"error": f"the body is over {API_BODY_BYTES} bytes"}, 413)
+        asked = _test_match_asked(await request.body())
+        if asked is None:
+            return JSONResponse({"error": 'the body must be JSON: {"version": NAME, '
+                                 '"opponents": [NAME, ...]}'}, 400)
+        try:
+            match = await run_in_threadpool(arena.request_unrated, entrant, *asked)
+        except UnratedLimit as error:
+            return JSONResponse({"error": str(error)}, 429)
+        except UnratedRefused as error:
+            return JSONResponse({"error": str(error)}, 400)
+        return JSONResponse({"match": match.tournament, "state": match.state,
+                             "page": str(request.url_for("me"))}, 201)
+
+    async def api_test_matches(request: Request) -> Response:
+        entrant = await run_in_threadpool(bearer, request)
+        if entrant is None:
+            return JSONResponse({"error": "unknown token"}, 401)
+        found = await run_in_threadpool(views.my_unrated, arena, entrant)
+        return JSONResponse([views.unrated_json(match) for match in found["test_matches"]])
+
+    # -- invites ----------------------------------------------------------------------
+
+    async def add_invite(request: Request, entrant: Entrant) -> Response:
+        """A new invite's link, shown on this page once (its code kept only hashed)."""
+        fields = await form(request)
+        if fields is None:
+            return Response("the form expired: reload the page", 403)
+        per_day = str(fields.get("per_day", "")).strip()
+        if per_day and not (per_day.isdigit() and int(per_day) >= 1):
+            return page(request, "organiser.html", {
+                **views.organiser_page(arena),
+                "problem": f"versions a day must be a whole number from 1, not {per_day!r}"},
+                400)
+        code = await run_in_threadpool(arena.store.add_invite,
+                                       int(per_day) if per_day else None,
+                                       timedelta(hours=arena.config.invite_hours))
+        return page(request, "organiser.html", {
+            **views.organiser_page(arena), "invite": str(request.url_for("invite", code=code))},
+            headers={"Cache-Control": "no-store"})
+
+    async def open_invite(request: Request) -> Invite | Response:
+        """The request's invite if it may still make an entrant, else a page saying why
+        not in one line; attempts are limited per address as signing in is."""
+        code = request.path_params["code"]
+        address = request.client.host if request.client else ""
+        if not signins.allow(address):
+            return page(request, "invite.html", {"problem": "too many attempts: try later"},
+                        429)
+        found = await run_in_threadpool(arena.store.invite, code)
+        problem = "no such invite" if found is None else found.problem()
+        if found is None or problem:
+            return page(request, "invite.html", {"problem": problem},
+                        404 if found is None else 410)
+        return found
+
+    async def invite(request: Request) -> Response:
+        found = await open_invite(request)
+        if isinstance(found, Response):
+            return found
+        return page(request, "invite.html", {"code": request.path_params["code"]})
+
+    async def join(request: Request) -> Response:
+        """The invitee's entrant, its token shown this once, and the invitee signed in."""
+        fields = await form(request)
+        if fields is None:
+            return page(request, "invite.html", {"problem": "the form expired: try again"}, 403)
+        found = await open_invite(request)
+        if isinstance(found, Response):
+            return found
+        name = str(fields.get("name", "")).strip()
+        try:
+            token = await run_in_threadpool(arena.store.join, found, name)
+        except ConfigError as error:
+            return page(request, "invite.html", {"code": request.path_params["code"],
+                                                 "problem": str(error)}, 400)
+        response = page(request, "invite.html", {"joined": name, "token": token},
+                        headers={"Cache-Control": "no-store"})
+        _cookie(request, response, SESSION_COOKIE, token)
+        return response
 
     # -- the API --------------------------------------------------------------------
 
@@ -277,8 +432,13 @@ def make_app(arena: Arena) -> Starlette:
         if fields is None:
             return Response("the form expired: reload the page", 403)
         name = str(fields.get("name", "")).strip()
+        per_day = str(fields.get("per_day", "")).strip()
         try:
-            token = await run_in_threadpool(arena.store.add_entrant, name)
+            if per_day and not (per_day.isdigit() and int(per_day) >= 1):
+                raise ConfigError(f"versions a day must be a whole number, at least 1, "
+                                  f"not {per_day!r}")
+            token = await run_in_threadpool(arena.store.add_entrant, name, "entrant",
+                                            int(per_day) if per_day else None)
         except ConfigError as error:
             return page(request, "organiser.html",
                         {**views.organiser_page(arena), "problem": str(error)}, 400)
@@ -293,6 +453,19 @@ def make_app(arena: Arena) -> Starlette:
         if action not in LADDER_ACTIONS:
             return not_found(request)
         await run_in_threadpool(arena.ladder.pause, LADDER_ACTIONS[action])
+        return RedirectResponse("/organiser", status_code=303)
+
+    async def set_deadline(request: Request, entrant: Entrant) -> Response:
+        """The deadline the organiser gives (ISO 8601 with its zone; empty: the config's)."""
+        fields = await form(request)
+        if fields is None:
+            return Response("the form expired: reload the page", 403)
+        try:
+            when = deadline_of(str(fields.get("deadline", "")))
+        except ConfigError as error:
+            return page(request, "organiser.html",
+                        {**views.organiser_page(arena), "problem": str(error)}, 400)
+        await run_in_threadpool(arena.ladder.set_deadline, when)
         return RedirectResponse("/organiser", status_code=303)
 
     @contextlib.asynccontextmanager
@@ -315,19 +488,32 @@ def make_app(arena: Arena) -> Starlette:
         Route("/me", own(me), name="me"),
         Route("/me/versions", own(me_part)),
         Route("/me/versions/{version}", own(version), name="version"),
+        Route("/me/versions/{version}/pack.zip", own(pack)),
         Route("/me/games/{game:int}", own(my_replay), name="my_replay"),
         Route("/me/games/{game:int}/log", own(my_log)),
         Route("/me/upload", own(upload), methods=["POST"]),
+        Route("/me/webhook", own(set_webhook), methods=["POST"]),
+        Route("/me/test-matches", own(my_test_matches)),
+        Route("/me/test-matches", own(ask_test_match), methods=["POST"]),
         Route("/api/versions", api_submit, methods=["POST"]),
         Route("/api/versions", api_versions),
+        Route("/api/test-matches", api_ask_test_match, methods=["POST"]),
+        Route("/api/test-matches", api_test_matches),
+        Route("/invite/{code}", invite, name="invite"),
+        Route("/invite/{code}", join, methods=["POST"]),
         Route("/organiser", organiser_only(organiser), name="organiser"),
         Route("/organiser/versions/{version}/{action}", organiser_only(disqualify),
               methods=["POST"]),
         Route("/organiser/ladder/{action}", organiser_only(ladder_action), methods=["POST"]),
+        Route("/organiser/deadline", organiser_only(set_deadline), methods=["POST"]),
         Route("/organiser/alike/{version}/{other}", organiser_only(likeness)),
         Route("/organiser/grades.csv", organiser_only(grades)),
         Route("/organiser/entrants", organiser_only(add_entrant), methods=["POST"]),
+        Route("/organiser/invites", organiser_only(add_invite), methods=["POST"]),
         Mount("/static", StaticFiles(packages=[("pages", "static")]), name="static"),
+        # The finals' public report, once published (docs/arena.md, "Deadline and finals").
+        Mount("/report", StaticFiles(directory=arena.config.report_dir, html=True),
+              name="report"),
     ], lifespan=lifespan)
     app.add_middleware(SecurityHeaders)
     return app
@@ -369,6 +555,22 @@ async def _call(handler: OwnHandler, request: Request, entrant: Entrant) -> Resp
     else:
         response = await run_in_threadpool(handler, request, entrant)
     return response
+
+
+def _test_match_asked(body: bytes) -> tuple[str, list[str]] | None:
+    """The version and the opponents of an API request for a test match, if its body is
+    ``{"version": NAME, "opponents": [NAME, ...]}``."""
+    try:
+        asked = json.loads(body)
+    except ValueError:
+        return None
+    if not isinstance(asked, dict):
+        return None
+    version, opponents = asked.get("version"), asked.get("opponents")
+    if not isinstance(version, str) or not isinstance(opponents, list) or \
+            not all(isinstance(name, str) for name in opponents):
+        return None
+    return version, opponents
 
 
 def _back(message: str) -> Response:

@@ -28,8 +28,13 @@ ARENA_DEFAULTS: dict[str, Any] = {
     "db": str(DEFAULT_DB), "data": None, "host": "127.0.0.1", "port": 8080,
     "max_upload_mb": 5, "max_files": 500, "max_unpacked_mb": 50,
     "versions_per_day": 10, "uploads_per_hour": 20, "gate_games": 1,
-    "similar_code": 0.5,
+    "similar_code": 0.5, "test_match_games": 4, "test_matches_per_hour": 6,
+    "invite_hours": 72, "replays": "seat", "full_after_deadline": True,
+    "webhook_hosts": None, "crashes_in_a_row": 3,
 }
+#: What a replay shows during the season: to an entrant its own seats' views, to others
+#: what every seat saw; or every card to everyone.
+REPLAY_VIEWS = ("seat", "full")
 #: The ladder's defaults of what the gate reads from its section.
 LADDER_DEFAULTS: dict[str, Any] = {"name": "arena", "game": "flea-circus", "players": 2}
 #: The keys of a match's tournament the gate plays by.
@@ -67,6 +72,19 @@ class ArenaConfig:
     # The organiser is shown the pairs of versions one of which holds at least this
     # share of the other's code.
     similar_code: float
+    # A test match's most games, and how many an entrant may ask for in an hour.
+    test_match_games: int
+    test_matches_per_hour: int
+    # How long an invite link lasts.
+    invite_hours: int
+    # "seat" or "full" (REPLAY_VIEWS); with full_after_deadline, full once the ladder's
+    # deadline has passed.
+    replays: str
+    full_after_deadline: bool
+    # The only hosts a webhook may name (None: any whose addresses are all public), and
+    # how many games in a row a version crashes in before its entrant's webhook hears.
+    webhook_hosts: tuple[str, ...] | None
+    crashes_in_a_row: int
 
     @property
     def versions_dir(self) -> Path:
@@ -84,6 +102,11 @@ class ArenaConfig:
         return self.data / "staging"
 
     @property
+    def report_dir(self) -> Path:
+        """The finals' public report and its replays, once published."""
+        return self.data / "report"
+
+    @property
     def ladder(self) -> dict[str, Any]:
         """The ``ladder:`` mapping, for the ladder."""
         section: dict[str, Any] = self.raw.get("ladder") or {}
@@ -93,6 +116,12 @@ class ArenaConfig:
     def ladder_prefix(self) -> str:
         """How the names of the ladder's matches (each a tournament) begin."""
         return f"{self.ladder.get('name', LADDER_DEFAULTS['name'])}-m"
+
+    @property
+    def test_match_prefix(self) -> str:
+        """How the names of the entrants' test matches (each a tournament) begin: not as
+        the ladder's, so the board and the ratings never take them."""
+        return f"{self.ladder.get('name', LADDER_DEFAULTS['name'])}-t"
 
     def gate_config(self, entry: dict[str, Any]) -> TournamentConfig:
         """The tournament check-bot gates ``entry`` for: the ladder's game, variant and
@@ -147,10 +176,32 @@ def arena_config(data: dict[str, Any], folder: Path, default_name: str) -> Arena
         limits=Limits(numbers["max_upload_mb"] * MB, numbers["max_files"],
                       numbers["max_unpacked_mb"] * MB, numbers["versions_per_day"],
                       numbers["uploads_per_hour"]),
-        gate_games=numbers["gate_games"], similar_code=_share(values, "similar_code"))
+        gate_games=numbers["gate_games"], similar_code=_share(values, "similar_code"),
+        test_match_games=numbers["test_match_games"],
+        test_matches_per_hour=numbers["test_matches_per_hour"],
+        invite_hours=numbers["invite_hours"],
+        replays=_choice(values, "replays", REPLAY_VIEWS),
+        full_after_deadline=_typed(values, "full_after_deadline", bool, where="arena."),
+        webhook_hosts=_hosts(values), crashes_in_a_row=numbers["crashes_in_a_row"])
     # The gate's keys hold as a tournament's would (a gate of a placeholder entry).
     arena.gate_config({"name": "placeholder", "python": FILLER})
     return arena
+
+
+def _hosts(values: dict[str, Any]) -> tuple[str, ...] | None:
+    hosts = _typed(values, "webhook_hosts", list, where="arena.")
+    if hosts is None:
+        return None
+    if not all(isinstance(host, str) and host for host in hosts):
+        raise ConfigError(f"'arena.webhook_hosts' must be a list of host names, not {hosts!r}")
+    return tuple(hosts)
+
+
+def _choice(values: dict[str, Any], key: str, choices: tuple[str, ...]) -> str:
+    value = _typed(values, key, str, where="arena.")
+    if value not in choices:
+        raise ConfigError(f"'arena.{key}' must be one of {', '.join(choices)}, not {value!r}")
+    return str(value)
 
 
 def _positive(values: dict[str, Any], key: str) -> int:

@@ -13,8 +13,9 @@ The contract with the service (which owns entrants, versions and pages):
   games-per-hour cap, or too few versions); ``play_batch`` returns the whole batch.
   Call it again and again from one background thread; it blocks while it plays.
 * ``standings()``, ``recent()``, ``verdict()``, ``promotions()``, ``grades_csv()``,
-  ``similar()``, ``status()``, ``pause()``, ``resume()``; ``run_finals(entries)`` at the deadline
-  (:mod:`arena.finals`), after which ``status().frozen`` is set.
+  ``similar()``, ``status()``, ``pause()``, ``resume()``, ``set_deadline()``;
+  ``run_finals(entries)`` at the deadline (:mod:`arena.finals`), after which
+  ``status().frozen`` is set.
 
 What a match is: a small tournament of ``tournaments/`` (its config built in code, run
 by the same runner as ``circus-referee tournament``, stored in the same tables), so
@@ -24,7 +25,8 @@ kept in one transaction before any is played. What comes next, in order: the mat
 kill left unfinished (resumed: the runner plays only their games not stored); else, for
 each match of the batch, a new version's validation against copies of itself; while a
 promotion test is open, every ``promotion_every``-th match is one (:mod:`arena.leagues`);
-else a ladder match (:mod:`arena.matchmaking`), a version in its placement series first. Everything random comes from the ladder's seed and the match's
+else a ladder match (:mod:`arena.matchmaking`), a version in its placement series first.
+Everything random comes from the ladder's seed and the match's
 number, and every choice from the stored results, so a store gives the same next match
 whoever reads it. The matches are played by :mod:`arena.matches`, and the ratings are
 folded from the store (:mod:`arena.ladder_ratings`).
@@ -38,6 +40,7 @@ import shlex
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
 
@@ -56,6 +59,9 @@ from arena.ladder_store import (
 from arena.matchmaking import Candidate, pick_field
 from arena.matches import LadderMatch, MatchPlayer, ladder_match
 from arena.similarity import Agreements, PairAgreement
+from circus_outcomes import GameStatus
+from ratings.collusion import CollusionCheck, collusion
+from ratings.sprt import DealGame
 from ratings.verdict import Verdict
 from tournaments.config import ConfigError
 from tournaments.runner import TournamentError
@@ -97,6 +103,8 @@ class Standing:
 class LadderStatus:
     paused: bool
     frozen: bool
+    # The deadline (ISO 8601), if there is one, and whether it has passed.
+    deadline: str | None
     past_deadline: bool
     games_last_hour: int
     # When the games-per-hour cap lets the next match start (unix time), if it holds it.
@@ -116,7 +124,7 @@ class Ladder:
         self.clock = clock
         self.store = Store(db_path)
         self.records = LadderStore(db_path, clock)
-        self.logs = self.settings.logs or db_path.parent / "logs"
+        self.logs = self.settings.logs_dir(db_path)
         self.player = MatchPlayer(self.store, self.records, self.logs)
         # What the store's matches have told so far, carried on as matches finish.
         self.ratings = LadderFold(self.settings)
@@ -270,6 +278,16 @@ class Ladder:
     def resume(self) -> None:
         self.records.set_flag("paused", None)
 
+    def set_deadline(self, when: datetime | None) -> None:
+        """Move the deadline (None: back to the settings'): a flag in the store, so every
+        ladder on it, and a restarted service, keeps it."""
+        self.records.set_flag("deadline", None if when is None else when.isoformat())
+
+    def deadline(self) -> datetime | None:
+        """The deadline the organiser set last, else the settings'."""
+        kept = self.records.flag("deadline")
+        return self.settings.deadline if kept is None else datetime.fromisoformat(kept)
+
     def status(self) -> LadderStatus:
         """What holds the ladder now, if anything, and its pace over the last hour."""
         now = self.clock()
@@ -285,9 +303,10 @@ class Ladder:
                 if left < cap:
                     capped_until = finished + HOUR_S
                     break
-        deadline = self.settings.deadline
+        deadline = self.deadline()
         return LadderStatus(self.records.flag("paused") is not None,
                             self.records.flag("frozen") is not None,
+                            None if deadline is None else deadline.isoformat(),
                             deadline is not None and now >= deadline.timestamp(), played,
                             capped_until, self.records.next_number() - 1)
 
@@ -354,11 +373,30 @@ class Ladder:
                                      keep=match.kind is MatchKind.PROMOTION)
         return agreements
 
+    def collusion(self) -> CollusionCheck:
+        """The collusion check (:mod:`ratings.collusion`) over the played matches but the
+        validations (copies of one version): each match's deal set is one table."""
+        tables: dict[tuple[int, int], int] = {}
+        games = []
+        for match in self.records.matches():
+            if match.kind is MatchKind.VALIDATION or match.status is not MatchStatus.PLAYED:
+                continue
+            for game in self.store.games(match.tournament):
+                table = tables.setdefault((match.number, game.group_index), len(tables))
+                games.append(DealGame(table, tuple(game.seats), tuple(game.ranks),
+                                      game.status != GameStatus.VOID))
+        return collusion(games)
+
     # -- the finals ------------------------------------------------------------
     def final_entries(self, entries: Sequence[LadderEntry]) -> list[LadderEntry]:
         """Each entrant's final version among ``entries``: the one the ladder saw last
-        (the finals' field), in the order the ladder saw them."""
-        order = {name: known.registered for name, known in self.records.versions().items()}
+        (the finals' field), in the order the ladder saw them; a version that failed its
+        validation plays no finals."""
+        known = self.records.versions()
+        order = {name: version.registered for name, version in known.items()}
+        failed = {name for name, version in known.items()
+                  if version.validation is not None and not version.validated}
+        entries = [entry for entry in entries if entry.version_id not in failed]
 
         def seen(entry: LadderEntry) -> int:
             return order.get(entry.version_id, 1 << 62)

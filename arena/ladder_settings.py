@@ -90,6 +90,11 @@ class LadderSettings:
     deadline: datetime | None = None
     logs: Path | None = None
 
+    def logs_dir(self, db_path: Path) -> Path:
+        """Where the matches' bots write their logs, a folder per match: ``logs``, else
+        beside the store."""
+        return self.logs or db_path.parent / "logs"
+
 
 #: Keys of ``match:`` the ladder sets itself.
 OWN_MATCH_KEYS = {"name", "game", "variant", "players", "bots", "rounds", "games_per_bot",
@@ -136,7 +141,7 @@ def ladder_settings(data: dict[str, Any] | None) -> LadderSettings:
         top_league=_get(data, "top_league", str, "top"),
         similar_share=_fraction(similarity, "share", 0.9, "ladder.similarity."),
         similar_points=_count(similarity, "points", 30, where="ladder.similarity."),
-        finals=_finals(data.get("finals")), deadline=_deadline(data.get("deadline")),
+        finals=_finals(data.get("finals")), deadline=deadline_of(data.get("deadline")),
         logs=None if data.get("logs") is None else Path(_get(data, "logs", str, "")))
     _check_with_tournament_config(settings)
     return settings
@@ -202,16 +207,20 @@ def _finals(section: Any) -> Finals:
                   _count(section, "max_games", 2000, where="ladder.finals."))
 
 
-def _deadline(value: Any) -> datetime | None:
-    if value is None or isinstance(value, datetime):
+def deadline_of(value: Any) -> datetime | None:
+    """A deadline as the settings (or the organiser's page) give it: ISO 8601 with its
+    time zone; None or empty: none."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, datetime):
         found = value
     else:
         try:
-            found = datetime.fromisoformat(str(value))
+            found = datetime.fromisoformat(str(value).strip())
         except ValueError:
             raise ConfigError(f"ladder.deadline {value!r} is not a date and time such as "
                               "2027-01-31T23:59:00+00:00") from None
-    if found is not None and found.tzinfo is None:
+    if found.tzinfo is None:
         raise ConfigError("ladder.deadline needs its time zone (such as +00:00)")
     return found
 
@@ -236,7 +245,8 @@ def _get(data: dict[str, Any], key: str, kind: type, default: Any, where: str = 
     return value
 
 
-def _count(data: dict[str, Any], key: str, default: int, least: int = 1, where: str = "ladder.") -> int:
+def _count(data: dict[str, Any], key: str, default: int, least: int = 1,
+           where: str = "ladder.") -> int:
     value: int = _get(data, key, int, default, where)
     if value < least:
         raise ConfigError(f"{where}{key} must be at least {least}, not {value}")
@@ -264,7 +274,8 @@ def _fraction(data: dict[str, Any], key: str, default: float, where: str) -> flo
     return value
 
 
-def _choice(data: dict[str, Any], key: str, choices: tuple[str, ...], where: str = "ladder.") -> str:
+def _choice(data: dict[str, Any], key: str, choices: tuple[str, ...],
+            where: str = "ladder.") -> str:
     value: str = _get(data, key, str, choices[0], where)
     if value not in choices:
         raise ConfigError(f"{where}{key} must be one of {', '.join(choices)}, not {value!r}")

@@ -12,42 +12,46 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
-from contextlib import contextmanager
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, ContextManager
 
-from tournaments.store import DEFAULT_WAIT_S, StoreError
+from arena import schema
+from tournaments.store import DEFAULT_WAIT_S, StoreError, writing
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS ladder_matches (
-    number      INTEGER PRIMARY KEY, -- the order the ladder folds its matches in
-    tournament  TEXT NOT NULL UNIQUE,-- the tournament holding its games
-    kind        TEXT NOT NULL,       -- validation | ladder | promotion | finals
-    field       TEXT NOT NULL,       -- the versions (and bosses) it seats, JSON
-    league      TEXT,                -- a promotion match's league
-    config      TEXT NOT NULL,       -- the tournament's config, as parse_config takes it
-    created_at  REAL NOT NULL,       -- unix time
-    finished_at REAL,                -- unix time; NULL while it is being played
-    status      TEXT,                -- played | failed
-    games       INTEGER NOT NULL DEFAULT 0,
-    note        TEXT NOT NULL DEFAULT '',
-    failures    INTEGER NOT NULL DEFAULT 0  -- runs that failed after storing games
-);
-CREATE TABLE IF NOT EXISTS ladder_versions (
-    version     TEXT PRIMARY KEY,
-    entrant     TEXT NOT NULL,
-    registered  INTEGER NOT NULL,    -- the ladder's order of first sight
-    parent      TEXT,                -- the entrant's version seen before it
-    validation  TEXT                 -- NULL until validated: passed | failed: why
-);
-CREATE TABLE IF NOT EXISTS ladder_flags (
-    name        TEXT PRIMARY KEY,    -- paused | frozen
-    value       TEXT NOT NULL,
-    at          REAL NOT NULL
-);
-"""
+#: Where ``arena_meta`` keeps the version of the ladder's tables (:mod:`arena.schema`).
+SCHEMA_KEY = "ladder_schema"
+#: Each migration in order, a tuple of statements. The first keeps ``IF NOT EXISTS``: a
+#: file whose ladder tables were made before they carried a version takes them as they are.
+MIGRATIONS: schema.Migrations = ((
+    """CREATE TABLE IF NOT EXISTS ladder_matches (
+        number      INTEGER PRIMARY KEY, -- the order the ladder folds its matches in
+        tournament  TEXT NOT NULL UNIQUE,-- the tournament holding its games
+        kind        TEXT NOT NULL,       -- validation | ladder | promotion | finals
+        field       TEXT NOT NULL,       -- the versions (and bosses) it seats, JSON
+        league      TEXT,                -- a promotion match's league
+        config      TEXT NOT NULL,       -- the tournament's config, as parse_config takes it
+        created_at  REAL NOT NULL,       -- unix time
+        finished_at REAL,                -- unix time; NULL while it is being played
+        status      TEXT,                -- played | failed
+        games       INTEGER NOT NULL DEFAULT 0,
+        note        TEXT NOT NULL DEFAULT '',
+        failures    INTEGER NOT NULL DEFAULT 0  -- runs that failed after storing games
+    )""",
+    """CREATE TABLE IF NOT EXISTS ladder_versions (
+        version     TEXT PRIMARY KEY,
+        entrant     TEXT NOT NULL,
+        registered  INTEGER NOT NULL,    -- the ladder's order of first sight
+        parent      TEXT,                -- the entrant's version seen before it
+        validation  TEXT                 -- NULL until validated: passed | failed: why
+    )""",
+    """CREATE TABLE IF NOT EXISTS ladder_flags (
+        name        TEXT PRIMARY KEY,    -- paused | frozen
+        value       TEXT NOT NULL,
+        at          REAL NOT NULL
+    )""",
+),)
 
 
 class MatchKind(StrEnum):
@@ -112,22 +116,18 @@ class LadderStore:
     def __init__(self, path: Path, clock: Callable[[], float] = time.time,
                  wait_s: float = DEFAULT_WAIT_S) -> None:
         self.path = path
+        self.wait_s = wait_s
         # The time matches start and finish at (the games-per-hour cap counts them).
         self.clock = clock
         try:
             self.db = sqlite3.connect(path, timeout=wait_s, check_same_thread=False)
             self.db.row_factory = sqlite3.Row
-            self.db.executescript(SCHEMA)
+            schema.migrate(self.db, path, SCHEMA_KEY, "ladder", MIGRATIONS)
         except sqlite3.DatabaseError as error:
             raise StoreError(f"{path}: cannot keep the ladder's tables ({error})") from None
 
-    @contextmanager
-    def _writing(self) -> Iterator[None]:
-        try:
-            with self.db:
-                yield
-        except sqlite3.OperationalError as error:
-            raise StoreError(f"{self.path}: {error}") from None
+    def _writing(self) -> ContextManager[None]:
+        return writing(self.db, self.path, self.wait_s)
 
     def close(self) -> None:
         self.db.close()

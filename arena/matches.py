@@ -12,6 +12,7 @@ import io
 from concurrent import futures
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from arena.ladder_store import LadderStore, MatchKind, MatchStatus, StoredMatch
 from tournaments.config import ConfigError, parse_config
@@ -75,14 +76,7 @@ class MatchPlayer:
     def run(self, match: StoredMatch, store: Store) -> ConfigError | TournamentError | None:
         """Run a match's tournament (resumed: the runner plays only its games not stored);
         the reason it could not, if so."""
-        try:
-            config = parse_config(match.config)
-            # No bot sees the logs (every entrant's) nor the store: the runner hides them.
-            TournamentRunner(config, store, self.logs / match.tournament, out=io.StringIO(),
-                             quiet=True, private=(self.logs,)).run()
-        except (ConfigError, TournamentError) as error:
-            return error
-        return None
+        return run_match(match.config, match.tournament, store, self.logs)
 
     def settle(self, match: StoredMatch, error: ConfigError | TournamentError | None
                 ) -> LadderMatch:
@@ -118,6 +112,20 @@ class MatchPlayer:
             return (f"failed: {len(faults)} fault(s), the first {first['class']} in game "
                     f"{first['game_id']}: {first['detail']}")
         return "passed"
+
+
+def run_match(config: dict[str, Any], tournament: str, store: Store, logs: Path
+              ) -> ConfigError | TournamentError | None:
+    """Run a match's tournament from its config (resumed: the runner plays only its games
+    not stored), its bots' logs in ``logs/TOURNAMENT``; the reason it could not, if so."""
+    try:
+        parsed = parse_config(config)
+        # No bot sees the logs (every entrant's) nor the store: the runner hides them.
+        TournamentRunner(parsed, store, logs / tournament, out=io.StringIO(), quiet=True,
+                         private=(logs,)).run()
+    except (ConfigError, TournamentError) as error:
+        return error
+    return None
 
 
 def ladder_match(match: StoredMatch) -> LadderMatch:

@@ -8,6 +8,10 @@ gate and is not disqualified), or says there is none to play now; it says its st
 its status and its grade sheet, and is paused and resumed (a flag in the store, which
 every ladder on it reads). Each thread that uses a ladder makes its own
 (:class:`LadderHook`).
+
+At the deadline the thread plays the finals among each entrant's final version, once
+(a restart finds them stored, or resumes them), and hands their tournament to the
+service to publish.
 """
 
 from __future__ import annotations
@@ -15,7 +19,9 @@ from __future__ import annotations
 import importlib
 import logging
 import threading
+import time
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Any, Callable, Protocol, Sequence
 
@@ -35,12 +41,31 @@ class LadderLike(Protocol):
     def standings(self) -> Sequence[Any]: ...
 
     def status(self) -> Any:
-        """Whether it is paused, frozen, past its deadline; its games in the last hour."""
+        """Whether it is paused, frozen (``frozen``), past its deadline (``past_deadline``);
+        its games in the last hour."""
 
     def grades_csv(self) -> str:
         """The promotion tests as a grade sheet: a row per version and league."""
 
+    def promotions(self, versions: Sequence[str]) -> dict[str, Sequence[Any]]:
+        """Each version's promotion tests, with their evidence."""
+
+    def similar(self) -> Sequence[Any]:
+        """The pairs of versions flagged for playing alike, with their evidence."""
+
+    def collusion(self) -> Any:
+        """The collusion check over the rated matches (a ``CollusionCheck``)."""
+
+    def final_entries(self, entries: Sequence[Any]) -> Sequence[Any]:
+        """The finals' field: each entrant's final version among ``entries``."""
+
+    def run_finals(self, entries: Sequence[Any]) -> Any:
+        """Play (or resume) the finals, then freeze; their standing (``tournament``)."""
+
     def pause(self) -> None: ...
+
+    def set_deadline(self, when: datetime | None) -> None:
+        """Move the deadline (None: back to the config's)."""
 
     def resume(self) -> None: ...
 
@@ -56,26 +81,34 @@ class LadderHook:
     entry: Callable[[str, str, dict[str, Any]], Any]
 
 
-def load_ladder(db: Path, settings: dict[str, Any]) -> LadderHook | None:
-    """The ladder of :mod:`arena.ladder`, or None where this install has none."""
+def load_ladder(db: Path, settings: dict[str, Any],
+                clock: Callable[[], float] = time.time) -> LadderHook | None:
+    """The ladder of :mod:`arena.ladder`, or None where this install has none; ``clock``
+    is its time (the deadline and the games-per-hour cap are read by it)."""
     try:
         module = importlib.import_module("arena.ladder")
     except ModuleNotFoundError as error:
         if error.name != "arena.ladder":
             raise
         return None
-    return LadderHook(lambda: module.Ladder(db, settings), module.LadderEntry)
+    return LadderHook(lambda: module.Ladder(db, settings, clock), module.LadderEntry)
 
 
 class LadderThread(Background):
     """Plays while the service runs, on a ladder of its own; ``changed`` is called after
-    each match, ``wake`` set when the entries may have changed."""
+    each match, ``wake`` set when the entries may have changed, ``between`` after each
+    batch; ``finished`` is given the finals' tournament once they are over."""
 
-    def __init__(self, hook: LadderHook, store: ArenaStore,
-                 changed: Callable[[], None]) -> None:
+    def __init__(self, hook: LadderHook, store: ArenaStore, changed: Callable[[], None],
+                 between: Callable[[], bool], finished: Callable[[str], None]) -> None:
         self.hook = hook
         self.store = store
         self.changed = changed
+        # What is played after each of the ladder's batches (a test match): whether it was.
+        self.between = between
+        self.finished = finished
+        # The finals' tournament, once they are over and handed on.
+        self.finals: str | None = None
         # The last match's failure, for the organiser; None once one is played.
         self.failure: str | None = None
         super().__init__("arena-ladder")
@@ -88,25 +121,48 @@ class LadderThread(Background):
         ladder = self.hook.make()
         try:
             while not self.stopping.is_set():
-                if self._played(ladder):
+                played = self._played(ladder)
+                if played:
                     self.changed()
-                else:
+                if not self._between() and not played:
                     self.wake.wait(IDLE_S)
                     self.wake.clear()
         finally:
             ladder.close()
 
+    def _between(self) -> bool:
+        """Whether the work between two batches was done; its failure is logged, and the
+        ladder plays on."""
+        try:
+            return self.between()
+        except Exception:   # noqa: BLE001 - the service outlives a failed test match
+            LOG.exception("the work between the ladder's batches failed")
+            return False
+
     def _played(self, ladder: LadderLike) -> bool:
         """Whether the ladder played a match; a match that fails is the organiser's to
-        read, and the thread tries again after a pause rather than stop the ladder."""
+        read, and the thread tries again after a pause rather than stop the ladder (the
+        same failure again, such as finals with too few versions, is logged once)."""
         try:
-            played = ladder.play_next(self.entries()) is not None
+            entries = self.entries()
+            played = ladder.play_next(entries) is not None or self._closed(ladder, entries)
         except Exception as error:   # noqa: BLE001 - the service outlives a failed match
-            LOG.exception("the ladder's match failed")
-            self.failure = f"{type(error).__name__}: {error}"
+            failure = f"{type(error).__name__}: {error}"
+            if failure != self.failure:
+                LOG.exception("the ladder's match failed")
+            self.failure = failure
             return False
         self.failure = None if played else self.failure
         return played
+
+    def _closed(self, ladder: LadderLike, entries: list[Any]) -> bool:
+        """Past the deadline, the finals played (or found stored) and handed on, once."""
+        if self.finals is not None or not ladder.status().past_deadline:
+            return False
+        final = ladder.run_finals(ladder.final_entries(entries))
+        self.finished(final.tournament)
+        self.finals = final.tournament
+        return True
 
 
 class ServedLadder:
@@ -114,10 +170,13 @@ class ServedLadder:
     the pages' own ladder, read one request at a time."""
 
     def __init__(self, hook: LadderHook | None, store: ArenaStore,
-                 changed: Callable[[], None]) -> None:
+                 changed: Callable[[], None], between: Callable[[], bool],
+                 finished: Callable[[str], None]) -> None:
         self.pages = hook.make() if hook is not None else None
         self.lock = threading.Lock()
-        self.thread = LadderThread(hook, store, changed) if hook is not None else None
+        self.thread = LadderThread(hook, store, changed, between, finished) \
+            if hook is not None \
+            else None
 
     @property
     def running(self) -> bool:
@@ -160,6 +219,49 @@ class ServedLadder:
             return None
         with self.lock:
             return self.pages.status()
+
+    def paused(self) -> bool:
+        status = self.status()
+        return status is not None and bool(status.paused)
+
+    def closed(self) -> bool:
+        """Whether submissions are closed: the ladder's deadline has passed, or the
+        finals froze it (a deadline moved later after them opens nothing)."""
+        status = self.status()
+        return status is not None and bool(status.past_deadline or status.frozen)
+
+    def deadline(self) -> str | None:
+        """The deadline (ISO 8601), if there is one."""
+        status = self.status()
+        return None if status is None else status.deadline
+
+    def set_deadline(self, when: datetime | None) -> None:
+        """Move the deadline (None: back to the config's); past it, the playing thread
+        closes the ladder with the finals."""
+        if self.pages is None:
+            return
+        with self.lock:
+            self.pages.set_deadline(when)
+        self.wake()
+
+    def promotions(self, version: str) -> list[Any]:
+        """A version's promotion tests, league by league."""
+        if self.pages is None:
+            return []
+        with self.lock:
+            return list(self.pages.promotions([version]).get(version, ()))
+
+    def similar(self) -> list[Any]:
+        if self.pages is None:
+            return []
+        with self.lock:
+            return list(self.pages.similar())
+
+    def collusion(self) -> Any | None:
+        if self.pages is None:
+            return None
+        with self.lock:
+            return self.pages.collusion()
 
     def pause(self, paused: bool) -> None:
         """Pause the ladder (its match in play ends first) or resume it."""

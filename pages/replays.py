@@ -136,7 +136,7 @@ def write_viewer(folder: Path) -> None:
 def replay_page(game: StoredGame, faults: list[dict[str, Any]], static: str | None = None,
                 scrub: Callable[[str], str] = str, seats: Sequence[int] | None = None) -> str:
     """One stored game's HTML replay, replayed from its record, marking ``faults``; the
-    viewer's files at ``static``, only ``seats``' views if given (see
+    viewer's files at ``static``, the views of ``seats`` (see
     :func:`~pages.viewer.render_replay`)."""
     record = GameRecord(game.game, game.variant, len(game.seats), game.seed,
                         tuple(game.actions))

@@ -8,7 +8,10 @@ made alone holds it inline (:func:`render_replay`). The page
 The page holds what the engine made of the game: its state and each seat's observation
 at every step, the decisions and the events. The browser draws every table from them
 (``steps.js``, the port of :mod:`referee.tables`, tested equal to it): the omniscient
-table from the state, and exactly one seat's from the observation that seat was sent.
+table from the state, and exactly one seat's from the observation that seat was sent. A
+page may hold only some seats' views, or only what every seat saw (ready drawn: no seat
+was sent it), :func:`page_data`: then nothing else of the game is in its bytes, not
+merely hidden by the script.
 A game has hundreds of steps and a view changes little from one to the next, so the
 page holds each step as the changes from the step before (:func:`changes`), and the
 seats' observations as what each differs from the first's (:func:`apart`); the whole is
@@ -29,7 +32,8 @@ from itertools import accumulate
 from typing import Any, Callable, Iterable, Sequence
 
 from referee.games import end_words, get_game
-from referee.replay import Decision, Replay
+from referee.replay import Decision, Frame, Replay
+from referee.tables import public_table, tables
 
 #: The viewer's scripts, in the order the page runs them.
 SCRIPTS = ("steps.js", "viewer.js")
@@ -109,13 +113,15 @@ def apart(observations: list[dict[str, Any]]) -> list[Any]:
                      for seen in observations[1:])]
 
 
-def _decision(decision: Decision | None, shown: bool) -> dict[str, Any] | None:
-    """What the page shows of a decision (its number is its step's); of a seat not
-    ``shown``, only who decided what kind of thing."""
+def _decision(decision: Decision | None, shown: Sequence[int]) -> dict[str, Any] | None:
+    """What the page shows of a decision (its number is its step's): whole if one of the
+    ``shown`` seats made it; else only who decided what kind of thing, and the faults of
+    the ``shown`` seats in it (another seat's prompt, actions, choice and time are its own)."""
     if decision is None:
         return None
-    if not shown:
-        return {"seat": decision.seat, "kind": decision.kind}
+    if decision.seat not in shown:
+        return {"seat": decision.seat, "kind": decision.kind,
+                "faults": [fault for fault in decision.faults if fault["seat"] in shown]}
     ms = decision.time_ms
     return {"seat": decision.seat, "kind": decision.kind, "prompt": decision.prompt,
             "actions": [label for _code, label in decision.actions],
@@ -124,36 +130,63 @@ def _decision(decision: Decision | None, shown: bool) -> dict[str, Any] | None:
             "ms": None if ms is None else round(ms, 2), "faults": decision.faults}
 
 
+def _columns(game: str, frame: Frame, shown: list[int], omniscient: bool) -> list[Any]:
+    """What one step shows, a column each: what the tables are drawn from (the engine's
+    state if ``omniscient``; the ``shown`` seats' observations, :func:`apart`), then the
+    decision. With no seat shown and not omniscient, the table of what every seat saw,
+    ready drawn, stands for them: no observation is what every seat was sent."""
+    decision = _decision(frame.decision, shown)
+    if omniscient:
+        return [frame.state, *apart(frame.observations), decision]
+    if not shown:
+        seat_tables = tables(game, frame.state, frame.observations, frame.scores)[1:]
+        return [public_table(seat_tables), decision]
+    return [*apart([frame.observations[seat] for seat in shown]), decision]
+
+
+def _perspectives(replay: Replay, shown: list[int], omniscient: bool) -> list[dict[str, Any]]:
+    """The page's views, as its menu names them, and the seat each is of (None: every
+    card, or what every seat saw)."""
+    own = [{"label": f"as seat {seat} saw it ({replay.seats[seat]})", "seat": seat}
+           for seat in shown]
+    if omniscient:
+        return [{"label": "omniscient: every card", "seat": None}, *own]
+    return own or [{"label": "public: what every seat saw", "seat": None}]
+
+
 def page_data(replay: Replay, title: str = "", seats: Sequence[int] | None = None) -> str:
     """Everything the page shows, as one JSON text (read by the viewer's ``showReplay``).
 
     ``views``: for each thing a step shows, the changes of it at every step (kept apart,
-    each compresses better beside its like): the engine's state, the seats'
-    observations (:func:`apart`), the decision. The viewer draws each table from them
-    (``static/steps.js``). ``seats``: the seats whose views the page holds (a seat's own
-    page); None for every seat's and the omniscient one. A page of some seats holds no
-    state, only their observations, the events they saw, and of another seat's decision
-    only its kind."""
+    each compresses better beside its like; see :func:`_columns`). The viewer draws each
+    table from them (``static/steps.js``); ``meta``'s ``views`` are the ones it offers.
+
+    ``seats`` None: the engine's state and each seat's observation, every event and
+    decision, and the seed. Given, only those seats' observations, the events they were
+    shown, their own decisions whole (of the others' only who decided), no state and no
+    seed (it deals every hand): nothing of another seat's reaches the page. Empty, only
+    what every seat saw (:func:`referee.tables.public_table`), the public events, no
+    decision's choices."""
     record = replay.record
+    omniscient = seats is None
     shown = list(range(record.players)) if seats is None else sorted(set(seats))
     steps = Steps()
-    per_step = []
-    for frame in replay.frames:
-        decision = frame.decision
-        views = [*apart([frame.observations[seat] for seat in shown]),
-                 _decision(decision, decision is None or decision.seat in shown)]
-        per_step.append(steps.add(views if seats is not None else [frame.state, *views]))
-    visible = [seats is None or event.visible_to is None or not event.visible_to.isdisjoint(shown)
+    per_step = [steps.add(_columns(record.game, frame, shown, omniscient))
+                for frame in replay.frames]
+    visible = [omniscient or event.visible_to is None or not event.visible_to.isdisjoint(shown)
                for event in replay.events]
     seen_before = list(accumulate(visible, initial=0))
     game = get_game(record.game)
     meta = {"title": page_title(replay, title), "game": record.game,
             "gameTitle": game.title, "variant": record.variant,
-            "seed": str(record.seed),  # 64-bit: a JS number would round it
             "seats": replay.seats, "scores": replay.scores, "ranks": replay.ranks,
             "endReason": replay.end_reason, "endWords": end_words(replay.end_reason),
-            "shown": shown, "omniscient": seats is None}
-    events = [[event.text, None if event.visible_to is None else sorted(event.visible_to)]
+            "views": _perspectives(replay, shown, omniscient),
+            "shown": shown, "omniscient": omniscient, "public": not omniscient and not shown}
+    if omniscient:
+        meta["seed"] = str(record.seed)  # 64-bit: a JS number would round it
+    events = [[event.text,
+               None if event.visible_to is None else sorted(event.visible_to.intersection(shown))]
               for event, seen in zip(replay.events, visible) if seen]
     return json.dumps({"meta": meta, "views": [list(column) for column in zip(*per_step)],
                        "ends": [seen_before[frame.events.stop] for frame in replay.frames],
@@ -190,7 +223,7 @@ def render_replay(replay: Replay, title: str = "", static: str | None = None,
     ``static``: where the viewer's files are, relative to the page (``""``: beside it);
     None puts them inline, for a page that travels alone. ``scrub``: what a public copy
     leaves out of the game's text, before it is packed out of a reader's sight.
-    ``seats``: only these seats' views (see :func:`page_data`)."""
+    ``seats``: whose views it shows (see :func:`page_data`)."""
     data = scrub(page_data(replay, title, seats))
     if static is None:
         style = f"<style>\n{page_file('static/viewer.css')}</style>"

@@ -2,7 +2,8 @@
 
 It starts (or connects to) the bot, checks the handshake and the games it
 claims, plays a few games of each claimed game and variant in every seat of every
-player count the game allows against random bots, plays several games of each game
+player count the game allows against random bots (or, a quicker check, each seat
+once across the player counts), plays several games of each game
 at once on the one connection (as a tournament does), and reports pass or fail
 for each check with a message saying what to fix. Any fault ends that game's
 check: the first problem is the one to fix. Three checks then judge the whole run as
@@ -22,6 +23,7 @@ import statistics
 import tempfile
 import threading
 import time
+from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -33,7 +35,7 @@ from referee.clients import BotClient, InProcessClient
 from referee.games import GAMES
 from referee.match import FaultPolicy, Match, MatchResult
 from referee.participants import REFEREE_NAME, TROUBLE, BotStartError, Participant
-from referee.seeds import derive_seed
+from referee.seeds import derive_seed, opaque_id
 from referee.settings import FAULT_CLASSES, BotSpec, LimitsConfig, TimeConfig
 from referee.text import printable
 from referee.wire import PROTOCOL_VERSION
@@ -51,6 +53,9 @@ TEMPORARY_PREFIX = "check-bot-"
 #: which later runs remove only once it is this old.
 KEPT = "kept"
 KEPT_S = 7 * 24 * 3600
+#: How the candidate is seated: ``full``, every seat of every player count; ``once``, each
+#: seat once across the player counts (a recheck of a bot whose full rotation passed).
+ROTATIONS = ("full", "once")
 
 
 @dataclass(frozen=True)
@@ -83,6 +88,8 @@ class Coverage:
     planned: dict[tuple[str, str], dict[int, int]] = field(default_factory=dict)
     # Per game: games finished of those played at once.
     at_once: dict[str, int] = field(default_factory=dict)
+    # The plan's seating, one of ROTATIONS: what a planned count of games covers.
+    rotation: str = "full"
 
     def finished(self, game: str, variant: str, players: int) -> None:
         per_count = self.played.setdefault((game, variant), {})
@@ -101,11 +108,15 @@ class Coverage:
         planned = self.planned[pair]
         name = "/".join(pair)
         span = f"{min(planned)}-{max(planned)}"
+        full = self.rotation == "full"
         if counts == planned:
-            return (f"{name} in every seat of every player count the game allows ({span}), "
+            seating = ("in every seat of every player count" if full else
+                       "in each seat once across the player counts")
+            return (f"{name} {seating} the game allows ({span}), "
                     f"{sum(planned.values())} games")
         done = ", ".join(f"{count} game(s) of {players}" for players, count in counts.items())
-        return (f"{name} {done} (of {sum(planned.values())} games in every seat of {span} "
+        across = " in every seat of" if full else ", each seat once across"
+        return (f"{name} {done} (of {sum(planned.values())} games{across} {span} "
                 "players, planned)")
 
 
@@ -167,6 +178,12 @@ class Plan:
     strict: bool = False
     # The bot's memory limit, as a tournament's ``limits.memory_mb`` sets it.
     memory_mb: int = LimitsConfig.memory_mb
+    # One of ROTATIONS.
+    rotation: str = "full"
+    # What the games' deals and ids derive from: "" by hand, so a failure comes back the
+    # same; a gate's own secret, so a bot can tell its games from a tournament's neither
+    # by their ids nor by their deals.
+    secret: str = ""
 
 
 @dataclass
@@ -198,14 +215,14 @@ def warned(name: str, message: str, strict: bool) -> Check:
 
 
 def play_one(client: BotClient | None, game_name: str, variant: str, bot: str, players: int,
-             seat: int, number: int, time_config: TimeConfig) -> MatchResult:
+             seat: int, number: int, time_config: TimeConfig, secret: str) -> MatchResult:
     """One game with the candidate in ``seat`` and random bots in the others (no client: the
     candidate was stopped under the check, and its seat forfeits)."""
     seats = tuple(bot if s == seat else f"random-{s}" for s in range(players))
     clients: list[BotClient | None] = [client if s == seat else InProcessClient(RandomOpponent())
                                        for s in range(players)]
-    seed = derive_seed("check-bot", game_name, variant, players, number)
-    game_id = f"check-bot/{game_name}/{variant}/{players}p/{number}"
+    seed = derive_seed("check-bot", secret, game_name, variant, players, number)
+    game_id = opaque_id("check-bot", secret, game_name, variant, players, number)
     return Match(GAMES[game_name], variant, seats, seed, game_id, clients, time_config,
                  STRICT).play()
 
@@ -225,46 +242,61 @@ def games_per_count(games: int, players: int) -> int:
     return max(games, players)
 
 
-def play_checks(participant: Participant, bot: str, game_name: str, variant: str, games: int,
-                time_config: TimeConfig, seen: Seen, covered: Coverage) -> Check:
-    """Play at every player count the game allows, the bot in each seat in turn.
+def seatings(game_name: str, games: int, rotation: str) -> list[tuple[int, int]]:
+    """The (player count, game number) of each game the candidate plays of one game and
+    variant, in order; it sits in seat ``number % players``.
+
+    ``full``: every seat of every player count, ``games`` at each. ``once``: seat ``s`` at
+    the smallest count that has it (both seats of the smallest, then the last seat of each
+    larger one): every seat and every count once, the last seat of each count, where bots
+    that assume two players or moving first break. Its games are the full rotation's of
+    the same number, so a failure names the same game.
+    """
+    game = GAMES[game_name]
+    if rotation == "once":
+        return [(max(game.min_players, seat + 1), seat) for seat in range(game.max_players)]
+    return [(players, number) for players in range(game.min_players, game.max_players + 1)
+            for number in range(games_per_count(games, players))]
+
+
+def play_checks(participant: Participant, bot: str, game_name: str, variant: str, plan: Plan,
+                seen: Seen, covered: Coverage) -> Check:
+    """Play the games of :func:`seatings`: every player count the game allows, the bot in
+    each seat in turn.
 
     Bots often assume two players, or that they move first; a five-player game in the
     last seat is where they break.
     """
-    game = GAMES[game_name]
-    counts = range(game.min_players, game.max_players + 1)
-    covered.planned[game_name, variant] = {players: games_per_count(games, players)
-                                           for players in counts}
-    for players in counts:
-        for number in range(games_per_count(games, players)):
-            seat = number % players
-            result = play_one(participant.client, game_name, variant, bot, players, seat,
-                              number, time_config)
-            seen.add(result, seat)
-            problem = first_fault(result, seat, bot,
-                                  f"game {number + 1} of {players} players")
-            if problem:
-                return Check(f"play {game_name}/{variant}", False, problem)
-            covered.finished(game_name, variant, players)
+    planned = seatings(game_name, plan.games, plan.rotation)
+    covered.planned[game_name, variant] = dict(Counter(players for players, _ in planned))
+    counts = list(covered.planned[game_name, variant])
+    for players, number in planned:
+        seat = number % players
+        result = play_one(participant.client, game_name, variant, bot, players, seat,
+                          number, plan.time_config, plan.secret)
+        seen.add(result, seat)
+        problem = first_fault(result, seat, bot, f"game {number + 1} of {players} players")
+        if problem:
+            return Check(f"play {game_name}/{variant}", False, problem)
+        covered.finished(game_name, variant, players)
+    seating = "every seat" if plan.rotation == "full" else "each seat once"
     return Check(f"play {game_name}/{variant}", True,
-                 f"{counts[0]}-{counts[-1]} players, every seat: every reply of {bot} legal "
+                 f"{counts[0]}-{counts[-1]} players, {seating}: every reply of {bot} legal "
                  "and in time")
 
 
 def concurrency_check(participant: Participant, bot: str, game_name: str, variant: str,
-                      at_once: int, time_config: TimeConfig, seen: Seen,
-                      covered: Coverage) -> Check:
+                      plan: Plan, seen: Seen, covered: Coverage) -> Check:
     """Play ``at_once`` games at the same time on the one connection, as a tournament does.
 
     A bot that keeps one game's state in globals passes one game at a time
     and fails here.
     """
-    players = GAMES[game_name].min_players
+    players, at_once = GAMES[game_name].min_players, plan.at_once
     pool = ThreadPoolExecutor(max_workers=at_once, thread_name_prefix="check-bot")
     try:
         runs = [pool.submit(play_one, participant.client, game_name, variant, bot, players,
-                            number % players, 1000 + number, time_config)
+                            number % players, 1000 + number, plan.time_config, plan.secret)
                 for number in range(at_once)]
         results = [run.result() for run in runs]
     finally:
@@ -378,7 +410,8 @@ def check_bot(spec: BotSpec, only_game: str | None, games: int, time_config: Tim
               log_dir: Path | None = None, sandbox: bool = True, at_once: int = 3,
               private: tuple[Path, ...] = (), covered: Coverage | None = None,
               strict: bool = False, stop: threading.Event | None = None,
-              memory_mb: int = LimitsConfig.memory_mb) -> Iterator[Check]:
+              memory_mb: int = LimitsConfig.memory_mb, rotation: str = "full",
+              secret: str = "") -> Iterator[Check]:
     """Run every check, yielding each as it ends; stop early only when a later check
     cannot run. ``covered`` is filled in as games end.
 
@@ -390,8 +423,9 @@ def check_bot(spec: BotSpec, only_game: str | None, games: int, time_config: Tim
     is set (from another thread: a Ctrl-C), the bot is stopped at once and no check
     follows.
     """
-    plan = Plan(only_game, games, time_config, at_once, strict, memory_mb)
+    plan = Plan(only_game, games, time_config, at_once, strict, memory_mb, rotation, secret)
     covered = covered if covered is not None else Coverage()
+    covered.rotation = rotation
     stop = stop if stop is not None else threading.Event()
     if log_dir is not None:
         yield from _check_bot(spec, plan, log_dir, sandbox, private, covered, stop, True)
@@ -520,16 +554,15 @@ def _checks_of_a_started_bot(participant: Participant, spec: BotSpec, plan: Plan
     seen = Seen()
     failed: set[str] = set()
     for game_name, variant in pairs:
-        check = play_checks(participant, bot, game_name, variant, plan.games,
-                            plan.time_config, seen, covered)
+        check = play_checks(participant, bot, game_name, variant, plan, seen, covered)
         if not check.passed:
             failed.add(game_name)
         yield check
     # Games at once only where games in turn passed: the first problem is the one to fix.
     for game_name, variant in first_variants(pairs):
         if plan.at_once > 1 and game_name not in failed:
-            yield concurrency_check(participant, bot, game_name, variant, plan.at_once,
-                                    plan.time_config, seen, covered)
+            yield concurrency_check(participant, bot, game_name, variant, plan, seen,
+                                    covered)
     if pairs:
         yield timing_check(seen.times_ms, plan.time_config.move_ms, plan.strict)
         yield choices_check(seen.choices, plan.strict)

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import importlib
 import json
+import queue
 import threading
-from concurrent import futures
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from functools import cached_property
@@ -24,6 +24,7 @@ from google.protobuf.message import Message
 from circus.v1 import bot_pb2, bot_pb2_grpc
 from circus_outcomes import FaultClass
 from referee import wire
+from referee.errors import CircusError
 from referee.games.base import Action, State
 from referee.text import printable
 
@@ -148,6 +149,16 @@ class ViewDecider:
         raise NotImplementedError
 
 
+class RequestTooLarge(CircusError):
+    """A request the referee must send is over ``limits.message_bytes``, the limit the
+    organiser set for both directions: not the bot's fault, and no game can go on."""
+
+    def __init__(self, case: str, size: int, bot: str, limit: int) -> None:
+        super().__init__(f"a {case} request of {size} bytes to {bot} is over "
+                         f"limits.message_bytes ({limit}): raise it, and run the same command "
+                         "again to resume")
+
+
 # gRPC status codes by the fault class they mean for the referee.
 _STATUS_FAULTS = {
     grpc.StatusCode.DEADLINE_EXCEEDED: FaultClass.TIMEOUT,
@@ -174,6 +185,7 @@ class GrpcClient:
 
     def __init__(self, address: str, message_bytes: int = 4 * 1024 * 1024) -> None:
         self.address = address
+        self.message_bytes = message_bytes
         first, most = RECONNECT_MS
         options = [("grpc.max_send_message_length", message_bytes),
                    ("grpc.max_receive_message_length", message_bytes),
@@ -183,7 +195,8 @@ class GrpcClient:
         self.channel = grpc.insecure_channel(address, options=options)
         self.stub = bot_pb2_grpc.BotStub(self.channel)
 
-    def _call(self, method: Callable[..., Any], request: Any, timeout: float) -> Any:
+    def _call(self, case: str, method: Callable[..., Any], request: Any, timeout: float) -> Any:
+        self.check_size(case, request.ByteSize())
         try:
             return method(request, timeout=timeout)
         except grpc.RpcError as error:
@@ -198,17 +211,23 @@ class GrpcClient:
             raise BotFault(FaultClass.CRASH,
                            printable(f"{type(error).__name__}: {error}")) from None
 
+    def check_size(self, case: str, size: int) -> None:
+        """Refuse to send a request over the limit: gRPC would fail it as
+        RESOURCE_EXHAUSTED, which is the bot's fault when it comes from the bot's side."""
+        if size > self.message_bytes:
+            raise RequestTooLarge(case, size, self.address, self.message_bytes)
+
     def hello(self, request: bot_pb2.HelloRequest, timeout: float) -> bot_pb2.HelloResponse:
-        return self._call(self.stub.Hello, request, timeout)
+        return self._call("hello", self.stub.Hello, request, timeout)
 
     def start_game(self, request: bot_pb2.StartGameRequest, timeout: float) -> None:
-        self._call(self.stub.StartGame, request, timeout)
+        self._call("start_game", self.stub.StartGame, request, timeout)
 
     def decide(self, request: bot_pb2.DecisionRequest, timeout: float) -> bot_pb2.Decision:
-        return self._call(self.stub.Decide, request, timeout)
+        return self._call("decide", self.stub.Decide, request, timeout)
 
     def end_game(self, request: bot_pb2.EndGameRequest, timeout: float) -> None:
-        self._call(self.stub.EndGame, request, timeout)
+        self._call("end_game", self.stub.EndGame, request, timeout)
 
     def close(self) -> None:
         self.channel.close()
@@ -234,6 +253,9 @@ class InProcessBot(Protocol):
 
 
 _IN_PROCESS_CALLS = ("hello", "start_game", "decide", "end_game")
+#: A call handed to an in-process bot's worker: the bot's method, its request, and the
+#: queue its outcome goes to, (True, what it returned) or (False, what it raised).
+_Call = tuple[Callable[[Any], Any], Any, "queue.SimpleQueue[tuple[bool, Any]]"]
 
 
 def load_python_bot(target: str) -> InProcessBot:
@@ -258,26 +280,54 @@ def load_python_bot(target: str) -> InProcessBot:
 class InProcessClient:
     """An :class:`InProcessBot` called directly: no wire, for fast self-play.
 
-    Calls still run under a deadline (on a worker thread, at most
-    ``MAX_CALLS`` at once), and a raised exception is an ``error`` fault, so
-    in-process bots are judged like remote ones.
+    Calls still run under a deadline (on a worker thread, at most ``MAX_CALLS`` at
+    once), and a raised exception is an ``error`` fault, so in-process bots are judged
+    like remote ones. A call is handed over on two queues, not a ``ThreadPoolExecutor``'s
+    future (its locks and condition cost a third more a call); the workers are daemon
+    threads, so a bot hung in one does not hold the referee's exit.
     """
 
     MAX_CALLS = 4
 
     def __init__(self, bot: InProcessBot) -> None:
         self.bot = bot
-        self.pool = futures.ThreadPoolExecutor(max_workers=self.MAX_CALLS,
-                                               thread_name_prefix="inproc-bot")
+        self.calls: queue.SimpleQueue[_Call | None] = queue.SimpleQueue()
+        self.lock = threading.Lock()
+        self.workers = 0
+        self.idle = 0   # workers waiting for a call
+        self.closed = False
 
     def _call(self, function: Callable[..., Any], request: Any, timeout: float) -> Any:
+        answer: queue.SimpleQueue[tuple[bool, Any]] = queue.SimpleQueue()
+        with self.lock:
+            if self.closed:
+                raise BotFault(FaultClass.ERROR, "the bot's client was closed")
+            if self.idle:
+                self.idle -= 1
+            elif self.workers < self.MAX_CALLS:
+                self.workers += 1
+                threading.Thread(target=self._work, daemon=True, name="inproc-bot").start()
+            self.calls.put((function, request, answer))
         try:
-            return self.pool.submit(function, request).result(timeout=timeout)
-        except futures.TimeoutError:
+            returned, value = answer.get(timeout=timeout)
+        except queue.Empty:
             raise BotFault(FaultClass.TIMEOUT, f"no answer within {timeout:.3f}s") from None
-        except Exception as error:  # the bot's own failure, whatever it is
-            raise BotFault(FaultClass.ERROR,
-                           printable(f"{type(error).__name__}: {error}")) from None
+        if returned:
+            return value
+        if not isinstance(value, Exception):   # SystemExit and the like: not the bot's fault
+            raise value
+        raise BotFault(FaultClass.ERROR, printable(f"{type(value).__name__}: {value}"))
+
+    def _work(self) -> None:
+        """One worker: calls the bot for each call handed over, until a None."""
+        while (call := self.calls.get()) is not None:
+            function, request, answer = call
+            try:
+                answer.put((True, function(request)))
+            except BaseException as error:  # the bot's own failure, whatever it is
+                answer.put((False, error))
+            with self.lock:
+                self.idle += 1
 
     def _does_nothing(self, name: str) -> bool:
         """Whether the bot's ``name`` is marked ``does_nothing`` (see :class:`InProcessBot`).
@@ -305,7 +355,11 @@ class InProcessClient:
             self._call(self.bot.end_game, request, timeout)
 
     def close(self) -> None:
-        self.pool.shutdown(wait=False, cancel_futures=True)
+        """Let the idle workers end (one hung in the bot ends with the process)."""
+        with self.lock:
+            self.closed = True
+            for _ in range(self.workers):
+                self.calls.put(None)
 
 
 class WireLog:

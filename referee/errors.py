@@ -12,7 +12,7 @@ raises them, each a subclass of :class:`CircusError`::
     ├── Interrupted       tournaments.run.errors  a Ctrl-C or SIGTERM stopped it (status 130)
     ├── ClusterError      tournaments.cluster     the Dask cluster cannot be used
     ├── BotStartError     referee.participants    a bot cannot take part
-    ├── RequestTooLarge   referee.stdio           a request over limits.message_bytes
+    ├── RequestTooLarge   referee.clients         a request over limits.message_bytes
     ├── SeasonError       tournaments.season      a field change that cannot be made
     ├── SubmissionError   tournaments.submissions a submissions folder that cannot go on
     │   ├── FieldRefused                          no field can be made of it

@@ -17,8 +17,9 @@ of another type, an integer out of the field's range) raises :class:`Unencodable
 the caller builds the message as every other transport does, with protobuf's own checks.
 
 Events and legal actions repeat: each event's text is written once a game (``event_texts``,
-kept by the match like its ``event_cache``), each distinct legal action's once (by game,
-code, label and an equal payload), and the requests join them.
+kept by the match like its ``event_cache``), and once for all games but for its sequence
+where the same event recurs; each distinct legal action's once (by game, code, label and
+an equal payload); and the requests join them.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from google.protobuf.message import Message
 
 from circus.v1 import bot_pb2
 from referee.games.base import Action, Event, State
-from referee.wire import final_state_data, oneof_field
+from referee.wire import event_key, final_state_data, oneof_field
 
 
 class Unencodable(Exception):
@@ -235,11 +236,10 @@ def _specs(message: type[Message]) -> dict[str, Spec]:
     return {field.name: _spec(field) for field in descriptor_of(message).fields}
 
 
-_DECISION, _ACTION = (_specs(message)
-                      for message in (bot_pb2.DecisionRequest, bot_pb2.LegalAction))
+_ACTION = _specs(bot_pb2.LegalAction)
 _INT32_LOW, _INT32_HIGH = _RANGES[FieldDescriptor.TYPE_INT32]
+_UINT32_HIGH = _RANGES[FieldDescriptor.TYPE_UINT32][1]
 _UINT64_HIGH = _RANGES[FieldDescriptor.TYPE_UINT64][1]
-_CLOCK = message_writer(descriptor_of(bot_pb2.Clock))
 _GAMES = descriptor_of(bot_pb2.Observation).oneofs_by_name["game"].fields
 
 
@@ -270,20 +270,39 @@ def _game_text(writers: dict[str, Callable[[Any], str]], field: str, data: Any) 
     return f'{{"{field}":{write(data)}}}'
 
 
+#: Each event's text after its sequence, by ``wire.event_key``: most events recur from
+#: game to game, and one is written once for all games.
+_EVENTS: dict[bytes, str] = {}
+_EVENTS_SIZE = 4096
+
+
 def event_text(field: str, sequence: int, event: Event) -> str:
-    """One event as ``wire.event_message`` builds it: its data as the ``Struct`` and typed.
-    Its four scalar fields are written here, not through a dict of them (a game has
-    thousands of events, each written once)."""
+    """One event as ``wire.event_message`` builds it: its data as the ``Struct`` and typed;
+    its text but for the sequence kept for the next game with the same event."""
+    if sequence.__class__ is not int or not 0 <= sequence <= _UINT64_HIGH:
+        raise Unencodable(sequence)
+    key = event_key(field, event)
+    rest = None if key is None else _EVENTS.get(key)
+    if rest is None:
+        rest = _event_rest(field, event)
+        if key is not None:
+            if len(_EVENTS) >= _EVENTS_SIZE:
+                _EVENTS.clear()
+            _EVENTS[key] = rest
+    return f'{{"sequence":"{sequence}",{rest}' if sequence else "{" + rest
+
+
+def _event_rest(field: str, event: Event) -> str:
+    """An event's text after ``{`` and its sequence. Its three scalar fields are written
+    here, not through a dict of them."""
     kind, seat, text = event.kind, event.seat, event.text
     if (kind.__class__ is not str or text.__class__ is not str or seat.__class__ is not int
-            or not _INT32_LOW <= seat <= _INT32_HIGH or sequence.__class__ is not int
-            or not 0 <= sequence <= _UINT64_HIGH):
+            or not _INT32_LOW <= seat <= _INT32_HIGH):
         raise Unencodable(event)
-    head = "".join((f'"sequence":"{sequence}",' if sequence else "",
-                    f'"kind":{encode_basestring(kind)},' if kind else "",
+    head = "".join((f'"kind":{encode_basestring(kind)},' if kind else "",
                     f'"seat":{seat},' if seat else "",
                     f'"text":{encode_basestring(text)},' if text else ""))
-    return (f'{{{head}"data":{struct_text(event.data)},'
+    return (f'{head}"data":{struct_text(event.data)},'
             f'"payload":{_game_text(_EVENT_PAYLOADS, field, event.data)}}}')
 
 
@@ -311,6 +330,38 @@ def _action_texts(game: str, field: str, actions: Sequence[Action]) -> list[str]
     return texts
 
 
+def _head(game_id: Any, decision_id: Any, seat: Any, kind: Any, prompt: Any) -> list[str]:
+    """A request's first five fields, as ``_parts`` writes them from their dict (the defaults
+    left out), without the dict."""
+    if (game_id.__class__ is not str or decision_id.__class__ is not int
+            or not 0 <= decision_id <= _UINT64_HIGH or seat.__class__ is not int
+            or not 0 <= seat <= _UINT32_HIGH or kind.__class__ is not str
+            or prompt.__class__ is not str):
+        raise Unencodable((game_id, decision_id, seat, kind, prompt))
+    parts = []
+    if game_id:
+        parts.append('"game_id":' + encode_basestring(game_id))
+    if decision_id:
+        parts.append(f'"decision_id":"{decision_id}"')
+    if seat:
+        parts.append(f'"seat":{seat}')
+    if kind:
+        parts.append('"kind":' + encode_basestring(kind))
+    if prompt:
+        parts.append('"prompt":' + encode_basestring(prompt))
+    return parts
+
+
+def _clock(move_ms: Any, bank_ms: Any) -> str:
+    """A ``Clock`` as its writer writes ``{"move_ms": …, "bank_ms": …}``."""
+    if (move_ms.__class__ is not int or not 0 <= move_ms <= _UINT32_HIGH
+            or bank_ms.__class__ is not int or not 0 <= bank_ms <= _UINT32_HIGH):
+        raise Unencodable((move_ms, bank_ms))
+    fields = ([f'"move_ms":{move_ms}'] if move_ms else []) + \
+        ([f'"bank_ms":{bank_ms}'] if bank_ms else [])
+    return "{" + ",".join(fields) + "}"
+
+
 def decision_text(state: State, game_id: str, decision_id: int, events_from: int,
                   move_ms: int, bank_ms: int, actions: Sequence[Action],
                   event_texts: list[str]) -> str:
@@ -327,12 +378,11 @@ def decision_text(state: State, game_id: str, decision_id: int, events_from: int
     events = state.events
     for index in range(len(event_texts), len(events)):
         event_texts.append(event_text(field, index, events[index]))
-    parts = _parts(_DECISION, {"game_id": game_id, "decision_id": decision_id, "seat": seat,
-                               "kind": state.decision_kind(), "prompt": state.prompt()})
+    parts = _head(game_id, decision_id, seat, state.decision_kind(), state.prompt())
     parts.append('"observation":' + _game_text(_OBSERVATIONS, field, state.observation(seat)))
     if actions:
         parts.append('"legal_actions":[' + ",".join(_action_texts(game, field, actions)) + "]")
-    parts.append('"clock":' + _CLOCK({"move_ms": move_ms, "bank_ms": bank_ms}))
+    parts.append('"clock":' + _clock(move_ms, bank_ms))
     seen = [event_texts[index] for index in range(events_from, len(events))
             if events[index].visible_for(seat)]
     if seen:

@@ -32,8 +32,8 @@ from google.protobuf.message import Message
 
 from circus.v1 import bot_pb2
 from circus_outcomes import FaultClass
-from referee.clients import BotClient, BotFault, DecisionView, GameEnd, GameStart, ViewDecider
-from referee.errors import CircusError
+from referee.clients import (BotClient, BotFault, DecisionView, GameEnd, GameStart, RequestTooLarge,
+                             ViewDecider)
 from referee.jsonwire import Unencodable, decision_text, end_game_text, start_game_text
 from referee.process import BotProcess
 from referee.request_ids import RequestIds, skipped
@@ -50,11 +50,6 @@ REPLIES: dict[str, type[Message]] = {
 CAMEL_CASES = {"startGame": "start_game", "endGame": "end_game", "requestId": "request_id"}
 #: How long a bot whose stdout closed is given to end, so the fault can say how it ended.
 SETTLE_S = 2.0
-
-
-class RequestTooLarge(CircusError):
-    """A request the referee must send is over ``limits.message_bytes``, the limit the
-    organiser set for both directions: not the bot's fault, and no game can go on."""
 
 
 # -- the lines -------------------------------------------------------------------------
@@ -85,6 +80,12 @@ def reply_id(reply: Any) -> int | None:
 
 def reply_message(reply: dict[str, Any], case: str) -> Message:
     """The message of a reply of the call ``case``; an ``illegal`` fault if it is none."""
+    if case == "decide" and len(reply) == 2 and ("request_id" in reply or "requestId" in reply):
+        body = reply.get("decide")   # the usual reply: its case and its id, nothing else
+        if body.__class__ is dict:
+            decision = _plain_decision(body)
+            if decision is not None:
+                return decision
     keys = [key for key in reply if CAMEL_CASES.get(key, key) in REPLIES]
     cases = [CAMEL_CASES.get(key, key) for key in keys]
     if cases != [case]:
@@ -96,10 +97,6 @@ def reply_message(reply: dict[str, Any], case: str) -> Message:
                        f"the {case} reply does not parse: {body!r:.40} is not an object")
     if not body:   # no fields: the empty message (StartGame's and EndGame's usual reply)
         return REPLIES[case]()
-    if case == "decide":
-        decision = _plain_decision(body)
-        if decision is not None:
-            return decision
     message = REPLIES[case]()
     try:
         # Unknown fields are skipped, as protobuf's binary format skips them: a bot of a
@@ -203,9 +200,7 @@ class StdioClient:
     def _request_line(self, request_id: int, case: str, request: Message | str) -> bytes:
         line = request_line(request_id, case, request)
         if len(line) > self.max_line:
-            raise RequestTooLarge(f"a {case} request of {len(line)} bytes to {self.process.name} "
-                                  f"is over limits.message_bytes ({self.max_line}): raise it, "
-                                  "and run the same command again to resume")
+            raise RequestTooLarge(case, len(line), self.process.name, self.max_line)
         return line
 
     def _write(self, line: bytes, deadline: float, timeout: float) -> None:
@@ -368,6 +363,10 @@ class StdioPool(ViewDecider):
         self.describe = describe
         self.logged = logged
         self.lock = threading.Lock()
+        # The lane each seat took at StartGame, so that a decision need not look for it
+        # (a hit counts only while the lane still plays that seat: a lane's ``seat`` is
+        # the truth, and a restart clears it).
+        self.taken: dict[tuple[str, int], Lane] = {}
 
     def _take(self, seat: tuple[str, int]) -> Lane:
         with self.lock:
@@ -376,10 +375,16 @@ class StdioPool(ViewDecider):
                 raise BotFault(FaultClass.CRASH, f"none of its {len(self.lanes)} processes is free "
                                                  f"({self.describe()})")
             lane.seat = seat
+            if len(self.taken) >= 2 * len(self.lanes):   # games that ended with no EndGame
+                self.taken = {key: held for key, held in self.taken.items()
+                              if held.seat == key}
+            self.taken[seat] = lane
             return lane
 
     def _lane_of(self, seat: tuple[str, int]) -> Lane:
-        lane = self.lane_of(seat)
+        lane = self.taken.get(seat)
+        if lane is None or lane.seat != seat:
+            lane = self.lane_of(seat)
         if lane is None:
             raise BotFault(FaultClass.CRASH, f"the process that played this game is gone "
                                              f"({self.describe()})")
@@ -463,6 +468,7 @@ class StdioPool(ViewDecider):
             self._call(lane, "end_game", request, timeout)
         finally:
             with self.lock:
+                self.taken.pop((game_id, seat), None)
                 if lane.seat == (game_id, seat):
                     lane.seat = None
 

@@ -173,6 +173,7 @@ class StreamClient:
         then). The body is serialized first, so that nothing is registered for a
         request that never leaves."""
         data = body.SerializeToString()
+        self.unary.check_size(case, len(data))
         with self.lock:
             if self.closed:
                 raise BotFault(FaultClass.CRASH, "the referee closed the Play stream")

@@ -295,3 +295,49 @@ def hand_text(game: str, observation: dict[str, Any]) -> str:
     if game == "flohcati":
         return " ".join(floh_card(card) for card in observation["hand"])
     return " ".join(str(card["value"]) for card in observation["hand"])
+
+
+def public_table(seat_tables: Sequence[Table]) -> Table:
+    """What every seat saw, from the seats' own tables (each built from its observation
+    alone): a seat's cards as every other seat drew them, the middle as all of them drew
+    it; a card not drawn alike by all of them is face down, a note or a stat not alike
+    is left out."""
+    first = seat_tables[0]
+    seats = []
+    for holder, entry in enumerate(first["seats"]):
+        seen_by = [table["seats"][holder] for seat, table in enumerate(seat_tables)
+                   if seat != holder]
+        seats.append(seat_entry(
+            entry["seat"], _common_zones([seen["zones"] for seen in seen_by]),
+            [(key, value) for key, value in seen_by[0]["stats"]
+             if all([key, value] in seen["stats"] for seen in seen_by)],
+            [flag for flag in seen_by[0]["flags"]
+             if all(flag in seen["flags"] for seen in seen_by)]))
+    table = {"center": _common_zones([table["center"] for table in seat_tables]),
+             "seats": seats, "turn": first["turn"]}
+    notes = {table.get("note") for table in seat_tables}
+    if len(notes) == 1 and first.get("note"):
+        table["note"] = first["note"]
+    return table
+
+
+def _common_zones(drawn: Sequence[Sequence[Zone]]) -> list[Zone]:
+    """The zones every table draws (by title), each with what they all draw alike."""
+    common = []
+    for found in drawn[0]:
+        alike = [next((z for z in zones if z["title"] == found["title"]), None)
+                 for zones in drawn]
+        if any(z is None for z in alike):
+            continue
+        zones = [z for z in alike if z is not None]
+        notes, styles = {z["note"] for z in zones}, {z["style"] for z in zones}
+        common.append(zone(found["title"], _common_cards([z["cards"] for z in zones]),
+                           found["note"] if len(notes) == 1 else "",
+                           found["style"] if len(styles) == 1 else "row"))
+    return common
+
+
+def _common_cards(drawn: Sequence[list[Card]]) -> list[Card]:
+    """The cards every table draws alike, the others face down."""
+    return [column[0] if all(card == column[0] for card in column) else BACK
+            for column in zip(*drawn)]

@@ -14,10 +14,12 @@ dict, ``ParseDict`` converts it as it always did, with its own errors. The two
 differ only in what the constructor lets through that ``ParseDict`` refuses: an
 int in a ``bool`` field and UTF-8 ``bytes`` in a ``string`` field.
 
-Events are converted once per game, not once per seat that sees them, and go
+Events are encoded once per game, not once per seat that sees them, and go
 into each request as encoded bytes: pass the same list as ``event_cache`` for
-every request of a game. Legal actions are encoded once per distinct action
-(same game, code, label and an equal payload) and reused.
+every request of a game. An event that recurs from game to game (the same kind,
+seat, text and data) is converted once for all of them, only its sequence new.
+Legal actions are encoded once per distinct action (same game, code, label and
+an equal payload) and reused.
 
 An event's details and a game's final state go out twice: as the ``Struct`` that
 bots have always read, and typed, in the game's own event and final-state
@@ -27,6 +29,7 @@ random games of every game).
 
 from __future__ import annotations
 
+import marshal
 from typing import Any, Sequence
 
 from google.protobuf import json_format
@@ -148,20 +151,54 @@ def _varint(value: int) -> bytes:
 # The key of one element of DecisionRequest.events in the wire format (field 9, bytes).
 _EVENTS_KEY = _varint(bot_pb2.DecisionRequest.DESCRIPTOR.fields_by_name["events"].number << 3
                       | 2)
+# The key of Event.sequence (a varint): field 1, so an event's encoding starts with it.
+_SEQUENCE_KEY = _varint(bot_pb2.Event.DESCRIPTOR.fields_by_name["sequence"].number << 3)
+
+
+def event_key(game: str, event: Event) -> bytes | None:
+    """What decides an event's message but for its sequence: the game, kind, seat, text
+    and data, each value with its type and each dict in its order (marshal's format 2,
+    which has no back-references, so equal contents give equal bytes). None for data
+    marshal does not take (then the event is converted afresh)."""
+    try:
+        return marshal.dumps((game, event.kind, event.seat, event.text, event.data), 2)
+    except ValueError:
+        return None
+
+
+#: Each event's encoding with no sequence, by :func:`event_key`: most events recur from
+#: game to game ("seat 1 draws 1 card(s)"), and one is encoded once for all games.
+_EVENT_BODIES: dict[bytes, bytes] = {}
+_EVENT_BODIES_SIZE = 4096
+
+
+def _event_entry(game: str, sequence: int, event: Event) -> bytes:
+    """An event as an encoded ``events`` field of a DecisionRequest: the same bytes as
+    ``event_message(game, sequence, event)``'s, its sequence (field 1) put before the
+    body kept for its key."""
+    key = event_key(game, event)
+    body = None if key is None else _EVENT_BODIES.get(key)
+    if body is None:
+        body = event_message(game, 0, event).SerializeToString()
+        if key is not None:
+            if len(_EVENT_BODIES) >= _EVENT_BODIES_SIZE:
+                _EVENT_BODIES.clear()
+            _EVENT_BODIES[key] = body
+    if sequence:
+        body = _SEQUENCE_KEY + _varint(sequence) + body
+    return _EVENTS_KEY + _varint(len(body)) + body
 
 
 def _event_entries(state: State, seat: int, start: int, event_cache: list[bytes]) -> bytes:
     """The events ``seat`` may see from index ``start`` on, as encoded request fields.
 
-    ``event_cache`` holds every event of the game converted and encoded once,
-    in order; it grows with the game's event log. Encoded fields simply
-    concatenate, and parsing them appends to ``events`` (cheaper than copying
-    message objects into the request).
+    ``event_cache`` holds every event of the game encoded once, in order; it grows
+    with the game's event log. Encoded fields simply concatenate, and parsing them
+    appends to ``events`` (cheaper than copying message objects into the request).
     """
-    events = state.events
+    events, game = state.events, state.game_name
     for index in range(len(event_cache), len(events)):
-        data = event_message(state.game_name, index, events[index]).SerializeToString()
-        event_cache.append(_EVENTS_KEY + _varint(len(data)) + data)
+        event_cache.append(_event_entry(game, index, events[index]))
     return b"".join([event_cache[index] for index in range(start, len(events))
                      if events[index].visible_for(seat)])
 

@@ -16,9 +16,11 @@ from argon2 import PasswordHasher
 from argon2.profiles import CHEAPEST
 
 from arena.config import ArenaConfig, arena_config
+from arena.ladder import LadderStatus
 from arena.playing import LadderHook
 from arena.service import Arena
 from arena.store import ArenaStore, Gate, Version, now
+from ratings.collusion import CollusionCheck, collusion
 
 ROOT = Path(__file__).resolve().parent.parent
 STDIO_BOT = (ROOT / "bots" / "stdio" / "random_bot.py").read_text()
@@ -90,8 +92,19 @@ class StandInLadder:
                  "games": 0}
                 for version, entrant, _bot in self.given]
 
-    def status(self) -> dict[str, Any]:
-        return {"paused": "paused" in self.flags, "matches": 0}
+    def status(self) -> LadderStatus:
+        return LadderStatus(paused="paused" in self.flags, frozen=False, deadline=None,
+                            past_deadline=False, games_last_hour=0, capped_until=None,
+                            matches=0)
+
+    def promotions(self, versions: list[str]) -> dict[str, list[Any]]:
+        return {}
+
+    def similar(self) -> list[Any]:
+        return []
+
+    def collusion(self) -> CollusionCheck:
+        return collusion([])
 
     def grades_csv(self) -> str:
         return "version,entrant,league,passed\n" + "".join(

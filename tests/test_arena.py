@@ -5,16 +5,20 @@ every route tried with a second entrant's token."""
 from __future__ import annotations
 
 import asyncio
+import logging
 import re
 import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 from arena_support import (
     CONFIG,
+    FAST_HASHER,
     StandInLadder,
     bot_files,
     make_arena,
+    make_config,
     stand_in_gate,
     tar_of,
     wait_for,
@@ -26,8 +30,10 @@ from starlette.testclient import TestClient
 
 from arena.app import make_app
 from arena.events import Events
-from arena.playing import LadderHook
-from arena.store import Gate, now
+from arena.playing import LadderHook, LadderThread
+from arena.store import ArenaStore, Gate, now
+from ratings.collusion import ALPHA, PairCollusion, checked
+from tournaments.config import ConfigError
 from tournaments.store import Store
 
 GAMES_CONFIG = """\
@@ -211,9 +217,9 @@ def test_the_organiser_disqualifies_and_reinstates_a_version(served):
     assert not arena.store.version("bob.v1").disqualified
     assert "a line of its log" in olga.get("/me/versions/alice.v2").text
     olga.post("/organiser/ladder/pause", data={"csrf": csrf})
-    assert arena.ladder.status()["paused"] and "resume the ladder" in olga.get("/organiser").text
+    assert arena.ladder.status().paused and "resume the ladder" in olga.get("/organiser").text
     olga.post("/organiser/ladder/resume", data={"csrf": csrf})
-    assert not arena.ladder.status()["paused"]
+    assert not arena.ladder.status().paused
     sheet = olga.get("/organiser/grades.csv")
     assert sheet.headers["content-type"].startswith("text/csv")
     assert "bob.v1,bob,first,yes" in sheet.text
@@ -232,6 +238,17 @@ def test_the_organiser_sees_which_entrants_code_is_alike_side_by_side(served):
     assert olga.get("/organiser/alike/bob.v1/nobody.v1").status_code == 404
 
 
+def test_the_organiser_sees_the_ladders_collusion_check_and_its_flagged_pairs(served):
+    arena, _client, tokens = served
+    olga = signed_in(arena, tokens["olga"])
+    assert "collusion: not tested (0 bots: collusion needs four" in olga.get("/organiser").text
+    flagged = PairCollusion("alice.v1", "bob.v1", 12, 9, 10, 0.31, 0.28, 30.0, 1e-5, 1e-4, True)
+    arena.ladder.pages.collusion = lambda: checked([flagged], ALPHA)
+    page = olga.get("/organiser").text
+    assert "collusion: FLAGGED alice.v1 &amp; bob.v1 (p 0.0001)" in page
+    assert "<td>alice.v1 &amp; bob.v1</td><td>12</td><td>9 / 10</td>" in page
+
+
 # -- every route with a second entrant's token --------------------------------------
 
 #: Each route with alice's things in it, and what of hers must not reach bob.
@@ -243,6 +260,7 @@ PRIVATE = [
     ("GET", "/signin", "alice.v"),
     ("GET", "/me/versions/alice.v1", "bot.py"),
     ("GET", "/me/versions/alice.v2", "a line of its log"),
+    ("GET", "/me/versions/alice.v1/pack.zip", "replays/"),
     ("GET", "/me/games/{game}", ""),   # his own game too: carl is refused it, below
     ("GET", "/me/games/{game}/log", "== alice.v1"),
     ("GET", "/me", "/me/versions/alice"),
@@ -254,17 +272,27 @@ PRIVATE = [
     ("GET", "/organiser/alike/alice.v1/bob.v1", "<mark>"),
     ("GET", "/organiser/grades.csv", ",alice,"),
     ("POST", "/organiser/entrants", "token"),
+    ("POST", "/organiser/deadline", ""),
     ("POST", "/me/upload", ""),
+    ("POST", "/me/webhook", ""),   # his own: test_arena_private tries alice's after it
     ("POST", "/signout", ""),
     ("GET", "/api/versions", "alice.v"),
     ("POST", "/api/versions", "alice.v"),
+    ("GET", "/me/test-matches", "alice.v"),
+    ("POST", "/me/test-matches", ""),
+    ("GET", "/api/test-matches", "alice.v"),
+    ("POST", "/api/test-matches", "alice.v"),
+    ("POST", "/organiser/invites", "/invite/"),
+    ("GET", "/invite/{game}", ""),     # an invite's page is anyone's who holds its code
+    ("POST", "/invite/{game}", ""),
 ]
 def test_every_route_is_tried_with_a_second_entrants_token(served):
     """Every route but the event stream (which carries only event names) is one of
     PRIVATE's: a new route is tried there."""
     arena, _client, _tokens = served
     routes = [route for route in make_app(arena).routes if isinstance(route, Route)]
-    assert len(routes) + 1 == len(make_app(arena).routes)   # and the static files
+    # and the static files, and the public report (public files both)
+    assert len(routes) + 2 == len(make_app(arena).routes)
     tried = {route.path for route in routes for _method, path, _secret in PRIVATE
              if route.path_regex.match(path.format(game=1))}
     assert {route.path for route in routes} - tried == {"/events"}
@@ -294,7 +322,7 @@ def test_a_second_entrant_reads_and_changes_nothing_of_the_first(served, method,
         assert secret not in answer.text
     after = [(v.id, v.disqualified) for v in arena.store.versions() if v.entrant == "alice"]
     assert after == [pair for pair in before if pair[0].startswith("alice")]
-    assert not arena.ladder.status()["paused"]
+    assert not arena.ladder.status().paused and arena.ladder.deadline() is None
 
 
 def test_a_replay_of_bobs_game_is_his_and_not_carls(served):
@@ -402,6 +430,23 @@ def test_an_entrant_reads_its_own_versions_log_of_a_game_and_no_other(served):
     assert "bob's secret words" not in alice
 
 
+def test_an_entrants_log_of_a_match_on_a_cluster_is_read_from_each_worker(tmp_path):
+    arena = make_arena(tmp_path)
+    token = arena.store.add_entrant("alice")
+    arena.store.add_version("alice", "f1", tmp_path, {"name": "a", "command": "python bot.py"})
+    run_tournament(write_config(tmp_path, GAMES_CONFIG), tmp_path, db="results.sqlite")
+    game = arena.games.latest(1)[0]
+    workers = Path(arena.games.match(game).log_dir) / "workers"
+    for worker in ("127.0.0.1-4001", "127.0.0.1-4002"):
+        (workers / worker).mkdir(parents=True)
+        (workers / worker / "alice.v1.log").write_text(f"alice's words on {worker}\n")
+    (workers / "127.0.0.1-4001" / "bob.v1.log").write_text("bob's secret words\n")
+    log = signed_in(arena, token).get(f"/me/games/{game.id}/log").text
+    assert "== alice.v1 in spring-m000001 (worker 127.0.0.1-4002)" in log
+    assert "alice's words on 127.0.0.1-4001" in log and "alice's words on 127.0.0.1-4002" in log
+    assert "bob's secret words" not in log
+
+
 def test_a_ladder_match_that_fails_is_shown_to_the_organiser_and_tried_again(tmp_path,
                                                                              monkeypatch):
     monkeypatch.setattr("arena.playing.IDLE_S", 0.01)
@@ -447,3 +492,22 @@ def test_a_form_longer_than_an_upload_is_refused_before_it_is_read(served):
     csrf = csrf_of(client, "/signin")
     answer = client.post("/signin", data={"csrf": csrf, "token": "x" * (6 << 20)})
     assert answer.status_code == 413
+
+
+class FailingLadder(StandInLadder):
+    """A ladder whose every match fails the same way, as finals with too few versions do."""
+
+    def play_next(self, entries: list[tuple[str, str, dict[str, Any]]]) -> str | None:
+        raise ConfigError("the finals need at least 2 versions, not 1")
+
+
+def test_the_same_ladder_failure_again_and_again_is_logged_once(tmp_path, caplog):
+    config = make_config(tmp_path)
+    thread = LadderThread(LadderHook(lambda: FailingLadder([], set()), lambda *entry: entry),
+                          ArenaStore(config.db, FAST_HASHER), changed=lambda: None,
+                          between=lambda: False, finished=lambda name: None)
+    ladder = thread.hook.make()
+    with caplog.at_level(logging.ERROR, logger="arena"):
+        assert not thread._played(ladder) and not thread._played(ladder)
+    assert thread.failure == "ConfigError: the finals need at least 2 versions, not 1"
+    assert len([record for record in caplog.records if "failed" in record.message]) == 1

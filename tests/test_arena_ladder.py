@@ -11,10 +11,12 @@ import json
 import os
 import random
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
 from collections import Counter
+from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
@@ -23,6 +25,9 @@ from ladder_bots import HELD_FILE, HOLD_AFTER
 
 from arena.ladder import Ladder, LadderEntry
 from arena.ladder_settings import ladder_settings
+from arena import schema
+from arena.ladder_store import MIGRATIONS as LADDER_MIGRATIONS
+from arena.ladder_store import SCHEMA_KEY as LADDER_SCHEMA_KEY
 from arena.ladder_store import LadderStore, MatchKind
 from arena.leagues import Grade
 from arena.matchmaking import Candidate, pick_field
@@ -32,7 +37,7 @@ from ratings.params import RatingConfig
 from referee import sandbox
 from tournaments.config import ConfigError
 from tournaments.runner import Interrupted, TournamentError, TournamentRunner
-from tournaments.store import Store
+from tournaments.store import Store, StoreError
 
 TESTS = Path(__file__).resolve().parent
 RANDOM = {"python": "bots.random_bot:RandomBot"}
@@ -494,3 +499,90 @@ def test_finals_whose_round_is_over_the_budget_are_refused(tmp_path):
     with pytest.raises(ConfigError, match=r"makes 6 games, more than finals.max_games \(5\)"):
         ladder.run_finals(FIELD)
     assert not ladder.status().frozen and ladder.play_next(FIELD) is not None
+
+
+#: The ladder's tables as the first release made them, before they carried a version.
+UNVERSIONED_LADDER = """
+CREATE TABLE ladder_matches (number INTEGER PRIMARY KEY, tournament TEXT NOT NULL UNIQUE,
+    kind TEXT NOT NULL, field TEXT NOT NULL, league TEXT, config TEXT NOT NULL,
+    created_at REAL NOT NULL, finished_at REAL, status TEXT,
+    games INTEGER NOT NULL DEFAULT 0, note TEXT NOT NULL DEFAULT '',
+    failures INTEGER NOT NULL DEFAULT 0);
+CREATE TABLE ladder_versions (version TEXT PRIMARY KEY, entrant TEXT NOT NULL,
+    registered INTEGER NOT NULL, parent TEXT, validation TEXT);
+CREATE TABLE ladder_flags (name TEXT PRIMARY KEY, value TEXT NOT NULL, at REAL NOT NULL);
+"""
+
+
+def test_ladder_tables_made_before_their_schema_version_are_migrated_with_their_rows(
+        tmp_path):
+    path = tmp_path / "a.sqlite"
+    ladder = Ladder(path, SETTINGS)
+    play(ladder, FIELD, 4)
+    before = board(ladder)
+    ladder.close()
+    older = tmp_path / "older.sqlite"
+    db = sqlite3.connect(older)
+    db.executescript(UNVERSIONED_LADDER)
+    db.execute(f"ATTACH DATABASE '{path}' AS made")
+    for table in ("ladder_matches", "ladder_versions", "ladder_flags"):
+        db.execute(f"INSERT INTO {table} SELECT * FROM made.{table}")
+    # The tournaments' tables as they are: only the ladder's changed.
+    for table, in db.execute("SELECT name FROM made.sqlite_master WHERE type = 'table' AND "
+                             "name NOT LIKE 'ladder_%' AND name NOT LIKE 'arena_%'").fetchall():
+        sql = db.execute("SELECT sql FROM made.sqlite_master WHERE name = ?",
+                         (table,)).fetchone()[0]
+        db.execute(sql)
+        db.execute(f"INSERT INTO main.{table} SELECT * FROM made.{table}")
+    db.commit()
+    db.execute("DETACH DATABASE made")
+    db.close()
+    again = Ladder(older, SETTINGS)
+    assert schema.version(again.records.db, LADDER_SCHEMA_KEY) == len(LADDER_MIGRATIONS)
+    assert board(again) == before and len(again.records.matches()) == 4
+    assert play(again, FIELD, 1)
+
+
+def test_a_file_from_a_newer_circus_referee_is_refused_in_one_line(tmp_path):
+    path = tmp_path / "a.sqlite"
+    LadderStore(path).close()
+    db = sqlite3.connect(path)
+    db.execute("UPDATE arena_meta SET value = '99' WHERE key = ?", (LADDER_SCHEMA_KEY,))
+    db.commit()
+    db.close()
+    with pytest.raises(StoreError) as caught:
+        Ladder(path, SETTINGS)
+    assert str(caught.value) == (
+        f"{path}: its ladder tables are at schema version 99, newer than this "
+        f"circus-referee's {len(LADDER_MIGRATIONS)}: open it with a newer circus-referee")
+
+
+def test_a_deadline_the_organiser_sets_holds_over_the_settings_and_after_a_restart(tmp_path):
+    now = [946_684_800.0]   # 2000-01-01T00:00:00Z
+    settings = {**SETTINGS, "deadline": "2000-01-02T00:00:00+00:00"}
+    ladder = Ladder(tmp_path / "a.sqlite", settings, clock=lambda: now[0])
+    ladder.set_deadline(datetime(1999, 12, 31, tzinfo=timezone.utc))
+    again = Ladder(tmp_path / "a.sqlite", settings, clock=lambda: now[0])
+    assert again.status().deadline == "1999-12-31T00:00:00+00:00"
+    assert again.status().past_deadline and again.play_next(FIELD) is None
+    again.set_deadline(None)
+    assert ladder.status().deadline == "2000-01-02T00:00:00+00:00"
+    assert not ladder.status().past_deadline and ladder.play_next(FIELD) is not None
+
+
+def test_the_collusion_check_takes_each_rated_matchs_deal_set_as_a_table(tmp_path):
+    """Five versions at three seats: every pair that sat together is counted once a match
+    (one deal set), and the validations (a version against copies of itself) are left out."""
+    field = entries(("g1", "ann", GREEDY), ("r1", "bob", RANDOM), ("h1", "cat", HALF),
+                    ("r2", "dan", RANDOM), ("g2", "eve", GREEDY))
+    ladder = Ladder(tmp_path / "ladder.sqlite", {**SETTINGS, "players": 3})
+    kinds = Counter(kind for kind, _ in play(ladder, field, 40))
+    assert kinds[MatchKind.VALIDATION] == 5
+    check = ladder.collusion()
+    rated = [set(match.field) for match in ladder.records.matches()
+             if match.kind is not MatchKind.VALIDATION]
+    assert check.untested is None and check.tested > 0
+    assert {(pair.a, pair.b): pair.together for pair in check.pairs} == {
+        (a, b): sum({a, b} <= seated for seated in rated)
+        for a, b in [("g1", "g2"), ("g1", "h1"), ("g1", "r1"), ("g1", "r2"), ("g2", "h1"),
+                     ("g2", "r1"), ("g2", "r2"), ("h1", "r1"), ("h1", "r2"), ("r1", "r2")]}

@@ -244,6 +244,51 @@ def test_in_a_browser_the_board_shows_a_finished_game_without_a_reload(in_proces
             browser.close()
 
 
+@pytest.mark.slow
+@pytest.mark.skipif(not CHROMIUM.exists(), reason="no Chromium at /usr/bin/chromium "
+                    "(Debian's chromium package; scripts/install-system-packages installs it)")
+def test_in_a_browser_an_entrants_replay_shows_their_own_seat_only(in_process, tmp_path):
+    from playwright.sync_api import sync_playwright
+    arena, url = in_process
+    token = arena.store.add_entrant("alice")
+    arena.store.add_entrant("bob")
+    for name in ("alice", "bob"):
+        arena.submit(arena.store.entrant(name), zip_of(bot_files(extra=f"# {name}\n")))
+    run_tournament(write_config(tmp_path, GAME), tmp_path, db="results.sqlite")
+    game = arena.games.latest(1)[0]
+    seat = game.seats.index("alice.v1")
+    with sync_playwright() as playwright:
+        browser = chromium(playwright)
+        try:
+            page = browser.new_page()
+            page.goto(url + "signin")
+            page.fill("input[name=token]", token)
+            page.click("button[type=submit]")
+            page.wait_for_url("**/me")
+            page.goto(f"{url}me/games/{game.id}")
+            page.wait_for_function("window.replayLoaded && document.documentElement"
+                                   ".dataset.ready === '1'")
+            assert page.eval_on_selector_all("#view option", "(os) => os.map((o) => o.text)") \
+                == [f"as seat {seat} saw it (alice.v1)"]
+            assert page.evaluate("window.replay.frames.every("
+                                 "(f) => f.v.filter((v) => v !== null).length === 1)")
+            hand = "#table .seat[data-seat='{}'] [data-zone='Hand'] .card"
+            assert page.locator(hand.format(seat) + ":not(.back)").count() > 0
+            for step in (0, page.evaluate("window.replay.steps") // 2):
+                page.evaluate(f"window.replay.go({step})")
+                assert page.locator(hand.format(1 - seat)).count() > 0
+                assert page.locator(hand.format(1 - seat) + ":not(.back)").count() == 0
+            # The public replay: what every seat saw, every hand face down.
+            page.goto(f"{url}games/{game.id}")
+            page.wait_for_function("document.documentElement.dataset.ready === '1'")
+            assert page.eval_on_selector_all("#view option", "(os) => os.map((o) => o.text)") \
+                == ["public: what every seat saw"]
+            assert page.locator("#table [data-zone='Hand'] .card").count() > 0
+            assert page.locator("#table [data-zone='Hand'] .card:not(.back)").count() == 0
+        finally:
+            browser.close()
+
+
 def test_no_extra_is_needed_to_submit():
     """The client's module imports no web framework and no argon2."""
     code = ("import sys; import arena.client, circus_referee.main; "

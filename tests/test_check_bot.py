@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import selectors
 import signal
 import subprocess
@@ -21,8 +22,12 @@ from circus_referee.commands.bots import check_bot_command
 from circus_referee.main import main
 from referee import checkbot, reaper, sandbox
 from referee.checkbot import remove_stale_folders
+from referee.clients import InProcessClient
+from referee.games import GAMES
 from referee.limits import hierarchy, statement
 from referee.settings import BotSpec, LimitsConfig, TimeConfig
+from tournaments import submissions
+from tournaments.config import parse_config
 
 FAULT_BOTS = Path(__file__).resolve().parent / "fault_bots.py"
 ROOT = Path(__file__).resolve().parent.parent
@@ -47,14 +52,18 @@ def check(*args: str):
     "python -m bots.animal_circus_heuristic --address {address}",
 ])
 def test_example_bots_pass(command):
-    result = check("--command", command, "--games", "1")
+    """The random bot, which claims every game, in check-bot's full rotation (every seat of
+    every player count); the others each seat once."""
+    full = "random_bot" in command
+    result = check("--command", command,
+                   *(("--games", "1") if full else ("--rotation", "once")))
     assert result.exit_code == 0, result.output
     assert "FAIL" not in result.output and "PASS  timing:" in result.output
-    # Issue 35: the referee's protocol version is labelled, apart from the software's name.
+    # The referee's protocol version is labelled, apart from the software's name.
     assert ", protocol 1.1.0 (circus-referee 0.1.0 speaks protocol 1.1.0)" in result.output
     assert "games at once on one connection" in result.output
-    assert "covered: " in result.output and "in every seat of every player count" \
-        in result.output
+    seating = "in every seat of every player count" if full else "in each seat once across"
+    assert "covered: " in result.output and seating in result.output, result.output
 
 
 def test_every_player_count_is_played():
@@ -71,10 +80,39 @@ def test_every_player_count_is_played():
     assert "every player count" not in result.output
 
 
+def test_rotation_once_seats_the_bot_in_each_seat_and_each_count_in_full_rotation_games():
+    """The quick rotation's games are the full rotation's: every seat, every player count,
+    and the last seat of each count."""
+    for game in GAMES.values():
+        once = checkbot.seatings(game.name, 1, "once")
+        counts = range(game.min_players, game.max_players + 1)
+        assert set(once) <= set(checkbot.seatings(game.name, 1, "full")), game.name
+        assert sorted(number % players for players, number in once) == list(
+            range(game.max_players)), once
+        assert {(players, players - 1) for players in counts} <= set(once), once
+        assert len(once) == game.max_players
+
+
+def test_games_with_rotation_once_is_refused_in_one_line():
+    result = check("--command", "python -m bots.random_bot --address {address}",
+                   "--rotation", "once", "--games", "3")
+    assert result.exit_code == 2
+    assert "--games counts the games of --rotation full" in result.output
+
+
+def test_rotation_once_is_played_and_said():
+    result = check("--command", "python -m bots.random_bot --address {address}",
+                   "--game", "flea-circus", "--at-once", "1", "--rotation", "once")
+    assert result.exit_code == 0, result.output
+    assert "PASS  play flea-circus/standard: 2-5 players, each seat once: " in result.output
+    assert ("covered: flea-circus/standard in each seat once across the player counts the "
+            "game allows (2-5), 5 games; against random bots") in result.output, result.output
+
+
 def test_concurrent_games_are_played():
     """A bot that holds one game at a time passes games in turn but not games at once."""
     result = check("--command", f"{sys.executable} {FAULT_BOTS} one-game --address {{address}}",
-                   "--game", "flea-circus", "--games", "1", *FAST)
+                   "--game", "flea-circus", "--rotation", "once", *FAST)
     assert result.exit_code == 1, result.output
     assert "PASS  play flea-circus/standard" in result.output, result.output
     assert "FAIL  concurrent flea-circus: fault-one-game faulted in game" in result.output, \
@@ -88,14 +126,14 @@ def test_no_temporary_folder_is_left(tmp_path, monkeypatch):
     sandbox.unavailable_reason()
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     result = check("--command", "python -m bots.random_bot --address {address}",
-                   "--game", "flea-circus", "--games", "1", "--at-once", "1")
+                   "--game", "flea-circus", "--rotation", "once", "--at-once", "1")
     assert result.exit_code == 0, result.output
     assert not list(tmp_path.glob("check-bot-*"))
 
 
 def test_the_log_is_kept_where_asked(tmp_path):
     result = check("--command", "python -m bots.random_bot --address {address}",
-                   "--game", "flea-circus", "--games", "1", "--at-once", "1",
+                   "--game", "flea-circus", "--rotation", "once", "--at-once", "1",
                    "--log-dir", str(tmp_path / "logs"))
     assert result.exit_code == 0, result.output
     assert "=== run 1 of candidate" in (tmp_path / "logs" / "candidate.log").read_text()
@@ -103,7 +141,8 @@ def test_the_log_is_kept_where_asked(tmp_path):
 
 def test_a_sandboxed_check_says_first_which_limits_hold():
     result = check("--command", "python -m bots.random_bot --address {address}",
-                   "--game", "flea-circus", "--games", "1", "--at-once", "1", "--memory-mb", "512")
+                   "--game", "flea-circus", "--rotation", "once", "--at-once", "1",
+                   "--memory-mb", "512")
     assert result.exit_code == 0, result.output
     assert result.output.splitlines()[0] == statement(LimitsConfig(memory_mb=512), hierarchy())
 
@@ -116,8 +155,8 @@ def test_every_option_has_help():
 def test_a_bot_using_its_bank_passes_with_a_warning():
     """25 ms of sleep per decision is over 20 ms on any machine (a slower one only adds)."""
     slow = f"{sys.executable} {FAULT_BOTS} slow --sleep-ms 25 --address {{address}}"
-    result = check("--command", slow, "--game", "flea-circus", "--games", "1", "--at-once", "1",
-                   "--move-ms", "20", "--bank-ms", "600000")
+    result = check("--command", slow, "--game", "flea-circus", "--rotation", "once",
+                   "--at-once", "1", "--move-ms", "20", "--bank-ms", "600000")
     assert result.exit_code == 0, result.output
     assert "WARN  timing: " in result.output and "of --move-ms 20; p99 exceeds it" \
         in result.output
@@ -128,7 +167,7 @@ def test_decision_times_near_the_move_time_warn_and_with_strict_fail():
     """Slow decisions within the bank must not pass silently. 8 ms of sleep per decision
     is at least 80% of 10 ms on any machine (a slower one only adds to it)."""
     near = ["--command", f"{sys.executable} {FAULT_BOTS} slow --sleep-ms 8 --address {{address}}",
-            "--game", "flea-circus", "--games", "1", "--at-once", "1", "--move-ms", "10",
+            "--game", "flea-circus", "--rotation", "once", "--at-once", "1", "--move-ms", "10",
             "--bank-ms", "600000", "--startup-ms", "30000"]
     warned = check(*near)
     assert warned.exit_code == 0, warned.output
@@ -155,7 +194,7 @@ def test_fault_bots_fail_with_the_right_message(mode, failed_check, message):
     # The last of an option given twice counts (click's rule).
     short = {"no-port": ["--startup-ms", "3000"], "hang": HANG}.get(mode, [])
     result = check("--command", f"{sys.executable} {FAULT_BOTS} {mode} --address {{address}}",
-                   "--game", "flea-circus", "--games", "1", *FAST, *short)
+                   "--game", "flea-circus", "--rotation", "once", *FAST, *short)
     assert result.exit_code == 1, result.output
     failures = [line for line in result.output.splitlines() if line.startswith("FAIL")]
     assert len(failures) == 1, result.output
@@ -176,8 +215,8 @@ def test_a_running_bot_is_checked_on_a_unix_socket(tmp_path):
                             f"unix:{socket_path}"], stdin=subprocess.DEVNULL,
                            stderr=subprocess.DEVNULL)
     try:
-        result = check("--address", f"unix:{socket_path}", "--game", "flea-circus", "--games", "1",
-                       "--at-once", "1", "--startup-ms", "30000")
+        result = check("--address", f"unix:{socket_path}", "--game", "flea-circus",
+                       "--rotation", "once", "--at-once", "1", "--startup-ms", "30000")
     finally:
         bot.terminate()
         bot.wait(timeout=30)
@@ -196,7 +235,7 @@ def held_check(folder: Path) -> tuple[subprocess.Popen, Path, dict[str, str]]:
     env = {**os.environ, "TMPDIR": str(temporary), "PYTHONFAULTHANDLER": "1"}
     bot = f"{sys.executable} {FAULT_BOTS} slow --hold {hold} --address {{address}}"
     run = subprocess.Popen([CLI, "check-bot", "--command", bot, "--no-sandbox", "--game",
-                            "flea-circus", "--games", "1", "--at-once", "1", "--move-ms",
+                            "flea-circus", "--rotation", "once", "--at-once", "1", "--move-ms",
                             "120000", "--startup-ms", "30000"], cwd=ROOT, env=env,
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0)
     return run, hold, env
@@ -289,7 +328,7 @@ def test_the_folder_a_killed_check_bot_left_is_removed_by_the_next(tmp_path):
     running.mkdir()
     again = subprocess.run([CLI, "check-bot", "--command",
                             "python -m bots.random_bot --address {address}", "--no-sandbox",
-                            "--game", "flea-circus", "--games", "1", "--at-once", "1"],
+                            "--game", "flea-circus", "--rotation", "once", "--at-once", "1"],
                            cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
     assert again.returncode == 0, again.stdout + again.stderr
     assert list((tmp_path / "tmp").iterdir()) == [running]
@@ -315,7 +354,7 @@ STDIO_FAULTS = Path(__file__).resolve().parent / "stdio_fault_bots.py"
 
 def stdio_check(mode: str, *args: str):
     return check("--command", f"{sys.executable} {STDIO_FAULTS} {mode}", "--transport", "stdio",
-                 "--game", "flea-circus", "--games", "1", "--at-once", "1", *args)
+                 "--game", "flea-circus", "--rotation", "once", "--at-once", "1", *args)
 
 
 def line_of(output: str, name: str) -> str:
@@ -395,10 +434,18 @@ def test_a_failure_after_a_stray_line_is_named_a_knock_on():
 
 
 class SlowAtOnce(RandomBot):
-    """Fast in games played in turn, slower than any deadline in games played at once."""
+    """Fast in the games played in turn (check-bot's first), slower than any deadline in
+    the games played at once (the ones after them)."""
+
+    IN_TURN = len(checkbot.seatings("flea-circus", 1, "full"))
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.game_ids: set[str] = set()
 
     def decide(self, request):
-        if int(request.game_id.rsplit("/", 1)[1]) >= 1000:
+        self.game_ids.add(request.game_id)
+        if len(self.game_ids) > self.IN_TURN:
             time.sleep(0.5)
         return super().decide(request)
 
@@ -432,7 +479,7 @@ def bot_folder(tmp_path: Path, script: str) -> Path:
 
 def test_a_bot_folder_is_checked_by_its_manifest(tmp_path):
     folder = bot_folder(tmp_path, (ROOT / "bots" / "stdio" / "random_bot.py").read_text())
-    result = check("--dir", str(folder), "--game", "flea-circus", "--games", "1",
+    result = check("--dir", str(folder), "--game", "flea-circus", "--rotation", "once",
                    "--at-once", "1")
     assert result.exit_code == 0, result.output
     assert "PASS  handshake: stdio-random 1.0" in result.output, result.output
@@ -466,3 +513,48 @@ def test_a_log_that_fails_under_strict_is_kept_and_named(tmp_path, monkeypatch):
     log = line_of(result.output, "log")
     assert log.startswith("FAIL  log: ") and "the log is kept: " in log, result.output
     assert Path(log.split("the log is kept: ")[1]).exists()
+
+
+class Recorder(RandomBot):
+    """The random bot, keeping the game ids it is asked about."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.game_ids: set[str] = set()
+
+    def decide(self, request):
+        self.game_ids.add(request.game_id)
+        return super().decide(request)
+
+
+def checked_game(secret: str) -> tuple[set[str], int]:
+    """The ids a bot is shown and the deal's seed in one check-bot game."""
+    bot = Recorder()
+    result = checkbot.play_one(InProcessClient(bot), "flea-circus", "standard", "me", 2, 0, 0,
+                               TimeConfig(), secret)
+    return bot.game_ids, result.seed
+
+
+def test_a_check_bot_games_id_and_deal_tell_a_bot_nothing_without_the_secret():
+    (first_id,), first_seed = checked_game("a gate's secret")
+    assert re.fullmatch(r"[0-9a-f]{16}", first_id)
+    assert checked_game("a gate's secret") == ({first_id}, first_seed)
+    other_ids, other_seed = checked_game("another gate's secret")
+    assert other_ids != {first_id} and other_seed != first_seed
+
+
+def test_each_gate_deals_from_a_fresh_secret(monkeypatch, tmp_path):
+    given: list[str] = []
+
+    def recording(*args, secret: str = "", **kwargs):
+        given.append(secret)
+        return iter(())
+
+    monkeypatch.setattr(submissions, "check_bot", recording)
+    entrant = submissions.Entrant(tmp_path, "ann", "Ann", "python", "python bot.py", 0.0)
+    house = {"python": "bots.random_bot:RandomBot"}
+    config = parse_config({"game": "flea-circus", "seed": 1,
+                           "bots": [{"name": "r", **house}, {"name": "s", **house}]})
+    for _ in range(2):
+        submissions.check_entrant(entrant, config, 1, 1, tmp_path, ())
+    assert len(set(given)) == 2 and all(len(secret) >= 32 for secret in given)

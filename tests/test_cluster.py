@@ -23,6 +23,7 @@ from click.testing import CliRunner
 from conftest import run_tournament, still_running, write_config
 from invariants import assert_consistent
 
+from arena.ladder import Ladder, LadderEntry
 from bench.cluster import LocalCluster
 from circus_referee.main import main
 from referee.process import free_port
@@ -204,6 +205,37 @@ def test_cluster_check_runs_each_bot_on_each_worker(tmp_path, dask_cluster):
     listing = CliRunner().invoke(main, ["cluster-check", "--cluster", dask_cluster.address])
     assert listing.exit_code == 0, listing.output
     assert "every worker answered" in listing.output
+
+
+def test_a_ladder_whose_match_names_a_cluster_plays_there_as_on_one_machine(
+        tmp_path, dask_cluster):
+    settings = {"seed": 5, "deals": 1, "match": {"concurrency": 1, "secret_deals": False,
+                                                 "time": {"move_ms": 600_000}}}
+    field = [LadderEntry("g1", "ann", {"python": "bots.flea_greedy:FleaGreedyBot"}),
+             LadderEntry("r1", "bob", {"python": "bots.random_bot:RandomBot"})]
+    client = cluster.connect(dask_cluster.address, timeout=30)
+    try:
+        def executed() -> int:
+            return sum(client.run(lambda dask_worker: dask_worker.state.executed_count
+                                  ).values())
+
+        before = executed()
+        there = Ladder(tmp_path / "cluster.sqlite",
+                       {**settings, "match": {**settings["match"],
+                                              "cluster": dask_cluster.address}})
+        for _ in range(3):   # two validations, then a ladder match
+            assert there.play_next(field) is not None
+        # Each of the six games was a task on the workers.
+        assert executed() - before >= 6
+    finally:
+        client.close()
+    here = Ladder(tmp_path / "local.sqlite", settings)
+    for _ in range(3):
+        here.play_next(field)
+    for match in here.records.matches():
+        assert rows(there.store, match.tournament) == rows(here.store, match.tournament)
+    assert [(row.version, row.mu, row.sigma) for row in there.standings()] == \
+        [(row.version, row.mu, row.sigma) for row in here.standings()]
 
 
 def test_unreachable_scheduler_is_one_line_and_status_2(tmp_path, monkeypatch):

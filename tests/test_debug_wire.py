@@ -46,7 +46,7 @@ def assert_every_call_answered(lines: list[tuple[str, str, str, dict]]) -> None:
 def test_check_bot_debug_wire(tmp_path):
     result = CliRunner().invoke(main, [
         "check-bot", "--command", "python -m bots.random_bot --address {address}",
-        "--game", "flea-circus", "--games", "1", "--at-once", "2", "--debug-wire",
+        "--game", "flea-circus", "--rotation", "once", "--at-once", "2", "--debug-wire",
         "--log-dir", str(tmp_path)])
     assert result.exit_code == 0, result.output
     lines = wire_lines(tmp_path / "candidate.log")

@@ -32,6 +32,9 @@ FAULT_BOTS = Path(__file__).resolve().parent / "fault_bots.py"
 #: The bad bot's bank unless its test is about the bank: one no busy machine spends, so a
 #: bad bot that answers (its fault an illegal reply, a crash later on) never times out.
 BANK_MS = 30000
+#: One process of the bad bot for a test's games, where its faults or its time are the
+#: subject and fresh processes each rotation are not (each start costs CPU, not waiting).
+ONE_PROCESS = "renew_bots: false"
 #: The good bots: in process unless a test is about their wire too.
 GOOD_IN_PROCESS = "python: bots.random_bot:RandomBot"
 GOOD_PROCESS = "command: python -m bots.random_bot --address {address}"
@@ -85,7 +88,8 @@ def bad_ranks(games) -> list[int]:
 def test_substituted_faults_strike_out_and_forfeit(tmp_path, started, mode, fault_class, detail):
     # A small bank for the hung bot (it spends it anyway); a big one for a bot that answers.
     bank = 300 if mode == "hang" else BANK_MS
-    summary, store, games, faults = run(tmp_path, config_text(mode, bank_ms=bank))
+    summary, store, games, faults = run(tmp_path, config_text(mode, bank_ms=bank,
+                                                              extra=ONE_PROCESS))
     assert summary.played == len(games) == 3
     classes = {f["class"] for f in faults if f["bot"] == "bad"}
     assert classes == {fault_class}
@@ -105,7 +109,7 @@ def test_substituted_faults_strike_out_and_forfeit(tmp_path, started, mode, faul
 
 
 def test_a_bot_using_part_of_its_bank_is_not_penalised(tmp_path, started):
-    text = config_text("slow", bad_args="--sleep-ms 130", bank_ms=20000)
+    text = config_text("slow", bad_args="--sleep-ms 130", bank_ms=20000, extra=ONE_PROCESS)
     summary, store, games, faults = run(tmp_path, text)
     assert faults == [] and all(game.status == "finished" for game in games)
     # Its decisions really took longer than move_ms: the bank paid for them.
@@ -119,7 +123,7 @@ def test_a_bot_using_part_of_its_bank_is_not_penalised(tmp_path, started):
 
 
 def test_a_bot_whose_bank_runs_out_times_out(tmp_path, started):
-    text = config_text("slow", bad_args="--sleep-ms 400", bank_ms=1500)
+    text = config_text("slow", bad_args="--sleep-ms 400", bank_ms=1500, extra=ONE_PROCESS)
     summary, store, games, faults = run(tmp_path, text)
     assert faults and {f["class"] for f in faults} == {"timeout"}
     assert "time bank exhausted" in faults[0]["detail"] or "DEADLINE" in faults[0]["detail"]
@@ -165,7 +169,7 @@ def test_a_cluster_worker_also_waits_for_a_crashed_bot_and_restarts_it(tmp_path,
 
 
 def test_void_policy_records_the_game_but_does_not_rate_it(tmp_path, started):
-    text = config_text("out-of-range", extra="faults: {illegal: void}")
+    text = config_text("out-of-range", extra=f"faults: {{illegal: void}}\n{ONE_PROCESS}")
     summary, store, games, faults = run(tmp_path, text)
     assert all(game.status == "void" for game in games) and len(games) == 3
     board = {row.bot: row for row in standings(store, store.resolve("faults"))}
@@ -174,7 +178,7 @@ def test_void_policy_records_the_game_but_does_not_rate_it(tmp_path, started):
 
 
 def test_forfeit_policy_forfeits_on_the_first_fault(tmp_path, started):
-    text = config_text("out-of-range", extra="faults: {illegal: forfeit}")
+    text = config_text("out-of-range", extra=f"faults: {{illegal: forfeit}}\n{ONE_PROCESS}")
     summary, store, games, faults = run(tmp_path, text)
     assert len(faults) == 3 and {f["policy"] for f in faults} == {"forfeit"}
     assert bad_ranks(games) == [3, 3, 3]

@@ -99,9 +99,11 @@ def test_the_build_refuses_golang_protobuf_1_3(go_bot, tmp_path):
 
 
 def test_go_bot_passes_check_bot_in_every_game(go_bot):
+    """Each seat once (check-bot's full rotation of every seat of every count has its own
+    test, tests/test_check_bot.py)."""
     referee = Path(sys.executable).parent / "circus-referee"
-    result = subprocess.run([str(referee), "check-bot", "--command", str(go_bot), "--games", "2"],
-                            capture_output=True, text=True, timeout=300)
+    result = subprocess.run([str(referee), "check-bot", "--command", str(go_bot), "--rotation",
+                             "once"], capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "FAIL" not in result.stdout
     for game, variant in GAME_VARIANTS:
@@ -161,7 +163,7 @@ def test_the_go_recipe_and_skeleton_of_the_docs_build_a_bot_that_passes_check_bo
     assert built.returncode == 0, built.stdout + built.stderr
     referee = Path(sys.executable).parent / "circus-referee"
     result = subprocess.run([str(referee), "check-bot", "--command",
-                             str(folder / "build" / "mybot"), "--games", "1"],
+                             str(folder / "build" / "mybot"), "--rotation", "once"],
                             capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "PASS  handshake: mybot 0.1, protocol 1.0.0" in result.stdout
@@ -176,7 +178,8 @@ def test_a_binary_named_by_its_command_runs_wherever_it_lives(go_bot, tmp_path):
     copy = tmp_path / "go-rules"
     shutil.copy2(go_bot, copy)
     referee = Path(sys.executable).parent / "circus-referee"
-    result = subprocess.run([str(referee), "check-bot", "--command", str(copy), "--games", "1",
+    result = subprocess.run([str(referee), "check-bot", "--command", str(copy), "--game",
+                             "flea-circus", "--rotation", "once", "--at-once", "1",
                              "--startup-ms", "5000"], capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "PASS  handshake" in result.stdout, result.stdout

@@ -124,9 +124,26 @@ def test_the_sdks_do_nothing_calls_are_skipped_and_a_bots_own_are_made():
             self.started += 1
 
     plain, counting = InProcessClient(RandomBot()), InProcessClient(Counting())
-    plain.pool.shutdown()  # any call handed to a thread now fails
+    plain.close()  # any call handed to a thread now fails
     for client in (plain, counting):
         client.start_game(bot_pb2.StartGameRequest(), 5)
         client.end_game(bot_pb2.EndGameRequest(), 5)
     assert counting.bot.started == 1
     counting.close()
+
+
+def test_a_closed_client_hands_no_more_calls_and_its_workers_end():
+    before = set(threading.enumerate())
+    client = InProcessClient(Bot())
+    for actions in (1, 2, 3):
+        assert client.decide(request("ok", actions), 5).action_index == actions - 1
+    workers = [thread for thread in set(threading.enumerate()) - before
+               if thread.name == "inproc-bot"]
+    assert client.workers == 1 and workers and all(thread.daemon for thread in workers)
+    client.close()
+    with pytest.raises(BotFault) as raised:
+        client.decide(request("ok"), 5)
+    assert raised.value.fault_class == "error"
+    for thread in workers:
+        thread.join(30)
+    assert not any(thread.is_alive() for thread in workers)

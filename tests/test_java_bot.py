@@ -41,7 +41,9 @@ def java_bot() -> Path:
 
 
 def check(*args: str):
-    return CliRunner().invoke(main, ["check-bot", "--transport", "stdio", "--games", "1",
+    """Check-bot at a tournament's 128 MB, each seat once (the full rotation of every seat
+    of every count has its own test, tests/test_check_bot.py)."""
+    return CliRunner().invoke(main, ["check-bot", "--transport", "stdio", "--rotation", "once",
                                      "--memory-mb", "128", *args])
 
 

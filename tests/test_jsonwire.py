@@ -12,9 +12,9 @@ from google.protobuf import json_format
 from circus.v1 import bot_pb2, flea_circus_pb2
 from referee import jsonwire, wire
 from circus_outcomes import GameStatus
-from referee.clients import DecisionView, GameEnd, GameStart
+from referee.clients import BotFault, DecisionView, GameEnd, GameStart
 from referee.games import GAMES
-from referee.games.base import Action, ranks_from_scores
+from referee.games.base import Action, Event, ranks_from_scores
 from referee.match import seat_labels
 from referee.stdio import Lane, StdioPool
 
@@ -213,3 +213,51 @@ def test_a_logged_pool_sends_start_and_end_as_the_messages_the_log_writes():
     pool.start_game_view(start, 1.0)
     pool.end_game_view(end, 0, 1.0)
     assert recorder.sent == [start.message(), end.message(0)]
+
+
+def test_every_request_is_byte_for_byte_the_text_written_with_no_cache(monkeypatch):
+    """The events' texts kept across games change no byte: the requests of random games
+    (every game's second seed meets the events of the games before it again) against
+    each written afresh, as they were before that cache."""
+    seeds = range(2)
+    cached = [direct(view) for view in random_views(seeds)]
+    monkeypatch.setattr(jsonwire, "event_key", lambda field, event: None)
+    fresh = [direct(view) for view in random_views(seeds)]
+    assert len(cached) > 3000
+    assert cached == fresh
+
+
+def test_a_recurring_event_s_text_is_kept_with_its_data_s_order_and_types():
+    field = "flea_circus"
+    first, reordered = Event("loot", "a", 1, {"source": "earth", "amount": 3}), \
+        Event("loot", "a", 1, {"amount": 3, "source": "earth"})
+    assert jsonwire.event_text(field, 4, first) == (
+        '{"sequence":"4","kind":"loot","seat":1,"text":"a","data":{"source":"earth",'
+        '"amount":3.0},"payload":{"flea_circus":{"source":"earth","amount":3}}}')
+    assert jsonwire.event_text(field, 0, first) == "{" + jsonwire.event_text(field, 4, first)[16:]
+    assert jsonwire.event_text(field, 9, reordered).index('"amount"') < \
+        jsonwire.event_text(field, 9, reordered).index('"source"')
+    with pytest.raises(jsonwire.Unencodable):
+        jsonwire.event_text(field, 5, Event("loot", "a", 1, {"source": "earth", "amount": True}))
+
+
+def test_a_decision_goes_to_the_lane_its_seat_took_and_never_to_one_restarted_since():
+    lanes = [Lane(None), Lane(None)]  # type: ignore[arg-type]  # no process is asked
+    recorders = [Recorder(), Recorder()]
+    for lane, recorder in zip(lanes, recorders):
+        lane.free = (lambda lane=lane: lane.seat is None)  # type: ignore[method-assign]
+        lane.client = recorder  # type: ignore[assignment]  # as in recorded_pool
+    pool = StdioPool(lanes, lambda: "")
+    pool.start_game_view(GameStart("g", "flea-circus", "standard", 0, ["a", "b"], 5, 0), 1.0)
+    assert pool._lane_of(("g", 0)) is lanes[0]
+    lanes[0].connect(recorders[0])  # restarted: free again, then taken by another game
+    pool.start_game_view(GameStart("h", "flea-circus", "standard", 0, ["a", "b"], 5, 0), 1.0)
+    assert pool._lane_of(("h", 0)) is lanes[0]
+    with pytest.raises(BotFault) as raised:
+        pool._lane_of(("g", 0))
+    assert raised.value.fault_class == "crash"
+    for game in range(10):   # seats whose games ended with no EndGame are forgotten
+        lanes[1].seat = None
+        pool.start_game_view(GameStart(f"x{game}", "flea-circus", "standard", 1, ["a", "b"],
+                                       5, 0), 1.0)
+    assert len(pool.taken) <= 2 * len(lanes)

@@ -31,7 +31,7 @@ GRPC = """
 name: ops
 game: flea-circus
 players: 3
-rounds: 25
+rounds: 10
 seed: 17
 concurrency: 2
 secret_deals: false   # the resumed store is compared with another store's run
@@ -101,12 +101,19 @@ def games_and_board(folder: Path, db: str):
     return [{key: game[key] for key in keys} for game in games], rows
 
 
+#: The GRPC tournament's games (10 deal sets in each of 3 seat rotations, played rotation
+#: by rotation), and how many are stored when the kill comes: a third of the way, where the
+#: second rotation's fresh bots start.
+GAMES = 30
+KILLED_AT = 10
+
+
 def interrupt_midway(folder: Path, db: str, signum: int) -> subprocess.Popen:
     run = cli_run(folder, db)
     deadline = time.monotonic() + 60
-    while stored_count(folder / db) < 15 and time.monotonic() < deadline:
+    while stored_count(folder / db) < KILLED_AT and time.monotonic() < deadline:
         assert run.poll() is None, run.stderr.read()
-        time.sleep(0.002)  # the kill comes with 60 games still to play
+        time.sleep(0.002)  # the kill comes with 20 games still to play
     run.send_signal(signum)
     run.wait(timeout=30)
     return run
@@ -134,14 +141,14 @@ def test_resume_after_interruption_gives_the_uninterrupted_result(tmp_path, sign
     else:
         assert stopped.returncode == -signal.SIGKILL
     partial = stored_count(tmp_path / "resumed.sqlite")
-    assert 15 <= partial < 75
+    assert KILLED_AT <= partial < GAMES
     assert_bots_gone(tmp_path / "logs")  # none outlives the referee, even after SIGKILL
 
     resumed = cli_run(tmp_path, "resumed.sqlite")
     assert resumed.wait(timeout=120) == 0, resumed.stderr.read()
-    assert f"{75 - partial} games played ({partial} already stored)" in resumed.stderr.read()
+    assert f"{GAMES - partial} games played ({partial} already stored)" in resumed.stderr.read()
     games, board = games_and_board(tmp_path, "resumed.sqlite")
-    assert [g["game_index"] for g in games] == list(range(75))
+    assert [g["game_index"] for g in games] == list(range(GAMES))
     assert (games, board) == uninterrupted
     assert_consistent(tmp_path / "resumed.sqlite", "ops", load_config(tmp_path / "bots.yaml"))
     assert_bots_gone(tmp_path / "logs")

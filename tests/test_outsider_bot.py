@@ -46,9 +46,11 @@ def outside_perl(tmp_path, perl) -> Path:
 
 
 def test_the_perl_bot_passes_check_bot_over_stdio_in_every_game(perl):
+    """Each seat once (check-bot's full rotation of every seat of every count has its own
+    test, tests/test_check_bot.py)."""
     referee = Path(sys.executable).parent / "circus-referee"
     result = subprocess.run([str(referee), "check-bot", "--command", f"perl {BOT}",
-                             "--transport", "stdio", "--games", "1"],
+                             "--transport", "stdio", "--rotation", "once"],
                             capture_output=True, text=True, timeout=300, cwd=ROOT)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "PASS  handshake: perl-random 0.1" in result.stdout, result.stdout
@@ -70,6 +72,7 @@ players: 3
 rounds: 1
 seed: 3
 concurrency: 2
+renew_bots: false   # its folder and its games are the subject: a process per game at once
 bots:
   - {{name: perl, command: "perl random.pl", dir: perlbot, transport: stdio}}
   - {{name: perl2, command: "perl random.pl", dir: perlbot, transport: stdio}}
@@ -123,7 +126,7 @@ def test_check_bot_grants_mounts_and_env_as_an_entry_does(tmp_path, outside_perl
     def check(*grant: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run([str(referee), "check-bot", "--transport", "stdio", "--command",
                                f"{tree / 'bin' / 'perl'} perlbot/random.pl", "--game",
-                               "flea-circus", "--games", "1", "--at-once", "1", *grant],
+                               "flea-circus", "--rotation", "once", "--at-once", "1", *grant],
                               capture_output=True, text=True, timeout=300, cwd=tmp_path)
 
     refused = check("--mount", "opt/perl")

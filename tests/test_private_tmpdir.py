@@ -46,7 +46,7 @@ def test_a_sandboxed_check_bot_passes_with_a_private_tmpdir(tmp_path):
     private.mkdir(mode=0o700)
     result = subprocess.run(
         [CLI, "check-bot", "--command", "python -m bots.random_bot --address {address}",
-         "--game", "flea-circus", "--games", "1", "--at-once", "1",
+         "--game", "flea-circus", "--rotation", "once", "--at-once", "1",
          "--startup-ms", "30000"],
         cwd=ROOT, env={**os.environ, "TMPDIR": str(private)}, capture_output=True, text=True,
         timeout=300)

@@ -233,7 +233,9 @@ def test_a_page_of_one_seat_holds_only_what_that_seat_was_shown():
         assert seen == [None, None, frame.observations[1], None, None]
         if frame.decision is not None and frame.decision.seat != 1:
             assert decision == {"n": frame.decision.number, "seat": frame.decision.seat,
-                                "kind": frame.decision.kind}
+                                "kind": frame.decision.kind,
+                                "faults": [fault for fault in frame.decision.faults
+                                           if fault["seat"] == 1]}
         elif frame.decision is not None:
             assert decision["actions"] == [label for _, label in frame.decision.actions]
     events = json.loads(data)["events"]

@@ -88,7 +88,7 @@ def test_check_bot_hides_every_database(outside_tmp, monkeypatch, sandboxed):
     targets, db_options, held = check_bot_setup(outside_tmp)
     flag = "--address {address}" if sandboxed else "--port {port}"
     result = run("check-bot", "--command", snoop_command(flag, *targets),
-                 "--game", "flea-circus", "--games", "1", "--at-once", "1",
+                 "--game", "flea-circus", "--rotation", "once", "--at-once", "1",
                  "--startup-ms", "30000", *db_options,
                  *([] if sandboxed else ["--no-sandbox"]))
     for db in held:

@@ -436,7 +436,9 @@ def test_stdio_bots_play_a_sandboxed_tournament_a_process_per_game_at_once(tmp_p
     ("oversize", "a reply line over the limit"),
 ])
 def test_bad_lines_strike_out_and_forfeit(tmp_path, started, mode, detail):
-    summary, store, games, faults = run(tmp_path, config_text(mode))
+    """One process of the bad bot for the three games, one after another: its lines are
+    the subject, not fresh processes."""
+    summary, store, games, faults = run(tmp_path, config_text(mode, extra="renew_bots: false"))
     assert summary.played == len(games) == 3
     assert {f["class"] for f in faults} == {"illegal"} and {f["bot"] for f in faults} == {"bad"}
     assert detail in faults[0]["detail"]
@@ -575,9 +577,10 @@ def test_a_stdio_command_takes_no_address(tmp_path):
 
 
 def test_the_python_stdio_bot_passes_check_bot_sandboxed():
+    """Each seat once (check-bot's full rotation has its own test, tests/test_check_bot.py)."""
     spec = BotSpec(name="candidate", command=f"python {RANDOM_BOT}", transport="stdio",
                    cwd=str(ROOT))
-    checks = list(check_bot(spec, None, 1, TimeConfig(), at_once=2))
+    checks = list(check_bot(spec, None, 1, TimeConfig(), at_once=2, rotation="once"))
     assert all(check.passed for check in checks), [check.line() for check in checks]
     assert [check.name for check in checks][:2] == ["handshake", "games"]
     assert "stdio-random 1.0, protocol 1.1.0" in checks[0].message
@@ -590,7 +593,7 @@ def test_the_python_stdio_bot_passes_check_bot_sandboxed():
 def test_check_bot_checks_a_stdio_bot_and_logs_its_wire_as_for_grpc(tmp_path):
     result = CliRunner().invoke(main, [
         "check-bot", "--command", f"python {RANDOM_BOT}", "--transport", "stdio",
-        "--game", "flea-circus", "--games", "1", "--at-once", "2", "--debug-wire",
+        "--game", "flea-circus", "--rotation", "once", "--at-once", "2", "--debug-wire",
         "--log-dir", str(tmp_path)])
     assert result.exit_code == 0, result.output
     assert "2 games at once on 2 processes, every reply legal and in time" in result.output

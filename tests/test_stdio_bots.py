@@ -44,9 +44,11 @@ def toolchains(go_bot) -> None:
 
 @pytest.mark.parametrize("language", sorted(COMMANDS))
 def test_each_stdio_example_passes_check_bot_in_every_game(toolchains, language):
+    """Each seat once (check-bot's full rotation of every seat of every count has its own
+    test, tests/test_check_bot.py)."""
     referee = Path(sys.executable).parent / "circus-referee"
     result = subprocess.run([str(referee), "check-bot", "--command", COMMANDS[language],
-                             "--transport", "stdio", "--games", "1"],
+                             "--transport", "stdio", "--rotation", "once"],
                             capture_output=True, text=True, timeout=300, cwd=ROOT)
     assert result.returncode == 0, result.stdout + result.stderr
     for game in GAMES.values():
@@ -64,6 +66,7 @@ players: 3
 rounds: 2
 seed: 5
 concurrency: 2
+renew_bots: false   # their games are the subject: a process per game at once, not per rotation
 bots:
 {bots}
 """)

@@ -17,7 +17,7 @@ import grpc
 import pytest
 from click.testing import CliRunner
 from conftest import assert_no_process_left, run_tournament, write_config
-from test_faults import BANK_MS, GOOD_PROCESS, bad_ranks, config_text, run
+from test_faults import BANK_MS, GOOD_PROCESS, ONE_PROCESS, bad_ranks, config_text, run
 
 from bots.random_bot import RandomBot
 from bots.sdk import _Servicer, start_server
@@ -342,7 +342,7 @@ def stream_config(mode: str, concurrency: int = 3, bank_ms: int = BANK_MS, extra
 def test_a_stream_bots_faults_strike_out_and_forfeit(tmp_path, started, mode, fault_class,
                                                      detail):
     bank = 300 if mode == "hang" else BANK_MS
-    summary, store, games, faults = run(tmp_path, stream_config(mode, 3, bank))
+    summary, store, games, faults = run(tmp_path, stream_config(mode, 3, bank, ONE_PROCESS))
     assert summary.played == len(games) == 3
     assert {f["class"] for f in faults if f["bot"] == "bad"} == {fault_class}
     assert detail in faults[0]["detail"]
@@ -380,7 +380,8 @@ def test_a_stream_that_breaks_or_ends_is_a_crash_of_its_game_only(tmp_path, star
 
 def test_a_unary_only_bot_plays_beside_stream_bots(tmp_path, started):
     """The fault bot without --stream is unary-only (as a 1.0 bot is): it plays, clean."""
-    summary, store, games, faults = run(tmp_path, config_text("slow", good=GOOD_PROCESS))
+    summary, store, games, faults = run(tmp_path, config_text("slow", good=GOOD_PROCESS,
+                                                              extra=ONE_PROCESS))
     assert faults == [] and all(game.status == "finished" for game in games)
     logs = tmp_path / "logs" / "faults"
     assert "opened a Play stream" not in (logs / "bad.log").read_text()

@@ -30,9 +30,11 @@ from tournaments.submissions import (
 )
 
 ROOT = Path(__file__).resolve().parent.parent
-# An SDK bot; CHEAT plays an illegal action at its first decision of each game outside
-# check-bot's (a bot that behaves while it is checked), ILLEGAL at every decision, and any
-# bot one whenever it can read a file of SNOOP (others' files, which it must not see).
+# An SDK bot; CHEAT plays an illegal action at its first decision of each game once a file
+# ARMED is beside it (a bot that behaved while it was gated: check-bot's games show it no
+# sign of a check, so the test arms it between the gate and the tournament), ILLEGAL at
+# every decision, and any bot one whenever it can read a file of SNOOP (others' files,
+# which it must not see).
 BOT = '''
 import os
 import threading
@@ -40,6 +42,7 @@ from bots.sdk import Bot, rng_for, serve
 
 MODE = {mode!r}
 SNOOP = {snoop!r}
+ARMED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "armed")
 seen, lock = set(), threading.Lock()
 
 
@@ -51,7 +54,7 @@ class Entry(Bot):
             first = request.game_id not in seen
             seen.add(request.game_id)
         if MODE == "illegal" or any(os.access(path, os.R_OK) for path in SNOOP) or (
-                MODE == "cheat" and first and not request.game_id.startswith("check-bot")):
+                MODE == "cheat" and first and os.path.exists(ARMED)):
             return len(request.legal_actions)
         return rng_for(request).randrange(len(request.legal_actions))
 
@@ -114,6 +117,7 @@ def season(tmp_path_factory) -> Path:
                   "--players", "2", "--one-per-author", "--at-once", "2")
     assert made.exit_code == 0, made.output
     (root / "made.txt").write_text(made.output)
+    (subs / "carol-v2" / "armed").touch()
     db, logs = str(root / "results.sqlite"), str(root / "logs")
     played = invoke("tournament", str(league / "bots.yaml"), "--db", db, "--logs", logs,
                     "--quiet")

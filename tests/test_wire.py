@@ -18,6 +18,7 @@ from google.protobuf.struct_pb2 import Struct
 from circus.v1 import bot_pb2, flea_circus_pb2
 from referee import wire
 from referee.games import GAMES
+from referee.games.base import Event
 
 SETUPS = [(name, variant, players) for name, game in GAMES.items()
           for variant in game.variants
@@ -115,7 +116,6 @@ def test_apply_with_the_listed_actions_plays_the_same_game():
 
 
 def test_events_with_no_data_and_private_events_convert_as_before():
-    from referee.games.base import Event
     for event in (Event("skip", "seat 1 skips", 1), Event("drew", "you draw", 2, {"cards": ["A"]},
                                                           frozenset({2}))):
         data = Struct()
@@ -136,3 +136,19 @@ def test_emitted_events_equal_events_made_the_usual_way():
     assert hash(state.events[-1].visible_to) == hash(frozenset({2}))
     with pytest.raises(AttributeError):
         state.events[-1].kind = "y"  # still frozen
+
+
+def test_a_recurring_event_is_encoded_as_its_own_message_with_its_sequence():
+    """An event kept from an earlier game (the same kind, seat, text and data) gives the
+    bytes of its own message, with its sequence."""
+    entries = []
+    for data in ({"source": "earth", "amount": 3}, {"amount": 3, "source": "earth"},
+                 {"source": "earth", "amount": 3}):
+        event = Event("loot", "seat 1 takes 3 loot", 1, data)
+        for sequence in (0, 7, 300):
+            expected = wire.event_message("flea-circus", sequence, event).SerializeToString()
+            entry = wire._event_entry("flea-circus", sequence, event)
+            assert entry.endswith(expected) and \
+                bot_pb2.DecisionRequest.FromString(entry).events[0].SerializeToString() == expected
+            entries.append(entry)
+    assert entries[:3] == entries[6:]

@@ -34,6 +34,13 @@ def bot_log(log_dir: Path, bot: str) -> str:
     return str(here)
 
 
+def bot_logs(log_dir: Path, bot: str) -> list[Path]:
+    """A bot's log files: the one in the logs folder, and after a cluster run one per
+    worker, under ``workers/``."""
+    return [path for path in (log_dir / f"{bot}.log",) if path.exists()] + \
+        sorted(log_dir.glob(f"workers/*/{bot}.log"))
+
+
 #: How ``times`` and the report name the transport of a gRPC bot that announced the Play
 #: stream but answered it UNIMPLEMENTED (its log's note says so).
 UNARY_FALLBACK = "grpc (unary: Play stream unimplemented)"
@@ -42,8 +49,8 @@ UNARY_FALLBACK = "grpc (unary: Play stream unimplemented)"
 def reached(log_dir: Path, bot: str, transport: str) -> str:
     """How the referee reached a bot: its configured transport, or for a gRPC bot that fell
     back from the Play stream to unary calls, :data:`UNARY_FALLBACK`."""
-    logs = [log_dir / f"{bot}.log", *log_dir.glob(f"workers/*/{bot}.log")]
-    if transport == "grpc" and any(referee_said(log, FELL_BACK) for log in logs):
+    if transport == "grpc" and any(referee_said(log, FELL_BACK)
+                                   for log in bot_logs(log_dir, bot)):
         return UNARY_FALLBACK
     return transport
 

@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Iterator, NamedTuple, Sequence
+from typing import Any, ContextManager, Iterator, NamedTuple, Sequence
 
 from referee.errors import CircusError
 from referee.match import MatchResult
@@ -242,6 +242,24 @@ class StoreError(CircusError):
     """The database cannot be used; the message says why."""
 
 
+def store_error(path: Path, wait_s: float, error: sqlite3.OperationalError) -> StoreError:
+    """A one-line StoreError, saying how long we waited if another program holds the file."""
+    if "locked" in str(error) or "busy" in str(error):
+        return StoreError(f"{path} is locked by another program (waited {wait_s:g}s)")
+    return StoreError(f"{path}: {error}")
+
+
+@contextmanager
+def writing(db: sqlite3.Connection, path: Path, wait_s: float) -> Iterator[None]:
+    """One transaction on ``db`` (the file at ``path``); a database error becomes a
+    one-line StoreError. The tournaments' tables and the ladder's are written so."""
+    try:
+        with db:
+            yield
+    except sqlite3.OperationalError as error:
+        raise store_error(path, wait_s, error) from None
+
+
 @dataclass(frozen=True)
 class FieldChange:
     """A change of a tournament's field, as the store applies it (made and described by
@@ -308,20 +326,10 @@ class Store:
                     self.db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {declaration}")
 
     def _error(self, error: sqlite3.OperationalError) -> StoreError:
-        """A one-line StoreError, saying how long we waited if another program holds the file."""
-        if "locked" in str(error) or "busy" in str(error):
-            return StoreError(f"{self.path} is locked by another program "
-                              f"(waited {self.wait_s:g}s)")
-        return StoreError(f"{self.path}: {error}")
+        return store_error(self.path, self.wait_s, error)
 
-    @contextmanager
-    def _writing(self) -> Iterator[None]:
-        """One transaction; a database error becomes a StoreError."""
-        try:
-            with self.db:
-                yield
-        except sqlite3.OperationalError as error:
-            raise self._error(error) from None
+    def _writing(self) -> ContextManager[None]:
+        return writing(self.db, self.path, self.wait_s)
 
     def close(self) -> None:
         self.db.close()

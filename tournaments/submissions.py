@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 import shlex
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
@@ -226,12 +227,15 @@ def with_entrants(base: dict[str, Any], entrants: list[Entrant],
 def check_entrant(entrant: Entrant, config: TournamentConfig, games: int, at_once: int,
                   log_dir: Path, private: tuple[Path, ...]) -> Verdict:
     """check-bot on the entrant's game, sandboxed as the config will run it and at its
-    clock: every start, call and decision bounded by ``config.time``."""
+    clock: every start, call and decision bounded by ``config.time``; its games dealt
+    from a fresh secret, so that a bot cannot know them for a gate's (and behave only
+    there) by their ids or their deals."""
     covered = Coverage()
     spec = entrant_spec(entrant, config.sandbox, config.time)
     checks = list(check_bot(spec, config.game, games, config.time,
                             log_dir=log_dir, sandbox=config.sandbox, at_once=at_once,
-                            private=private, covered=covered))
+                            private=private, covered=covered,
+                            secret=secrets.token_hex(16)))
     return Verdict(entrant.folder, entrant, gate(checks, config), tuple(checks),
                    covered.line())
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import click
 
 from circus_referee.common import fail, say_if_unstoppable
-from referee.checkbot import SLOW_SHARE, Coverage, check_bot
+from referee.checkbot import ROTATIONS, SLOW_SHARE, Coverage, check_bot
 from referee.games import GAMES
 from referee.interrupts import signals_as_stop, until_stopped
 from referee.limits import hierarchy, refusal, statement
@@ -37,7 +37,11 @@ CHECK_WIND_DOWN_S = 30.0
 @click.option("--game", "only_game", default=None, help="check only this game")
 @click.option("--games", "games", type=click.IntRange(min=1), default=2, show_default=True,
               help="games per claimed game, variant and player count, and at least one "
-                   "in each seat")
+                   "in each seat (--rotation full)")
+@click.option("--rotation", type=click.Choice(ROTATIONS), default="full", show_default=True,
+              help="full: every seat of every player count (--games at each); once: each "
+                   "seat once across the player counts, a quicker recheck of a bot whose "
+                   "full rotation passed")
 @click.option("--at-once", type=click.IntRange(min=1), default=3, show_default=True,
               help="games played at the same time on one connection, once per game "
                    "(1: no concurrency check)")
@@ -78,7 +82,8 @@ def check_bot_command(command: str | None, address: str | None, folder: Path | N
                       games: int, at_once: int, move_ms: int, bank_ms: int, startup_ms: int,
                       log_dir: Path | None, debug_wire: bool, no_sandbox: bool,
                       transport: str, db_paths: tuple[Path, ...], mounts: tuple[str, ...],
-                      env: tuple[str, ...], strict: bool, memory_mb: int) -> None:
+                      env: tuple[str, ...], strict: bool, memory_mb: int,
+                      rotation: str) -> None:
     """Check that a bot follows the protocol: handshake, games, legal and timely replies.
 
     The bot is a candidate nobody has vetted: it sees no results database (the default
@@ -88,6 +93,10 @@ def check_bot_command(command: str | None, address: str | None, folder: Path | N
     """
     if [command, address, folder].count(None) != 2:
         fail("give exactly one of --command, --address and --dir")
+    given = click.get_current_context().get_parameter_source("games")
+    if rotation == "once" and given is not click.core.ParameterSource.DEFAULT:
+        fail("--games counts the games of --rotation full; --rotation once plays each seat "
+             "once: give one of them")
     if only_game is not None and only_game not in GAMES:
         fail(f"unknown game {only_game!r} (games: {', '.join(sorted(GAMES))})")
     if transport == "stdio" and folder is None and (command is None or "{address}" in command
@@ -109,7 +118,7 @@ def check_bot_command(command: str | None, address: str | None, folder: Path | N
         checks = until_stopped(lambda: check_bot(
             spec, only_game, games, time_config, log_dir, sandbox=not no_sandbox,
             at_once=at_once, private=private, covered=covered, strict=strict, stop=stop,
-            memory_mb=memory_mb), stop, wind_down_s=CHECK_WIND_DOWN_S)
+            memory_mb=memory_mb, rotation=rotation), stop, wind_down_s=CHECK_WIND_DOWN_S)
         try:
             for check in checks:
                 click.echo(check.line())   # flushed: each line is out as its check ends

@@ -235,31 +235,33 @@ function changed(root, op) {
   return at(root, 0);
 }
 
-// Each step of the game: its tables (v: the omniscient one, then each seat's; null for a
-// view the page does not hold), what they are drawn from (o: the engine's state, then
-// each seat's observation), the decision (d) and its events (e: a range of data.events).
-// Rebuilt from the changes the page holds: a change copies only the path it sets, so the
-// steps share what they did not change.
+// Each step of the game: its tables (v: the omniscient one, or what every seat saw, then
+// each seat's; null for a view the page does not hold), what they are drawn from (o: the
+// engine's state, then each seat's observation), the decision (d) and its events (e: a
+// range of data.events). Rebuilt from the changes the page holds: a change copies only the
+// path it sets, so the steps share what they did not change.
 function rebuildSteps(data) {
-  const meta = data.meta, shown = meta.shown, omniscient = meta.omniscient;
+  const meta = data.meta, shown = meta.shown, game = GAMES[meta.game];
+  // The column before the observations: the engine's state, or the table every seat saw.
+  const whole = meta.omniscient || meta.public ? 1 : 0;
   const frames = [];
   let views = data.views.map(() => undefined), start = 0;
   data.ends.forEach((end, step) => {
     views = views.map((view, i) => data.views[i][step].reduce(changed, view));
-    const state = omniscient ? views[0] : null;
+    const state = meta.omniscient ? views[0] : null;
     // The seats' observations: the first whole, each other as what differs from it.
-    const apart = views.slice(omniscient ? 1 : 0, -1), first = apart[0];
+    const apart = views.slice(whole, -1), first = apart[0];
     const observations = meta.seats.map(() => null);
     shown.forEach((seat, k) => {
       observations[seat] = k === 0 ? first
         : Array.isArray(apart[k]) ? apart[k][0] : { ...first, ...apart[k] };
     });
     const tables = observations.map((seen, seat) =>
-      seen === null ? null : GAMES[meta.game].seat(seat, seen));
+      seen === null ? null : game.seat(seat, seen));
+    const top = meta.omniscient ? game.omniscient(state, observations)
+      : meta.public ? views[0] : null;
     const decision = views[views.length - 1];
-    frames.push({ v: [omniscient ? GAMES[meta.game].omniscient(state, observations) : null,
-                      ...tables],
-                  o: [state, ...observations],
+    frames.push({ v: [top, ...tables], o: [state, ...observations],
                   d: decision === null ? null : { n: step + 1, ...decision }, e: [start, end] });
     start = end;
   });

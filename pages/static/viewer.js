@@ -50,8 +50,10 @@ window.replayLoaded = loadReplay().then((data) => {
 
 function showReplay(data) {
   const meta = data.meta, frames = CircusSteps.rebuild(data), looks = {};
-  // The views the page holds: 0 the omniscient one, s + 1 seat s's.
-  const viewable = (meta.omniscient ? [0] : []).concat(meta.shown.map((seat) => seat + 1));
+  // The views the page holds, as meta.views lists them: 0 the omniscient one or what every
+  // seat saw, s + 1 seat s's (frame.v's order).
+  const viewAt = (view) => view.seat === null ? 0 : view.seat + 1;
+  const viewable = meta.views.map(viewAt);
   const last = frames.length - 1;
   const $ = (id) => document.getElementById(id);
   const state = { step: 0, view: 0, timer: null, hashTimer: null, scroll: 0 };
@@ -67,6 +69,8 @@ function showReplay(data) {
     return node;
   }
   const seatName = (seat) => "seat " + seat + " \u00b7 " + meta.seats[seat];
+  // The seat whose view is shown; null for every card, or what every seat saw.
+  const viewSeat = () => state.view === 0 ? null : state.view - 1;
 
   // A card is its id ("" face down; "*id": the other seats know it), drawn from its look.
   function card(code) {
@@ -98,7 +102,7 @@ function showReplay(data) {
     const deciding = decision && decision.seat === s.seat;
     if (deciding) flags.unshift(el("span", { class: "chip flag", text: "deciding: " + decision.kind }));
     const classes = "seat" + (deciding ? " deciding" : "") +
-                    (state.view === s.seat + 1 ? " viewer" : "");
+                    (viewSeat() === s.seat ? " viewer" : "");
     return el("div", { class: classes, "data-seat": s.seat },
               [el("h3", {}, [el("span", { class: "name", text: seatName(s.seat) }), ...chips, ...flags]),
                el("div", { class: "zones" }, s.zones.map(zone))]);
@@ -107,7 +111,7 @@ function showReplay(data) {
   function drawTable(frame) {
     const view = frame.v[state.view];
     const seats = view.seats;
-    const home = state.view > 0 ? state.view - 1 : 0;
+    const home = viewSeat() === null ? 0 : viewSeat();
     const table = $("table");
     table.replaceChildren();
     table.appendChild(el("div", { class: "row" },
@@ -129,20 +133,19 @@ function showReplay(data) {
       return;
     }
     $("decisionTitle").textContent = "Decision " + d.n + " of " + last + ": " + seatName(d.seat);
-    if (!d.actions) {  // another seat's decision, on a page of some seats only
-      box.appendChild(el("div", {}, [el("b", { text: d.kind }),
-                                     el("span", { class: "muted", text: " \u2014 not shown" })]));
-      return;
-    }
+    const about = d.actions ? d.prompt : "another seat's decision: its choices are not shown here";
     box.appendChild(el("div", {}, [el("b", { text: d.kind }),
-                                   el("span", { class: "muted", text: " \u2014 " + d.prompt })]));
-    box.appendChild(el("div", { class: "time", text: d.ms === null
-      ? "no reply timed: the referee chose (substituted)"
-      : "decided in " + d.ms.toFixed(d.ms < 10 ? 2 : 1) + " ms" }));
+                                   el("span", { class: "muted", text: " \u2014 " + about })]));
+    if (d.actions) {
+      box.appendChild(el("div", { class: "time", text: d.ms === null
+        ? "no reply timed: the referee chose (substituted)"
+        : "decided in " + d.ms.toFixed(d.ms < 10 ? 2 : 1) + " ms" }));
+    }
     for (const f of d.faults) {
       box.appendChild(el("div", { class: "fault", text: "fault: " + f["class"] + " (" + f.policy +
                                                         ") \u2014 " + f.detail }));
     }
+    if (!d.actions) return;
     d.actions.forEach((label, i) => list.appendChild(
       el("li", { class: i === d.chosen ? "chosen" : "", title: d.codes[i], text: label })));
     // Scrolled once the frame is drawn: reading offsetTop now would lay the page out
@@ -157,13 +160,13 @@ function showReplay(data) {
   function drawEvents(frame) {
     const list = $("events");
     list.replaceChildren();
-    const seat = state.view - 1;
+    const seat = viewSeat();
     for (let i = frame.e[0]; i < frame.e[1]; i++) {
       const [text, to] = data.events[i];
-      if (seat >= 0 && to !== null && !to.includes(seat)) continue;
+      if (seat !== null && to !== null && !to.includes(seat)) continue;
       const hidden = to !== null;
-      list.appendChild(el("li", { class: hidden ? "private" : "",
-        text: text + (hidden && seat < 0 ? "  (seen by seat " + to.join(", ") + " only)" : "") }));
+      const whom = hidden && seat === null ? "  (seen by seat " + to.join(", ") + " only)" : "";
+      list.appendChild(el("li", { class: hidden ? "private" : "", text: text + whom }));
     }
     if (!list.children.length) list.appendChild(el("li", { class: "muted",
       text: state.step === 0 ? "the deal" : "nothing visible" }));
@@ -183,10 +186,11 @@ function showReplay(data) {
   }
 
   function drawRaw(frame) {
-    const shown = frame.o[state.view];
-    $("rawTitle").textContent = state.view === 0 ? "The whole position (engine state)"
-      : "Observation as sent to seat " + (state.view - 1);
-    if ($("raw").open) $("rawText").textContent = JSON.stringify(shown, null, 1);
+    const raw = frame.o[state.view];
+    $("raw").hidden = raw === null;
+    $("rawTitle").textContent = viewSeat() === null ? "The whole position (engine state)"
+      : "Observation as sent to seat " + viewSeat();
+    if ($("raw").open) $("rawText").textContent = JSON.stringify(raw, null, 1);
   }
 
   function show() {
@@ -234,14 +238,12 @@ function showReplay(data) {
 
   $("title").textContent = meta.title;
   $("sub").textContent = meta.gameTitle + " (" + meta.variant + "), " + meta.seats.length +
-    " seats: " + meta.seats.map((n, s) => s + "=" + n).join(", ") + " \u00b7 seed " + meta.seed +
-    " \u00b7 " + last + " decisions \u00b7 ended: " + meta.endWords;
+    " seats: " + meta.seats.map((n, s) => s + "=" + n).join(", ") +
+    (meta.seed ? " \u00b7 seed " + meta.seed : "") + " \u00b7 " + last +
+    " decisions \u00b7 ended: " + meta.endWords;
   const select = $("view");
-  if (meta.omniscient) {
-    select.appendChild(el("option", { value: "0", text: "omniscient: every card" }));
-  }
-  meta.shown.forEach((seat) => select.appendChild(el("option", {
-    value: String(seat + 1), text: "as seat " + seat + " saw it (" + meta.seats[seat] + ")" })));
+  meta.views.forEach((view) => select.appendChild(
+    el("option", { value: String(viewAt(view)), text: view.label })));
   $("slider").max = String(last);
   $("slider").addEventListener("input", (e) => { play(false); go(Number(e.target.value)); });
   select.addEventListener("change", (e) => setView(Number(e.target.value)));

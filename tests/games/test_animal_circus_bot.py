@@ -85,6 +85,6 @@ def test_heuristic_takes_the_ring_with_the_power_mouse_on_the_elephant():
 def test_heuristic_bot_runs_as_a_grpc_process():
     result = CliRunner().invoke(main, [
         "check-bot", "--command", "python -m bots.animal_circus_heuristic --address {address}",
-        "--game", "animal-circus", "--games", "2"])
+        "--game", "animal-circus", "--rotation", "once"])
     assert result.exit_code == 0, result.output
     assert "FAIL" not in result.output

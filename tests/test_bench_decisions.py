@@ -1,0 +1,15 @@
+"""The whole-command benchmark on one core (bench/decisions.py), scaled down to a smoke test."""
+
+from __future__ import annotations
+
+import os
+
+from bench.decisions import run
+
+
+def test_the_command_runs_pinned_and_gives_its_rate_and_cpu():
+    section = run(None, games=2, repeats=1, core=min(os.sched_getaffinity(0)),
+                  kinds=("python",))
+    assert section.figures["python.this.decisions_per_s"] > 0
+    assert section.figures["python.this.referee_cpu_us"] > 0
+    assert len(section.rows) == 1 and section.rows[0][0] == "python"
