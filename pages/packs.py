@@ -4,15 +4,18 @@ A pack is what an organiser hands one entrant: a folder holding only what is tha
 bot's own or public after the tournament — its log, its faults (the rows of
 ``faults --bot``), its decision times (``times``), its games (``played --bot``) with
 the replay of each, and an ``index.html`` linking them; one ``index.html`` above the
-packs lists every bot. A replay marks the pack's bot's faults only (another bot's
-fault details are its own), and a game whose deal is still to be dealt again in an
-unfinished tournament gets no replay, as in the report.
+packs lists every bot. A game is in the pack of each of its seats, so the replays are
+one folder beside the packs (:data:`SHARED`), each game's page once, marking no fault,
+linked from every pack (an entrant gets its folder and that one); a game in which the
+pack's bot is at fault has its own page in the pack, marking that bot's faults only
+(another bot's fault details are its own). A game whose deal is still to be dealt again
+in an unfinished tournament gets no replay, as in the report.
 """
 
 from __future__ import annotations
 
 import html
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
@@ -47,19 +50,32 @@ class Pack:
     entrant: str
 
 
-def write_packs(store: Store, record: StoredTournament, out: Path, bots: Sequence[str],
+#: The folder beside the packs holding every game's replay that a pack links.
+SHARED = "replays"
+
+
+def write_packs(tournament: PackedTournament, out: Path, bots: Sequence[str],
                 written: Callable[[Pack], None] = lambda pack: None) -> list[Pack]:
     """A pack for each of ``bots`` in ``out/BOT/``, and ``out/index.html`` listing them;
-    ``written`` hears of each pack as it is done (a tournament's packs take minutes).
-    Every bot that has one: :func:`~tournaments.standings.entrants`, the field's bots and
-    those that left it with stored games."""
-    tournament = PackedTournament.of(store, record)
+    ``written`` hears of each pack as it is done. Every bot that has one:
+    :func:`~tournaments.standings.entrants`, the field's bots and those that left it with
+    stored games. Their games' replays are :func:`write_shared_replays`'."""
     packs = []
     for bot in bots:
         packs.append(tournament.write(bot, out / bot))
         written(packs[-1])
-    (out / "index.html").write_text(index_page(record, packs), encoding="utf-8")
+    (out / "index.html").write_text(index_page(tournament.record, packs), encoding="utf-8")
     return packs
+
+
+def write_shared_replays(games: list[StoredGame], out: Path,
+                         done: Callable[[], None] = lambda: None,
+                         copied_from: Path | None = None) -> int:
+    """The replays the packs in ``out`` link, in ``out/replays/`` (:data:`SHARED`),
+    marking no fault (:meth:`PackedTournament.replayed` of the packs' bots); ``done``
+    hears of each page. Returns how many were written (a page made before is kept; one of
+    ``copied_from``, a report's replays, made from the same is copied)."""
+    return write_replays(games, [], out / SHARED, done=done, copied_from=copied_from)
 
 
 @dataclass(frozen=True)
@@ -74,9 +90,12 @@ class PackedTournament:
     standings: dict[str, Row]
     # Each bot's entry of the stored config, by name.
     entries: dict[str, dict[str, Any]]
-    # The replay pages written so far that mark no fault, by game id: the next pack of
-    # one of the game's seats copies its page instead of replaying the game again.
-    unmarked: dict[int, Path] = field(default_factory=dict)
+
+    def replayed(self, bots: Sequence[str]) -> list[StoredGame]:
+        """The games of ``bots`` that get a replay."""
+        chosen = set(bots)
+        return [game for game in self.games if chosen.intersection(game.seats)
+                and game.group_index not in self.unsettled]
 
     @classmethod
     def of(cls, store: Store, record: StoredTournament) -> PackedTournament:
@@ -89,14 +108,17 @@ class PackedTournament:
         store, record = self.store, self.record
         folder.mkdir(parents=True, exist_ok=True)
         own_games = [game for game in self.games if bot in game.seats]
-        shown = [game for game in own_games if game.group_index not in self.unsettled]
+        shown = self.replayed([bot])
         faults = [{column: row[column] for column in PACK_FAULT_COLUMNS}
                   for row in fault_records(store, record, bot)]
-        # A pack made again (the tournament went on) keeps no replay of an earlier making.
+        # Its own pages: the games it is at fault in, marking its faults; a pack made
+        # again (the tournament went on) keeps no replay of an earlier making.
+        own_faults = [dict(row) for row in store.faults(record.name, bot)]
+        at_fault = {fault["game_id"] for fault in own_faults}
         for stale in (folder / "replays").glob("game-*.html"):
             stale.unlink()
-        write_replays(shown, [dict(row) for row in store.faults(record.name, bot)],
-                      folder / "replays", unmarked=self.unmarked)
+        write_replays([game for game in shown if game.id in at_fault], own_faults,
+                      folder / "replays")
         logs = copy_logs(Path(record.log_dir), bot, folder) if record.log_dir else []
         times = [row for row in time_records(own_games) if row["bot"] == bot]
         played = played_records(own_games)
@@ -107,7 +129,7 @@ class PackedTournament:
         # A bot that left the field (withdrawn, or an earlier BOT@vN) has no entry now.
         entrant = entrant_words(self.entries.get(bot, {}).get("dir"))
         contents = PackContents(bot, entrant, self.standings.get(bot), times, faults, played,
-                                {game.id for game in shown}, logs)
+                                {game.id for game in shown}, at_fault, logs)
         (folder / "index.html").write_text(pack_page(record, contents), encoding="utf-8")
         return Pack(bot, len(own_games), len(shown), self.standings.get(bot), entrant)
 
@@ -176,6 +198,8 @@ class PackContents:
     faults: list[dict[str, Any]]
     played: list[dict[str, Any]]
     replayed: set[int]
+    # The replayed games with a page of the pack's own (marking its bot's faults).
+    own_pages: set[int]
     logs: list[str]
 
 
@@ -184,7 +208,8 @@ def pack_page(record: StoredTournament, pack: PackContents) -> str:
     def replay(game_id: int, anchor: str = "") -> str:
         if game_id not in pack.replayed:
             return "withheld"
-        return _link(f"replays/game-{game_id}.html{anchor}", "replay")
+        folder = "replays" if game_id in pack.own_pages else f"../{SHARED}"
+        return _link(f"{folder}/game-{game_id}.html{anchor}", "replay")
 
     # A fault's replay opens at its decision, as its seat saw it.
     fault_cells = [[_text(value) for value in f.values()]

@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import json
 import shutil
+from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 from pages import viewer
 from pages.viewer import STATIC_FILES, page_file, render_replay
-from referee import tables
 from referee.games import GameConfigError, GameRecord
 from referee.games.base import IllegalActionError
 from referee.replay import replay_frames
@@ -20,19 +21,16 @@ from tournaments.store import StoredGame
 
 
 def write_replays(games: list[StoredGame], faults: list[dict[str, Any]], folder: Path,
-                  scrub: Callable[[str], str] = str, unmarked: dict[int, Path] | None = None,
-                  done: Callable[[], None] = lambda: None) -> int:
+                  scrub: Callable[[str], str] = str, done: Callable[[], None] = lambda: None,
+                  copied_from: Path | None = None) -> int:
     """Each game's HTML replay into ``folder`` as ``game-ID.html``, beside the viewer they
     share, replayed from its record, marking the ``faults`` of it given (a pack marks its
     own bot's only), ``scrub``bed of what a public copy leaves out; ``done`` hears of each
     page as it is there. Returns how many pages were written: a page already there as it
     would be written again (:data:`MADE_FROM`) is kept, so a report of a season made again
-    after one more week writes that week's pages.
-
-    ``unmarked``: the pages, by game id, already written of games with no fault marked
-    (into the other packs of one tournament: a game is in the pack of each of its seats,
-    and replaying one takes far longer than copying its page); such a page is copied from
-    there, and each written here is added."""
+    after one more week writes that week's pages. A page of another folder of replays,
+    ``copied_from``, made from the same (the same game, faults marked and public or not,
+    by the same code) is copied rather than made again."""
     folder.mkdir(parents=True, exist_ok=True)
     if games:
         write_viewer(folder)
@@ -40,24 +38,38 @@ def write_replays(games: list[StoredGame], faults: list[dict[str, Any]], folder:
     for fault in faults:
         marked_in.setdefault(fault["game_id"], []).append(fault)
     made = PageSources(folder)
+    elsewhere = PageSources(copied_from) if copied_from is not None else None
     written = 0
     for game in games:
         marked = marked_in.get(game.id, [])
         page_path = folder / f"game-{game.id}.html"
         source = page_source(game, marked, scrub is not str)
-        if unmarked is not None and not marked and game.id in unmarked:
-            shutil.copyfile(unmarked[game.id], page_path)
-        elif not made.holds(page_path, source):
-            page_path.write_text(replay_page(game, marked, static="", scrub=scrub),
-                                 encoding="utf-8")
+        if not made.holds(page_path, source):
+            if elsewhere is None or not elsewhere.copied(page_path, source):
+                with no_cycle_collection():
+                    page = replay_page(game, marked, static="", scrub=scrub)
+                page_path.write_text(page, encoding="utf-8")
             written += 1
         made.note(page_path, source)
-        if unmarked is not None and not marked:
-            unmarked[game.id] = page_path
         done()
     if games:
         made.save()
     return written
+
+
+@contextmanager
+def no_cycle_collection() -> Iterator[None]:
+    """Python's collector of reference cycles paused: a replay makes some hundred thousand
+    dicts and lists that live until its page is written, and the collector, set off by
+    their count, walks them again and again (two thirds of a replay's time). They hold no
+    cycles: they are freed as the page is written, collector or not."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 #: Where a folder of replays notes what each of its pages was made from.
@@ -68,6 +80,7 @@ class PageSources:
     """What each page of a folder was made from (a digest), kept in :data:`MADE_FROM`."""
 
     def __init__(self, folder: Path) -> None:
+        self.folder = folder
         self.path = folder / MADE_FROM
         try:
             self.sources: dict[str, str] = json.loads(self.path.read_text(encoding="utf-8"))
@@ -76,6 +89,15 @@ class PageSources:
 
     def holds(self, page: Path, source: str) -> bool:
         return self.sources.get(page.name) == source and page.is_file()
+
+    def copied(self, page: Path, source: str) -> bool:
+        """Whether this folder's page of ``page``'s name, made from ``source``, was copied
+        to ``page`` (it was, if there is one)."""
+        twin = self.folder / page.name
+        if not self.holds(twin, source):
+            return False
+        shutil.copyfile(twin, page)
+        return True
 
     def note(self, page: Path, source: str) -> None:
         self.sources[page.name] = source
@@ -97,7 +119,7 @@ def page_source(game: StoredGame, faults: list[dict[str, Any]], public: bool) ->
 @cache
 def viewer_code() -> str:
     """The code that turns a replay into a page: a change to it makes every page anew."""
-    sources = [Path(module.__file__ or "").read_bytes() for module in (viewer, tables)]
+    sources = [Path(viewer.__file__ or "").read_bytes()]
     sources += [page_file(f"static/{name}").encode("utf-8") for name in STATIC_FILES]
     return hashlib.sha256(b"\0".join(sources)).hexdigest()
 

@@ -1,40 +1,44 @@
 """The HTML replay of one game: a small page holding only that game, drawn by a shared viewer.
 
-The viewer (``pages/static/viewer.js`` and ``viewer.css``) is the same for every game:
-a folder of replays holds it once and each game's page links it, or a page made alone
-holds it inline (:func:`render_replay`). The page (``pages/templates/replay.html``)
-fetches nothing, so it opens from disk, offline. Python decides what every view of
-every step shows (:mod:`referee.tables`), the script only draws it: the omniscient
-table, or exactly one seat's, built from the observation that seat is sent. A page may
-hold only some seats' views, or only what every seat saw (:func:`page_data`): then
-nothing else of the game is in its bytes, not merely hidden by the script.
+The viewer (``pages/static/viewer.js``, ``steps.js`` and ``viewer.css``) is the same for
+every game: a folder of replays holds it once and each game's page links it, or a page
+made alone holds it inline (:func:`render_replay`). The page
+(``pages/templates/replay.html``) fetches nothing, so it opens from disk, offline.
 
-A game has hundreds of steps and a view changes little from one to the next, so
-the page holds each step as the changes from the step before (:func:`changes`), and
-the script rebuilds the steps once as it opens; cards are short ids, drawn from one
-look per card (:func:`referee.tables.card_looks`); the whole is deflated and
-base64'd into the page, and the browser inflates it (``DecompressionStream``, which
-works from ``file:``). A 4-player Flohcati game of 250 decisions, with its five views
-and raw observations at every step, takes about 35 KB (docs/performance.md).
+The page holds what the engine made of the game: its state and each seat's observation
+at every step, the decisions and the events. The browser draws every table from them
+(``steps.js``, the port of :mod:`referee.tables`, tested equal to it): the omniscient
+table from the state, and exactly one seat's from the observation that seat was sent. A
+page may hold only some seats' views, or only what every seat saw (ready drawn: no seat
+was sent it), :func:`page_data`: then nothing else of the game is in its bytes, not
+merely hidden by the script.
+A game has hundreds of steps and a view changes little from one to the next, so the
+page holds each step as the changes from the step before (:func:`changes`), and the
+seats' observations as what each differs from the first's (:func:`apart`); the whole is
+deflated and base64'd into the page, and the browser inflates it
+(``DecompressionStream``, which works from ``file:``). A 4-player Flohcati game of 250
+decisions takes about 14 KB (docs/performance.md).
 """
 
 from __future__ import annotations
 
 import base64
 import html
-import itertools
 import json
 import zlib
 from functools import cache
 from importlib import resources
+from itertools import accumulate
 from typing import Any, Callable, Iterable, Sequence
 
 from referee.games import end_words, get_game
 from referee.replay import Decision, Frame, Replay
-from referee.tables import Table, card_looks, public_table, tables
+from referee.tables import public_table, tables
 
+#: The viewer's scripts, in the order the page runs them.
+SCRIPTS = ("steps.js", "viewer.js")
 #: The viewer's files, linked by every page of a folder or inlined into a page made alone.
-STATIC_FILES = ("viewer.css", "viewer.js")
+STATIC_FILES = ("viewer.css", *SCRIPTS)
 #: What opens the page's data in pages/templates/replay.html.
 DATA_OPEN = '<script id="replay-data" type="text/plain">'
 
@@ -79,11 +83,10 @@ def _splice(before: list[Any], after: list[Any]) -> tuple[int, int, list[Any]]:
 
 
 class Steps:
-    """Each step's views as the changes from the step before, and the cards they show."""
+    """Each step's views as the changes from the step before."""
 
     def __init__(self) -> None:
         self.shown: list[Any] = []
-        self.cards: set[str] = set()
 
     def add(self, views: list[Any]) -> list[list[list[Any]]]:
         """The operations of each view; the first step's set each view whole."""
@@ -99,89 +102,95 @@ class Steps:
         self.shown = views
         return steps
 
-    def collect_cards(self, table: Table) -> None:
-        for zone in table["center"]:
-            self.cards.update(zone["cards"])
-        for seat in table["seats"]:
-            for zone in seat["zones"]:
-                self.cards.update(zone["cards"])
+
+def apart(observations: list[dict[str, Any]]) -> list[Any]:
+    """The first observation whole, each other as what differs from it: the seats of one
+    position are sent the same public part (the viewer adds it back). An observation
+    whose keys differ from the first's goes whole, as ``[observation]``."""
+    first = observations[0]
+    return [first, *({key: value for key, value in seen.items() if first[key] != value}
+                     if seen.keys() == first.keys() else [seen]
+                     for seen in observations[1:])]
 
 
-def _decision(decision: Decision | None, seats: Sequence[int] | None) -> dict[str, Any] | None:
-    """A decision as the page shows it: whole if ``seats`` (None: every seat) hold its
-    seat, else only who decided what kind of thing, and the faults of ``seats`` in it
-    (another seat's prompt, actions, choice and time are its own)."""
+def _decision(decision: Decision | None, shown: Sequence[int]) -> dict[str, Any] | None:
+    """What the page shows of a decision (its number is its step's): whole if one of the
+    ``shown`` seats made it; else only who decided what kind of thing, and the faults of
+    the ``shown`` seats in it (another seat's prompt, actions, choice and time are its own)."""
     if decision is None:
         return None
-    if seats is not None and decision.seat not in seats:
-        return {"n": decision.number, "seat": decision.seat, "kind": decision.kind,
-                "hidden": True,
-                "faults": [fault for fault in decision.faults if fault["seat"] in seats]}
-    return {"n": decision.number, "seat": decision.seat, "kind": decision.kind,
-            "prompt": decision.prompt, "actions": [label for _code, label in decision.actions],
+    if decision.seat not in shown:
+        return {"seat": decision.seat, "kind": decision.kind,
+                "faults": [fault for fault in decision.faults if fault["seat"] in shown]}
+    ms = decision.time_ms
+    return {"seat": decision.seat, "kind": decision.kind, "prompt": decision.prompt,
+            "actions": [label for _code, label in decision.actions],
             "codes": [code for code, _label in decision.actions], "chosen": decision.chosen,
-            "ms": decision.time_ms, "faults": decision.faults}
+            # The viewer shows at most two decimals.
+            "ms": None if ms is None else round(ms, 2), "faults": decision.faults}
 
 
-def _views(frame: Frame, shown: list[Table], seats: Sequence[int] | None) -> list[Any]:
-    """One step's tables, then what each was built from (the engine's state, a seat's
-    observation; nothing for what every seat saw), then the decision."""
-    if seats is None:
-        return [*shown, frame.state, *frame.observations, _decision(frame.decision, seats)]
-    if not seats:
-        return [public_table(shown[1:]), None, _decision(frame.decision, seats)]
-    return [*(shown[seat + 1] for seat in seats),
-            *(frame.observations[seat] for seat in seats), _decision(frame.decision, seats)]
+def _columns(game: str, frame: Frame, shown: list[int], omniscient: bool) -> list[Any]:
+    """What one step shows, a column each: what the tables are drawn from (the engine's
+    state if ``omniscient``; the ``shown`` seats' observations, :func:`apart`), then the
+    decision. With no seat shown and not omniscient, the table of what every seat saw,
+    ready drawn, stands for them: no observation is what every seat was sent."""
+    decision = _decision(frame.decision, shown)
+    if omniscient:
+        return [frame.state, *apart(frame.observations), decision]
+    if not shown:
+        seat_tables = tables(game, frame.state, frame.observations, frame.scores)[1:]
+        return [public_table(seat_tables), decision]
+    return [*apart([frame.observations[seat] for seat in shown]), decision]
 
 
-def _perspectives(replay: Replay, seats: Sequence[int] | None) -> list[dict[str, Any]]:
-    """The page's views, as its menu names them, and the seat each is of."""
+def _perspectives(replay: Replay, shown: list[int], omniscient: bool) -> list[dict[str, Any]]:
+    """The page's views, as its menu names them, and the seat each is of (None: every
+    card, or what every seat saw)."""
     own = [{"label": f"as seat {seat} saw it ({replay.seats[seat]})", "seat": seat}
-           for seat in (range(len(replay.seats)) if seats is None else seats)]
-    if seats is None:
+           for seat in shown]
+    if omniscient:
         return [{"label": "omniscient: every card", "seat": None}, *own]
     return own or [{"label": "public: what every seat saw", "seat": None}]
 
 
 def page_data(replay: Replay, title: str = "", seats: Sequence[int] | None = None) -> str:
-    """Everything the page shows, as one JSON text (read by the viewer's ``showReplay``):
-    each step's views, as changes from the step before (the legal actions of one decision
-    are much like the last one's), and the events.
+    """Everything the page shows, as one JSON text (read by the viewer's ``showReplay``).
 
-    ``seats`` None: the omniscient table and each seat's, the engine's state and each
-    seat's observation, every event and decision, and the seed. Given, only those seats'
-    tables and observations, the events they were shown, their own decisions whole (of
-    the others' only who decided), no seed (it deals every hand): nothing of another seat's
-    reaches the page. Empty, only what every seat saw: a table of what all drew alike,
-    the public events, no decision's choices."""
+    ``views``: for each thing a step shows, the changes of it at every step (kept apart,
+    each compresses better beside its like; see :func:`_columns`). The viewer draws each
+    table from them (``static/steps.js``); ``meta``'s ``views`` are the ones it offers.
+
+    ``seats`` None: the engine's state and each seat's observation, every event and
+    decision, and the seed. Given, only those seats' observations, the events they were
+    shown, their own decisions whole (of the others' only who decided), no state and no
+    seed (it deals every hand): nothing of another seat's reaches the page. Empty, only
+    what every seat saw (:func:`referee.tables.public_table`), the public events, no
+    decision's choices."""
     record = replay.record
+    omniscient = seats is None
+    shown = list(range(record.players)) if seats is None else sorted(set(seats))
     steps = Steps()
-    frames = []
-    shown_to = set(range(len(replay.seats)) if seats is None else seats)
-    keep = [seats is None or event.visible_to is None or bool(event.visible_to & shown_to)
-            for event in replay.events]
-    # How many kept events come before each event (the frames' ranges of them).
-    before = list(itertools.accumulate(keep, initial=0))
-    for frame in replay.frames:
-        views = _views(frame, tables(record.game, frame.state, frame.observations,
-                                     frame.scores), seats)
-        for table in views[:len(views) // 2]:
-            steps.collect_cards(table)
-        frames.append({"c": steps.add(views),
-                       "e": [before[frame.events.start], before[frame.events.stop]]})
+    per_step = [steps.add(_columns(record.game, frame, shown, omniscient))
+                for frame in replay.frames]
+    visible = [omniscient or event.visible_to is None or not event.visible_to.isdisjoint(shown)
+               for event in replay.events]
+    seen_before = list(accumulate(visible, initial=0))
     game = get_game(record.game)
     meta = {"title": page_title(replay, title), "game": record.game,
             "gameTitle": game.title, "variant": record.variant,
-            "views": _perspectives(replay, seats),
             "seats": replay.seats, "scores": replay.scores, "ranks": replay.ranks,
-            "endReason": replay.end_reason, "endWords": end_words(replay.end_reason)}
-    if seats is None:
+            "endReason": replay.end_reason, "endWords": end_words(replay.end_reason),
+            "views": _perspectives(replay, shown, omniscient),
+            "shown": shown, "omniscient": omniscient, "public": not omniscient and not shown}
+    if omniscient:
         meta["seed"] = str(record.seed)  # 64-bit: a JS number would round it
-    events = [[event.text, event.seat,
-               None if event.visible_to is None else sorted(event.visible_to & shown_to)]
-              for event, kept in zip(replay.events, keep) if kept]
-    return json.dumps({"meta": meta, "cards": card_looks(record.game, steps.cards),
-                       "frames": frames, "events": events},
+    events = [[event.text,
+               None if event.visible_to is None else sorted(event.visible_to.intersection(shown))]
+              for event, seen in zip(replay.events, visible) if seen]
+    return json.dumps({"meta": meta, "views": [list(column) for column in zip(*per_step)],
+                       "ends": [seen_before[frame.events.stop] for frame in replay.frames],
+                       "events": events},
                       separators=(",", ":"), ensure_ascii=False)
 
 
@@ -218,10 +227,12 @@ def render_replay(replay: Replay, title: str = "", static: str | None = None,
     data = scrub(page_data(replay, title, seats))
     if static is None:
         style = f"<style>\n{page_file('static/viewer.css')}</style>"
-        script = f"<script>\n{page_file('static/viewer.js')}</script>"
+        script = "".join(f"<script>\n{page_file(f'static/{name}')}</script>"
+                         for name in SCRIPTS)
     else:
         style = f'<link rel="stylesheet" href="{html.escape(static)}viewer.css">'
-        script = f'<script src="{html.escape(static)}viewer.js"></script>'
+        script = "".join(f'<script src="{html.escape(static)}{name}"></script>'
+                         for name in SCRIPTS)
     return (page_file("templates/replay.html")
             .replace("__TITLE__", scrub(html.escape(page_title(replay, title))))
             .replace("__STYLE__", style).replace("__SCRIPT__", script)

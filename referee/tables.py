@@ -2,10 +2,15 @@
 
 The replay viewer draws every game with one script; what differs between
 games is only which zones a table has and how a card looks, and that is
-decided here, in Python, where the engines' dicts are known. A seat's table
-is built from its observation alone (the dict ``wire`` sends that seat), so
-the viewer cannot show a seat anything it was not sent; the omniscient table
-is built from the engine's ``final_state()``, which holds every card.
+decided here, where the engines' dicts are known. A seat's table is built
+from its observation alone (the dict ``wire`` sends that seat), so the viewer
+cannot show a seat anything it was not sent; the omniscient table is built
+from the engine's ``final_state()``, which holds every card. The browser
+draws them itself, from the states and observations a replay page holds,
+with ``pages/static/steps.js``: a port of this module, which stays its
+reference (tests/test_replay_viewer.py runs the port under node over games of
+every kind and table size and compares every step's tables with these); a
+change here is a change there.
 
 A table is ``{"center": [zone], "seats": [seat]}``; a zone is ``{"title",
 "cards", "note", "style"}``; a card is its id (``"red-5"``, the same in every view and

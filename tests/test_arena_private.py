@@ -175,8 +175,8 @@ def test_a_versions_pack_holds_its_games_in_its_own_seats_view(season):
     games = arena.games.latest(100)
     names = set(archive.namelist())
     assert {f"replays/game-{game.id}.html" for game in games} | {
-        "replays/viewer.js", "replays/viewer.css", "games.csv", "faults.csv", "times.csv",
-        "README.txt"} == names
+        "replays/viewer.js", "replays/steps.js", "replays/viewer.css", "games.csv",
+        "faults.csv", "times.csv", "README.txt"} == names
     times = archive.read("times.csv").decode().splitlines()
     assert len(times) == 2 and times[1].startswith("alice.v1,")
     for game in games:

@@ -266,7 +266,8 @@ def test_memory_of_a_small_and_a_large_in_process_tournament(quick):
 def test_reports_and_packs_of_a_season_and_a_page_of_every_game(quick):
     values = figures(quick[1], "reports")
     games = plan(parse_args(SMOKE))["reports"]["sizes"][0]
-    assert_numbers(values, [f"{key}.{games}.{unit}" for key in ("report", "again", "packs")
+    assert_numbers(values, [f"{key}.{games}.{unit}"
+                            for key in ("report", "again", "packs", "copied")
                             for unit in ("cpu_s", "mb")]
                    + [f"page.{games}.median_kb", "alone.flohcati.4p.kb"])
     assert values[f"again.{games}.cpu_s"] < values[f"report.{games}.cpu_s"]

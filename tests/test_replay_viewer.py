@@ -12,6 +12,8 @@ import json
 import os
 import random
 import re
+import shutil
+import subprocess
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -25,8 +27,8 @@ from circus_referee.main import main
 from referee.games import GAMES, GameRecord, get_game, replay
 from referee.replay import replay_frames
 from pages.replays import write_replays
-from pages.viewer import embedded_data
-from referee.tables import tables
+from pages.viewer import embedded_data, page_data, render_replay
+from referee.tables import card_looks, tables
 from tournaments.config import parse_config
 from tournaments.runner import TournamentRunner
 from tournaments.store import Store
@@ -131,6 +133,115 @@ def test_a_seats_table_shows_only_cards_of_its_observation(game, variant):
             assert not shown_cards(views[seat + 1]) - allowed, (seat, frame.decision)
             revealing += bool(shown_cards(views[0]) - allowed)
     assert revealing, "the omniscient table never shows more than a seat sees"
+
+
+# -- the tables in the viewer's script, under node ----------------------------------------------
+
+STEPS_JS = Path(__file__).parent.parent / "pages" / "static" / "steps.js"
+
+#: Every step the viewer's steps.js rebuilds from each page's data (a JSON list on
+#: stdin), a line each: its tables as JSON (compared as text first: parsing them all takes
+#: seconds); then a line of the look of every card it shows. (The state and observations
+#: it rebuilds are compared in Chromium, below.)
+NODE_STEPS = """
+const steps = require(process.argv[1]);
+const pages = JSON.parse(require("fs").readFileSync(0, "utf8"));
+const lines = [];
+for (const data of pages) {
+  const looks = {};
+  for (const frame of steps.rebuild(data)) {
+    lines.push(JSON.stringify(frame.v));
+    for (const table of frame.v) {
+      for (const zone of table.center.concat(...table.seats.map((seat) => seat.zones))) {
+        for (const card of zone.cards) {
+          const id = card.replace(/^[*]/, "");
+          if (id) looks[id] = steps.look(data.meta.game, id);
+        }
+      }
+    }
+  }
+  lines.push(JSON.stringify(looks));
+}
+process.stdout.write(lines.join("\\n"));
+"""
+
+
+def node_steps(pages: list[str]) -> list[str]:
+    node = shutil.which("node")
+    if node is None:
+        pytest.fail("node is not on PATH: the viewer's tables are tested under Node.js")
+    done = subprocess.run([node, "-e", NODE_STEPS, str(STEPS_JS)], input=f"[{','.join(pages)}]",
+                          capture_output=True, text=True, check=True)
+    return done.stdout.split("\n")
+
+
+def same_json(made: str, value: Any) -> bool:
+    """Whether the JSON text ``made`` is ``value``: as text when the keys come in the same
+    order (most steps), else parsed."""
+    return made == json.dumps(value, separators=(",", ":"), ensure_ascii=False) or \
+        json.loads(made) == value
+
+
+@pytest.mark.slow
+def test_the_viewers_script_draws_every_table_as_python_does():
+    """Every step of a game of every kind, variant and table size: the tables the script
+    draws from the page's data are Python's, and so is the look of every card drawn."""
+    replays = [replay_frames(random_record(game.name, variant, players, seed=6))
+               for game in GAMES.values() for variant in game.variants
+               for players in range(game.min_players, game.max_players + 1)]
+    drawn = iter(node_steps([page_data(replayed) for replayed in replays]))
+    notes: set[str] = set()
+    for replayed in replays:
+        game, players = replayed.record.game, replayed.record.players
+        cards: Counter = Counter()
+        for step, frame in enumerate(replayed.frames):
+            shown = tables(game, frame.state, frame.observations, frame.scores)
+            assert same_json(next(drawn), shown), (game, players, step)
+            for table in shown:
+                cards.update(shown_cards(table))
+            notes.update(zone["title"] + ": " + zone["note"] for zone in shown[0]["center"])
+        assert same_json(next(drawn), card_looks(game, cards)), (game, players)
+    # The games reached the parts of a table that only some positions have.
+    for part in ("Matching card: ", "Action card: ", "Ring: Bat: play lower than"):
+        assert any(note.startswith(part) for note in notes), part
+
+
+#: Every step of one page (on stdin), rebuilt by steps.js: its tables, what they are drawn
+#: from, and the decision.
+NODE_PAGE = """
+const steps = require(process.argv[1]);
+const data = JSON.parse(require("fs").readFileSync(0, "utf8"));
+const frames = steps.rebuild(data);
+process.stdout.write(JSON.stringify(frames.map((frame) => [frame.v, frame.o, frame.d])));
+"""
+
+
+def test_a_page_of_one_seat_holds_only_what_that_seat_was_shown():
+    """A seat's own page (the arena's, for an entrant): its table and observation at every
+    step, as Python's; no engine state, no other seat's observation, event or choices."""
+    replayed = replay_frames(random_record("flohcati", "es", players=4, seed=6))
+    data = page_data(replayed, seats=[1])
+    assert '"deck":' not in data   # the engine's state, with the deck's order
+    node = shutil.which("node") or pytest.fail("node is not on PATH")
+    done = subprocess.run([node, "-e", NODE_PAGE, str(STEPS_JS)], input=data,
+                          capture_output=True, text=True, check=True)
+    made = json.loads(done.stdout)
+    assert len(made) == len(replayed.frames)
+    for (views, seen, decision), frame in zip(made, replayed.frames):
+        mine = tables("flohcati", frame.state, frame.observations, frame.scores)[2]
+        assert views == [None, None, mine, None, None]
+        assert seen == [None, None, frame.observations[1], None, None]
+        if frame.decision is not None and frame.decision.seat != 1:
+            assert decision == {"n": frame.decision.number, "seat": frame.decision.seat,
+                                "kind": frame.decision.kind,
+                                "faults": [fault for fault in frame.decision.faults
+                                           if fault["seat"] == 1]}
+        elif frame.decision is not None:
+            assert decision["actions"] == [label for _, label in frame.decision.actions]
+    events = json.loads(data)["events"]
+    assert [text for text, _ in events] == [event.text for event in replayed.events
+                                            if event.visible_for(1)]
+    assert len(events) < len(replayed.events)
 
 
 # -- the command ------------------------------------------------------------------------------
@@ -263,7 +374,7 @@ def test_the_page_is_self_contained(store, tmp_path):
     text = out.read_text()
     assert not re.search(r"<(link|img|iframe)\b|\bsrc=|https?://|url\(", text)
     data = page_json(out)
-    assert len(data["frames"]) == len(Store(store).games("flohcati-es")[0].actions) + 1
+    assert len(data["ends"]) == len(Store(store).games("flohcati-es")[0].actions) + 1
     assert out.stat().st_size < 1_000_000
 
 
@@ -287,11 +398,12 @@ def test_a_folder_of_replays_holds_the_viewer_once_and_each_page_its_game(store,
     games = Store(store).games("flohcati-es")
     write_replays(games, [], tmp_path)
     viewer = {path.name for path in tmp_path.iterdir() if not path.name.startswith("game-")}
-    assert viewer == {"viewer.js", "viewer.css", "pages.json"}
+    assert viewer == {"viewer.js", "steps.js", "viewer.css", "pages.json"}
     for game in games:
         page = (tmp_path / f"game-{game.id}.html").read_text()
-        assert '<script src="viewer.js"></script>' in page and "function" not in page
-        assert len(json.loads(embedded_data(page))["frames"]) == len(game.actions) + 1
+        assert '<script src="steps.js"></script><script src="viewer.js"></script>' in page
+        assert "function" not in page
+        assert len(json.loads(embedded_data(page))["ends"]) == len(game.actions) + 1
 
 
 VIEWS = "JSON.stringify(window.replay.frames.map((frame) => [...frame.v, ...frame.o]))"
@@ -340,6 +452,23 @@ def check_seat_views(browser: Browser, record: GameRecord) -> int:
             browser.js("window.replay.setView(0)")
             revealing += bool(Counter(c for c in browser.js(CARDS) if c) - allowed)
     return revealing
+
+
+def check_seat_page(browser: Browser, folder: Path, record: GameRecord) -> Path:
+    """A page of seat 1's views only: that view alone to choose, whatever the address asks,
+    its cards those of its observation, every step walked; returns the page."""
+    page = folder / "seat-1.html"
+    page.write_text(render_replay(replay_frames(record), static="", seats=[1]))
+    browser.open(page.as_uri() + "#step=3&view=0")
+    assert browser.js(READY) == "1"
+    assert browser.js('[...document.querySelectorAll("#view option")].map((o) => o.value)') \
+        == ["2"]
+    assert browser.js("document.documentElement.dataset.view") == "2"
+    allowed = observed_cards(record.game, position(record, 3).observation(1))
+    assert not Counter(card for card in browser.js(CARDS) if card) - allowed
+    walked = browser.js(WALK)
+    assert [step for step, _, _ in walked] == list(range(len(record.actions) + 1))
+    return page
 
 
 @pytest.mark.slow
@@ -398,9 +527,11 @@ def test_chromium_plays_every_game_and_each_seat_sees_only_its_own(store, tmp_pa
                 browser.screenshot(shots / f"replay-{record.game}.png")
                 assert (shots / f"replay-{record.game}.png").read_bytes()[:4] == b"\x89PNG"
         assert revealing, "the omniscient view never showed more than a seat saw"
+        seat_page = check_seat_page(browser, tmp_path / "replays", pages[2][1])
         assert browser.problems == []
-        viewer = [(tmp_path / "replays" / name).as_uri() for name in ("viewer.css", "viewer.js")]
+        viewer = [(tmp_path / "replays" / name).as_uri()
+                  for name in ("viewer.css", "steps.js", "viewer.js")]
         assert sorted(set(browser.requests)) == sorted({page.as_uri() for page, _ in pages}
-                                                       | set(viewer))
+                                                       | {seat_page.as_uri()} | set(viewer))
     finally:
         browser.close()

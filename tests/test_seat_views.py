@@ -38,11 +38,10 @@ def apply(view: Any, op: list[Any]) -> Any:
 
 
 def steps(data: dict[str, Any]) -> list[list[Any]]:
-    """Every step's views, rebuilt from the page's changes."""
-    rebuilt, views = [], [None] * len(data["frames"][0]["c"])
-    for frame in data["frames"]:
-        views = [
-            _applied(view, ops) for view, ops in zip(views, frame["c"])]
+    """Every step's columns (``page_data``'s ``views``), rebuilt from the page's changes."""
+    rebuilt, views = [], [None] * len(data["views"])
+    for step in range(len(data["ends"])):
+        views = [_applied(view, column[step]) for view, column in zip(views, data["views"])]
         rebuilt.append(views)
     return rebuilt
 
@@ -51,6 +50,14 @@ def _applied(view: Any, ops: list[list[Any]]) -> Any:
     for op in ops:
         view = apply(view, op)
     return view
+
+
+def observations(apart: list[Any]) -> list[dict[str, Any]]:
+    """The seats' observations a step's columns hold: the first whole, each other as what
+    differs from it (pages/viewer.py's ``apart``)."""
+    first = apart[0]
+    return [first, *(seen[0] if isinstance(seen, list) else {**first, **seen}
+                     for seen in apart[1:])]
 
 
 def page_of(record: GameRecord, seats: list[int] | None) -> tuple[str, dict[str, Any]]:
@@ -67,26 +74,29 @@ def test_a_seats_page_holds_its_own_views_and_nothing_of_the_others(game, varian
     page, data = page_of(record, seats)
     assert str(record.seed) not in embedded_data(page) and "seed" not in data["meta"]
     assert [view["seat"] for view in data["meta"]["views"]] == seats
+    assert data["meta"]["shown"] == seats and not data["meta"]["omniscient"]
     shown = steps(data)
     assert len(shown) == len(frames)
     for views, frame in zip(shown, frames):
+        # Only the seats' own observations: the tables the viewer draws are built from them.
+        assert len(views) == len(seats) + 1
+        assert observations(views[:-1]) == [frame.observations[seat] for seat in seats]
+        assert frame.state not in views
         expected = tables(game, frame.state, frame.observations, frame.scores)
-        assert views[:len(seats)] == [expected[seat + 1] for seat in seats]
-        assert views[len(seats):-1] == [frame.observations[seat] for seat in seats]
-        assert frame.state not in views and expected[0] not in views
-        for table, seat in zip(views, seats):
+        for seat in seats:
             for holder in set(range(3)) - set(seats):
                 held = frame.observations[seat].get("known_cards", [{"cards": []}] * 3)
                 known = {card["code"] for card in held[holder]["cards"]}
+                table = expected[seat + 1]
                 hand = next(z for z in table["seats"][holder]["zones"] if z["title"] == "Hand")
                 assert set(hand["cards"]) - {BACK} <= known, (seat, holder)
         decision = views[-1]
         if decision is not None and decision["seat"] not in seats:
-            assert set(decision) == {"n", "seat", "kind", "hidden", "faults"}
+            assert set(decision) == {"seat", "kind", "faults"}
+            assert all(fault["seat"] in seats for fault in decision["faults"])
     events = replay_frames(record).events
     assert data["events"] == [
-        [event.text, event.seat,
-         None if event.visible_to is None else sorted(event.visible_to & set(seats))]
+        [event.text, None if event.visible_to is None else sorted(event.visible_to & set(seats))]
         for event in events if event.visible_to is None or event.visible_to & set(seats)]
 
 
@@ -97,9 +107,9 @@ def test_a_public_page_holds_what_every_seat_saw(game, variant):
     page, data = page_of(record, [])
     assert str(record.seed) not in embedded_data(page)
     assert [view["seat"] for view in data["meta"]["views"]] == [None]
+    assert data["meta"]["shown"] == [] and data["meta"]["public"]
     face_up = 0
-    for (table, observation, decision), frame in zip(steps(data), frames):
-        assert observation is None
+    for (table, decision), frame in zip(steps(data), frames):
         seat_views = tables(game, frame.state, frame.observations, frame.scores)[1:]
         drawn = [[card for z in [*t["center"], *(z for s in t["seats"] for z in s["zones"])]
                   for card in z["cards"] if card] for t in seat_views]
@@ -108,8 +118,9 @@ def test_a_public_page_holds_what_every_seat_saw(game, variant):
                      for card in z["cards"] if card):
             assert all(card in seen or f"*{card}" in seen for seen in drawn), card
             face_up += 1
-        assert decision is None or decision.get("hidden")
-    assert all(to is None for _text, _seat, to in data["events"]) and face_up
+        assert decision is None or set(decision) == {"seat", "kind", "faults"}
+        assert decision is None or not decision["faults"]
+    assert all(to is None for _text, to in data["events"]) and face_up
 
 
 def test_the_whole_page_holds_every_view_and_the_seed():
@@ -118,4 +129,5 @@ def test_the_whole_page_holds_every_view_and_the_seed():
     assert data["meta"]["seed"] == str(record.seed)
     assert len(data["meta"]["views"]) == 4
     first = replay_frames(record).frames[0]
-    assert steps(data)[0][4] == first.state
+    assert steps(data)[0][0] == first.state
+    assert observations(steps(data)[0][1:-1]) == first.observations

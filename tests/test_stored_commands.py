@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -17,6 +18,7 @@ from bots.random_bot import RandomBot
 from bots.sdk import rng_for
 from circus_referee.main import main
 from tournaments.export import FIELDS
+from tournaments.store import Store
 
 CONFIG = """
 name: {name}
@@ -144,9 +146,34 @@ def test_packs_show_their_progress_and_close_with_where_and_how_big(db, tmp_path
                                        "random", "--bot", "greedy"])
     assert result.exit_code == 0, result.output
     assert "packs: 100%" in result.stderr and "2/2" in result.stderr
+    assert "replays: 100%" in result.stderr
     size = sum(path.stat().st_size for path in tmp_path.rglob("*") if path.is_file())
     assert result.stdout.startswith(f"wrote 2 packs of second in {tmp_path}/ "
                                     f"({size / 2**20:.1f} MB, ")
+
+
+def test_packs_copy_the_reports_pages_of_games_with_no_fault(db, tmp_path, monkeypatch):
+    """The report's page of a game with no fault is the packs' page of it, copied rather
+    than replayed; a game with a fault the report marks is replayed for the packs."""
+    ok("report", "--db", db, "-o", str(tmp_path / "report.html"))
+    made = {path.name: path.read_bytes() for path in (tmp_path / "report-replays").glob("game-*")}
+    rendered = []
+    render = pages.replays.render_replay
+
+    def counted(replay, title, *options):
+        rendered.append(title)
+        return render(replay, title, *options)
+
+    monkeypatch.setattr(pages.replays, "render_replay", counted)
+    ok("packs", "--db", db, "-o", str(tmp_path / "packs"), "--replays-from",
+       str(tmp_path / "report-replays"))
+    shared = {path.name: path.read_bytes()
+              for path in (tmp_path / "packs" / "replays").glob("game-*")}
+    faulted = {f"game-{row['game_id']}.html" for row in Store(db).faults("second")}
+    assert shared.keys() == made.keys() and faulted and faulted < shared.keys()
+    assert [name for name in shared if (shared[name] == made[name]) == (name in faulted)] == []
+    own = list((tmp_path / "packs").glob("*/replays/game-*"))
+    assert len(rendered) == len(faulted) + len(own)
 
 
 def test_a_report_made_again_writes_only_the_pages_that_changed(db, tmp_path):
@@ -170,10 +197,10 @@ def test_a_report_made_again_writes_only_the_pages_that_changed(db, tmp_path):
     assert pages[0].is_file()
 
 
-def test_a_game_in_several_packs_is_replayed_once_where_no_fault_is_marked(db, tmp_path,
-                                                                           monkeypatch):
-    """Each of a game's seats has it in its pack; a page that marks no fault is the same in
-    every one of them."""
+def test_the_packs_share_one_page_of_each_game_and_hold_their_own_faults_pages(db, tmp_path,
+                                                                               monkeypatch):
+    """Each of a game's seats has it in its pack: the packs link one page of it, marking no
+    fault; a pack whose bot is at fault in it holds a page of its own, marking those."""
     rendered = []
     render = pages.replays.render_replay
 
@@ -183,12 +210,16 @@ def test_a_game_in_several_packs_is_replayed_once_where_no_fault_is_marked(db, t
 
     monkeypatch.setattr(pages.replays, "render_replay", counted)
     ok("packs", "--db", db, "-o", str(tmp_path), "--bot", "random", "--bot", "sloppy")
-    written = {bot: {path.name: path.read_text() for path in
-                   (tmp_path / bot / "replays").glob("game-*.html")} for bot in ("random", "sloppy")}
-    shared = written["random"].keys() & written["sloppy"].keys()
-    faulted = {name for name in shared if written["random"][name] != written["sloppy"][name]}
-    assert shared and faulted, "the sloppy bot's faults are marked in its own pack only"
-    assert len(rendered) == len(written["random"].keys() | written["sloppy"].keys()) + len(faulted)
+    shared = {path.name for path in (tmp_path / "replays").glob("game-*.html")}
+    own = {bot: {path.name for path in (tmp_path / bot / "replays").glob("game-*.html")}
+           for bot in ("random", "sloppy")}
+    assert shared and own["sloppy"] and own["sloppy"] <= shared and not own["random"]
+    assert len(rendered) == len(shared) + len(own["sloppy"])
+    linked = {bot: set(re.findall(r'href="((?:\.\./)?replays/game-\d+\.html)"',
+                                  (tmp_path / bot / "index.html").read_text()))
+              for bot in ("random", "sloppy")}
+    assert linked["random"] and linked["random"] <= {f"../replays/{name}" for name in shared}
+    assert {f"replays/{name}" for name in own["sloppy"]} <= linked["sloppy"]
 
 
 def test_an_export_to_standard_output_is_the_records_alone(db, tmp_path):

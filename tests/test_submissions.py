@@ -179,10 +179,12 @@ def test_each_pack_holds_its_own_log_faults_times_and_replays(season):
     assert "<td>by carol, in python</td>" in index
     games = read_csv(packs / "alice" / "games.csv")
     assert len(games) == 4 and all("alice" in game["seats"] for game in games)
-    replays = sorted(path.name for path in (packs / "alice" / "replays").glob("game-*.html"))
-    assert replays == sorted(f"game-{game['id']}.html" for game in games)
+    # Its games' replays are in the folder the packs share (alice is at fault in none).
+    replays = sorted(f"game-{game['id']}.html" for game in games)
+    assert all((packs / "replays" / name).is_file() for name in replays)
+    assert not list((packs / "alice" / "replays").glob("game-*.html"))
     page = (packs / "alice" / "index.html").read_text()
-    assert all(f'href="replays/{name}"' in page for name in replays)
+    assert all(f'href="../replays/{name}"' in page for name in replays)
     assert '<a href="alice.log">' in page
     assert "=== run 1 of alice" in (packs / "alice" / "alice.log").read_text()
     assert [row["bot"] for row in read_csv(packs / "alice" / "times.csv")] == ["alice"]
@@ -201,11 +203,12 @@ def test_a_replay_marks_only_its_packs_own_faults(season):
     game = next(game for game in read_csv(packs / "carol-v2" / "games.csv")
                 if game["id"] == fault["game_id"])
     other = next(bot for bot in game["seats"].split("; ") if bot != "carol-v2")
-    shared = f"game-{fault['game_id']}.html"
-    assert fault["detail"] in embedded_data((packs / "carol-v2" / "replays" / shared).read_text())
-    assert fault["detail"] not in embedded_data((packs / other / "replays" / shared).read_text())
+    name = f"game-{fault['game_id']}.html"
+    assert fault["detail"] in embedded_data((packs / "carol-v2" / "replays" / name).read_text())
+    assert fault["detail"] not in embedded_data((packs / "replays" / name).read_text())
     page = (packs / "carol-v2" / "index.html").read_text()
-    assert f'href="replays/{shared}#step={int(fault["decision"]) - 1}&amp;view=' in page
+    assert f'href="replays/{name}#step={int(fault["decision"]) - 1}&amp;view=' in page
+    assert f'href="../replays/{name}"' in (packs / other / "index.html").read_text()
 
 
 # -- manifests and choices, without check-bot ------------------------------------------
@@ -423,8 +426,9 @@ def test_an_unfinished_tournaments_packs_withhold_the_replays_of_deals_to_come(t
     (tmp_path / "packs" / "a" / "replays" / "game-99.html").write_text("of another making")
     again = invoke("packs", "--db", db, "-o", str(tmp_path / "packs"))
     assert again.exit_code == 0 and "4 replays" in again.output, again.output
-    assert sorted(path.name for path in (tmp_path / "packs" / "a" / "replays").glob("game-*")) \
+    assert sorted(path.name for path in (tmp_path / "packs" / "replays").glob("game-*")) \
         == ["game-1.html", "game-2.html"]
+    assert not list((tmp_path / "packs" / "a" / "replays").glob("game-*"))
     unknown = invoke("packs", "--db", db, "-o", str(tmp_path / "packs"), "--bot", "c")
     assert unknown.exit_code == 2
     assert unknown.output == "error: no bot 'c' in tournament 'unfinished' (bots: a, b)\n"

@@ -20,7 +20,7 @@ from circus_referee.common import (
     progress,
     say_if_unstoppable,
 )
-from pages.packs import write_packs
+from pages.packs import SHARED, PackedTournament, write_packs, write_shared_replays
 from tournaments.config import NAME
 from tournaments.export import unsettled_groups
 from tournaments.packs import folder_bytes
@@ -115,26 +115,39 @@ def given(**options: object) -> dict[str, object]:
 @click.option("--output", "-o", type=click.Path(file_okay=False, path_type=Path),
               default=Path("packs"), show_default=True, help="folder for the packs")
 @click.option("--bot", "bots", multiple=True, help="only this bot's pack (repeatable)")
-def packs(db_path: Path, tournament: str | None, output: Path, bots: tuple[str, ...]) -> None:
+@click.option("--replays-from", "report_replays", metavar="FOLDER",
+              type=click.Path(file_okay=False, path_type=Path),
+              help="a report's replays folder (REPORT-replays, of a report made without "
+                   "--public): its pages of games with no fault are the packs' own, copied "
+                   "rather than replayed")
+def packs(db_path: Path, tournament: str | None, output: Path, bots: tuple[str, ...],
+          report_replays: Path | None) -> None:
     """Write each entrant's pack: its log, faults, decision times and games with replays.
 
     OUTPUT/BOT/index.html links what the pack holds (BOT.log, faults.csv, times.csv,
-    games.csv, replays/); OUTPUT/index.html lists the packs. A replay marks its bot's
-    faults only; a game whose deal is still to come in an unfinished tournament gets none.
+    games.csv) and its games' replays, in OUTPUT/replays/, shared by the packs: hand an
+    entrant its folder and that one. OUTPUT/index.html lists the packs. A replay marks no
+    fault but in the pack's own replays/ (its bot's faults only); a game whose deal is still
+    to come in an unfinished tournament gets none.
     """
     store, record = open_tournament(db_path, tournament)
     for bot in bots:
         known_bot(store, record, bot)
     chosen = list(bots) or entrants(store, record)
+    packed = PackedTournament.of(store, record)
+    shared = packed.replayed(chosen)
     try:
+        with progress(len(shared), "replays", "page") as page_done:
+            rewritten = write_shared_replays(shared, output, page_done, report_replays)
         with progress(len(chosen), "packs", "pack") as done:
-            written = write_packs(store, record, output, chosen, lambda pack: done())
+            written = write_packs(packed, output, chosen, lambda pack: done())
     except OSError as error:
         fail(f"cannot write {error.filename or output}: {error.strerror}")
     replays = sum(pack.replays for pack in written)
     click.echo(f"wrote {len(written)} packs of {record.name} in {output}/ "
                f"({folder_bytes(output) / 2**20:.1f} MB, {replays} replays; "
-               f"index: {output / 'index.html'})")
+               f"index: {output / 'index.html'}); their {len(shared)} games' pages in "
+               f"{output / SHARED}/ ({rewritten} written, {len(shared) - rewritten} unchanged)")
     if unsettled_groups(store, record):
         click.echo("the tournament is not finished: games whose deals are still to be dealt "
                    "in other seat rotations have no replay (make the packs again once it is)",

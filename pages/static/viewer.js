@@ -1,7 +1,8 @@
 "use strict";
 (function () {
 // The replay viewer, shared by every game's page: the page holds only its game, as the
-// deflated, base64'd JSON of pages/viewer.py (page_data), in #replay-data.
+// deflated, base64'd JSON of pages/viewer.py (page_data), in #replay-data, from which
+// steps.js (CircusSteps, loaded before this file) rebuilds every step and its tables.
 const LAYOUT = `<header>
   <h1 id="title"></h1>
   <div class="sub" id="sub"></div>
@@ -47,37 +48,12 @@ window.replayLoaded = loadReplay().then((data) => {
   showReplay(data);
 });
 
-// One change of pages/viewer.py (changes): [path, value] sets what the path leads to,
-// [path, start, removed, inserted] splices a list; the parts on the path are copied.
-function changed(root, op) {
-  const path = op[0];
-  function at(node, depth) {
-    if (depth === path.length) {
-      if (op.length === 2) return op[1];
-      const list = node.slice();
-      list.splice(op[1], op[2], ...op[3]);
-      return list;
-    }
-    const copy = Array.isArray(node) ? node.slice() : { ...node };
-    copy[path[depth]] = at(node[path[depth]], depth + 1);
-    return copy;
-  }
-  return at(root, 0);
-}
-
 function showReplay(data) {
-  const meta = data.meta, looks = data.cards, shown = meta.views.length;
-  // Each step's views (the tables of meta.views, then what each was built from: the
-  // engine's state, a seat's observation; then the decision), rebuilt from the changes
-  // the page holds: a change copies only the path it sets, so the steps share what they
-  // did not change.
-  const frames = [];
-  let views = data.frames[0].c.map(() => undefined);
-  for (const stored of data.frames) {
-    views = views.map((view, i) => stored.c[i].reduce(changed, view));
-    frames.push({ v: views.slice(0, shown), o: views.slice(shown, -1),
-                  d: views[views.length - 1], e: stored.e });
-  }
+  const meta = data.meta, frames = CircusSteps.rebuild(data), looks = {};
+  // The views the page holds, as meta.views lists them: 0 the omniscient one or what every
+  // seat saw, s + 1 seat s's (frame.v's order).
+  const viewAt = (view) => view.seat === null ? 0 : view.seat + 1;
+  const viewable = meta.views.map(viewAt);
   const last = frames.length - 1;
   const $ = (id) => document.getElementById(id);
   const state = { step: 0, view: 0, timer: null, hashTimer: null, scroll: 0 };
@@ -94,12 +70,13 @@ function showReplay(data) {
   }
   const seatName = (seat) => "seat " + seat + " \u00b7 " + meta.seats[seat];
   // The seat whose view is shown; null for every card, or what every seat saw.
-  const viewSeat = () => meta.views[state.view].seat;
+  const viewSeat = () => state.view === 0 ? null : state.view - 1;
 
   // A card is its id ("" face down; "*id": the other seats know it), drawn from its look.
   function card(code) {
     if (code === "") return el("div", { class: "card back", title: "face down" });
-    const seen = code[0] === "*", id = seen ? code.slice(1) : code, c = looks[id];
+    const seen = code[0] === "*", id = seen ? code.slice(1) : code;
+    const c = looks[id] || (looks[id] = CircusSteps.look(meta.game, id));
     const node = el("div", { class: "card" + (c.word ? " word" : "") + (seen ? " seen" : ""),
                              "data-card": id, title: c.small ? c.big + " \u00b7 " + c.small : c.big,
                              style: "--tone:" + c.tone },
@@ -156,10 +133,10 @@ function showReplay(data) {
       return;
     }
     $("decisionTitle").textContent = "Decision " + d.n + " of " + last + ": " + seatName(d.seat);
-    box.appendChild(el("div", {}, [el("b", { text: d.kind }), el("span", { class: "muted",
-      text: " \u2014 " + (d.hidden ? "another seat's decision: its choices are not shown here"
-                                    : d.prompt) })]));
-    if (!d.hidden) {
+    const about = d.actions ? d.prompt : "another seat's decision: its choices are not shown here";
+    box.appendChild(el("div", {}, [el("b", { text: d.kind }),
+                                   el("span", { class: "muted", text: " \u2014 " + about })]));
+    if (d.actions) {
       box.appendChild(el("div", { class: "time", text: d.ms === null
         ? "no reply timed: the referee chose (substituted)"
         : "decided in " + d.ms.toFixed(d.ms < 10 ? 2 : 1) + " ms" }));
@@ -168,7 +145,7 @@ function showReplay(data) {
       box.appendChild(el("div", { class: "fault", text: "fault: " + f["class"] + " (" + f.policy +
                                                         ") \u2014 " + f.detail }));
     }
-    if (d.hidden) return;
+    if (!d.actions) return;
     d.actions.forEach((label, i) => list.appendChild(
       el("li", { class: i === d.chosen ? "chosen" : "", title: d.codes[i], text: label })));
     // Scrolled once the frame is drawn: reading offsetTop now would lay the page out
@@ -185,11 +162,11 @@ function showReplay(data) {
     list.replaceChildren();
     const seat = viewSeat();
     for (let i = frame.e[0]; i < frame.e[1]; i++) {
-      const [text, , to] = data.events[i];
+      const [text, to] = data.events[i];
       if (seat !== null && to !== null && !to.includes(seat)) continue;
       const hidden = to !== null;
-      list.appendChild(el("li", { class: hidden ? "private" : "",
-        text: text + (hidden && seat === null ? "  (seen by seat " + to.join(", ") + " only)" : "") }));
+      const whom = hidden && seat === null ? "  (seen by seat " + to.join(", ") + " only)" : "";
+      list.appendChild(el("li", { class: hidden ? "private" : "", text: text + whom }));
     }
     if (!list.children.length) list.appendChild(el("li", { class: "muted",
       text: state.step === 0 ? "the deal" : "nothing visible" }));
@@ -243,7 +220,7 @@ function showReplay(data) {
     show();
   }
   function setView(view) {
-    state.view = Math.max(0, Math.min(shown - 1, view));
+    state.view = viewable.includes(view) ? view : viewable[0];
     $("view").value = String(state.view);
     show();
   }
@@ -262,10 +239,11 @@ function showReplay(data) {
   $("title").textContent = meta.title;
   $("sub").textContent = meta.gameTitle + " (" + meta.variant + "), " + meta.seats.length +
     " seats: " + meta.seats.map((n, s) => s + "=" + n).join(", ") +
-    (meta.seed ? " \u00b7 seed " + meta.seed : "") + " \u00b7 " + last + " decisions \u00b7 ended: " + meta.endWords;
+    (meta.seed ? " \u00b7 seed " + meta.seed : "") + " \u00b7 " + last +
+    " decisions \u00b7 ended: " + meta.endWords;
   const select = $("view");
-  meta.views.forEach((view, at) => select.appendChild(
-    el("option", { value: String(at), text: view.label })));
+  meta.views.forEach((view) => select.appendChild(
+    el("option", { value: String(viewAt(view)), text: view.label })));
   $("slider").max = String(last);
   $("slider").addEventListener("input", (e) => { play(false); go(Number(e.target.value)); });
   select.addEventListener("change", (e) => setView(Number(e.target.value)));
@@ -287,7 +265,8 @@ function showReplay(data) {
     e.preventDefault();
   });
   const wanted = new URLSearchParams(location.hash.slice(1));
-  state.view = Math.max(0, Math.min(shown - 1, Number(wanted.get("view")) || 0));
+  const view = Number(wanted.get("view")) || 0;
+  state.view = viewable.includes(view) ? view : viewable[0];
   select.value = String(state.view);
   window.replay = { go, setView, play, steps: last + 1, frames };
   go(Number(wanted.get("step")) || 0);

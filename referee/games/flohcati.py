@@ -159,8 +159,10 @@ def hand_points(hand: Any) -> int:
     """The highest card of each colour in hand, summed."""
     best: dict[str, int] = {}
     for card in hand:
-        if is_circus(card):
-            best[colour_of(card)] = max(best.get(colour_of(card), 0), value_of(card))
+        # One look-up a card: scores are asked of every position a replay shows.
+        colour_value = CIRCUS.get(card)
+        if colour_value is not None and colour_value[1] > best.get(colour_value[0], 0):
+            best[colour_value[0]] = colour_value[1]
     return sum(best.values())
 
 
