@@ -68,7 +68,7 @@ def test_a_term_runs_week_by_week_as_its_page_says(tmp_path, monkeypatch):
 
     run_week(week_one)
     assert sorted(path.name for path in Path("packs/week-1").iterdir()) == [
-        "alice", "bob", "house", "index.html"]
+        "alice", "bob", "house", "index.html", "replays"]
     page = Path("public/week-1.html").read_text()
     assert "subs/" not in page and str(tmp_path) not in page
 
@@ -82,6 +82,6 @@ def test_a_term_runs_week_by_week_as_its_page_says(tmp_path, monkeypatch):
     assert "add carol" in dry_run and "code of alice changed" in dry_run
     assert "rounds 1 → 2" in dry_run
     assert sorted(path.name for path in Path("packs/week-2").iterdir()) == [
-        "alice", "alice@v1", "bob", "carol", "house", "index.html"]
+        "alice", "alice@v1", "bob", "carol", "house", "index.html", "replays"]
     report = Path("public/week-2.html").read_text()
     assert "alice@v1" in report and "carol" in report and "subs/" not in report
