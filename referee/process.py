@@ -673,13 +673,14 @@ class BotProcess:
     def exit_status(self) -> int | None:
         return None if self.process is None else self.process.poll()
 
-    def exit_description(self) -> str:
+    def exit_description(self, run: subprocess.Popen[bytes] | None = None) -> str:
         """How the bot ended, for reports: "exited with status 3" or "killed by SIGSEGV",
-        and whether the kernel killed a process of it for its memory cgroup's limit.
+        and whether the kernel killed a process of it for its memory cgroup's limit;
+        ``run``: an earlier run's process (the bot may have been started again since).
 
         A sandboxed bot's death by a signal reaches us as bwrap's exit status 128 + N.
         """
-        status = self.exit_status()
+        status = run.poll() if run is not None else self.exit_status()
         if status is not None and self.isolation.sandbox and status > 128:
             status = 128 - status
         if status is None or status >= 0:

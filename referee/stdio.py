@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import os
 import select
+import subprocess
 import threading
 import time
 from functools import partial
@@ -137,8 +138,11 @@ class StdioClient:
 
     def __init__(self, process: BotProcess, message_bytes: int,
                  settle_s: float = SETTLE_S) -> None:
-        assert process.pipes is not None
+        assert process.pipes is not None and process.process is not None
         self.process = process
+        # This client's run of the process: the participant may start the bot again
+        # while a call of this run still settles its crash.
+        self.run = process.process
         self.max_line = message_bytes
         self.settle_s = settle_s
         self.stdin = process.pipes.requests
@@ -290,11 +294,14 @@ class StdioClient:
         is left of the call's time to end (at most ``settle_s``), else stopped (a bot
         that cannot be talked to cannot play)."""
         settle = min(self.settle_s, max(0.0, deadline - time.monotonic()))
-        if not self.process.wait(settle):
+        try:
+            self.run.wait(timeout=settle)
+        except subprocess.TimeoutExpired:
             self.process.stop(grace=0)
             self.broken = f"{what} while the process ran on: it was stopped"
         else:
-            self.broken = f"its process ended: {self.process.exit_description()} ({what})"
+            self.broken = (f"its process ended: {self.process.exit_description(self.run)} "
+                           f"({what})")
         return BotFault(FaultClass.CRASH, self.broken)
 
     def close(self) -> None:

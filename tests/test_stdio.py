@@ -12,6 +12,7 @@ import dataclasses
 import functools
 import json
 import random
+import subprocess
 import sys
 import threading
 import time
@@ -294,7 +295,12 @@ def test_a_closed_stdout_is_waited_for_within_the_call_s_time_only(bot):
     for number in range(1, 3):
         client.decide(a_decision(number), 10)
     waits: list[float] = []   # the process lives on: each wait would last all it is given
-    client.process.wait = lambda timeout: waits.append(timeout) or False
+
+    def wait(timeout: float) -> int:
+        waits.append(timeout)
+        raise subprocess.TimeoutExpired("bot", timeout)
+
+    client.run.wait = wait
     assert fault_of(lambda: client.decide(a_decision(3), 10)).fault_class == "crash"
     assert waits and max(waits) <= 10
 
@@ -632,3 +638,24 @@ def test_a_stdio_tournament_interrupted_midway_resumes_to_the_same_fold(tmp_path
     assert not list(store.faults("faults"))
     assert_consistent(store, "faults", config)
     assert_no_process_left(started)
+
+
+def test_a_crash_is_told_of_its_own_run_when_the_bot_was_started_again_meanwhile(bot):
+    """Two games at once: the first to see the process end has the participant start it
+    again, while the other's call still settles the crash of the run it talked to."""
+    client = bot("crash")
+    first_run = client.process.process
+    for number in range(1, 3):
+        client.decide(a_decision(number), 10)
+    with pytest.raises(BotFault):
+        client.decide(a_decision(3), 10)
+    assert first_run.poll() == 3
+    client.process.start()   # the restart, with a new run of the same process
+    try:
+        assert client.process.alive()
+        # The client still settles the crash of the run it talked to.
+        fault = client._crash("its stdout closed", time.monotonic() + 2)
+        assert fault.detail == "its process ended: exited with status 3 (its stdout closed)"
+        assert client.process.alive()   # the new run plays on
+    finally:
+        client.process.stop()
