@@ -166,45 +166,60 @@ def test_submit_says_why_an_upload_was_refused_in_one_line(server, arena_folder)
 @pytest.mark.skipif(not CHROMIUM.exists(), reason="no Chromium at /usr/bin/chromium "
                     "(Debian's chromium package; scripts/install-system-packages installs it)")
 def test_in_a_browser_an_entrant_uploads_and_sees_its_gate_and_no_other_does(server,
-                                                                            arena_folder):
-    from playwright.sync_api import sync_playwright
+                                                                            arena_folder,
+                                                                            new_page):
     token, gil = add_entrant(arena_folder, "fran"), add_entrant(arena_folder, "gil")
     archive = arena_folder / "bot.tar.gz"
     archive.write_bytes(tar_of(bot_files()))
     server.start()
+    page = new_page()
+    page.goto(server.url + "signin")
+    page.fill("input[name=token]", token)
+    page.click("button[type=submit]")
+    page.wait_for_url("**/me")
+    page.set_input_files("input[name=archive]", str(archive))
+    page.click("form[action='/me/upload'] button")
+    page.wait_for_selector("#message")
+    assert "stored as fran.v1" in page.inner_text("#message")
+    # The gate ends while the page is open: the row turns without a reload.
+    page.wait_for_selector("#versions tr.passed", timeout=240_000)
+    page.click("#versions a:has-text('fran.v1')")
+    assert "PASS" in page.inner_text("pre.lines")
+    # Another entrant, in a browser context of their own, finds no such page.
+    other = new_page()
+    other.goto(server.url + "signin")
+    other.fill("input[name=token]", gil)
+    other.click("button[type=submit]")
+    other.wait_for_url("**/me")
+    answer = other.goto(server.url + "me/versions/fran.v1")
+    assert answer.status == 404 and "PASS" not in other.content()
+
+
+@pytest.fixture(scope="module")
+def chromium():
+    """One Chromium for the module's browser tests: a launch costs more CPU than a test."""
+    from playwright.sync_api import sync_playwright
     with sync_playwright() as playwright:
-        browser = chromium(playwright)
-        try:
-            page = browser.new_page()
-            page.goto(server.url + "signin")
-            page.fill("input[name=token]", token)
-            page.click("button[type=submit]")
-            page.wait_for_url("**/me")
-            page.set_input_files("input[name=archive]", str(archive))
-            page.click("form[action='/me/upload'] button")
-            page.wait_for_selector("#message")
-            assert "stored as fran.v1" in page.inner_text("#message")
-            # The gate ends while the page is open: the row turns without a reload.
-            page.wait_for_selector("#versions tr.passed", timeout=240_000)
-            page.click("#versions a:has-text('fran.v1')")
-            assert "PASS" in page.inner_text("pre.lines")
-            # Another entrant, in a browser of their own, finds no such page.
-            other = browser.new_page()
-            other.goto(server.url + "signin")
-            other.fill("input[name=token]", gil)
-            other.click("button[type=submit]")
-            other.wait_for_url("**/me")
-            answer = other.goto(server.url + "me/versions/fran.v1")
-            assert answer.status == 404 and "PASS" not in other.content()
-        finally:
-            browser.close()
+        browser = playwright.chromium.launch(
+            executable_path=str(CHROMIUM), headless=True,
+            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                  "--disable-component-update", "--disable-sync"])
+        yield browser
+        browser.close()
 
 
-def chromium(playwright):
-    return playwright.chromium.launch(
-        executable_path=str(CHROMIUM), headless=True,
-        args=["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-              "--disable-component-update", "--disable-sync"])
+@pytest.fixture
+def new_page(chromium):
+    """Opens pages each in a context of its own (no cookie shared), all closed when the test
+    ends, before its server stops."""
+    contexts = []
+
+    def open_page():
+        contexts.append(chromium.new_context())
+        return contexts[-1].new_page()
+    yield open_page
+    for context in contexts:
+        context.close()
 
 
 @pytest.fixture
@@ -225,30 +240,25 @@ def in_process(tmp_path):
 @pytest.mark.slow
 @pytest.mark.skipif(not CHROMIUM.exists(), reason="no Chromium at /usr/bin/chromium "
                     "(Debian's chromium package; scripts/install-system-packages installs it)")
-def test_in_a_browser_the_board_shows_a_finished_game_without_a_reload(in_process, tmp_path):
-    from playwright.sync_api import sync_playwright
+def test_in_a_browser_the_board_shows_a_finished_game_without_a_reload(in_process, tmp_path,
+                                                                       new_page):
     arena, url = in_process
-    with sync_playwright() as playwright:
-        browser = chromium(playwright)
-        try:
-            page = browser.new_page()
-            page.goto(url)
-            assert "No games yet" in page.inner_text("#board")
-            page.evaluate("window.notReloaded = true")
-            wait_for(lambda: arena.events.listeners())   # the page's event stream is open
-            run_tournament(write_config(tmp_path, GAME), tmp_path, db="results.sqlite")
-            arena.events.publish("board")
-            page.wait_for_selector("#board a[href^='/games/']")
-            assert page.evaluate("window.notReloaded") is True
-        finally:
-            browser.close()
+    page = new_page()
+    page.goto(url)
+    assert "No games yet" in page.inner_text("#board")
+    page.evaluate("window.notReloaded = true")
+    wait_for(lambda: arena.events.listeners())   # the page's event stream is open
+    run_tournament(write_config(tmp_path, GAME), tmp_path, db="results.sqlite")
+    arena.events.publish("board")
+    page.wait_for_selector("#board a[href^='/games/']")
+    assert page.evaluate("window.notReloaded") is True
 
 
 @pytest.mark.slow
 @pytest.mark.skipif(not CHROMIUM.exists(), reason="no Chromium at /usr/bin/chromium "
                     "(Debian's chromium package; scripts/install-system-packages installs it)")
-def test_in_a_browser_an_entrants_replay_shows_their_own_seat_only(in_process, tmp_path):
-    from playwright.sync_api import sync_playwright
+def test_in_a_browser_an_entrants_replay_shows_their_own_seat_only(in_process, tmp_path,
+                                                                   new_page):
     arena, url = in_process
     token = arena.store.add_entrant("alice")
     arena.store.add_entrant("bob")
@@ -257,36 +267,31 @@ def test_in_a_browser_an_entrants_replay_shows_their_own_seat_only(in_process, t
     run_tournament(write_config(tmp_path, GAME), tmp_path, db="results.sqlite")
     game = arena.games.latest(1)[0]
     seat = game.seats.index("alice.v1")
-    with sync_playwright() as playwright:
-        browser = chromium(playwright)
-        try:
-            page = browser.new_page()
-            page.goto(url + "signin")
-            page.fill("input[name=token]", token)
-            page.click("button[type=submit]")
-            page.wait_for_url("**/me")
-            page.goto(f"{url}me/games/{game.id}")
-            page.wait_for_function("window.replayLoaded && document.documentElement"
-                                   ".dataset.ready === '1'")
-            assert page.eval_on_selector_all("#view option", "(os) => os.map((o) => o.text)") \
-                == [f"as seat {seat} saw it (alice.v1)"]
-            assert page.evaluate("window.replay.frames.every("
-                                 "(f) => f.v.filter((v) => v !== null).length === 1)")
-            hand = "#table .seat[data-seat='{}'] [data-zone='Hand'] .card"
-            assert page.locator(hand.format(seat) + ":not(.back)").count() > 0
-            for step in (0, page.evaluate("window.replay.steps") // 2):
-                page.evaluate(f"window.replay.go({step})")
-                assert page.locator(hand.format(1 - seat)).count() > 0
-                assert page.locator(hand.format(1 - seat) + ":not(.back)").count() == 0
-            # The public replay: what every seat saw, every hand face down.
-            page.goto(f"{url}games/{game.id}")
-            page.wait_for_function("document.documentElement.dataset.ready === '1'")
-            assert page.eval_on_selector_all("#view option", "(os) => os.map((o) => o.text)") \
-                == ["public: what every seat saw"]
-            assert page.locator("#table [data-zone='Hand'] .card").count() > 0
-            assert page.locator("#table [data-zone='Hand'] .card:not(.back)").count() == 0
-        finally:
-            browser.close()
+    page = new_page()
+    page.goto(url + "signin")
+    page.fill("input[name=token]", token)
+    page.click("button[type=submit]")
+    page.wait_for_url("**/me")
+    page.goto(f"{url}me/games/{game.id}")
+    page.wait_for_function("window.replayLoaded && document.documentElement"
+                           ".dataset.ready === '1'")
+    assert page.eval_on_selector_all("#view option", "(os) => os.map((o) => o.text)") \
+        == [f"as seat {seat} saw it (alice.v1)"]
+    assert page.evaluate("window.replay.frames.every("
+                         "(f) => f.v.filter((v) => v !== null).length === 1)")
+    hand = "#table .seat[data-seat='{}'] [data-zone='Hand'] .card"
+    assert page.locator(hand.format(seat) + ":not(.back)").count() > 0
+    for step in (0, page.evaluate("window.replay.steps") // 2):
+        page.evaluate(f"window.replay.go({step})")
+        assert page.locator(hand.format(1 - seat)).count() > 0
+        assert page.locator(hand.format(1 - seat) + ":not(.back)").count() == 0
+    # The public replay: what every seat saw, every hand face down.
+    page.goto(f"{url}games/{game.id}")
+    page.wait_for_function("document.documentElement.dataset.ready === '1'")
+    assert page.eval_on_selector_all("#view option", "(os) => os.map((o) => o.text)") \
+        == ["public: what every seat saw"]
+    assert page.locator("#table [data-zone='Hand'] .card").count() > 0
+    assert page.locator("#table [data-zone='Hand'] .card:not(.back)").count() == 0
 
 
 def test_no_extra_is_needed_to_submit():
