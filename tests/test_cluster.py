@@ -76,6 +76,15 @@ def dask_cluster(tmp_path_factory):
     running.close()
 
 
+@pytest.fixture(scope="module")
+def spread_on_one_machine(tmp_path_factory) -> Store:
+    """CONFIG's games played on this machine, once for the tests that compare a cluster's
+    with them or resume them there (the bots' mark is the fixture's own: it is not in the
+    games, nor in the config's identity)."""
+    folder = tmp_path_factory.mktemp("spread-local")
+    return run_tournament(config_file(folder, uuid.uuid4().hex), folder, db="local.sqlite")[1]
+
+
 def marked(mark: str) -> list[int]:
     """The processes whose environment holds MARK=mark (bots of one test, wherever started)."""
     needle = f"MARK={mark}".encode()
@@ -105,10 +114,10 @@ def board(store: Store, name: str) -> list[tuple]:
 
 
 @pytest.mark.slow
-def test_cluster_plays_the_games_of_one_machine(tmp_path, dask_cluster):
+def test_cluster_plays_the_games_of_one_machine(tmp_path, dask_cluster, spread_on_one_machine):
     mark = uuid.uuid4().hex
     path = config_file(tmp_path, mark, renew=True)
-    _, local, _ = run_tournament(path, tmp_path, db="local.sqlite")
+    local = spread_on_one_machine
     db = tmp_path / "cluster.sqlite"
     result = CliRunner().invoke(main, ["tournament", str(path), "--db", str(db), "--logs",
                                        str(tmp_path / "cluster-logs"), "--cluster",
@@ -136,12 +145,12 @@ def test_cluster_plays_the_games_of_one_machine(tmp_path, dask_cluster):
 
 
 @pytest.mark.slow
-def test_resume_across_local_and_cluster_runs(tmp_path, dask_cluster):
+def test_resume_across_local_and_cluster_runs(tmp_path, dask_cluster, spread_on_one_machine):
     """Half the games stored by a local run; the cluster plays the rest as one machine
     would have."""
     mark = uuid.uuid4().hex
     path = config_file(tmp_path, mark)
-    _, local, _ = run_tournament(path, tmp_path, db="local.sqlite")
+    local = spread_on_one_machine
     partial = tmp_path / "partial.sqlite"
     local.db.execute("VACUUM INTO ?", (str(partial),))
     with sqlite3.connect(partial) as db:
@@ -483,15 +492,13 @@ def test_a_lost_scheduler_stops_the_referee_with_a_resume_hint(tmp_path, slow_on
 
 @pytest.mark.slow
 def test_a_field_changed_by_the_season_command_plays_on_the_cluster_as_on_one_machine(
-        tmp_path, dask_cluster):
+        tmp_path, dask_cluster, spread_on_one_machine):
     """A late entrant added with ``season --apply`` (issue 40, item 3), its games then
     played by the workers: the same games and board as this machine plays after the same
     change, and the leaderboard a fold of the stored games."""
     mark = uuid.uuid4().hex
-    path = config_file(tmp_path, mark)
-    run_tournament(path, tmp_path, db="local.sqlite")
-    Store(tmp_path / "local.sqlite").db.execute("VACUUM INTO ?",
-                                                (str(tmp_path / "cluster.sqlite"),))
+    for db in ("local.sqlite", "cluster.sqlite"):
+        spread_on_one_machine.db.execute("VACUUM INTO ?", (str(tmp_path / db),))
     bigger = config_file(tmp_path, mark, extra=(
         "  - name: late\n"
         "    command: python -m bots.flea_greedy --address {address}\n"
