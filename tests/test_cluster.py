@@ -76,6 +76,15 @@ def dask_cluster(tmp_path_factory):
     running.close()
 
 
+@pytest.fixture(scope="module")
+def spread_on_one_machine(tmp_path_factory) -> Store:
+    """CONFIG's games played on this machine, once for the tests that compare a cluster's
+    with them or resume them there (the bots' mark is the fixture's own: it is not in the
+    games, nor in the config's identity)."""
+    folder = tmp_path_factory.mktemp("spread-local")
+    return run_tournament(config_file(folder, uuid.uuid4().hex), folder, db="local.sqlite")[1]
+
+
 def marked(mark: str) -> list[int]:
     """The processes whose environment holds MARK=mark (bots of one test, wherever started)."""
     needle = f"MARK={mark}".encode()
@@ -105,10 +114,10 @@ def board(store: Store, name: str) -> list[tuple]:
 
 
 @pytest.mark.slow
-def test_cluster_plays_the_games_of_one_machine(tmp_path, dask_cluster):
+def test_cluster_plays_the_games_of_one_machine(tmp_path, dask_cluster, spread_on_one_machine):
     mark = uuid.uuid4().hex
     path = config_file(tmp_path, mark, renew=True)
-    _, local, _ = run_tournament(path, tmp_path, db="local.sqlite")
+    local = spread_on_one_machine
     db = tmp_path / "cluster.sqlite"
     result = CliRunner().invoke(main, ["tournament", str(path), "--db", str(db), "--logs",
                                        str(tmp_path / "cluster-logs"), "--cluster",
@@ -136,12 +145,12 @@ def test_cluster_plays_the_games_of_one_machine(tmp_path, dask_cluster):
 
 
 @pytest.mark.slow
-def test_resume_across_local_and_cluster_runs(tmp_path, dask_cluster):
+def test_resume_across_local_and_cluster_runs(tmp_path, dask_cluster, spread_on_one_machine):
     """Half the games stored by a local run; the cluster plays the rest as one machine
     would have."""
     mark = uuid.uuid4().hex
     path = config_file(tmp_path, mark)
-    _, local, _ = run_tournament(path, tmp_path, db="local.sqlite")
+    local = spread_on_one_machine
     partial = tmp_path / "partial.sqlite"
     local.db.execute("VACUUM INTO ?", (str(partial),))
     with sqlite3.connect(partial) as db:
@@ -317,7 +326,7 @@ def run_one_again(config, pairing):
                      frozenset(), lambda name: None).play()
 
 
-# -- faults of the cluster (their own cluster: they kill its processes) -----------------
+# -- faults of the cluster (clusters apart from the shared one: the tests kill their parts) --
 # Every game has a or b, and they answer nothing while `held/hold` exists: a test stops the
 # tournament in place before it kills a part of the cluster, whatever the machine's speed.
 SLOW = """
@@ -345,6 +354,38 @@ bots:
 """
 
 
+@pytest.fixture(scope="module")
+def slow_on_one_machine(tmp_path_factory) -> Store:
+    """SLOW's games played on this machine, once for the tests that compare a cluster's
+    with them (the bots' mark is the fixture's own: it is not in the games)."""
+    folder = tmp_path_factory.mktemp("slow-local")
+    (folder / "held").mkdir()
+    path = write_config(folder, SLOW.format(bot=FAULT_BOTS, mark=uuid.uuid4().hex))
+    return run_tournament(path, folder, db="local.sqlite")[1]
+
+
+@pytest.fixture(scope="module")
+def expendable_cluster(tmp_path_factory):
+    """Clusters a test kills a part of. One is shared while it still has what the next test
+    needs (a scheduler, and so many living workers): a test that kills a worker leaves the
+    other and the scheduler to the test that kills the scheduler; otherwise a fresh one."""
+    made: list[LocalCluster] = []
+
+    def cluster(workers: int) -> LocalCluster:
+        if not (made and made[-1].scheduler.poll() is None
+                and len(living_workers(made[-1])) >= workers):
+            made.append(LocalCluster(workers, 2, tmp_path_factory.mktemp("expendable")))
+        return made[-1]
+
+    yield cluster
+    for running in made:
+        running.close()
+
+
+def living_workers(running: LocalCluster) -> list:
+    return [worker for worker in running.workers if worker.poll() is None]
+
+
 def hold_after_a_game(folder: Path, store: Store, name: str) -> None:
     """Wait for a stored game, then hold every bot's decisions (see SLOW): from here on no
     game ends but one whose last reply is already on its way, so most of the 12 stay unplayed.
@@ -356,35 +397,33 @@ def hold_after_a_game(folder: Path, store: Store, name: str) -> None:
 
 
 @pytest.mark.slow
-def test_a_worker_killed_mid_run_loses_no_game(tmp_path):
+def test_a_worker_killed_mid_run_loses_no_game(tmp_path, slow_on_one_machine,
+                                               expendable_cluster):
     mark = uuid.uuid4().hex
     (tmp_path / "held").mkdir()
     path = write_config(tmp_path, SLOW.format(bot=FAULT_BOTS, mark=mark))
     config = load_config(path)
-    _, local, _ = run_tournament(config, tmp_path, db="local.sqlite")
-    running = LocalCluster(2, 2, tmp_path)
-    try:
-        store = Store(tmp_path / "cluster.sqlite")
-        thread, outcome = run_in_background(config, running, store, tmp_path)
-        victim = running.workers[0]
-        # Mid-run: some games stored, then every game held, and the victim's bots running.
-        hold_after_a_game(tmp_path, store, "slow")
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and not any(pid in children(victim.pid)
-                                                      for pid in marked(mark)):
-            time.sleep(0.05)
-        victim.send_signal(signal.SIGKILL)
-        assert 0 < len(Store(tmp_path / "cluster.sqlite").done_indices("slow")) < 12
-        (tmp_path / "held" / "hold").unlink()
-        thread.join(timeout=240)
-        assert not thread.is_alive()
-        assert outcome["summary"].played == 12
-        assert rows(store, "slow") == rows(local, "slow")
-        assert board(store, "slow") == board(local, "slow")
-        assert_consistent(store, "slow", config)
-        assert still_running(lambda: marked(mark)) == []
-    finally:
-        running.close()
+    local = slow_on_one_machine
+    running = expendable_cluster(2)
+    store = Store(tmp_path / "cluster.sqlite")
+    thread, outcome = run_in_background(config, running, store, tmp_path)
+    victim = living_workers(running)[0]
+    # Mid-run: some games stored, then every game held, and the victim's bots running.
+    hold_after_a_game(tmp_path, store, "slow")
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not any(pid in children(victim.pid)
+                                                  for pid in marked(mark)):
+        time.sleep(0.05)
+    victim.send_signal(signal.SIGKILL)
+    assert 0 < len(Store(tmp_path / "cluster.sqlite").done_indices("slow")) < 12
+    (tmp_path / "held" / "hold").unlink()
+    thread.join(timeout=240)
+    assert not thread.is_alive()
+    assert outcome["summary"].played == 12
+    assert rows(store, "slow") == rows(local, "slow")
+    assert board(store, "slow") == board(local, "slow")
+    assert_consistent(store, "slow", config)
+    assert still_running(lambda: marked(mark)) == []
 
 
 def run_in_background(config, running: LocalCluster, store: Store, tmp_path: Path
@@ -423,48 +462,43 @@ def children(pid: int) -> set[int]:
 
 
 @pytest.mark.slow
-def test_a_lost_scheduler_stops_the_referee_with_a_resume_hint(tmp_path):
+def test_a_lost_scheduler_stops_the_referee_with_a_resume_hint(tmp_path, slow_on_one_machine,
+                                                               expendable_cluster):
     mark = uuid.uuid4().hex
     (tmp_path / "held").mkdir()
     path = write_config(tmp_path, SLOW.format(bot=FAULT_BOTS, mark=mark))
     config = load_config(path)
-    running = LocalCluster(1, 2, tmp_path)
-    try:
-        store = Store(tmp_path / "cluster.sqlite")
-        thread, outcome = run_in_background(config, running, store, tmp_path)
-        hold_after_a_game(tmp_path, store, "slow")
-        running.scheduler.send_signal(signal.SIGKILL)
-        thread.join(timeout=120)
-        assert not thread.is_alive()
-        (tmp_path / "held" / "hold").unlink()
-        stored = len(store.games("slow"))
-        assert 0 < stored < 12
-        assert f"the cluster at {running.address} was lost" in outcome["error"]
-        assert f"{stored} of 12 games are stored" in outcome["error"]
-        assert "run the same command again to resume" in outcome["error"]
-        # The worker leaves with its scheduler, and its bots with it.
-        assert still_running(lambda: marked(mark)) == []
-        # And the rest plays on this machine, as one run would have.
-        summary, _, _ = run_tournament(config, tmp_path, db="cluster.sqlite")
-        assert summary.already_done == stored
-        _, local, _ = run_tournament(config, tmp_path, db="local.sqlite")
-        assert rows(store, "slow") == rows(local, "slow")
-        assert_consistent(store, "slow", config)
-    finally:
-        running.close()
+    running = expendable_cluster(1)
+    store = Store(tmp_path / "cluster.sqlite")
+    thread, outcome = run_in_background(config, running, store, tmp_path)
+    hold_after_a_game(tmp_path, store, "slow")
+    running.scheduler.send_signal(signal.SIGKILL)
+    thread.join(timeout=120)
+    assert not thread.is_alive()
+    (tmp_path / "held" / "hold").unlink()
+    stored = len(store.games("slow"))
+    assert 0 < stored < 12
+    assert f"the cluster at {running.address} was lost" in outcome["error"]
+    assert f"{stored} of 12 games are stored" in outcome["error"]
+    assert "run the same command again to resume" in outcome["error"]
+    # The workers leave with their scheduler, and their bots with them.
+    assert still_running(lambda: marked(mark)) == []
+    # And the rest plays on this machine, as one run would have.
+    summary, _, _ = run_tournament(config, tmp_path, db="cluster.sqlite")
+    assert summary.already_done == stored
+    assert rows(store, "slow") == rows(slow_on_one_machine, "slow")
+    assert_consistent(store, "slow", config)
 
 
 @pytest.mark.slow
 def test_a_field_changed_by_the_season_command_plays_on_the_cluster_as_on_one_machine(
-        tmp_path, dask_cluster):
+        tmp_path, dask_cluster, spread_on_one_machine):
     """A late entrant added with ``season --apply`` (issue 40, item 3), its games then
     played by the workers: the same games and board as this machine plays after the same
     change, and the leaderboard a fold of the stored games."""
     mark = uuid.uuid4().hex
-    path = config_file(tmp_path, mark)
-    run_tournament(path, tmp_path, db="local.sqlite")
-    Store(tmp_path / "local.sqlite").db.execute("VACUUM INTO ?",
-                                                (str(tmp_path / "cluster.sqlite"),))
+    for db in ("local.sqlite", "cluster.sqlite"):
+        spread_on_one_machine.db.execute("VACUUM INTO ?", (str(tmp_path / db),))
     bigger = config_file(tmp_path, mark, extra=(
         "  - name: late\n"
         "    command: python -m bots.flea_greedy --address {address}\n"

@@ -210,7 +210,8 @@ def test_skip_bad_bots_plays_without_them(tmp_path, started):
 
 
 def test_a_bot_over_its_memory_limit_fails_its_decisions(tmp_path, started):
-    text = config_text("hog", bad_args="--sleep-ms 600", extra="limits: {memory_mb: 300}")
+    text = config_text("hog", bad_args="--sleep-ms 600",
+                       extra=f"limits: {{memory_mb: 300}}\n{ONE_PROCESS}")
     summary, store, games, faults = run(tmp_path, text)
     assert len(games) == 3 and {f["class"] for f in faults} == {"error"}
     assert "MemoryError" in faults[0]["detail"]
@@ -223,7 +224,8 @@ def test_a_bot_over_its_sandbox_s_memory_is_stopped_and_the_fault_says_so(tmp_pa
     crash says why (docs/protocol.md, "Limits and what enforces them")."""
     if "memory" not in hierarchy().held:
         pytest.skip("no memory cgroup here: " + "; ".join(hierarchy().problems))
-    text = config_text("shared-hog", bad_args="--sleep-ms 400", extra="limits: {memory_mb: 200}")
+    text = config_text("shared-hog", bad_args="--sleep-ms 400",
+                       extra=f"limits: {{memory_mb: 200}}\n{ONE_PROCESS}")
     summary, store, games, faults = run(tmp_path, text)
     assert faults and {f["class"] for f in faults} == {"crash"}, faults
     assert all("killed by SIGKILL: out of memory" in f["detail"] for f in faults), faults
@@ -234,7 +236,8 @@ def test_a_hanging_bot_spends_its_bank_and_then_waits_only_move_time(tmp_path, s
     """The waits are told apart by the bank, a second: the referee waits each limit (to
     within 50 ms: the deadline is gRPC's, on its own clock), and a busy machine may add to
     a wait, but not a second bank's worth."""
-    summary, store, games, faults = run(tmp_path, config_text("hang", bank_ms=1000))
+    summary, store, games, faults = run(tmp_path, config_text("hang", bank_ms=1000,
+                                                              extra=ONE_PROCESS))
     game = games[0]
     waits = [ms for seat, _, ms in game.times if game.seats[seat] == "bad"]
     # First wait: move 100 + bank 1000 + grace 100; then the bank is empty: 100 + 100.
@@ -244,7 +247,8 @@ def test_a_hanging_bot_spends_its_bank_and_then_waits_only_move_time(tmp_path, s
 
 
 def test_the_closing_line_counts_the_faults_of_every_run(tmp_path):
-    path = write_config(tmp_path, config_text("out-of-range", players=2, concurrency=1))
+    path = write_config(tmp_path, config_text("out-of-range", players=2, concurrency=1,
+                                              extra=ONE_PROCESS))
     interrupted_run(load_config(path), tmp_path, 2)
     store = Store(tmp_path / "results.sqlite")
     before = len(list(store.faults("faults")))

@@ -55,7 +55,7 @@ ATTACKER_WIRE = {"grpc": "--address {address}\n            transport: grpc",
 
 
 def hostile_config(tmp_path: Path, token: str, port: int, sandboxed: bool = True,
-                   transport: str = "grpc", renew_bots: bool = True) -> Path:
+                   transport: str = "grpc") -> Path:
     other, own, outside = tmp_path / "honest-dir", tmp_path / "hostile-dir", tmp_path / "outside"
     for folder in (other, own, outside):
         folder.mkdir(exist_ok=True)
@@ -83,7 +83,8 @@ def hostile_config(tmp_path: Path, token: str, port: int, sandboxed: bool = True
         concurrency: 2
         sandbox: {str(sandboxed).lower()}
         secret_deals: {str(sandboxed).lower()}
-        renew_bots: {str(renew_bots).lower()}
+        # One process of each bot for the run: the attacks run at its start (see the tests).
+        renew_bots: false
         time: {{startup_ms: 120000}}  # the attacks run before it listens: any speed
         limits: {{memory_mb: 256, processes: 64, log_bytes: 262144, tmp_mb: 512}}
         bots:
@@ -143,6 +144,9 @@ def referee_side(monkeypatch):
 @pytest.mark.slow
 @pytest.mark.parametrize("transport", ATTACKER_WIRE)
 def test_every_attack_fails_and_every_game_is_scored(tmp_path, referee_side, transport):
+    """One process of each bot for the whole run, in one sandbox: the attacks run at the
+    bot's start (the deal's prediction at every game), and a fresh sandbox each rotation
+    is the same sandbox again (its fork bomb and memory three times over)."""
     token = f"hostile-orphan-{uuid.uuid4().hex}"
     config = hostile_config(tmp_path, token, referee_side, transport=transport)
     summary, store, _ = run_tournament(config, tmp_path, private=(config,))
@@ -177,7 +181,7 @@ def test_unsandboxed_the_same_attacks_succeed(tmp_path, referee_side):
     of each bot for the whole run: the attacks run at its start, and one run shows each
     is real (fresh bots each rotation ran the fork bomb and 800 MB of memory four times)."""
     token = f"hostile-orphan-{uuid.uuid4().hex}"
-    config = hostile_config(tmp_path, token, referee_side, sandboxed=False, renew_bots=False)
+    config = hostile_config(tmp_path, token, referee_side, sandboxed=False)
     try:
         run_tournament(config, tmp_path, private=(config,))
         attacks = attack_lines(tmp_path / "logs" / "hostile" / "hostile.log")

@@ -617,8 +617,10 @@ def test_check_bot_starts_a_stdio_bot_itself_with_no_address(where):
 
 
 def test_the_demo_on_stdio_plays_with_an_sdk_bot_and_times_show_the_transport(tmp_path):
+    """One round, and one process of each bot a game at once for it (the bots' start-ups,
+    the SDK bot's above all, cost CPU; fresh ones each rotation are other tests' subject)."""
     config = dataclasses.replace(load_config(ROOT / "tournaments" / "demo-stdio.yaml"),
-                                 rounds=1, concurrency=2)
+                                 rounds=1, concurrency=2, renew_bots=False)
     summary, store, out = run_tournament(config, tmp_path)
     games = store.games("demo-stdio")
     assert summary.played == len(games) == 12 and not list(store.faults("demo-stdio"))
