@@ -204,12 +204,15 @@ class Service:
 
 
 async def fetch_board(url: str, fetchers: int, seconds: float) -> Latencies:
-    """``fetchers`` clients, each fetching ``/`` then ``/board`` again and again."""
+    """``fetchers`` clients, each fetching ``/`` then ``/board`` again and again: for
+    ``seconds``, and at least once each, however slow the machine."""
     found = Latencies()
     end = time.perf_counter() + seconds
 
     async def fetcher(client: httpx.AsyncClient) -> None:
-        while time.perf_counter() < end:
+        first = True
+        while first or time.perf_counter() < end:
+            first = False
             for path in PATHS:
                 started = time.perf_counter()
                 try:

@@ -107,7 +107,8 @@ class Recorder:
 
 def play_games(client, game: str, players: int, seconds: float, concurrency: int,
                start_index: int = 0) -> Run:
-    """Whole games, ``concurrency`` at a time, until about ``seconds`` have passed."""
+    """Whole games, ``concurrency`` at a time, until about ``seconds`` have passed (and at
+    least one on each thread, however slow the machine)."""
     spec = GAMES[game]
     variant = spec.default_variant
     counter = itertools.count(start_index)
@@ -118,7 +119,9 @@ def play_games(client, game: str, players: int, seconds: float, concurrency: int
     deadline = start + seconds
 
     def worker() -> None:
-        while time.perf_counter() < deadline:
+        first = True
+        while first or time.perf_counter() < deadline:
+            first = False
             index = next(counter)
             seats = tuple(f"random{seat}" for seat in range(players))
             seed = derive_seed("bench-wire", index)
