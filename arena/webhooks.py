@@ -135,7 +135,10 @@ class Webhooks(Background):
 
     def stop(self) -> None:
         self.stopping.set()
-        self.waiting.put(("", {}))   # wakes the thread if it waits for a message
+        try:   # wakes the thread if it waits for a message (a full queue: it does not)
+            self.waiting.put_nowait(("", {}))
+        except queue.Full:
+            pass
         self.thread.join()
 
     def _run(self) -> None:

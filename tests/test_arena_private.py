@@ -313,6 +313,31 @@ def test_a_webhook_is_tried_again_and_a_slow_one_holds_nothing_up(receiver, monk
         webhooks.stop()
 
 
+def test_the_webhooks_stop_while_their_queue_is_full(monkeypatch):
+    """A sender busy with a slow server and a full queue: stopping does not wait for
+    room in the queue."""
+    monkeypatch.setattr("arena.webhooks.QUEUE", 2)
+    sending, release = threading.Event(), threading.Event()
+
+    def slow_post(where: Target, body: bytes) -> int:
+        sending.set()
+        release.wait(10)
+        return 200
+
+    monkeypatch.setattr("arena.webhooks.post", slow_post)
+    webhooks = Webhooks(("example.org",), resolver=lambda host, port: ["93.184.216.34"])
+    webhooks.start()
+    for number in range(3):
+        webhooks.send(f"http://example.org/{number}", {"n": number})
+        sending.wait(10)
+    assert webhooks.waiting.full()
+    stopper = threading.Thread(target=webhooks.stop)
+    stopper.start()
+    release.set()
+    stopper.join(10)
+    assert not stopper.is_alive()
+
+
 @pytest.mark.parametrize("url, why", [
     ("ftp://example.org/x", "http:// or https://"),
     ("http:///x", "http:// or https://"),
