@@ -110,17 +110,19 @@ def make_app(arena: Arena) -> Starlette:
         scheme, _, token = request.headers.get("authorization", "").partition(" ")
         return arena.holders.holder(token.strip()) if scheme.lower() == "bearer" else None
 
-    async def form(request: Request) -> dict[str, Any] | None:
+    async def form(request: Request) -> dict[str, str | bytes] | None:
         """The form's fields if its CSRF token holds, else None; a form longer than an
-        upload's limit is refused before it is read (HTTP 413)."""
+        upload's limit is refused before it is read (HTTP 413). A file's field holds its
+        bytes: the spooled file behind it is closed before the form is handed on."""
         if _too_long(request, arena.config.limits.upload_bytes + FORM_OVERHEAD):
             raise HTTPException(413, "the form is too long, or does not say its length")
-        fields = await request.form(max_files=1, max_fields=10)
-        given = fields.get(CSRF_FIELD)
-        if not csrf_ok(arena.csrf_secret, request.cookies.get(CSRF_COOKIE),
-                       given if isinstance(given, str) else None):
-            return None
-        return dict(fields)
+        async with request.form(max_files=1, max_fields=10) as fields:
+            given = fields.get(CSRF_FIELD)
+            if not csrf_ok(arena.csrf_secret, request.cookies.get(CSRF_COOKIE),
+                           given if isinstance(given, str) else None):
+                return None
+            return {key: await value.read() if isinstance(value, UploadFile) else value
+                    for key, value in fields.multi_items()}
 
     def not_found(request: Request) -> Response:
         return page(request, "missing.html", {}, status=404)
@@ -237,11 +239,10 @@ def make_app(arena: Arena) -> Starlette:
         if fields is None:
             return Response("the form expired: reload the page", 403)
         archive = fields.get("archive")
-        if not isinstance(archive, UploadFile):
+        if not isinstance(archive, bytes):
             return _back("choose a .zip or .tar.gz of your bot's folder")
-        data = await archive.read()
         try:
-            accepted = await run_in_threadpool(arena.submit, entrant, data)
+            accepted = await run_in_threadpool(arena.submit, entrant, archive)
         except UploadRefused as error:
             return _back(f"not stored: {error}")
         return _back(f"stored as {accepted.version.id}" if accepted.new else

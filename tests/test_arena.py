@@ -25,6 +25,7 @@ from arena_support import (
     zip_of,
 )
 from conftest import run_tournament, write_config
+from starlette.datastructures import UploadFile
 from starlette.routing import Mount, Route
 from starlette.testclient import TestClient
 
@@ -183,6 +184,23 @@ def test_a_bad_upload_through_the_form_says_why(served):
     assert "not stored: not a .zip or .tar.gz archive" in answer.text
     assert "not stored" not in alice.get("/me").text   # said once
     assert "send your token" not in alice.get("/me?message=send+your+token").text
+
+
+def test_an_uploaded_files_spool_is_closed_whatever_the_form_says(served, monkeypatch):
+    arena, _client, tokens = served
+    alice = signed_in(arena, tokens["alice"])
+    closed: list[str | None] = []
+    close = UploadFile.close
+
+    async def counted(upload: UploadFile) -> None:
+        closed.append(upload.filename)
+        await close(upload)
+
+    monkeypatch.setattr(UploadFile, "close", counted)
+    for csrf in (csrf_of(alice, "/me"), "0" * 64):
+        alice.post("/me/upload", data={"csrf": csrf},
+                   files={"archive": ("bot.zip", b"not an archive", "application/zip")})
+    assert closed == ["bot.zip", "bot.zip"]
 
 
 def test_a_form_without_its_csrf_token_is_refused(served):
