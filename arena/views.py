@@ -12,7 +12,6 @@ saw to everyone else, every card to the organiser.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -38,16 +37,24 @@ LOG_TAIL = 20000
 def standings(arena: Arena) -> tuple[list[str], list[dict[str, Any]]]:
     """The ladder's standings as a table: its columns and rows, each place numbered,
     ratings to two decimals, and beside a rating its 95% interval."""
-    rows = [{"place": place, **_shown(_plain(row))}
+    rows = [{"place": place, **_shown(dataclasses.asdict(row))}
             for place, row in enumerate(arena.ladder.standings(), 1)]
     columns = list(rows[0]) if rows else []
     return columns, rows
 
 
+def _cell(value: Any) -> Any:
+    """A standing's value as the table shows it: a rating to two decimals, yes or no."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:.2f}"
+    return "" if value is None else value
+
+
 def _shown(row: dict[str, Any]) -> dict[str, Any]:
     mu, sigma = row.get("mu"), row.get("sigma")
-    shown = {key: f"{value:.2f}" if isinstance(value, float) else "" if value is None
-             else value for key, value in row.items()}
+    shown = {key: _cell(value) for key, value in row.items()}
     if not (isinstance(mu, float) and isinstance(sigma, float)):
         return shown
     interval = f"{mu - Z95 * sigma:.1f} .. {mu + Z95 * sigma:.1f}"
@@ -55,16 +62,6 @@ def _shown(row: dict[str, Any]) -> dict[str, Any]:
     at = keys.index("sigma") + 1
     return {key: shown[key] for key in keys[:at]} | {"95% interval": interval} | \
         {key: shown[key] for key in keys[at:]}
-
-
-def _plain(row: Any) -> dict[str, Any]:
-    if isinstance(row, Mapping):
-        return dict(row)
-    if dataclasses.is_dataclass(row) and not isinstance(row, type):
-        return dataclasses.asdict(row)
-    if hasattr(row, "_asdict"):
-        return dict(row._asdict())
-    return {"standing": row}
 
 
 def game_row(game: StoredGame, versions: dict[str, Version]) -> dict[str, Any]:
@@ -285,7 +282,7 @@ def organiser_page(arena: Arena) -> dict[str, Any]:
             "invites": arena.store.invites(),
             "failure": arena.ladder.failure,
             "playing": arena.ladder.running, "listeners": arena.events.listeners(),
-            "status": _plain(status) if (status := arena.ladder.status()) is not None
+            "status": dataclasses.asdict(status) if (status := arena.ladder.status()) is not None
             else {}}
 
 

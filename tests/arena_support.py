@@ -16,7 +16,7 @@ from argon2 import PasswordHasher
 from argon2.profiles import CHEAPEST
 
 from arena.config import ArenaConfig, arena_config
-from arena.ladder import LadderStatus
+from arena.ladder import LadderStatus, Standing
 from arena.playing import LadderHook
 from arena.service import Arena
 from arena.store import ArenaStore, Gate, Version, now
@@ -87,9 +87,8 @@ class StandInLadder:
         self.given[:] = entries
         return "a match" if changed else None
 
-    def standings(self) -> list[dict[str, Any]]:
-        return [{"version": version, "entrant": entrant, "mu": 25.0, "sigma": 2.5,
-                 "games": 0}
+    def standings(self) -> list[Standing]:
+        return [Standing(version, entrant, 25.0, 2.5, 0, False, None, None)
                 for version, entrant, _bot in self.given]
 
     def status(self) -> LadderStatus:

@@ -101,6 +101,7 @@ def test_the_board_shows_the_ladders_standings_and_games_with_replays(served):
     assert page.status_code == 200
     assert "alice.v1" in page.text and "20.1 .. 29.9" in page.text   # 25 ± 1.96 × 2.5
     assert '<a href="/bots/alice.v1">alice.v1</a></td><td>alice</td>' in page.text
+    assert "<td>0</td><td>no</td><td></td><td></td></tr>" in page.text   # games, settled
     game = arena.games.latest(1)[0]
     assert f'href="/games/{game.id}"' in page.text
     replay = client.get(f"/games/{game.id}")
