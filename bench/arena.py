@@ -6,7 +6,7 @@ versions are in-process Python bots (random, greedy, half-greedy), added and pas
 through the store's own functions: a load test has no use for the sandboxed gate, whose
 cost is the gate's, not the service's. Then the real service (``circus-referee arena``,
 uvicorn on 127.0.0.1, in a child process) serves it while its ladder plays, and this
-process is its clients (httpx):
+process is its clients (httpx2):
 
 1. the board (``/`` and ``/board``) fetched by ``fetchers`` clients at once, each
    request after the last, for ``seconds``, with the ladder paused and playing in turn
@@ -42,7 +42,7 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any, Callable
 
-import httpx
+import httpx2 as httpx
 import yaml
 from argon2 import PasswordHasher
 from argon2.profiles import CHEAPEST
