@@ -17,7 +17,7 @@ import yaml
 from tournaments.config import (
     ConfigError,
     TournamentConfig,
-    _no_unknown_keys,
+    no_unknown_keys,
     _typed,
     parse_config,
 )
@@ -156,10 +156,10 @@ def load_arena_config(path: Path) -> ArenaConfig:
 
 def arena_config(data: dict[str, Any], folder: Path, default_name: str) -> ArenaConfig:
     """An arena's settings from its parsed YAML; relative paths from ``folder``."""
-    _no_unknown_keys(data, {"name", "arena", "ladder"}, "")
+    no_unknown_keys(data, {"name", "arena", "ladder"}, "")
     _typed(data, "ladder", dict)
     section = _typed(data, "arena", dict, default={})
-    _no_unknown_keys(section, set(ARENA_DEFAULTS), "arena.")
+    no_unknown_keys(section, set(ARENA_DEFAULTS), "arena.")
     values = {**ARENA_DEFAULTS, **{key: value for key, value in section.items()
                                    if value is not None}}
     numbers = {key: _positive(values, key) for key, default in ARENA_DEFAULTS.items()

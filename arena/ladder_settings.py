@@ -8,7 +8,6 @@ under ``match:`` and are checked by the tournament config itself, with the bosse
 
 from __future__ import annotations
 
-import difflib
 import math
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -17,7 +16,7 @@ from typing import Any
 
 from ratings.board import PROVISIONAL_SIGMA
 from ratings.params import RatingConfig
-from tournaments.config import NAME, NAME_RULE, ConfigError, parse_config
+from tournaments.config import NAME, NAME_RULE, ConfigError, no_unknown_keys, parse_config
 
 #: How a new version's rating starts: afresh, or at its entrant's previous version's mu
 #: with the starting sigma (so it is placed quickly, from where its author was).
@@ -111,18 +110,18 @@ def ladder_settings(data: dict[str, Any] | None) -> LadderSettings:
     data = {} if data is None else data
     if not isinstance(data, dict):
         raise ConfigError("ladder: must be a mapping")
-    _known(data, TOP_KEYS, "ladder.")
+    no_unknown_keys(data, TOP_KEYS, "ladder.")
     match = _get(data, "match", dict, {})
     own = sorted(OWN_MATCH_KEYS & set(match))
     if own:
         raise ConfigError(f"ladder.match: {', '.join(own)} are set by the ladder itself")
     rating = _get(data, "rating", dict, {})
-    _known(rating, set(RatingConfig.__dataclass_fields__), "ladder.rating.")
+    no_unknown_keys(rating, set(RatingConfig.__dataclass_fields__), "ladder.rating.")
     name = _get(data, "name", str, "arena")
     if not NAME.fullmatch(name):
         raise ConfigError(f"ladder.name {name!r} is not allowed: use {NAME_RULE}")
     similarity = _get(data, "similarity", dict, {})
-    _known(similarity, {"share", "points"}, "ladder.similarity.")
+    no_unknown_keys(similarity, {"share", "points"}, "ladder.similarity.")
     settings = LadderSettings(
         name=name, game=_get(data, "game", str, "flea-circus"),
         variant=_get(data, "variant", str, None),
@@ -187,7 +186,7 @@ def _leagues(section: Any) -> tuple[League, ...]:
         where = f"ladder.leagues[{number}]."
         if not isinstance(entry, dict):
             raise ConfigError(f"{where[:-1]} must be a mapping with a name and a boss")
-        _known(entry, {"name", "boss", "confidence", "max_deal_sets"}, where)
+        no_unknown_keys(entry, {"name", "boss", "confidence", "max_deal_sets"}, where)
         boss = _get(entry, "boss", dict, None, where)
         if boss is None:
             raise ConfigError(f"{where}boss is missing: a bots.yaml entry (name, command...)")
@@ -201,7 +200,7 @@ def _finals(section: Any) -> Finals:
     section = {} if section is None else section
     if not isinstance(section, dict):
         raise ConfigError("ladder.finals must be a mapping")
-    _known(section, {"format", "confidence", "max_games"}, "ladder.finals.")
+    no_unknown_keys(section, {"format", "confidence", "max_games"}, "ladder.finals.")
     return Finals(_choice(section, "format", FINALS_FORMATS, "ladder.finals."),
                   _share(section, "confidence", 0.95, "ladder.finals."),
                   _count(section, "max_games", 2000, where="ladder.finals."))
@@ -223,15 +222,6 @@ def deadline_of(value: Any) -> datetime | None:
     if found.tzinfo is None:
         raise ConfigError("ladder.deadline needs its time zone (such as +00:00)")
     return found
-
-
-def _known(data: dict[str, Any], allowed: set[str], where: str) -> None:
-    for key in data:
-        if key not in allowed:
-            close = difflib.get_close_matches(str(key), allowed, n=1)
-            guess = f"did you mean {close[0]!r}? " if close else ""
-            raise ConfigError(f"unknown key {where}{key} ({guess}allowed: "
-                              f"{', '.join(sorted(allowed))})")
 
 
 def _get(data: dict[str, Any], key: str, kind: type, default: Any, where: str = "ladder.") -> Any:

@@ -553,7 +553,7 @@ def test_the_cap_pause_and_deadline_hold_the_ladder(tmp_path):
     ({"rating": {"tau": "high"}}, "ladder.rating.tau must be float, not 'high'"),
     ({"rating": {"sigma": 0}}, "ladder: rating.sigma must be from 0.001"),
     ({"games_per_hour": 0}, "ladder.games_per_hour must be at least 1"),
-    ({"finlas": {}}, "unknown key ladder.finlas (did you mean 'finals'?"),
+    ({"finlas": {}}, "unknown key ladder.'finlas' (did you mean 'finals'?"),
 ])
 def test_bad_settings_are_refused_in_one_line(bad, message):
     with pytest.raises(ConfigError) as caught:

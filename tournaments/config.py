@@ -221,7 +221,7 @@ def parse_config(data: Any, default_name: str = "tournament",
     """
     if not isinstance(data, dict):
         raise ConfigError("the config must be a mapping of keys to values")
-    _no_unknown_keys(data, TOP_KEYS, "")
+    no_unknown_keys(data, TOP_KEYS, "")
     game_name = _typed(data, "game", str, required=True)
     try:
         game = get_game(game_name)
@@ -413,7 +413,7 @@ def _stop(section: Any) -> StopConfig | None:
         return None
     if not isinstance(section, dict):
         raise ConfigError("'stop' must be a mapping, e.g. {when: settled, confidence: 0.95}")
-    _no_unknown_keys(section, set(StopConfig.__dataclass_fields__), "stop.")
+    no_unknown_keys(section, set(StopConfig.__dataclass_fields__), "stop.")
     when = _typed(section, "when", str, required=True, where="stop.")
     if when not in STOP_RULES:
         raise ConfigError(f"stop.when must be one of {', '.join(STOP_RULES)}, not {when!r}")
@@ -433,7 +433,7 @@ def _sprt(data: dict, fmt: str) -> SprtConfig | None:
     return None
 
 
-def _no_unknown_keys(data: dict, allowed: set[str], where: str) -> None:
+def no_unknown_keys(data: dict, allowed: set[str], where: str) -> None:
     """Refuse a key not in ``allowed``, naming the allowed key it is likely a typo of."""
     for key in data:
         if key not in allowed:
@@ -494,7 +494,7 @@ def _section(data: dict, key: str, cls: type[_Section], base: _Section | None = 
     if not isinstance(section, dict):
         raise ConfigError(f"{where}{key!r} must be a mapping")
     specs = fields(cls)
-    _no_unknown_keys(section, {spec.name for spec in specs}, f"{where}{key}.")
+    no_unknown_keys(section, {spec.name for spec in specs}, f"{where}{key}.")
     values: dict[str, float] = {}
     for spec in specs:
         kind = (float if spec.type in ("float", float) else
@@ -519,7 +519,7 @@ def _faults(section: Any) -> dict[FaultClass, Policy]:
         section = {"all": section}
     if not isinstance(section, dict):
         raise ConfigError("'faults' must be a policy or a mapping of fault class to policy")
-    _no_unknown_keys(section, {"all", *FAULT_CLASSES}, "faults.")
+    no_unknown_keys(section, {"all", *FAULT_CLASSES}, "faults.")
     for key, policy in section.items():
         if policy not in FAULT_POLICIES:
             raise ConfigError(f"faults.{key} must be one of {', '.join(FAULT_POLICIES)}, "
@@ -542,7 +542,7 @@ def _bots(section: Any, sandbox: bool, folder: Path | None,
         if not isinstance(entry, dict):
             raise ConfigError(f"{where} must be a mapping with a name and a command, "
                               "address, python or policy")
-        _no_unknown_keys(entry, {"name", "memory", "debug", "time", "policy", *BOT_KINDS,
+        no_unknown_keys(entry, {"name", "memory", "debug", "time", "policy", *BOT_KINDS,
                                  *COMMAND_KEYS}, f"{where}.")
         entry = _policy_as_command(entry, where, folder)
         name = _checked_name(_typed(entry, "name", str, required=True, where=f"{where}."),

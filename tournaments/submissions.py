@@ -33,7 +33,7 @@ from tournaments.config import (
     TournamentConfig,
     _bots,
     _checked_name,
-    _no_unknown_keys,
+    no_unknown_keys,
     _typed,
     parse_config,
 )
@@ -112,7 +112,7 @@ def read_manifest(folder: Path) -> Entrant:
     if not isinstance(data, dict):
         raise SubmissionError(f"{where}: must be a mapping of {', '.join(MANIFEST_KEYS)}")
     try:
-        _no_unknown_keys(data, set(MANIFEST_KEYS), "")
+        no_unknown_keys(data, set(MANIFEST_KEYS), "")
         name = _checked_name(_typed(data, "name", str, required=True), "name")
         entrant = Entrant(folder, name, _text(data, "author"), _text(data, "language"),
                           _typed(data, "command", str, required=True), submitted,
