@@ -101,7 +101,7 @@ def write_report(store: Store, record: StoredTournament, output: Path, *,
 def report_links(games: list[StoredGame], faults: list[dict[str, Any]],
                  links: dict[int, str], bot_identities: dict[str, str],
                  code: dict[str, str]) -> ReportLinks:
-    """The games table and fault list of the report, as the plain rows ratings/ takes."""
+    """The games table and fault list of the report, as the plain rows it is rendered from."""
     counts: dict[int, int] = {}
     for fault in faults:
         counts[fault["game_id"]] = counts.get(fault["game_id"], 0) + 1
