@@ -1,5 +1,6 @@
 """What the command modules share: the database options, one-line errors, opening a
-stored tournament, and the notes more than one area prints about it.
+stored tournament, progress bars. The notes more than one area prints about a stored
+tournament are the report's, :mod:`pages.notes`.
 
 Each area of commands is a module of :mod:`circus_referee.commands` that imports these;
 :mod:`circus_referee.main` registers its commands.
@@ -15,12 +16,9 @@ from typing import Any, Callable, Iterator, NoReturn
 import click
 from tqdm import tqdm
 
-from ratings.sprt import SprtResult
 from referee.errors import CircusError
 from referee.interrupts import unstoppable_note
 from referee.text import printable
-from tournaments.fingerprint import code_text
-from tournaments.packs import reached
 from tournaments.standings import entrants
 from tournaments.store import DEFAULT_DB, Store, StoredTournament
 
@@ -90,46 +88,3 @@ def open_tournament(db_path: Path, name: str | None) -> tuple[Store, StoredTourn
     """The store and the named (or latest) tournament in it, or a one-line error."""
     store = open_store(db_path)
     return store, store.resolve(name)
-
-
-def remembering(record: StoredTournament) -> list[str]:
-    """The bots that keep memory across games (``memory: true`` or ``address:``)."""
-    return [bot["name"] for bot in record.config.get("bots", [])
-            if bot.get("memory") or (bot.get("memory") is None and bot.get("address"))]
-
-
-def memory_note(record: StoredTournament) -> str:
-    return (f"memory across games: {', '.join(remembering(record))} (their games were dealt "
-            "deals of their own, not shared with other seat rotations)")
-
-
-def ab_line(record: StoredTournament, test: SprtResult) -> str:
-    """An A/B test's result, for the summary and the leaderboard."""
-    bounds = record.config["sprt"]
-    return (f"A/B test: a={record.config['a']} against b={record.config['b']}, "
-            f"elo0={bounds['elo0']:g} elo1={bounds['elo1']:g} alpha={bounds['alpha']:g} "
-            f"beta={bounds['beta']:g}\n{test.line()}")
-
-
-def code_column(store: Store, record: StoredTournament) -> dict[str, str]:
-    """Each bot's code fingerprint as the leaderboard shows it."""
-    return {bot: code_text(digests) for bot, digests in store.codes(record.name).items()}
-
-
-def transports(record: StoredTournament) -> dict[str, str]:
-    """How the referee reached each bot (grpc, stdio or in-process), from the stored config
-    (one stored before the stdio transport had gRPC and in-process bots only), and the bots'
-    logs (a gRPC bot that fell back from its Play stream to unary calls)."""
-    log_dir = Path(record.log_dir or ".")
-    return {bot["name"]: reached(log_dir, bot["name"], "in-process" if bot.get("python")
-                                 else bot.get("transport") or "grpc")
-            for bot in record.config.get("bots") or []}
-
-
-def withheld_notes(count: int, what: str) -> list[str]:
-    """Why ``count`` games' ``what`` (replays, seeds) are left out, if any are."""
-    if not count:
-        return []
-    return [f"{what} of {count} game(s) withheld: the tournament is not finished and their "
-            "deals are still to be dealt in other seat rotations (make it again once the "
-            "tournament is finished)"]

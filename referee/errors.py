@@ -18,7 +18,8 @@ raises them, each a subclass of :class:`CircusError`::
     │   ├── FieldRefused                          no field can be made of it
     │   └── UploadRefused     arena.uploads       an arena's upload that is not stored
     │       └── LimitReached                      over its entrant's limits in time
-    └── ReplayError       tournaments.replays     a stored game that does not replay
+    ├── ReplayError       tournaments.replays     a stored game that does not replay
+    └── ReportError       pages.assembly          a report that cannot be written there
 
 Not in it, by design, as no user meets them: a bot's failure during a game is a
 ``BotFault`` (:mod:`referee.clients`), a fault of that bot that its policy handles, never

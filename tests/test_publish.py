@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
 import sys
 from pathlib import Path
 
@@ -14,12 +15,13 @@ import yaml
 from click.testing import CliRunner
 from conftest import run_tournament
 
+from arena.report import publish_report
 from circus_referee.main import main
 from pages.viewer import embedded_data
 from ratings.verdict import DealSet, stop_reason, verdict
 from tournaments.config import parse_config
 from tournaments.public import Redactor, public_command, public_config
-from tournaments.store import Store
+from tournaments.store import Store, StoreError
 
 TOKEN = "hunter2"
 
@@ -110,6 +112,51 @@ def test_a_public_report_and_its_replays_hold_no_env_value_and_no_path(leaky_db,
     assert f"<dd>…/{Path(sys.executable).name} leaky.py --address {{address}}</dd>" in report
     assert "<dt>dir</dt>" not in report
     assert "token •••" in report, "the fault is listed, its secret scrubbed"
+
+
+def files_in(folder: Path) -> dict[str, bytes]:
+    return {str(path.relative_to(folder)): path.read_bytes()
+            for path in sorted(folder.rglob("*")) if path.is_file()}
+
+
+def test_the_arena_publishes_the_commands_public_report_in_its_own_process(
+        leaky_db, tmp_path, monkeypatch):
+    db, _ = leaky_db
+    by_command = tmp_path / "command" / "index.html"
+    by_command.parent.mkdir()
+    assert run("report", "--db", str(db), "-t", "class", "--public",
+               "-o", str(by_command)).exit_code == 0
+
+    def no_process(*args, **kwargs):
+        raise AssertionError("the arena writes the report in its own process")
+    monkeypatch.setattr(subprocess, "run", no_process)
+    monkeypatch.setattr(subprocess, "Popen", no_process)
+    served = tmp_path / "report"
+    served.mkdir()
+    publish_report(db, "class", served)
+    published = files_in(served)
+    assert "index.html" in published and any(name.startswith("index-replays/game-")
+                                             for name in published)
+    assert published == files_in(by_command.parent)
+
+
+def test_a_report_the_arena_cannot_write_is_a_one_line_error_and_serves_nothing(
+        leaky_db, tmp_path):
+    db, _ = leaky_db
+    served = tmp_path / "report"
+    served.mkdir()
+    with pytest.raises(StoreError, match=r"^the report of finals could not be written: "
+                                         r"no tournament 'finals' in .*$"):
+        publish_report(db, "finals", served)
+    assert not any(served.iterdir())
+
+
+def test_a_report_that_cannot_be_written_is_a_one_line_error(leaky_db, tmp_path):
+    db, _ = leaky_db
+    out = tmp_path / "missing" / "report.html"
+    result = run("report", "--db", str(db), "-o", str(out), "--no-replays")
+    assert result.exit_code == 2
+    assert result.output == f"error: cannot write {out}: No such file or directory\n"
 
 
 def test_a_public_config_keeps_what_a_reader_needs_and_nothing_private():

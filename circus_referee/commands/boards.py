@@ -3,69 +3,30 @@
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, replace
+from dataclasses import asdict
 from functools import partial
 from pathlib import Path
-from typing import Any, Callable
+from typing import Callable
 
 import click
 
-from circus_referee.commands.season import change_notes
-from circus_referee.common import (
-    DB_OPTION,
-    TOURNAMENT_OPTION,
-    ab_line,
+from circus_referee.common import DB_OPTION, TOURNAMENT_OPTION, fail, open_tournament, progress
+from pages.assembly import write_report
+from pages.notes import (
+    change_notes,
     code_column,
-    fail,
+    identities,
     memory_note,
-    open_tournament,
-    progress,
     remembering,
-    transports,
-    withheld_notes,
+    stopped_note,
+    told_by_round,
+    verdicts,
 )
-from pages.report import FaultRow, GameRow, ReportLinks, render_report
-from pages.replays import write_replays
 from ratings import formatting, rounds
-from ratings.board import RoundHistory
-from referee.games import END_WORDS
 from referee.settings import FAULT_CLASSES
-from tournaments.export import unsettled_groups
 from tournaments.packs import folder_bytes
-from tournaments.public import Redactor, private_parts, public_config
+from tournaments.public import private_parts
 from tournaments.standings import round_history, standings, stored_ab_test, stored_collusion
-from tournaments.store import Store, StoredGame, StoredTournament
-
-
-def stopped_note(store: Store, record: StoredTournament) -> str | None:
-    """Whether a finished tournament stopped before its last scheduled game."""
-    played = len(store.done_indices(record.name))
-    if record.finished_at is None or played >= record.total_games:
-        return None
-    return (f"stopped early after {played:,} of {record.total_games:,} scheduled games "
-            f"({record.total_games - played:,} not needed)")
-
-
-def verdicts(store: Store, record: StoredTournament,
-             history: RoundHistory | None = None) -> list[str]:
-    """What ended the tournament, for the leaderboard and the report: an A/B test's
-    result, an early stop; with ``history``, a Swiss's rounds and how the stop rule
-    ended (or that it did not fire, and why)."""
-    test = stored_ab_test(store, record)
-    notes = [ab_line(record, test)] if test is not None else []
-    stopped = stopped_note(store, record)
-    notes += [stopped] if stopped is not None else []
-    if history is not None and history.swiss:
-        notes.append(rounds.summary(history))
-    if history is not None and history.stop_rule is not None:
-        notes.append(history.stop_rule)
-    return notes
-
-
-def told_by_round(record: StoredTournament) -> bool:
-    """Whether the leaderboard and the report say how the rounds went: a Swiss's are
-    paired from the standings, a stop rule is checked at each round's end."""
-    return record.config.get("format") == "swiss" or bool(record.config.get("stop"))
 
 
 RESAMPLES_OPTION = click.option(
@@ -205,65 +166,20 @@ def report(db_path: Path, tournament: str | None, output: Path, replays: bool, p
     as it is, env values and paths included.
     """
     store, record = open_tournament(db_path, tournament)
-    board = standings(store, record, resamples=resamples)
-    games = store.games(record.name)
-    faults = [dict(row) for row in store.faults(record.name)]
-    folder = output.with_name(f"{output.stem}-replays")
-    unsettled = unsettled_groups(store, record)
-    shown = [game for game in games if game.group_index not in unsettled] if replays else []
-    links = {game.id: f"{folder.name}/game-{game.id}.html" for game in shown}
-    withheld = withheld_notes(len(games) - len(shown) if replays else 0, "replays")
-    history = round_history(store, record) if told_by_round(record) else None
-    notes = verdicts(store, record, history) + change_notes(store, record) + withheld
-    scrub = Redactor.of(record.config, record.log_dir, str(Path.home())) if public else str
-    reported = replace(record, config=public_config(record.config)) if public else record
-    rewritten = 0
-    try:
-        if replays:
-            with progress(len(shown), "replays", "page") as done:
-                rewritten = write_replays(shown, faults, folder, scrub, done=done)
-        html = scrub(render_report(board, reported, games,
-                                   report_links(games, faults, links, identities(store, record),
-                                                code_column(store, record)),
-                                   notes, history, stored_collusion(store, record)))
-        output.write_text(html, encoding="utf-8")
-    except OSError as error:
-        fail(f"cannot write {error.filename or output}: {error.strerror}")
-    click.echo(f"wrote {output} ({len(html) // 1024} KB): {record.name}, "
-               f"{board.rated_games} rated games, {len(board.rows)} bots"
-               + (f"; {len(shown)} replay pages in {folder}/ ({folder_bytes(folder) / 2**20:.1f}"
-                  f" MB, {rewritten} written, {len(shown) - rewritten} unchanged)"
+    written = write_report(store, record, output, public=public, replays=replays,
+                           resamples=resamples,
+                           progress=lambda total: progress(total, "replays", "page"))
+    click.echo(f"wrote {output} ({written.size // 1024} KB): {record.name}, "
+               f"{written.rated_games} rated games, {written.bots} bots"
+               + (f"; {written.replays} replay pages in {written.folder}/ "
+                  f"({folder_bytes(written.folder) / 2**20:.1f} MB, {written.rewritten} "
+                  f"written, {written.replays - written.rewritten} unchanged)"
                   if replays else "")
                + ("; public: no env values, paths or addresses" if public else ""))
-    for note in withheld:
+    for note in written.withheld:
         click.echo(note, err=True)
     private = private_parts(record.config)
     if private and not public:
         click.echo(f"note: this report shows {' and '.join(private)}; for a copy to publish, "
                    "make it with --public", err=True)
 
-
-def identities(store: Store, record: StoredTournament) -> dict[str, str]:
-    """Each bot's own name and version from its Hello, and its transport, as the report
-    shows them."""
-    ways = transports(record)
-    return {bot: f"{name} {version} (protocol {protocol}, {ways.get(bot, 'grpc')})"
-            for bot, (name, version, protocol) in store.identities(record.name).items()}
-
-
-def report_links(games: list[StoredGame], faults: list[dict[str, Any]],
-                 links: dict[int, str], bot_identities: dict[str, str],
-                 code: dict[str, str]) -> ReportLinks:
-    """The games table and fault list of the report, as the plain rows ratings/ takes."""
-    counts: dict[int, int] = {}
-    for fault in faults:
-        counts[fault["game_id"]] = counts.get(fault["game_id"], 0) + 1
-    rows = [GameRow(g.id, g.game_index, g.seats, g.scores, g.ranks, g.status, g.end_reason,
-                    len(g.actions), g.duration_s, counts.get(g.id, 0), links.get(g.id))
-            for g in games]
-    fault_rows = [FaultRow(f["game_id"], f["game_index"], f["seat"], f["bot"], f["decision_id"],
-                           f["class"], f["policy"], f["detail"],
-                           links[f["game_id"]] + f"#step={max(f['decision_id'] - 1, 0)}&view=0"
-                           if f["game_id"] in links else None)
-                  for f in faults]
-    return ReportLinks(rows, fault_rows, END_WORDS, bot_identities, code)

@@ -13,20 +13,11 @@ from pathlib import Path
 import click
 
 from circus_referee.common import DB_OPTION
+from pages.notes import change_notes
 from referee.text import printable
 from tournaments.config import load_config
 from tournaments.season import changed_code, plan_change
-from tournaments.store import Store, StoredTournament
-
-
-def change_notes(store: Store, record: StoredTournament) -> list[str]:
-    """The changes of the field applied to a tournament, for its leaderboard and report."""
-    changes = store.changes(record.name)
-    if not changes:
-        return []
-    return ["changes of the field:\n" + "\n".join(
-        f"  {number}. {at}\n" + "\n".join(f"     {line}" for line in lines)
-        for number, (at, lines) in enumerate(changes, 1))]
+from tournaments.store import Store
 
 
 @click.command()

@@ -18,9 +18,8 @@ from circus_referee.common import (
     open_store,
     open_tournament,
     tournament_bots,
-    transports,
-    withheld_notes,
 )
+from pages.notes import transports, withheld_notes
 from ratings import formatting
 from referee.text import printable
 from tournaments.export import game_records, unsettled_groups, write_csv, write_jsonl

@@ -7,14 +7,8 @@ from pathlib import Path
 
 import click
 
-from circus_referee.common import (
-    DB_OPTION,
-    ab_line,
-    code_column,
-    memory_note,
-    remembering,
-    say_if_unstoppable,
-)
+from circus_referee.common import DB_OPTION, say_if_unstoppable
+from pages.notes import ab_line, code_column, memory_note, remembering
 from ratings import formatting
 from referee.settings import FAULT_CLASSES
 from tournaments.config import load_config
