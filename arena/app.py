@@ -58,11 +58,13 @@ from tournaments.config import ConfigError
 
 #: What every response says to the browser: no framing (clickjacking), no guessing of types,
 #: no referrer beyond the service; the arena's own pages load nothing from elsewhere and
-#: run no inline script (but a replay page: its viewer, /static/viewer.js, colours each card
-#: with an inline style).
+#: run no inline script (:data:`PAGE_POLICY`, and a replay page's :data:`REPLAY_POLICY`).
 HEADERS = {"X-Frame-Options": "DENY", "X-Content-Type-Options": "nosniff",
            "Referrer-Policy": "same-origin"}
 PAGE_POLICY = "default-src 'self'; frame-ancestors 'none'; form-action 'self'"
+#: A replay page's: the same, but for the viewer's inline styles; no inline script runs,
+#: whatever a game's text holds.
+REPLAY_POLICY = PAGE_POLICY + "; style-src 'self' 'unsafe-inline'"
 #: What the entrant's page says once, after an upload.
 MESSAGE_COOKIE = "arena_message"
 #: Sign-in attempts per address in the window of the uploads' limit.
@@ -124,6 +126,9 @@ def make_app(arena: Arena) -> Starlette:
             return {key: await value.read() if isinstance(value, UploadFile) else value
                     for key, value in fields.multi_items()}
 
+    def replay_page(found: str) -> Response:
+        return HTMLResponse(found, headers={"Content-Security-Policy": REPLAY_POLICY})
+
     def not_found(request: Request) -> Response:
         return page(request, "missing.html", {}, status=404)
 
@@ -147,7 +152,7 @@ def make_app(arena: Arena) -> Starlette:
 
     def replay(request: Request) -> Response:
         found = views.public_replay(arena, request.path_params["game"], signed_in(request))
-        return HTMLResponse(found) if found is not None else not_found(request)
+        return replay_page(found) if found is not None else not_found(request)
 
     def events(request: Request) -> Response:
         return StreamingResponse(arena.events.stream(), media_type="text/event-stream",
@@ -226,7 +231,7 @@ def make_app(arena: Arena) -> Starlette:
 
     def my_replay(request: Request, entrant: Entrant) -> Response:
         found = views.own_replay(arena, entrant, request.path_params["game"])
-        return HTMLResponse(found) if found is not None else not_found(request)
+        return replay_page(found) if found is not None else not_found(request)
 
     def my_log(request: Request, entrant: Entrant) -> Response:
         found = views.own_game_log(arena, entrant, request.path_params["game"])

@@ -106,6 +106,8 @@ def test_the_board_shows_the_ladders_standings_and_games_with_replays(served):
     assert f'href="/games/{game.id}"' in page.text
     replay = client.get(f"/games/{game.id}")
     assert replay.status_code == 200 and '<script src="/static/viewer.js">' in replay.text
+    policy = replay.headers["content-security-policy"]
+    assert "default-src 'self'" in policy and "script-src" not in policy   # no inline script
     assert "function" in client.get("/static/viewer.js").text   # the one viewer, served
 
 
