@@ -91,9 +91,8 @@ def replay_frames(record: GameRecord, seats: Sequence[str] | None = None,
     def frame(decision: Decision | None) -> Frame:
         nonlocal seen
         events, seen = range(seen, len(state.events)), len(state.events)
-        return Frame(state.final_state(),
-                     [state.observation(seat) for seat in range(record.players)],
-                     state.scores(), events, decision)
+        return Frame(state.final_state(), state.observations(), state.scores(), events,
+                     decision)
 
     for number, index in enumerate(record.actions, 1):
         actions = state.legal_actions()
