@@ -32,7 +32,7 @@ from itertools import accumulate
 from typing import Any, Callable, Iterable, Sequence
 
 from referee.games import end_words, get_game
-from referee.replay import Decision, Frame, Replay
+from referee.replay import Decision, Frame, Replay, Replaying
 from referee.tables import public_table, tables
 
 #: The viewer's scripts, in the order the page runs them.
@@ -158,7 +158,8 @@ def _columns(game: str, frame: Frame, shown: list[int], omniscient: bool) -> lis
     return [*apart([frame.observations[seat] for seat in shown]), decision]
 
 
-def _perspectives(replay: Replay, shown: list[int], omniscient: bool) -> list[dict[str, Any]]:
+def _perspectives(replay: Replay | Replaying, shown: list[int], omniscient: bool
+                  ) -> list[dict[str, Any]]:
     """The page's views, as its menu names them, and the seat each is of (None: every
     card, or what every seat saw)."""
     own = [{"label": f"as seat {seat} saw it ({replay.seats[seat]})", "seat": seat}
@@ -168,7 +169,8 @@ def _perspectives(replay: Replay, shown: list[int], omniscient: bool) -> list[di
     return own or [{"label": "public: what every seat saw", "seat": None}]
 
 
-def page_data(replay: Replay, title: str = "", seats: Sequence[int] | None = None) -> str:
+def page_data(replay: Replay | Replaying, title: str = "",
+              seats: Sequence[int] | None = None) -> str:
     """Everything the page shows, as one JSON text (read by the viewer's ``showReplay``).
 
     ``views``: for each thing a step shows, the changes of it at every step (kept apart,
@@ -185,8 +187,10 @@ def page_data(replay: Replay, title: str = "", seats: Sequence[int] | None = Non
     omniscient = seats is None
     shown = list(range(record.players)) if seats is None else sorted(set(seats))
     steps = Steps()
-    per_step = [steps.add(_columns(record.game, frame, shown, omniscient))
-                for frame in replay.frames]
+    per_step, stops = [], []
+    for frame in replay.frames:     # once: a Replaying's are let go as they are used
+        per_step.append(steps.add(_columns(record.game, frame, shown, omniscient)))
+        stops.append(frame.events.stop)
     visible = [omniscient or event.visible_to is None or not event.visible_to.isdisjoint(shown)
                for event in replay.events]
     seen_before = list(accumulate(visible, initial=0))
@@ -203,12 +207,12 @@ def page_data(replay: Replay, title: str = "", seats: Sequence[int] | None = Non
                None if event.visible_to is None else sorted(event.visible_to.intersection(shown))]
               for event, seen in zip(replay.events, visible) if seen]
     return json.dumps({"meta": meta, "views": [list(column) for column in zip(*per_step)],
-                       "ends": [seen_before[frame.events.stop] for frame in replay.frames],
+                       "ends": [seen_before[stop] for stop in stops],
                        "events": events},
                       separators=(",", ":"), ensure_ascii=False)
 
 
-def page_title(replay: Replay, title: str = "") -> str:
+def page_title(replay: Replay | Replaying, title: str = "") -> str:
     """``title``, or the game's name and variant."""
     return title or f"{get_game(replay.record.game).title} ({replay.record.variant})"
 
@@ -230,7 +234,7 @@ def page_file(path: str) -> str:
     return resources.files("pages").joinpath(path).read_text("utf-8")
 
 
-def render_replay(replay: Replay, title: str = "", static: str | None = None,
+def render_replay(replay: Replay | Replaying, title: str = "", static: str | None = None,
                   scrub: Callable[[str], str] = str, seats: Sequence[int] | None = None) -> str:
     """The replay page of one game, as one HTML string.
 
