@@ -15,7 +15,7 @@ from pages import viewer
 from pages.viewer import STATIC_FILES, page_file, render_replay
 from referee.games import GameConfigError, GameRecord
 from referee.games.base import IllegalActionError
-from referee.replay import replay_frames
+from referee.replay import Replaying
 from tournaments.replays import ReplayError
 from tournaments.store import StoredGame
 
@@ -141,8 +141,9 @@ def replay_page(game: StoredGame, faults: list[dict[str, Any]], static: str | No
     record = GameRecord(game.game, game.variant, len(game.seats), game.seed,
                         tuple(game.actions))
     try:
-        replayed = replay_frames(record, game.seats, game.times, faults, game.ranks)
+        # Each frame made as the page takes it, and let go.
+        replaying = Replaying(record, game.seats, game.times, faults, game.ranks)
+        return render_replay(replaying, f"game {game.id}: {game.tournament} #{game.game_index}",
+                             static, scrub, seats)
     except (GameConfigError, IllegalActionError) as error:
         raise ReplayError(f"game {game.id} does not replay: {error}") from None
-    return render_replay(replayed, f"game {game.id}: {game.tournament} #{game.game_index}",
-                         static, scrub, seats)

@@ -32,7 +32,7 @@ from itertools import accumulate
 from typing import Any, Callable, Iterable, Sequence
 
 from referee.games import end_words, get_game
-from referee.replay import Decision, Frame, Replay
+from referee.replay import Decision, Frame, Replay, Replaying
 from referee.tables import public_table, tables
 
 #: The viewer's scripts, in the order the page runs them.
@@ -44,7 +44,8 @@ DATA_OPEN = '<script id="replay-data" type="text/plain">'
 
 
 def changes(before: Any, after: Any, path: list[Any], ops: list[list[Any]]) -> None:
-    """The operations that turn ``before`` into ``after`` (unequal), appended to ``ops``.
+    """The operations that turn ``before`` into ``after``, appended to ``ops`` (none if
+    they are equal).
 
     An operation is ``[path, value]`` (set what ``path`` leads to) or ``[path, start,
     removed, inserted]`` (splice a list: a card drawn from the deck, one more on the
@@ -52,30 +53,43 @@ def changes(before: Any, after: Any, path: list[Any], ops: list[list[Any]]) -> N
     what changed in it."""
     kind = type(after)
     if kind is dict and type(before) is dict and before.keys() == after.keys():
-        pairs: Iterable[tuple[Any, Any, Any]] = (
-            (key, before[key], value) for key, value in after.items())
+        for key, new in after.items():
+            old = before[key]
+            if old is not new and old != new:
+                _changed(old, new, [*path, key], ops)
     elif kind is list and type(before) is list and len(before) == len(after):
-        pairs = zip(range(len(after)), before, after)
+        for key, (old, new) in enumerate(zip(before, after)):
+            if old is not new and old != new:
+                _changed(old, new, [*path, key], ops)
     elif kind is list and type(before) is list:
         ops.append([path, *_splice(before, after)])
-        return
-    else:
+    elif before != after:
         ops.append([path, after])
-        return
-    for key, old, new in pairs:
-        if old != new:
-            inner = type(new)
-            if (inner is dict or inner is list) and type(old) is inner:
-                changes(old, new, [*path, key], ops)
-            else:
-                ops.append([[*path, key], new])
+
+
+def _changed(old: Any, new: Any, path: list[Any], ops: list[list[Any]]) -> None:
+    """The operations of one part that changed: its own changes if it is a dict or list
+    as before, else set whole."""
+    inner = type(new)
+    if (inner is dict or inner is list) and type(old) is inner:
+        changes(old, new, path, ops)
+    else:
+        ops.append([path, new])
 
 
 def _splice(before: list[Any], after: list[Any]) -> tuple[int, int, list[Any]]:
-    """Where the two lists differ: the first index, how many go, what comes instead."""
-    start, shorter = 0, min(len(before), len(after))
-    while start < shorter and before[start] == after[start]:
-        start += 1
+    """Where the two lists differ: the first index, how many go, what comes instead.
+    A list grown or shrunk at one end (a card laid on a pile, drawn from the deck) is
+    found by comparing slices, in C."""
+    shorter = min(len(before), len(after))
+    if before[:shorter] == after[:shorter]:
+        start = shorter
+    elif before[0] != after[0] and before[len(before) - shorter:] == after[len(after) - shorter:]:
+        return 0, len(before) - shorter, after[:len(after) - shorter]
+    else:
+        start = 0
+        while before[start] == after[start]:
+            start += 1
     tail = 0
     while tail < shorter - start and before[-1 - tail] == after[-1 - tail]:
         tail += 1
@@ -96,8 +110,7 @@ class Steps:
         steps = []
         for before, after in zip(self.shown, views):
             ops: list[list[Any]] = []
-            if before != after:
-                changes(before, after, [], ops)
+            changes(before, after, [], ops)
             steps.append(ops)
         self.shown = views
         return steps
@@ -108,7 +121,8 @@ def apart(observations: list[dict[str, Any]]) -> list[Any]:
     position are sent the same public part (the viewer adds it back). An observation
     whose keys differ from the first's goes whole, as ``[observation]``."""
     first = observations[0]
-    return [first, *({key: value for key, value in seen.items() if first[key] != value}
+    return [first, *({key: value for key, value in seen.items()
+                      if value is not first[key] and first[key] != value}
                      if seen.keys() == first.keys() else [seen]
                      for seen in observations[1:])]
 
@@ -144,7 +158,8 @@ def _columns(game: str, frame: Frame, shown: list[int], omniscient: bool) -> lis
     return [*apart([frame.observations[seat] for seat in shown]), decision]
 
 
-def _perspectives(replay: Replay, shown: list[int], omniscient: bool) -> list[dict[str, Any]]:
+def _perspectives(replay: Replay | Replaying, shown: list[int], omniscient: bool
+                  ) -> list[dict[str, Any]]:
     """The page's views, as its menu names them, and the seat each is of (None: every
     card, or what every seat saw)."""
     own = [{"label": f"as seat {seat} saw it ({replay.seats[seat]})", "seat": seat}
@@ -154,7 +169,8 @@ def _perspectives(replay: Replay, shown: list[int], omniscient: bool) -> list[di
     return own or [{"label": "public: what every seat saw", "seat": None}]
 
 
-def page_data(replay: Replay, title: str = "", seats: Sequence[int] | None = None) -> str:
+def page_data(replay: Replay | Replaying, title: str = "",
+              seats: Sequence[int] | None = None) -> str:
     """Everything the page shows, as one JSON text (read by the viewer's ``showReplay``).
 
     ``views``: for each thing a step shows, the changes of it at every step (kept apart,
@@ -171,8 +187,10 @@ def page_data(replay: Replay, title: str = "", seats: Sequence[int] | None = Non
     omniscient = seats is None
     shown = list(range(record.players)) if seats is None else sorted(set(seats))
     steps = Steps()
-    per_step = [steps.add(_columns(record.game, frame, shown, omniscient))
-                for frame in replay.frames]
+    per_step, stops = [], []
+    for frame in replay.frames:     # once: a Replaying's are let go as they are used
+        per_step.append(steps.add(_columns(record.game, frame, shown, omniscient)))
+        stops.append(frame.events.stop)
     visible = [omniscient or event.visible_to is None or not event.visible_to.isdisjoint(shown)
                for event in replay.events]
     seen_before = list(accumulate(visible, initial=0))
@@ -189,12 +207,12 @@ def page_data(replay: Replay, title: str = "", seats: Sequence[int] | None = Non
                None if event.visible_to is None else sorted(event.visible_to.intersection(shown))]
               for event, seen in zip(replay.events, visible) if seen]
     return json.dumps({"meta": meta, "views": [list(column) for column in zip(*per_step)],
-                       "ends": [seen_before[frame.events.stop] for frame in replay.frames],
+                       "ends": [seen_before[stop] for stop in stops],
                        "events": events},
                       separators=(",", ":"), ensure_ascii=False)
 
 
-def page_title(replay: Replay, title: str = "") -> str:
+def page_title(replay: Replay | Replaying, title: str = "") -> str:
     """``title``, or the game's name and variant."""
     return title or f"{get_game(replay.record.game).title} ({replay.record.variant})"
 
@@ -216,7 +234,7 @@ def page_file(path: str) -> str:
     return resources.files("pages").joinpath(path).read_text("utf-8")
 
 
-def render_replay(replay: Replay, title: str = "", static: str | None = None,
+def render_replay(replay: Replay | Replaying, title: str = "", static: str | None = None,
                   scrub: Callable[[str], str] = str, seats: Sequence[int] | None = None) -> str:
     """The replay page of one game, as one HTML string.
 

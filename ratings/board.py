@@ -507,10 +507,13 @@ def bootstrap(rated: Sequence[Outcome], names: Sequence[str], params: RatingConf
     and how much the online rating depends on their order. Deal sets, not games: the
     rotations of one deal are not independent draws, and resampling them one by one
     would break up the seat balance that cancels the deal's luck. The resamples
-    are independent, so they run side by side: at each step every resample rates
-    the game it drew, the games of each table size in one batch
-    (:mod:`ratings.batch_trueskill`), but for a few tables of three or more, which
-    the scalar replica rates faster one by one.
+    are independent, so they run side by side, and within one resample two games of no
+    common bot may be rated in either order: they are rated in waves
+    (:meth:`_SortedLog.waves`), each wave every game of every resample whose bots' earlier
+    games are all rated, the games of each table size in one batch
+    (:mod:`ratings.batch_trueskill`), but for a few tables of three or more, which the
+    scalar replica rates faster one by one. Each bot's games are rated in the order
+    drawn, so the result is the order drawn's.
     """
     result: dict[str, list[tuple[float, float]]] = {bot: [] for bot in names}
     if not rated or resamples <= 0:
@@ -520,22 +523,18 @@ def bootstrap(rated: Sequence[Outcome], names: Sequence[str], params: RatingConf
     mu = np.full((resamples, len(names)), params.mu)
     sigma = np.full((resamples, len(names)), params.sigma)
     draws = deal_set_draws(rated, resamples, seed)
-    every_row = np.arange(resamples)
-    padded = bool((draws < 0).any())
-    for step in range(draws.shape[1]):
-        drawn = draws[:, step]
-        here = np.nonzero(drawn >= 0)[0] if padded else every_row
-        for size, rows in log.rows_by_size(drawn, here):
-            local = log.local[drawn[rows]]
+    for rows, drawn in log.waves(draws):
+        for size, members in log.rows_by_size(drawn):
+            local = log.local[drawn[members]]
             seats = log.seats[size][local]
-            where = (rows[:, None], seats)
+            where = (rows[members, None], seats)
             ties = log.ties[size][local]
             if size == 2:
                 mu[where], sigma[where] = batch.rate_sorted(mu[where], sigma[where], ties[:, 0])
-            elif len(rows) >= TABLE_BATCH_ROWS:
+            elif len(members) >= TABLE_BATCH_ROWS:
                 mu[where], sigma[where] = batch.rate_table_sorted(mu[where], sigma[where], ties)
             else:
-                _rate_each(tables, mu, sigma, rows, seats, log.ranks[size][local])
+                _rate_each(tables, mu, sigma, rows[members], seats, log.ranks[size][local])
     for column, bot in enumerate(names):
         result[bot] = list(zip(mu[:, column].tolist(), sigma[:, column].tolist()))
     return result
@@ -593,15 +592,50 @@ class _SortedLog:
             self.ranks[size] = np.array([games[i][1] for i in members])
             self.ties[size] = np.array([[a == b for a, b in zip(games[i][1], games[i][1][1:])]
                                         for i in members]).reshape(len(members), size - 1)
+        # Each game's bots as columns, a smaller table's seats left over as len(names).
+        self.bots = len(names)
+        widest = max([len(seats) for seats, _ in games], default=0)
+        self.at_table = np.full((len(games), widest), len(names), dtype=np.int64)
+        for row, (seats, _) in enumerate(games):
+            self.at_table[row, :len(seats)] = [column[bot] for bot in seats]
 
-    def rows_by_size(self, drawn: np.ndarray, rows: np.ndarray
-                     ) -> list[tuple[int, np.ndarray]]:
-        """Of the resamples ``rows`` (those with a game at this step), those that drew a
-        game of each table size."""
+    def waves(self, draws: np.ndarray) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        """The games of ``draws`` (per resample, its games in order; −1: none) in waves:
+        each wave's resamples and games, a game in the wave after the last one holding
+        an earlier game of that resample with one of its bots. So a resample's games of
+        one wave share no bot, and each bot's games come in the order drawn: a game rates
+        only its own bots, so rated wave by wave each resample ends as rated in order.
+        A log of many bots at small tables has far fewer waves than games: fewer and
+        larger batches."""
+        resamples, steps = draws.shape
+        bots = self.bots
+        # The wave of each bot's last game so far, per resample; the last column is the
+        # empty seat of a smaller table, never rated.
+        last = np.full((resamples, bots + 1), -1, dtype=np.int64)
+        wave = np.full((resamples, steps), -1, dtype=np.int64)
+        every = np.arange(resamples)
+        for step in range(steps):
+            drawn = draws[:, step]
+            rows = every[drawn >= 0]
+            seats = self.at_table[drawn[rows]]
+            at = (rows[:, None], seats)
+            wave[rows, step] = here = last[at].max(axis=1) + 1
+            last[at] = here[:, None]
+            last[:, bots] = -1
+        order = np.argsort(wave, axis=None, kind="stable")
+        flat = wave.ravel()[order]
+        bounds = np.searchsorted(flat, np.arange(flat[-1] + 2))
+        for first, end in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
+            if first < end and flat[first] >= 0:
+                rows, steps_at = np.divmod(order[first:end], steps)
+                yield rows, draws[rows, steps_at]
+
+    def rows_by_size(self, drawn: np.ndarray) -> list[tuple[int, np.ndarray]]:
+        """The positions in ``drawn`` (games of the log) of the games of each table size."""
         if len(self.seats) == 1:
-            return [(next(iter(self.seats)), rows)]
-        sizes = self.size[drawn[rows]]
-        return [(size, rows[sizes == size]) for size in self.seats]
+            return [(next(iter(self.seats)), np.arange(len(drawn)))]
+        sizes = self.size[drawn]
+        return [(size, np.nonzero(sizes == size)[0]) for size in self.seats]
 
 
 #: A bot is clearly above another when it is above in this share of the resamples.

@@ -12,7 +12,7 @@ time and faults the store kept for it.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 from referee.games import get_game
 from referee.games.base import Event, GameRecord, ranks_from_scores
@@ -70,6 +70,63 @@ def _faults_by_decision(faults: Iterable[Mapping[str, Any]], last: int
     return found
 
 
+class Replaying:
+    """A game being replayed with its engine: :attr:`frames` makes each position's frame
+    as it is asked for, once, for a caller that uses a frame and lets it go (a page's
+    changes from step to step: a game's frames held all at once take megabytes, and the
+    making a tenth longer); the rest (:attr:`events`, :attr:`scores`, :attr:`ranks`,
+    :attr:`end_reason`) is the game's once every frame is made. :func:`replay_frames`
+    keeps every frame. Arguments as there; raises as there, the frames as they are made.
+    """
+
+    def __init__(self, record: GameRecord, seats: Sequence[str] | None = None,
+                 times: Iterable[Sequence[float]] = (),
+                 faults: Iterable[Mapping[str, Any]] = (),
+                 ranks: Sequence[int] | None = None) -> None:
+        self.record = record
+        self.state = get_game(record.game).new_state(record.players, record.variant,
+                                                     record.seed)
+        self.seats = list(seats) if seats is not None \
+            else [f"seat {s}" for s in range(record.players)]
+        self.stored_ranks = list(ranks) if ranks is not None else None
+        self.frames: Iterator[Frame] = self._frames(
+            {int(decision): float(ms) for _seat, decision, ms in times},
+            _faults_by_decision(faults, len(record.actions)))
+
+    def _frames(self, ms_by_decision: dict[int, float],
+                fault_map: dict[int, list[dict[str, Any]]]) -> Iterator[Frame]:
+        state, seen = self.state, 0
+        for number, index in enumerate(self.record.actions, 1):
+            actions = state.legal_actions()
+            decision = Decision(number, state.current_seat(), state.decision_kind(),
+                                state.prompt(), [(action.code, action.label) for action in actions],
+                                index, ms_by_decision.get(number), fault_map.get(number, []))
+            yield Frame(state.final_state(), state.observations(), state.scores(),
+                        range(seen, len(state.events)), decision)
+            seen = len(state.events)
+            state.apply(index, actions)
+        yield Frame(state.final_state(), state.observations(), state.scores(),
+                    range(seen, len(state.events)), None)
+
+    @property
+    def events(self) -> list[Event]:
+        return self.state.events
+
+    @property
+    def scores(self) -> list[int]:
+        return self.state.scores()
+
+    @property
+    def ranks(self) -> list[int]:
+        """The stored ranks (a forfeit changes them), else ranks by score."""
+        return self.stored_ranks if self.stored_ranks is not None \
+            else ranks_from_scores(self.scores)
+
+    @property
+    def end_reason(self) -> str:
+        return self.state.end_reason
+
+
 def replay_frames(record: GameRecord, seats: Sequence[str] | None = None,
                   times: Iterable[Sequence[float]] = (),
                   faults: Iterable[Mapping[str, Any]] = (),
@@ -82,32 +139,10 @@ def replay_frames(record: GameRecord, seats: Sequence[str] | None = None,
     Raises ``GameConfigError`` or ``IllegalActionError`` for a record the
     engine cannot replay.
     """
-    state = get_game(record.game).new_state(record.players, record.variant, record.seed)
-    ms_by_decision = {int(decision): float(ms) for _seat, decision, ms in times}
-    fault_map = _faults_by_decision(faults, len(record.actions))
-    frames: list[Frame] = []
-    seen = 0
-
-    def frame(decision: Decision | None) -> Frame:
-        nonlocal seen
-        events, seen = range(seen, len(state.events)), len(state.events)
-        return Frame(state.final_state(),
-                     [state.observation(seat) for seat in range(record.players)],
-                     state.scores(), events, decision)
-
-    for number, index in enumerate(record.actions, 1):
-        actions = state.legal_actions()
-        frames.append(frame(Decision(
-            number, state.current_seat(), state.decision_kind(), state.prompt(),
-            [(action.code, action.label) for action in actions], index,
-            ms_by_decision.get(number), fault_map.get(number, []))))
-        state.apply(index, actions)
-    frames.append(frame(None))
-    scores = state.scores()
-    names = list(seats) if seats is not None else [f"seat {s}" for s in range(record.players)]
-    return Replay(record, names, frames, list(state.events), scores,
-                  list(ranks) if ranks is not None else ranks_from_scores(scores),
-                  state.end_reason)
+    replaying = Replaying(record, seats, times, faults, ranks)
+    frames = list(replaying.frames)
+    return Replay(record, replaying.seats, frames, list(replaying.events), replaying.scores,
+                  replaying.ranks, replaying.end_reason)
 
 
 def _ms(decision: Decision) -> str:

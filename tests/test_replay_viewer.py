@@ -25,7 +25,7 @@ from headless import Browser, chromium_or_skip
 from bots.random_bot import RandomBot
 from circus_referee.main import main
 from referee.games import GAMES, GameRecord, get_game, replay
-from referee.replay import replay_frames
+from referee.replay import Replaying, replay_frames
 from pages.replays import write_replays
 from pages.viewer import embedded_data, page_data, render_replay
 from referee.tables import card_looks, tables
@@ -119,6 +119,21 @@ def test_frames_follow_the_record_with_times_and_faults(game, variant):
     # Every event is in exactly one frame, in order.
     assert [i for frame in replayed.frames for i in frame.events] == \
         list(range(len(replayed.events)))
+
+
+@pytest.mark.parametrize("game,variant", SETUPS)
+def test_a_page_made_frame_by_frame_is_the_page_of_the_kept_frames(game, variant):
+    """A page drawn as its frames are made, each let go once used, is byte for byte the
+    page of the game's kept frames, and the game's end reads the same after."""
+    record = random_record(game, variant, players=4)
+    seats = [f"bot{seat}" for seat in range(record.players)]
+    times = [[number % record.players, number, number / 7] for number in range(1, 9)]
+    kept = replay_frames(record, seats, times)
+    replaying = Replaying(record, seats, times)
+    assert render_replay(replaying, "a game") == render_replay(kept, "a game")
+    assert (replaying.scores, replaying.ranks, replaying.end_reason, replaying.events) == \
+        (kept.scores, kept.ranks, kept.end_reason, kept.events)
+    assert next(replaying.frames, None) is None       # made once
 
 
 @pytest.mark.parametrize("game,variant", SETUPS)

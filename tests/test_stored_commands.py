@@ -197,6 +197,22 @@ def test_a_report_made_again_writes_only_the_pages_that_changed(db, tmp_path):
     assert pages[0].is_file()
 
 
+def test_a_report_reads_every_games_actions_once(db, tmp_path, monkeypatch):
+    """Its round history and collusion check read the games' results alone: only the
+    replays read each game's actions and times (a thousand games' take a second)."""
+    read = []
+    games = Store.games
+
+    def counted(store, tournament):
+        read.append(tournament)
+        return games(store, tournament)
+
+    monkeypatch.setattr(Store, "games", counted)
+    ok("report", "--db", db, "--tournament", "second", "-o", str(tmp_path / "r.html"),
+       "--no-replays")
+    assert read == ["second"]
+
+
 def test_the_packs_share_one_page_of_each_game_and_hold_their_own_faults_pages(db, tmp_path,
                                                                                monkeypatch):
     """Each of a game's seats has it in its pack: the packs link one page of it, marking no

@@ -111,7 +111,7 @@ def stored_ab_test(store: Store, tournament: StoredTournament) -> SprtResult | N
     if config.get("format") != "ab":
         return None
     games = (DealGame(game.group_index, tuple(game.seats), tuple(game.ranks),
-                      game.status != GameStatus.VOID) for game in store.games(tournament.name))
+                      game.status != GameStatus.VOID) for game in store.results(tournament.name))
     per_deal = config["players"] * ab_tables_per_deal(len(config["bots"]))
     return ab_test(config["a"], config["b"], per_deal, config["sprt"], games)
 
@@ -121,7 +121,7 @@ def stored_collusion(store: Store, tournament: StoredTournament) -> CollusionChe
     being one observation."""
     return collusion(DealGame(game.group_index, tuple(game.seats), tuple(game.ranks),
                               game.status != GameStatus.VOID)
-                     for game in store.games(tournament.name))
+                     for game in store.results(tournament.name))
 
 
 def round_history(store: Store, tournament: StoredTournament) -> RoundHistory:
@@ -133,7 +133,7 @@ def round_history(store: Store, tournament: StoredTournament) -> RoundHistory:
     names = [bot["name"] for bot in config["bots"]]
     swiss = config.get("format") == "swiss"
     fold, judge, rounds = Fold(params), Judge(), []
-    played = sorted(store.games(tournament.name), key=lambda game: game.game_index)
+    played = list(store.results(tournament.name))      # in schedule order
     by_round = {number: list(games) for number, games in groupby(played, lambda g: g.round)}
     last = max(by_round, default=-1)
     for number in range(last + 1):

@@ -213,8 +213,8 @@ class GameResult(NamedTuple):
     scores: list[int]
     ranks: list[int]
     status: str
-    group_index: int | None = None
-    round: int | None = None
+    group_index: int
+    round: int
 
 
 @dataclass(frozen=True)

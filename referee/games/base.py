@@ -128,6 +128,12 @@ class State(ABC):
     def observation(self, seat: int) -> dict[str, Any]:
         """All that ``seat`` may know, shaped like the game's observation message."""
 
+    def observations(self) -> list[dict[str, Any]]:
+        """Every seat's :meth:`observation`, for a replay, which shows them all at every
+        step. A game may share the parts every seat is sent between them: read them,
+        never change them."""
+        return [self.observation(seat) for seat in range(self.num_players)]
+
     @abstractmethod
     def scores(self) -> list[int]:
         """Scores by seat (final once terminal)."""

@@ -227,6 +227,8 @@ class FlohcatiState(State):
         self._sorted_memo: dict[frozenset[str], list[dict[str, Any]]] = {}
         # The laid trios' snapshot and their (value, card messages) by seat.
         self._trio_memo: TrioParts | None = None
+        # Each seat's hand points, with a snapshot of the hand they were counted from.
+        self._points: dict[int, tuple[frozenset[str], int]] = {}
         self._new_decision_context()
         self.phase = "turn"
 
@@ -400,6 +402,19 @@ class FlohcatiState(State):
             observation["matching_card"] = card_message(self.match)
         return observation
 
+    def observations(self) -> list[dict[str, Any]]:
+        """Every seat's observation, its public part made once: each seat's is the
+        first's with its own seat, hand and known cards (the keys in the same order)."""
+        first = self.observation(0)
+        shown = [first]
+        for seat in range(1, self.num_players):
+            seen = dict(first)
+            seen["seat"] = seat
+            seen["hand"] = self._sorted_messages(("hand", seat), self.hands[seat])
+            seen["known_cards"] = self._known_cards(seat)
+            shown.append(seen)
+        return shown
+
     def _sorted_messages(self, slot: Any, cards: set[str]) -> list[dict[str, Any]]:
         """``cards_message(sort_cards(cards))``, remade only when ``cards`` changed.
 
@@ -495,9 +510,19 @@ class FlohcatiState(State):
         return first
 
     def scores(self) -> list[int]:
-        return [hand_points(self.hands[seat]) + TRIO_POINTS * len(self.trios[seat])
+        return [self._hand_points(seat) + TRIO_POINTS * len(self.trios[seat])
                 + (GALA_BONUS[self.variant] if seat == self.gala_caller else 0)
                 for seat in range(self.num_players)]
+
+    def _hand_points(self, seat: int) -> int:
+        """:func:`hand_points` of ``seat``'s hand, counted again only when it changed
+        (checked by content): a replay asks the scores of every position, and a hand
+        changes at few of them."""
+        hand = self.hands[seat]
+        entry = self._points.get(seat)
+        if entry is None or entry[0] != hand:
+            entry = self._points[seat] = (frozenset(hand), hand_points(hand))
+        return entry[1]
 
     def final_state(self) -> dict[str, Any]:
         return {

@@ -631,3 +631,29 @@ def test_the_observation_shows_the_own_hand_sorted_and_public_things_only():
     assert len(obs["discard"]) == 89 - 3 - 2 - 1 - 3
     assert "blue-1" not in str(obs)  # Bea's unknown card
     check_wire(state)
+
+
+@pytest.mark.parametrize("variant", ["en", "es"])
+def test_every_seats_observation_at_once_is_each_seats_own_sharing_the_public_part(variant):
+    """A replay asks every seat's observation at every step: the public part is made once
+    for them all, and each seat's is what ``observation`` gives it, keys in its order."""
+    import random
+    rng = random.Random(3)
+    state = GAME.new_state(4, variant, 11)
+    while not state.is_terminal():
+        every = state.observations()
+        for seat, seen in enumerate(every):
+            own = state.observation(seat)
+            assert seen == own and list(seen) == list(own)
+        assert every[1]["display"] is every[0]["display"]
+        assert every[1]["hand"] is not every[0]["hand"]
+        state.apply(rng.randrange(len(state.legal_actions())))
+
+
+def test_the_scores_follow_a_hand_changed_by_hand():
+    """Hand points are kept between positions, checked by the hand's content."""
+    state = layout(hands=[{"red-6"}, {"blue-3"}, set()])
+    assert state.scores()[:2] == [6, 3]
+    state.hands[0].add("red-7")
+    state.hands[1].discard("blue-3")
+    assert state.scores()[:2] == [7, 0]

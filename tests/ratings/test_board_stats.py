@@ -19,7 +19,7 @@ from ratings.board import (
 )
 from ratings.params import RatingConfig
 from ratings.stats import chi2_sf, friedman, kendall_tau, midranks, normal_cdf, percentile
-from ratings.trueskill_ratings import Outcome, Rater
+from ratings.trueskill_ratings import Outcome, Rater, canonical
 
 
 def log(*games):
@@ -175,6 +175,42 @@ def test_bootstrap_is_seeded_and_separates_a_clearly_better_bot():
     for row in first:
         assert row.boot_low <= row.boot_high and row.rank_low <= row.rank <= row.rank_high
     assert first.resamples == 50 and "50 bootstrap resamples" in first.method()
+
+
+def test_the_bootstrap_rated_in_waves_ends_as_each_resample_rated_in_order():
+    """Games of no common bot are rated in one wave: the same numbers as rating each
+    resample's games one by one in the order drawn, in far fewer batches than steps."""
+    import random
+
+    from ratings.board import _SortedLog, bootstrap, deal_set_draws
+    from ratings.fast_trueskill import FastTrueSkill
+    rng = random.Random(7)
+    bots = [f"b{number}" for number in range(12)]
+    rated: list[Outcome] = []
+    for group in range(40):       # deal sets of one to three games, tables of 2 to 4
+        for _ in range(rng.choice((1, 2, 3))):
+            seats = tuple(rng.sample(bots, rng.choice((2, 3, 4))))
+            ranks = tuple(rng.choice((1, 2, 2, 3, 4)) for _ in seats)
+            rated.append(Outcome(len(rated), seats, ranks, group=group))
+    params, resamples = RatingConfig(), 60
+    waved = bootstrap(rated, bots, params, resamples, seed=3)
+    draws = deal_set_draws(rated, resamples, seed=3)
+    scalar = FastTrueSkill(params)
+    for row in range(resamples):
+        ratings = {bot: (params.mu, params.sigma) for bot in bots}
+        for position in draws[row][draws[row] >= 0].tolist():
+            seats, ranks = canonical(rated[position].seats, rated[position].ranks)
+            ratings.update(zip(seats, scalar.rate([ratings[bot] for bot in seats], ranks)))
+        for bot in bots:
+            assert waved[bot][row] == pytest.approx(ratings[bot], abs=1e-6)
+    waves = list(_SortedLog(rated, bots).waves(draws))
+    assert sum(len(rows) for rows, _ in waves) == int((draws >= 0).sum())
+    assert len(waves) < draws.shape[1]
+    for rows, games in waves:    # no resample rates one bot twice in a wave
+        seen = [(row, bot) for row, game in zip(rows.tolist(), games.tolist())
+                for bot in rated[game].seats]
+        assert len(seen) == len(set(seen))
+    assert (draws < 0).any()      # deal sets of unequal sizes: some resamples end early
 
 
 def test_long_logs_get_fewer_resamples_but_never_too_few():
