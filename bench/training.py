@@ -79,7 +79,7 @@ def aec_run(game: str, variant: str, players: int, seconds: float, seed: int = 0
             if terminated or truncated:
                 env.step(None)
                 continue
-            legal = np.flatnonzero(info["action_mask"])
+            legal = info["action_mask"].nonzero()[0]
             env.step(int(legal[rng.randrange(len(legal))]))
             steps += 1
         env.reset()
