@@ -397,11 +397,16 @@ _FLOH_COLOUR_VALUE = {card: (_FLOH_COLOURS[colour], value)
                       for card, (colour, value) in flohcati.CIRCUS.items()}
 
 
+#: And where in its slot each of the two is 1.
+_FLOH_SLOT_ONES = {card: (colour, len(flohcati.COLOURS) + value)
+                   for card, (colour, value) in _FLOH_COLOUR_VALUE.items()}
+
+
 def _floh_state_slot(tensor: memoryview[float], offset: int, card: str) -> None:
     """:func:`_floh_card_slot` of a card's code."""
-    colour, value = _FLOH_COLOUR_VALUE[card]
+    colour, value = _FLOH_SLOT_ONES[card]
     tensor[offset + colour] = 1
-    tensor[offset + len(flohcati.COLOURS) + value] = 1
+    tensor[offset + value] = 1
 
 
 def _floh_state_cards(tensor: memoryview[float], offset: int, cards: Iterable[str]) -> None:
@@ -438,11 +443,24 @@ _FLOH_DISCARDS = Runs(len(FLOH_CARDS) + len(flohcati.ACTION_ORDER), _floh_discar
 _FLOH_PLACES = Runs(2 * len(FLOH_CARDS), _floh_place_run)
 
 
+def _floh_hand_run(hand: frozenset[str], run: memoryview[float]) -> None:
+    _floh_state_cards(run, 0, hand)
+
+
+_FLOH_HANDS = Runs(len(FLOH_CARDS), _floh_hand_run)
+
+
 def _floh_state_fill(state: FlohcatiState, seat: int, tensor: memoryview[float]) -> None:
     """:func:`_floh_fill`'s features, read off the engine's state."""
-    _floh_state_cards(tensor, FLOH_HAND, state.hands[seat])
+    hand = state.hands[seat]
+    if hand:
+        _FLOH_HANDS.put(tensor, FLOH_HAND, frozenset(hand))
+    slot_of = _FLOH_SLOT_ONES
     for slot, card in enumerate(state.display):
-        _floh_state_slot(tensor, FLOH_DISPLAY_SLOTS + slot * _FLOH_SLOT, card)
+        colour, value = slot_of[card]
+        offset = FLOH_DISPLAY_SLOTS + slot * _FLOH_SLOT
+        tensor[offset + colour] = 1
+        tensor[offset + value] = 1
     if state.match:
         _floh_state_slot(tensor, FLOH_MATCH, state.match)
     if state.discard:
@@ -493,8 +511,10 @@ def _floh_state_places(state: FlohcatiState, seat: int, tensor: memoryview[float
         tensor[base + 1] = len(hands[holder]) / 10
         tensor[base + 2] = len(trios) / 10
         if holder == seat:  # what every other seat knows of the seat's own hand
-            others = [known[(seat + step) % players][seat] for step in range(1, players)]
-            shown = frozenset(others[0]).intersection(*others[1:])
+            shown = frozenset(known[(seat + 1) % players][seat])
+            if players > 2:
+                shown = shown.intersection(*[known[(seat + step) % players][seat]
+                                             for step in range(2, players)])
         else:
             shown = frozenset(known[seat][holder])
         if shown or trios:
