@@ -92,8 +92,10 @@ def test_no_leak_states_a_seat_cannot_tell_apart_give_identical_tensors(game: st
                                                                        variant: str) -> None:
     """200 pairs per game: two deals sampled from a seat's view differ only in hidden cards.
 
-    At positions of random games before their end (a sampler deals games in progress), seen
-    by the deciding seat half of the time, so its masks are compared too.
+    Both ways of writing a tensor are compared: from the wire's dict and from the engine's
+    state (whose runs, kept by content, are shared by every seat's tensors). At positions of
+    random games before their end (a sampler deals games in progress), seen by the deciding
+    seat half of the time, so its masks are compared too.
     """
     rules, code = get_game(game), encoder(game, variant)
     rng = random.Random(38)
@@ -112,9 +114,11 @@ def test_no_leak_states_a_seat_cannot_tell_apart_give_identical_tensors(game: st
                                            if event.visible_for(seat)])
         first, second = sampler.sample(rng), sampler.sample(rng)
         differing += first.final_state() != second.final_state()
+        seen = code.observe_state(state, seat).tobytes()
         for other in (first, second):
             assert code.observe(other.observation(seat), players).tobytes() == \
                 code.observe(view, players).tobytes()
+            assert code.observe_state(other, seat).tobytes() == seen  # the environments' way
             if state.current_seat() == seat:
                 assert code.mask(other.legal_actions(), seat, players).tobytes() == \
                     code.mask(state.legal_actions(), seat, players).tobytes()
