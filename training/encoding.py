@@ -428,33 +428,27 @@ def _floh_discard_run(discard: tuple[str, ...], run: memoryview[float]) -> None:
             run[index] = _FLOH_SHARE_AFTER[run[index]]
 
 
-def _floh_place_run(key: tuple[frozenset[str], tuple[tuple[str, ...], ...]],
-                    run: memoryview[float]) -> None:
-    """A place's cards the seat knows, then the cards of its laid trios."""
-    shown, trios = key
-    _floh_state_cards(run, 0, shown)
-    offset = len(FLOH_CARDS)
+def _floh_set_run(cards: frozenset[str], run: memoryview[float]) -> None:
+    _floh_state_cards(run, 0, cards)
+
+
+def _floh_trios_run(trios: tuple[tuple[str, ...], ...], run: memoryview[float]) -> None:
     for trio in trios:
         for card in trio:
-            run[offset + FLOH_CARDS[card]] = 1
+            run[FLOH_CARDS[card]] = 1
 
 
 _FLOH_DISCARDS = Runs(len(FLOH_CARDS) + len(flohcati.ACTION_ORDER), _floh_discard_run)
-_FLOH_PLACES = Runs(2 * len(FLOH_CARDS), _floh_place_run)
-
-
-def _floh_hand_run(hand: frozenset[str], run: memoryview[float]) -> None:
-    _floh_state_cards(run, 0, hand)
-
-
-_FLOH_HANDS = Runs(len(FLOH_CARDS), _floh_hand_run)
+#: A set of circus cards (a hand, the cards known of one) and laid trios' cards, by card.
+_FLOH_SETS = Runs(len(FLOH_CARDS), _floh_set_run)
+_FLOH_TRIOS = Runs(len(FLOH_CARDS), _floh_trios_run)
 
 
 def _floh_state_fill(state: FlohcatiState, seat: int, tensor: memoryview[float]) -> None:
     """:func:`_floh_fill`'s features, read off the engine's state."""
     hand = state.hands[seat]
     if hand:
-        _FLOH_HANDS.put(tensor, FLOH_HAND, frozenset(hand))
+        _FLOH_SETS.put(tensor, FLOH_HAND, frozenset(hand))
     slot_of = _FLOH_SLOT_ONES
     for slot, card in enumerate(state.display):
         colour, value = slot_of[card]
@@ -502,7 +496,7 @@ def _floh_state_decision(state: FlohcatiState, seat: int, tensor: memoryview[flo
 def _floh_state_places(state: FlohcatiState, seat: int, tensor: memoryview[float]) -> None:
     """:func:`_floh_places`'s features, read off the engine's state."""
     known, hands, laid = state.known, state.hands, state.trios
-    players, put_place = state.num_players, _FLOH_PLACES.put
+    players, put_set, put_trios = state.num_players, _FLOH_SETS.put, _FLOH_TRIOS.put
     for place in range(players):
         holder = (seat + place) % players
         base = FLOH_SEATS + place * FLOH_PER_SEAT
@@ -517,8 +511,10 @@ def _floh_state_places(state: FlohcatiState, seat: int, tensor: memoryview[float
                                              for step in range(2, players)])
         else:
             shown = frozenset(known[seat][holder])
-        if shown or trios:
-            put_place(tensor, base + 3, (shown, tuple(trios)))
+        if shown:
+            put_set(tensor, base + 3, shown)
+        if trios:
+            put_trios(tensor, base + 3 + len(FLOH_CARDS), tuple(trios))
 
 
 FLOH_CODES = (
