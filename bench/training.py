@@ -1,4 +1,4 @@
-"""Benchmark: the training package: ``python -m bench.training [steps|vector|equality|baseline]``.
+"""Benchmark: the training package: ``python -m bench.training [steps|gym|vector|equality|baseline]``.
 
 Each command one table, each figure beside its goal (with no name: ``steps`` and ``baseline``):
 
@@ -10,6 +10,11 @@ Each command one table, each figure beside its goal (with no name: ``steps`` and
   (``bench.engines.selfplay``: observation, legal actions, apply) and RLCard UNO's
   ``env.run`` (when RLCard is installed). Goals: >= 10,000 steps/s for 2-player Flea Circus,
   >= 0.3x the engine's decisions/s and >= 1.0x UNO in every game.
+* **gym** — :class:`training.gym.CircusGymEnv`, random legal ids for the learner, against the
+  project's random bot in every other seat (untimed, each asked through the
+  ``DecisionRequest`` the referee sends) and against random policies (no request built): its
+  decisions/s, every seat's, beside RLCard UNO's in the same rounds. Goal: >= 1.0x UNO in
+  every game.
 * **vector** — :class:`training.vector.CircusVectorEnv` at N = 64 tables beside the single
   AEC environment, random legal ids, in steps per CPU second of this one-threaded process
   (steps/s per core). Goal: >= 2x the single environment in every game.
@@ -41,9 +46,11 @@ from bots.random_bot import RandomBot
 from referee.games import GAMES
 from training.aec import CircusAECEnv
 from training.baseline import Trainer
+from training.gym import CircusGymEnv, Opponent
 from training.encoding import ENCODERS
 from training.equality import first_difference
 from training.evaluate import evaluate
+from training.policy import RandomPolicy
 from training.vector import CircusVectorEnv
 
 GOAL_STEPS = 10_000
@@ -155,6 +162,70 @@ def steps_section(seconds: float, repeats: int, say: Callable[[str], None]) -> S
     return section
 
 
+def gym_run(game: str, variant: str, players: int, seconds: float, seed: int = 0,
+            policies: bool = False) -> int:
+    """Decisions of every seat in whole episodes of the Gymnasium view in about ``seconds``
+    (one at least): random legal ids for the learner; in every other seat the random bot,
+    untimed, or with ``policies`` a seeded :class:`~training.policy.RandomPolicy`."""
+    opponents: list[Opponent] = [RandomPolicy(seed + seat) if policies else RandomBot()
+                                 for seat in range(players - 1)]
+    env = CircusGymEnv(game, opponents, variant=variant, time_control=None)
+    rng = random.Random(seed)
+    decisions, start = 0, time.perf_counter()
+    _, info = env.reset(seed=seed)
+    while not decisions or time.perf_counter() - start < seconds:
+        legal = info["action_mask"].nonzero()[0]
+        _, _, terminated, _, info = env.step(np.int64(legal[rng.randrange(len(legal))]))
+        if terminated:
+            decisions += len(env.state.history) if env.state is not None else 0
+            _, info = env.reset()
+    return decisions
+
+
+def gym_section(seconds: float, repeats: int, say: Callable[[str], None]) -> Section:
+    section = Section("training.gym", "The Gymnasium view against random opponents beside "
+                      "RLCard UNO: decisions of every seat, per CPU second (per core)",
+                      ["game", "variant", "players", "random bots dec/s", "× UNO",
+                       "random policies dec/s", "× UNO"])
+    why_not = rlcard_available()
+    uno = UnoSelfPlay() if why_not is None else None
+    items = _items()
+    bots: dict[tuple[str, str, int], list[float]] = {item: [] for item in items}
+    policies: dict[tuple[str, str, int], list[float]] = {item: [] for item in items}
+    uno_rates: list[float] = []
+    for round_number in range(repeats):
+        say(f"training: gym round {round_number + 1}/{repeats}")
+        if uno is not None:
+            uno_rates.append(_per_cpu_second(lambda: uno.run(seconds).decisions))
+        for item in items:
+            bots[item].append(_per_cpu_second(lambda: gym_run(*item, seconds, round_number)))
+            policies[item].append(_per_cpu_second(
+                lambda: gym_run(*item, seconds, round_number, policies=True)))
+    uno_rate = median(uno_rates) if uno is not None else float("nan")
+    if uno is not None:
+        section.add("RLCard UNO", "–", uno.players, uno_rate, "1.00×", uno_rate, "1.00×")
+        section.figures["uno.decisions_per_s"] = uno_rate
+    elif why_not is not None:
+        section.notes.append(why_not)
+    worst_bots = worst_policies = float("inf")
+    for item in items:
+        bot_rate, policy_rate = median(bots[item]), median(policies[item])
+        worst_bots = min(worst_bots, bot_rate / uno_rate)
+        worst_policies = min(worst_policies, policy_rate / uno_rate)
+        section.add(*item, bot_rate, f"{bot_rate / uno_rate:.2f}×" if uno else "–",
+                    policy_rate, f"{policy_rate / uno_rate:.2f}×" if uno else "–")
+        section.figures[f"{_key(item)}.gym_bots_decisions_per_s"] = bot_rate
+        section.figures[f"{_key(item)}.gym_policies_decisions_per_s"] = policy_rate
+    section.notes.append(
+        f"median of {repeats} interleaved round(s) of ~{seconds:g} s per item; {CPU_SECONDS}")
+    if uno is not None:
+        for kind, worst in (("random bots", worst_bots), ("random policies", worst_policies)):
+            section.notes.append(
+                f"goal: >= {GOAL_UNO}x RLCard UNO's decisions/s in every game, against "
+                f"{kind} — lowest {worst:.2f}x: {'met' if worst >= GOAL_UNO else 'NOT met'}")
+    return section
+
+
 def vector_steps(game: str, variant: str, players: int, seconds: float, seed: int = 0,
                  tables: int = VECTOR_TABLES) -> int:
     """Sub-environment steps of the vector env in about ``seconds`` (one batch at least),
@@ -249,7 +320,7 @@ def baseline_section(minutes: float, deals: int, say: Callable[[str], None]) -> 
     return section
 
 
-COMMANDS = ("steps", "vector", "equality", "baseline")
+COMMANDS = ("steps", "gym", "vector", "equality", "baseline")
 
 
 def run(commands: tuple[str, ...] = ("steps", "baseline"), minutes: float = 10.0,
@@ -257,6 +328,7 @@ def run(commands: tuple[str, ...] = ("steps", "baseline"), minutes: float = 10.0
         say: Callable[[str], None] = print) -> list[Section]:
     makers: dict[str, Callable[[], Section]] = {
         "steps": lambda: steps_section(seconds, repeats, say),
+        "gym": lambda: gym_section(seconds, repeats, say),
         "vector": lambda: vector_section(seconds, repeats, say),
         "equality": lambda: equality_section(games, say),
         "baseline": lambda: baseline_section(minutes, deals, say)}

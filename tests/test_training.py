@@ -141,6 +141,60 @@ def test_the_gymnasium_view_passes_check_env_with_no_warning(game: str, variant:
                   skip_render_check=True)
 
 
+@pytest.mark.parametrize(("game", "variant"), GAMES)
+def test_policy_opponents_see_their_own_seat_s_tensor_and_pass_check_env(game: str,
+                                                                        variant: str) -> None:
+    """A policy opponent is asked with its seat's tensor from the state and its legal mask
+    (no request built), beside a bot; its ids are played, and the view passes check_env."""
+    from gymnasium.utils.env_checker import check_env
+
+    from bots.random_bot import RandomBot
+    from training.gym import CircusGymEnv
+
+    asked: list[int] = []
+
+    def lowest(observation: np.ndarray, mask: np.ndarray) -> int:
+        state = env.state
+        assert state is not None
+        seat = state.current_seat()
+        assert seat != env.learner and seat in env.policies
+        assert observation.tobytes() == env.encoder.observe_state(state, seat).tobytes()
+        assert mask.tobytes() == env.encoder.mask(state.legal_actions(), seat, 3).tobytes()
+        asked.append(seat)
+        return int(np.flatnonzero(mask)[0])
+
+    env = CircusGymEnv(game, [lowest, RandomBot()], variant)
+    _, info = env.reset(seed=3)
+    done = False
+    while not done:
+        _, _, done, _, info = env.step(np.int64(np.flatnonzero(info["action_mask"])[0]))
+    assert asked and info["opponent_faults"] == 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        check_env(CircusGymEnv(game, [_first_legal, _first_legal], variant),
+                  skip_render_check=True)
+
+
+def _first_legal(observation: np.ndarray, mask: np.ndarray) -> int:
+    return int(np.flatnonzero(mask)[0])
+
+
+def test_a_policy_opponent_s_illegal_id_is_a_fault_and_a_random_policy_plays_legal_ids() -> None:
+    from training.gym import CircusGymEnv
+    from training.policy import RandomPolicy
+
+    def illegal(observation: np.ndarray, mask: np.ndarray) -> int:
+        return int(np.flatnonzero(mask == 0)[0])
+
+    for opponent, faulty in ((illegal, True), (RandomPolicy(seed=1), False)):
+        env = CircusGymEnv("flohcati", [opponent, RandomPolicy(seed=2)])
+        _, info = env.reset(seed=8)
+        done = False
+        while not done:
+            _, _, done, _, info = env.step(np.int64(np.flatnonzero(info["action_mask"])[0]))
+        assert (info["opponent_faults"] > 0) == faulty
+
+
 def test_the_learner_decides_at_every_step_and_its_seat_rotates() -> None:
     from bots.random_bot import RandomBot
     from training.gym import CircusGymEnv
