@@ -42,7 +42,7 @@ def test_a_state_changed_by_hand_is_encoded_as_it_is_now() -> None:
     assert after.tobytes() != before.tobytes()
 
 
-def test_runs_are_copied_by_content_and_start_afresh_when_full() -> None:
+def test_runs_are_copied_by_content_and_the_oldest_dropped_when_full() -> None:
     """A run is written once per content, copied into each tensor, and the memo stays bounded."""
     written: list[tuple[int, ...]] = []
 
@@ -61,5 +61,5 @@ def test_runs_are_copied_by_content_and_start_afresh_when_full() -> None:
     runs.put(view, 1, (0, 3, 3))
     assert tensor.tolist() == [0, 1, 0, 0, 2, 0]
     runs.put(view, 0, (1,))
-    runs.put(view, 0, (2,))  # a third content: the memo is full and starts afresh
-    assert len(runs.runs) == 1 and written == [(0, 3, 3), (1,), (2,)]
+    runs.put(view, 0, (2,))  # a third content: the memo is full, the oldest run dropped
+    assert list(runs.runs) == [(1,), (2,)] and written == [(0, 3, 3), (1,), (2,)]

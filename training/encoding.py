@@ -167,7 +167,8 @@ class Runs:
     tensor is written at every decision: copying a run kept by its content (a tuple or a
     frozenset of the engine's cards, compared whole) costs less than writing card by card.
     ``write`` fills a zeroed run of ``size`` from a key; at most ``limit`` runs are kept, the
-    memo starting afresh when full.
+    oldest dropped first (a vector environment's tables, each in a game of its own, share the
+    memo: dropping all at once would drop every table's current runs).
     """
 
     def __init__(self, size: int, write: Callable[[Any, memoryview[float]], None],
@@ -180,7 +181,7 @@ class Runs:
         run = self.runs.get(key)
         if run is None:
             if len(self.runs) >= self.limit:
-                self.runs.clear()
+                del self.runs[next(iter(self.runs))]
             run = self.runs[key] = cast("memoryview[float]",
                                         np.zeros(self.size, dtype=np.float32).data)
             self.write(key, run)
