@@ -8,7 +8,7 @@ Each command one table, each figure beside its goal (with no name: ``steps`` and
   each tensor encoded from the wire's observation dict (the environments' way before they
   encoded from the engine's state), the engine benchmark's decisions/s
   (``bench.engines.selfplay``: observation, legal actions, apply) and RLCard UNO's
-  ``env.run`` (when RLCard is installed). Goals: >= 10,000 steps/s for 2-player Flea Circus,
+  ``env.run`` (when RLCard is installed), run right before each item (:class:`UnoBeside`). Goals: >= 10,000 steps/s for 2-player Flea Circus,
   >= 0.3x the engine's decisions/s and >= 1.0x UNO in every game.
 * **gym** — :class:`training.gym.CircusGymEnv`, random legal ids for the learner, against the
   project's random bot in every other seat (untimed, each asked through the
@@ -32,6 +32,7 @@ smoke test); docs/training.md has the figures.
 from __future__ import annotations
 
 import argparse
+import math
 import random
 import time
 from typing import Callable
@@ -110,52 +111,82 @@ def _key(item: tuple[str, str, int]) -> str:
     return ".".join(map(str, item[:2])) + f".p{item[2]}"
 
 
+class UnoBeside:
+    """RLCard UNO run right before each item it is compared with, when RLCard is installed.
+
+    On a shared machine the load moves within a round: UNO (numpy) slows more than the
+    pure-Python games, so a ratio to a UNO figure taken a minute earlier measures the load.
+    Each item's ratio is taken to the UNO run just before it, the median over the rounds.
+    """
+
+    def __init__(self, seconds: float) -> None:
+        self.why_not = rlcard_available()
+        self.uno = UnoSelfPlay() if self.why_not is None else None
+        self.seconds = seconds
+        self.rates: list[float] = []
+        self.last = float("nan")
+
+    def run(self) -> None:
+        """Measure UNO now: the figure the next items are divided by."""
+        if self.uno is not None:
+            uno = self.uno
+            self.last = _per_cpu_second(lambda: uno.run(self.seconds).decisions)
+            self.rates.append(self.last)
+
+    def add_row(self, section: Section, *blanks: object) -> None:
+        """UNO's own row (its median), or the reason it was not run."""
+        if self.uno is not None:
+            section.add("RLCard UNO", "–", self.uno.players, median(self.rates), *blanks)
+            section.figures["uno.decisions_per_s"] = median(self.rates)
+        elif self.why_not is not None:
+            section.notes.append(self.why_not)
+
+
+def _times(ratios: list[float]) -> str:
+    """The median ratio as ``1.23×``, or a dash without UNO (its ratios are NaN)."""
+    return "–" if math.isnan(median(ratios)) else f"{median(ratios):.2f}×"
+
+
 def steps_section(seconds: float, repeats: int, say: Callable[[str], None]) -> Section:
     section = Section("training.aec", "The AEC environment beside the engine and RLCard UNO: "
                       "random legal play, per CPU second (per core)",
                       ["game", "variant", "players", "AEC steps/s", "from the dict (before)",
                        "after ÷ before", "engine decisions/s", "÷ engine", "× UNO"])
-    why_not = rlcard_available()
-    uno = UnoSelfPlay() if why_not is None else None
+    uno = UnoBeside(seconds)
     items = _items()
     aec: dict[tuple[str, str, int], list[float]] = {item: [] for item in items}
     before: dict[tuple[str, str, int], list[float]] = {item: [] for item in items}
     engine: dict[tuple[str, str, int], list[float]] = {item: [] for item in items}
-    uno_rates: list[float] = []
+    to_uno: dict[tuple[str, str, int], list[float]] = {item: [] for item in items}
     for round_number in range(repeats):
         say(f"training: steps round {round_number + 1}/{repeats}")
-        if uno is not None:
-            uno_rates.append(_per_cpu_second(lambda: uno.run(seconds).decisions))
         for item in items:
+            uno.run()
             aec[item].append(_per_cpu_second(lambda: aec_run(*item, seconds, round_number)))
+            to_uno[item].append(aec[item][-1] / uno.last)
             before[item].append(_per_cpu_second(
                 lambda: aec_run(*item, seconds, round_number, DictAECEnv)))
             engine[item].append(_per_cpu_second(
                 lambda: selfplay(*item, seconds, seed=1000 * round_number).decisions))
-    uno_rate = median(uno_rates)
-    if uno is not None:
-        section.add("RLCard UNO", "–", uno.players, uno_rate, float("nan"), "–", float("nan"),
-                    "–", "1.00×")
-        section.figures["uno.decisions_per_s"] = uno_rate
-    elif why_not is not None:
-        section.notes.append(why_not)
+    uno.add_row(section, float("nan"), "–", float("nan"), "–", "1.00×")
     worst, worst_uno = float("inf"), float("inf")
     for item in items:
         rate, old, base = median(aec[item]), median(before[item]), median(engine[item])
-        worst, worst_uno = min(worst, rate / base), min(worst_uno, rate / uno_rate)
+        worst, worst_uno = min(worst, rate / base), min(worst_uno, median(to_uno[item]))
         section.add(*item, rate, old, f"{rate / old:.2f}×", base, f"{rate / base:.2f}×",
-                    f"{rate / uno_rate:.2f}×" if uno is not None else "–")
+                    _times(to_uno[item]))
         section.figures[f"{_key(item)}.aec_steps_per_s"] = rate
         section.figures[f"{_key(item)}.dict_aec_steps_per_s"] = old
         section.figures[f"{_key(item)}.engine_decisions_per_s"] = base
     flea = section.figures["flea-circus.standard.p2.aec_steps_per_s"]
     section.notes += [
-        f"median of {repeats} interleaved round(s) of ~{seconds:g} s per item; {CPU_SECONDS}",
+        f"median of {repeats} interleaved round(s) of ~{seconds:g} s per item; {CPU_SECONDS}; "
+        "× UNO: the median of each round's ratio to the UNO run just before the item",
         f"goal: >= {GOAL_STEPS:,} AEC steps/s for 2-player Flea Circus — {flea:,.0f}: "
         f"{'met' if flea >= GOAL_STEPS else 'NOT met'}",
         f"goal: >= {GOAL_RATIO}x the engine's decisions/s in every game — lowest "
         f"{worst:.2f}x: {'met' if worst >= GOAL_RATIO else 'NOT met'}"]
-    if uno is not None:
+    if uno.uno is not None:
         section.notes.append(
             f"goal: >= {GOAL_UNO}x RLCard UNO's decisions/s in every game — lowest "
             f"{worst_uno:.2f}x: {'met' if worst_uno >= GOAL_UNO else 'NOT met'}")
@@ -187,38 +218,34 @@ def gym_section(seconds: float, repeats: int, say: Callable[[str], None]) -> Sec
                       "RLCard UNO: decisions of every seat, per CPU second (per core)",
                       ["game", "variant", "players", "random bots dec/s", "× UNO",
                        "random policies dec/s", "× UNO"])
-    why_not = rlcard_available()
-    uno = UnoSelfPlay() if why_not is None else None
+    uno = UnoBeside(seconds)
     items = _items()
     bots: dict[tuple[str, str, int], list[float]] = {item: [] for item in items}
     policies: dict[tuple[str, str, int], list[float]] = {item: [] for item in items}
-    uno_rates: list[float] = []
+    bots_to_uno: dict[tuple[str, str, int], list[float]] = {item: [] for item in items}
+    policies_to_uno: dict[tuple[str, str, int], list[float]] = {item: [] for item in items}
     for round_number in range(repeats):
         say(f"training: gym round {round_number + 1}/{repeats}")
-        if uno is not None:
-            uno_rates.append(_per_cpu_second(lambda: uno.run(seconds).decisions))
         for item in items:
+            uno.run()
             bots[item].append(_per_cpu_second(lambda: gym_run(*item, seconds, round_number)))
             policies[item].append(_per_cpu_second(
                 lambda: gym_run(*item, seconds, round_number, policies=True)))
-    uno_rate = median(uno_rates) if uno is not None else float("nan")
-    if uno is not None:
-        section.add("RLCard UNO", "–", uno.players, uno_rate, "1.00×", uno_rate, "1.00×")
-        section.figures["uno.decisions_per_s"] = uno_rate
-    elif why_not is not None:
-        section.notes.append(why_not)
+            bots_to_uno[item].append(bots[item][-1] / uno.last)
+            policies_to_uno[item].append(policies[item][-1] / uno.last)
+    uno.add_row(section, "1.00×", float("nan"), "1.00×")
     worst_bots = worst_policies = float("inf")
     for item in items:
-        bot_rate, policy_rate = median(bots[item]), median(policies[item])
-        worst_bots = min(worst_bots, bot_rate / uno_rate)
-        worst_policies = min(worst_policies, policy_rate / uno_rate)
-        section.add(*item, bot_rate, f"{bot_rate / uno_rate:.2f}×" if uno else "–",
-                    policy_rate, f"{policy_rate / uno_rate:.2f}×" if uno else "–")
-        section.figures[f"{_key(item)}.gym_bots_decisions_per_s"] = bot_rate
-        section.figures[f"{_key(item)}.gym_policies_decisions_per_s"] = policy_rate
+        worst_bots = min(worst_bots, median(bots_to_uno[item]))
+        worst_policies = min(worst_policies, median(policies_to_uno[item]))
+        section.add(*item, median(bots[item]), _times(bots_to_uno[item]),
+                    median(policies[item]), _times(policies_to_uno[item]))
+        section.figures[f"{_key(item)}.gym_bots_decisions_per_s"] = median(bots[item])
+        section.figures[f"{_key(item)}.gym_policies_decisions_per_s"] = median(policies[item])
     section.notes.append(
-        f"median of {repeats} interleaved round(s) of ~{seconds:g} s per item; {CPU_SECONDS}")
-    if uno is not None:
+        f"median of {repeats} interleaved round(s) of ~{seconds:g} s per item; {CPU_SECONDS}; "
+        "× UNO: the median of each round's ratio to the UNO run just before the item")
+    if uno.uno is not None:
         for kind, worst in (("random bots", worst_bots), ("random policies", worst_policies)):
             section.notes.append(
                 f"goal: >= {GOAL_UNO}x RLCard UNO's decisions/s in every game, against "
