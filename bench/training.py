@@ -1,4 +1,4 @@
-"""Benchmark: the training package: ``python -m bench.training [steps|gym|vector|equality|baseline]``.
+"""Benchmark: the training package: ``python -m bench.training [COMMAND ...]``, the commands below.
 
 Each command one table, each figure beside its goal (with no name: ``steps`` and ``baseline``):
 
@@ -8,7 +8,8 @@ Each command one table, each figure beside its goal (with no name: ``steps`` and
   each tensor encoded from the wire's observation dict (the environments' way before they
   encoded from the engine's state), the engine benchmark's decisions/s
   (``bench.engines.selfplay``: observation, legal actions, apply) and RLCard UNO's
-  ``env.run`` (when RLCard is installed), run right before each item (:class:`UnoBeside`). Goals: >= 10,000 steps/s for 2-player Flea Circus,
+  ``env.run`` (when RLCard is installed), run right before each item (:class:`UnoBeside`).
+  Goals: >= 10,000 steps/s for 2-player Flea Circus,
   >= 0.3x the engine's decisions/s and >= 1.0x UNO in every game.
 * **gym** — :class:`training.gym.CircusGymEnv`, random legal ids for the learner, against the
   project's random bot in every other seat (untimed, each asked through the
