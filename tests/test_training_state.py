@@ -47,6 +47,7 @@ def test_runs_are_copied_by_content_and_the_oldest_dropped_when_full() -> None:
     written: list[tuple[int, ...]] = []
 
     def write(key: tuple[int, ...], run: memoryview[float]) -> None:
+        assert key not in runs.runs  # kept once written: another thread never finds it blank
         written.append(key)
         for index in key:
             run[index] += 1

@@ -17,6 +17,7 @@ observation dict a tensor costs 1.5-2x as much, docs/performance.md), and from t
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 from itertools import combinations, permutations
 from typing import Any, Callable, Iterable, Protocol, Sequence, cast
@@ -175,16 +176,20 @@ class Runs:
                  limit: int = 4096) -> None:
         self.size, self.write, self.limit = size, write, limit
         self.runs: dict[Any, memoryview[float]] = {}
+        self._keeping = threading.Lock()  # a run kept and the oldest dropped, one thread at once
 
     def put(self, tensor: memoryview[float], offset: int, key: Any) -> None:
         """The run of ``key`` at ``offset`` (written first if it is new)."""
-        run = self.runs.get(key)
+        runs = self.runs
+        run = runs.get(key)
         if run is None:
-            if len(self.runs) >= self.limit:
-                del self.runs[next(iter(self.runs))]
-            run = self.runs[key] = cast("memoryview[float]",
-                                        np.zeros(self.size, dtype=np.float32).data)
+            # Written before it is kept: another thread finds it whole or not at all.
+            run = cast("memoryview[float]", np.zeros(self.size, dtype=np.float32).data)
             self.write(key, run)
+            with self._keeping:
+                if len(runs) >= self.limit:
+                    del runs[next(iter(runs))]
+                runs[key] = run
         tensor[offset:offset + self.size] = run
 
 
