@@ -164,9 +164,10 @@ def _relative(seat: int, players: int) -> list[int]:
 class Runs:
     """Runs of consecutive tensor values by the content they encode, each written once.
 
-    The places' piles, known cards and laid trios change every few turns, and a seat's
-    tensor is written at every decision: copying a run kept by its content (a tuple or a
-    frozenset of the engine's cards, compared whole) costs less than writing card by card.
+    Flohcati's hands, known cards, laid trios and discard change every few turns, and a
+    seat's tensor is written at every decision: copying a run kept by its content (a tuple or
+    a frozenset of the engine's cards, compared whole) costs less than writing card by card.
+    Not so for the other games' few small piles: their cards are written one by one.
     ``write`` fills a zeroed run of ``size`` from a key; at most ``limit`` runs are kept, the
     oldest dropped first (a vector environment's tables, each in a game of its own, share the
     memo: dropping all at once would drop every table's current runs).
@@ -227,19 +228,9 @@ def _flea_fill(observation: Observation, players: int, tensor: memoryview[float]
         tensor[extra + 4] = observation["current_player"] == seat
 
 
-def _flea_pile_run(pile: tuple[str, ...], run: memoryview[float]) -> None:
-    """A pile's counts by kind, then its top card's one-hot."""
-    for card in pile:
-        run[_FLEA_KIND[card]] += 1
-    run[len(FLEA_KINDS) + _FLEA_KIND[pile[-1]]] = 1
-
-
-_FLEA_PILES = Runs(2 * len(FLEA_KINDS), _flea_pile_run)
-
-
 def _flea_state_fill(state: FleaCircusState, seat: int, tensor: memoryview[float]) -> None:
     """:func:`_flea_fill`'s features, read off the engine's state."""
-    kinds, kind_of, put_pile = len(FLEA_KINDS), _FLEA_KIND, _FLEA_PILES.put
+    kinds, kind_of = len(FLEA_KINDS), _FLEA_KIND
     hands, piles, loot, player = state.hands, state.piles, state.loot, state.player
     players = state.num_players
     for card in hands[seat]:
@@ -253,7 +244,9 @@ def _flea_state_fill(state: FleaCircusState, seat: int, tensor: memoryview[float
         base = kinds + 3 + place * FLEA_PER_SEAT
         pile = piles[other]
         if pile:
-            put_pile(tensor, base, tuple(pile))
+            for card in pile:
+                tensor[base + kind_of[card]] += 1
+            tensor[base + kinds + kind_of[pile[-1]]] = 1
         extra = base + 2 * kinds
         hand = hands[other]
         tensor[extra] = 1
@@ -612,20 +605,6 @@ def _animal_state_counts(tensor: memoryview[float], offset: int,
         tensor[offset + card.value - 1] += 1
 
 
-def _animal_pile_run(pile: tuple[animal_circus.Card, ...], run: memoryview[float]) -> None:
-    """A Score pile's cards by value, then its top card's one-hot."""
-    _animal_state_counts(run, 0, pile)
-    run[ANIMAL_VALUES + pile[-1].value - 1] = 1
-
-
-def _animal_out_run(cards: tuple[animal_circus.Card, ...], run: memoryview[float]) -> None:
-    _animal_state_counts(run, 0, cards)
-
-
-_ANIMAL_PILES = Runs(2 * ANIMAL_VALUES, _animal_pile_run)
-_ANIMAL_OUT = Runs(ANIMAL_VALUES, _animal_out_run)
-
-
 def _animal_state_fill(state: AnimalCircusState, seat: int, tensor: memoryview[float]) -> None:
     """:func:`_animal_fill`'s features, read off the engine's state."""
     for card in state.hands[seat]:
@@ -641,8 +620,8 @@ def _animal_state_fill(state: AnimalCircusState, seat: int, tensor: memoryview[f
         tensor[ANIMAL_RING + ANIMAL_VALUES + ring[-1].value - 1] = 1
         tensor[ANIMAL_RING + 2 * ANIMAL_VALUES + ring[0].value - 1] = 1
         tensor[ANIMAL_RING + 3 * ANIMAL_VALUES] = len(ring) / 10
-    if state.out_of_game:
-        _ANIMAL_OUT.put(tensor, ANIMAL_OUT, tuple(state.out_of_game))
+    for card in state.out_of_game:
+        tensor[ANIMAL_OUT + card.value - 1] += 1
     player = state.player
     if state.parrot and seat == player:  # the Parrot's cards, for the player only
         _animal_state_counts(tensor, ANIMAL_PARROT, state.drawn)
@@ -677,7 +656,7 @@ def _animal_state_decision(state: AnimalCircusState, tensor: memoryview[float]) 
 def _animal_state_places(state: AnimalCircusState, seat: int, tensor: memoryview[float]) -> None:
     """:func:`_animal_places`'s features, read off the engine's state."""
     hands, draws, piles = state.hands, state.draw_piles, state.score_piles
-    players, put_pile = state.num_players, _ANIMAL_PILES.put
+    players = state.num_players
     for place in range(players):
         holder = (seat + place) % players
         base = ANIMAL_SEATS + place * ANIMAL_PER_SEAT
@@ -686,8 +665,11 @@ def _animal_state_places(state: AnimalCircusState, seat: int, tensor: memoryview
         tensor[base + 1] = len(hands[holder]) / 10
         tensor[base + 2] = len(draws[holder]) / ANIMAL_VALUES
         tensor[base + 3] = len(pile) / 10
-        if pile:
-            put_pile(tensor, base + 4, tuple(pile))
+        if pile:  # its cards by value (1-22), then its top card's
+            counts = base + 3  # the value-1 card's count is at base + 4
+            for card in pile:
+                tensor[counts + card.value] += 1
+            tensor[counts + ANIMAL_VALUES + pile[-1].value] = 1
 
 
 def animal_word(code: str, seat: int, players: int) -> str:
