@@ -164,10 +164,10 @@ def _relative(seat: int, players: int) -> list[int]:
 class Runs:
     """Runs of consecutive tensor values by the content they encode, each written once.
 
-    Flohcati's hands, known cards, laid trios and discard change every few turns, and a
-    seat's tensor is written at every decision: copying a run kept by its content (a tuple or
-    a frozenset of the engine's cards, compared whole) costs less than writing card by card.
-    Not so for the other games' few small piles: their cards are written one by one.
+    Flohcati's laid trios and discard change every few turns, and a seat's tensor is written
+    at every decision: copying a run kept by its content (a tuple of the engine's cards,
+    compared whole) costs less than writing card by card. Not so for hands, known cards and
+    the other games' few small piles (measured side by side): they are written card by card.
     ``write`` fills a zeroed run of ``size`` from a key; at most ``limit`` runs are kept, the
     oldest dropped first (a vector environment's tables, each in a game of its own, share the
     memo: dropping all at once would drop every table's current runs).
@@ -408,14 +408,6 @@ def _floh_state_slot(tensor: memoryview[float], offset: int, card: str) -> None:
     tensor[offset + value] = 1
 
 
-def _floh_state_cards(tensor: memoryview[float], offset: int, cards: Iterable[str]) -> None:
-    """:func:`_floh_cards` of cards' codes."""
-    for card in cards:
-        index = FLOH_CARDS.get(card)
-        if index is not None:
-            tensor[offset + index] = 1
-
-
 def _floh_discard_run(discard: tuple[str, ...], run: memoryview[float]) -> None:
     """The discard's circus cards, then each action card's share of its copies."""
     for card in discard:
@@ -427,10 +419,6 @@ def _floh_discard_run(discard: tuple[str, ...], run: memoryview[float]) -> None:
             run[index] = _FLOH_SHARE_AFTER[run[index]]
 
 
-def _floh_set_run(cards: frozenset[str], run: memoryview[float]) -> None:
-    _floh_state_cards(run, 0, cards)
-
-
 def _floh_trios_run(trios: tuple[tuple[str, ...], ...], run: memoryview[float]) -> None:
     for trio in trios:
         for card in trio:
@@ -438,16 +426,15 @@ def _floh_trios_run(trios: tuple[tuple[str, ...], ...], run: memoryview[float]) 
 
 
 _FLOH_DISCARDS = Runs(len(FLOH_CARDS) + len(flohcati.ACTION_ORDER), _floh_discard_run)
-#: A set of circus cards (a hand, the cards known of one) and laid trios' cards, by card.
-_FLOH_SETS = Runs(len(FLOH_CARDS), _floh_set_run)
+#: Laid trios' cards, by card.
 _FLOH_TRIOS = Runs(len(FLOH_CARDS), _floh_trios_run)
 
 
 def _floh_state_fill(state: FlohcatiState, seat: int, tensor: memoryview[float]) -> None:
     """:func:`_floh_fill`'s features, read off the engine's state."""
-    hand = state.hands[seat]
-    if hand:
-        _FLOH_SETS.put(tensor, FLOH_HAND, frozenset(hand))
+    cards = FLOH_CARDS
+    for card in state.hands[seat]:
+        tensor[FLOH_HAND + cards[card]] = 1
     slot_of = _FLOH_SLOT_ONES
     for slot, card in enumerate(state.display):
         colour, value = slot_of[card]
@@ -495,7 +482,7 @@ def _floh_state_decision(state: FlohcatiState, seat: int, tensor: memoryview[flo
 def _floh_state_places(state: FlohcatiState, seat: int, tensor: memoryview[float]) -> None:
     """:func:`_floh_places`'s features, read off the engine's state."""
     known, hands, laid = state.known, state.hands, state.trios
-    players, put_set, put_trios = state.num_players, _FLOH_SETS.put, _FLOH_TRIOS.put
+    players, put_trios = state.num_players, _FLOH_TRIOS.put
     for place in range(players):
         holder = (seat + place) % players
         base = FLOH_SEATS + place * FLOH_PER_SEAT
@@ -504,14 +491,15 @@ def _floh_state_places(state: FlohcatiState, seat: int, tensor: memoryview[float
         tensor[base + 1] = len(hands[holder]) / 10
         tensor[base + 2] = len(trios) / 10
         if holder == seat:  # what every other seat knows of the seat's own hand
-            shown = frozenset(known[(seat + 1) % players][seat])
+            shown = known[(seat + 1) % players][seat]
             if players > 2:
                 shown = shown.intersection(*[known[(seat + step) % players][seat]
                                              for step in range(2, players)])
         else:
-            shown = frozenset(known[seat][holder])
-        if shown:
-            put_set(tensor, base + 3, shown)
+            shown = known[seat][holder]
+        offset = base + 3
+        for card in shown:
+            tensor[offset + FLOH_CARDS[card]] = 1
         if trios:
             put_trios(tensor, base + 3 + len(FLOH_CARDS), tuple(trios))
 
