@@ -391,14 +391,9 @@ def _floh_places(observation: Observation, players: int, tensor: memoryview[floa
 
 
 # -- Circus Flohcati from the engine's state -------------------------------------
-#: Each circus card's colour index and value: its display slot's two one-hots.
-_FLOH_COLOUR_VALUE = {card: (_FLOH_COLOURS[colour], value)
-                      for card, (colour, value) in flohcati.CIRCUS.items()}
-
-
-#: And where in its slot each of the two is 1.
-_FLOH_SLOT_ONES = {card: (colour, len(flohcati.COLOURS) + value)
-                   for card, (colour, value) in _FLOH_COLOUR_VALUE.items()}
+#: Where in a display slot each circus card's two one-hots (its colour, its value) are 1.
+_FLOH_SLOT_ONES = {card: (_FLOH_COLOURS[colour], len(flohcati.COLOURS) + value)
+                   for card, (colour, value) in flohcati.CIRCUS.items()}
 
 
 def _floh_state_slot(tensor: memoryview[float], offset: int, card: str) -> None:
@@ -420,13 +415,13 @@ def _floh_discard_run(discard: tuple[str, ...], run: memoryview[float]) -> None:
 
 
 def _floh_trios_run(trios: tuple[tuple[str, ...], ...], run: memoryview[float]) -> None:
+    """1 at each card of a place's laid trios."""
     for trio in trios:
         for card in trio:
             run[FLOH_CARDS[card]] = 1
 
 
 _FLOH_DISCARDS = Runs(len(FLOH_CARDS) + len(flohcati.ACTION_ORDER), _floh_discard_run)
-#: Laid trios' cards, by card.
 _FLOH_TRIOS = Runs(len(FLOH_CARDS), _floh_trios_run)
 
 
@@ -653,11 +648,10 @@ def _animal_state_places(state: AnimalCircusState, seat: int, tensor: memoryview
         tensor[base + 1] = len(hands[holder]) / 10
         tensor[base + 2] = len(draws[holder]) / ANIMAL_VALUES
         tensor[base + 3] = len(pile) / 10
-        if pile:  # its cards by value (1-22), then its top card's
-            counts = base + 3  # the value-1 card's count is at base + 4
+        if pile:  # its cards' counts by value (value v at base + 3 + v), then its top card
             for card in pile:
-                tensor[counts + card.value] += 1
-            tensor[counts + ANIMAL_VALUES + pile[-1].value] = 1
+                tensor[base + 3 + card.value] += 1
+            tensor[base + 3 + ANIMAL_VALUES + pile[-1].value] = 1
 
 
 def animal_word(code: str, seat: int, players: int) -> str:
