@@ -1,4 +1,4 @@
-"""Benchmark: the training package: ``python -m bench.training [steps|vector|equality|baseline]``.
+"""Benchmark: the training package: ``python -m bench.training [COMMAND ...]``, the commands below.
 
 Each command one table, each figure beside its goal (with no name: ``steps`` and ``baseline``):
 
@@ -8,8 +8,14 @@ Each command one table, each figure beside its goal (with no name: ``steps`` and
   each tensor encoded from the wire's observation dict (the environments' way before they
   encoded from the engine's state), the engine benchmark's decisions/s
   (``bench.engines.selfplay``: observation, legal actions, apply) and RLCard UNO's
-  ``env.run`` (when RLCard is installed). Goals: >= 10,000 steps/s for 2-player Flea Circus,
+  ``env.run`` (when RLCard is installed), run right before each item (:class:`UnoBeside`).
+  Goals: >= 10,000 steps/s for 2-player Flea Circus,
   >= 0.3x the engine's decisions/s and >= 1.0x UNO in every game.
+* **gym** — :class:`training.gym.CircusGymEnv`, random legal ids for the learner, against the
+  project's random bot in every other seat (untimed, each asked through the
+  ``DecisionRequest`` the referee sends) and against random policies (no request built): its
+  decisions/s, every seat's, beside RLCard UNO's in the same rounds. Goal: >= 1.0x UNO in
+  every game.
 * **vector** — :class:`training.vector.CircusVectorEnv` at N = 64 tables beside the single
   AEC environment, random legal ids, in steps per CPU second of this one-threaded process
   (steps/s per core). Goal: >= 2x the single environment in every game.
@@ -27,6 +33,7 @@ smoke test); docs/training.md has the figures.
 from __future__ import annotations
 
 import argparse
+import math
 import random
 import time
 from typing import Callable
@@ -41,9 +48,11 @@ from bots.random_bot import RandomBot
 from referee.games import GAMES
 from training.aec import CircusAECEnv
 from training.baseline import Trainer
+from training.gym import CircusGymEnv, Opponent
 from training.encoding import ENCODERS
 from training.equality import first_difference
 from training.evaluate import evaluate
+from training.policy import RandomPolicy
 from training.vector import CircusVectorEnv
 
 GOAL_STEPS = 10_000
@@ -79,7 +88,7 @@ def aec_run(game: str, variant: str, players: int, seconds: float, seed: int = 0
             if terminated or truncated:
                 env.step(None)
                 continue
-            legal = np.flatnonzero(info["action_mask"])
+            legal = info["action_mask"].nonzero()[0]
             env.step(int(legal[rng.randrange(len(legal))]))
             steps += 1
         env.reset()
@@ -103,55 +112,145 @@ def _key(item: tuple[str, str, int]) -> str:
     return ".".join(map(str, item[:2])) + f".p{item[2]}"
 
 
+class UnoBeside:
+    """RLCard UNO run right before each item it is compared with, when RLCard is installed.
+
+    On a shared machine the load moves within a round: UNO (numpy) slows more than the
+    pure-Python games, so a ratio to a UNO figure taken a minute earlier measures the load.
+    Each item's ratio is taken to the UNO run just before it, the median over the rounds.
+    """
+
+    def __init__(self, seconds: float) -> None:
+        self.why_not = rlcard_available()
+        self.uno = UnoSelfPlay() if self.why_not is None else None
+        self.seconds = seconds
+        self.rates: list[float] = []
+        self.last = float("nan")
+
+    def run(self) -> None:
+        """Measure UNO now: the figure the next items are divided by."""
+        if self.uno is not None:
+            uno = self.uno
+            self.last = _per_cpu_second(lambda: uno.run(self.seconds).decisions)
+            self.rates.append(self.last)
+
+    def add_row(self, section: Section, *blanks: object) -> None:
+        """UNO's own row (its median), or the reason it was not run."""
+        if self.uno is not None:
+            section.add("RLCard UNO", "–", self.uno.players, median(self.rates), *blanks)
+            section.figures["uno.decisions_per_s"] = median(self.rates)
+        elif self.why_not is not None:
+            section.notes.append(self.why_not)
+
+
+def _times(ratios: list[float]) -> str:
+    """The median ratio as ``1.23×``, or a dash without UNO (its ratios are NaN)."""
+    return "–" if math.isnan(median(ratios)) else f"{median(ratios):.2f}×"
+
+
 def steps_section(seconds: float, repeats: int, say: Callable[[str], None]) -> Section:
     section = Section("training.aec", "The AEC environment beside the engine and RLCard UNO: "
                       "random legal play, per CPU second (per core)",
                       ["game", "variant", "players", "AEC steps/s", "from the dict (before)",
                        "after ÷ before", "engine decisions/s", "÷ engine", "× UNO"])
-    why_not = rlcard_available()
-    uno = UnoSelfPlay() if why_not is None else None
+    uno = UnoBeside(seconds)
     items = _items()
     aec: dict[tuple[str, str, int], list[float]] = {item: [] for item in items}
     before: dict[tuple[str, str, int], list[float]] = {item: [] for item in items}
     engine: dict[tuple[str, str, int], list[float]] = {item: [] for item in items}
-    uno_rates: list[float] = []
+    to_uno: dict[tuple[str, str, int], list[float]] = {item: [] for item in items}
     for round_number in range(repeats):
         say(f"training: steps round {round_number + 1}/{repeats}")
-        if uno is not None:
-            uno_rates.append(_per_cpu_second(lambda: uno.run(seconds).decisions))
         for item in items:
+            uno.run()
             aec[item].append(_per_cpu_second(lambda: aec_run(*item, seconds, round_number)))
+            to_uno[item].append(aec[item][-1] / uno.last)
             before[item].append(_per_cpu_second(
                 lambda: aec_run(*item, seconds, round_number, DictAECEnv)))
             engine[item].append(_per_cpu_second(
                 lambda: selfplay(*item, seconds, seed=1000 * round_number).decisions))
-    uno_rate = median(uno_rates)
-    if uno is not None:
-        section.add("RLCard UNO", "–", uno.players, uno_rate, float("nan"), "–", float("nan"),
-                    "–", "1.00×")
-        section.figures["uno.decisions_per_s"] = uno_rate
-    elif why_not is not None:
-        section.notes.append(why_not)
+    uno.add_row(section, float("nan"), "–", float("nan"), "–", "1.00×")
     worst, worst_uno = float("inf"), float("inf")
     for item in items:
         rate, old, base = median(aec[item]), median(before[item]), median(engine[item])
-        worst, worst_uno = min(worst, rate / base), min(worst_uno, rate / uno_rate)
+        worst, worst_uno = min(worst, rate / base), min(worst_uno, median(to_uno[item]))
         section.add(*item, rate, old, f"{rate / old:.2f}×", base, f"{rate / base:.2f}×",
-                    f"{rate / uno_rate:.2f}×" if uno is not None else "–")
+                    _times(to_uno[item]))
         section.figures[f"{_key(item)}.aec_steps_per_s"] = rate
         section.figures[f"{_key(item)}.dict_aec_steps_per_s"] = old
         section.figures[f"{_key(item)}.engine_decisions_per_s"] = base
     flea = section.figures["flea-circus.standard.p2.aec_steps_per_s"]
     section.notes += [
-        f"median of {repeats} interleaved round(s) of ~{seconds:g} s per item; {CPU_SECONDS}",
+        f"median of {repeats} interleaved round(s) of ~{seconds:g} s per item; {CPU_SECONDS}; "
+        "× UNO: the median of each round's ratio to the UNO run just before the item",
         f"goal: >= {GOAL_STEPS:,} AEC steps/s for 2-player Flea Circus — {flea:,.0f}: "
         f"{'met' if flea >= GOAL_STEPS else 'NOT met'}",
         f"goal: >= {GOAL_RATIO}x the engine's decisions/s in every game — lowest "
         f"{worst:.2f}x: {'met' if worst >= GOAL_RATIO else 'NOT met'}"]
-    if uno is not None:
+    if uno.uno is not None:
         section.notes.append(
             f"goal: >= {GOAL_UNO}x RLCard UNO's decisions/s in every game — lowest "
             f"{worst_uno:.2f}x: {'met' if worst_uno >= GOAL_UNO else 'NOT met'}")
+    return section
+
+
+def gym_run(game: str, variant: str, players: int, seconds: float, seed: int = 0,
+            policies: bool = False) -> int:
+    """Decisions of every seat in whole episodes of the Gymnasium view in about ``seconds``
+    (one at least): random legal ids for the learner; in every other seat the random bot,
+    untimed, or with ``policies`` a seeded :class:`~training.policy.RandomPolicy`."""
+    opponents: list[Opponent] = [RandomPolicy(seed + seat) if policies else RandomBot()
+                                 for seat in range(players - 1)]
+    env = CircusGymEnv(game, opponents, variant=variant, time_control=None)
+    rng = random.Random(seed)
+    decisions, start = 0, time.perf_counter()
+    _, info = env.reset(seed=seed)
+    while not decisions or time.perf_counter() - start < seconds:
+        legal = info["action_mask"].nonzero()[0]
+        _, _, terminated, _, info = env.step(np.int64(legal[rng.randrange(len(legal))]))
+        if terminated:
+            decisions += len(env.state.history) if env.state is not None else 0
+            _, info = env.reset()
+    return decisions
+
+
+def gym_section(seconds: float, repeats: int, say: Callable[[str], None]) -> Section:
+    section = Section("training.gym", "The Gymnasium view against random opponents beside "
+                      "RLCard UNO: decisions of every seat, per CPU second (per core)",
+                      ["game", "variant", "players", "random bots dec/s", "× UNO",
+                       "random policies dec/s", "× UNO"])
+    uno = UnoBeside(seconds)
+    items = _items()
+    bots: dict[tuple[str, str, int], list[float]] = {item: [] for item in items}
+    policies: dict[tuple[str, str, int], list[float]] = {item: [] for item in items}
+    bots_to_uno: dict[tuple[str, str, int], list[float]] = {item: [] for item in items}
+    policies_to_uno: dict[tuple[str, str, int], list[float]] = {item: [] for item in items}
+    for round_number in range(repeats):
+        say(f"training: gym round {round_number + 1}/{repeats}")
+        for item in items:
+            uno.run()
+            bots[item].append(_per_cpu_second(lambda: gym_run(*item, seconds, round_number)))
+            policies[item].append(_per_cpu_second(
+                lambda: gym_run(*item, seconds, round_number, policies=True)))
+            bots_to_uno[item].append(bots[item][-1] / uno.last)
+            policies_to_uno[item].append(policies[item][-1] / uno.last)
+    uno.add_row(section, "1.00×", float("nan"), "1.00×")
+    worst_bots = worst_policies = float("inf")
+    for item in items:
+        worst_bots = min(worst_bots, median(bots_to_uno[item]))
+        worst_policies = min(worst_policies, median(policies_to_uno[item]))
+        section.add(*item, median(bots[item]), _times(bots_to_uno[item]),
+                    median(policies[item]), _times(policies_to_uno[item]))
+        section.figures[f"{_key(item)}.gym_bots_decisions_per_s"] = median(bots[item])
+        section.figures[f"{_key(item)}.gym_policies_decisions_per_s"] = median(policies[item])
+    section.notes.append(
+        f"median of {repeats} interleaved round(s) of ~{seconds:g} s per item; {CPU_SECONDS}; "
+        "× UNO: the median of each round's ratio to the UNO run just before the item")
+    if uno.uno is not None:
+        for kind, worst in (("random bots", worst_bots), ("random policies", worst_policies)):
+            section.notes.append(
+                f"goal: >= {GOAL_UNO}x RLCard UNO's decisions/s in every game, against "
+                f"{kind} — lowest {worst:.2f}x: {'met' if worst >= GOAL_UNO else 'NOT met'}")
     return section
 
 
@@ -249,7 +348,7 @@ def baseline_section(minutes: float, deals: int, say: Callable[[str], None]) -> 
     return section
 
 
-COMMANDS = ("steps", "vector", "equality", "baseline")
+COMMANDS = ("steps", "gym", "vector", "equality", "baseline")
 
 
 def run(commands: tuple[str, ...] = ("steps", "baseline"), minutes: float = 10.0,
@@ -257,6 +356,7 @@ def run(commands: tuple[str, ...] = ("steps", "baseline"), minutes: float = 10.0
         say: Callable[[str], None] = print) -> list[Section]:
     makers: dict[str, Callable[[], Section]] = {
         "steps": lambda: steps_section(seconds, repeats, say),
+        "gym": lambda: gym_section(seconds, repeats, say),
         "vector": lambda: vector_section(seconds, repeats, say),
         "equality": lambda: equality_section(games, say),
         "baseline": lambda: baseline_section(minutes, deals, say)}

@@ -92,8 +92,10 @@ def test_no_leak_states_a_seat_cannot_tell_apart_give_identical_tensors(game: st
                                                                        variant: str) -> None:
     """200 pairs per game: two deals sampled from a seat's view differ only in hidden cards.
 
-    At positions of random games before their end (a sampler deals games in progress), seen
-    by the deciding seat half of the time, so its masks are compared too.
+    Both ways of writing a tensor are compared: from the wire's dict and from the engine's
+    state (whose runs, kept by content, are shared by every seat's tensors). At positions of
+    random games before their end (a sampler deals games in progress), seen by the deciding
+    seat half of the time, so its masks are compared too.
     """
     rules, code = get_game(game), encoder(game, variant)
     rng = random.Random(38)
@@ -112,9 +114,11 @@ def test_no_leak_states_a_seat_cannot_tell_apart_give_identical_tensors(game: st
                                            if event.visible_for(seat)])
         first, second = sampler.sample(rng), sampler.sample(rng)
         differing += first.final_state() != second.final_state()
+        seen = code.observe_state(state, seat).tobytes()
         for other in (first, second):
             assert code.observe(other.observation(seat), players).tobytes() == \
                 code.observe(view, players).tobytes()
+            assert code.observe_state(other, seat).tobytes() == seen  # the environments' way
             if state.current_seat() == seat:
                 assert code.mask(other.legal_actions(), seat, players).tobytes() == \
                     code.mask(state.legal_actions(), seat, players).tobytes()
@@ -135,6 +139,60 @@ def test_the_gymnasium_view_passes_check_env_with_no_warning(game: str, variant:
         warnings.simplefilter("error")
         check_env(CircusGymEnv(game, [RandomBot(), RandomBot()], variant),
                   skip_render_check=True)
+
+
+@pytest.mark.parametrize(("game", "variant"), GAMES)
+def test_policy_opponents_see_their_own_seat_s_tensor_and_pass_check_env(game: str,
+                                                                        variant: str) -> None:
+    """A policy opponent is asked with its seat's tensor from the state and its legal mask
+    (no request built), beside a bot; its ids are played, and the view passes check_env."""
+    from gymnasium.utils.env_checker import check_env
+
+    from bots.random_bot import RandomBot
+    from training.gym import CircusGymEnv
+
+    asked: list[int] = []
+
+    def lowest(observation: np.ndarray, mask: np.ndarray) -> int:
+        state = env.state
+        assert state is not None
+        seat = state.current_seat()
+        assert seat != env.learner and seat in env.policies
+        assert observation.tobytes() == env.encoder.observe_state(state, seat).tobytes()
+        assert mask.tobytes() == env.encoder.mask(state.legal_actions(), seat, 3).tobytes()
+        asked.append(seat)
+        return int(np.flatnonzero(mask)[0])
+
+    env = CircusGymEnv(game, [lowest, RandomBot()], variant)
+    _, info = env.reset(seed=3)
+    done = False
+    while not done:
+        _, _, done, _, info = env.step(np.int64(np.flatnonzero(info["action_mask"])[0]))
+    assert asked and info["opponent_faults"] == 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        check_env(CircusGymEnv(game, [_first_legal, _first_legal], variant),
+                  skip_render_check=True)
+
+
+def _first_legal(observation: np.ndarray, mask: np.ndarray) -> int:
+    return int(np.flatnonzero(mask)[0])
+
+
+def test_a_policy_opponent_s_illegal_id_is_a_fault_and_a_random_policy_plays_legal_ids() -> None:
+    from training.gym import CircusGymEnv
+    from training.policy import RandomPolicy
+
+    def illegal(observation: np.ndarray, mask: np.ndarray) -> int:
+        return int(np.flatnonzero(mask == 0)[0])
+
+    for opponent, faulty in ((illegal, True), (RandomPolicy(seed=1), False)):
+        env = CircusGymEnv("flohcati", [opponent, RandomPolicy(seed=2)])
+        _, info = env.reset(seed=8)
+        done = False
+        while not done:
+            _, _, done, _, info = env.step(np.int64(np.flatnonzero(info["action_mask"])[0]))
+        assert (info["opponent_faults"] > 0) == faulty
 
 
 def test_the_learner_decides_at_every_step_and_its_seat_rotates() -> None:

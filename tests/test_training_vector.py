@@ -108,13 +108,15 @@ def test_returned_arrays_are_the_caller_s_and_gymnasium_s_vector_wrappers_read_t
 
 def test_the_bench_commands_give_every_figure_and_a_goal_line(capsys: pytest.CaptureFixture[str]
                                                               ) -> None:
-    """``python -m bench.training steps vector equality`` runs, scaled down to a smoke test
-    (its figures are not looked at: no test asserts a speed)."""
+    """``python -m bench.training steps gym vector equality`` runs, scaled down to a smoke
+    test (its figures are not looked at: no test asserts a speed)."""
     from bench.training import main
 
-    main(["steps", "vector", "equality", "--seconds", "0.02", "--repeats", "1", "--games", "1"])
+    main(["steps", "gym", "vector", "equality", "--seconds", "0.02", "--repeats", "1",
+          "--games", "1"])
     printed = capsys.readouterr().out
     assert printed.count("goal: >= ") >= 3
+    assert "random policies dec/s" in printed
     assert "2.0x the single environment" in printed
     assert "16 random games in all" in printed
     with pytest.raises(SystemExit):

@@ -89,7 +89,7 @@ class CircusAECEnv(AECEnv[str, NDArray[np.float32], int]):
         """Name the deciding seat and give it the mask of its legal actions (in its info)."""
         state = self._state()
         seat = state.current_seat()
-        self.agent_selection = agent_name(seat)
+        self.agent_selection = self.possible_agents[seat]
         self._actions = state.legal_actions()  # what the next step chooses from
         self._ids = self.encoder.action_ids(self._actions, seat, self.players)
         self.infos[self.agent_selection] = {"action_mask": self.encoder.mask_of(self._ids)}
@@ -124,13 +124,12 @@ class CircusAECEnv(AECEnv[str, NDArray[np.float32], int]):
         if action is None:
             raise ValueError("a live agent must choose an action")
         state.apply(self.encoder.index_of(self._ids, int(action)), self._actions)
-        self._cumulative_rewards[agent] = 0.0
-        self.rewards = dict.fromkeys(self.agents, 0.0)
         self.infos[agent] = {}
         if state.is_terminal():
-            for name, reward in zip(self.possible_agents, rank_rewards(state.ranks())):
-                self.rewards[name] = reward
-                self.terminations[name] = True
+            # Every reward and its sum stay 0 until this step: only the end's are set.
+            self.rewards = dict(zip(self.possible_agents, rank_rewards(state.ranks())))
+            self._cumulative_rewards[agent] = 0.0
+            self.terminations = dict.fromkeys(self.agents, True)
+            self._accumulate_rewards()
         else:
             self._select()
-        self._accumulate_rewards()

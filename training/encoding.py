@@ -17,6 +17,7 @@ observation dict a tensor costs 1.5-2x as much, docs/performance.md), and from t
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 from itertools import combinations, permutations
 from typing import Any, Callable, Iterable, Protocol, Sequence, cast
@@ -119,9 +120,11 @@ class Encoder:
 
     def mask_of(self, ids: list[int]) -> NDArray[np.int8]:
         """1 at each of the legal ``ids``, 0 elsewhere."""
-        mask = np.zeros(len(self.codes), dtype=np.int8)
-        mask[ids] = 1
-        return mask
+        # Set in a bytearray and wrapped: numpy's fancy index costs more for a few ids.
+        mask = bytearray(len(self.codes))
+        for action_id in ids:
+            mask[action_id] = 1
+        return np.frombuffer(mask, dtype=np.int8)
 
     def mask(self, actions: Sequence[Coded], seat: int, players: int) -> NDArray[np.int8]:
         """1 at the id of each legal action (offered to ``seat``), 0 elsewhere."""
@@ -156,6 +159,39 @@ class _Ids(dict[str, int]):
 def _relative(seat: int, players: int) -> list[int]:
     """The seats from ``seat``'s point of view: itself, then clockwise."""
     return [(seat + step) % players for step in range(players)]
+
+
+class Runs:
+    """Runs of consecutive tensor values by the content they encode, each written once.
+
+    Flohcati's laid trios and discard change every few turns, and a seat's tensor is written
+    at every decision: copying a run kept by its content (a tuple of the engine's cards,
+    compared whole) costs less than writing card by card. Not so for hands, known cards and
+    the other games' few small piles (measured side by side): they are written card by card.
+    ``write`` fills a zeroed run of ``size`` from a key; at most ``limit`` runs are kept, the
+    oldest dropped first (a vector environment's tables, each in a game of its own, share the
+    memo: dropping all at once would drop every table's current runs).
+    """
+
+    def __init__(self, size: int, write: Callable[[Any, memoryview[float]], None],
+                 limit: int = 4096) -> None:
+        self.size, self.write, self.limit = size, write, limit
+        self.runs: dict[Any, memoryview[float]] = {}
+        self._keeping = threading.Lock()  # a run kept and the oldest dropped, one thread at once
+
+    def put(self, tensor: memoryview[float], offset: int, key: Any) -> None:
+        """The run of ``key`` at ``offset`` (written first if it is new)."""
+        runs = self.runs
+        run = runs.get(key)
+        if run is None:
+            # Written before it is kept: another thread finds it whole or not at all.
+            run = cast("memoryview[float]", np.zeros(self.size, dtype=np.float32).data)
+            self.write(key, run)
+            with self._keeping:
+                if len(runs) >= self.limit:
+                    del runs[next(iter(runs))]
+                runs[key] = run
+        tensor[offset:offset + self.size] = run
 
 
 # -- Flea Circus ---------------------------------------------------------------
@@ -195,19 +231,21 @@ def _flea_fill(observation: Observation, players: int, tensor: memoryview[float]
 def _flea_state_fill(state: FleaCircusState, seat: int, tensor: memoryview[float]) -> None:
     """:func:`_flea_fill`'s features, read off the engine's state."""
     kinds, kind_of = len(FLEA_KINDS), _FLEA_KIND
-    hands, piles, loot = state.hands, state.piles, state.loot
+    hands, piles, loot, player = state.hands, state.piles, state.loot, state.player
+    players = state.num_players
     for card in hands[seat]:
         tensor[kind_of[card]] += 1
     tensor[kinds] = state.earth / flea_circus.LOOT_TOKENS
     tensor[kinds + 1] = len(state.deck) / 55
     tensor[kinds + 2] = state.turn / flea_circus.TURN_LIMIT
     deck_empty = not state.deck
-    for place, other in enumerate(_relative(seat, state.num_players)):
+    for place in range(players):
+        other = (seat + place) % players
         base = kinds + 3 + place * FLEA_PER_SEAT
         pile = piles[other]
-        for card in pile:
-            tensor[base + kind_of[card]] += 1
         if pile:
+            for card in pile:
+                tensor[base + kind_of[card]] += 1
             tensor[base + kinds + kind_of[pile[-1]]] = 1
         extra = base + 2 * kinds
         hand = hands[other]
@@ -215,7 +253,7 @@ def _flea_state_fill(state: FleaCircusState, seat: int, tensor: memoryview[float
         tensor[extra + 1] = loot[other] / flea_circus.LOOT_TOKENS
         tensor[extra + 2] = len(hand)
         tensor[extra + 3] = not hand and deck_empty  # skipping
-        tensor[extra + 4] = state.player == other
+        tensor[extra + 4] = player == other
 
 
 FLEA_CODES = (*flea_circus.PLAYS, *seat_words("target", 1))
@@ -259,6 +297,7 @@ FLOH_DISPLAY = len(flohcati.COLOURS)
 _FLOH_SLOT = len(flohcati.COLOURS) + len(flohcati.VALUES)
 _FLOH_DECK = len(flohcati.full_deck("en"))
 _FLOH_VARIANTS = {variant: index for index, variant in enumerate(flohcati.ACTION_KINDS)}
+_FLOH_DIRECTIONS = {direction: index for index, direction in enumerate(flohcati.DIRECTIONS)}
 
 _floh = Layout()
 FLOH_HAND = _floh.add(len(FLOH_CARDS))
@@ -352,83 +391,112 @@ def _floh_places(observation: Observation, players: int, tensor: memoryview[floa
 
 
 # -- Circus Flohcati from the engine's state -------------------------------------
-#: Each circus card's colour index and value: its display slot's two one-hots.
-_FLOH_COLOUR_VALUE = {card: (_FLOH_COLOURS[colour], value)
-                      for card, (colour, value) in flohcati.CIRCUS.items()}
+#: Where in a display slot each circus card's two one-hots (its colour, its value) are 1.
+_FLOH_SLOT_ONES = {card: (_FLOH_COLOURS[colour], len(flohcati.COLOURS) + value)
+                   for card, (colour, value) in flohcati.CIRCUS.items()}
 
 
 def _floh_state_slot(tensor: memoryview[float], offset: int, card: str) -> None:
     """:func:`_floh_card_slot` of a card's code."""
-    colour, value = _FLOH_COLOUR_VALUE[card]
+    colour, value = _FLOH_SLOT_ONES[card]
     tensor[offset + colour] = 1
-    tensor[offset + len(flohcati.COLOURS) + value] = 1
+    tensor[offset + value] = 1
 
 
-def _floh_state_cards(tensor: memoryview[float], offset: int, cards: Iterable[str]) -> None:
-    """:func:`_floh_cards` of cards' codes."""
-    for card in cards:
+def _floh_discard_run(discard: tuple[str, ...], run: memoryview[float]) -> None:
+    """The discard's circus cards, then each action card's share of its copies."""
+    for card in discard:
         index = FLOH_CARDS.get(card)
         if index is not None:
-            tensor[offset + index] = 1
+            run[index] = 1
+        else:
+            index = len(FLOH_CARDS) + _FLOH_ACTIONS[card]
+            run[index] = _FLOH_SHARE_AFTER[run[index]]
+
+
+def _floh_trios_run(trios: tuple[tuple[str, ...], ...], run: memoryview[float]) -> None:
+    """1 at each card of a place's laid trios."""
+    for trio in trios:
+        for card in trio:
+            run[FLOH_CARDS[card]] = 1
+
+
+_FLOH_DISCARDS = Runs(len(FLOH_CARDS) + len(flohcati.ACTION_ORDER), _floh_discard_run)
+_FLOH_TRIOS = Runs(len(FLOH_CARDS), _floh_trios_run)
 
 
 def _floh_state_fill(state: FlohcatiState, seat: int, tensor: memoryview[float]) -> None:
     """:func:`_floh_fill`'s features, read off the engine's state."""
-    _floh_state_cards(tensor, FLOH_HAND, state.hands[seat])
+    cards = FLOH_CARDS
+    for card in state.hands[seat]:
+        tensor[FLOH_HAND + cards[card]] = 1
+    slot_of = _FLOH_SLOT_ONES
     for slot, card in enumerate(state.display):
-        _floh_state_slot(tensor, FLOH_DISPLAY_SLOTS + slot * _FLOH_SLOT, card)
+        colour, value = slot_of[card]
+        offset = FLOH_DISPLAY_SLOTS + slot * _FLOH_SLOT
+        tensor[offset + colour] = 1
+        tensor[offset + value] = 1
     if state.match:
         _floh_state_slot(tensor, FLOH_MATCH, state.match)
-    for card in state.discard:  # circus cards, and action cards by their share
-        index = FLOH_CARDS.get(card)
-        if index is not None:
-            tensor[FLOH_DISCARD + index] = 1
-        else:
-            index = FLOH_DISCARD_ACTIONS + _FLOH_ACTIONS[card]
-            tensor[index] = _FLOH_SHARE_AFTER[tensor[index]]
-    _put(tensor, FLOH_COUNTS, (
-        len(state.deck) / _FLOH_DECK, state.flips / 10, state.turn / flohcati.DECISION_LIMIT,
-        len(state.history) / flohcati.DECISION_LIMIT,
-        flohcati.GALA_BONUS[state.variant] / 10, state.opening))
+    if state.discard:
+        _FLOH_DISCARDS.put(tensor, FLOH_DISCARD, tuple(state.discard))
+    counts = FLOH_COUNTS
+    tensor[counts] = len(state.deck) / _FLOH_DECK
+    tensor[counts + 1] = state.flips / 10
+    tensor[counts + 2] = state.turn / flohcati.DECISION_LIMIT
+    tensor[counts + 3] = len(state.history) / flohcati.DECISION_LIMIT
+    tensor[counts + 4] = flohcati.GALA_BONUS[state.variant] / 10
+    tensor[counts + 5] = state.opening
     _floh_state_decision(state, seat, tensor)
     _floh_state_places(state, seat, tensor)
 
 
 def _floh_state_decision(state: FlohcatiState, seat: int, tensor: memoryview[float]) -> None:
     """:func:`_floh_decision`'s features, read off the engine's state."""
-    _one_hot(tensor, FLOH_PHASE, -1 if state.end_reason else _FLOH_PHASE.get(state.phase, -1))
-    _one_hot(tensor, FLOH_ACTION_CARD, _FLOH_ACTIONS.get(state.action_card, -1))
-    _one_hot(tensor, FLOH_REQUESTED, _FLOH_COLOURS.get(state.requested_colour, -1))
+    phase = -1 if state.end_reason else _FLOH_PHASE.get(state.phase, -1)
+    if phase >= 0:
+        tensor[FLOH_PHASE + phase] = 1
+    if state.action_card:
+        tensor[FLOH_ACTION_CARD + _FLOH_ACTIONS[state.action_card]] = 1
+    if state.requested_colour:
+        tensor[FLOH_REQUESTED + _FLOH_COLOURS[state.requested_colour]] = 1
     if state.direction:
-        _one_hot(tensor, FLOH_DIRECTION, flohcati.DIRECTIONS.index(state.direction))
-    _one_hot(tensor, FLOH_VARIANT, _FLOH_VARIANTS[state.variant])
-    players = state.num_players
-    giving = state.phase == "give"
-    roles = (state.player, state.giver if giving else state.player,
-             state.giver if giving else -1, state.player if giving else -1)
-    for role, holder in enumerate(roles):
-        if holder >= 0:
-            tensor[FLOH_ROLES + role * MAX_SEATS + (holder - seat) % players] = 1
+        tensor[FLOH_DIRECTION + _FLOH_DIRECTIONS[state.direction]] = 1
+    tensor[FLOH_VARIANT + _FLOH_VARIANTS[state.variant]] = 1
+    players, player = state.num_players, state.player
+    tensor[FLOH_ROLES + (player - seat) % players] = 1
+    if state.phase == "give":
+        giver = state.giver
+        tensor[FLOH_ROLES + MAX_SEATS + (giver - seat) % players] = 1
+        tensor[FLOH_ROLES + 2 * MAX_SEATS + (giver - seat) % players] = 1
+        tensor[FLOH_ROLES + 3 * MAX_SEATS + (player - seat) % players] = 1
+    else:
+        tensor[FLOH_ROLES + MAX_SEATS + (player - seat) % players] = 1
 
 
 def _floh_state_places(state: FlohcatiState, seat: int, tensor: memoryview[float]) -> None:
     """:func:`_floh_places`'s features, read off the engine's state."""
-    known = state.known
-    players = state.num_players
-    for place, holder in enumerate(_relative(seat, players)):
+    known, hands, laid = state.known, state.hands, state.trios
+    players, put_trios = state.num_players, _FLOH_TRIOS.put
+    for place in range(players):
+        holder = (seat + place) % players
         base = FLOH_SEATS + place * FLOH_PER_SEAT
-        trios = state.trios[holder]
-        _put(tensor, base, (1, len(state.hands[holder]) / 10, len(trios) / 10))
+        trios = laid[holder]
+        tensor[base] = 1
+        tensor[base + 1] = len(hands[holder]) / 10
+        tensor[base + 2] = len(trios) / 10
         if holder == seat:  # what every other seat knows of the seat's own hand
-            others = [known[other][seat] for other in _relative(seat, players)[1:]]
-            shown: Iterable[str] = others[0].intersection(*others[1:])
+            shown = known[(seat + 1) % players][seat]
+            if players > 2:
+                shown = shown.intersection(*[known[(seat + step) % players][seat]
+                                             for step in range(2, players)])
         else:
             shown = known[seat][holder]
-        _floh_state_cards(tensor, base + 3, shown)
-        offset = base + 3 + len(FLOH_CARDS)
-        for trio in trios:
-            for card in trio:
-                tensor[offset + FLOH_CARDS[card]] = 1
+        offset = base + 3
+        for card in shown:
+            tensor[offset + FLOH_CARDS[card]] = 1
+        if trios:
+            put_trios(tensor, base + 3 + len(FLOH_CARDS), tuple(trios))
 
 
 FLOH_CODES = (
@@ -444,6 +512,7 @@ FLOH_CODES = (
 # -- Animal Circus ---------------------------------------------------------------
 ANIMAL_VALUES = animal_circus.CARDS_PER_COLOR
 _ANIMAL_KINDS = ("play", "target", "pile", "order")
+_ANIMAL_KIND = {kind: index for index, kind in enumerate(_ANIMAL_KINDS)}
 #: The Owl shows at most three cards.
 ANIMAL_TOP = 3
 
@@ -521,26 +590,34 @@ def _animal_state_counts(tensor: memoryview[float], offset: int,
 
 def _animal_state_fill(state: AnimalCircusState, seat: int, tensor: memoryview[float]) -> None:
     """:func:`_animal_fill`'s features, read off the engine's state."""
-    _animal_state_counts(tensor, ANIMAL_HAND, state.hands[seat])
-    for slot, card in enumerate(state.draw_piles[seat][:state.known_top[seat]]):
-        tensor[ANIMAL_DRAW_TOP + slot * ANIMAL_VALUES + card.value - 1] = 1
+    for card in state.hands[seat]:
+        tensor[ANIMAL_HAND + card.value - 1] += 1
+    known = state.known_top[seat]
+    if known:
+        for slot, card in enumerate(state.draw_piles[seat][:known]):
+            tensor[ANIMAL_DRAW_TOP + slot * ANIMAL_VALUES + card.value - 1] = 1
     ring = state.ring
-    _animal_state_counts(tensor, ANIMAL_RING, ring)
     if ring:
+        for card in ring:
+            tensor[ANIMAL_RING + card.value - 1] += 1
         tensor[ANIMAL_RING + ANIMAL_VALUES + ring[-1].value - 1] = 1
         tensor[ANIMAL_RING + 2 * ANIMAL_VALUES + ring[0].value - 1] = 1
         tensor[ANIMAL_RING + 3 * ANIMAL_VALUES] = len(ring) / 10
-    _animal_state_counts(tensor, ANIMAL_OUT, state.out_of_game)
-    if state.parrot and seat == state.player:  # the Parrot's cards, for the player only
+    for card in state.out_of_game:
+        tensor[ANIMAL_OUT + card.value - 1] += 1
+    player = state.player
+    if state.parrot and seat == player:  # the Parrot's cards, for the player only
         _animal_state_counts(tensor, ANIMAL_PARROT, state.drawn)
     bound = state.lower_than()
-    _put(tensor, ANIMAL_CONSTRAINTS, (bool(bound), bound / ANIMAL_VALUES, state.parrot,
-                                      state.no_draw))
+    tensor[ANIMAL_CONSTRAINTS] = bool(bound)
+    tensor[ANIMAL_CONSTRAINTS + 1] = bound / ANIMAL_VALUES
+    tensor[ANIMAL_CONSTRAINTS + 2] = state.parrot
+    tensor[ANIMAL_CONSTRAINTS + 3] = state.no_draw
     _animal_state_decision(state, tensor)
-    _put(tensor, ANIMAL_COUNTS, (animal_circus.PUT_AWAY[state.num_players] / 5,
-                                 state.turn / animal_circus.TURN_LIMIT))
     players = state.num_players
-    tensor[ANIMAL_ROLES + (state.player - seat) % players] = 1
+    tensor[ANIMAL_COUNTS] = animal_circus.PUT_AWAY[players] / 5
+    tensor[ANIMAL_COUNTS + 1] = state.turn / animal_circus.TURN_LIMIT
+    tensor[ANIMAL_ROLES + (player - seat) % players] = 1
     if state.previous >= 0:
         tensor[ANIMAL_ROLES + MAX_SEATS + (state.previous - seat) % players] = 1
     _animal_state_places(state, seat, tensor)
@@ -549,24 +626,32 @@ def _animal_state_fill(state: AnimalCircusState, seat: int, tensor: memoryview[f
 def _animal_state_decision(state: AnimalCircusState, tensor: memoryview[float]) -> None:
     """The pending decision's kind, ability and whether a Chameleon copied it."""
     pending = state.pending
+    if pending is None:
+        if not state.end_reason:
+            tensor[ANIMAL_DECISION] = 1  # play
+        return
     if not state.end_reason:
-        kind = "play" if pending is None else pending.kind
-        tensor[ANIMAL_DECISION + _ANIMAL_KINDS.index(kind)] = 1
-    if pending is not None:
-        tensor[ANIMAL_DECISION + len(_ANIMAL_KINDS) + pending.ability - 1] = 1
-        tensor[ANIMAL_DECISION + len(_ANIMAL_KINDS) + ANIMAL_VALUES] = pending.copied
+        tensor[ANIMAL_DECISION + _ANIMAL_KIND[pending.kind]] = 1
+    tensor[ANIMAL_DECISION + len(_ANIMAL_KINDS) + pending.ability - 1] = 1
+    tensor[ANIMAL_DECISION + len(_ANIMAL_KINDS) + ANIMAL_VALUES] = pending.copied
 
 
 def _animal_state_places(state: AnimalCircusState, seat: int, tensor: memoryview[float]) -> None:
     """:func:`_animal_places`'s features, read off the engine's state."""
-    for place, holder in enumerate(_relative(seat, state.num_players)):
+    hands, draws, piles = state.hands, state.draw_piles, state.score_piles
+    players = state.num_players
+    for place in range(players):
+        holder = (seat + place) % players
         base = ANIMAL_SEATS + place * ANIMAL_PER_SEAT
-        pile = state.score_piles[holder]
-        _put(tensor, base, (1, len(state.hands[holder]) / 10,
-                            len(state.draw_piles[holder]) / ANIMAL_VALUES, len(pile) / 10))
-        _animal_state_counts(tensor, base + 4, pile)
-        if pile:
-            tensor[base + 4 + ANIMAL_VALUES + pile[-1].value - 1] = 1
+        pile = piles[holder]
+        tensor[base] = 1
+        tensor[base + 1] = len(hands[holder]) / 10
+        tensor[base + 2] = len(draws[holder]) / ANIMAL_VALUES
+        tensor[base + 3] = len(pile) / 10
+        if pile:  # its cards' counts by value (value v at base + 3 + v), then its top card
+            for card in pile:
+                tensor[base + 3 + card.value] += 1
+            tensor[base + 3 + ANIMAL_VALUES + pile[-1].value] = 1
 
 
 def animal_word(code: str, seat: int, players: int) -> str:

@@ -13,6 +13,13 @@ opponent's fault (no reply in time, a failure, an index that is not legal) is me
 referee's default policy meets it: a legal action seeded from the deal and decision plays
 instead, and ``info["opponent_faults"]`` counts the episode's faults.
 
+An opponent may also be a policy (:data:`training.policy.Policy`, a callable of the seat's
+tensor and legal mask to an action id, as :class:`~training.policy.MLPPolicy` and
+:class:`~training.policy.RandomPolicy`): it is called on the caller's thread with the tensor
+written from the engine's state, so no request is built (the request costs most of an
+opponent's decision: docs/performance.md), and is told no start or end of a game. Its
+illegal id is a fault, met as a bot's. Any opponent with a ``decide`` method is a bot.
+
 An action id that is not legal ends the episode as a loss (reward -1, ``info["illegal"]``),
 so an unmasked learner is taught, not crashed; masked learners (MaskablePPO) read
 ``action_masks()`` or ``info["action_mask"]``.
@@ -22,7 +29,7 @@ from __future__ import annotations
 
 import random
 import time
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Sequence, cast
 
 import gymnasium
 import numpy as np
@@ -39,6 +46,10 @@ from referee.settings import TimeConfig
 from referee.wire import decision_request, final_state_message, struct
 from training.aec import OBSERVATION_HIGH, rank_rewards
 from training.encoding import encoder
+from training.policy import Policy
+
+#: One other seat's player: an in-process bot, asked as the referee asks it, or a policy.
+Opponent = InProcessBot | Policy
 
 
 class UntimedClient(InProcessClient):
@@ -56,7 +67,7 @@ class CircusGymEnv(gymnasium.Env[NDArray[np.float32], np.int64]):
 
     metadata = {"render_modes": []}
 
-    def __init__(self, game: str, opponents: Sequence[InProcessBot],
+    def __init__(self, game: str, opponents: Sequence[Opponent],
                  variant: str | None = None,
                  time_control: TimeConfig | None = TimeConfig()) -> None:
         self.game = get_game(game)
@@ -64,7 +75,12 @@ class CircusGymEnv(gymnasium.Env[NDArray[np.float32], np.int64]):
         self.variant = self.game.check(self.players, variant)
         self.timed = time_control is not None
         client = InProcessClient if self.timed else UntimedClient
-        self.clients = [client(bot) for bot in opponents]
+        # Each opponent in order: a bot's client, or the policy itself.
+        self.opponents: list[InProcessClient | Policy] = [
+            client(cast(InProcessBot, opponent)) if hasattr(opponent, "decide") else opponent
+            for opponent in opponents]
+        self.clients = [opponent for opponent in self.opponents
+                        if isinstance(opponent, InProcessClient)]
         self.time = time_control or TimeConfig()
         self.encoder = encoder(game, self.variant)
         self.observation_space = spaces.Box(0.0, OBSERVATION_HIGH, (self.encoder.size,),
@@ -74,7 +90,8 @@ class CircusGymEnv(gymnasium.Env[NDArray[np.float32], np.int64]):
         self.learner = 0
         self.state: State | None = None
         self.game_id = ""
-        self.seated: dict[int, InProcessClient] = {}
+        self.seated: dict[int, InProcessClient] = {}  # the bots' seats
+        self.policies: dict[int, Policy] = {}  # the policies' seats
         self.sent: dict[int, int] = {}
         self.bank_ms: dict[int, float] = {}
         self.faults = 0
@@ -98,7 +115,11 @@ class CircusGymEnv(gymnasium.Env[NDArray[np.float32], np.int64]):
         self.state = self.game.new_state(self.players, self.variant, deal)
         self.game_id = f"training-{deal}"
         others = [seat for seat in range(self.players) if seat != self.learner]
-        self.seated = dict(zip(others, self.clients))
+        seating = list(zip(others, self.opponents))
+        self.seated = {seat: opponent for seat, opponent in seating
+                       if isinstance(opponent, InProcessClient)}
+        self.policies = {seat: opponent for seat, opponent in seating
+                         if not isinstance(opponent, InProcessClient)}
         self.sent = {seat: 0 for seat in others}
         self.bank_ms = {seat: float(self.time.bank_ms) for seat in others}
         self.faults = 0
@@ -144,8 +165,17 @@ class CircusGymEnv(gymnasium.Env[NDArray[np.float32], np.int64]):
         self.ids = self.encoder.action_ids(self.actions, self.learner, self.players)
 
     def _ask(self, seat: int, actions: list[Action]) -> int:
-        """The seat's bot's reply, under the referee's deadline: move time, bank and grace."""
+        """The seat's choice: its policy's, or its bot's reply under the referee's deadline
+        (move time, bank and grace)."""
         state = self._state()
+        policy = self.policies.get(seat)
+        if policy is not None:
+            ids = self.encoder.action_ids(actions, seat, self.players)
+            chosen = int(policy(self.encoder.observe_state(state, seat), self.encoder.mask_of(ids)))
+            try:
+                return self.encoder.index_of(ids, chosen)
+            except ValueError as error:
+                raise BotFault(FaultClass.ILLEGAL, str(error)) from None
         bank = self.bank_ms[seat]
         request = decision_request(state, self.game_id, len(state.history), self.sent[seat],
                                    bot_pb2.Clock(move_ms=self.time.move_ms, bank_ms=int(bank)),

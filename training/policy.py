@@ -13,6 +13,7 @@ its sandbox; ONNX is left out (docs/training.md says why).
 
 from __future__ import annotations
 
+import random
 from functools import partial
 from pathlib import Path
 from typing import Any, Callable, Sequence
@@ -79,6 +80,18 @@ class MLPPolicy:
                 raise ValueError(f"{path}: expected arrays w0, b0, w1, b1, ..., "
                                  f"found {sorted(data.files)}")
             return cls([(data[f"w{i}"], data[f"b{i}"]) for i in range(depth)])
+
+
+class RandomPolicy:
+    """A uniformly random legal id: the random bot's play as a policy, an opponent of the
+    Gymnasium view with no request to build. Seeded, it draws the same ids in the same order."""
+
+    def __init__(self, seed: int | None = None) -> None:
+        self.rng = random.Random(seed)
+
+    def __call__(self, observation: NDArray[np.float32], mask: NDArray[np.int8]) -> int:
+        legal = mask.nonzero()[0]
+        return int(legal[int(self.rng.random() * len(legal))])
 
 
 class PolicyBot(Bot):

@@ -18,10 +18,9 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from bots.random_bot import RandomBot
-from referee.clients import InProcessBot
 from referee.settings import TimeConfig
 from training.aec import CircusAECEnv
-from training.gym import CircusGymEnv
+from training.gym import CircusGymEnv, Opponent
 
 #: Each game's environment name (its id's middle), by the game's name.
 NAMES = {"flea-circus": "FleaCircus", "flohcati": "Flohcati", "animal-circus": "AnimalCircus"}
@@ -35,11 +34,11 @@ def gym_id(game: str) -> str:
 
 
 def gym_env(game: str, players: int | None = None,
-            opponents: Sequence[InProcessBot] | None = None, variant: str | None = None,
+            opponents: Sequence[Opponent] | None = None, variant: str | None = None,
             time_control: TimeConfig | None = TimeConfig()) -> CircusGymEnv:
     """The Gymnasium view of ``game`` (:class:`~training.gym.CircusGymEnv`): one learner
-    against ``opponents`` (one per other seat), by default a random bot in each other seat
-    of ``players`` (2 by default)."""
+    against ``opponents`` (one per other seat: bots or policies), by default a random bot in
+    each other seat of ``players`` (2 by default)."""
     if opponents is None:
         opponents = [RandomBot() for _ in range((players or 2) - 1)]
     elif players is not None and players != len(opponents) + 1:
