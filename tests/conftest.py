@@ -39,6 +39,15 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     quick_tier.select(config, items)
 
 
+#: Dask's periodic work that no test reads, off for the Dask processes a test starts: the
+#: workers' statistical profiler (every 10 ms), the event loops' tick watch (20 ms) and the
+#: memory monitor (100 ms). An idle cluster spends a fifth of the CPU then; the games and
+#: their scheduling are the same.
+QUIET_DASK = {"DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED": "False",
+              "DASK_DISTRIBUTED__ADMIN__TICK__INTERVAL": "1s",
+              "DASK_DISTRIBUTED__WORKER__MEMORY__MONITOR_INTERVAL": "1s"}
+
+
 def write_config(folder: Path, text: str, name: str = "bots.yaml") -> Path:
     path = folder / name
     path.write_text(textwrap.dedent(text))

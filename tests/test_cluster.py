@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import run_tournament, still_running, write_config
+from conftest import QUIET_DASK, run_tournament, still_running, write_config
 from invariants import assert_consistent
 
 from arena.ladder import Ladder, LadderEntry
@@ -66,6 +66,15 @@ bots:
     command: {bot} --address {{address}}
     env: {{MARK: "{mark}"}}
 """
+
+
+@pytest.fixture(scope="module", autouse=True)
+def quiet_dask():
+    """The clusters of this module started without Dask's periodic work no test reads."""
+    with pytest.MonkeyPatch.context() as patch:
+        for name, value in QUIET_DASK.items():
+            patch.setenv(name, value)
+        yield
 
 
 @pytest.fixture(scope="module")
