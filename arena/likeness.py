@@ -14,11 +14,14 @@ import io
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-import copydetect
+from typing import TYPE_CHECKING, Any
 
 from tournaments.submissions import MANIFEST
+
+if TYPE_CHECKING:
+    # Imported where a likeness is made: half a second of CPU that most of the arena's
+    # processes (its service's start, a test's) never need.
+    import copydetect
 
 #: copydetect's defaults: no shared stretch under NOISE tokens counts, every one of at
 #: least GUARANTEE tokens is found.
@@ -60,6 +63,8 @@ class Fingerprints:
         self.made: dict[Path, copydetect.CodeFingerprint] = {}
 
     def of(self, folder: Path) -> copydetect.CodeFingerprint:
+        import copydetect
+
         with self.lock:
             found = self.made.get(folder)
         if found is None:
@@ -72,10 +77,14 @@ class Fingerprints:
 
     def shares(self, one: Path, other: Path) -> tuple[float, float]:
         """How much of each one's code the other holds, 0 to 1."""
+        import copydetect
+
         _tokens, shares, _slices = copydetect.compare_files(self.of(one), self.of(other))
         return float(shares[0]), float(shares[1])
 
     def evidence(self, one: Path, other: Path) -> Evidence:
+        import copydetect
+
         first, second = self.of(one), self.of(other)
         _tokens, shares, slices = copydetect.compare_files(first, second)
         return Evidence((float(shares[0]), float(shares[1])),

@@ -12,7 +12,9 @@ from pathlib import Path
 
 import pytest
 import quick_tier
+from click.testing import CliRunner, Result
 
+from circus_referee.main import main
 from referee import process
 from tournaments.config import TournamentConfig, load_config
 from tournaments.runner import Interrupted, Summary, TournamentRunner
@@ -37,6 +39,24 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     (:mod:`quick_tier`)."""
     quick_tier.longest_first(items)
     quick_tier.select(config, items)
+
+
+#: Dask's periodic work that no test reads, off for the Dask processes a test starts: the
+#: workers' statistical profiler (every 10 ms), the event loops' tick watch (20 ms) and the
+#: memory monitor (100 ms). An idle cluster spends a fifth of the CPU then; the games and
+#: their scheduling are the same.
+QUIET_DASK = {"DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED": "False",
+              "DASK_DISTRIBUTED__ADMIN__TICK__INTERVAL": "1s",
+              "DASK_DISTRIBUTED__WORKER__MEMORY__MONITOR_INTERVAL": "1s"}
+
+
+def check_bot(*args: str, cwd: Path | None = None) -> Result:
+    """``circus-referee check-bot ARGS`` in this process, from ``cwd``: the bot is the test's
+    subject, not the referee's interpreter starting (half a second of CPU)."""
+    with pytest.MonkeyPatch.context() as patch:
+        if cwd is not None:
+            patch.chdir(cwd)
+        return CliRunner().invoke(main, ["check-bot", *args])
 
 
 def write_config(folder: Path, text: str, name: str = "bots.yaml") -> Path:

@@ -192,7 +192,8 @@ def test_decision_times_near_the_move_time_warn_and_with_strict_fail():
 ])
 def test_fault_bots_fail_with_the_right_message(mode, failed_check, message):
     # The last of an option given twice counts (click's rule).
-    short = {"no-port": ["--startup-ms", "3000"], "hang": HANG}.get(mode, [])
+    # The no-port bot never listens: any start-up limit runs out, and a longer checks no more.
+    short = {"no-port": ["--startup-ms", "1000"], "hang": HANG}.get(mode, [])
     result = check("--command", f"{sys.executable} {FAULT_BOTS} {mode} --address {{address}}",
                    "--game", "flea-circus", "--rotation", "once", *FAST, *short)
     assert result.exit_code == 1, result.output

@@ -7,6 +7,7 @@ no bot process left on a worker afterwards.
 
 from __future__ import annotations
 
+import importlib.util
 import io
 import re
 import signal
@@ -20,7 +21,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import run_tournament, still_running, write_config
+from conftest import QUIET_DASK, run_tournament, still_running, write_config
 from invariants import assert_consistent
 
 from arena.ladder import Ladder, LadderEntry
@@ -36,7 +37,10 @@ from tournaments.standings import standings
 from tournaments.store import Store
 from tournaments.worker import Lineup, RunBots, RunSpec
 
-pytest.importorskip("distributed")
+# Looked for, not imported: every worker of the suite collects this file, and importing
+# Dask costs half a second of CPU in each.
+if importlib.util.find_spec("distributed") is None:
+    pytest.skip("Dask distributed is not installed", allow_module_level=True)
 
 FAULT_BOTS = Path(__file__).resolve().parent / "fault_bots.py"
 
@@ -68,12 +72,30 @@ bots:
 """
 
 
+@pytest.fixture(scope="module", autouse=True)
+def quiet_dask():
+    """The clusters of this module started without Dask's periodic work no test reads."""
+    with pytest.MonkeyPatch.context() as patch:
+        for name, value in QUIET_DASK.items():
+            patch.setenv(name, value)
+        yield
+
+
 @pytest.fixture(scope="module")
-def dask_cluster(tmp_path_factory):
+def shared_cluster(tmp_path_factory):
     folder = tmp_path_factory.mktemp("dask")
     running = LocalCluster(2, 2, folder)
     yield running
     running.close()
+
+
+@pytest.fixture
+def dask_cluster(shared_cluster):
+    """The module's cluster, whole (the tests that kill a part of it come last)."""
+    assert shared_cluster.scheduler.poll() is None and \
+        len(living_workers(shared_cluster)) == 2, \
+        "a test that kills a part of the shared cluster ran before this one: put it last"
+    return shared_cluster
 
 
 @pytest.fixture(scope="module")
@@ -326,7 +348,37 @@ def run_one_again(config, pairing):
                      frozenset(), lambda name: None).play()
 
 
-# -- faults of the cluster (clusters apart from the shared one: the tests kill their parts) --
+@pytest.mark.slow
+def test_a_field_changed_by_the_season_command_plays_on_the_cluster_as_on_one_machine(
+        tmp_path, dask_cluster, spread_on_one_machine):
+    """A late entrant added with ``season --apply`` (issue 40, item 3), its games then
+    played by the workers: the same games and board as this machine plays after the same
+    change, and the leaderboard a fold of the stored games."""
+    mark = uuid.uuid4().hex
+    for db in ("local.sqlite", "cluster.sqlite"):
+        spread_on_one_machine.db.execute("VACUUM INTO ?", (str(tmp_path / db),))
+    bigger = config_file(tmp_path, mark, extra=(
+        "  - name: late\n"
+        "    command: python -m bots.flea_greedy --address {address}\n"
+        f"    env: {{MARK: \"{mark}\"}}\n"))
+    for db in ("local.sqlite", "cluster.sqlite"):
+        result = CliRunner().invoke(main, ["season", str(bigger), "--db", str(tmp_path / db),
+                                           "--apply"])
+        assert result.exit_code == 0 and "add late" in result.output, result.output
+    local_summary, local, _ = run_tournament(bigger, tmp_path, db="local.sqlite")
+    summary, remote, _ = run_tournament(replace(load_config(bigger),
+                                                cluster=dask_cluster.address),
+                                        tmp_path, db="cluster.sqlite")
+    assert (summary.already_done, summary.played) == (6, 6) == \
+        (local_summary.already_done, local_summary.played)
+    assert rows(remote, "spread") == rows(local, "spread")
+    assert board(remote, "spread") == board(local, "spread")
+    assert_consistent(remote, "spread", load_config(bigger))
+    assert still_running(lambda: marked(mark)) == []
+
+
+# -- faults of the cluster (the shared cluster, then fresh ones: the tests kill their parts,
+# so they come last in this file) --
 # Every game has a or b, and they answer nothing while `held/hold` exists: a test stops the
 # tournament in place before it kills a part of the cluster, whatever the machine's speed.
 SLOW = """
@@ -365,11 +417,13 @@ def slow_on_one_machine(tmp_path_factory) -> Store:
 
 
 @pytest.fixture(scope="module")
-def expendable_cluster(tmp_path_factory):
-    """Clusters a test kills a part of. One is shared while it still has what the next test
-    needs (a scheduler, and so many living workers): a test that kills a worker leaves the
-    other and the scheduler to the test that kills the scheduler; otherwise a fresh one."""
-    made: list[LocalCluster] = []
+def expendable_cluster(shared_cluster, tmp_path_factory):
+    """Clusters a test kills a part of: the module's own, once no other test needs it whole,
+    while it still has what the next test needs (a scheduler, and so many living workers):
+    a test that kills a worker leaves the other and the scheduler to the test that kills
+    the scheduler; otherwise a fresh one (a cluster's three processes start in seconds of
+    CPU)."""
+    made: list[LocalCluster] = [shared_cluster]
 
     def cluster(workers: int) -> LocalCluster:
         if not (made and made[-1].scheduler.poll() is None
@@ -378,7 +432,7 @@ def expendable_cluster(tmp_path_factory):
         return made[-1]
 
     yield cluster
-    for running in made:
+    for running in made[1:]:
         running.close()
 
 
@@ -488,32 +542,3 @@ def test_a_lost_scheduler_stops_the_referee_with_a_resume_hint(tmp_path, slow_on
     assert summary.already_done == stored
     assert rows(store, "slow") == rows(slow_on_one_machine, "slow")
     assert_consistent(store, "slow", config)
-
-
-@pytest.mark.slow
-def test_a_field_changed_by_the_season_command_plays_on_the_cluster_as_on_one_machine(
-        tmp_path, dask_cluster, spread_on_one_machine):
-    """A late entrant added with ``season --apply`` (issue 40, item 3), its games then
-    played by the workers: the same games and board as this machine plays after the same
-    change, and the leaderboard a fold of the stored games."""
-    mark = uuid.uuid4().hex
-    for db in ("local.sqlite", "cluster.sqlite"):
-        spread_on_one_machine.db.execute("VACUUM INTO ?", (str(tmp_path / db),))
-    bigger = config_file(tmp_path, mark, extra=(
-        "  - name: late\n"
-        "    command: python -m bots.flea_greedy --address {address}\n"
-        f"    env: {{MARK: \"{mark}\"}}\n"))
-    for db in ("local.sqlite", "cluster.sqlite"):
-        result = CliRunner().invoke(main, ["season", str(bigger), "--db", str(tmp_path / db),
-                                           "--apply"])
-        assert result.exit_code == 0 and "add late" in result.output, result.output
-    local_summary, local, _ = run_tournament(bigger, tmp_path, db="local.sqlite")
-    summary, remote, _ = run_tournament(replace(load_config(bigger),
-                                                cluster=dask_cluster.address),
-                                        tmp_path, db="cluster.sqlite")
-    assert (summary.already_done, summary.played) == (6, 6) == \
-        (local_summary.already_done, local_summary.played)
-    assert rows(remote, "spread") == rows(local, "spread")
-    assert board(remote, "spread") == board(local, "spread")
-    assert_consistent(remote, "spread", load_config(bigger))
-    assert still_running(lambda: marked(mark)) == []

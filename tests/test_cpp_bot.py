@@ -18,12 +18,11 @@ import shutil
 import signal
 import socket
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
-from conftest import run_tournament, write_config
+from conftest import check_bot, run_tournament, write_config
 
 from circus.v1 import bot_pb2
 from referee import process
@@ -79,13 +78,11 @@ def make_once(argv: list[str], binary: Path) -> subprocess.CompletedProcess:
 def test_cpp_bot_passes_check_bot_in_every_game(cpp_bot):
     """Each seat once (check-bot's full rotation of every seat of every count has its own
     test, tests/test_check_bot.py)."""
-    referee = Path(sys.executable).parent / "circus-referee"
-    result = subprocess.run([str(referee), "check-bot", "--command", str(cpp_bot), "--rotation",
-                             "once"], capture_output=True, text=True, timeout=120)
-    assert result.returncode == 0, result.stdout + result.stderr
-    assert "FAIL" not in result.stdout
+    result = check_bot("--command", str(cpp_bot), "--rotation", "once")
+    assert result.exit_code == 0, result.output
+    assert "FAIL" not in result.output
     for game, variant in GAME_VARIANTS:
-        assert f"{game}/{variant}" in result.stdout, result.stdout
+        assert f"{game}/{variant}" in result.output, result.output
 
 
 def wait_listening(address: str) -> None:

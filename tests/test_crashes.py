@@ -34,7 +34,8 @@ rounds: 2
 seed: 5
 concurrency: {concurrency}
 time: {{move_ms: 5000, bank_ms: 30000, grace_ms: 200, call_ms: 2000, startup_ms: 15000}}
-# One process per bot unless it crashes: the restarts counted here are the crash's.
+# One process of the bad bot unless it crashes: the restarts counted here are the crash's.
+# The good bots are in process: the bad bot's process is the subject.
 renew_bots: false
 # Unsandboxed, so the helper pids the bad bot logs are the host's (a sandbox would
 # kill its helpers with its PID namespace anyway).
@@ -45,9 +46,9 @@ bots:
     command: {sys.executable} {FAULT_BOTS} {mode} --port {{port}}
     time: {{move_ms: {move_ms}, bank_ms: {bank_ms}}}
   - name: good-1
-    command: python -m bots.random_bot --port {{port}}
+    python: bots.random_bot:RandomBot
   - name: good-2
-    command: python -m bots.random_bot --port {{port}}
+    python: bots.random_bot:RandomBot
 """
 
 

@@ -20,10 +20,10 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from conftest import check_bot
 from test_cpp_bot import (
     LISTEN_WAYS,
     assert_beats_random_without_faults,
@@ -101,13 +101,11 @@ def test_the_build_refuses_golang_protobuf_1_3(go_bot, tmp_path):
 def test_go_bot_passes_check_bot_in_every_game(go_bot):
     """Each seat once (check-bot's full rotation of every seat of every count has its own
     test, tests/test_check_bot.py)."""
-    referee = Path(sys.executable).parent / "circus-referee"
-    result = subprocess.run([str(referee), "check-bot", "--command", str(go_bot), "--rotation",
-                             "once"], capture_output=True, text=True, timeout=300)
-    assert result.returncode == 0, result.stdout + result.stderr
-    assert "FAIL" not in result.stdout
+    result = check_bot("--command", str(go_bot), "--rotation", "once")
+    assert result.exit_code == 0, result.output
+    assert "FAIL" not in result.output
     for game, variant in GAME_VARIANTS:
-        assert f"PASS  play {game}/{variant}:" in result.stdout, result.stdout
+        assert f"PASS  play {game}/{variant}:" in result.output, result.output
 
 
 @pytest.mark.parametrize("how", LISTEN_WAYS)
@@ -161,14 +159,11 @@ def test_the_go_recipe_and_skeleton_of_the_docs_build_a_bot_that_passes_check_bo
     built = subprocess.run(["bash", "-euo", "pipefail", "-c", recipe], cwd=ROOT, env=env,
                            capture_output=True, text=True, timeout=900)
     assert built.returncode == 0, built.stdout + built.stderr
-    referee = Path(sys.executable).parent / "circus-referee"
-    result = subprocess.run([str(referee), "check-bot", "--command",
-                             str(folder / "build" / "mybot"), "--rotation", "once"],
-                            capture_output=True, text=True, timeout=300)
-    assert result.returncode == 0, result.stdout + result.stderr
-    assert "PASS  handshake: mybot 0.1, protocol 1.0.0" in result.stdout
+    result = check_bot("--command", str(folder / "build" / "mybot"), "--rotation", "once")
+    assert result.exit_code == 0, result.output
+    assert "PASS  handshake: mybot 0.1, protocol 1.0.0" in result.output
     for game, variant in GAME_VARIANTS:
-        assert f"PASS  play {game}/{variant}:" in result.stdout, result.stdout
+        assert f"PASS  play {game}/{variant}:" in result.output, result.output
 
 
 def test_a_binary_named_by_its_command_runs_wherever_it_lives(go_bot, tmp_path):
@@ -177,9 +172,7 @@ def test_a_binary_named_by_its_command_runs_wherever_it_lives(go_bot, tmp_path):
     assert str(tmp_path).startswith("/tmp/")
     copy = tmp_path / "go-rules"
     shutil.copy2(go_bot, copy)
-    referee = Path(sys.executable).parent / "circus-referee"
-    result = subprocess.run([str(referee), "check-bot", "--command", str(copy), "--game",
-                             "flea-circus", "--rotation", "once", "--at-once", "1",
-                             "--startup-ms", "5000"], capture_output=True, text=True, timeout=120)
-    assert result.returncode == 0, result.stdout + result.stderr
-    assert "PASS  handshake" in result.stdout, result.stdout
+    result = check_bot("--command", str(copy), "--game", "flea-circus", "--rotation", "once",
+                       "--at-once", "1", "--startup-ms", "5000")
+    assert result.exit_code == 0, result.output
+    assert "PASS  handshake" in result.output, result.output

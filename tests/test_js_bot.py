@@ -9,12 +9,10 @@ also separate gRPC processes. ``scripts/test`` installs the bot's packages
 from __future__ import annotations
 
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from conftest import run_tournament, write_config
+from conftest import check_bot, run_tournament, write_config
 
 from referee.games import GAMES
 
@@ -39,13 +37,11 @@ def test_js_bot_passes_check_bot_in_every_game():
     """Each seat once (check-bot's full rotation of every seat of every count has its own
     test, tests/test_check_bot.py)."""
     require_node_bot()
-    referee = Path(sys.executable).parent / "circus-referee"
-    result = subprocess.run([str(referee), "check-bot", "--command", JS_COMMAND, "--rotation",
-                             "once"], capture_output=True, text=True, timeout=120)
-    assert result.returncode == 0, result.stdout + result.stderr
+    result = check_bot("--command", JS_COMMAND, "--rotation", "once")
+    assert result.exit_code == 0, result.output
     for game, variant in GAME_VARIANTS:
-        assert f"PASS  play {game}/{variant}:" in result.stdout, result.stdout
-    assert "FAIL" not in result.stdout
+        assert f"PASS  play {game}/{variant}:" in result.output, result.output
+    assert "FAIL" not in result.output
 
 
 @pytest.mark.parametrize("game,variant", GAME_VARIANTS, ids=[f"{g}-{v}" for g, v in GAME_VARIANTS])

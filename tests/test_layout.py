@@ -16,6 +16,7 @@ imports inside functions included.
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -58,8 +59,10 @@ def module_name(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def project_imports(path: Path) -> set[str]:
-    """The project modules a file imports, anywhere in it."""
+@functools.cache
+def project_imports(path: Path) -> frozenset[str]:
+    """The project modules a file imports, anywhere in it (each file parsed once for all
+    the tests here)."""
     found: set[str] = set()
     package = module_name(path).rsplit(".", 1)[0] if path.name != "__init__.py" \
         else module_name(path)
@@ -74,7 +77,7 @@ def project_imports(path: Path) -> set[str]:
             found.add(base)
             # `from referee import wire` imports the module referee.wire.
             found |= {f"{base}.{alias.name}" for alias in node.names}
-    return {name for name in found if name.split(".")[0] in PROJECT}
+    return frozenset(name for name in found if name.split(".")[0] in PROJECT)
 
 
 def graph() -> dict[str, set[str]]:

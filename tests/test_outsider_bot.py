@@ -10,12 +10,11 @@ here. Without perl on the host the test fails, saying so.
 from __future__ import annotations
 
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from conftest import assert_no_process_left, run_tournament, write_config
+from click.testing import Result
+from conftest import assert_no_process_left, check_bot, run_tournament, write_config
 
 from referee.games import GAMES
 from tournaments.runner import TournamentError
@@ -48,15 +47,13 @@ def outside_perl(tmp_path, perl) -> Path:
 def test_the_perl_bot_passes_check_bot_over_stdio_in_every_game(perl):
     """Each seat once (check-bot's full rotation of every seat of every count has its own
     test, tests/test_check_bot.py)."""
-    referee = Path(sys.executable).parent / "circus-referee"
-    result = subprocess.run([str(referee), "check-bot", "--command", f"perl {BOT}",
-                             "--transport", "stdio", "--rotation", "once"],
-                            capture_output=True, text=True, timeout=300, cwd=ROOT)
-    assert result.returncode == 0, result.stdout + result.stderr
-    assert "PASS  handshake: perl-random 0.1" in result.stdout, result.stdout
+    result = check_bot("--command", f"perl {BOT}", "--transport", "stdio", "--rotation", "once",
+                       cwd=ROOT)
+    assert result.exit_code == 0, result.output
+    assert "PASS  handshake: perl-random 0.1" in result.output, result.output
     for game in GAMES.values():
         for variant in game.variants:
-            assert f"PASS  play {game.name}/{variant}" in result.stdout, result.stdout
+            assert f"PASS  play {game.name}/{variant}" in result.output, result.output
 
 
 def test_the_perl_bot_plays_a_sandboxed_tournament_from_its_own_folder(tmp_path, started, perl):
@@ -121,18 +118,16 @@ bots:
 def test_check_bot_grants_mounts_and_env_as_an_entry_does(tmp_path, outside_perl):
     """``check-bot --mount --env``: the same interpreter outside /usr passes check-bot."""
     tree = outside_perl
-    referee = Path(sys.executable).parent / "circus-referee"
 
-    def check(*grant: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([str(referee), "check-bot", "--transport", "stdio", "--command",
-                               f"{tree / 'bin' / 'perl'} perlbot/random.pl", "--game",
-                               "flea-circus", "--rotation", "once", "--at-once", "1", *grant],
-                              capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    def check(*grant: str) -> Result:
+        return check_bot("--transport", "stdio", "--command",
+                         f"{tree / 'bin' / 'perl'} perlbot/random.pl", "--game", "flea-circus",
+                         "--rotation", "once", "--at-once", "1", *grant, cwd=tmp_path)
 
     refused = check("--mount", "opt/perl")
-    assert refused.returncode == 1 and "Can't locate Outsider.pm" in refused.stdout, (
-        refused.stdout + refused.stderr)
+    assert refused.exit_code == 1 and "Can't locate Outsider.pm" in refused.output, \
+        refused.output
     passed = check("--mount", "opt/perl", "--env", f"PERL5LIB={tree / 'lib'}")
-    assert passed.returncode == 0, passed.stdout + passed.stderr
+    assert passed.exit_code == 0, passed.output
     bad = check("--env", "1NAME=x")
-    assert bad.returncode == 2 and "--env takes NAME=VALUE" in bad.stderr
+    assert bad.exit_code == 2 and "--env takes NAME=VALUE" in bad.output

@@ -29,6 +29,7 @@ def names_config(tmp_path: Path, reveal: str) -> Path:
         seed: 11
         concurrency: 2
         time: {{startup_ms: 30000}}
+        renew_bots: false   # what a bot is told, not its processes, is the subject
         {reveal}
         bots:
           - name: alice-1
@@ -36,7 +37,7 @@ def names_config(tmp_path: Path, reveal: str) -> Path:
           - name: alice-2
             command: {sys.executable} {SNEAKY} names --address {{address}}
           - name: random
-            command: python -m bots.random_bot --address {{address}}
+            python: bots.random_bot:RandomBot
         """)
 
 

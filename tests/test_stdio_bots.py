@@ -9,12 +9,10 @@ installs. Without node or go the test fails, saying what is missing.
 from __future__ import annotations
 
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from conftest import assert_no_process_left, run_tournament, write_config
+from conftest import assert_no_process_left, check_bot, run_tournament, write_config
 from test_cpp_bot import make_once
 
 from referee.games import GAMES
@@ -46,14 +44,12 @@ def toolchains(go_bot) -> None:
 def test_each_stdio_example_passes_check_bot_in_every_game(toolchains, language):
     """Each seat once (check-bot's full rotation of every seat of every count has its own
     test, tests/test_check_bot.py)."""
-    referee = Path(sys.executable).parent / "circus-referee"
-    result = subprocess.run([str(referee), "check-bot", "--command", COMMANDS[language],
-                             "--transport", "stdio", "--rotation", "once"],
-                            capture_output=True, text=True, timeout=300, cwd=ROOT)
-    assert result.returncode == 0, result.stdout + result.stderr
+    result = check_bot("--command", COMMANDS[language], "--transport", "stdio", "--rotation",
+                       "once", cwd=ROOT)
+    assert result.exit_code == 0, result.output
     for game in GAMES.values():
         for variant in game.variants:
-            assert f"PASS  play {game.name}/{variant}" in result.stdout, result.stdout
+            assert f"PASS  play {game.name}/{variant}" in result.output, result.output
 
 
 def test_the_three_stdio_examples_play_a_sandboxed_tournament(tmp_path, started, toolchains):

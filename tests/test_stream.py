@@ -23,6 +23,7 @@ from bots.random_bot import RandomBot
 from bots.sdk import _Servicer, start_server
 from circus.v1 import bot_pb2, bot_pb2_grpc
 from circus_referee.main import main
+from referee import participants
 from referee.clients import BotFault, GrpcClient
 from referee.request_ids import skipped
 from referee.stream import FELL_BACK, StreamClient, envelope
@@ -365,10 +366,15 @@ def test_a_stream_bots_faults_strike_out_and_forfeit(tmp_path, started, mode, fa
     ("exit", "its process ended: exited with status 3 (the Play stream broke: ", 2),
     ("end-stream", "the bot ended its Play stream", 1),
 ])
-def test_a_stream_that_breaks_or_ends_is_a_crash_of_its_game_only(tmp_path, started, mode,
-                                                                   ended, runs):
+def test_a_stream_that_breaks_or_ends_is_a_crash_of_its_game_only(tmp_path, started,
+                                                                   monkeypatch, mode, ended,
+                                                                   runs):
     """``exit``: the process dies mid-stream and is restarted for the next game;
     ``end-stream``: the process lives on, and the next game opens a new stream."""
+    if mode == "end-stream":
+        # The process lives on: any moment the referee gives it to end runs out, and the
+        # default 5 s checks no more.
+        monkeypatch.setattr(participants, "CRASH_SETTLE_S", 0.2)
     text = stream_config(mode, concurrency=1, extra="renew_bots: false")
     summary, store, games, faults = run(tmp_path, text)
     assert [f["class"] for f in faults] == ["crash"] and faults[0]["policy"] == "forfeit"
