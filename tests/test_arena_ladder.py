@@ -449,6 +449,18 @@ def test_the_ladder_apart_answers_what_the_playing_thread_asks(tmp_path):
         apart.close()
 
 
+def test_the_ladder_apart_plays_on_until_a_batch_may_not_start(tmp_path):
+    """Given time to play on, the child plays batch after batch in one call, and reads
+    what holds the ladder (here the cap: 8 games, four matches of two) before each."""
+    apart = LadderApart(tmp_path / "a.sqlite", {**SETTINGS, "games_per_hour": 8},
+                        play_on_s=600)
+    try:
+        assert apart.play_next(FIELD).number == 4
+        assert apart.status().capped_until is not None and apart.play_next(FIELD) is None
+    finally:
+        apart.close()
+
+
 def alive(pid: int) -> bool:
     """Whether a process runs (a zombie waiting for its reaper does not)."""
     try:
