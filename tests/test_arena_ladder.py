@@ -14,6 +14,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 from collections import Counter
 from concurrent.futures.process import BrokenProcessPool
@@ -265,6 +266,26 @@ def test_every_version_s_k_th_promotion_match_is_dealt_the_same_deals(tmp_path):
     assert len(seeds) == 3 and all(len(set(row)) == len(row) > 1 for row in seeds.values())
     shortest = min(len(row) for row in seeds.values())
     assert len({tuple(row[:shortest]) for row in seeds.values()}) == 1
+
+
+def test_a_match_s_in_process_bots_start_and_stop_on_the_runner_s_thread(tmp_path,
+                                                                        monkeypatch):
+    """A match starts its bots, and starts them afresh before each seat rotation: for
+    in-process bots that is a call, and a thread's start (a pool's for each) would cost
+    more than it. Threads are started for the games, the bots' calls and the renewal."""
+    ladder = Ladder(tmp_path / "a.sqlite", {**SETTINGS, "deals": 2,
+                                            "match": {**SETTINGS["match"], "concurrency": 2}})
+    play(ladder, FIELD, 3)
+    started = []
+    start = threading.Thread.start
+
+    def noting(thread):
+        started.append(thread.name.split("_")[0])
+        start(thread)
+
+    monkeypatch.setattr(threading.Thread, "start", noting)
+    assert play(ladder, FIELD, 1)[0][0] == MatchKind.LADDER
+    assert set(started) <= {"match", "inproc-bot", "renewal"}
 
 
 def test_every_match_is_a_stored_tournament_of_duplicate_deals(tmp_path):
