@@ -133,6 +133,7 @@ class Ladder:
 
     # -- playing -------------------------------------------------------------
     def close(self) -> None:
+        self.player.close()
         self.store.close()
         self.records.close()
 

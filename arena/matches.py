@@ -37,6 +37,28 @@ class LadderMatch:
     note: str
 
 
+class KeptThreads:
+    """The games' threads of one match at a time, kept from match to match: a match is
+    a run of a few games, and a thread's start costs a busy machine as much as a quick
+    game's move. Made again when a match asks for another concurrency."""
+
+    def __init__(self) -> None:
+        self.pool: futures.ThreadPoolExecutor | None = None
+        self.size = 0
+
+    def of(self, concurrency: int) -> futures.ThreadPoolExecutor:
+        if self.pool is None or self.size != concurrency:
+            self.close()
+            self.pool = futures.ThreadPoolExecutor(concurrency, thread_name_prefix="match")
+            self.size = concurrency
+        return self.pool
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.shutdown()
+            self.pool = None
+
+
 class MatchPlayer:
     """Plays stored matches on ``store`` (``logs``: the bots' logs, a folder a match)."""
 
@@ -44,6 +66,12 @@ class MatchPlayer:
         self.store = store
         self.records = records
         self.logs = logs
+        # The games' threads of each match of a batch, by its place in the batch.
+        self.kept: list[KeptThreads] = []
+
+    def close(self) -> None:
+        for kept in self.kept:
+            kept.close()
 
     def play(self, matches: list[StoredMatch]) -> list[LadderMatch]:
         """Play (or resume) the matches' tournaments at once, each on its own connection
@@ -52,7 +80,8 @@ class MatchPlayer:
         if len(matches) == 1:
             return [self.settle(matches[0], self.run(matches[0], self.store))]
         with futures.ThreadPoolExecutor(len(matches)) as pool:
-            runs = [pool.submit(self._run_apart, match) for match in matches]
+            runs = [pool.submit(self._run_apart, match, place)
+                    for place, match in enumerate(matches)]
         settled: list[LadderMatch] = []
         raised: list[BaseException] = []
         for match, run in zip(matches, runs):
@@ -64,19 +93,24 @@ class MatchPlayer:
             raise raised[0]
         return settled
 
-    def _run_apart(self, match: StoredMatch) -> ConfigError | TournamentError | None:
+    def _run_apart(self, match: StoredMatch, place: int
+                   ) -> ConfigError | TournamentError | None:
         """Run a match on a connection of its own (a connection holds one transaction
         at a time, and each game is stored in one)."""
         store = Store(self.store.path)
         try:
-            return self.run(match, store)
+            return self.run(match, store, place)
         finally:
             store.close()
 
-    def run(self, match: StoredMatch, store: Store) -> ConfigError | TournamentError | None:
-        """Run a match's tournament (resumed: the runner plays only its games not stored);
-        the reason it could not, if so."""
-        return run_match(match.config, match.tournament, store, self.logs)
+    def run(self, match: StoredMatch, store: Store, place: int = 0
+            ) -> ConfigError | TournamentError | None:
+        """Run a match's tournament (resumed: the runner plays only its games not stored)
+        on the threads kept for its ``place`` in its batch; the reason it could not, if
+        so."""
+        while len(self.kept) <= place:
+            self.kept.append(KeptThreads())
+        return run_match(match.config, match.tournament, store, self.logs, self.kept[place])
 
     def settle(self, match: StoredMatch, error: ConfigError | TournamentError | None
                 ) -> LadderMatch:
@@ -114,15 +148,17 @@ class MatchPlayer:
         return "passed"
 
 
-def run_match(config: dict[str, Any], tournament: str, store: Store, logs: Path
-              ) -> ConfigError | TournamentError | None:
+def run_match(config: dict[str, Any], tournament: str, store: Store, logs: Path,
+              kept: KeptThreads | None = None) -> ConfigError | TournamentError | None:
     """Run a match's tournament from its config (resumed: the runner plays only its games
-    not stored), its bots' logs in ``logs/TOURNAMENT``; the reason it could not, if so."""
+    not stored), its bots' logs in ``logs/TOURNAMENT``, its games on ``kept`` threads if
+    given; the reason it could not, if so."""
     try:
         parsed = parse_config(config)
         # No bot sees the logs (every entrant's) nor the store: the runner hides them.
         TournamentRunner(parsed, store, logs / tournament, out=io.StringIO(), quiet=True,
-                         private=(logs,)).run()
+                         private=(logs,),
+                         threads=None if kept is None else kept.of(parsed.concurrency)).run()
     except (ConfigError, TournamentError) as error:
         return error
     return None

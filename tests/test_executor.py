@@ -32,6 +32,30 @@ def test_games_are_taken_as_threads_free_up_and_each_result_comes_once():
     assert taken_at_first == executor.window < 40
 
 
+def test_runs_on_a_kept_pool_share_its_threads_and_leave_it_open():
+    """A ladder keeps its matches' threads: each run's executor plays on them, and its
+    close drops and waits for its own games only."""
+    from concurrent import futures
+
+    kept = futures.ThreadPoolExecutor(2, thread_name_prefix="match")
+    threads = set()
+
+    def play(index: int) -> int:
+        threads.add(threading.current_thread())
+        return index
+
+    try:
+        for _ in range(3):
+            executor = ThreadExecutor(2, threads=kept)
+            results = executor.results(play, range(10))
+            assert next(results)[1] == 0
+            executor.close()   # with games left: those not started are dropped
+            assert all(future.done() for future in executor.pending)
+        assert len(threads) <= 2 and kept.submit(play, 7).result() == 7
+    finally:
+        kept.shutdown()
+
+
 def test_a_stop_asked_for_is_heard_while_every_game_is_held():
     """A Ctrl-C whose KeyboardInterrupt a finaliser swallowed is still in ``asked``: the
     wait for results raises it at its next look, though no game ends."""

@@ -33,8 +33,12 @@ class RunState:
     def __init__(self, config: TournamentConfig, store: Store, log_dir: Path,
                  out: TextIO | None = None, quiet: bool = False,
                  skip_bad_bots: bool = False, fresh: bool = False,
-                 private: tuple[Path, ...] = (), config_path: Path | None = None) -> None:
+                 private: tuple[Path, ...] = (), config_path: Path | None = None,
+                 threads: futures.ThreadPoolExecutor | None = None) -> None:
         self.config = config
+        # The games' threads, when the caller keeps a pool of ``concurrency`` from run to
+        # run (tournaments.executor.ThreadExecutor); None: the run's own.
+        self.threads = threads
         # The config's file, for the commands a message suggests.
         self.config_path = config_path
         self.store = store
