@@ -16,6 +16,7 @@ from typing import Any
 
 from arena.ladder_store import LadderStore, MatchKind, MatchStatus, StoredMatch
 from tournaments.config import ConfigError, parse_config
+from tournaments.executor import KeptThreads
 from tournaments.runner import TournamentError, TournamentRunner
 from tournaments.store import Store
 
@@ -37,26 +38,25 @@ class LadderMatch:
     note: str
 
 
-class KeptThreads:
-    """The games' threads of one match at a time, kept from match to match: a match is
-    a run of a few games, and a thread's start costs a busy machine as much as a quick
-    game's move. Made again when a match asks for another concurrency."""
+class MatchThreads:
+    """The threads of one match at a time (:class:`tournaments.executor.KeptThreads`),
+    kept from match to match; made again when a match asks for another concurrency."""
 
     def __init__(self) -> None:
-        self.pool: futures.ThreadPoolExecutor | None = None
+        self.kept: KeptThreads | None = None
         self.size = 0
 
-    def of(self, concurrency: int) -> futures.ThreadPoolExecutor:
-        if self.pool is None or self.size != concurrency:
+    def of(self, concurrency: int) -> KeptThreads:
+        if self.kept is None or self.size != concurrency:
             self.close()
-            self.pool = futures.ThreadPoolExecutor(concurrency, thread_name_prefix="match")
+            self.kept = KeptThreads.made(concurrency)
             self.size = concurrency
-        return self.pool
+        return self.kept
 
     def close(self) -> None:
-        if self.pool is not None:
-            self.pool.shutdown()
-            self.pool = None
+        if self.kept is not None:
+            self.kept.close()
+            self.kept = None
 
 
 class MatchPlayer:
@@ -66,8 +66,8 @@ class MatchPlayer:
         self.store = store
         self.records = records
         self.logs = logs
-        # The games' threads of each match of a batch, by its place in the batch.
-        self.kept: list[KeptThreads] = []
+        # The threads of each match of a batch, by its place in the batch.
+        self.kept: list[MatchThreads] = []
 
     def close(self) -> None:
         for kept in self.kept:
@@ -109,7 +109,7 @@ class MatchPlayer:
         on the threads kept for its ``place`` in its batch; the reason it could not, if
         so."""
         while len(self.kept) <= place:
-            self.kept.append(KeptThreads())
+            self.kept.append(MatchThreads())
         return run_match(match.config, match.tournament, store, self.logs, self.kept[place])
 
     def settle(self, match: StoredMatch, error: ConfigError | TournamentError | None
@@ -149,7 +149,7 @@ class MatchPlayer:
 
 
 def run_match(config: dict[str, Any], tournament: str, store: Store, logs: Path,
-              kept: KeptThreads | None = None) -> ConfigError | TournamentError | None:
+              kept: MatchThreads | None = None) -> ConfigError | TournamentError | None:
     """Run a match's tournament from its config (resumed: the runner plays only its games
     not stored), its bots' logs in ``logs/TOURNAMENT``, its games on ``kept`` threads if
     given; the reason it could not, if so."""

@@ -12,6 +12,7 @@ import itertools
 import threading
 import time
 from concurrent import futures
+from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator, Protocol, TypeVar
 
 from referee.interrupts import interrupt_if_asked
@@ -39,11 +40,29 @@ AHEAD = 1
 POLL_S = 1.0
 
 
+@dataclass(frozen=True)
+class KeptThreads:
+    """Threads a caller keeps from run to run: a ladder's matches, each a run of a few
+    games, where a thread's start costs a busy machine as much as a quick game's move.
+    ``games``: a pool of the runs' ``concurrency`` threads; ``renewal``: one thread, that
+    starts the bots of the next seat rotation while one plays."""
+
+    games: futures.ThreadPoolExecutor
+    renewal: futures.ThreadPoolExecutor
+
+    @classmethod
+    def made(cls, concurrency: int) -> KeptThreads:
+        return cls(futures.ThreadPoolExecutor(concurrency, thread_name_prefix="match"),
+                   futures.ThreadPoolExecutor(1, thread_name_prefix="renewal"))
+
+    def close(self) -> None:
+        self.games.shutdown()
+        self.renewal.shutdown()
+
+
 class ThreadExecutor:
     """Games on ``concurrency`` threads of this process: a pool of its own, or
-    ``threads``, a pool of ``concurrency`` threads its caller keeps from run to run (a
-    ladder's matches, each a run of a few games: a thread's start costs a busy machine
-    as much as a quick game's move).
+    ``threads``, a pool of ``concurrency`` threads its caller keeps (:class:`KeptThreads`).
 
     Only ``concurrency × (1 + AHEAD)`` games are submitted at a time, and each is
     forgotten once yielded: submitting every game up front kept a future, and then

@@ -137,6 +137,8 @@ class Lineup(RunState):
         A process that has played no game knows nothing, so starting it early is
         safe, and the switch at the epoch's end then costs no start-up time.
         """
+        if self.threads is not None:
+            return self.threads.renewal.submit(self._started, self._renewable(playing))
         pool = futures.ThreadPoolExecutor(1, thread_name_prefix="renewal")
         future = pool.submit(self._started, self._renewable(playing))
         pool.shutdown(wait=False)
