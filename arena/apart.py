@@ -37,7 +37,7 @@ class LadderApart:
 
     ``play_on_s``: how long ``play_next`` plays on, batch after batch with the entries it
     was given, before it answers with the last match (0: one batch). Each call is a round
-    trip through both processes' threads, 4 to 9 ms on a busy machine, a tenth of a
+    trip through both processes' threads, 5 to 9 ms on a busy machine, a tenth of a
     short match's time; the pause, the cap and the deadline still hold at every batch
     (the child reads them in the store), and new entries wait at most that long.
     """
