@@ -272,8 +272,9 @@ def test_a_match_s_in_process_bots_start_and_stop_on_the_runner_s_thread(tmp_pat
                                                                         monkeypatch):
     """A match starts its bots, and starts them afresh before each seat rotation: for
     in-process bots that is a call, and a thread's start (a pool's for each) would cost
-    more than it. The games' and the renewal's threads are kept from match to match:
-    threads are started only for the bots' calls."""
+    more than it. The games' and the renewal's threads are kept from match to match, and
+    a closed bot's call workers serve the next: a thread is started only when none
+    waits (a bot's calls at once outnumber those)."""
     ladder = Ladder(tmp_path / "a.sqlite", {**SETTINGS, "deals": 2,
                                             "match": {**SETTINGS["match"], "concurrency": 2}})
     assert play(ladder, FIELD, 4)[-1][0] == MatchKind.LADDER
@@ -286,7 +287,7 @@ def test_a_match_s_in_process_bots_start_and_stop_on_the_runner_s_thread(tmp_pat
 
     monkeypatch.setattr(threading.Thread, "start", noting)
     assert play(ladder, FIELD, 1)[0][0] == MatchKind.LADDER
-    assert set(started) == {"inproc-bot"}
+    assert set(started) <= {"inproc-bot"} and len(started) < 8
 
 
 def test_every_match_is_a_stored_tournament_of_duplicate_deals(tmp_path):
