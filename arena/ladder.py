@@ -133,6 +133,7 @@ class Ladder:
 
     # -- playing -------------------------------------------------------------
     def close(self) -> None:
+        self.player.close()
         self.store.close()
         self.records.close()
 
@@ -154,20 +155,32 @@ class Ladder:
 
     def _held(self) -> bool:
         """Whether no match may start now: paused, at the cap, past the deadline, or the
-        finals begun."""
-        status = self.status()
-        return status.paused or status.capped_until is not None or status.past_deadline \
-            or status.frozen or self._finals() is not None
+        finals begun. Asked before every batch, so the hour's matches are read only under
+        a cap: a ladder that never stops finishes tens of thousands an hour."""
+        now = self.clock()
+        deadline = self.deadline()
+        return self.records.flag("paused") is not None \
+            or self.records.flag("frozen") is not None \
+            or (deadline is not None and now >= deadline.timestamp()) \
+            or (self.settings.games_per_hour is not None
+                and self._pace(now)[1] is not None) \
+            or self._finals() is not None
 
     def _next(self, entries: Sequence[LadderEntry]) -> list[StoredMatch]:
         """The next batch, kept in the store (in one transaction) before it is played."""
-        self.records.register([(entry.version_id, entry.entrant) for entry in entries])
+        versions = self.records.register([(entry.version_id, entry.entrant)
+                                          for entry in entries])
+        # A version's command is looked at until its validation: a refusal is one.
+        refused = False
         for entry in entries:
-            outside = path_outside(entry.bot)
+            outside = path_outside(entry.bot) \
+                if versions[entry.version_id].validation is None else None
             if outside is not None:
                 self.records.refuse(entry.version_id, f"its command names {outside}, outside "
                                                       "its folder (the sandbox would show it)")
-        versions = self.records.versions()
+                refused = True
+        if refused:
+            versions = self.records.versions()
         self.ratings.update(self.store, self.records, versions)
         bots = {entry.version_id: entry.bot for entry in entries}
         first = self.records.next_number()
@@ -216,9 +229,7 @@ class Ladder:
         league is dealt the same deals, so the versions are tested alike, and their play
         can be compared on those deals (:mod:`arena.similarity`)."""
         league = next(item for item in self.settings.leagues if item.name == test.league)
-        earlier = sum(1 for match in self.records.matches(kind=MatchKind.PROMOTION)
-                      if match.league == league.name and match.field[0] == test.version
-                      and match.status is not MatchStatus.FAILED)
+        earlier = self.records.promotion_matches(test.version, league.name)
         return self._planned(number, MatchKind.PROMOTION,
                              leagues.boss_field(league, test.version, self.settings.players),
                              league.name, [{**bot, "name": test.version},
@@ -291,24 +302,29 @@ class Ladder:
     def status(self) -> LadderStatus:
         """What holds the ladder now, if anything, and its pace over the last hour."""
         now = self.clock()
-        recent = self.records.finish_times(now - HOUR_S)
-        played = sum(games for _, games in recent)
-        cap = self.settings.games_per_hour
-        capped_until = None
-        if cap is not None and played >= cap:
-            # The moment enough games leave the hour's window.
-            left = played
-            for finished, games in recent:
-                left -= games
-                if left < cap:
-                    capped_until = finished + HOUR_S
-                    break
+        played, capped_until = self._pace(now)
         deadline = self.deadline()
         return LadderStatus(self.records.flag("paused") is not None,
                             self.records.flag("frozen") is not None,
                             None if deadline is None else deadline.isoformat(),
                             deadline is not None and now >= deadline.timestamp(), played,
                             capped_until, self.records.next_number() - 1)
+
+    def _pace(self, now: float) -> tuple[int, float | None]:
+        """The games finished in the hour before ``now``, and when the games-per-hour cap
+        lets the next match start (unix time) if it holds it."""
+        recent = self.records.finish_times(now - HOUR_S)
+        played = sum(games for _, games in recent)
+        cap = self.settings.games_per_hour
+        if cap is None or played < cap:
+            return played, None
+        # The moment enough games leave the hour's window.
+        left = played
+        for finished, games in recent:
+            left -= games
+            if left < cap:
+                return played, finished + HOUR_S
+        return played, None
 
     # -- what the pages show ---------------------------------------------------
     def recent(self, count: int = 20) -> list[LadderMatch]:

@@ -186,6 +186,15 @@ class LadderStore:
         return [match for match in self.matches(planned[0].number - 1)][:len(planned)] \
             if planned else []
 
+    def promotion_matches(self, version: str, league: str) -> int:
+        """The promotion matches of ``version`` in ``league`` kept so far but those that
+        could not be played: counted in the store, not read (while a test is open they
+        are every other match, and each holds its config)."""
+        return int(self.db.execute(
+            "SELECT count(*) FROM ladder_matches WHERE kind = ? AND league = ? AND "
+            "json_extract(field, '$[0]') = ? AND status IS NOT ?",
+            (MatchKind.PROMOTION, league, version, MatchStatus.FAILED)).fetchone()[0])
+
     def match(self, number: int) -> StoredMatch | None:
         row = self.db.execute("SELECT * FROM ladder_matches WHERE number = ?",
                               (number,)).fetchone()
@@ -230,10 +239,12 @@ class LadderStore:
                                               row["registered"], row["parent"],
                                               row["validation"]) for row in rows}
 
-    def register(self, versions: list[tuple[str, str]]) -> None:
+    def register(self, versions: list[tuple[str, str]]) -> dict[str, StoredVersion]:
         """Keep each (version, entrant) not seen before, its parent the entrant's latest
-        version seen before it."""
+        version seen before it; every version seen, as :meth:`versions` says."""
         known = self.versions()
+        if all(version in known for version, _ in versions):
+            return known
         with self._writing():
             for version, entrant in versions:
                 if version in known:
@@ -246,6 +257,7 @@ class LadderStore:
                                 " parent) VALUES (?, ?, ?, ?)",
                                 (version, entrant, count + 1,
                                  None if parent is None else parent[0]))
+        return self.versions()
 
     # -- flags ---------------------------------------------------------------
     def flag(self, name: str) -> str | None:

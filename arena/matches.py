@@ -16,6 +16,7 @@ from typing import Any
 
 from arena.ladder_store import LadderStore, MatchKind, MatchStatus, StoredMatch
 from tournaments.config import ConfigError, parse_config
+from tournaments.executor import KeptThreads
 from tournaments.runner import TournamentError, TournamentRunner
 from tournaments.store import Store
 
@@ -37,6 +38,27 @@ class LadderMatch:
     note: str
 
 
+class MatchThreads:
+    """The threads of one match at a time (:class:`tournaments.executor.KeptThreads`),
+    kept from match to match; made again when a match asks for another concurrency."""
+
+    def __init__(self) -> None:
+        self.kept: KeptThreads | None = None
+        self.size = 0
+
+    def of(self, concurrency: int) -> KeptThreads:
+        if self.kept is None or self.size != concurrency:
+            self.close()
+            self.kept = KeptThreads.made(concurrency)
+            self.size = concurrency
+        return self.kept
+
+    def close(self) -> None:
+        if self.kept is not None:
+            self.kept.close()
+            self.kept = None
+
+
 class MatchPlayer:
     """Plays stored matches on ``store`` (``logs``: the bots' logs, a folder a match)."""
 
@@ -44,6 +66,12 @@ class MatchPlayer:
         self.store = store
         self.records = records
         self.logs = logs
+        # The threads of each match of a batch, by its place in the batch.
+        self.kept: list[MatchThreads] = []
+
+    def close(self) -> None:
+        for kept in self.kept:
+            kept.close()
 
     def play(self, matches: list[StoredMatch]) -> list[LadderMatch]:
         """Play (or resume) the matches' tournaments at once, each on its own connection
@@ -52,7 +80,8 @@ class MatchPlayer:
         if len(matches) == 1:
             return [self.settle(matches[0], self.run(matches[0], self.store))]
         with futures.ThreadPoolExecutor(len(matches)) as pool:
-            runs = [pool.submit(self._run_apart, match) for match in matches]
+            runs = [pool.submit(self._run_apart, match, place)
+                    for place, match in enumerate(matches)]
         settled: list[LadderMatch] = []
         raised: list[BaseException] = []
         for match, run in zip(matches, runs):
@@ -64,19 +93,24 @@ class MatchPlayer:
             raise raised[0]
         return settled
 
-    def _run_apart(self, match: StoredMatch) -> ConfigError | TournamentError | None:
+    def _run_apart(self, match: StoredMatch, place: int
+                   ) -> ConfigError | TournamentError | None:
         """Run a match on a connection of its own (a connection holds one transaction
         at a time, and each game is stored in one)."""
         store = Store(self.store.path)
         try:
-            return self.run(match, store)
+            return self.run(match, store, place)
         finally:
             store.close()
 
-    def run(self, match: StoredMatch, store: Store) -> ConfigError | TournamentError | None:
-        """Run a match's tournament (resumed: the runner plays only its games not stored);
-        the reason it could not, if so."""
-        return run_match(match.config, match.tournament, store, self.logs)
+    def run(self, match: StoredMatch, store: Store, place: int = 0
+            ) -> ConfigError | TournamentError | None:
+        """Run a match's tournament (resumed: the runner plays only its games not stored)
+        on the threads kept for its ``place`` in its batch; the reason it could not, if
+        so."""
+        while len(self.kept) <= place:
+            self.kept.append(MatchThreads())
+        return run_match(match.config, match.tournament, store, self.logs, self.kept[place])
 
     def settle(self, match: StoredMatch, error: ConfigError | TournamentError | None
                 ) -> LadderMatch:
@@ -114,15 +148,17 @@ class MatchPlayer:
         return "passed"
 
 
-def run_match(config: dict[str, Any], tournament: str, store: Store, logs: Path
-              ) -> ConfigError | TournamentError | None:
+def run_match(config: dict[str, Any], tournament: str, store: Store, logs: Path,
+              kept: MatchThreads | None = None) -> ConfigError | TournamentError | None:
     """Run a match's tournament from its config (resumed: the runner plays only its games
-    not stored), its bots' logs in ``logs/TOURNAMENT``; the reason it could not, if so."""
+    not stored), its bots' logs in ``logs/TOURNAMENT``, its games on ``kept`` threads if
+    given; the reason it could not, if so."""
     try:
         parsed = parse_config(config)
         # No bot sees the logs (every entrant's) nor the store: the runner hides them.
         TournamentRunner(parsed, store, logs / tournament, out=io.StringIO(), quiet=True,
-                         private=(logs,)).run()
+                         private=(logs,),
+                         threads=None if kept is None else kept.of(parsed.concurrency)).run()
     except (ConfigError, TournamentError) as error:
         return error
     return None

@@ -33,6 +33,10 @@ LOG = logging.getLogger(__name__)
 #: How long the thread waits for a change when the ladder has nothing to play, or after
 #: a match that failed.
 IDLE_S = 5.0
+#: How long the ladder's child plays on with the entries it was given before it answers
+#: (:class:`arena.apart.LadderApart`): the test matches, the board's event (told at
+#: most once a second anyway) and a new version wait at most that long.
+PLAY_ON_S = 0.25
 
 
 class LadderPlayer(Protocol):
@@ -101,7 +105,7 @@ def load_ladder(db: Path, settings: dict[str, Any],
         return None
     # Its games apart from the pages (arena.apart), unless on a clock of the caller's (a
     # test's), which a child process cannot share.
-    playing = (lambda: LadderApart(db, settings)) if clock is time.time else None
+    playing = (lambda: LadderApart(db, settings, PLAY_ON_S)) if clock is time.time else None
     return LadderHook(lambda: module.Ladder(db, settings, clock), module.LadderEntry, playing)
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import os
 import queue
 import threading
 from dataclasses import dataclass, field
@@ -284,7 +285,11 @@ class InProcessClient:
     once), and a raised exception is an ``error`` fault, so in-process bots are judged
     like remote ones. A call is handed over on two queues, not a ``ThreadPoolExecutor``'s
     future (its locks and condition cost a third more a call); the workers are daemon
-    threads, so a bot hung in one does not hold the referee's exit.
+    threads, so a bot hung in one does not hold the referee's exit. A closed client's
+    idle workers wait ``PARKED_S`` for a new client to serve, then end: a ladder's match
+    makes four clients (two bots, started afresh before each seat rotation), and a
+    thread's start waits for the new thread to run, as long as a quick game's move on a
+    busy machine.
     """
 
     MAX_CALLS = 4
@@ -306,7 +311,7 @@ class InProcessClient:
                 self.idle -= 1
             elif self.workers < self.MAX_CALLS:
                 self.workers += 1
-                threading.Thread(target=self._work, daemon=True, name="inproc-bot").start()
+                _hire(self)
             self.calls.put((function, request, answer))
         try:
             returned, value = answer.get(timeout=timeout)
@@ -360,6 +365,55 @@ class InProcessClient:
             self.closed = True
             for _ in range(self.workers):
                 self.calls.put(None)
+
+
+#: How long a closed in-process client's idle worker waits for a new client to serve.
+PARKED_S = 1.0
+# The inbox of each worker waiting for a new client (its next client is put there).
+_parked: list[queue.SimpleQueue[InProcessClient]] = []
+_parked_lock = threading.Lock()
+
+
+def _hire(client: InProcessClient) -> None:
+    """Give ``client`` a worker: one of a closed client's, else a new thread."""
+    with _parked_lock:
+        inbox = _parked.pop() if _parked else None
+    if inbox is None:
+        threading.Thread(target=_serve, args=(client,), daemon=True, name="inproc-bot").start()
+    else:
+        inbox.put(client)
+
+
+def _serve(client: InProcessClient | None) -> None:
+    """A worker's life: a client's calls until it is closed, then the next client's, for
+    as long as one comes within PARKED_S of the last's close."""
+    while client is not None:
+        client._work()
+        client = _next_client()
+
+
+def _next_client() -> InProcessClient | None:
+    inbox: queue.SimpleQueue[InProcessClient] = queue.SimpleQueue()
+    with _parked_lock:
+        _parked.append(inbox)
+    try:
+        return inbox.get(timeout=PARKED_S)
+    except queue.Empty:
+        with _parked_lock:
+            if inbox in _parked:
+                _parked.remove(inbox)
+                return None
+        return inbox.get()   # hired as it gave up: its client is on the way
+
+
+def _forget_parked() -> None:
+    """In a forked child: its parent's waiting workers are not there."""
+    global _parked_lock
+    _parked.clear()
+    _parked_lock = threading.Lock()
+
+
+os.register_at_fork(after_in_child=_forget_parked)
 
 
 class WireLog:

@@ -14,6 +14,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 from collections import Counter
 from concurrent.futures.process import BrokenProcessPool
@@ -236,6 +237,59 @@ def test_a_command_that_names_a_file_outside_its_folder_is_refused_unplayed(tmp_
                               "outside its folder (the sandbox would show it)")
 
 
+def test_a_version_entered_after_the_others_were_validated_is_looked_at_first(tmp_path):
+    """The ladder keeps its versions and looks at a command only until its version's
+    validation: one entered later is still registered, checked and validated at once."""
+    folder = tmp_path / "versions" / "ann-2"
+    folder.mkdir(parents=True)
+    (folder / "bot.py").write_text(PRYING_BOT)
+    ladder = Ladder(tmp_path / "a.sqlite", SETTINGS)
+    play(ladder, FIELD, 4)
+    prying = LadderEntry("ann-2", "ann", {"command": f"python bot.py --peek={tmp_path}",
+                                          "dir": str(folder)})
+    later = LadderEntry("d1", "dan", GREEDY)
+    played = play(ladder, [*FIELD, prying, later], 3)
+    assert played[0] == (MatchKind.VALIDATION, ("d1", "d1-copy2"))
+    assert all("ann-2" not in seats for _, seats in played)
+    rows = {row.version: row for row in ladder.standings()}
+    assert rows["ann-2"].validation.startswith(f"failed: its command names {tmp_path}")
+    assert rows["d1"].validation == "passed" and rows["g1"].validation == "passed"
+
+
+def test_every_version_s_k_th_promotion_match_is_dealt_the_same_deals(tmp_path):
+    settings = {**SETTINGS, "leagues": [{"name": "wood", "boss": {"name": "boss", **RANDOM}}]}
+    ladder = Ladder(tmp_path / "a.sqlite", settings)
+    play(ladder, FIELD, 21)
+    seeds: dict[str, list[int]] = {}
+    for match in ladder.records.matches(kind=MatchKind.PROMOTION):
+        seeds.setdefault(match.field[0], []).append(match.config["seed"])
+    assert len(seeds) == 3 and all(len(set(row)) == len(row) > 1 for row in seeds.values())
+    shortest = min(len(row) for row in seeds.values())
+    assert len({tuple(row[:shortest]) for row in seeds.values()}) == 1
+
+
+def test_a_match_s_in_process_bots_start_and_stop_on_the_runner_s_thread(tmp_path,
+                                                                        monkeypatch):
+    """A match starts its bots, and starts them afresh before each seat rotation: for
+    in-process bots that is a call, and a thread's start (a pool's for each) would cost
+    more than it. The games' and the renewal's threads are kept from match to match, and
+    a closed bot's call workers serve the next: a thread is started only when none
+    waits (a bot's calls at once outnumber those)."""
+    ladder = Ladder(tmp_path / "a.sqlite", {**SETTINGS, "deals": 2,
+                                            "match": {**SETTINGS["match"], "concurrency": 2}})
+    assert play(ladder, FIELD, 4)[-1][0] == MatchKind.LADDER
+    started = []
+    start = threading.Thread.start
+
+    def noting(thread):
+        started.append(thread.name.split("_")[0])
+        start(thread)
+
+    monkeypatch.setattr(threading.Thread, "start", noting)
+    assert play(ladder, FIELD, 1)[0][0] == MatchKind.LADDER
+    assert set(started) <= {"inproc-bot"} and len(started) < 8
+
+
 def test_every_match_is_a_stored_tournament_of_duplicate_deals(tmp_path):
     ladder = Ladder(tmp_path / "a.sqlite", {**SETTINGS, "deals": 2})
     play(ladder, FIELD, 5)
@@ -418,6 +472,18 @@ def test_the_ladder_apart_answers_what_the_playing_thread_asks(tmp_path):
         apart.close()
 
 
+def test_the_ladder_apart_plays_on_until_a_batch_may_not_start(tmp_path):
+    """Given time to play on, the child plays batch after batch in one call, and reads
+    what holds the ladder (here the cap: 8 games, four matches of two) before each."""
+    apart = LadderApart(tmp_path / "a.sqlite", {**SETTINGS, "games_per_hour": 8},
+                        play_on_s=600)
+    try:
+        assert apart.play_next(FIELD).number == 4
+        assert apart.status().capped_until is not None and apart.play_next(FIELD) is None
+    finally:
+        apart.close()
+
+
 def alive(pid: int) -> bool:
     """Whether a process runs (a zombie waiting for its reaper does not)."""
     try:
@@ -537,6 +603,14 @@ def test_the_cap_pause_and_deadline_hold_the_ladder(tmp_path):
     now_ladder = Ladder(tmp_path / "a.sqlite", {**SETTINGS, "deadline": "2000-01-01T00:00:00Z"},
                         clock=lambda: now[0])
     assert now_ladder.status().past_deadline and now_ladder.play_next(FIELD) is None
+
+
+def test_an_uncapped_ladder_does_not_count_its_hour_before_each_batch(tmp_path, monkeypatch):
+    """Matches finished in the last hour are tens of thousands for a ladder that never
+    stops: read before a batch only under a games-per-hour cap."""
+    ladder = Ladder(tmp_path / "a.sqlite", SETTINGS)
+    monkeypatch.setattr(LadderStore, "finish_times", lambda *args: pytest.fail("read"))
+    assert len(play(ladder, FIELD, 4)) == 4
 
 
 @pytest.mark.parametrize("bad, message", [

@@ -6,7 +6,7 @@ import threading
 
 import pytest
 
-from tournaments.executor import ClusterLost, DaskExecutor, ThreadExecutor
+from tournaments.executor import ClusterLost, DaskExecutor, KeptThreads, ThreadExecutor
 
 
 def test_games_are_taken_as_threads_free_up_and_each_result_comes_once():
@@ -30,6 +30,28 @@ def test_games_are_taken_as_threads_free_up_and_each_result_comes_once():
     # A game's future (and its result) lives only while it is in the window: taking every
     # game at once kept all of them, so the referee's memory grew with the tournament.
     assert taken_at_first == executor.window < 40
+
+
+def test_runs_on_a_kept_pool_share_its_threads_and_leave_it_open():
+    """A ladder keeps its matches' threads: each run's executor plays on them, and its
+    close drops and waits for its own games only."""
+    kept = KeptThreads.made(2)
+    threads = set()
+
+    def play(index: int) -> int:
+        threads.add(threading.current_thread())
+        return index
+
+    try:
+        for _ in range(3):
+            executor = ThreadExecutor(2, threads=kept.games)
+            results = executor.results(play, range(10))
+            assert next(results)[1] == 0
+            executor.close()   # with games left: those not started are dropped
+            assert all(future.done() for future in executor.pending)
+        assert len(threads) <= 2 and kept.games.submit(play, 7).result() == 7
+    finally:
+        kept.close()
 
 
 def test_a_stop_asked_for_is_heard_while_every_game_is_held():

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import threading
+import time
 
 import pytest
 
 from circus.v1 import bot_pb2
+from referee import clients
 from referee.clients import BotFault, InProcessClient
 
 
@@ -16,6 +18,7 @@ class Bot:
         self.hanging = threading.Semaphore(0)  # one count per call that has begun to hang
         self.hung = 0   # calls that hung and have since been released
         self.calls = 0
+        self.threads: set[threading.Thread] = set()   # the workers that called decide
 
     def hello(self, request):
         return bot_pb2.HelloResponse(name="t")
@@ -24,6 +27,7 @@ class Bot:
         self.calls += 1
 
     def decide(self, request):
+        self.threads.add(threading.current_thread())
         if request.game_id == "hang":
             self.hanging.release()
             self.release.wait(60)
@@ -132,14 +136,16 @@ def test_the_sdks_do_nothing_calls_are_skipped_and_a_bots_own_are_made():
     counting.close()
 
 
-def test_a_closed_client_hands_no_more_calls_and_its_workers_end():
-    before = set(threading.enumerate())
-    client = InProcessClient(Bot())
+def test_a_closed_client_hands_no_more_calls_and_its_workers_end(monkeypatch):
+    """Its idle workers end once no new client came for them (PARKED_S)."""
+    monkeypatch.setattr(clients, "PARKED_S", 0.05)
+    bot = Bot()
+    client = InProcessClient(bot)
     for actions in (1, 2, 3):
         assert client.decide(request("ok", actions), 5).action_index == actions - 1
-    workers = [thread for thread in set(threading.enumerate()) - before
-               if thread.name == "inproc-bot"]
+    workers = list(bot.threads)
     assert client.workers == 1 and workers and all(thread.daemon for thread in workers)
+    assert all(thread.name == "inproc-bot" for thread in workers)
     client.close()
     with pytest.raises(BotFault) as raised:
         client.decide(request("ok"), 5)
@@ -147,3 +153,20 @@ def test_a_closed_client_hands_no_more_calls_and_its_workers_end():
     for thread in workers:
         thread.join(30)
     assert not any(thread.is_alive() for thread in workers)
+
+
+def test_a_closed_client_s_worker_serves_the_next_client_without_a_new_thread():
+    """A ladder's match makes a client per bot and seat rotation: each would otherwise
+    pay a thread's start, and wait for it."""
+    closed, bot = InProcessClient(Bot()), Bot()
+    assert closed.decide(request("ok"), 5).action_index == 2
+    closed.close()
+    deadline = time.monotonic() + 30
+    while not clients._parked:   # its worker waits for the next client, however slow
+        assert time.monotonic() < deadline
+        time.sleep(0.001)
+    before = set(threading.enumerate())
+    client = InProcessClient(bot)
+    assert client.decide(request("ok"), 5).action_index == 2
+    assert bot.threads and bot.threads <= before
+    client.close()

@@ -12,6 +12,7 @@ import itertools
 import threading
 import time
 from concurrent import futures
+from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator, Protocol, TypeVar
 
 from referee.interrupts import interrupt_if_asked
@@ -39,8 +40,29 @@ AHEAD = 1
 POLL_S = 1.0
 
 
+@dataclass(frozen=True)
+class KeptThreads:
+    """Threads a caller keeps from run to run: a ladder's matches, each a run of a few
+    games, where a thread's start costs a busy machine as much as a quick game's move.
+    ``games``: a pool of the runs' ``concurrency`` threads; ``renewal``: one thread, that
+    starts the bots of the next seat rotation while one plays."""
+
+    games: futures.ThreadPoolExecutor
+    renewal: futures.ThreadPoolExecutor
+
+    @classmethod
+    def made(cls, concurrency: int) -> KeptThreads:
+        return cls(futures.ThreadPoolExecutor(concurrency, thread_name_prefix="match"),
+                   futures.ThreadPoolExecutor(1, thread_name_prefix="renewal"))
+
+    def close(self) -> None:
+        self.games.shutdown()
+        self.renewal.shutdown()
+
+
 class ThreadExecutor:
-    """Games on ``concurrency`` threads of this process.
+    """Games on ``concurrency`` threads of this process: a pool of its own, or
+    ``threads``, a pool of ``concurrency`` threads its caller keeps (:class:`KeptThreads`).
 
     Only ``concurrency × (1 + AHEAD)`` games are submitted at a time, and each is
     forgotten once yielded: submitting every game up front kept a future, and then
@@ -48,15 +70,20 @@ class ThreadExecutor:
     last one ended, so the referee's memory grew with the number of games.
     """
 
-    def __init__(self, concurrency: int, asked: threading.Event | None = None) -> None:
-        self.pool = futures.ThreadPoolExecutor(concurrency, thread_name_prefix="match")
+    def __init__(self, concurrency: int, asked: threading.Event | None = None,
+                 threads: futures.ThreadPoolExecutor | None = None) -> None:
+        self.own = threads is None
+        self.pool = threads or futures.ThreadPoolExecutor(concurrency,
+                                                          thread_name_prefix="match")
         self.window = concurrency * (1 + AHEAD)
         self.asked = asked
+        # The games submitted and not yet yielded.
+        self.pending: dict[futures.Future, Any] = {}
 
     def results(self, play: Callable[[Item], Result],
                 items: Iterable[Item]) -> Iterator[tuple[Item, Result]]:
         waiting = iter(items)
-        pending: dict[futures.Future, Item] = {}
+        pending = self.pending
         self._fill(play, waiting, pending)
         while pending:
             done, _ = futures.wait(pending, timeout=POLL_S, return_when=futures.FIRST_COMPLETED)
@@ -71,7 +98,11 @@ class ThreadExecutor:
             pending[self.pool.submit(play, item)] = item
 
     def close(self) -> None:
-        self.pool.shutdown(wait=True, cancel_futures=True)
+        for future in self.pending:
+            future.cancel()
+        futures.wait(self.pending)
+        if self.own:
+            self.pool.shutdown(wait=True)
 
 
 class ClusterLost(Exception):

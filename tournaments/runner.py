@@ -92,7 +92,8 @@ class TournamentRunner(SetUp, Lineup, Rounds, Verdicts):
         they do, so an interrupt is heard even if a finaliser swallowed its exception."""
         if self.client is not None:
             return DaskExecutor(self.client, self.config.concurrency, self._task, asked)
-        return ThreadExecutor(self.config.concurrency, asked)
+        return ThreadExecutor(self.config.concurrency, asked,
+                              None if self.threads is None else self.threads.games)
 
     def run(self) -> Summary:
         """Run the tournament under its lock in the store (one referee at a time)."""

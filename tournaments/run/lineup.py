@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import threading
 from concurrent import futures
+from typing import Callable, TypeVar
 
 from circus_outcomes import FaultClass, Policy
 from referee.clients import BotClient
@@ -18,6 +19,8 @@ from referee.text import printable
 from tournaments.run.errors import TournamentError
 from tournaments.run.state import RunState
 from tournaments.worker import probe_timeout
+
+Done = TypeVar("Done")
 
 
 class Lineup(RunState):
@@ -93,17 +96,8 @@ class Lineup(RunState):
                                     self.config.sandbox, self.private,
                                     processes=self.config.concurrency)
                         for spec in specs]
-        outcomes: list[tuple[Participant, str | None]] = []
-        with futures.ThreadPoolExecutor(max(1, len(participants))) as pool:
-            starts = [pool.submit(p.start, self.config.game, self.config.variant)
-                      for p in participants]
-            for participant, start in zip(participants, starts):
-                try:
-                    start.result()
-                    outcomes.append((participant, None))
-                except BotStartError as error:
-                    outcomes.append((participant, str(error)))
-        return outcomes
+        game, variant = self.config.game, self.config.variant
+        return list(zip(participants, _each(lambda p: _start(p, game, variant), participants)))
 
     def stop_bots(self) -> None:
         """Stop every bot, those started for the next rotation and those on a cluster's
@@ -143,6 +137,8 @@ class Lineup(RunState):
         A process that has played no game knows nothing, so starting it early is
         safe, and the switch at the epoch's end then costs no start-up time.
         """
+        if self.threads is not None:
+            return self.threads.renewal.submit(self._started, self._renewable(playing))
         pool = futures.ThreadPoolExecutor(1, thread_name_prefix="renewal")
         future = pool.submit(self._started, self._renewable(playing))
         pool.shutdown(wait=False)
@@ -160,9 +156,13 @@ class Lineup(RunState):
             retired.append(self.participants[participant.name])
             self.participants[participant.name] = participant
         # The old processes stop in the background; the next games need not wait for them.
-        stopping = threading.Thread(target=_stop_all, args=(retired,), name="retire-bots")
-        stopping.start()
-        self.retiring.append(stopping)
+        _stop_all([participant for participant in retired if _in_process(participant)])
+        processes = [participant for participant in retired if not _in_process(participant)]
+        if processes:
+            stopping = threading.Thread(target=_stop_all, args=(processes,),
+                                        name="retire-bots")
+            stopping.start()
+            self.retiring.append(stopping)
         if fresh and not self.quiet and not self.renewed:
             print(f"  bots start afresh before every seat rotation ({len(fresh)} before "
                   f"rotation {rotation + 1}), so none remembers a deal it is dealt again",
@@ -208,8 +208,38 @@ class Lineup(RunState):
 
 
 def _stop_all(participants: list[Participant]) -> None:
-    """Stop bots in parallel: each may take its grace period to exit."""
-    if not participants:
-        return
-    with futures.ThreadPoolExecutor(len(participants)) as pool:
-        list(pool.map(lambda participant: participant.stop(), participants))
+    """Stop bots, those that run a process in parallel: each may take its grace period
+    to exit."""
+    _each(Participant.stop, participants)
+
+
+def _start(participant: Participant, game: str, variant: str | None) -> str | None:
+    """Start a bot; its start error, if it failed."""
+    try:
+        participant.start(game, variant)
+    except BotStartError as error:
+        return str(error)
+    return None
+
+
+def _in_process(participant: Participant) -> bool:
+    """Whether the bot runs in this process (a ``python:`` entry): its start and stop are
+    a call, with no process to wait for."""
+    return participant.spec.python is not None
+
+
+def _each(work: Callable[[Participant], Done], participants: list[Participant]
+          ) -> list[Done]:
+    """``work`` done on each participant, the results in order: for those that run a
+    process, on threads at once (each waits for its process); for the others on this
+    thread, one after another (a thread's start would cost more than their work, and a
+    ladder's match starts and stops its bots four times)."""
+    apart = [participant for participant in participants if not _in_process(participant)]
+    if not apart:
+        return [work(participant) for participant in participants]
+    with futures.ThreadPoolExecutor(len(apart)) as pool:
+        running = {id(participant): pool.submit(work, participant) for participant in apart}
+        here = {id(participant): work(participant) for participant in participants
+                if _in_process(participant)}
+        return [running[id(participant)].result() if id(participant) in running
+                else here[id(participant)] for participant in participants]

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, TextIO
 from ratings.sprt import DealGame
 from referee.participants import Participant
 from tournaments.config import TournamentConfig, game_count
+from tournaments.executor import KeptThreads
 from tournaments.fingerprint import fingerprint
 from tournaments.schedule import first_segment
 from tournaments.store import Store, database_paths
@@ -33,8 +34,12 @@ class RunState:
     def __init__(self, config: TournamentConfig, store: Store, log_dir: Path,
                  out: TextIO | None = None, quiet: bool = False,
                  skip_bad_bots: bool = False, fresh: bool = False,
-                 private: tuple[Path, ...] = (), config_path: Path | None = None) -> None:
+                 private: tuple[Path, ...] = (), config_path: Path | None = None,
+                 threads: KeptThreads | None = None) -> None:
         self.config = config
+        # The games' and the renewal's threads, when the caller keeps them from run to
+        # run; None: the run's own.
+        self.threads = threads
         # The config's file, for the commands a message suggests.
         self.config_path = config_path
         self.store = store
