@@ -86,10 +86,11 @@ class Coalesced:
         self.publishing = threading.Lock()
         self.last = -math.inf
         self.due: threading.Timer | None = None
+        self.cancelled = False
 
     def __call__(self) -> None:
         with self.lock:
-            if self.due is not None:
+            if self.due is not None or self.cancelled:
                 return   # a publish is due already: it tells this change too
             wait = self.last + self.interval - self.clock()
             if wait > 0:
@@ -103,7 +104,20 @@ class Coalesced:
 
     def _due(self) -> None:
         with self.lock:
+            if self.cancelled:
+                return
             self.due = None
             self.last = self.clock()
         with self.publishing:
             self.publish()
+
+    def cancel(self) -> None:
+        """Publish nothing more, and return once a publish under way is done: a stopping
+        service closes what its publish reads."""
+        with self.lock:
+            self.cancelled = True
+            if self.due is not None:
+                self.due.cancel()
+                self.due = None
+        with self.publishing:
+            pass

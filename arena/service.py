@@ -49,10 +49,10 @@ class Arena:
                                self._gated)
         self.unrated = UnratedMatches(config, self.store,
                                       lambda: self.events.publish("test-matches"))
+        self.played = Coalesced(self._played, BOARD_EVERY_S)
         self.ladder = ServedLadder(
             ladder if ladder is not None else load_ladder(config.db, config.ladder),
-            self.store, Coalesced(self._played, BOARD_EVERY_S), self._play_unrated,
-            self.publish_report)
+            self.store, self.played, self._play_unrated, self.publish_report)
         self.csrf_secret = self.store.secret("csrf")
         self.fingerprints = Fingerprints()
         self.games = LadderGames(config.db, config.ladder_prefix, config.test_match_prefix)
@@ -71,6 +71,7 @@ class Arena:
     def stop(self) -> None:
         self.gates.stop()
         self.ladder.stop()
+        self.played.cancel()
         self.webhooks.stop()
         self.games.close()
         self.store.close()

@@ -8,6 +8,7 @@ import asyncio
 import logging
 import re
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -432,6 +433,17 @@ def test_the_ladder_s_quick_matches_tell_the_board_once_an_interval_the_last_nev
     now[0] += 1.0
     coalesced()
     assert len(published) == 3     # a quiet interval later: at once again
+
+
+def test_a_stopped_service_publishes_no_board_still_due():
+    published, now = [], [100.0]
+    coalesced = Coalesced(lambda: published.append(now[0]), 0.05, clock=lambda: now[0])
+    coalesced()
+    coalesced()   # due at the interval's end
+    coalesced.cancel()
+    time.sleep(0.2)
+    coalesced()
+    assert published == [100.0]
 
 
 def test_every_response_forbids_framing_and_the_pages_load_only_their_own(served):
