@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from referee import wire
 from referee.games import get_game, replay
+from referee.games.base import Action
 from referee.games.flohcati import (
     DECISION_LIMIT,
     FlohcatiState,
@@ -29,8 +30,9 @@ players = st.integers(2, 5)
 seeds = st.integers(0, 2**63 - 1)
 
 
-def check_position(state: FlohcatiState) -> None:
-    """What must hold after every action."""
+def check_position(state: FlohcatiState, actions: list[Action]) -> None:
+    """What must hold after every action; ``actions``: the position's legal actions, listed
+    once for the check and the next move."""
     assert sorted(state.all_cards()) == ALL_CARDS[state.variant], "the 89 cards"
     for observer in range(state.num_players):
         for holder in range(state.num_players):
@@ -40,7 +42,6 @@ def check_position(state: FlohcatiState) -> None:
     colours = [card.rsplit("-", 1)[0] for card in state.display]
     assert len(colours) == len(set(colours)), "the display never repeats a colour"
     if not state.is_terminal():
-        actions = state.legal_actions()
         assert actions, "a live game always offers an action"
         assert len({action.code for action in actions}) == len(actions), "codes are unique"
 
@@ -48,13 +49,20 @@ def check_position(state: FlohcatiState) -> None:
 def play_random(variant: str, players: int, seed: int, choices: random.Random,
                 check_every_step: bool) -> FlohcatiState:
     state = GAME.new_state(players, variant, seed)
+    actions = state.legal_actions()
     while not state.is_terminal():
-        actions = state.legal_actions()
         assert actions
         state.apply(choices.randrange(len(actions)), actions)  # listed once, as the referee does
+        actions = state.legal_actions()
         if check_every_step:
-            check_position(state)
+            check_position(state, actions)
     return state
+
+
+def random_step(state: FlohcatiState, choices: random.Random) -> None:
+    """A uniformly random legal action, the actions listed once as the referee does."""
+    actions = state.legal_actions()
+    state.apply(choices.randrange(len(actions)), actions)
 
 
 def check_end(state: FlohcatiState) -> None:
@@ -89,10 +97,11 @@ def test_cards_are_conserved_every_game_ends_and_replays(variant, players, seed,
 def test_games_with_hypothesis_chosen_actions(variant, players, seed, data):
     """Hypothesis picks every action itself, so it can shrink to a short failing game."""
     state = GAME.new_state(players, variant, seed)
+    actions = state.legal_actions()
     while not state.is_terminal():
+        state.apply(data.draw(st.integers(0, len(actions) - 1), label=state.phase), actions)
         actions = state.legal_actions()
-        state.apply(data.draw(st.integers(0, len(actions) - 1), label=state.phase))
-        check_position(state)
+        check_position(state, actions)
     check_end(state)
     assert replay(state.record()).final_state() == state.final_state()
 
@@ -103,7 +112,7 @@ def test_thousands_of_seeded_games_end_and_replay():
         variant = GAME.variants[seed % 2]
         state = play_random(variant, 2 + seed // 2 % 4, seed, random.Random(-seed),
                             check_every_step=False)
-        check_position(state)
+        check_position(state, state.legal_actions())
         check_end(state)
         reasons[state.end_reason, variant] += 1
         if seed % 20 == 0:
@@ -131,7 +140,7 @@ def test_es_trios_are_offered_exactly_in_turns_that_brought_a_card():
                 assert offers == (took and bool(possible_trios(hand)))
                 offered += offers
                 without_card += not took and bool(possible_trios(hand))
-            state.apply(choices.randrange(len(state.legal_actions())))
+            random_step(state, choices)
     assert offered and without_card  # both cases come up
 
 
@@ -185,7 +194,7 @@ def test_observation_does_not_depend_on_cards_the_seat_cannot_see(variant, playe
     for _ in range(steps):
         if state.is_terminal():
             break
-        state.apply(choices.randrange(len(state.legal_actions())))
+        random_step(state, choices)
     check_secrecy(state, rng)
 
 
@@ -204,7 +213,7 @@ def test_secrecy_along_whole_games():
             if state.phase not in checked[variant] or choices.random() < 0.1:
                 check_secrecy(state, rng)
                 checked[variant].add(state.phase)
-            state.apply(choices.randrange(len(state.legal_actions())))
+            random_step(state, choices)
         check_secrecy(state, rng)
     assert checked["en"] >= wanted["en"] and checked["es"] >= wanted["es"]
 
@@ -234,7 +243,7 @@ def test_third_parties_cannot_tell_which_card_atraerse_took():
                                        for seat in third]))
                     assert len(seen) == 1
                     checked += 1
-            state.apply(choices.randrange(len(state.legal_actions())))
+            random_step(state, choices)
     assert checked >= 40
 
 
@@ -242,7 +251,7 @@ def test_a_seats_own_hand_is_what_the_observation_shows_and_other_hands_are_not(
     state = GAME.new_state(3, "es", 11)
     choices = random.Random(11)
     for _ in range(120):
-        state.apply(choices.randrange(len(state.legal_actions())))
+        random_step(state, choices)
     for seat in range(3):
         text = str(state.observation(seat))
         for other in range(3):
@@ -272,7 +281,7 @@ def test_observations_and_actions_convert_to_protocol_messages(variant, players,
                 legal = wire.action_message("flohcati", action)
                 assert legal.code == action.code
                 assert legal.payload.flohcati.type == action.payload["type"]
-        state.apply(choices.randrange(len(state.legal_actions())))
+        random_step(state, choices)
     for seat in range(players):
         final = wire.observation_message("flohcati", state.observation(seat)).flohcati
         assert final.decision == "" and list(final.hand_sizes) == list(map(len, state.hands))
