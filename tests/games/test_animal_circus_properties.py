@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import functools
 import hashlib
 import random
 from collections import Counter
@@ -21,7 +22,9 @@ PRIVATE_KINDS = {"drew", "penguin-card", "monkey-cards", "owl-cards", "owl-order
 FINGERPRINT_24_GAMES = "8b45e5901b97440b891f5bd066d0a0f614c64d8c1d150cfbc3ef06a72d971445"
 
 
+@functools.cache
 def every_card(players: int) -> list[Card]:
+    """The sorted cards of a ``players``-seat game (made once: every position is checked)."""
     return sorted(Card(value, color) for color in range(players) for value in range(1, 23))
 
 
@@ -199,7 +202,7 @@ def fingerprint(games: int) -> str:
             digest.update(repr(([state.observation(seat) for seat in range(players)],
                                 state.decision_kind(), state.prompt(),
                                 [(a.code, a.label, a.payload) for a in actions])).encode())
-            state.apply(choices.randrange(len(actions)))
+            state.apply(choices.randrange(len(actions)), actions)
         digest.update(repr([(e.kind, e.text, e.seat, e.data, sorted(e.visible_to or ()))
                             for e in state.events]).encode())
         digest.update(repr((state.final_state(), state.ranks(), state.record())).encode())
@@ -253,7 +256,7 @@ def test_every_play_that_wins_a_ring_says_so_in_its_wire_payload():
             index = choices.randrange(len(actions))
             told = wire.action_message("animal-circus", actions[index]).payload.animal_circus
             start = len(state.events)
-            state.apply(index)
+            state.apply(index, actions)
             if told.type in ("ring", "new"):
                 winner = first_ring_won_by_the_play(state.events[start:])
                 assert told.ring_winner == winner, (seed, actions[index].code)
