@@ -134,13 +134,15 @@ def test_es_trios_are_offered_exactly_in_turns_that_brought_a_card():
             hand, trios = state.hands[state.player], state.trios[state.player]
             if state.turn != turn:
                 turn, start, laid = state.turn, len(hand), len(trios)
+            actions = state.legal_actions()
             if state.phase == "end-of-turn":
                 took = len(hand) + 3 * (len(trios) - laid) > start
-                offers = any(a.payload["type"] == "trio" for a in state.legal_actions())
-                assert offers == (took and bool(possible_trios(hand)))
+                offers = any(a.payload["type"] == "trio" for a in actions)
+                may_lay = bool(possible_trios(hand))
+                assert offers == (took and may_lay)
                 offered += offers
-                without_card += not took and bool(possible_trios(hand))
-            random_step(state, choices)
+                without_card += not took and may_lay
+            state.apply(choices.randrange(len(actions)), actions)
     assert offered and without_card  # both cases come up
 
 
