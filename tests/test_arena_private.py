@@ -22,7 +22,6 @@ from starlette.testclient import TestClient
 from arena.app import make_app
 from arena.playing import load_ladder
 from arena.webhooks import Target, WebhookRefused, Webhooks, target
-from bots.random_bot import RandomBot
 from pages.viewer import embedded_data
 from tournaments.config import ConfigError
 
@@ -34,23 +33,10 @@ players: 3
 seed: 5
 secret_deals: false
 bots:
-  - {name: alice.v1, python: "test_arena_private:Sloppy"}
+  - {name: alice.v1, python: "sloppy_bot:Sloppy"}
   - {name: alice.v2, python: "bots.random_bot:RandomBot"}
-  - {name: bob.v1, python: "test_arena_private:Sloppy"}
+  - {name: bob.v1, python: "sloppy_bot:Sloppy"}
 """
-
-
-class Sloppy(RandomBot):
-    """Answers out of range at its first decision of each game: a fault in every game."""
-
-    def __init__(self) -> None:
-        self.seen: set[str] = set()
-
-    def decide(self, request) -> int:
-        if request.game_id not in self.seen:
-            self.seen.add(request.game_id)
-            return len(request.legal_actions) + 3
-        return super().decide(request)
 
 
 @pytest.fixture(scope="module")
@@ -243,7 +229,7 @@ game: flea-circus
 players: 2
 seed: 5
 bots:
-  - {name: dan.v1, python: "test_arena_private:Sloppy"}
+  - {name: dan.v1, python: "sloppy_bot:Sloppy"}
   - {name: erin.v1, python: "bots.random_bot:RandomBot"}
 """
 

@@ -22,7 +22,6 @@ import pytest
 from click.testing import CliRunner
 from headless import Browser, chromium_or_skip
 
-from bots.random_bot import RandomBot
 from circus_referee.main import main
 from referee.games import GAMES, GameRecord, get_game, replay
 from referee.replay import Replaying, replay_frames
@@ -34,22 +33,6 @@ from tournaments.runner import TournamentRunner
 from tournaments.store import Store
 
 SETUPS = [(game.name, variant) for game in GAMES.values() for variant in game.variants]
-
-
-class Sloppy(RandomBot):
-    """A random bot that answers out of range at its first decision of each game: faults
-    to show in every game, however the game goes."""
-
-    name = "sloppy"
-
-    def __init__(self) -> None:
-        self.seen: set[str] = set()
-
-    def decide(self, request) -> int:
-        if request.game_id not in self.seen:
-            self.seen.add(request.game_id)
-            return len(request.legal_actions) + 3
-        return super().decide(request)
 
 
 def random_record(game: str, variant: str, players: int = 3, seed: int = 5) -> GameRecord:
@@ -277,7 +260,7 @@ def store(tmp_path_factory) -> Path:
             "seed": 3, "secret_deals": False,  # the same games every run: faults to show
             "bots": [{"name": "alpha", "python": "bots.random_bot:RandomBot"},
                                 {"name": "bravo-longer", "python": "bots.random_bot:RandomBot"},
-                                {"name": "c", "python": "test_replay_viewer:Sloppy"}]})
+                                {"name": "c", "python": "sloppy_bot:Sloppy"}]})
         TournamentRunner(config, Store(db), folder / "logs", out=io.StringIO(), quiet=True).run()
     return db
 
