@@ -2,7 +2,7 @@
 
 Run as ``python tests/hostile_bots.py MODE --address ADDRESS``, or with ``--stdio`` in
 place of the address on the stdio transport (modes ``attacks`` and ``flood``). Mode ``attacks``
-tries each attack of issues 12 and 32 once at start-up (and the deal prediction
+tries each attack once at start-up (and the deal prediction
 at every game) and logs one line per attack: ``ATTACK name: blocked (...)`` or
 ``ATTACK name: SUCCEEDED (...)``. Mode ``flood`` writes far more to its log than
 the cap allows. Mode ``redirect`` never listens: it puts a symlink to

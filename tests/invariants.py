@@ -1,4 +1,4 @@
-"""What every stored tournament must satisfy, whatever path it took (issue 40): checked
+"""What every stored tournament must satisfy, whatever path it took: checked
 after skip, resume, kill, stop and cluster runs.
 
 * The leaderboard equals a fold of the stored games: the board the commands show (from

@@ -1,4 +1,4 @@
-"""Bots that try to reach the organiser or each other by words, for the issue 32 tests.
+"""Bots that try to reach the organiser or each other by words.
 
 Run as ``python tests/sneaky_bots.py MODE --address ADDRESS [TARGET ...]``:
 

@@ -1,4 +1,4 @@
-"""A/B tests (issue 18): A and B on the same deals, decided by an SPRT.
+"""A/B tests: A and B on the same deals, decided by an SPRT.
 
 In-process bots of known strength (bots/mixed.py) through the runner and the
 store, and one A/B test of sandboxed gRPC bots through the command line.

@@ -1,5 +1,5 @@
-"""Inputs that used to end in a traceback: each gets one line and exit 2, and loses nothing
-(issue 13). Also the store's lock per tournament and --fresh keeping the old run."""
+"""Inputs that used to end in a traceback: each gets one line and exit 2, and loses nothing.
+Also the store's lock per tournament and --fresh keeping the old run."""
 
 from __future__ import annotations
 
@@ -188,7 +188,7 @@ def test_fresh_keeps_the_old_run_and_deletes_nothing_when_a_bot_fails(tmp_path):
     "tournaments.submissions:SubmissionError", "pages.replays:ReplayError"])
 def test_an_error_of_each_area_ends_the_command_as_one_line_and_exit_2(tmp_path, monkeypatch,
                                                                        error):
-    """The CLI's one ``except CircusError`` (issue 39): wherever below a command the error
+    """The CLI's one ``except CircusError``: wherever below a command the error
     is raised, the user reads its line, not a traceback."""
     module, name = error.split(":")
     kind = getattr(importlib.import_module(module), name)

@@ -1,6 +1,6 @@
-"""Chaos (issue 13): kill -9 the referee at random moments of a tournament whose bots
+"""Chaos: kill -9 the referee at random moments of a tournament whose bots
 start through a shell wrapper, resume each time, and get an uninterrupted run's result;
-over gRPC and over stdio (issue 33).
+over gRPC and over stdio.
 
 The wrapper (``sh run.sh``) forks the real bot, which the kernel's parent-death signal
 does not reach; after every kill no bot process may be left all the same.

@@ -157,8 +157,8 @@ def test_cluster_plays_the_games_of_one_machine(tmp_path, dask_cluster, spread_o
     assert not (folder / "greedy.log").exists()
     logs = sorted((folder / "workers").glob("*/greedy.log"))
     assert len(logs) == 2 and all(b"listening" in log.read_bytes() for log in logs)
-    # Each worker started each bot afresh for each of the two seat rotations (issue 22),
-    # and numbered the two processes in its log (issue 35).
+    # Each worker started each bot afresh for each of the two seat rotations,
+    # and numbered the two processes in its log.
     assert [re.findall(rb"=== run (\d+) of greedy", log.read_bytes()) for log in logs] \
         == [[b"1", b"2"]] * 2
     # `circus-referee faults` points at them.
@@ -192,7 +192,7 @@ def test_resume_across_local_and_cluster_runs(tmp_path, dask_cluster, spread_on_
 @pytest.mark.slow
 def test_a_swiss_on_the_cluster_pairs_and_rates_as_one_machine(tmp_path, dask_cluster):
     """Rounds paired from the standings by the referee, played by the workers: the same
-    tables, games and board as on this machine, and issue 40's invariants."""
+    tables, games and board as on this machine, and the stored invariants."""
     mark = uuid.uuid4().hex
     path = config_file(tmp_path, mark, extra="format: swiss\nrounds: 3\n")
     _, local, _ = run_tournament(path, tmp_path, db="local.sqlite")
@@ -351,7 +351,7 @@ def run_one_again(config, pairing):
 @pytest.mark.slow
 def test_a_field_changed_by_the_season_command_plays_on_the_cluster_as_on_one_machine(
         tmp_path, dask_cluster, spread_on_one_machine):
-    """A late entrant added with ``season --apply`` (issue 40, item 3), its games then
+    """A late entrant added with ``season --apply``, its games then
     played by the workers: the same games and board as this machine plays after the same
     change, and the leaderboard a fold of the stored games."""
     mark = uuid.uuid4().hex

@@ -1,4 +1,4 @@
-"""Fuzzing configs from the schema (issue 13): every config either runs a short tournament
+"""Fuzzing configs from the schema: every config either runs a short tournament
 with in-process bots or is refused with exit status 2 and one line, never a traceback.
 
 A config is drawn valid (small, so it runs in moments), then zero to two of its keys are

@@ -220,7 +220,8 @@ def assert_beats_random_without_faults(binary: Path, bot: str, game: str, varian
     log = (folder / "logs" / name / f"{bot}.log").read_text()
     assert log.count(" end ") == len(games)  # every EndGame reached it
     assert not [error for error in log_errors if error in log]
-    # One process per seat rotation (fresh bots for each, issue 22), each ended cleanly.
+    # One process per seat rotation (fresh bots for each: none remembers a deal),
+    # each ended cleanly.
     processes = [p for p in bot_processes if p.name == bot]
     assert len(processes) == 2 and all(p.exit_status() == 0 for p in processes)
     assert log.count("SIGTERM: shutting down") == 2

@@ -1,4 +1,4 @@
-"""Crashing and hung bots never stop a tournament (issue 13).
+"""Crashing and hung bots never stop a tournament.
 
 Each test runs a gRPC tournament with one bot from tests/fault_bots.py that
 crashes (in a decision, in StartGame, in EndGame, again and again) or

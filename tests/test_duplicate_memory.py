@@ -1,4 +1,4 @@
-"""Duplicate deals that no bot can exploit by remembering (issue 22).
+"""Duplicate deals that no bot can exploit by remembering.
 
 A bot that remembers every deal it sees (tests/memory_bot.py) plays sandboxed in
 real tournaments. Under the defaults its processes are started afresh between the

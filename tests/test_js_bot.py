@@ -48,7 +48,7 @@ def test_js_bot_passes_check_bot_in_every_game():
 def test_js_bot_plays_with_python_bots(game, variant, tmp_path, bot_processes):
     require_node_bot()
     specialist = SPECIALISTS.get(game, "bots.random_bot")
-    # Fresh bots each seat rotation (issue 22) in Flea Circus's tournament; one process of
+    # Fresh bots each seat rotation in Flea Circus's tournament; one process of
     # each bot in the others' (a Node.js start is the dearest of the test's processes).
     renew = game == "flea-circus"
     config = write_config(tmp_path, f"""

@@ -1,4 +1,4 @@
-"""A bot's log flood costs the bot, not the referee (issue 32).
+"""A bot's log flood costs the bot, not the referee.
 
 Up to ``log_bytes`` the referee copies a bot's output into its log; past the cap it
 reads no more: a ``cat`` in the bot's cgroups drains the pipe. The bot's writes keep

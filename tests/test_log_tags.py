@@ -1,4 +1,4 @@
-"""Every line a bot writes is tagged with the run it came from (issue 35, item 10).
+"""Every line a bot writes is tagged with the run it came from.
 
 A renewed bot's next process starts while the last still plays, and a crashed one is
 restarted, all into one log: each run starts with a header ``=== run N of NAME: …``

@@ -1,4 +1,4 @@
-"""A bot's words reach the organiser inert (issue 32): no terminal control gets through.
+"""A bot's words reach the organiser inert: no terminal control gets through.
 
 A bot of tests/sneaky_bots.py puts a window-title sequence, a screen clear and a
 carriage return (which overwrites the line with a fake PASS) in its Hello name and

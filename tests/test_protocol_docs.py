@@ -1,4 +1,4 @@
-"""What docs/ and proto/ promise a bot author, checked against the code (issue 35).
+"""What docs/ and proto/ promise a bot author, checked against the code.
 
 The examples a bot author reads first must be real (event kinds that games emit), and
 the rules pages must rest on what a bot author can read: the rulebooks' own words, quoted.

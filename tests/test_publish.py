@@ -1,4 +1,4 @@
-"""What an organiser publishes (issue 40, item 4): a public report without env values or
+"""What an organiser publishes: a public report without env values or
 the machine's paths, Swiss rounds in the report and on the leaderboard, and a
 ``tournaments`` table that stays readable with a class's worth of bots."""
 

@@ -1,4 +1,4 @@
-"""The bot sandbox (issues 12 and 32): hostile bots in real tournaments beside honest ones.
+"""The bot sandbox: hostile bots in real tournaments beside honest ones.
 
 Every attack of tests/hostile_bots.py must fail while the tournament finishes
 with every game scored, with the attackers (the hostile bot and the flooder) on either

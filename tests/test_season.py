@@ -1,4 +1,4 @@
-"""A field that changes during a season (issue 40, item 3): what code played each game,
+"""A field that changes during a season: what code played each game,
 and adding, replacing, withdrawing and extending, each said before it is done."""
 
 from __future__ import annotations

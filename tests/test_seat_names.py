@@ -1,4 +1,4 @@
-"""Bots do not learn whom they play unless the config reveals names (issue 32).
+"""Bots do not learn whom they play unless the config reveals names.
 
 Two bots of one author (tests/sneaky_bots.py ``names``) print every StartGame's
 ``seat_names`` to their logs: by default they see only seat labels, so they cannot

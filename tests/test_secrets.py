@@ -1,7 +1,7 @@
-"""The deal secret and the seeds stay in the referee (issue 32).
+"""The deal secret and the seeds stay in the referee.
 
 A snooping bot (tests/sneaky_bots.py ``snoop``) tries to read the results database
-the way issue 32's attacks did: check-bot's default database and a ``--db``, a
+every way an attacking bot has tried: check-bot's default database and a ``--db``, a
 database reached through a symlink (SQLite keeps its ``-wal`` beside the real file),
 a logs folder made after the first sandbox, other tournaments' logs, the config.
 Sandboxed, it finds nothing; unsandboxed (the control) the same tries find the

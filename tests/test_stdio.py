@@ -148,7 +148,7 @@ json_values = st.recursive(
        case=st.sampled_from(["hello", "start_game", "decide", "end_game"]))
 def test_any_parsed_reply_line_is_a_message_of_its_call_or_an_illegal_fault(reply, case):
     """Whatever JSON a bot writes, the referee gets its call's message or an ``illegal``
-    fault: no other exception reaches the match (issue 33's stdio hardening)."""
+    fault: no other exception reaches the match."""
     assert reply_id(reply) is None or isinstance(reply_id(reply), int)
     try:
         message = reply_message(reply, case)
@@ -428,7 +428,7 @@ def test_stdio_bots_play_a_sandboxed_tournament_a_process_per_game_at_once(tmp_p
     # Two rotations, and for each a fresh process per game at once for each of three bots.
     assert len(started) == 2 * 2 * 3
     log = (tmp_path / "logs" / "faults" / "good-1.log").read_text()
-    # One log for the bot's processes, its runs numbered on across them (issue 35, item 10).
+    # One log for the bot's processes, its runs numbered on across them.
     assert " of good-1#1: " in log and " of good-1#2: " in log
     assert f"=== run {2 * 2} of good-1#" in log
     assert_no_process_left(started)

@@ -1,4 +1,4 @@
-"""Big fields (issue 18): Swiss rounds, early stopping, bounded schedules.
+"""Big fields: Swiss rounds, early stopping, bounded schedules.
 
 Real tournaments of in-process bots of known strength (bots/mixed.py: the
 greedy move with probability p, else a random one), through the runner and the
@@ -125,7 +125,7 @@ def test_a_swiss_table_that_already_played_is_broken_up():
     assert again == [first[0][:2] + first[1][:1], first[0][2:] + first[1][1:]]
 
 
-#: Mean repeated pairs per round of the pairing before issue 40 (one swap, never
+#: Mean repeated pairs per round of the earlier pairing (one swap, never
 #: re-checked), on the fields of the test below: 30 bots, 6 rounds, seeds 1-5.
 BEFORE = {3: 5.8, 4: 11.3, 5: 23.0}
 

@@ -1,6 +1,6 @@
 """The training tensors and masks are pinned: a seeded game per game gives the same bytes.
 
-The hashes were taken before the encoders were made faster (issue 38), so a speed-up that
+The hashes were taken before the encoders were made faster, so a speed-up that
 changed one byte of any seat's tensor, any mask or any reward fails here.
 """
 

@@ -1,4 +1,4 @@
-"""Typed event payloads and final states hold what their Structs hold (issue 35, item 14).
+"""Typed event payloads and final states hold what their Structs hold.
 
 Every ``Event`` carries its details twice, as ``data`` (a ``Struct``: numbers as
 doubles) and as ``payload`` (the game's own event message), and every

@@ -26,7 +26,7 @@ SETUPS = [(name, variant, players) for name, game in GAMES.items()
 
 
 def reference_request(state, game_id, decision_id, events_from, clock):
-    """The request as the referee built it with ParseDict alone (before issue 9)."""
+    """The request as the referee built it with ParseDict alone (before the wire's writer)."""
     field = wire.oneof_field(state.game_name)
     seat = state.current_seat()
     observation = bot_pb2.Observation()

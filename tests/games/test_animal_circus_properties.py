@@ -211,7 +211,7 @@ def fingerprint(games: int) -> str:
 
 def test_the_same_seeds_give_the_same_games_observations_and_events():
     """Speed work must not change a game: this fingerprint was taken before the engine's
-    third optimisation pass (issue 16) and must stay; change it only with the rules or the
+    third optimisation pass and must stay; change it only with the rules or the
     messages. Issue 35 changed it: ``ring_winner`` and the label of the plays that win a Ring
     by a Seal (and of the Power Mouse, whose label counted the Ring without the Mouse); the
     same 24 games hashed without those two were unchanged."""

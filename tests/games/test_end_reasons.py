@@ -1,4 +1,4 @@
-"""Each game declares why its games end (issue 39): the strings stored, exported and sent,
+"""Each game declares why its games end: the strings stored, exported and sent,
 each with its words for people, in one place on the game rather than in the replay code."""
 
 import random

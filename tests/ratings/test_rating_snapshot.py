@@ -1,7 +1,7 @@
 """The ratings snapshot kept in the store: the same leaderboard byte for byte with it and
 without it, carried on with games stored after it, made again when a game before its end or
-the parameters change, kept by the runner, and added to stores from before it (issue 16:
-a 100,000-game board in under 5 s)."""
+the parameters change, kept by the runner, and added to stores from before it (so a
+100,000-game board is read in seconds)."""
 
 from __future__ import annotations
 
