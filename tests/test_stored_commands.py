@@ -152,19 +152,26 @@ def test_packs_show_their_progress_and_close_with_where_and_how_big(db, tmp_path
                                     f"({size / 2**20:.1f} MB, ")
 
 
-def test_packs_copy_the_reports_pages_of_games_with_no_fault(db, tmp_path, monkeypatch):
+@pytest.fixture
+def rendered(monkeypatch):
+    """The titles of the replay pages rendered (rather than copied) while a test runs."""
+    titles: list[str] = []
+    render = pages.replays.render_replay
+
+    def counted(replay, title, *options):
+        titles.append(title)
+        return render(replay, title, *options)
+
+    monkeypatch.setattr(pages.replays, "render_replay", counted)
+    return titles
+
+
+def test_packs_copy_the_reports_pages_of_games_with_no_fault(db, tmp_path, rendered):
     """The report's page of a game with no fault is the packs' page of it, copied rather
     than replayed; a game with a fault the report marks is replayed for the packs."""
     ok("report", "--db", db, "-o", str(tmp_path / "report.html"))
     made = {path.name: path.read_bytes() for path in (tmp_path / "report-replays").glob("game-*")}
-    rendered = []
-    render = pages.replays.render_replay
-
-    def counted(replay, title, *options):
-        rendered.append(title)
-        return render(replay, title, *options)
-
-    monkeypatch.setattr(pages.replays, "render_replay", counted)
+    rendered.clear()   # the report's own pages
     ok("packs", "--db", db, "-o", str(tmp_path / "packs"), "--replays-from",
        str(tmp_path / "report-replays"))
     shared = {path.name: path.read_bytes()
@@ -214,17 +221,9 @@ def test_a_report_reads_every_games_actions_once(db, tmp_path, monkeypatch):
 
 
 def test_the_packs_share_one_page_of_each_game_and_hold_their_own_faults_pages(db, tmp_path,
-                                                                               monkeypatch):
+                                                                               rendered):
     """Each of a game's seats has it in its pack: the packs link one page of it, marking no
     fault; a pack whose bot is at fault in it holds a page of its own, marking those."""
-    rendered = []
-    render = pages.replays.render_replay
-
-    def counted(replay, title, *options):
-        rendered.append(title)
-        return render(replay, title, *options)
-
-    monkeypatch.setattr(pages.replays, "render_replay", counted)
     ok("packs", "--db", db, "-o", str(tmp_path), "--bot", "random", "--bot", "sloppy")
     shared = {path.name for path in (tmp_path / "replays").glob("game-*.html")}
     own = {bot: {path.name for path in (tmp_path / bot / "replays").glob("game-*.html")}
