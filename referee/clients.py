@@ -18,11 +18,10 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, Callable, Protocol, Sequence
 
-import grpc
 from google.protobuf import json_format
 from google.protobuf.message import Message
 
-from circus.v1 import bot_pb2, bot_pb2_grpc
+from circus.v1 import bot_pb2
 from circus_outcomes import FaultClass
 from referee import wire
 from referee.errors import CircusError
@@ -160,13 +159,13 @@ class RequestTooLarge(CircusError):
                          "again to resume")
 
 
-# gRPC status codes by the fault class they mean for the referee.
+# The fault class each gRPC status code means for the referee, by the code's name.
 _STATUS_FAULTS = {
-    grpc.StatusCode.DEADLINE_EXCEEDED: FaultClass.TIMEOUT,
-    grpc.StatusCode.UNAVAILABLE: FaultClass.CRASH,
-    grpc.StatusCode.CANCELLED: FaultClass.CRASH,
-    grpc.StatusCode.RESOURCE_EXHAUSTED: FaultClass.ILLEGAL,
-    grpc.StatusCode.INTERNAL: FaultClass.ILLEGAL,
+    "DEADLINE_EXCEEDED": FaultClass.TIMEOUT,
+    "UNAVAILABLE": FaultClass.CRASH,
+    "CANCELLED": FaultClass.CRASH,
+    "RESOURCE_EXHAUSTED": FaultClass.ILLEGAL,
+    "INTERNAL": FaultClass.ILLEGAL,
 }
 
 
@@ -182,9 +181,17 @@ RECONNECT_MS = (20, 100)
 
 
 class GrpcClient:
-    """A bot reached at ``host:port``; messages over ``message_bytes`` are refused."""
+    """A bot reached at ``host:port``; messages over ``message_bytes`` are refused.
+
+    gRPC is imported by the first such client, not with this module: its import (asyncio
+    and ssl among it) is a fifth of a command's, and a tournament of stdio or in-process
+    bots makes none."""
 
     def __init__(self, address: str, message_bytes: int = 4 * 1024 * 1024) -> None:
+        import grpc
+
+        from circus.v1 import bot_pb2_grpc
+
         self.address = address
         self.message_bytes = message_bytes
         first, most = RECONNECT_MS
@@ -197,12 +204,14 @@ class GrpcClient:
         self.stub = bot_pb2_grpc.BotStub(self.channel)
 
     def _call(self, case: str, method: Callable[..., Any], request: Any, timeout: float) -> Any:
+        import grpc   # imported already, by __init__
+
         self.check_size(case, request.ByteSize())
         try:
             return method(request, timeout=timeout)
         except grpc.RpcError as error:
             code = error.code()
-            fault_class = _STATUS_FAULTS.get(code, FaultClass.ERROR)
+            fault_class = _STATUS_FAULTS.get(code.name, FaultClass.ERROR)
             # The details are the bot's own words: inert before they are stored or shown.
             detail = printable(error.details() or "")
             if code == grpc.StatusCode.INTERNAL and "serializ" not in detail.lower():

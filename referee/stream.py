@@ -32,9 +32,8 @@ from __future__ import annotations
 import queue
 import threading
 import time
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
-import grpc
 from google.protobuf.message import DecodeError, Message
 
 from circus.v1 import bot_pb2
@@ -42,6 +41,9 @@ from circus_outcomes import FaultClass
 from referee.clients import BotClient, BotFault, GrpcClient, WireLog
 from referee.request_ids import RequestIds, skipped
 from referee.text import printable
+
+if TYPE_CHECKING:   # imported by the GrpcClient a stream is made on (see there)
+    import grpc
 
 PLAY_METHOD = "/circus.v1.Bot/Play"
 #: What the requests in flight on a stream the bot answered UNIMPLEMENTED are told: the
@@ -195,6 +197,8 @@ class StreamClient:
     # -- the reader ----------------------------------------------------------
     def _read(self, stream: _Stream) -> None:
         """Hand every reply of ``stream`` to its request, until the stream ends."""
+        import grpc   # imported already, by the unary client
+
         try:
             for data in stream.call:
                 self._arrived(data)
@@ -276,6 +280,8 @@ def _varint(value: int) -> bytes:
 def stream_fault(error: grpc.RpcError) -> BotFault:
     """What a Play stream's end means for the requests in flight on it: an over-size
     message is ``illegal`` (as in a unary reply), any other end a ``crash``."""
+    import grpc   # imported already, by the unary client
+
     code = error.code()
     detail = printable(f"{code.name}: {error.details() or ''}".strip(": "))
     if code == grpc.StatusCode.RESOURCE_EXHAUSTED:

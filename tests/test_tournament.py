@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from dataclasses import replace
 
+import click
 from click.testing import CliRunner
 from conftest import assert_no_process_left, run_tournament, write_config
 
-from circus_referee.main import main
+from circus_referee.main import COMMANDS, main
 from referee.games import GameRecord, replay
 from tournaments.config import load_config
 from tournaments.standings import standings
@@ -106,3 +109,60 @@ def test_cli_tournament_leaderboard_and_replay(tmp_path):
     assert shown.exit_code == 0 and "end: earth-empty" in shown.output
     assert runner.invoke(main, ["replay", "999", "--db", db]).exit_code == 2
     assert "flea-circus" in runner.invoke(main, ["games"]).output
+
+
+#: What a tournament imports none of: gRPC (its client's, made only for a gRPC bot), the
+#: progress bars, the other commands' modules.
+NOT_FOR_A_TOURNAMENT = ("grpc", "tqdm", "arena", "pages.assembly",
+                        "circus_referee.commands.arena", "circus_referee.commands.boards")
+#: An in-process bot of its own module that imports no more than the messages (the SDK's
+#: module serves gRPC too).
+PLAIN_BOT = """
+from circus.v1 import bot_pb2
+
+
+class FirstBot:
+    def hello(self, request):
+        return bot_pb2.HelloResponse(name="first", version="1", protocol_version="1.1.0",
+                                     games=[bot_pb2.GameSupport(game="flea-circus")])
+
+    def start_game(self, request):
+        pass
+
+    def decide(self, request):
+        return 0
+
+    def end_game(self, request):
+        pass
+"""
+
+
+def test_a_tournament_imports_only_what_it_uses(tmp_path):
+    """The command group imports a command's module when it runs; gRPC and tqdm wait
+    for the bot or the command that uses them."""
+    (tmp_path / "plain_bot.py").write_text(PLAIN_BOT)
+    config = write_config(tmp_path, """
+        name: plain
+        game: flea-circus
+        players: 2
+        rounds: 1
+        concurrency: 1
+        bots:
+          - {name: a, python: "plain_bot:FirstBot"}
+          - {name: b, python: "plain_bot:FirstBot"}
+        """)
+    code = (f"import sys; from circus_referee.main import main\n"
+            f"sys.path.insert(0, {str(tmp_path)!r})\n"
+            f"try: main(['tournament', {str(config)!r}, '--db', {str(tmp_path / 'db')!r}, "
+            f"'--logs', {str(tmp_path / 'logs')!r}, '-q'])\n"
+            f"except SystemExit as exit: assert not exit.code, exit.code\n"
+            f"print(sorted(m for m in {NOT_FOR_A_TOURNAMENT!r} if m in sys.modules))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1] == "[]"
+
+
+def test_every_command_is_named_where_the_group_finds_it():
+    listed = main.list_commands(click.Context(main))
+    assert listed == sorted(COMMANDS) and len(listed) == 18
+    assert all(main.get_command(click.Context(main), name).name == name for name in listed)
