@@ -41,6 +41,7 @@ from circus_outcomes import FaultClass
 from referee.clients import BotClient, BotFault, GrpcClient, WireLog
 from referee.request_ids import RequestIds, skipped
 from referee.text import printable
+from referee.wire import varint
 
 if TYPE_CHECKING:   # imported by the GrpcClient a stream is made on (see there)
     import grpc
@@ -264,17 +265,8 @@ def envelope(request_id: int, case: str, data: bytes) -> bytes:
     request_id's field and ``data`` after its key and length, the very bytes the message
     would serialize to (fields in number order). The copy would be a tenth of the
     referee's work a decision (docs/performance.md, "The Play stream's ceiling, measured")."""
-    return _REQUEST_ID_KEY + _varint(request_id) + _KEYS[case] + _varint(len(data)) + data
+    return _REQUEST_ID_KEY + varint(request_id) + _KEYS[case] + varint(len(data)) + data
 
-
-def _varint(value: int) -> bytes:
-    """``value`` (≥ 0) in protobuf's base-128 varint encoding, the low seven bits first."""
-    out = bytearray()
-    while value > 0x7F:
-        out.append(value & 0x7F | 0x80)
-        value >>= 7
-    out.append(value)
-    return bytes(out)
 
 
 def stream_fault(error: grpc.RpcError) -> BotFault:

@@ -139,7 +139,18 @@ def _nested(field: FieldDescriptor, value: Any) -> Any:
             for item in value]
 
 
-def _varint(value: int) -> bytes:
+#: The one-byte varints, 0 to 127, looked up.
+_ONE_BYTE = [bytes((value,)) for value in range(0x80)]
+
+
+def varint(value: int) -> bytes:
+    """``value`` (≥ 0) in protobuf's base-128 varint encoding, the low seven bits first.
+    A request's events take two each (a sequence, a length), nearly all under 16,384: one
+    or two bytes, made without the loop."""
+    if value < 0x80:
+        return _ONE_BYTE[value]
+    if value < 0x4000:
+        return bytes((value & 0x7F | 0x80, value >> 7))
     out = bytearray()
     while value >= 0x80:
         out.append((value & 0x7F) | 0x80)
@@ -149,10 +160,10 @@ def _varint(value: int) -> bytes:
 
 
 # The key of one element of DecisionRequest.events in the wire format (field 9, bytes).
-_EVENTS_KEY = _varint(bot_pb2.DecisionRequest.DESCRIPTOR.fields_by_name["events"].number << 3
+_EVENTS_KEY = varint(bot_pb2.DecisionRequest.DESCRIPTOR.fields_by_name["events"].number << 3
                       | 2)
 # The key of Event.sequence (a varint): field 1, so an event's encoding starts with it.
-_SEQUENCE_KEY = _varint(bot_pb2.Event.DESCRIPTOR.fields_by_name["sequence"].number << 3)
+_SEQUENCE_KEY = varint(bot_pb2.Event.DESCRIPTOR.fields_by_name["sequence"].number << 3)
 
 
 def event_key(game: str, event: Event) -> bytes | None:
@@ -185,8 +196,8 @@ def _event_entry(game: str, sequence: int, event: Event) -> bytes:
                 _EVENT_BODIES.clear()
             _EVENT_BODIES[key] = body
     if sequence:
-        body = _SEQUENCE_KEY + _varint(sequence) + body
-    return _EVENTS_KEY + _varint(len(body)) + body
+        body = _SEQUENCE_KEY + varint(sequence) + body
+    return _EVENTS_KEY + varint(len(body)) + body
 
 
 def _event_entries(state: State, seat: int, start: int, event_cache: list[bytes]) -> bytes:
@@ -209,7 +220,7 @@ def _event_entries(state: State, seat: int, start: int, event_cache: list[bytes]
 # same card to play, the same seat to aim at).
 _ACTION_CACHE: dict[tuple[str, str, str], tuple[dict[str, Any], bytes]] = {}
 _ACTION_CACHE_SIZE = 4096
-_ACTIONS_KEY = _varint(
+_ACTIONS_KEY = varint(
     bot_pb2.DecisionRequest.DESCRIPTOR.fields_by_name["legal_actions"].number << 3 | 2)
 
 
@@ -224,7 +235,7 @@ def _action_entries(game: str, field: str, actions: Sequence[Action]) -> bytes:
             continue
         data = bot_pb2.LegalAction(code=action.code, label=action.label,
                                    payload={field: action.payload}).SerializeToString()
-        entry = _ACTIONS_KEY + _varint(len(data)) + data
+        entry = _ACTIONS_KEY + varint(len(data)) + data
         if len(_ACTION_CACHE) >= _ACTION_CACHE_SIZE:
             _ACTION_CACHE.clear()
         _ACTION_CACHE[key] = (action.payload, entry)

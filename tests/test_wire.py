@@ -154,3 +154,9 @@ def test_a_recurring_event_is_encoded_as_its_own_message_with_its_sequence():
             assert list(bot_pb2.DecisionRequest.FromString(entry).events) == [expected]
             entries.append(entry)
     assert entries[:3] == entries[6:]
+
+
+@pytest.mark.parametrize("value", [1, 127, 128, 300, 16_383, 16_384, 2_097_152, 2**63])
+def test_a_varint_is_protobuf_s_own(value):
+    """Each length of varint, against a uint64 field's encoding after its key byte."""
+    assert wire.varint(value) == bot_pb2.Event(sequence=value).SerializeToString()[1:]
