@@ -68,7 +68,7 @@ class DecisionView:
     actions: Sequence[Action]
     #: The game's events, each encoded once a game: as message bytes, and as JSON text.
     event_cache: list[bytes]
-    event_texts: list[str]
+    event_texts: list[bytes]
 
     def message(self) -> bot_pb2.DecisionRequest:
         return wire.decision_request(

@@ -20,6 +20,11 @@ Events and legal actions repeat: each event's text is written once a game (``eve
 kept by the match like its ``event_cache``), and once for all games but for its sequence
 where the same event recurs; each distinct legal action's once (by game, code, label and
 an equal payload); and the requests join them.
+
+A request is its line's UTF-8 bytes, and the events and legal actions are kept encoded:
+one non-ASCII character (Flea Circus's ``×``, in its labels and its events' texts) makes a
+whole ``str`` of two bytes a character, which the joins widen and the encoding walks
+character by character (a sixth of the text's cost); the rest, ASCII, encodes as a copy.
 """
 
 from __future__ import annotations
@@ -306,13 +311,13 @@ def _event_rest(field: str, event: Event) -> str:
             f'"payload":{_game_text(_EVENT_PAYLOADS, field, event.data)}}}')
 
 
-#: Each distinct legal action's text, by (game, code, label), with the payload it was
+#: Each distinct legal action's text (UTF-8), by (game, code, label), with the payload it was
 #: written from: a hit needs an equal payload, so it is the very text of this action.
-_ACTIONS: dict[tuple[str, str, str], tuple[dict[str, Any], str]] = {}
+_ACTIONS: dict[tuple[str, str, str], tuple[dict[str, Any], bytes]] = {}
 _ACTIONS_SIZE = 4096
 
 
-def _action_texts(game: str, field: str, actions: Sequence[Action]) -> list[str]:
+def _action_texts(game: str, field: str, actions: Sequence[Action]) -> list[bytes]:
     texts = []
     for action in actions:
         key = (game, action.code, action.label)
@@ -322,7 +327,7 @@ def _action_texts(game: str, field: str, actions: Sequence[Action]) -> list[str]
             continue
         parts = _parts(_ACTION, {"code": action.code, "label": action.label})
         parts.append('"payload":' + _game_text(_PAYLOADS, field, action.payload))
-        text = "{" + ",".join(parts) + "}"
+        text = ("{" + ",".join(parts) + "}").encode()
         if len(_ACTIONS) >= _ACTIONS_SIZE:
             _ACTIONS.clear()
         _ACTIONS[key] = (action.payload, text)
@@ -364,9 +369,10 @@ def _clock(move_ms: Any, bank_ms: Any) -> str:
 
 def decision_text(state: State, game_id: str, decision_id: int, events_from: int,
                   move_ms: int, bank_ms: int, actions: Sequence[Action],
-                  event_texts: list[str]) -> str:
-    """The JSON text of the ``DecisionRequest`` that ``wire.decision_request`` builds from the
-    same arguments (``Clock(move_ms, bank_ms)``; ``actions`` the state's legal actions now).
+                  event_texts: list[bytes]) -> bytes:
+    """The JSON text (UTF-8) of the ``DecisionRequest`` that ``wire.decision_request`` builds
+    from the same arguments (``Clock(move_ms, bank_ms)``; ``actions`` the state's legal
+    actions now).
 
     ``event_texts`` is a list kept for the whole game (start with ``[]``): each event is
     written once, at the first request after it. :class:`Unencodable` if the data is not
@@ -377,31 +383,34 @@ def decision_text(state: State, game_id: str, decision_id: int, events_from: int
     field = oneof_field(game)
     events = state.events
     for index in range(len(event_texts), len(events)):
-        event_texts.append(event_text(field, index, events[index]))
-    parts = _head(game_id, decision_id, seat, state.decision_kind(), state.prompt())
-    parts.append('"observation":' + _game_text(_OBSERVATIONS, field, state.observation(seat)))
+        event_texts.append(event_text(field, index, events[index]).encode())
+    head = _head(game_id, decision_id, seat, state.decision_kind(), state.prompt())
+    head.append('"observation":' + _game_text(_OBSERVATIONS, field, state.observation(seat)))
+    parts = [",".join(head).encode()]
     if actions:
-        parts.append('"legal_actions":[' + ",".join(_action_texts(game, field, actions)) + "]")
-    parts.append('"clock":' + _clock(move_ms, bank_ms))
+        parts.append(b'"legal_actions":[' + b",".join(_action_texts(game, field, actions))
+                     + b"]")
+    parts.append(b'"clock":' + _clock(move_ms, bank_ms).encode())
     seen = [event_texts[index] for index in range(events_from, len(events))
             if events[index].visible_for(seat)]
     if seen:
-        parts.append('"events":[' + ",".join(seen) + "]")
-    return "{" + ",".join(parts) + "}"
+        parts.append(b'"events":[' + b",".join(seen) + b"]")
+    return b"{" + b",".join(parts) + b"}"
 
 
 def start_game_text(game_id: str, game: str, variant: str, seat: int, seat_names: list[str],
-                    move_ms: int, bank_ms: int) -> str:
-    """The JSON text of the ``StartGameRequest`` that ``clients.GameStart`` builds from the
-    same arguments; :class:`Unencodable` if the data is not what this module writes."""
+                    move_ms: int, bank_ms: int) -> bytes:
+    """The JSON text (UTF-8) of the ``StartGameRequest`` that ``clients.GameStart`` builds
+    from the same arguments; :class:`Unencodable` if the data is not what this module
+    writes."""
     return _START({"game_id": game_id, "game": game, "variant": variant,
                    "num_players": len(seat_names), "seat": seat, "seat_names": seat_names,
-                   "time_control": {"move_ms": move_ms, "bank_ms": bank_ms}})
+                   "time_control": {"move_ms": move_ms, "bank_ms": bank_ms}}).encode()
 
 
 def end_game_text(game_id: str, game: str, scores: list[int], ranks: list[int], reason: str,
-                  final: dict[str, Any], seat: int, status: str, final_text: list[str]) -> str:
-    """The JSON text of the ``EndGameRequest`` that ``clients.GameEnd`` builds for ``seat``
+                  final: dict[str, Any], seat: int, status: str, final_text: list[str]) -> bytes:
+    """The JSON text (UTF-8) of the ``EndGameRequest`` that ``clients.GameEnd`` builds for ``seat``
     from the same arguments (``final``: the state's ``final_state()``, as the ``Struct`` and
     typed). ``final_text`` is a list kept for the game's seats (start with ``[]``): the
     final state is written at the first seat's request. :class:`Unencodable` as above."""
@@ -412,4 +421,4 @@ def end_game_text(game_id: str, game: str, scores: list[int], ranks: list[int], 
     parts = _parts(_END, {"game_id": game_id, "scores": scores, "ranks": ranks,
                           "reason": reason, "seat": seat, "status": status})
     parts.append(final_text[0])
-    return "{" + ",".join(parts) + "}"
+    return ("{" + ",".join(parts) + "}").encode()

@@ -155,7 +155,7 @@ class Match:
         # substitute and apply; and the game's events, each converted and encoded once.
         self.actions: list = []
         self.event_cache: list[bytes] = []
-        self.event_texts: list[str] = []
+        self.event_texts: list[bytes] = []
 
     # -- the game ------------------------------------------------------------
     def play(self) -> MatchResult:

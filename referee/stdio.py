@@ -54,14 +54,15 @@ SETTLE_S = 2.0
 
 
 # -- the lines -------------------------------------------------------------------------
-def request_line(request_id: int, case: str, message: Message | str) -> bytes:
+def request_line(request_id: int, case: str, message: Message | bytes) -> bytes:
     """One request, as the line (with its newline) the bot reads: its JSON text already
-    written (:mod:`referee.jsonwire`, every game's requests), or a message, written by
-    protobuf's own mapping (Hello, a logged wire's requests, data the writer does not take)."""
-    body = message if isinstance(message, str) else json.dumps(
+    written (:mod:`referee.jsonwire`, every game's requests, UTF-8), or a message, written
+    by protobuf's own mapping (Hello, a logged wire's requests, data the writer does not
+    take)."""
+    body = message if isinstance(message, bytes) else json.dumps(
         json_format.MessageToDict(message, preserving_proto_field_name=True),
-        ensure_ascii=False, separators=(",", ":"))
-    return f'{{"request_id":"{request_id}","{case}":{body}}}\n'.encode()
+        ensure_ascii=False, separators=(",", ":")).encode()
+    return b'{"request_id":"%d","%s":%s}\n' % (request_id, case.encode(), body)
 
 
 def reply_id(reply: Any) -> int | None:
@@ -173,7 +174,8 @@ class StdioClient:
     def start_game(self, request: bot_pb2.StartGameRequest, timeout: float) -> None:
         self.call("start_game", request, timeout)
 
-    def decide(self, request: bot_pb2.DecisionRequest | str, timeout: float) -> bot_pb2.Decision:
+    def decide(self, request: bot_pb2.DecisionRequest | bytes,
+               timeout: float) -> bot_pb2.Decision:
         """``request``: the message, or its JSON text (:meth:`StdioPool.prepare`)."""
         reply = self.call("decide", request, timeout)
         assert isinstance(reply, bot_pb2.Decision)
@@ -182,7 +184,7 @@ class StdioClient:
     def end_game(self, request: bot_pb2.EndGameRequest, timeout: float) -> None:
         self.call("end_game", request, timeout)
 
-    def call(self, case: str, request: Message | str, timeout: float) -> Message:
+    def call(self, case: str, request: Message | bytes, timeout: float) -> Message:
         """Write the request (a message, or its JSON text already written), read its
         reply: each within ``timeout`` seconds in all."""
         deadline = time.monotonic() + timeout
@@ -201,7 +203,7 @@ class StdioClient:
         finally:
             self._let_go()
 
-    def _request_line(self, request_id: int, case: str, request: Message | str) -> bytes:
+    def _request_line(self, request_id: int, case: str, request: Message | bytes) -> bytes:
         line = request_line(request_id, case, request)
         if len(line) > self.max_line:
             raise RequestTooLarge(case, len(line), self.process.name, self.max_line)
@@ -397,7 +399,7 @@ class StdioPool(ViewDecider):
                                              f"({self.describe()})")
         return lane
 
-    def _call(self, lane: Lane, call: str, request: Message | str, timeout: float) -> Any:
+    def _call(self, lane: Lane, call: str, request: Message | bytes, timeout: float) -> Any:
         client = lane.client
         if client is None:
             raise BotFault(FaultClass.CRASH, f"the process that played this game is gone "
@@ -432,15 +434,15 @@ class StdioPool(ViewDecider):
                                              "decide", request, timeout)
         return reply
 
-    def prepare(self, view: DecisionView) -> str | Message:
+    def prepare(self, view: DecisionView) -> bytes | Message:
         """The request's JSON text, or its message (:meth:`_written`)."""
         return self._written(partial(decision_text, view.state, view.game_id,
                                      view.decision_id, view.events_from, view.move_ms,
                                      view.bank_ms, view.actions, view.event_texts),
                              view.message)
 
-    def _written(self, text: Callable[[], str],
-                 message: Callable[[], Message]) -> str | Message:
+    def _written(self, text: Callable[[], bytes],
+                 message: Callable[[], Message]) -> bytes | Message:
         """A request's JSON text by the direct writer (:mod:`referee.jsonwire`); its message
         for a logged wire (the log writes the message), or for data the writer does not
         take (protobuf then checks it, as for every other transport)."""
@@ -454,7 +456,7 @@ class StdioPool(ViewDecider):
     def decide_prepared(self, view: DecisionView, prepared: object,
                         timeout: float) -> bot_pb2.Decision:
         lane = self._lane_of((view.game_id, view.state.current_seat()))
-        assert isinstance(prepared, (str, Message)), "what prepare made"
+        assert isinstance(prepared, (bytes, Message)), "what prepare made"
         reply: bot_pb2.Decision = self._call(lane, "decide", prepared, timeout)
         return reply
 
@@ -468,7 +470,7 @@ class StdioPool(ViewDecider):
                                         end.final_text), partial(end.message, seat))
         self._end(end.game_id, seat, request, timeout)
 
-    def _end(self, game_id: str, seat: int, request: Message | str, timeout: float) -> None:
+    def _end(self, game_id: str, seat: int, request: Message | bytes, timeout: float) -> None:
         """EndGame to the lane of the game's seat, which is free after it."""
         lane = self._lane_of((game_id, seat))
         try:

@@ -201,7 +201,7 @@ def example_decision(game: str, variant: str, seed: int = 1) -> tuple[str, str]:
         choices = random.Random(attempt)
         next_event = [0] * PLAYERS
         asked = [0] * PLAYERS
-        event_texts: list[str] = []
+        event_texts: list[bytes] = []
         decision = 0
         while not state.is_terminal():
             decision += 1

@@ -39,7 +39,7 @@ def random_views(seeds: range):
                         state.apply(choices.randrange(len(actions)), actions)
 
 
-def direct(view: DecisionView) -> str:
+def direct(view: DecisionView) -> bytes:
     return jsonwire.decision_text(view.state, view.game_id, view.decision_id, view.events_from,
                                   view.move_ms, view.bank_ms, view.actions, view.event_texts)
 
@@ -140,7 +140,7 @@ def test_the_pool_sends_the_message_for_data_the_writer_refuses():
     odd = [Action("play:odd", "odd", {**good[0].payload, "count": "2"})]
     pool = StdioPool([Lane(None)], lambda: "")  # type: ignore[arg-type]  # no process is asked
     view = DecisionView(state, "g", 1, 0, 5, 0, good, [], [])
-    assert isinstance(pool.prepare(view), str)
+    assert isinstance(pool.prepare(view), bytes)
     refused = DecisionView(state, "g", 1, 0, 5, 0, odd, [], [])
     assert pool.prepare(refused) == wire.decision_request(
         state, "g", 1, 0, bot_pb2.Clock(move_ms=5), odd, [])
