@@ -25,7 +25,9 @@ Either way the bot's methods run on a pool of worker threads, several games at o
 Why threads and not ``grpc.aio``: measured, an aio server was no faster for either path
 (docs/performance.md, "The Play stream, built and profiled"; answering on its loop saves
 little of the bot's work, "The Play stream's ceiling, measured"), and a thread
-per call keeps one game's slow decision from holding the others' replies.
+per call keeps one game's slow decision from holding the others' replies. gRPC is imported
+by the server (:func:`start_server`), not with this module: a bot the referee calls
+in-process never serves, and gRPC's import is a fifth of the referee's.
 """
 
 from __future__ import annotations
@@ -41,12 +43,14 @@ import sys
 import threading
 import traceback
 from concurrent import futures
-from typing import Any, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Iterator, Sequence
 
-import grpc
 from google.protobuf.message import Message
 
-from circus.v1 import bot_pb2, bot_pb2_grpc
+from circus.v1 import bot_pb2
+
+if TYPE_CHECKING:   # imported by the server (see the module's docstring)
+    import grpc
 
 PROTOCOL_VERSION = "1.1.0"
 ALL_GAMES: dict[str, tuple[str, ...]] = {
@@ -112,12 +116,15 @@ def _reported(method):
             if context.code() is not None:  # a deliberate context.abort(): pass it on
                 raise
             traceback.print_exc()
+            import grpc   # imported already, by the server
+
             context.abort(grpc.StatusCode.UNKNOWN, f"{type(error).__name__}: {error}")
     return handler
 
 
-class _Servicer(bot_pb2_grpc.BotServicer):
-    """Adapts a :class:`Bot` to the generated gRPC service."""
+class _Servicer:
+    """Adapts a :class:`Bot` to the generated gRPC service: the five methods of its
+    ``bot_pb2_grpc.BotServicer``, all answered."""
 
     def __init__(self, bot: Bot, pool: futures.Executor | None = None) -> None:
         self.bot = bot
@@ -131,6 +138,8 @@ class _Servicer(bot_pb2_grpc.BotServicer):
     def Hello(self, request, context):  # noqa: N802 (gRPC method names)
         theirs = request.protocol_version or "(none)"
         if theirs.split(".")[0] != PROTOCOL_VERSION.split(".")[0]:
+            import grpc   # imported already, by the server
+
             context.abort(grpc.StatusCode.FAILED_PRECONDITION,
                           f"the bot speaks protocol {PROTOCOL_VERSION}, the referee {theirs}: "
                           "the major versions differ")
@@ -170,6 +179,8 @@ class _Servicer(bot_pb2_grpc.BotServicer):
               replies: queue.SimpleQueue[bot_pb2.BotMessage | None]) -> None:
         """Read the stream's requests and have each answered; a call the bot marks
         ``does_nothing`` is answered here at once."""
+        import grpc   # imported already, by the server
+
         try:
             for message in requests:
                 case = message.WhichOneof("call")
@@ -236,6 +247,10 @@ def start_server(bot: Bot, port: int = 0, host: str = "127.0.0.1", workers: int 
     given a port another process listens on fails here, loudly, instead of splitting the
     referee's calls with that process.
     """
+    import grpc
+
+    from circus.v1 import bot_pb2_grpc
+
     address = address or f"{host}:{port}"
     pool = futures.ThreadPoolExecutor(max_workers=workers)
     server = grpc.server(pool, options=[("grpc.so_reuseport", 0)])

@@ -111,48 +111,18 @@ def test_cli_tournament_leaderboard_and_replay(tmp_path):
     assert "flea-circus" in runner.invoke(main, ["games"]).output
 
 
-#: What a tournament imports none of: gRPC (its client's, made only for a gRPC bot), the
-#: progress bars, the other commands' modules.
+#: What a tournament of in-process bots imports none of: gRPC (the referee's client's and
+#: the SDK's server's), the progress bars, the other commands' modules.
 NOT_FOR_A_TOURNAMENT = ("grpc", "tqdm", "arena", "pages.assembly",
                         "circus_referee.commands.arena", "circus_referee.commands.boards")
-#: An in-process bot of its own module that imports no more than the messages (the SDK's
-#: module serves gRPC too).
-PLAIN_BOT = """
-from circus.v1 import bot_pb2
-
-
-class FirstBot:
-    def hello(self, request):
-        return bot_pb2.HelloResponse(name="first", version="1", protocol_version="1.1.0",
-                                     games=[bot_pb2.GameSupport(game="flea-circus")])
-
-    def start_game(self, request):
-        pass
-
-    def decide(self, request):
-        return 0
-
-    def end_game(self, request):
-        pass
-"""
 
 
 def test_a_tournament_imports_only_what_it_uses(tmp_path):
     """The command group imports a command's module when it runs; gRPC and tqdm wait
     for the bot or the command that uses them."""
-    (tmp_path / "plain_bot.py").write_text(PLAIN_BOT)
-    config = write_config(tmp_path, """
-        name: plain
-        game: flea-circus
-        players: 2
-        rounds: 1
-        concurrency: 1
-        bots:
-          - {name: a, python: "plain_bot:FirstBot"}
-          - {name: b, python: "plain_bot:FirstBot"}
-        """)
+    config = write_config(tmp_path, IN_PROCESS.format(concurrency=1).replace("rounds: 3",
+                                                                             "rounds: 1"))
     code = (f"import sys; from circus_referee.main import main\n"
-            f"sys.path.insert(0, {str(tmp_path)!r})\n"
             f"try: main(['tournament', {str(config)!r}, '--db', {str(tmp_path / 'db')!r}, "
             f"'--logs', {str(tmp_path / 'logs')!r}, '-q'])\n"
             f"except SystemExit as exit: assert not exit.code, exit.code\n"
