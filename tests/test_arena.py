@@ -9,6 +9,7 @@ import logging
 import re
 import threading
 import time
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -85,9 +86,10 @@ def bearer(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
 
 
-def signed_in(arena, token: str) -> TestClient:
-    """A second browser, signed in with ``token`` through the form."""
-    client = TestClient(make_app(arena))
+def signed_in(arena, token: str, app=None) -> TestClient:
+    """A second browser, signed in with ``token`` through the form (of ``app``, or of an
+    app of its own)."""
+    client = TestClient(app or make_app(arena))
     answer = client.post("/signin", data={"token": token, "csrf": csrf_of(client, "/signin")},
                          follow_redirects=False)
     assert answer.status_code == 303, answer.text
@@ -123,7 +125,7 @@ def test_the_board_is_made_once_per_change_of_it_whoever_asks(served, monkeypatc
     arena.events.publish("board")
     part = client.get("/board").text
     assert "alice.v1" in part and part in client.get("/").text
-    bob = TestClient(client.app, cookies={SESSION_COOKIE: tokens["bob"]})
+    bob = signed_in(arena, tokens["bob"], client.app)
     assert part in bob.get("/").text and "bob" in bob.get("/").text
     assert len(made) == 1
     arena.events.publish("versions")   # not the board's
@@ -232,6 +234,29 @@ def test_a_wrong_token_signs_nobody_in(served):
                                           "csrf": csrf_of(client, "/signin")})
     assert answer.status_code == 403 and "unknown token" in answer.text
     assert client.get("/me", follow_redirects=False).headers["location"] == "/signin"
+
+
+def test_a_browser_holds_a_session_not_the_token_and_signing_out_ends_it(served):
+    arena, _client, tokens = served
+    alice = signed_in(arena, tokens["alice"])
+    session = alice.cookies[SESSION_COOKIE]
+    assert session != tokens["alice"] and tokens["alice"] not in str(alice.cookies)
+    copied = TestClient(alice.app, cookies={SESSION_COOKIE: session})
+    assert copied.get("/me", follow_redirects=False).status_code == 200
+    assert alice.post("/signout", data={"csrf": csrf_of(alice, "/me")},
+                      follow_redirects=False).status_code == 303
+    assert copied.get("/me", follow_redirects=False).headers["location"] == "/signin"
+    assert signed_in(arena, tokens["alice"]).get("/me").status_code == 200   # the token lives
+    raw = TestClient(alice.app, cookies={SESSION_COOKIE: tokens["alice"]})
+    assert raw.get("/me", follow_redirects=False).headers["location"] == "/signin"
+
+
+def test_a_session_ends_when_it_expires(served):
+    arena, _client, tokens = served
+    session = arena.store.open_session("alice", timedelta(seconds=-1))
+    late = TestClient(make_app(arena), cookies={SESSION_COOKIE: session})
+    assert late.get("/me", follow_redirects=False).headers["location"] == "/signin"
+    assert arena.store.session_holder(arena.store.open_session("alice", timedelta(hours=1)))
 
 
 def test_the_api_says_what_became_of_an_upload(served):
