@@ -297,8 +297,13 @@ def test_the_organiser_disqualifies_and_reinstates_a_version(served):
     olga.post("/organiser/versions/bob.v1/reinstate", data={"csrf": csrf})
     assert not arena.store.version("bob.v1").disqualified
     assert "a line of its log" in olga.get("/me/versions/alice.v2").text
+    assert "<th>state</th><td>playing</td>" in page.text
+    assert "<th>deadline</th><td>none set</td>" in page.text
+    assert not any(word in page.text for word in ("False", "True", "None"))
     olga.post("/organiser/ladder/pause", data={"csrf": csrf})
-    assert arena.ladder.status().paused and "resume the ladder" in olga.get("/organiser").text
+    paused = olga.get("/organiser").text
+    assert arena.ladder.status().paused and "resume the ladder" in paused
+    assert "<th>state</th><td>paused</td>" in paused
     olga.post("/organiser/ladder/resume", data={"csrf": csrf})
     assert not arena.ladder.status().paused
     sheet = olga.get("/organiser/grades.csv")
