@@ -80,6 +80,7 @@ def board(arena: Arena) -> dict[str, Any]:
     columns, rows = standings(arena)
     versions = {version.id: version for version in arena.store.versions()}
     return {"columns": columns, "rows": rows, "playing": arena.ladder.running,
+            "verdict": arena.ladder.verdict([row["version"] for row in rows if row["games"]]),
             "report": (arena.config.report_dir / "index.html").exists(),
             "deadline": arena.ladder.deadline(),
             "pages": {name for name, version in versions.items() if _public(version)},
