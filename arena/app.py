@@ -163,8 +163,12 @@ def make_app(arena: Arena) -> Starlette:
         found = views.public_replay(arena, request.path_params["game"], signed_in(request))
         return replay_page(found) if found is not None else not_found(request)
 
-    def events(request: Request) -> Response:
-        return StreamingResponse(arena.events.stream(), media_type="text/event-stream",
+    async def events(request: Request) -> Response:
+        listener = arena.events.listen(request.client.host if request.client else "",
+                                       arena.config.streams_per_address)
+        if listener is None:
+            return PlainTextResponse("too many open event streams from this address", 429)
+        return StreamingResponse(arena.events.stream(listener), media_type="text/event-stream",
                                  headers={"Cache-Control": "no-store"})
 
     def signin_page(request: Request) -> Response:

@@ -438,7 +438,7 @@ def test_an_event_published_from_a_thread_reaches_an_open_stream():
     events = Events()
 
     async def first_event() -> str:
-        stream = events.stream()
+        stream = events.stream(events.listen("127.0.0.1", 10))
         assert (await anext(stream)).startswith(":")
         waiting = asyncio.ensure_future(anext(stream))
         await asyncio.sleep(0)
@@ -449,6 +449,40 @@ def test_an_event_published_from_a_thread_reaches_an_open_stream():
 
     assert asyncio.run(first_event()) == "event: board\ndata: board\n\n"
     assert events.listeners() == 0
+
+
+def test_one_address_holds_at_most_its_share_of_event_streams():
+    events = Events()
+
+    async def open_streams() -> list:
+        held = [events.listen("10.0.0.1", 2), events.listen("10.0.0.1", 2)]
+        assert events.listen("10.0.0.1", 2) is None            # a third is refused
+        assert events.listen("10.0.0.2", 2) is not None         # another address is not
+        stream = events.stream(held.pop())
+        await anext(stream)
+        await stream.aclose()                                    # a stream closed ...
+        held.append(events.listen("10.0.0.1", 2))                # ... makes room
+        assert held[-1] is not None and events.listen("10.0.0.1", 2) is None
+        held.pop()                                               # one never started ...
+        assert events.listen("10.0.0.1", 2) is not None          # ... is forgotten
+        return held
+
+    held = asyncio.run(open_streams())
+    assert events.listeners() == len(held) == 1
+
+
+def test_the_events_route_refuses_an_address_over_its_streams(tmp_path):
+    arena = make_arena(tmp_path, CONFIG.replace("max_files: 20}",
+                                                "max_files: 20, streams_per_address: 1}"))
+    client = TestClient(make_app(arena))
+
+    async def hold() -> object:
+        return arena.events.listen("testclient", 1)   # TestClient's address
+
+    held = asyncio.run(hold())
+    answer = client.get("/events")
+    assert answer.status_code == 429 and "too many open event streams" in answer.text
+    assert held is not None
 
 
 def test_the_ladder_s_quick_matches_tell_the_board_once_an_interval_the_last_never_lost():
@@ -622,3 +656,12 @@ def test_the_same_ladder_failure_again_and_again_is_logged_once(tmp_path, caplog
         assert not thread._played(ladder) and not thread._played(ladder)
     assert thread.failure == "ConfigError: the finals need at least 2 versions, not 1"
     assert len([record for record in caplog.records if "failed" in record.message]) == 1
+
+
+def test_the_service_holds_at_most_its_configured_connections(tmp_path, monkeypatch):
+    from arena import serve
+    asked = {}
+    monkeypatch.setattr(serve.uvicorn, "run", lambda app, **options: asked.update(options))
+    serve.serve(make_config(tmp_path, CONFIG.replace("max_files: 20}",
+                                                     "max_files: 20, max_connections: 50}")))
+    assert asked["limit_concurrency"] == 50 and asked["host"] == "127.0.0.1"
