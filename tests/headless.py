@@ -219,13 +219,26 @@ class Firefox:
                                         service=Service(executable_path=driver))
         self.driver.set_window_size(width, height)
         self.problems: list[str] = []
+        self._heard = threading.Condition()
         self.driver.script.add_console_message_handler(self._console)
         self.driver.script.add_javascript_error_handler(
-            lambda error: self.problems.append(f"exception: {error.text}"))
+            lambda error: self._problem(f"exception: {error.text}"))
 
     def _console(self, message: Any) -> None:
         if message.level in ("error", "assert"):
-            self.problems.append(f"console: {message.text}")
+            self._problem(f"console: {message.text}")
+
+    def _problem(self, text: str) -> None:
+        with self._heard:
+            self.problems.append(text)
+            self._heard.notify_all()
+
+    def wait_for_problems(self, count: int, timeout: float = 10) -> list[str]:
+        """The problems heard once there are ``count``, or after ``timeout`` seconds: BiDi's
+        events arrive on their own thread, after the script that caused them has returned."""
+        with self._heard:
+            self._heard.wait_for(lambda: len(self.problems) >= count, timeout)
+            return list(self.problems)
 
     def open(self, url: str) -> None:
         """Load ``url`` and wait for its load event (``#`` included: a page is loaded anew even

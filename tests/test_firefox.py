@@ -60,13 +60,24 @@ def reports(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def firefox(tmp_path_factory):
+    """One Firefox for the module, whose watcher is shown to hear a console error and an
+    uncaught exception (``problems``) before any test trusts it to be empty."""
     browser = Firefox(*firefox_or_skip(), width=1280, height=900)
-    yield browser
-    browser.close()
+    try:
+        probe = tmp_path_factory.mktemp("probe") / "probe.html"
+        probe.write_text('<script>console.error("probe");'
+                         'setTimeout(() => { throw new Error("uncaught"); });</script>')
+        browser.open(probe.as_uri())
+        heard = browser.wait_for_problems(2)
+        assert any("probe" in p for p in heard) and any("uncaught" in p for p in heard), heard
+        browser.problems.clear()
+        yield browser
+    finally:
+        browser.close()
 
 
-def test_firefox_draws_the_reports_chart_and_sorts_filters_and_links_its_games(reports,
-                                                                                firefox):
+def test_firefox_draws_the_reports_chart_and_sorts_filters_and_links_its_games(firefox,
+                                                                                reports):
     games = Store(reports / "results.sqlite").games("flohcati")
     firefox.open((reports / "flohcati.html").as_uri())
     root = firefox.driver.find_element(By.TAG_NAME, "html")
@@ -98,7 +109,7 @@ def test_firefox_draws_the_reports_chart_and_sorts_filters_and_links_its_games(r
 
 
 @pytest.mark.parametrize("game,variant", GAMES)
-def test_firefox_inflates_a_replay_and_steps_it_by_slider_keys_and_seat(reports, firefox,
+def test_firefox_inflates_a_replay_and_steps_it_by_slider_keys_and_seat(firefox, reports,
                                                                        game, variant):
     stored = Store(reports / "results.sqlite").games(game)[0]
     record = GameRecord(game, variant, 3, stored.seed, tuple(stored.actions))
