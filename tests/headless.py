@@ -15,8 +15,8 @@ carries, and hears console errors over WebDriver BiDi.
 from __future__ import annotations
 
 import base64
-import json
 import importlib.util
+import json
 import os
 import platform
 import shutil
@@ -51,8 +51,8 @@ def chromium_or_skip() -> str:
         (os.path.exists("/usr/bin/chromium") and "/usr/bin/chromium") or None
     if found:
         return found
-    missing("headless Chromium not found: run scripts/install-chromium (Debian's "
-                   "chromium package, /usr/bin/chromium) or set CHROMIUM=/path/to/chromium")
+    missing("headless Chromium not found: run scripts/install-chromium (Debian's chromium "
+            "package, /usr/bin/chromium) or set CHROMIUM=/path/to/chromium")
 
 
 def bundled_geckodriver() -> str | None:
