@@ -4,7 +4,6 @@ record, and the identities and code of the bots it stores with every game."""
 from __future__ import annotations
 
 import secrets
-from dataclasses import asdict
 from typing import Iterable
 
 from tournaments.config import jsonable
@@ -83,9 +82,8 @@ class SetUp(RunState):
         existing = self.store.tournament(name)
         archived = self.store.archive_tournament(name) if existing and self.fresh else None
         if existing is None or archived is not None:
-            self.store.create_tournament(name, jsonable(asdict(self.config)),
-                                         jsonable(self.config.identity()),
-                                         self.total, str(self.log_dir))
+            self.store.create_tournament(name, *self.config.record(), self.total,
+                                         str(self.log_dir))
             if self.secret:
                 self.store.set_secret(name, self.secret)
         return archived
