@@ -83,9 +83,7 @@ class SetUp(RunState):
         archived = self.store.archive_tournament(name) if existing and self.fresh else None
         if existing is None or archived is not None:
             self.store.create_tournament(name, *self.config.record(), self.total,
-                                         str(self.log_dir))
-            if self.secret:
-                self.store.set_secret(name, self.secret)
+                                         str(self.log_dir), self.secret)
         return archived
 
     def _make_log_dir(self) -> None:
@@ -99,8 +97,7 @@ class SetUp(RunState):
 
     def _keep_identities(self) -> None:
         """Store each bot's name, version and protocol from its Hello, for the report."""
-        for name, (bot, version, protocol) in sorted(self.identities.items()):
-            self.store.set_identity(self.config.name, name, bot, version, protocol)
+        self.store.set_identities(self.config.name, self.identities)
 
     def _new_secret(self) -> str:
         """A new deal secret (none without secret_deals): kept in the store, never sent
