@@ -244,10 +244,9 @@ class LadderStore:
 
     # -- versions ------------------------------------------------------------
     def versions(self) -> dict[str, StoredVersion]:
-        rows = self.db.execute("SELECT * FROM ladder_versions ORDER BY registered")
-        return {row["version"]: StoredVersion(row["version"], row["entrant"],
-                                              row["registered"], row["parent"],
-                                              row["validation"]) for row in rows}
+        rows = self.db.execute("SELECT version, entrant, registered, parent, validation "
+                               "FROM ladder_versions ORDER BY registered")
+        return {row[0]: StoredVersion(*row) for row in rows}
 
     def register(self, versions: list[tuple[str, str]]) -> dict[str, StoredVersion]:
         """Keep each (version, entrant) not seen before, its parent the entrant's latest
