@@ -104,8 +104,8 @@ def test_good_config_gets_defaults(tmp_path):
 def test_a_config_s_record_is_its_whole_and_its_identity_from_one_asdict(tmp_path,
                                                                        monkeypatch, text):
     """What the store keeps of a tournament: the whole config and the keys that define
-    its games, as ``identity`` says them, made from one ``asdict`` of the config (the
-    costly part of a ladder match's set-up)."""
+    its games, as ``identity`` says them, made from one ``asdict`` of the config (a
+    ladder records a small tournament every match)."""
     path = tmp_path / "bots.yaml"
     path.write_text(text)
     config = load_config(path)

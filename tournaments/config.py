@@ -160,7 +160,7 @@ class TournamentConfig:
 
     def record(self) -> tuple[dict[str, Any], dict[str, Any]]:
         """The whole config and its :meth:`identity`, in JSON's shape (as the store keeps
-        them): from one ``asdict``, the costliest part of a small tournament's set-up."""
+        them), from one ``asdict``: the ladder records a small tournament every match."""
         whole = asdict(self)
         return jsonable(whole), jsonable(self._identity(dict(whole)))
 
