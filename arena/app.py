@@ -1,8 +1,9 @@
 """The arena's web routes (Starlette): thin, each a call to :mod:`arena.views` or
 :class:`arena.service.Arena` and a page, a redirect or JSON.
 
-Pages sign in with a cookie holding the entrant's token and carry a CSRF token in
-every form; the API (``/api/...``, for ``circus-referee submit`` and curl) takes the
+A browser signs in with the entrant's token once and then holds a session cookie of its
+own (:meth:`arena.store.ArenaStore.open_session`, ended by signing out); pages carry a
+CSRF token in every form; the API (``/api/...``, for ``circus-referee submit`` and curl) takes the
 token in an ``Authorization: Bearer`` header only, so no other site's page can use a
 browser's cookie on it.
 """
@@ -44,6 +45,7 @@ from arena.security import (
     CSRF_COOKIE,
     CSRF_FIELD,
     SESSION_COOKIE,
+    SESSION_LASTING,
     RateLimit,
     csrf_ok,
     csrf_token,
@@ -106,7 +108,14 @@ def make_app(arena: Arena) -> Starlette:
         return response
 
     def signed_in(request: Request) -> Entrant | None:
-        return arena.holders.holder(request.cookies.get(SESSION_COOKIE))
+        session = request.cookies.get(SESSION_COOKIE)
+        return arena.store.session_holder(session) if session else None
+
+    def sign_in(request: Request, response: Response, name: str) -> None:
+        """Give the browser a new session of ``name``'s."""
+        session = arena.store.open_session(name, SESSION_LASTING)
+        _cookie(request, response, SESSION_COOKIE, session,
+                int(SESSION_LASTING.total_seconds()))
 
     def bearer(request: Request) -> Entrant | None:
         scheme, _, token = request.headers.get("authorization", "").partition(" ")
@@ -154,8 +163,12 @@ def make_app(arena: Arena) -> Starlette:
         found = views.public_replay(arena, request.path_params["game"], signed_in(request))
         return replay_page(found) if found is not None else not_found(request)
 
-    def events(request: Request) -> Response:
-        return StreamingResponse(arena.events.stream(), media_type="text/event-stream",
+    async def events(request: Request) -> Response:
+        listener = arena.events.listen(request.client.host if request.client else "",
+                                       arena.config.streams_per_address)
+        if listener is None:
+            return PlainTextResponse("too many open event streams from this address", 429)
+        return StreamingResponse(arena.events.stream(listener), media_type="text/event-stream",
                                  headers={"Cache-Control": "no-store"})
 
     def signin_page(request: Request) -> Response:
@@ -173,12 +186,16 @@ def make_app(arena: Arena) -> Starlette:
             return page(request, "signin.html", {"problem": "unknown token"}, 403)
         response = RedirectResponse("/organiser" if holder.role == "organiser" else "/me",
                                     status_code=303)
-        _cookie(request, response, SESSION_COOKIE, str(fields["token"]))
+        await run_in_threadpool(sign_in, request, response, holder.name)
         return response
 
     async def signout(request: Request) -> Response:
+        """End the browser's session: its cookie, copied or not, signs nobody in again."""
         if await form(request) is None:
             return Response("the form expired", 403)
+        session = request.cookies.get(SESSION_COOKIE)
+        if session:
+            await run_in_threadpool(arena.store.close_session, session)
         response = RedirectResponse("/", status_code=303)
         response.delete_cookie(SESSION_COOKIE)
         return response
@@ -371,7 +388,7 @@ def make_app(arena: Arena) -> Starlette:
                                                  "problem": str(error)}, 400)
         response = page(request, "invite.html", {"joined": name, "token": token},
                         headers={"Cache-Control": "no-store"})
-        _cookie(request, response, SESSION_COOKIE, token)
+        await run_in_threadpool(sign_in, request, response, name)
         return response
 
     # -- the API --------------------------------------------------------------------
@@ -550,8 +567,9 @@ class SecurityHeaders:
         await self.app(scope, receive, with_headers)
 
 
-def _cookie(request: Request, response: Response, name: str, value: str) -> None:
-    response.set_cookie(name, value, httponly=True, samesite="strict",
+def _cookie(request: Request, response: Response, name: str, value: str,
+            max_age: int | None = None) -> None:
+    response.set_cookie(name, value, max_age=max_age, httponly=True, samesite="strict",
                         secure=request.url.scheme == "https")
 
 

@@ -31,6 +31,7 @@ ARENA_DEFAULTS: dict[str, Any] = {
     "similar_code": 0.5, "test_match_games": 4, "test_matches_per_hour": 6,
     "invite_hours": 72, "replays": "seat", "full_after_deadline": True,
     "webhook_hosts": None, "crashes_in_a_row": 3,
+    "max_connections": 1000, "streams_per_address": 100,
 }
 #: What a replay shows during the season: to an entrant its own seats' views, to others
 #: what every seat saw; or every card to everyone.
@@ -85,6 +86,11 @@ class ArenaConfig:
     # how many games in a row a version crashes in before its entrant's webhook hears.
     webhook_hosts: tuple[str, ...] | None
     crashes_in_a_row: int
+    # The connections the service holds at once (beyond them: HTTP 503), and the open
+    # pages' event streams one address may hold of them (a school behind one address
+    # shares it).
+    max_connections: int
+    streams_per_address: int
 
     @property
     def versions_dir(self) -> Path:
@@ -182,7 +188,9 @@ def arena_config(data: dict[str, Any], folder: Path, default_name: str) -> Arena
         invite_hours=numbers["invite_hours"],
         replays=_choice(values, "replays", REPLAY_VIEWS),
         full_after_deadline=_typed(values, "full_after_deadline", bool, where="arena."),
-        webhook_hosts=_hosts(values), crashes_in_a_row=numbers["crashes_in_a_row"])
+        webhook_hosts=_hosts(values), crashes_in_a_row=numbers["crashes_in_a_row"],
+        max_connections=numbers["max_connections"],
+        streams_per_address=numbers["streams_per_address"])
     # The gate's keys hold as a tournament's would (a gate of a placeholder entry).
     arena.gate_config({"name": "placeholder", "python": FILLER})
     return arena

@@ -11,7 +11,9 @@ import asyncio
 import math
 import threading
 import time
+import weakref
 from collections import Counter
+from dataclasses import dataclass
 from typing import AsyncIterator, Callable
 
 #: A comment line this often keeps proxies from closing a quiet stream.
@@ -20,12 +22,23 @@ KEEPALIVE_S = 15.0
 BOARD_EVERY_S = 1.0
 
 
+@dataclass(eq=False)
+class Listener:
+    """One open stream: where it came from, and the queue its loop reads."""
+
+    address: str
+    loop: asyncio.AbstractEventLoop
+    queue: asyncio.Queue[str]
+
+
 class Events:
-    """The open streams, fed from any thread."""
+    """The open streams, fed from any thread. A stream's listener is held only by its
+    stream, so one whose response never started (its client gone at once) is forgotten
+    with it."""
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
-        self.streams: set[tuple[asyncio.AbstractEventLoop, asyncio.Queue[str]]] = set()
+        self.listening: weakref.WeakSet[Listener] = weakref.WeakSet()
         # How many times each name was published: what is made once per change
         # (arena.cache) is made again when its name's count moves.
         self.counts: Counter[str] = Counter()
@@ -34,32 +47,39 @@ class Events:
         """Tell every open stream; safe to call from any thread."""
         with self.lock:
             self.counts.update(names)
-            streams = list(self.streams)
-        for loop, queue in streams:
+            listeners = list(self.listening)
+        for listener in listeners:
             for name in names:
                 try:
-                    loop.call_soon_threadsafe(queue.put_nowait, name)
+                    listener.loop.call_soon_threadsafe(listener.queue.put_nowait, name)
                 except RuntimeError:   # its loop closed as the service stopped
                     pass
 
-    async def stream(self) -> AsyncIterator[str]:
-        """One page's stream, in the text/event-stream format, until it closes."""
-        queue: asyncio.Queue[str] = asyncio.Queue()
-        key = (asyncio.get_running_loop(), queue)
+    def listen(self, address: str, most: int) -> Listener | None:
+        """A new stream's listener, in the running event loop; None if ``address``
+        already holds ``most`` streams open (one client must not hold the service's
+        connections)."""
         with self.lock:
-            self.streams.add(key)
+            if sum(listener.address == address for listener in self.listening) >= most:
+                return None
+            listener = Listener(address, asyncio.get_running_loop(), asyncio.Queue())
+            self.listening.add(listener)
+            return listener
+
+    async def stream(self, listener: Listener) -> AsyncIterator[str]:
+        """One page's stream, in the text/event-stream format, until it closes."""
         try:
             yield ": connected\n\n"
             while True:
                 try:
-                    name = await asyncio.wait_for(queue.get(), KEEPALIVE_S)
+                    name = await asyncio.wait_for(listener.queue.get(), KEEPALIVE_S)
                 except asyncio.TimeoutError:
                     yield ": keepalive\n\n"
                     continue
                 yield f"event: {name}\ndata: {name}\n\n"
         finally:
             with self.lock:
-                self.streams.discard(key)
+                self.listening.discard(listener)
 
     def published(self, name: str) -> int:
         with self.lock:
@@ -67,7 +87,7 @@ class Events:
 
     def listeners(self) -> int:
         with self.lock:
-            return len(self.streams)
+            return len(self.listening)
 
 
 class Coalesced:

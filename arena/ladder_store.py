@@ -51,7 +51,13 @@ MIGRATIONS: schema.Migrations = ((
         value       TEXT NOT NULL,
         at          REAL NOT NULL
     )""",
-),)
+), (
+    # What every batch asks (a match left unfinished, the finals begun) read from an
+    # index, not from every match: a ladder that never stops finishes tens of thousands.
+    "CREATE INDEX ladder_matches_unfinished ON ladder_matches (number) "
+    "WHERE finished_at IS NULL",
+    "CREATE INDEX ladder_matches_kind ON ladder_matches (kind, number)",
+))
 
 
 class MatchKind(StrEnum):
@@ -177,14 +183,16 @@ class LadderStore:
     def add_matches(self, planned: list[MatchPlan]) -> list[StoredMatch]:
         """Keep matches before their first game is played, in one transaction, so a
         restart plays the same ones: all of a batch, or none."""
+        rows = [(plan.number, plan.tournament, plan.kind, json.dumps(plan.field), plan.league,
+                 json.dumps(plan.config), self.clock()) for plan in planned]
         with self._writing():
             self.db.executemany(
                 "INSERT INTO ladder_matches (number, tournament, kind, field, league, config,"
-                " created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                [(plan.number, plan.tournament, plan.kind, json.dumps(plan.field), plan.league,
-                  json.dumps(plan.config), self.clock()) for plan in planned])
-        return [match for match in self.matches(planned[0].number - 1)][:len(planned)] \
-            if planned else []
+                " created_at) VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
+        # As read back: the config as JSON gives it.
+        return [StoredMatch(plan.number, plan.tournament, plan.kind, plan.field, plan.league,
+                            json.loads(row[5]), row[6], None, None, 0, "")
+                for plan, row in zip(planned, rows)]
 
     def promotion_matches(self, version: str, league: str) -> int:
         """The promotion matches of ``version`` in ``league`` kept so far but those that
@@ -201,16 +209,18 @@ class LadderStore:
         return None if row is None else _match(row)
 
     def finish_match(self, number: int, status: MatchStatus, games: int, note: str,
-                     validated: tuple[str, str] | None = None) -> None:
+                     validated: tuple[str, str] | None = None) -> bool:
         """Mark a match over (once: a finished match is never finished again), with the
-        validation it decided in the same transaction."""
+        validation it decided in the same transaction; whether this call marked it."""
         with self._writing():
-            self.db.execute("UPDATE ladder_matches SET finished_at = ?, status = ?, games = ?,"
-                            " note = ? WHERE number = ? AND finished_at IS NULL",
-                            (self.clock(), status, games, note, number))
+            marked = self.db.execute(
+                "UPDATE ladder_matches SET finished_at = ?, status = ?, games = ?, note = ? "
+                "WHERE number = ? AND finished_at IS NULL",
+                (self.clock(), status, games, note, number)).rowcount
             if validated is not None:
                 self.db.execute("UPDATE ladder_versions SET validation = ? WHERE version = ?",
                                 (validated[1], validated[0]))
+        return bool(marked)
 
     def refuse(self, version: str, why: str) -> None:
         """Fail a version's validation without a match (its entry cannot be played)."""
@@ -234,10 +244,9 @@ class LadderStore:
 
     # -- versions ------------------------------------------------------------
     def versions(self) -> dict[str, StoredVersion]:
-        rows = self.db.execute("SELECT * FROM ladder_versions ORDER BY registered")
-        return {row["version"]: StoredVersion(row["version"], row["entrant"],
-                                              row["registered"], row["parent"],
-                                              row["validation"]) for row in rows}
+        rows = self.db.execute("SELECT version, entrant, registered, parent, validation "
+                               "FROM ladder_versions ORDER BY registered")
+        return {row[0]: StoredVersion(*row) for row in rows}
 
     def register(self, versions: list[tuple[str, str]]) -> dict[str, StoredVersion]:
         """Keep each (version, entrant) not seen before, its parent the entrant's latest

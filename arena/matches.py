@@ -131,8 +131,10 @@ class MatchPlayer:
         if match.kind is MatchKind.VALIDATION:
             validated = (match.field[0], self._validation(match, note))
             note = validated[1]
-        self.records.finish_match(match.number, status, games, note, validated)
-        finished = self.records.match(match.number)
+        if self.records.finish_match(match.number, status, games, note, validated):
+            return LadderMatch(match.number, match.kind, match.tournament, match.field, games,
+                               status, note)
+        finished = self.records.match(match.number)   # as marked before
         assert finished is not None
         return ladder_match(finished)
 

@@ -73,6 +73,9 @@ class LadderLike(LadderPlayer, Protocol):
     def collusion(self) -> Any:
         """The collusion check over the rated matches (a ``CollusionCheck``)."""
 
+    def verdict(self, versions: Sequence[str]) -> Any:
+        """The deal sets' verdict on the order of ``versions`` (a ``Verdict``)."""
+
     def pause(self) -> None: ...
 
     def set_deadline(self, when: datetime | None) -> None:
@@ -277,6 +280,14 @@ class ServedLadder:
             return None
         with self.lock:
             return self.pages.collusion()
+
+    def verdict(self, versions: Sequence[str]) -> str | None:
+        """The deal sets' verdict on the order of ``versions``, in one line; None with
+        fewer than two."""
+        if self.pages is None or len(versions) < 2:
+            return None
+        with self.lock:
+            return str(self.pages.verdict(sorted(versions)).line())
 
     def pause(self, paused: bool) -> None:
         """Pause the ladder (its match in play ends first) or resume it."""

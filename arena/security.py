@@ -15,13 +15,16 @@ import secrets
 import threading
 import time
 from collections import deque
+from datetime import timedelta
 
 from arena.store import ArenaStore, Entrant
 
-#: The browser's random cookie behind its forms' tokens, and the session's token.
+#: The browser's random cookie behind its forms' tokens, and its signed-in session's.
 CSRF_COOKIE = "arena_csrf"
-SESSION_COOKIE = "arena_token"
+SESSION_COOKIE = "arena_session"
 CSRF_FIELD = "csrf"
+#: How long a browser stays signed in without signing in again.
+SESSION_LASTING = timedelta(days=14)
 
 
 def new_nonce() -> str:

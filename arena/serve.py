@@ -18,6 +18,7 @@ GRACE_S = 2
 def serve(config: ArenaConfig, host: str | None = None, port: int | None = None) -> None:
     """Serve until stopped (Ctrl-C or SIGTERM); the gates and the ladder stop with it."""
     uvicorn.run(make_app(Arena(config)), host=host or config.host, port=port or config.port,
+                limit_concurrency=config.max_connections,
                 timeout_graceful_shutdown=GRACE_S, log_level="warning")
 
 

@@ -197,7 +197,7 @@ class LadderGames:
         return game if game is not None and game.tournament.startswith(prefix) else None
 
     def games_of(self, tournament: str) -> list[StoredGame]:
-        """A match's games, in the order they were played."""
+        """A match's games, in its schedule's order."""
         with self.lock:
             return self.store.games(tournament)
 

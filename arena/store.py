@@ -1,5 +1,5 @@
 """The arena's tables, in the same SQLite file as the tournaments': entrants, versions,
-gates, code likeness, test matches, invites, webhooks.
+gates, code likeness, test matches, invites, webhooks, signed-in browsers' sessions.
 
 The file is in WAL mode, as the tournaments' store keeps it; the arena's connection
 commits with ``synchronous=FULL``, so an accepted submission is on disk before its
@@ -8,10 +8,14 @@ a migration, applied in order when an older file is opened.
 
 A token, and an invite's code, is ``KEY_SECRET``: the key finds its row, the secret is
 kept only as an argon2 hash and checked by argon2's own constant-time comparison.
+A browser signed in holds a session of its own, not the token: a random 256-bit value
+kept only as its SHA-256 (too random to guess, so no slow hash is needed), which signing
+out deletes, so a copied cookie dies with it while the token lives on.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import secrets
 import sqlite3
@@ -101,6 +105,13 @@ MIGRATIONS: schema.Migrations = ((
         url         TEXT NOT NULL,          -- where the service POSTs its messages
         base        TEXT NOT NULL,          -- the service's address as the entrant used it
         set_at      TEXT NOT NULL
+    )""",
+), (
+    """CREATE TABLE arena_sessions (
+        digest      TEXT PRIMARY KEY,       -- SHA-256 of the browser's session cookie
+        entrant     TEXT NOT NULL REFERENCES arena_entrants(name),
+        created_at  TEXT NOT NULL,
+        expires_at  TEXT NOT NULL
     )""",
 ))
 ROLES = ("entrant", "organiser")
@@ -235,6 +246,29 @@ class ArenaStore:
             return bool(self.hasher.verify(hashed, secret))
         except (VerificationError, InvalidHashError):
             return False
+
+    # -- sessions --------------------------------------------------------------------
+
+    def open_session(self, name: str, lasting: timedelta) -> str:
+        """A new session of entrant ``name``'s for a browser, good for ``lasting``; it is
+        kept only as its digest: this is the one time it is seen."""
+        session = secrets.token_urlsafe(32)
+        moment = datetime.now(timezone.utc)
+        with self.lock:
+            self.db.execute("DELETE FROM arena_sessions WHERE expires_at <= ?", (now(),))
+            self.db.execute("INSERT INTO arena_sessions VALUES (?, ?, ?, ?)",
+                            (_digest(session), name, _stamp(moment), _stamp(moment + lasting)))
+        return session
+
+    def session_holder(self, session: str) -> Entrant | None:
+        """Whose unexpired session this is, or None."""
+        row = self._one("SELECT name, role, per_day FROM arena_sessions JOIN arena_entrants "
+                        "ON entrant = name WHERE digest = ? AND expires_at > ?",
+                        _digest(session), now())
+        return Entrant(row["name"], row["role"], row["per_day"]) if row else None
+
+    def close_session(self, session: str) -> None:
+        self._write("DELETE FROM arena_sessions WHERE digest = ?", _digest(session))
 
     # -- invites ---------------------------------------------------------------------
 
@@ -541,6 +575,10 @@ class UnratedState:
 def _new_secret() -> tuple[str, str]:
     """A token's (or an invite's) key, which finds its row, and its secret."""
     return secrets.token_hex(6), secrets.token_urlsafe(24)
+
+
+def _digest(session: str) -> str:
+    return hashlib.sha256(session.encode()).hexdigest()
 
 
 def _stamp(moment: datetime) -> str:

@@ -12,6 +12,7 @@ saw to everyone else, every card to the organiser.
 from __future__ import annotations
 
 import dataclasses
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -79,6 +80,7 @@ def board(arena: Arena) -> dict[str, Any]:
     columns, rows = standings(arena)
     versions = {version.id: version for version in arena.store.versions()}
     return {"columns": columns, "rows": rows, "playing": arena.ladder.running,
+            "verdict": arena.ladder.verdict([row["version"] for row in rows if row["games"]]),
             "report": (arena.config.report_dir / "index.html").exists(),
             "deadline": arena.ladder.deadline(),
             "pages": {name for name, version in versions.items() if _public(version)},
@@ -282,8 +284,18 @@ def organiser_page(arena: Arena) -> dict[str, Any]:
             "invites": arena.store.invites(),
             "failure": arena.ladder.failure,
             "playing": arena.ladder.running, "listeners": arena.events.listeners(),
-            "status": dataclasses.asdict(status) if (status := arena.ladder.status()) is not None
-            else {}}
+            "status": _status(arena)}
+
+
+def _status(arena: Arena) -> dict[str, Any]:
+    """The ladder's status as the organiser reads it: the cap's moment as a time of day,
+    not unix seconds (empty: no ladder)."""
+    status = arena.ladder.status()
+    if status is None:
+        return {}
+    capped = status.capped_until
+    return {**dataclasses.asdict(status), "capped_until": None if capped is None else
+            datetime.fromtimestamp(capped, timezone.utc).isoformat(timespec="seconds")}
 
 
 def _collusion(arena: Arena) -> dict[str, Any] | None:

@@ -103,8 +103,9 @@ class Stream:
 
 def arena_yaml(folder: Path, concurrency: int, deals: int, port: int) -> dict[str, Any]:
     return {"name": "load test",
+            # Every stream comes from this one machine's address.
             "arena": {"db": str(folder / "arena.sqlite"), "data": str(folder / "data"),
-                      "port": port},
+                      "port": port, "streams_per_address": 1000},
             "ladder": {"name": LADDER, "deals": deals,
                        "match": {"concurrency": concurrency, "time": CLOCK}}}
 

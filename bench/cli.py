@@ -83,7 +83,9 @@ def plan(args: argparse.Namespace) -> dict[str, dict]:
                            "profile_games": max(1, round(20 * s)), "bots": 6},
             "leaderboard": {"sizes": (max(10, round(25 * s)),), "repeats": repeats,
                             "stored_games": max(10, round(500 * s))},
-            "renewal": {"rounds": max(1, round(1 * s)), "repeats": repeats},
+            # The demo's first three bots at two seats: 9 bot starts, not 16.
+            "renewal": {"rounds": max(1, round(1 * s)), "repeats": repeats, "bots": 3,
+                        "players": 2},
             "startup": {"repeats": repeats},
             # Two-player games, one round of both seatings each: an even count.
             "command": {"games": max(2, 2 * round(8 * s)), "repeats": repeats,
@@ -100,8 +102,10 @@ def plan(args: argparse.Namespace) -> dict[str, dict]:
             "fields": {"fields_per_kind": 1, "runs": max(2, round(4 * s))},
             "luck": {"fit_seeds": (101,), "test_seeds": (1,), "rounds": 3},
             # One cluster size only: each cluster takes seconds to start, and its games
-            # seconds more (bots that sleep a decision: 5 ms, where one size compares nothing).
-            "cluster": {"rounds": max(1, round(1 * s)), "workers": (2,), "sleep_ms": 5},
+            # seconds more (bots that sleep a decision: 5 ms, where one size compares nothing;
+            # three bots, one table: each worker and this machine start three, not four).
+            "cluster": {"rounds": max(1, round(1 * s)), "workers": (2,), "sleep_ms": 5,
+                        "bots": 3},
             # Games are played in whole rounds: the large run at least one more.
             "memory": {"small": max(1, round(5 * s)),
                        "large": max(memory.GAMES_PER_ROUND + 1, round(25 * s))},

@@ -58,11 +58,6 @@ class BotSpec:
         return next(kind for kind in BOT_KINDS if getattr(self, kind) is not None)
 
     @property
-    def way(self) -> str:
-        """How the referee reaches the bot, for people: "grpc", "stdio" or "in-process"."""
-        return "in-process" if self.kind == "python" else self.transport
-
-    @property
     def remembers(self) -> bool:
         """Whether the bot may carry memory from one game into the next."""
         return self.memory if self.memory is not None else self.kind == "address"

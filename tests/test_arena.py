@@ -9,6 +9,7 @@ import logging
 import re
 import threading
 import time
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -85,9 +86,10 @@ def bearer(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
 
 
-def signed_in(arena, token: str) -> TestClient:
-    """A second browser, signed in with ``token`` through the form."""
-    client = TestClient(make_app(arena))
+def signed_in(arena, token: str, app=None) -> TestClient:
+    """A second browser, signed in with ``token`` through the form (of ``app``, or of an
+    app of its own)."""
+    client = TestClient(app or make_app(arena))
     answer = client.post("/signin", data={"token": token, "csrf": csrf_of(client, "/signin")},
                          follow_redirects=False)
     assert answer.status_code == 303, answer.text
@@ -123,7 +125,7 @@ def test_the_board_is_made_once_per_change_of_it_whoever_asks(served, monkeypatc
     arena.events.publish("board")
     part = client.get("/board").text
     assert "alice.v1" in part and part in client.get("/").text
-    bob = TestClient(client.app, cookies={SESSION_COOKIE: tokens["bob"]})
+    bob = signed_in(arena, tokens["bob"], client.app)
     assert part in bob.get("/").text and "bob" in bob.get("/").text
     assert len(made) == 1
     arena.events.publish("versions")   # not the board's
@@ -234,6 +236,29 @@ def test_a_wrong_token_signs_nobody_in(served):
     assert client.get("/me", follow_redirects=False).headers["location"] == "/signin"
 
 
+def test_a_browser_holds_a_session_not_the_token_and_signing_out_ends_it(served):
+    arena, _client, tokens = served
+    alice = signed_in(arena, tokens["alice"])
+    session = alice.cookies[SESSION_COOKIE]
+    assert session != tokens["alice"] and tokens["alice"] not in str(alice.cookies)
+    copied = TestClient(alice.app, cookies={SESSION_COOKIE: session})
+    assert copied.get("/me", follow_redirects=False).status_code == 200
+    assert alice.post("/signout", data={"csrf": csrf_of(alice, "/me")},
+                      follow_redirects=False).status_code == 303
+    assert copied.get("/me", follow_redirects=False).headers["location"] == "/signin"
+    assert signed_in(arena, tokens["alice"]).get("/me").status_code == 200   # the token lives
+    raw = TestClient(alice.app, cookies={SESSION_COOKIE: tokens["alice"]})
+    assert raw.get("/me", follow_redirects=False).headers["location"] == "/signin"
+
+
+def test_a_session_ends_when_it_expires(served):
+    arena, _client, tokens = served
+    session = arena.store.open_session("alice", timedelta(seconds=-1))
+    late = TestClient(make_app(arena), cookies={SESSION_COOKIE: session})
+    assert late.get("/me", follow_redirects=False).headers["location"] == "/signin"
+    assert arena.store.session_holder(arena.store.open_session("alice", timedelta(hours=1)))
+
+
 def test_the_api_says_what_became_of_an_upload(served):
     _arena, client, tokens = served
     again = client.post("/api/versions", content=zip_of(bot_files()),
@@ -272,8 +297,13 @@ def test_the_organiser_disqualifies_and_reinstates_a_version(served):
     olga.post("/organiser/versions/bob.v1/reinstate", data={"csrf": csrf})
     assert not arena.store.version("bob.v1").disqualified
     assert "a line of its log" in olga.get("/me/versions/alice.v2").text
+    assert "<th>state</th><td>playing</td>" in page.text
+    assert "<th>deadline</th><td>none set</td>" in page.text
+    assert not any(word in page.text for word in ("False", "True", "None"))
     olga.post("/organiser/ladder/pause", data={"csrf": csrf})
-    assert arena.ladder.status().paused and "resume the ladder" in olga.get("/organiser").text
+    paused = olga.get("/organiser").text
+    assert arena.ladder.status().paused and "resume the ladder" in paused
+    assert "<th>state</th><td>paused</td>" in paused
     olga.post("/organiser/ladder/resume", data={"csrf": csrf})
     assert not arena.ladder.status().paused
     sheet = olga.get("/organiser/grades.csv")
@@ -408,7 +438,7 @@ def test_an_event_published_from_a_thread_reaches_an_open_stream():
     events = Events()
 
     async def first_event() -> str:
-        stream = events.stream()
+        stream = events.stream(events.listen("127.0.0.1", 10))
         assert (await anext(stream)).startswith(":")
         waiting = asyncio.ensure_future(anext(stream))
         await asyncio.sleep(0)
@@ -419,6 +449,40 @@ def test_an_event_published_from_a_thread_reaches_an_open_stream():
 
     assert asyncio.run(first_event()) == "event: board\ndata: board\n\n"
     assert events.listeners() == 0
+
+
+def test_one_address_holds_at_most_its_share_of_event_streams():
+    events = Events()
+
+    async def open_streams() -> list:
+        held = [events.listen("10.0.0.1", 2), events.listen("10.0.0.1", 2)]
+        assert events.listen("10.0.0.1", 2) is None            # a third is refused
+        assert events.listen("10.0.0.2", 2) is not None         # another address is not
+        stream = events.stream(held.pop())
+        await anext(stream)
+        await stream.aclose()                                    # a stream closed ...
+        held.append(events.listen("10.0.0.1", 2))                # ... makes room
+        assert held[-1] is not None and events.listen("10.0.0.1", 2) is None
+        held.pop()                                               # one never started ...
+        assert events.listen("10.0.0.1", 2) is not None          # ... is forgotten
+        return held
+
+    held = asyncio.run(open_streams())
+    assert events.listeners() == len(held) == 1
+
+
+def test_the_events_route_refuses_an_address_over_its_streams(tmp_path):
+    arena = make_arena(tmp_path, CONFIG.replace("max_files: 20}",
+                                                "max_files: 20, streams_per_address: 1}"))
+    client = TestClient(make_app(arena))
+
+    async def hold() -> object:
+        return arena.events.listen("testclient", 1)   # TestClient's address
+
+    held = asyncio.run(hold())
+    answer = client.get("/events")
+    assert answer.status_code == 429 and "too many open event streams" in answer.text
+    assert held is not None
 
 
 def test_the_ladder_s_quick_matches_tell_the_board_once_an_interval_the_last_never_lost():
@@ -592,3 +656,12 @@ def test_the_same_ladder_failure_again_and_again_is_logged_once(tmp_path, caplog
         assert not thread._played(ladder) and not thread._played(ladder)
     assert thread.failure == "ConfigError: the finals need at least 2 versions, not 1"
     assert len([record for record in caplog.records if "failed" in record.message]) == 1
+
+
+def test_the_service_holds_at_most_its_configured_connections(tmp_path, monkeypatch):
+    from arena import serve
+    asked = {}
+    monkeypatch.setattr(serve.uvicorn, "run", lambda app, **options: asked.update(options))
+    serve.serve(make_config(tmp_path, CONFIG.replace("max_files: 20}",
+                                                     "max_files: 20, max_connections: 50}")))
+    assert asked["limit_concurrency"] == 50 and asked["host"] == "127.0.0.1"

@@ -32,7 +32,7 @@ from arena.ladder_settings import ladder_settings
 from arena import schema
 from arena.ladder_store import MIGRATIONS as LADDER_MIGRATIONS
 from arena.ladder_store import SCHEMA_KEY as LADDER_SCHEMA_KEY
-from arena.ladder_store import LadderStore, MatchKind
+from arena.ladder_store import LadderStore, MatchKind, MatchPlan, MatchStatus
 from arena.leagues import Grade
 from arena.matchmaking import Candidate, pick_field, quality
 from arena.matches import MAX_ATTEMPTS
@@ -666,6 +666,36 @@ CREATE TABLE ladder_versions (version TEXT PRIMARY KEY, entrant TEXT NOT NULL,
     registered INTEGER NOT NULL, parent TEXT, validation TEXT);
 CREATE TABLE ladder_flags (name TEXT PRIMARY KEY, value TEXT NOT NULL, at REAL NOT NULL);
 """
+
+
+def test_what_every_batch_asks_of_the_ladder_s_matches_is_read_from_an_index(tmp_path):
+    """Before each batch the ladder asks for a match left unfinished and for finals
+    begun: from indices, not by reading every match stored (a ladder that never stops
+    stores tens of thousands)."""
+    ladder = Ladder(tmp_path / "a.sqlite", SETTINGS)
+    play(ladder, FIELD, 3)
+    asked: list[str] = []
+    ladder.records.db.set_trace_callback(asked.append)
+    play(ladder, FIELD, 2)
+    ladder.records.db.set_trace_callback(None)
+    reads = [query for query in asked if query.lstrip().upper().startswith("SELECT")
+             and "ladder_matches" in query]
+    assert any("finished_at IS NULL" in query for query in reads)
+    for query in reads:
+        plan = [row[3] for row in ladder.records.db.execute(f"EXPLAIN QUERY PLAN {query}")]
+        assert not [step for step in plan if step == "SCAN ladder_matches"], query
+
+
+def test_a_match_kept_or_marked_over_is_what_the_store_reads_back(tmp_path):
+    records = LadderStore(tmp_path / "a.sqlite")
+    plan = MatchPlan(1, "m1", MatchKind.LADDER, ("a", "b"), None,
+                     {"name": "m1", "bots": ({"name": "a"}, {"name": "b"}), "seed": 3})
+    [kept] = records.add_matches([plan])
+    assert [kept] == records.matches() and kept.config["bots"] == [{"name": "a"},
+                                                                    {"name": "b"}]
+    assert records.finish_match(1, MatchStatus.PLAYED, 2, "")
+    assert not records.finish_match(1, MatchStatus.FAILED, 0, "again")
+    assert (records.match(1).status, records.match(1).games) == ("played", 2)
 
 
 def test_ladder_tables_made_before_their_schema_version_are_migrated_with_their_rows(

@@ -319,3 +319,4 @@ def test_the_real_ladder_plays_the_versions_that_passed_and_the_board_shows_them
                           if row.get("games")} >= {"kim.v1", "lou.v1"}, timeout=240)
         board = client.get("/").text
     assert '<a href="/bots/kim.v1">kim.v1</a>' in board and "/games/" in board
+    assert "The deal sets' verdict on the order: " in board

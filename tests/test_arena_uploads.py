@@ -67,7 +67,7 @@ def test_a_store_of_an_earlier_schema_gets_the_later_migrations(tmp_path):
     assert store.schema_version() == len(MIGRATIONS)
     assert store.entrant("ann") is not None and store.alike(0.0) == []
     assert store.invites() == [] and store.unrated_queue() == []
-    assert store.webhook("ann") is None
+    assert store.webhook("ann") is None and store.session_holder("x") is None
 
 
 def test_a_store_from_a_newer_circus_referee_is_refused_unchanged(tmp_path):

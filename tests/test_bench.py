@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import QUIET_DASK
 
 from bench.cli import main, parse_args, plan
 from bench.tournament import games_per_round
@@ -45,8 +46,11 @@ def rlcard_installed() -> bool:
 @pytest.fixture(scope="module")
 def quick(tmp_path_factory):
     out = tmp_path_factory.mktemp("bench") / "bench.json"
+    # Its Dask cluster without the workers' profiler and the frequent ticks (CPU no figure
+    # of a smoke run needs), as the cluster tests run theirs.
     completed = subprocess.run([sys.executable, "-m", "bench", *SMOKE, "--json", str(out)],
-                               cwd=ROOT, capture_output=True, text=True, timeout=1100)
+                               cwd=ROOT, capture_output=True, text=True, timeout=1100,
+                               env={**os.environ, **QUIET_DASK})
     failed = [line for line in completed.stdout.splitlines() if "FAILED" in line or
               line.startswith("- ") and "Error" in line]
     assert completed.returncode == 0, "\n".join(failed) or completed.stderr[-2000:]

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import textwrap
+from dataclasses import asdict
 
 import pytest
 from click.testing import CliRunner
 
 from circus_referee.main import main
-from tournaments.config import ConfigError, load_config
+from tournaments import config as config_module
+from tournaments.config import ConfigError, jsonable, load_config
+from tournaments.schedule import Segment, first_segment, segment_config
 
 GOOD = """
 name: t
@@ -93,6 +96,39 @@ def test_good_config_gets_defaults(tmp_path):
     assert (config.variant, config.rounds, config.seed, config.duplicate) == \
         ("standard", 1, 1, True)
     assert config.faults["crash"] == "forfeit" and config.faults["timeout"] == "substitute"
+
+
+@pytest.mark.parametrize("text", [
+    GOOD, GOOD + "reveal_names: true\n",
+    GOOD.replace('RandomBot"}', 'RandomBot", time: {move_ms: 5}}', 1)])
+def test_a_config_s_record_is_its_whole_and_its_identity_from_one_asdict(tmp_path,
+                                                                       monkeypatch, text):
+    """What the store keeps of a tournament: the whole config and the keys that define
+    its games, as ``identity`` says them, made from one ``asdict`` of the config (a
+    ladder records a small tournament every match)."""
+    path = tmp_path / "bots.yaml"
+    path.write_text(text)
+    config = load_config(path)
+    whole, identity = jsonable(asdict(config)), jsonable(config.identity())
+    made = []
+
+    def counted(data):
+        made.append(data)
+        return asdict(data)
+
+    monkeypatch.setattr(config_module, "asdict", counted)
+    assert config.record() == (whole, identity)
+    assert [data for data in made if data is config] == [config]
+
+
+def test_a_field_that_never_changed_is_scheduled_from_the_config_itself(tmp_path):
+    path = tmp_path / "bots.yaml"
+    path.write_text(GOOD)
+    config = load_config(path)
+    assert segment_config(config, first_segment(config)) is config
+    changed = segment_config(config, Segment(bots=("a", "gone")))
+    assert [bot.name for bot in changed.bots] == ["a", "gone"]
+    assert changed.bots[0] is config.bots[0] and changed.bots[1].python == "withdrawn"
 
 
 def test_fault_policy_for_all_classes_then_one(tmp_path):

@@ -433,22 +433,41 @@ CARDS = """(() => [...document.querySelectorAll("#table .card")]
   .map((card) => card.dataset.card || null))()"""
 
 
-def check_seat_views(browser: Browser, record: GameRecord) -> int:
+def seat_cards(steps: list[int], players: int) -> str:
+    """A script: at each of ``steps``, the cards drawn in view 0 and in each seat's view (one
+    call for them all: a browser's round trip costs more than drawing a view)."""
+    return f"""(() => {{
+  const seen = [];
+  for (const step of {json.dumps(steps)}) {{
+    window.replay.go(step);
+    const views = [];
+    for (let view = 0; view <= {players}; view++) {{
+      window.replay.setView(view);
+      views.push([...document.querySelectorAll("#table .card")]
+        .map((card) => card.dataset.card || null));
+    }}
+    seen.push(views);
+  }}
+  window.replay.setView(0);
+  return seen;
+}})()"""
+
+
+def check_seat_views(browser: Any, record: GameRecord) -> int:
     """At several steps, each seat's view shows only cards of its observation; returns how
-    often the omniscient view showed a card that seat did not see (the check's teeth)."""
+    often the omniscient view showed a card that seat did not see (the check's teeth).
+    ``browser`` is a :class:`headless.Browser` or a :class:`headless.Firefox`."""
     revealing = 0
-    steps = len(record.actions)
-    for step in sorted({0, 1, steps // 3, steps // 2, 2 * steps // 3, steps}):
+    last = len(record.actions)
+    steps = sorted({0, 1, last // 3, last // 2, 2 * last // 3, last})
+    for step, (everything, *by_seat) in zip(steps, browser.js(seat_cards(steps,
+                                                                          record.players))):
         state = position(record, step)
-        browser.js(f"window.replay.go({step})")
-        for seat in range(record.players):
+        for seat, shown in enumerate(by_seat):
             allowed = observed_cards(record.game, state.observation(seat))
-            browser.js(f"window.replay.setView({seat + 1})")
-            shown = browser.js(CARDS)
-            assert None in shown or step == steps  # other hands are drawn face down
+            assert None in shown or step == last  # other hands are drawn face down
             assert not Counter(c for c in shown if c) - allowed, (record.game, step, seat)
-            browser.js("window.replay.setView(0)")
-            revealing += bool(Counter(c for c in browser.js(CARDS) if c) - allowed)
+            revealing += bool(Counter(c for c in everything if c) - allowed)
     return revealing
 
 

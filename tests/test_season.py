@@ -20,7 +20,6 @@ from referee.settings import BotSpec
 from tournaments.config import load_config
 from tournaments.fingerprint import fingerprint
 from tournaments.runner import TournamentError
-from tournaments.schedule import first_segment, segment_config
 from tournaments.standings import standings
 from tournaments.store import Store
 
@@ -161,14 +160,6 @@ def test_a_change_of_other_keys_is_refused_by_the_season_command_too(tmp_path):
 
 
 # -- add, replace, withdraw, extend -----------------------------------------------------
-
-def test_a_field_that_never_changed_is_scheduled_from_the_config_itself(tmp_path):
-    """No copy of the config for each round's groups; a changed field has its own."""
-    config = load_config(league(tmp_path, FIELD))
-    assert segment_config(config, first_segment(config)) is config
-    later = replace(first_segment(config), bots=("a", "b", "gone"))
-    assert [bot.name for bot in segment_config(config, later).bots] == ["a", "b", "gone"]
-
 
 def test_a_late_entrant_plays_its_tables_against_the_field_in_every_round(tmp_path):
     db = tmp_path / "results.sqlite"

@@ -131,10 +131,13 @@ def test_a_policy_plays_over_the_wire_as_in_process(game, variant):
                         (rng.normal(size=(8, len(code.codes))), np.zeros(len(code.codes)))])
     bot = PolicyBot(policy)
     state = get_game(game).new_state(3, variant, 11)
+    seen = [0] * 3  # each seat is sent the events since its last request
     while not state.is_terminal():
         actions = state.legal_actions()
         seat = state.current_seat()
-        request = decision_request(state, "g", len(state.history), 0, bot_pb2.Clock(), actions)
+        request = decision_request(state, "g", len(state.history), seen[seat], bot_pb2.Clock(),
+                                   actions)
+        seen[seat] = len(state.events)
         index = bot.decide(request)
         tensor = code.observe(state.observation(seat), 3)
         chosen = policy(tensor, code.mask(actions, seat, 3))

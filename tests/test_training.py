@@ -289,10 +289,12 @@ def test_a_decision_request_gives_the_same_tensor_and_mask_as_in_process(game: s
     decisions = 0
     for players in (2, 3, 4, 5, 2, 3):
         state = rules.new_state(players, variant, rng.getrandbits(63))
+        seen = [0] * players  # each seat is sent the events since its last request
         while not state.is_terminal():
             actions = state.legal_actions()
             seat = state.current_seat()
-            request = decision_request(state, "g", 0, 0, bot_pb2.Clock())
+            request = decision_request(state, "g", 0, seen[seat], bot_pb2.Clock())
+            seen[seat] = len(state.events)
             tensor, mask = encode_request(request)
             assert tensor.tobytes() == code.observe(state.observation(seat),
                                                     players).tobytes()

@@ -156,7 +156,16 @@ class TournamentConfig:
         started afresh between rotations and where games run (a cluster) may
         change between runs without changing which games are played.
         """
-        data = asdict(self)
+        return self._identity(asdict(self))
+
+    def record(self) -> tuple[dict[str, Any], dict[str, Any]]:
+        """The whole config and its :meth:`identity`, in JSON's shape (as the store keeps
+        them), from one ``asdict``: the ladder records a small tournament every match."""
+        whole = asdict(self)
+        return jsonable(whole), jsonable(self._identity(dict(whole)))
+
+    def _identity(self, data: dict[str, Any]) -> dict[str, Any]:
+        """:meth:`identity` from ``data``, the config's ``asdict`` (its top level changed)."""
         data.pop("concurrency")
         data.pop("cluster")
         data.pop("sandbox")

@@ -91,8 +91,7 @@ def first_segment(config: TournamentConfig) -> Segment:
 def segment_config(config: TournamentConfig, segment: Segment) -> TournamentConfig:
     """``config`` with the segment's field: a bot no longer in ``config`` (withdrawn, or
     an earlier version) stands in by its name, for scheduling only. A field that never
-    changed is ``config`` itself (asked for every round's groups, a copy of the config
-    costs more than the groups)."""
+    changed is ``config``'s own: no copy (a round's groups are made at every epoch)."""
     if segment.bots == tuple(spec.name for spec in config.bots):
         return config
     specs = {spec.name: spec for spec in config.bots}

@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, ContextManager, Iterator, NamedTuple, Sequence
+from typing import Any, ContextManager, Iterator, Mapping, NamedTuple, Sequence
 
 from referee.errors import CircusError
 from referee.match import MatchResult
@@ -365,13 +365,17 @@ class Store:
         return every[-1]
 
     def create_tournament(self, name: str, config: dict[str, Any], identity: dict[str, Any],
-                          total_games: int, log_dir: str) -> None:
+                          total_games: int, log_dir: str, secret: str = "") -> None:
+        """Keep a tournament's record, and its deal ``secret`` if it has one, at once."""
         with self._writing():
             self.db.execute(
                 "INSERT INTO tournaments (name, config, identity, total_games, created_at, log_dir)"
                 " VALUES (?, ?, ?, ?, ?, ?)",
                 (name, json.dumps(config), json.dumps(identity, sort_keys=True), total_games,
                  _now(), log_dir))
+            if secret:
+                self.db.execute("INSERT INTO secrets (tournament, secret) VALUES (?, ?)",
+                                (name, secret))
 
     def free_name(self, stem: str) -> str:
         """The first of STEM-1, STEM-2, … that names no tournament."""
@@ -436,12 +440,14 @@ class Store:
         except StoreError:
             pass
 
-    def set_identity(self, tournament: str, bot: str, name: str, version: str,
-                     protocol: str) -> None:
-        """Keep what a bot said of itself in Hello (the latest run's)."""
+    def set_identities(self, tournament: str,
+                       identities: Mapping[str, tuple[str, str, str]]) -> None:
+        """Keep what each bot said of itself in Hello (the latest run's): (name, version,
+        protocol version) per bot entry, in one transaction."""
         with self._writing():
-            self.db.execute("INSERT OR REPLACE INTO bot_identities VALUES (?, ?, ?, ?, ?)",
-                            (tournament, bot, name, version, protocol))
+            self.db.executemany("INSERT OR REPLACE INTO bot_identities VALUES (?, ?, ?, ?, ?)",
+                                [(tournament, bot, *said)
+                                 for bot, said in sorted(identities.items())])
 
     def identities(self, tournament: str) -> dict[str, tuple[str, str, str]]:
         """Per bot entry: (name, version, protocol version) from its Hello."""

@@ -372,7 +372,8 @@ class AnimalCircusState(State):
         return list(actions)
 
     def _play_actions(self) -> list[Action]:
-        """The actions of :meth:`play_options`, each with the first Ring its play wins.
+        """The plays open to the active player (:meth:`_plays`), each with the first Ring
+        its play wins.
 
         Starting a new Ring gives the Ring on the table to the previous player;
         a Mouse added on an Elephant, and a Seal added while the Score pile's
@@ -409,11 +410,6 @@ class AnimalCircusState(State):
         """True if a Seal played now wins: the Score pile's top at the turn's start is 16+."""
         top = self.score_top_at_start
         return top is not None and top.value >= SEAL_NEEDS
-
-    def play_options(self) -> list[tuple[str, Card]]:
-        """The plays open to the active player: ``("ring"|"new", card)``, adds first."""
-        adds, news = self._plays()
-        return [("ring", card) for card in adds] + [("new", card) for card in news]
 
     def _plays(self) -> tuple[list[Card], list[Card]]:
         """The cards the player may add to the Ring, and those that may start a new one.

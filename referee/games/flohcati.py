@@ -19,7 +19,7 @@ other hands, so an observation depends on nothing a seat could not know.
 from __future__ import annotations
 
 from enum import StrEnum
-from itertools import combinations
+from itertools import combinations, repeat
 from typing import Any
 
 from referee.games.base import Action, Game, State
@@ -166,8 +166,19 @@ def hand_points(hand: Any) -> int:
     return sum(best.values())
 
 
+# Each circus card as a one in its value's field of four bits: a hand's sum counts its cards
+# of each value (ten at most, one a colour, so no field carries into the next). Adding 5 to
+# every field sets a field's top bit exactly where it counts three or more.
+VALUE_COUNTS = {card: 1 << 4 * value for card, (_, value) in CIRCUS.items()}
+_PLUS_FIVE = sum(5 << 4 * value for value in VALUES)
+_TOP_BITS = sum(8 << 4 * value for value in VALUES)
+
+
 def possible_trios(hand: Any) -> list[tuple[str, ...]]:
     """Every distinct set of three same-value cards in ``hand``, in canonical order."""
+    # Most hands asked at a turn's end hold no three of a value: answered by one sum.
+    if not (sum(map(VALUE_COUNTS.get, hand, repeat(0))) + _PLUS_FIVE) & _TOP_BITS:
+        return []
     by_value: dict[int, list[str]] = {}
     for card in hand:
         if card in CIRCUS:
@@ -177,7 +188,9 @@ def possible_trios(hand: Any) -> list[tuple[str, ...]]:
 
 
 def has_every_colour(hand: Any) -> bool:
-    return len({CIRCUS[card][0] for card in hand if card in CIRCUS}) == len(COLOURS)
+    # Fewer cards than colours first: most hands, and no set made of them.
+    return len(hand) >= len(COLOURS) and \
+        len({CIRCUS[card][0] for card in hand if card in CIRCUS}) == len(COLOURS)
 
 
 # The method listing each phase's legal actions (by name: a subclass may override it).

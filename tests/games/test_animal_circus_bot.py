@@ -54,9 +54,11 @@ def test_heuristic_answers_the_same_request_the_same_way_and_in_every_decision_k
     kinds = set()
     for seed in range(40):
         state = GAME.new_state(2 + seed % 4, None, seed)
-        decision = 0
+        decision, seen = 0, [0] * state.num_players  # the events since the seat's last request
         while not state.is_terminal():
-            request = wire.decision_request(state, f"d-{seed}", decision, 0, bot_pb2.Clock())
+            request = wire.decision_request(state, f"d-{seed}", decision,
+                                            seen[state.current_seat()], bot_pb2.Clock())
+            seen[state.current_seat()] = len(state.events)
             bot = heuristic if state.current_seat() == 0 else random_bot
             index = bot.decide(request)
             if bot is heuristic:

@@ -65,11 +65,14 @@ def test_the_heuristic_bot_is_deterministic_and_says_what_it_plays():
     hello = bot.hello(bot_pb2.HelloRequest(protocol_version="1.0.0"))
     assert [support.game for support in hello.games] == ["flohcati"]
     state = get_game("flohcati").new_state(3, "es", 5)
+    seen = [0] * 3  # each seat is sent the events since its last request
     for decision_id in range(150):
         if state.is_terminal():
             break
-        request = wire.decision_request(state, "g", decision_id, events_from=0,
+        request = wire.decision_request(state, "g", decision_id,
+                                        events_from=seen[state.current_seat()],
                                         clock=bot_pb2.Clock())
+        seen[state.current_seat()] = len(state.events)
         choice = bot.decide(request)
         assert choice == FlohcatiHeuristicBot().decide(request)
         state.apply(choice)
@@ -80,8 +83,9 @@ def policy_choice(state: FlohcatiState, seed: int) -> int:
     return engine_policy(state, state.legal_actions(), random.Random(seed))
 
 
-def bot_choice(state: FlohcatiState) -> int:
-    request = wire.decision_request(state, "g", len(state.history), events_from=0,
+def bot_choice(state: FlohcatiState, events_from: int = 0) -> int:
+    """The bot's choice from the request sent with the events from ``events_from`` on."""
+    request = wire.decision_request(state, "g", len(state.history), events_from=events_from,
                                     clock=bot_pb2.Clock())
     return FlohcatiHeuristicBot().decide(request)
 
@@ -95,12 +99,14 @@ def test_the_engine_policy_plays_legal_moves_and_the_bots_own_choice(variant, pl
     state = get_game("flohcati").new_state(players, variant, players)
     moves = random.Random(players)
     kinds = set()
+    seen = [0] * players  # each seat is sent the events since its last request
     while not state.is_terminal():
         actions = state.legal_actions()
         choice = policy_choice(state, 1)
         assert 0 <= choice < len(actions)
         assert policy_choice(state, 2) == choice
-        assert bot_choice(state) == choice
+        assert bot_choice(state, seen[state.current_seat()]) == choice
+        seen[state.current_seat()] = len(state.events)
         kinds.add(state.phase)
         state.apply(choice if moves.random() < 0.5 else moves.randrange(len(actions)), actions)
     assert {"turn", "target", "end-of-turn"} <= kinds

@@ -4,7 +4,6 @@ record, and the identities and code of the bots it stores with every game."""
 from __future__ import annotations
 
 import secrets
-from dataclasses import asdict
 from typing import Iterable
 
 from tournaments.config import jsonable
@@ -83,11 +82,8 @@ class SetUp(RunState):
         existing = self.store.tournament(name)
         archived = self.store.archive_tournament(name) if existing and self.fresh else None
         if existing is None or archived is not None:
-            self.store.create_tournament(name, jsonable(asdict(self.config)),
-                                         jsonable(self.config.identity()),
-                                         self.total, str(self.log_dir))
-            if self.secret:
-                self.store.set_secret(name, self.secret)
+            self.store.create_tournament(name, *self.config.record(), self.total,
+                                         str(self.log_dir), self.secret)
         return archived
 
     def _make_log_dir(self) -> None:
@@ -101,8 +97,7 @@ class SetUp(RunState):
 
     def _keep_identities(self) -> None:
         """Store each bot's name, version and protocol from its Hello, for the report."""
-        for name, (bot, version, protocol) in sorted(self.identities.items()):
-            self.store.set_identity(self.config.name, name, bot, version, protocol)
+        self.store.set_identities(self.config.name, self.identities)
 
     def _new_secret(self) -> str:
         """A new deal secret (none without secret_deals): kept in the store, never sent
