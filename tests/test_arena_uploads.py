@@ -185,6 +185,9 @@ BAD_UPLOADS = {
         tar_of({**bot_files(), "data": bytes(range(256)) * 400})[:600], "corrupt .tar.gz"),
     "a zip's bad checksum": (zip_bad_checksum(), "corrupt .zip"),
     "a tar header's huge name": (tar_header_bomb(), "tar stream unpacks to more than"),
+    "a number of 5000 digits in the manifest": (
+        zip_of({**bot_files(), "entrant.yaml": b"name: " + b"1" * 5000 + b"\n"}),
+        "not valid YAML: Exceeds the limit"),
     "a huge manifest": (zip_of({**bot_files(), "entrant.yaml": bot_files()["entrant.yaml"]
                                 + b"#" * (64 << 10)}), "entrant.yaml is over"),
 }
@@ -200,6 +203,19 @@ def test_a_bad_upload_says_why_in_one_line_and_stores_nothing(setup, case):
     assert store.versions() == []
     assert not config.versions_dir.exists() or not any(config.versions_dir.rglob("*"))
     assert not any(config.staging_dir.iterdir())
+
+
+def test_a_yaml_bomb_in_the_manifest_is_refused_in_a_short_line(setup):
+    """Each level an alias list of ten of the one before: a million strings, in a line
+    as long as its repr unless the repr is cut short."""
+    config, store, alice = setup
+    levels = ["&l0 [" + ", ".join(["xxxxxxxx"] * 10) + "]"] + [
+        f"&l{level} [" + ", ".join([f"*l{level - 1}"] * 10) + "]" for level in range(1, 6)]
+    manifest = bot_files()["entrant.yaml"].decode().replace(
+        "command: python bot.py", f"command: [{', '.join(levels)}]")
+    with pytest.raises(UploadRefused, match="'command' must be str, not") as refused:
+        accept(config, store, alice, zip_of({**bot_files(), "entrant.yaml": manifest.encode()}))
+    assert len(str(refused.value)) < 1000
 
 
 def test_an_archive_over_the_upload_limit_is_refused(setup):
