@@ -17,6 +17,7 @@ import re
 import threading
 from datetime import timedelta
 from typing import Any, AsyncIterator, Awaitable, Callable
+from urllib.parse import quote, unquote
 
 import jinja2
 from markupsafe import Markup
@@ -67,8 +68,10 @@ PAGE_POLICY = "default-src 'self'; frame-ancestors 'none'; form-action 'self'"
 #: A replay page's: the same, but for the viewer's inline styles; no inline script runs,
 #: whatever a game's text holds.
 REPLAY_POLICY = PAGE_POLICY + "; style-src 'self' 'unsafe-inline'"
-#: What the entrant's page says once, after an upload.
+#: What the entrant's page says once, after an upload; cut to its first characters, so
+#: that, percent-encoded, it fits in a cookie (a browser drops one over 4096 bytes).
 MESSAGE_COOKIE = "arena_message"
+MESSAGE_CHARS = 300
 #: Sign-in attempts per address in the window of the uploads' limit.
 SIGNINS_PER_HOUR = 60
 #: What a form's upload may add to the archive's own size (its fields and boundaries).
@@ -216,7 +219,8 @@ def make_app(arena: Arena) -> Starlette:
                                              "games": views.my_games(arena, entrant),
                                              "meetings": views.head_to_head(arena, entrant),
                                              "webhook": arena.store.webhook(entrant.name),
-                                             "message": request.cookies.get(MESSAGE_COOKIE),
+                                             "message": unquote(
+                                                 request.cookies.get(MESSAGE_COOKIE, "")),
                                              **views.my_unrated(arena, entrant)})
         response.delete_cookie(MESSAGE_COOKIE)
         return response
@@ -608,7 +612,10 @@ def _test_match_asked(body: bytes) -> tuple[str, list[str]] | None:
 
 def _back(message: str) -> Response:
     """Back to the entrant's page, which says ``message`` once (kept in a cookie of the
-    service's: no link can make the page say anything)."""
+    service's: no link can make the page say anything). A header is Latin-1: the message,
+    whatever it quotes, is percent-encoded."""
+    if len(message) > MESSAGE_CHARS:
+        message = message[:MESSAGE_CHARS - 1] + "\u2026"
     response = RedirectResponse("/me", status_code=303)
-    response.set_cookie(MESSAGE_COOKIE, message, httponly=True, samesite="strict")
+    response.set_cookie(MESSAGE_COOKIE, quote(message), httponly=True, samesite="strict")
     return response

@@ -5,6 +5,7 @@ every route tried with a second entrant's token."""
 from __future__ import annotations
 
 import asyncio
+import html
 import logging
 import re
 import threading
@@ -193,6 +194,20 @@ def test_a_bad_upload_through_the_form_says_why(served):
     assert "not stored: not a .zip or .tar.gz archive" in answer.text
     assert "not stored" not in alice.get("/me").text   # said once
     assert "send your token" not in alice.get("/me?message=send+your+token").text
+
+
+@pytest.mark.parametrize("name, said", [("名前", "name '名前' is not allowed"),
+                                         ("a" * 5000, "aaaa\u2026")])
+def test_a_refusal_quoting_any_name_is_said_and_fits_in_a_cookie(served, name, said):
+    """The page's message travels in a cookie: a header of Latin-1, under 4096 bytes."""
+    arena, _client, tokens = served
+    alice = signed_in(arena, tokens["alice"])
+    archive = zip_of({**bot_files(), "entrant.yaml": f"name: {name}\n".encode()})
+    answer = alice.post("/me/upload", data={"csrf": csrf_of(alice, "/me")},
+                        files={"archive": ("bot.zip", archive, "application/zip")},
+                        follow_redirects=False)
+    assert answer.status_code == 303 and len(answer.headers["set-cookie"]) < 4096
+    assert said in html.unescape(alice.get("/me").text)
 
 
 def test_an_uploaded_files_spool_is_closed_whatever_the_form_says(served, monkeypatch):
