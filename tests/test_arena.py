@@ -426,6 +426,13 @@ def test_a_second_entrant_reads_and_changes_nothing_of_the_first(served, method,
     assert not arena.ladder.status().paused and arena.ladder.deadline() is None
 
 
+@pytest.mark.parametrize("path", ["/games/{}", "/me/games/{}", "/me/games/{}/log"])
+def test_a_game_id_too_large_for_the_store_is_no_game(served, path):
+    arena, _client, tokens = served
+    alice = signed_in(arena, tokens["alice"])
+    assert alice.get(path.format(2**63)).status_code == 404
+
+
 def test_a_replay_of_bobs_game_is_his_and_not_carls(served):
     arena, _client, tokens = served
     game = arena.games.latest(1)[0].id
