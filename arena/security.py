@@ -4,7 +4,8 @@ CSRF tokens, per-token rate limits, and the tokens already checked.
 A form's CSRF token is an HMAC of a random cookie of the browser's under the service's
 secret: a page of another site can neither read the cookie nor make the token
 (double submit, signed). Checking a token with argon2 costs tens of milliseconds on
-purpose; a token checked once is remembered in memory by its SHA-256, never on disk.
+purpose; a token checked once is remembered in memory by its SHA-256, never on disk,
+and a token key's checks not remembered are limited (:data:`CHECKS_PER_KEY`).
 """
 
 from __future__ import annotations
@@ -25,6 +26,12 @@ SESSION_COOKIE = "arena_session"
 CSRF_FIELD = "csrf"
 #: How long a browser stays signed in without signing in again.
 SESSION_LASTING = timedelta(days=14)
+#: A token key's checks an hour that argon2 makes (each tens of milliseconds and 64 MiB):
+#: whoever knows a key, as every entrant knows their own, could otherwise make the service
+#: spend them without end by sending it with wrong secrets, on routes no address limits.
+#: A right token is checked once, then remembered.
+CHECKS_PER_KEY = 10
+CHECKS_WINDOW_S = 3600.0
 
 
 def new_nonce() -> str:
@@ -65,12 +72,14 @@ class RateLimit:
 
 
 class Holders:
-    """Whose token a request carries, argon2 checked once per token and process."""
+    """Whose token a request carries, argon2 checked once per token and process, and at
+    most :data:`CHECKS_PER_KEY` times an hour per key."""
 
     def __init__(self, store: ArenaStore) -> None:
         self.store = store
         self.lock = threading.Lock()
         self.known: dict[str, str] = {}
+        self.checks = RateLimit(CHECKS_PER_KEY, CHECKS_WINDOW_S)
 
     def holder(self, token: str | None) -> Entrant | None:
         if not token or len(token) > 200:
@@ -80,6 +89,8 @@ class Holders:
             name = self.known.get(digest)
         if name is not None:
             return self.store.entrant(name)
+        if not self.checks.allow(token.partition("_")[0]):
+            return None
         found = self.store.holder(token)
         if found is not None:
             with self.lock:

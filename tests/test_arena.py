@@ -36,7 +36,7 @@ from arena import views
 from arena.app import make_app
 from arena.events import Coalesced, Events
 from arena.playing import LadderHook, LadderThread
-from arena.security import SESSION_COOKIE
+from arena.security import CHECKS_PER_KEY, SESSION_COOKIE
 from arena.store import ArenaStore, Gate, now
 from ratings.collusion import ALPHA, PairCollusion, checked
 from tournaments.config import ConfigError
@@ -249,6 +249,21 @@ def test_a_wrong_token_signs_nobody_in(served):
                                           "csrf": csrf_of(client, "/signin")})
     assert answer.status_code == 403 and "unknown token" in answer.text
     assert client.get("/me", follow_redirects=False).headers["location"] == "/signin"
+
+
+def test_a_keys_wrong_secrets_cost_at_most_a_few_argon2_checks_an_hour(tmp_path, monkeypatch):
+    """The API limits no address: an entrant sending its own key with wrong secrets would
+    make the service spend argon2's time and memory on each."""
+    arena = make_arena(tmp_path)
+    token = arena.store.add_entrant("carl")
+    checked = []
+    monkeypatch.setattr(arena.store, "holder", lambda token: checked.append(token))
+    client = TestClient(make_app(arena))
+    key = token.partition("_")[0]
+    answers = [client.get("/api/versions", headers=bearer(f"{key}_guess{number}"))
+               for number in range(CHECKS_PER_KEY + 5)]
+    assert {answer.status_code for answer in answers} == {401}
+    assert len(checked) == CHECKS_PER_KEY
 
 
 def test_a_browser_holds_a_session_not_the_token_and_signing_out_ends_it(served):
