@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import logging
+import shutil
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -63,7 +64,9 @@ class Arena:
         self.told: dict[str, int] = {}
 
     def start(self) -> None:
-        """Gate what a stopped service left queued, and play."""
+        """Gate what a stopped service left queued, and play; what a kill left unpacking
+        (no version's files: an accepted one is moved out before its row is kept) goes."""
+        shutil.rmtree(self.config.staging_dir, ignore_errors=True)
         self.webhooks.start()
         self.gates.start()
         self.ladder.start()

@@ -306,6 +306,15 @@ def test_the_api_says_what_became_of_an_upload(served):
     assert "bob.v1" in listed and not any(name.startswith("alice") for name in listed)
 
 
+def test_what_a_kill_left_unpacking_is_gone_when_the_service_starts(tmp_path):
+    arena = make_arena(tmp_path)
+    left = arena.config.staging_dir / "tmp1234" / "alice"
+    left.mkdir(parents=True)
+    (left / "bot.py").write_bytes(b"half")
+    with TestClient(make_app(arena)):
+        assert not arena.config.staging_dir.exists()
+
+
 def test_uploads_are_rate_limited_per_token(tmp_path):
     arena = make_arena(tmp_path)
     token = arena.store.add_entrant("carl")
