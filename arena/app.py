@@ -342,14 +342,12 @@ def make_app(arena: Arena) -> Starlette:
         fields = await form(request)
         if fields is None:
             return Response("the form expired: reload the page", 403)
-        per_day = str(fields.get("per_day", "")).strip()
-        if per_day and not (per_day.isdigit() and int(per_day) >= 1):
-            return page(request, "organiser.html", {
-                **views.organiser_page(arena),
-                "problem": f"versions a day must be a whole number from 1, not {per_day!r}"},
-                400)
-        code = await run_in_threadpool(arena.store.add_invite,
-                                       int(per_day) if per_day else None,
+        try:
+            per_day = _per_day(str(fields.get("per_day", "")))
+        except ConfigError as error:
+            return page(request, "organiser.html",
+                        {**views.organiser_page(arena), "problem": str(error)}, 400)
+        code = await run_in_threadpool(arena.store.add_invite, per_day,
                                        timedelta(hours=arena.config.invite_hours))
         return page(request, "organiser.html", {
             **views.organiser_page(arena), "invite": str(request.url_for("invite", code=code))},
@@ -467,13 +465,9 @@ def make_app(arena: Arena) -> Starlette:
         if fields is None:
             return Response("the form expired: reload the page", 403)
         name = str(fields.get("name", "")).strip()
-        per_day = str(fields.get("per_day", "")).strip()
         try:
-            if per_day and not (per_day.isdigit() and int(per_day) >= 1):
-                raise ConfigError(f"versions a day must be a whole number, at least 1, "
-                                  f"not {per_day!r}")
             token = await run_in_threadpool(arena.store.add_entrant, name, "entrant",
-                                            int(per_day) if per_day else None)
+                                            _per_day(str(fields.get("per_day", ""))))
         except ConfigError as error:
             return page(request, "organiser.html",
                         {**views.organiser_page(arena), "problem": str(error)}, 400)
@@ -592,6 +586,17 @@ async def _call(handler: OwnHandler, request: Request, entrant: Entrant) -> Resp
     else:
         response = await run_in_threadpool(handler, request, entrant)
     return response
+
+
+def _per_day(field: str) -> int | None:
+    """The versions a day an organiser's form gives an entrant (empty: the arena's)."""
+    given = field.strip()
+    if not given:
+        return None
+    if not (re.fullmatch("[0-9]{1,5}", given) and int(given) >= 1):
+        raise ConfigError(f"versions a day must be a whole number from 1 to 99999, "
+                          f"not {given[:20]!r}")
+    return int(given)
 
 
 def _test_match_asked(body: bytes) -> tuple[str, list[str]] | None:

@@ -677,6 +677,18 @@ def test_the_organiser_adds_an_entrant_whose_token_is_shown_once(served):
     assert again.status_code == 400 and "already an entrant &#39;ivy&#39;" in again.text
 
 
+@pytest.mark.parametrize("per_day", ["0", "two", "\u00b2", "9" * 30])
+@pytest.mark.parametrize("path", ["/organiser/entrants", "/organiser/invites"])
+def test_versions_a_day_not_a_small_whole_number_are_refused_in_one_line(served, path,
+                                                                         per_day):
+    arena, _client, tokens = served
+    olga = signed_in(arena, tokens["olga"])
+    answer = olga.post(path, data={"csrf": csrf_of(olga, "/organiser"), "name": "jay",
+                                   "per_day": per_day})
+    assert answer.status_code == 400 and "must be a whole number from 1" in answer.text
+    assert arena.store.entrant("jay") is None
+
+
 def test_a_form_longer_than_an_upload_is_refused_before_it_is_read(served):
     arena, _client, _tokens = served
     client = TestClient(make_app(arena))
