@@ -251,6 +251,24 @@ def test_a_wrong_token_signs_nobody_in(served):
     assert client.get("/me", follow_redirects=False).headers["location"] == "/signin"
 
 
+ODD_TOKENS = ["", "_", "x_", "_x", "nounderscore", "k" * 10_000, "\u00e9_\u00e9",
+              "\u202e_x", "a_b_c"]
+
+
+@pytest.mark.parametrize("token", ODD_TOKENS)
+def test_a_token_session_or_invite_code_of_any_shape_is_refused_as_unknown(served, token):
+    arena, _client, tokens = served
+    client = TestClient(make_app(arena))
+    sent = token.encode()   # a header is bytes: UTF-8 as a client may send them
+    assert client.get("/api/versions", headers={"Authorization": b"Bearer " + sent}
+                      ).status_code == 401
+    answer = client.post("/signin", data={"token": token, "csrf": csrf_of(client, "/signin")})
+    assert answer.status_code == 403 and "unknown token" in answer.text
+    assert client.get("/me", headers={"Cookie": f"{SESSION_COOKIE}=".encode() + sent},
+                      follow_redirects=False).headers["location"] == "/signin"
+    assert client.get(f"/invite/{token or 'x'}").status_code == 404
+
+
 def test_a_keys_wrong_secrets_cost_at_most_a_few_argon2_checks_an_hour(tmp_path, monkeypatch):
     """The API limits no address: an entrant sending its own key with wrong secrets would
     make the service spend argon2's time and memory on each."""

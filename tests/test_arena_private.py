@@ -354,6 +354,13 @@ def test_a_webhook_may_not_point_inside_the_services_network(url, why):
         target(url, None, resolver)
 
 
+@pytest.mark.parametrize("host", ["2130706433", "0177.0.0.1", "0x7f.1", "127.1",
+                                  "[::ffff:127.0.0.1]", "[::ffff:a9fe:a9fe]", "[::]"])
+def test_a_loopback_or_private_address_in_any_form_is_refused(host):
+    with pytest.raises(WebhookRefused, match="not a public address"):
+        target(f"http://{host}/", None)   # the real resolver reads each form
+
+
 def test_a_host_of_a_label_too_long_to_look_up_is_refused_in_one_line():
     with pytest.raises(WebhookRefused, match="does not resolve: .*label"):
         target(f"https://{'a' * 64}.example.org/", None)   # the real resolver
