@@ -89,9 +89,8 @@ class Holders:
             name = self.known.get(digest)
         if name is not None:
             return self.store.entrant(name)
-        if not self.checks.allow(token.partition("_")[0]):
-            return None
-        found = self.store.holder(token)
+        # Only an entrant's key is counted: unknown keys, costing nothing, make no entries.
+        found = self.store.holder(token, self.checks.allow)
         if found is not None:
             with self.lock:
                 self.known[digest] = found.name

@@ -275,13 +275,16 @@ def test_a_keys_wrong_secrets_cost_at_most_a_few_argon2_checks_an_hour(tmp_path,
     arena = make_arena(tmp_path)
     token = arena.store.add_entrant("carl")
     checked = []
-    monkeypatch.setattr(arena.store, "holder", lambda token: checked.append(token))
+    monkeypatch.setattr(arena.store, "_verified", lambda hashed, secret: checked.append(secret))
     client = TestClient(make_app(arena))
     key = token.partition("_")[0]
     answers = [client.get("/api/versions", headers=bearer(f"{key}_guess{number}"))
                for number in range(CHECKS_PER_KEY + 5)]
     assert {answer.status_code for answer in answers} == {401}
     assert len(checked) == CHECKS_PER_KEY
+    for number in range(20):   # keys of no entrant's are not counted, nor kept
+        client.get("/api/versions", headers=bearer(f"nokey{number}_guess"))
+    assert list(arena.holders.checks.times) == [key]
 
 
 def test_a_browser_holds_a_session_not_the_token_and_signing_out_ends_it(served):
