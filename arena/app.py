@@ -48,6 +48,7 @@ from arena.security import (
     SESSION_COOKIE,
     SESSION_LASTING,
     RateLimit,
+    client_of,
     csrf_ok,
     csrf_token,
     new_nonce,
@@ -167,8 +168,7 @@ def make_app(arena: Arena) -> Starlette:
         return replay_page(found) if found is not None else not_found(request)
 
     async def events(request: Request) -> Response:
-        listener = arena.events.listen(request.client.host if request.client else "",
-                                       arena.config.streams_per_address)
+        listener = arena.events.listen(_client(request), arena.config.streams_per_address)
         if listener is None:
             return PlainTextResponse("too many open event streams from this address", 429)
         return StreamingResponse(arena.events.stream(listener), media_type="text/event-stream",
@@ -178,7 +178,7 @@ def make_app(arena: Arena) -> Starlette:
         return page(request, "signin.html", {"problem": ""})
 
     async def signin(request: Request) -> Response:
-        address = request.client.host if request.client else ""
+        address = _client(request)
         if not signins.allow(address):
             return page(request, "signin.html", {"problem": "too many attempts: try later"}, 429)
         fields = await form(request)
@@ -357,7 +357,7 @@ def make_app(arena: Arena) -> Starlette:
         """The request's invite if it may still make an entrant, else a page saying why
         not in one line; attempts are limited per address as signing in is."""
         code = request.path_params["code"]
-        address = request.client.host if request.client else ""
+        address = _client(request)
         if not signins.allow(address):
             return page(request, "invite.html", {"problem": "too many attempts: try later"},
                         429)
@@ -569,6 +569,11 @@ def _cookie(request: Request, response: Response, name: str, value: str,
             max_age: int | None = None) -> None:
     response.set_cookie(name, value, max_age=max_age, httponly=True, samesite="strict",
                         secure=request.url.scheme == "https")
+
+
+def _client(request: Request) -> str:
+    """Who the per-address limits count the request's client as."""
+    return client_of(request.client.host if request.client else "")
 
 
 def _too_long(request: Request, limit: int) -> bool:

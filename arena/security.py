@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import ipaddress
 import secrets
 import threading
 import time
@@ -32,6 +33,21 @@ SESSION_LASTING = timedelta(days=14)
 #: A right token is checked once, then remembered.
 CHECKS_PER_KEY = 10
 CHECKS_WINDOW_S = 3600.0
+
+
+def client_of(host: str) -> str:
+    """What the per-address limits count a client by: an IPv4 address (an IPv4-mapped
+    IPv6 one too); of an IPv6 address, its /64, which one host is given whole (by
+    address, one client could take every one the limits allow each)."""
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:   # not an address (a test client's name)
+        return host
+    if isinstance(address, ipaddress.IPv6Address):
+        if address.ipv4_mapped is not None:
+            return str(address.ipv4_mapped)
+        return str(ipaddress.ip_network((address, 64), strict=False))
+    return str(address)
 
 
 def new_nonce() -> str:

@@ -36,7 +36,7 @@ from arena import views
 from arena.app import make_app
 from arena.events import Coalesced, Events
 from arena.playing import LadderHook, LadderThread
-from arena.security import CHECKS_PER_KEY, SESSION_COOKIE
+from arena.security import CHECKS_PER_KEY, SESSION_COOKIE, client_of
 from arena.store import ArenaStore, Gate, now
 from ratings.collusion import ALPHA, PairCollusion, checked
 from tournaments.config import ConfigError
@@ -550,6 +550,20 @@ def test_the_events_route_refuses_an_address_over_its_streams(tmp_path):
     answer = client.get("/events")
     assert answer.status_code == 429 and "too many open event streams" in answer.text
     assert held is not None
+
+
+def test_an_ipv6_client_is_counted_by_its_64_not_by_each_address(served, monkeypatch):
+    """One host is given a whole /64: each of its addresses is not a client of its own
+    (the limits of sign-ins, invites and event streams count by :func:`client_of`)."""
+    assert client_of("2001:db8::1") == client_of("2001:db8::ffff:2") == "2001:db8::/64"
+    assert client_of("2001:db8:0:1::1") != client_of("2001:db8::1")
+    assert client_of("::ffff:192.0.2.7") == client_of("192.0.2.7") == "192.0.2.7"
+    arena, _client, _tokens = served
+    monkeypatch.setattr("arena.app.SIGNINS_PER_HOUR", 1)
+    app = make_app(arena)
+    answers = [TestClient(app, client=(f"2001:db8::{number}", 50000)).post(
+        "/signin", data={"token": "x_y"}).status_code for number in (1, 2)]
+    assert answers == [403, 429]
 
 
 def test_the_ladder_s_quick_matches_tell_the_board_once_an_interval_the_last_never_lost():
