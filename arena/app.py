@@ -17,6 +17,7 @@ import re
 import threading
 from datetime import timedelta
 from typing import Any, AsyncIterator, Awaitable, Callable
+from urllib.parse import quote, unquote
 
 import jinja2
 from markupsafe import Markup
@@ -47,6 +48,7 @@ from arena.security import (
     SESSION_COOKIE,
     SESSION_LASTING,
     RateLimit,
+    client_of,
     csrf_ok,
     csrf_token,
     new_nonce,
@@ -67,8 +69,10 @@ PAGE_POLICY = "default-src 'self'; frame-ancestors 'none'; form-action 'self'"
 #: A replay page's: the same, but for the viewer's inline styles; no inline script runs,
 #: whatever a game's text holds.
 REPLAY_POLICY = PAGE_POLICY + "; style-src 'self' 'unsafe-inline'"
-#: What the entrant's page says once, after an upload.
+#: What the entrant's page says once, after an upload; cut to its first characters, so
+#: that, percent-encoded, it fits in a cookie (a browser drops one over 4096 bytes).
 MESSAGE_COOKIE = "arena_message"
+MESSAGE_CHARS = 300
 #: Sign-in attempts per address in the window of the uploads' limit.
 SIGNINS_PER_HOUR = 60
 #: What a form's upload may add to the archive's own size (its fields and boundaries).
@@ -164,8 +168,7 @@ def make_app(arena: Arena) -> Starlette:
         return replay_page(found) if found is not None else not_found(request)
 
     async def events(request: Request) -> Response:
-        listener = arena.events.listen(request.client.host if request.client else "",
-                                       arena.config.streams_per_address)
+        listener = arena.events.listen(_client(request), arena.config.streams_per_address)
         if listener is None:
             return PlainTextResponse("too many open event streams from this address", 429)
         return StreamingResponse(arena.events.stream(listener), media_type="text/event-stream",
@@ -175,7 +178,7 @@ def make_app(arena: Arena) -> Starlette:
         return page(request, "signin.html", {"problem": ""})
 
     async def signin(request: Request) -> Response:
-        address = request.client.host if request.client else ""
+        address = _client(request)
         if not signins.allow(address):
             return page(request, "signin.html", {"problem": "too many attempts: try later"}, 429)
         fields = await form(request)
@@ -216,7 +219,8 @@ def make_app(arena: Arena) -> Starlette:
                                              "games": views.my_games(arena, entrant),
                                              "meetings": views.head_to_head(arena, entrant),
                                              "webhook": arena.store.webhook(entrant.name),
-                                             "message": request.cookies.get(MESSAGE_COOKIE),
+                                             "message": unquote(
+                                                 request.cookies.get(MESSAGE_COOKIE, "")),
                                              **views.my_unrated(arena, entrant)})
         response.delete_cookie(MESSAGE_COOKIE)
         return response
@@ -338,14 +342,12 @@ def make_app(arena: Arena) -> Starlette:
         fields = await form(request)
         if fields is None:
             return Response("the form expired: reload the page", 403)
-        per_day = str(fields.get("per_day", "")).strip()
-        if per_day and not (per_day.isdigit() and int(per_day) >= 1):
-            return page(request, "organiser.html", {
-                **views.organiser_page(arena),
-                "problem": f"versions a day must be a whole number from 1, not {per_day!r}"},
-                400)
-        code = await run_in_threadpool(arena.store.add_invite,
-                                       int(per_day) if per_day else None,
+        try:
+            per_day = _per_day(str(fields.get("per_day", "")))
+        except ConfigError as error:
+            return page(request, "organiser.html",
+                        {**views.organiser_page(arena), "problem": str(error)}, 400)
+        code = await run_in_threadpool(arena.store.add_invite, per_day,
                                        timedelta(hours=arena.config.invite_hours))
         return page(request, "organiser.html", {
             **views.organiser_page(arena), "invite": str(request.url_for("invite", code=code))},
@@ -355,7 +357,7 @@ def make_app(arena: Arena) -> Starlette:
         """The request's invite if it may still make an entrant, else a page saying why
         not in one line; attempts are limited per address as signing in is."""
         code = request.path_params["code"]
-        address = request.client.host if request.client else ""
+        address = _client(request)
         if not signins.allow(address):
             return page(request, "invite.html", {"problem": "too many attempts: try later"},
                         429)
@@ -463,13 +465,9 @@ def make_app(arena: Arena) -> Starlette:
         if fields is None:
             return Response("the form expired: reload the page", 403)
         name = str(fields.get("name", "")).strip()
-        per_day = str(fields.get("per_day", "")).strip()
         try:
-            if per_day and not (per_day.isdigit() and int(per_day) >= 1):
-                raise ConfigError(f"versions a day must be a whole number, at least 1, "
-                                  f"not {per_day!r}")
             token = await run_in_threadpool(arena.store.add_entrant, name, "entrant",
-                                            int(per_day) if per_day else None)
+                                            _per_day(str(fields.get("per_day", ""))))
         except ConfigError as error:
             return page(request, "organiser.html",
                         {**views.organiser_page(arena), "problem": str(error)}, 400)
@@ -573,6 +571,11 @@ def _cookie(request: Request, response: Response, name: str, value: str,
                         secure=request.url.scheme == "https")
 
 
+def _client(request: Request) -> str:
+    """Who the per-address limits count the request's client as."""
+    return client_of(request.client.host if request.client else "")
+
+
 def _too_long(request: Request, limit: int) -> bool:
     """Whether the request says it is longer than ``limit`` (or says nothing: an upload
     must say its length, which the server holds it to)."""
@@ -588,6 +591,17 @@ async def _call(handler: OwnHandler, request: Request, entrant: Entrant) -> Resp
     else:
         response = await run_in_threadpool(handler, request, entrant)
     return response
+
+
+def _per_day(field: str) -> int | None:
+    """The versions a day an organiser's form gives an entrant (empty: the arena's)."""
+    given = field.strip()
+    if not given:
+        return None
+    if not (re.fullmatch("[0-9]{1,5}", given) and int(given) >= 1):
+        raise ConfigError(f"versions a day must be a whole number from 1 to 99999, "
+                          f"not {given[:20]!r}")
+    return int(given)
 
 
 def _test_match_asked(body: bytes) -> tuple[str, list[str]] | None:
@@ -608,7 +622,10 @@ def _test_match_asked(body: bytes) -> tuple[str, list[str]] | None:
 
 def _back(message: str) -> Response:
     """Back to the entrant's page, which says ``message`` once (kept in a cookie of the
-    service's: no link can make the page say anything)."""
+    service's: no link can make the page say anything). A header is Latin-1: the message,
+    whatever it quotes, is percent-encoded."""
+    if len(message) > MESSAGE_CHARS:
+        message = message[:MESSAGE_CHARS - 1] + "\u2026"
     response = RedirectResponse("/me", status_code=303)
-    response.set_cookie(MESSAGE_COOKIE, message, httponly=True, samesite="strict")
+    response.set_cookie(MESSAGE_COOKIE, quote(message), httponly=True, samesite="strict")
     return response

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import logging
+import shutil
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -63,7 +64,9 @@ class Arena:
         self.told: dict[str, int] = {}
 
     def start(self) -> None:
-        """Gate what a stopped service left queued, and play."""
+        """Gate what a stopped service left queued, and play; what a kill left unpacking
+        (no version's files: an accepted one is moved out before its row is kept) goes."""
+        shutil.rmtree(self.config.staging_dir, ignore_errors=True)
         self.webhooks.start()
         self.gates.start()
         self.ladder.start()
@@ -167,6 +170,10 @@ class CrashStreak:
     last: str
 
 
+#: The largest id SQLite holds (a signed 64-bit integer).
+MAX_ID = 2**63 - 1
+
+
 class LadderGames:
     """The ladder's stored games: those of its matches, each a tournament whose name
     starts with ``prefix``, in the tournaments' tables of the same file; read by one
@@ -192,6 +199,8 @@ class LadderGames:
         return self._game(game_id, self.unrated_prefix)
 
     def _game(self, game_id: int, prefix: str) -> StoredGame | None:
+        if game_id > MAX_ID:   # a URL's number SQLite cannot hold: no game's
+            return None
         with self.lock:
             game = self.store.game(game_id)
         return game if game is not None and game.tournament.startswith(prefix) else None

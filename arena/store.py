@@ -228,12 +228,14 @@ class ArenaStore:
         return [Entrant(row["name"], row["role"], row["per_day"]) for row in
                 self._all("SELECT name, role, per_day FROM arena_entrants ORDER BY name")]
 
-    def holder(self, token: str) -> Entrant | None:
-        """Whose token this is, or None."""
+    def holder(self, token: str, may_check: Callable[[str], bool] = lambda key: True
+               ) -> Entrant | None:
+        """Whose token this is, or None; its secret is checked only if its key is an
+        entrant's and ``may_check(key)``."""
         key, _, secret = token.partition("_")
         row = self._one("SELECT name, role, per_day, token_hash FROM arena_entrants "
                         "WHERE token_key = ?", key)
-        if row is None or not self._verified(row["token_hash"], secret):
+        if row is None or not may_check(key) or not self._verified(row["token_hash"], secret):
             return None
         return Entrant(row["name"], row["role"], row["per_day"])
 

@@ -37,6 +37,13 @@ from tournaments.store import Store, StoredGame
 LOG = logging.getLogger(__name__)
 
 
+#: What the asker is told of a match that could not be played: its reason may quote any
+#: of its bots (a start error holds the end of the bot's log), so only the service's log
+#: holds it.
+UNPLAYED = ("not played: a bot did not start, or the match failed; the reason, which may "
+            "quote another entrant's bot, is in the service's log")
+
+
 class UnratedRefused(ConfigError):
     """A test match that was not queued (its version, its opponents or its entrant's
     limits refused it), and why, in one line."""
@@ -190,9 +197,12 @@ class UnratedMatches:
         except Exception as failure:   # noqa: BLE001 - the ladder's thread goes on
             LOG.exception("the test match %s failed", match.tournament)
             error = failure
+        else:
+            if error is not None:
+                LOG.warning("the test match %s was not played: %s", match.tournament, error)
         self.store.finish_unrated(match.number,
                                   UnratedState.PLAYED if error is None else UnratedState.FAILED,
-                                  "" if error is None else f"{type(error).__name__}: {error}")
+                                  "" if error is None else UNPLAYED)
         self.finished()
         return True
 

@@ -17,6 +17,7 @@ import ipaddress
 import json
 import logging
 import queue
+import re
 import socket
 from dataclasses import dataclass
 from typing import Any, Callable
@@ -34,6 +35,7 @@ BACKOFF_S = (1.0, 4.0, 15.0)
 QUEUE = 1000
 MAX_URL = 2000
 SCHEMES = {"http": 80, "https": 443}
+SENDABLE = re.compile("[!-~]+")
 Resolver = Callable[[str, int], list[str]]
 
 
@@ -63,6 +65,9 @@ def _url_parts(url: str, allowed: tuple[str, ...] | None) -> tuple[str, str, int
     told without resolving it; :class:`WebhookRefused` says why not."""
     if len(url) > MAX_URL:
         raise WebhookRefused(f"the URL is longer than {MAX_URL} characters")
+    if not SENDABLE.fullmatch(url):   # http.client sends it as it is, in ASCII
+        raise WebhookRefused("a webhook URL is printable ASCII with no space: percent-encode "
+                             "the rest, and write an international host by its xn-- name")
     try:
         parts = urlsplit(url)
         port = parts.port
@@ -91,7 +96,7 @@ def target(url: str, allowed: tuple[str, ...] | None, resolver: Resolver = resol
     scheme, host, port, path = _url_parts(url, allowed)
     try:
         addresses = resolver(host, port)
-    except OSError as error:
+    except (OSError, UnicodeError) as error:   # UnicodeError: a label over 63 characters
         raise WebhookRefused(f"{host} does not resolve: {error}") from None
     if not addresses:
         raise WebhookRefused(f"{host} does not resolve")

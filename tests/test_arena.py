@@ -5,6 +5,7 @@ every route tried with a second entrant's token."""
 from __future__ import annotations
 
 import asyncio
+import html
 import logging
 import re
 import threading
@@ -35,7 +36,7 @@ from arena import views
 from arena.app import make_app
 from arena.events import Coalesced, Events
 from arena.playing import LadderHook, LadderThread
-from arena.security import SESSION_COOKIE
+from arena.security import CHECKS_PER_KEY, SESSION_COOKIE, client_of
 from arena.store import ArenaStore, Gate, now
 from ratings.collusion import ALPHA, PairCollusion, checked
 from tournaments.config import ConfigError
@@ -195,6 +196,20 @@ def test_a_bad_upload_through_the_form_says_why(served):
     assert "send your token" not in alice.get("/me?message=send+your+token").text
 
 
+@pytest.mark.parametrize("name, said", [("名前", "name '名前' is not allowed"),
+                                         ("a" * 5000, "aaaa\u2026")])
+def test_a_refusal_quoting_any_name_is_said_and_fits_in_a_cookie(served, name, said):
+    """The page's message travels in a cookie: a header of Latin-1, under 4096 bytes."""
+    arena, _client, tokens = served
+    alice = signed_in(arena, tokens["alice"])
+    archive = zip_of({**bot_files(), "entrant.yaml": f"name: {name}\n".encode()})
+    answer = alice.post("/me/upload", data={"csrf": csrf_of(alice, "/me")},
+                        files={"archive": ("bot.zip", archive, "application/zip")},
+                        follow_redirects=False)
+    assert answer.status_code == 303 and len(answer.headers["set-cookie"]) < 4096
+    assert said in html.unescape(alice.get("/me").text)
+
+
 def test_an_uploaded_files_spool_is_closed_whatever_the_form_says(served, monkeypatch):
     arena, _client, tokens = served
     alice = signed_in(arena, tokens["alice"])
@@ -236,6 +251,42 @@ def test_a_wrong_token_signs_nobody_in(served):
     assert client.get("/me", follow_redirects=False).headers["location"] == "/signin"
 
 
+ODD_TOKENS = ["", "_", "x_", "_x", "nounderscore", "k" * 10_000, "\u00e9_\u00e9",
+              "\u202e_x", "a_b_c"]
+
+
+@pytest.mark.parametrize("token", ODD_TOKENS)
+def test_a_token_session_or_invite_code_of_any_shape_is_refused_as_unknown(served, token):
+    arena, _client, tokens = served
+    client = TestClient(make_app(arena))
+    sent = token.encode()   # a header is bytes: UTF-8 as a client may send them
+    assert client.get("/api/versions", headers={"Authorization": b"Bearer " + sent}
+                      ).status_code == 401
+    answer = client.post("/signin", data={"token": token, "csrf": csrf_of(client, "/signin")})
+    assert answer.status_code == 403 and "unknown token" in answer.text
+    assert client.get("/me", headers={"Cookie": f"{SESSION_COOKIE}=".encode() + sent},
+                      follow_redirects=False).headers["location"] == "/signin"
+    assert client.get(f"/invite/{token or 'x'}").status_code == 404
+
+
+def test_a_keys_wrong_secrets_cost_at_most_a_few_argon2_checks_an_hour(tmp_path, monkeypatch):
+    """The API limits no address: an entrant sending its own key with wrong secrets would
+    make the service spend argon2's time and memory on each."""
+    arena = make_arena(tmp_path)
+    token = arena.store.add_entrant("carl")
+    checked = []
+    monkeypatch.setattr(arena.store, "_verified", lambda hashed, secret: checked.append(secret))
+    client = TestClient(make_app(arena))
+    key = token.partition("_")[0]
+    answers = [client.get("/api/versions", headers=bearer(f"{key}_guess{number}"))
+               for number in range(CHECKS_PER_KEY + 5)]
+    assert {answer.status_code for answer in answers} == {401}
+    assert len(checked) == CHECKS_PER_KEY
+    for number in range(20):   # keys of no entrant's are not counted, nor kept
+        client.get("/api/versions", headers=bearer(f"nokey{number}_guess"))
+    assert list(arena.holders.checks.times) == [key]
+
+
 def test_a_browser_holds_a_session_not_the_token_and_signing_out_ends_it(served):
     arena, _client, tokens = served
     alice = signed_in(arena, tokens["alice"])
@@ -274,6 +325,15 @@ def test_the_api_says_what_became_of_an_upload(served):
     listed = [row["version"] for row in
               client.get("/api/versions", headers=bearer(tokens["bob"])).json()]
     assert "bob.v1" in listed and not any(name.startswith("alice") for name in listed)
+
+
+def test_what_a_kill_left_unpacking_is_gone_when_the_service_starts(tmp_path):
+    arena = make_arena(tmp_path)
+    left = arena.config.staging_dir / "tmp1234" / "alice"
+    left.mkdir(parents=True)
+    (left / "bot.py").write_bytes(b"half")
+    with TestClient(make_app(arena)):
+        assert not arena.config.staging_dir.exists()
 
 
 def test_uploads_are_rate_limited_per_token(tmp_path):
@@ -411,6 +471,13 @@ def test_a_second_entrant_reads_and_changes_nothing_of_the_first(served, method,
     assert not arena.ladder.status().paused and arena.ladder.deadline() is None
 
 
+@pytest.mark.parametrize("path", ["/games/{}", "/me/games/{}", "/me/games/{}/log"])
+def test_a_game_id_too_large_for_the_store_is_no_game(served, path):
+    arena, _client, tokens = served
+    alice = signed_in(arena, tokens["alice"])
+    assert alice.get(path.format(2**63)).status_code == 404
+
+
 def test_a_replay_of_bobs_game_is_his_and_not_carls(served):
     arena, _client, tokens = served
     game = arena.games.latest(1)[0].id
@@ -483,6 +550,20 @@ def test_the_events_route_refuses_an_address_over_its_streams(tmp_path):
     answer = client.get("/events")
     assert answer.status_code == 429 and "too many open event streams" in answer.text
     assert held is not None
+
+
+def test_an_ipv6_client_is_counted_by_its_64_not_by_each_address(served, monkeypatch):
+    """One host is given a whole /64: each of its addresses is not a client of its own
+    (the limits of sign-ins, invites and event streams count by :func:`client_of`)."""
+    assert client_of("2001:db8::1") == client_of("2001:db8::ffff:2") == "2001:db8::/64"
+    assert client_of("2001:db8:0:1::1") != client_of("2001:db8::1")
+    assert client_of("::ffff:192.0.2.7") == client_of("192.0.2.7") == "192.0.2.7"
+    arena, _client, _tokens = served
+    monkeypatch.setattr("arena.app.SIGNINS_PER_HOUR", 1)
+    app = make_app(arena)
+    answers = [TestClient(app, client=(f"2001:db8::{number}", 50000)).post(
+        "/signin", data={"token": "x_y"}).status_code for number in (1, 2)]
+    assert answers == [403, 429]
 
 
 def test_the_ladder_s_quick_matches_tell_the_board_once_an_interval_the_last_never_lost():
@@ -629,6 +710,18 @@ def test_the_organiser_adds_an_entrant_whose_token_is_shown_once(served):
     assert token not in olga.get("/organiser").text
     again = olga.post("/organiser/entrants", data={"csrf": csrf, "name": "ivy"})
     assert again.status_code == 400 and "already an entrant &#39;ivy&#39;" in again.text
+
+
+@pytest.mark.parametrize("per_day", ["0", "two", "\u00b2", "9" * 30])
+@pytest.mark.parametrize("path", ["/organiser/entrants", "/organiser/invites"])
+def test_versions_a_day_not_a_small_whole_number_are_refused_in_one_line(served, path,
+                                                                         per_day):
+    arena, _client, tokens = served
+    olga = signed_in(arena, tokens["olga"])
+    answer = olga.post(path, data={"csrf": csrf_of(olga, "/organiser"), "name": "jay",
+                                   "per_day": per_day})
+    assert answer.status_code == 400 and "must be a whole number from 1" in answer.text
+    assert arena.store.entrant("jay") is None
 
 
 def test_a_form_longer_than_an_upload_is_refused_before_it_is_read(served):

@@ -334,6 +334,9 @@ def test_the_webhooks_stop_while_their_queue_is_full(monkeypatch):
     ("http://169.254.169.254/latest/meta-data", "not a public address"),
     ("http://inside.example.org/", "not a public address"),   # resolves to 192.168.1.2
     ("http://nowhere.example.org/", "does not resolve"),
+    ("https://example.org/h\u00e9", "printable ASCII"),   # would stop the sending thread
+    ("https://example.org/a b", "printable ASCII"),
+    ("https://b\u00fccher.example.org/", "printable ASCII"),
 ])
 def test_a_webhook_may_not_point_inside_the_services_network(url, why):
     def resolver(host, port):
@@ -349,6 +352,18 @@ def test_a_webhook_may_not_point_inside_the_services_network(url, why):
         "https", "example.org", 8443, "/x?y=1", "93.184.215.14")
     with pytest.raises(WebhookRefused, match=why):
         target(url, None, resolver)
+
+
+@pytest.mark.parametrize("host", ["2130706433", "0177.0.0.1", "0x7f.1", "127.1",
+                                  "[::ffff:127.0.0.1]", "[::ffff:a9fe:a9fe]", "[::]"])
+def test_a_loopback_or_private_address_in_any_form_is_refused(host):
+    with pytest.raises(WebhookRefused, match="not a public address"):
+        target(f"http://{host}/", None)   # the real resolver reads each form
+
+
+def test_a_host_of_a_label_too_long_to_look_up_is_refused_in_one_line():
+    with pytest.raises(WebhookRefused, match="does not resolve: .*label"):
+        target(f"https://{'a' * 64}.example.org/", None)   # the real resolver
 
 
 def test_the_organiser_may_allow_only_some_hosts(receiver):

@@ -21,7 +21,8 @@ from arena.app import make_app
 from arena.ladder import Ladder, LadderEntry
 from arena.playing import LadderHook
 from arena.store import Gate, UnratedState, now
-from arena.unrated import UnratedLimit, UnratedRefused
+from arena.unrated import UNPLAYED, UnratedLimit, UnratedRefused
+from tournaments.run.errors import TournamentError
 
 RANDOM = "bots.random_bot:RandomBot"
 GREEDY = "bots.flea_greedy:FleaGreedyBot"
@@ -273,6 +274,23 @@ def test_the_ladders_thread_alternates_its_batches_and_the_test_matches(tmp_path
         arena.ladder.pause(False)
         wait_for(lambda: order.count("test") == 2)
     assert order[:4] == ["ladder", "test", "ladder", "test"]
+
+
+def test_a_test_match_not_played_tells_its_asker_nothing_another_bot_said(tmp_path,
+                                                                         monkeypatch, caplog):
+    """A bot's start error ends with its log's tail: the opponent's words, for the
+    organiser's log only."""
+    arena = make_arena(tmp_path, SELF_SERVICE)
+    for entrant in ("jo", "kim"):
+        arena.store.add_entrant(entrant)
+        add_version(arena, entrant, RANDOM)
+    said = "bot 'kim.v1': Hello failed [log kim.v1.log: kim's secret plan]"
+    monkeypatch.setattr("arena.unrated.run_match", lambda *args: TournamentError(said))
+    arena.request_unrated(arena.store.entrant("jo"), "jo.v1", ["kim.v1"])
+    assert arena.unrated.play_next()
+    match = arena.store.unrated_matches("jo")[0]
+    assert match.state == "failed" and match.note == UNPLAYED
+    assert "secret plan" in caplog.text
 
 
 def test_the_ladders_standings_are_unchanged_by_a_test_match(tmp_path):

@@ -3,6 +3,7 @@ stored whole under its code's fingerprint or refused with one line, leaving noth
 
 from __future__ import annotations
 
+import gzip
 import io
 import sqlite3
 import stat
@@ -144,6 +145,20 @@ def zip_link() -> bytes:
     return memory.getvalue()
 
 
+def tar_header_bomb() -> bytes:
+    """A .tar.gz of a few kilobytes whose first header says a name of two megabytes
+    follows (tarfile reads a long name whole, in memory)."""
+    header = special("././@LongLink", tarfile.GNUTYPE_LONGNAME)
+    header.size = 2 << 20
+    return gzip.compress(header.tobuf(tarfile.GNU_FORMAT) + bytes(header.size + 1024))
+
+
+def zip_bad_checksum() -> bytes:
+    data = bytearray(zip_of({**bot_files(), "data": bytes(range(256)) * 40}))
+    data[data.index(b"data") + 30] ^= 0xff   # in the member's compressed bytes
+    return bytes(data)
+
+
 BAD_UPLOADS = {
     "not an archive": (b"hello", "not a .zip or .tar.gz"),
     "a corrupt zip": (zip_of(bot_files())[:60], "corrupt .zip"),
@@ -164,6 +179,17 @@ BAD_UPLOADS = {
     "a bad manifest": (zip_of({**bot_files(), "entrant.yaml": b"name: x\n"}),
                        "missing required key"),
     "a name twice": (zip_of({**bot_files(), "bot.py/x": b""}), "cannot be unpacked"),
+    "a control character in a name": (tar_of({**bot_files(), "a\x1b[2Jb": b""}),
+                                      "a control character"),
+    "a tar.gz cut short in a file": (
+        tar_of({**bot_files(), "data": bytes(range(256)) * 400})[:600], "corrupt .tar.gz"),
+    "a zip's bad checksum": (zip_bad_checksum(), "corrupt .zip"),
+    "a tar header's huge name": (tar_header_bomb(), "tar stream unpacks to more than"),
+    "a number of 5000 digits in the manifest": (
+        zip_of({**bot_files(), "entrant.yaml": b"name: " + b"1" * 5000 + b"\n"}),
+        "not valid YAML: Exceeds the limit"),
+    "a huge manifest": (zip_of({**bot_files(), "entrant.yaml": bot_files()["entrant.yaml"]
+                                + b"#" * (64 << 10)}), "entrant.yaml is over"),
 }
 
 
@@ -177,6 +203,19 @@ def test_a_bad_upload_says_why_in_one_line_and_stores_nothing(setup, case):
     assert store.versions() == []
     assert not config.versions_dir.exists() or not any(config.versions_dir.rglob("*"))
     assert not any(config.staging_dir.iterdir())
+
+
+def test_a_yaml_bomb_in_the_manifest_is_refused_in_a_short_line(setup):
+    """Each level an alias list of ten of the one before: a million strings, in a line
+    as long as its repr unless the repr is cut short."""
+    config, store, alice = setup
+    levels = ["&l0 [" + ", ".join(["xxxxxxxx"] * 10) + "]"] + [
+        f"&l{level} [" + ", ".join([f"*l{level - 1}"] * 10) + "]" for level in range(1, 6)]
+    manifest = bot_files()["entrant.yaml"].decode().replace(
+        "command: python bot.py", f"command: [{', '.join(levels)}]")
+    with pytest.raises(UploadRefused, match="'command' must be str, not") as refused:
+        accept(config, store, alice, zip_of({**bot_files(), "entrant.yaml": manifest.encode()}))
+    assert len(str(refused.value)) < 1000
 
 
 def test_an_archive_over_the_upload_limit_is_refused(setup):

@@ -11,6 +11,7 @@ import difflib
 import math
 import os
 import re
+import reprlib
 from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -452,6 +453,12 @@ def no_unknown_keys(data: dict, allowed: set[str], where: str) -> None:
                               f"({guess}allowed: {', '.join(sorted(allowed))})")
 
 
+#: A wrong value as an error shows it, cut short: YAML's aliases make a list of a
+#: billion items in a few lines (an entrant's manifest is anyone's).
+_SHORT = reprlib.Repr()
+_SHORT.maxlevel = 2
+
+
 def _typed(data: dict, key: str, kind: type, default: Any = None, required: bool = False,
            where: str = "") -> Any:
     if key not in data or data[key] is None:
@@ -463,7 +470,8 @@ def _typed(data: dict, key: str, kind: type, default: Any = None, required: bool
     if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
         if kind is float and isinstance(value, int) and not isinstance(value, bool):
             return float(value)
-        raise ConfigError(f"{where}{key!r} must be {kind.__name__}, not {value!r}")
+        raise ConfigError(f"{where}{key!r} must be {kind.__name__}, "
+                          f"not {_SHORT.repr(value)}")
     return value
 
 

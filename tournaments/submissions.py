@@ -109,6 +109,8 @@ def read_manifest(folder: Path) -> Entrant:
         raise SubmissionError(f"{where}: cannot read: {error.strerror}") from None
     except (yaml.YAMLError, UnicodeDecodeError):
         raise SubmissionError(f"{where}: not valid YAML") from None
+    except ValueError as error:   # a number of more digits than Python converts
+        raise SubmissionError(f"{where}: not valid YAML: {error}") from None
     if not isinstance(data, dict):
         raise SubmissionError(f"{where}: must be a mapping of {', '.join(MANIFEST_KEYS)}")
     try:
