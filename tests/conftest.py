@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import os
 import signal
 import sqlite3
 import textwrap
@@ -25,6 +26,10 @@ from tournaments.store import Store
 # ignored SIGINT, which Python and every process started from it keep ignored: Python's own
 # handler again, for this worker and the processes it starts.
 signal.signal(signal.SIGINT, signal.default_int_handler)
+
+# Hypothesis runs every installed package's hook when imported; trio's (no test uses trio)
+# imports trio, 0.05 s in each xdist worker, every one of which collects the property tests.
+os.environ.setdefault("HYPOTHESIS_NO_PLUGINS", "1")
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     quick_tier.addoption(parser)
