@@ -33,7 +33,6 @@ from typing import IO, Callable, Iterator
 
 from arena.config import ArenaConfig
 from arena.store import ArenaStore, Entrant, Version
-from referee.text import printable
 from tournaments.config import ConfigError
 from tournaments.fingerprint import fingerprint
 from tournaments.submissions import MANIFEST, SubmissionError, read_manifest
@@ -261,10 +260,10 @@ def _archive_errors(kind: str) -> Iterator[None]:
 def checked_path(name: str) -> PurePosixPath:
     """An archive member's path, refused if it could land outside its folder."""
     path = PurePosixPath(name)
-    if (not name or name.startswith("/") or "\\" in name or printable(name) != name
+    if (not name or name.startswith("/") or "\\" in name or not name.isprintable()
             or ".." in path.parts or any(part.endswith(":") for part in path.parts[:1])):
-        raise UploadRefused(f"{name[:200]!r}: an unsafe path in the archive "
-                            "(absolute, with '..' or a control character)")
+        raise UploadRefused(f"{name[:200]!r}: an unsafe path in the archive (absolute, "
+                            "with '..', a control character or a space other than ' ')")
     # ``tar -C folder .`` names the top "./" and its members "./name".
     return PurePosixPath(*[part for part in path.parts if part != "."])
 
