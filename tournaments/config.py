@@ -554,8 +554,8 @@ def _bots(section: Any, sandbox: bool, folder: Path | None,
         raise ConfigError("'bots' must be a non-empty list")
     bots: list[BotSpec] = []
     seen: set[str] = set()
-    for number, entry in enumerate(section, 1):
-        where = f"bots[{number}]"
+    for index, entry in enumerate(section):
+        where = f"bots[{index}]"  # counted from 0, as YAML paths (yq, JSON Pointer) count
         if not isinstance(entry, dict):
             raise ConfigError(f"{where} must be a mapping with a name and a command, "
                               "address, python or policy")
