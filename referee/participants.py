@@ -54,6 +54,9 @@ MISSING_FILE = ("No such file or directory", ": not found", "ClassNotFoundExcept
 TROUBLE = re.compile(r"traceback|exception|error|panic|fatal|abort|denied", re.IGNORECASE)
 #: A path in a program's last words: absolute, or from its folder (``./``, ``../``).
 NAMED_PATH = re.compile(r"(?<![\w.])(\.{0,2}/[^\s'\":,()]+)")
+#: How far back in a failed run's log a missing file's report is looked for: Node.js, for
+#: one, writes its "Cannot find module" a dozen lines above its last.
+LAST_WORDS = 40
 #: The granted paths a start error lists, at most.
 SHOWN_PATHS = 6
 
@@ -356,7 +359,7 @@ class Participant:
         """For a bot that ended reporting an error: the file its command names that is not
         there (a path written from the shell's folder, not the config's), else, in a
         sandbox, what the sandbox showed it (a binary beside its data in /tmp, say)."""
-        lines = process.log_tail().split(" | ")
+        lines = process.log_tail(LAST_WORDS).split(" | ")
         missing = [line for line in lines if any(words in line for words in MISSING_FILE)]
         folder = (process.isolation.workdir or Path.cwd()).resolve()
         absent = absent_files(process.command, folder) if missing else []

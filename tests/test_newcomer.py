@@ -56,3 +56,14 @@ def test_the_readme_tells_the_tables_order_from_the_verdict_where_it_first_names
     readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
     paragraph = next(part for part in readme.split("\n\n") if "verdict" in part)
     assert "conservative" in paragraph and "settled" in paragraph
+
+
+def test_a_node_command_naming_a_missing_script_says_which_and_where(tmp_path):
+    """Node.js reports the missing script a dozen lines above its last words: the error still
+    names the file and the folder the command ran in."""
+    path = write_config(tmp_path, LEAGUE.replace("python mybot.py{address}", "node mybot.js")
+                        .format(transport=", transport: stdio"))
+    result = CliRunner().invoke(main, ["tournament", str(path), "--db", str(tmp_path / "db"),
+                                       "--logs", str(tmp_path / "logs"), "--quiet"])
+    assert result.exit_code == 2, result.output
+    assert f"its command names mybot.js, not in {tmp_path}" in result.output, result.output
