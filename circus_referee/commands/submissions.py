@@ -46,7 +46,7 @@ from tournaments.submissions import (
 @click.option("--players", type=int, default=None,
               help="seats per game (overrides the base's `players:`)")
 @click.option("--name", default=None, help="the tournament's name (overrides the base's "
-              "`name:`; default: DIR's name)")
+              "`name:`; with neither, DIR's name)")
 @click.option("--one-per-author", is_flag=True, help="keep one entrant per author: the "
               "newest (by its manifest's modification time) of those that pass check-bot")
 @click.option("--games", type=click.IntRange(min=1), default=1, show_default=True,
