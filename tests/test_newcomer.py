@@ -67,3 +67,21 @@ def test_a_node_command_naming_a_missing_script_says_which_and_where(tmp_path):
                                        "--logs", str(tmp_path / "logs"), "--quiet"])
     assert result.exit_code == 2, result.output
     assert f"its command names mybot.js, not in {tmp_path}" in result.output, result.output
+
+
+def test_a_run_that_skipped_a_bot_says_which_and_what_it_left_unplayed(tmp_path):
+    """The closing line counts fewer games than the total: the line under it says why."""
+    path = write_config(tmp_path, """
+name: league
+game: flea-circus
+players: 2
+bots:
+  - {name: mine, python: "bots.nope:Bot"}
+  - {name: other, python: "bots.random_bot:RandomBot"}
+  - {name: third, python: "bots.random_bot:RandomBot"}
+""")
+    result = CliRunner().invoke(main, ["tournament", str(path), "--db", str(tmp_path / "db"),
+                                       "--skip-bad-bots", "--quiet"])
+    assert result.exit_code == 0, result.output
+    assert ("skipped, as it did not start: mine; 4 game(s) left unplayed: the same command "
+            "plays them once it starts") in result.output, result.output
