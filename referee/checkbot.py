@@ -512,8 +512,12 @@ def _stop_when_asked(participant: Participant, stop: threading.Event,
 
 def start_hint(spec: BotSpec, error: BotStartError) -> str:
     """For a gRPC command with no address in it that ended before answering: the likely
-    reason, a bot that talks on stdin and stdout (it read the end of its empty stdin)."""
+    reason, a bot that talks on stdin and stdout (it read the end of its empty stdin). For a
+    stdio bot whose hello reply is not JSON: a line it printed first, a banner say."""
     command = spec.command or ""
+    if spec.transport == "stdio" and "the reply is not JSON" in str(error):
+        return ("; a stdio bot's first line on stdout is read as its hello reply: write "
+                "anything else to stderr")
     if (spec.transport == "grpc" and spec.command is not None and "before answering" in str(error)
             and "{address}" not in command and "{port}" not in command):
         return ("; its command has no {address}: if the bot talks on its stdin and stdout, "

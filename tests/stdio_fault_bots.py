@@ -8,7 +8,8 @@ answers each decision ``--sleep-ms`` late; ``garbage`` answers a line that is no
 action that does not exist, ``oversize`` a 5 MiB line; ``crash`` exits with status 3 at
 its 3rd decision, ``close-stdout`` closes its stdout there and lives on; ``chatter``
 writes a line to stderr at every decision; ``two-lines`` answers each decision twice;
-``stray-line`` prints a debugging line to stdout at its first decision, then answers.
+``stray-line`` prints a debugging line to stdout at its first decision, then answers;
+``banner`` prints one before its hello reply.
 ``crash-start`` exits with status 3 at its 2nd StartGame, ``crash-end`` at its 1st EndGame
 (each count is the process's); ``wrong-version`` says it speaks protocol 2.0.0.
 ``fallback`` fails in its decide handler at every decision, writes the traceback to stderr
@@ -88,6 +89,8 @@ def main():
     count = 0
     calls = {"start_game": 0, "end_game": 0}
     last_seat = False
+    if mode == "banner":
+        print("my bot, version 1", flush=True)
     for line in sys.stdin:
         message = json.loads(line)
         if "decide" in message:

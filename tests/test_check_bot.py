@@ -415,6 +415,14 @@ def test_a_stdio_bot_checked_as_grpc_is_told_of_transport_stdio():
     assert handshake.endswith("check it with --transport stdio"), handshake
 
 
+def test_a_stdio_bot_that_prints_a_banner_is_told_where_it_belongs():
+    result = stdio_check("banner")
+    assert result.exit_code == 1, result.output
+    handshake = line_of(result.output, "handshake")
+    assert handshake.startswith("FAIL") and "b'my bot, version 1'" in handshake, handshake
+    assert handshake.endswith("write anything else to stderr"), handshake
+
+
 def test_memory_mb_is_the_bots_limit():
     result = stdio_check("hog --sleep-ms 200", "--memory-mb", "100")
     assert result.exit_code == 1, result.output
