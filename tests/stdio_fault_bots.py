@@ -9,7 +9,8 @@ action that does not exist, ``oversize`` a 5 MiB line; ``crash`` exits with stat
 its 3rd decision, ``close-stdout`` closes its stdout there and lives on; ``chatter``
 writes a line to stderr at every decision; ``two-lines`` answers each decision twice;
 ``stray-line`` prints a debugging line to stdout at its first decision, then answers;
-``banner`` prints one before its hello reply.
+``banner`` prints one before its hello reply; ``no-decision-id`` leaves the decision's id
+out of its reply.
 ``crash-start`` exits with status 3 at its 2nd StartGame, ``crash-end`` at its 1st EndGame
 (each count is the process's); ``wrong-version`` says it speaks protocol 2.0.0.
 ``fallback`` fails in its decide handler at every decision, writes the traceback to stderr
@@ -49,6 +50,8 @@ def decide(mode, message, count, sleep_ms, last_seat=False):
         return
     elif mode == "wrong-id":
         reply["request_id"] = str(int(message["request_id"]) + 1000)
+    elif mode == "no-decision-id":
+        del reply["decide"]["decision_id"]
     elif mode == "wrong-case":
         reply = {"request_id": message["request_id"], "end_game": {}}
     elif mode == "out-of-range":

@@ -423,6 +423,14 @@ def test_a_stdio_bot_that_prints_a_banner_is_told_where_it_belongs():
     assert handshake.endswith("write anything else to stderr"), handshake
 
 
+def test_a_reply_with_no_decision_id_is_told_so():
+    result = stdio_check("no-decision-id")
+    assert result.exit_code == 1, result.output
+    failed = line_of(result.output, "play flea-circus/standard")
+    assert failed.endswith("illegal: stale decision_id 0 (expected 1); a 0 is a reply with no "
+                           "decision_id: echo the request's"), failed
+
+
 def test_memory_mb_is_the_bots_limit():
     result = stdio_check("hog --sleep-ms 200", "--memory-mb", "100")
     assert result.exit_code == 1, result.output
