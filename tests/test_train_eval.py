@@ -194,6 +194,17 @@ def test_the_baseline_refuses_a_bad_option_before_training(tmp_path, capsys, opt
         f"python -m training.baseline: error: {message}")
 
 
+def test_the_policy_bot_refuses_a_file_it_cannot_load_in_one_line(tmp_path, capsys):
+    from training.policy_bot import main as main_policy_bot
+    (tmp_path / "bad.npz").write_text("not numpy's")
+    with pytest.raises(SystemExit) as refused:
+        main_policy_bot(["--policy", str(tmp_path / "bad.npz"), "--address", "unix:x"])
+    assert refused.value.code == 2
+    error = capsys.readouterr().err
+    assert error.startswith(f"{tmp_path / 'bad.npz'}: not a weight file this bot can load: ")
+    assert len(error.splitlines()) == 1, error
+
+
 def scalars(log_dir: Path) -> dict[str, list[tuple[int, float]]]:
     """Every scalar of the TensorBoard event files in ``log_dir``, read from their records
     (8-byte length, 4-byte CRC, the Event, 4-byte CRC)."""
