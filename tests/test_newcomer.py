@@ -85,3 +85,8 @@ bots:
     assert result.exit_code == 0, result.output
     assert ("skipped, as it did not start: mine; 4 game(s) left unplayed: the same command "
             "plays them once it starts") in result.output, result.output
+
+
+def test_check_bot_dir_names_a_folder_that_is_not_there(tmp_path):
+    result = CliRunner().invoke(main, ["check-bot", "--dir", str(tmp_path / "mybot")])
+    assert result.exit_code == 2 and "does not exist" in result.output, result.output
