@@ -335,9 +335,13 @@ class Participant:
                 from None
         if not isinstance(response, bot_pb2.HelloResponse):
             raise BotStartError(self._failure("Hello returned no HelloResponse"))
+        if not response.protocol_version:
+            raise BotStartError(self._failure(
+                f"its Hello reply has no protocol_version: give the version it was written "
+                f"against ({PROTOCOL_VERSION}, the referee's)"))
         if major(response.protocol_version) != major(PROTOCOL_VERSION):
             raise BotStartError(self._failure(
-                f"speaks protocol {response.protocol_version or '(none)'}, the referee "
+                f"speaks protocol {response.protocol_version}, the referee "
                 f"speaks {PROTOCOL_VERSION}: the major versions differ"))
         return response
 

@@ -12,7 +12,8 @@ writes a line to stderr at every decision; ``two-lines`` answers each decision t
 ``banner`` prints one before its hello reply; ``no-decision-id`` leaves the decision's id
 out of its reply.
 ``crash-start`` exits with status 3 at its 2nd StartGame, ``crash-end`` at its 1st EndGame
-(each count is the process's); ``wrong-version`` says it speaks protocol 2.0.0.
+(each count is the process's); ``wrong-version`` says it speaks protocol 2.0.0,
+``no-version`` names none.
 ``fallback`` fails in its decide handler at every decision, writes the traceback to stderr
 and answers choice 0, as a bot with a catch-all falls back; ``last-seat`` exits with
 status 3 at its first decision in the last seat; ``hog`` holds ``--sleep-ms`` MiB (the
@@ -109,7 +110,7 @@ def main():
             if (mode, case, calls[case]) in (("crash-start", "start_game", 2),
                                              ("crash-end", "end_game", 1)):
                 os._exit(3)
-        version = "2.0.0" if mode == "wrong-version" else "1.1.0"
+        version = {"wrong-version": "2.0.0", "no-version": ""}.get(mode, "1.1.0")
         body = ({"name": f"stdio-fault-{mode}", "version": "1.0", "protocol_version": version,
                  "games": GAMES} if case == "hello" else {})
         send({"request_id": message["request_id"], case: body})

@@ -431,6 +431,14 @@ def test_a_reply_with_no_decision_id_is_told_so():
                            "decision_id: echo the request's"), failed
 
 
+def test_a_hello_reply_with_no_protocol_version_is_told_so():
+    result = stdio_check("no-version")
+    assert result.exit_code == 1, result.output
+    handshake = line_of(result.output, "handshake")
+    assert "its Hello reply has no protocol_version: give the version it was written against " \
+           "(1.1.0, the referee's)" in handshake, handshake
+
+
 def test_memory_mb_is_the_bots_limit():
     result = stdio_check("hog --sleep-ms 200", "--memory-mb", "100")
     assert result.exit_code == 1, result.output
