@@ -106,10 +106,11 @@ def sandbox_account(process: BotProcess, folder: Path, missing: list[str]) -> st
         said = (f"; the error names {named[-1]}, which exists on the host: the sandbox hides "
                 "it" if path.exists() else f"; the error names {named[-1]}, which is not on "
                 "the host either")
-    shown = ", ".join(str(path) for path in granted[:SHOWN_PATHS]) or "nothing"
+    shown = ", ".join(str(path) for path in granted[:SHOWN_PATHS])
     more = f" and {len(granted) - SHOWN_PATHS} more" if len(granted) > SHOWN_PATHS else ""
+    sees = f"only {shown}{more}" if granted else "nothing"
     return (f"in the sandbox it ran in {folder}{program}{said}; besides the system's "
-            f"folders and the referee's Python it sees only {shown}{more} (its dir:, the "
+            f"folders and the referee's Python it sees {sees} (its dir:, the "
             "files and class path its command names, its mounts:; docs/protocol.md, Notes "
             "per language)")
 

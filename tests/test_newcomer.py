@@ -90,3 +90,13 @@ bots:
 def test_check_bot_dir_names_a_folder_that_is_not_there(tmp_path):
     result = CliRunner().invoke(main, ["check-bot", "--dir", str(tmp_path / "mybot")])
     assert result.exit_code == 2 and "does not exist" in result.output, result.output
+
+
+def test_a_command_whose_program_is_nowhere_says_so_and_what_the_sandbox_showed(tmp_path):
+    path = write_config(tmp_path, LEAGUE.format(address="", transport=", transport: stdio")
+                        .replace("python mybot.py", "nosuchprogram x"))
+    result = CliRunner().invoke(main, ["tournament", str(path), "--db", str(tmp_path / "db"),
+                                       "--logs", str(tmp_path / "logs"), "--quiet"])
+    assert result.exit_code == 2, result.output
+    assert ("its program nosuchprogram is not on its PATH; besides the system's folders and "
+            "the referee's Python it sees nothing (its dir:") in result.output, result.output

@@ -575,6 +575,8 @@ def _bots(section: Any, sandbox: bool, folder: Path | None,
         value = _typed(entry, ways[0], str, where=f"bot {name!r}: ")
         if any(ord(char) < 32 or ord(char) == 127 for char in value):
             raise ConfigError(f"bot {name!r}: {ways[0]} holds a control character")
+        if not value.strip():
+            raise ConfigError(f"bot {name!r}: {ways[0]} is empty")
         memory = _typed(entry, "memory", bool, where=f"bot {name!r}: ")
         if memory is False and ways[0] == "address":
             raise ConfigError(f"bot {name!r}: memory: false is only for command: and python: "
