@@ -145,7 +145,7 @@ def packs(db_path: Path, tournament: str | None, output: Path, bots: tuple[str, 
         fail(f"cannot write {error.filename or output}: {error.strerror}")
     replays = sum(pack.replays for pack in written)
     click.echo(f"wrote {len(written)} packs of {record.name} in {output}/ "
-               f"({folder_bytes(output) / 2**20:.1f} MB, {replays} replays; "
+               f"({folder_bytes(output) / 2**20:.1f} MB, {replays} links to replays; "
                f"index: {output / 'index.html'}); their {len(shared)} games' pages in "
                f"{output / SHARED}/ ({rewritten} written, {len(shared) - rewritten} unchanged)")
     if unsettled_groups(store, record):
