@@ -513,8 +513,12 @@ def _stop_when_asked(participant: Participant, stop: threading.Event,
 def start_hint(spec: BotSpec, error: BotStartError) -> str:
     """For a gRPC command with no address in it that ended before answering: the likely
     reason, a bot that talks on stdin and stdout (it read the end of its empty stdin). For a
-    stdio bot whose hello reply is not JSON: a line it printed first, a banner say."""
+    stdio bot that asks for an address: a gRPC bot; whose hello reply is not JSON: a line it
+    printed first, a banner say."""
     command = spec.command or ""
+    if spec.transport == "stdio" and "--address" in str(error):
+        return ("; its output asks for an --address: if the bot is a gRPC server, check it "
+                "without --transport stdio")
     if spec.transport == "stdio" and "the reply is not JSON" in str(error):
         return ("; a stdio bot's first line on stdout is read as its hello reply: write "
                 "anything else to stderr")

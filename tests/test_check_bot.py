@@ -439,6 +439,14 @@ def test_a_hello_reply_with_no_protocol_version_is_told_so():
            "(1.1.0, the referee's)" in handshake, handshake
 
 
+def test_a_grpc_bot_checked_as_stdio_is_told_to_drop_transport_stdio():
+    result = check("--command", "python -m bots.random_bot", "--transport", "stdio",
+                   "--game", "flea-circus", "--rotation", "once")
+    assert result.exit_code == 1, result.output
+    handshake = line_of(result.output, "handshake")
+    assert handshake.endswith("check it without --transport stdio"), handshake
+
+
 def test_memory_mb_is_the_bots_limit():
     result = stdio_check("hog --sleep-ms 200", "--memory-mb", "100")
     assert result.exit_code == 1, result.output
