@@ -535,7 +535,9 @@ def _checks(participant: Participant, spec: BotSpec, plan: Plan, covered: Covera
         participant.start(None)
     except BotStartError as error:
         if not stop.is_set():
-            yield Check("handshake", False, f"{error}{start_hint(spec, error)}")
+            # One bot is checked, and before its Hello it has only check-bot's name for it.
+            reason = str(error).removeprefix(f"bot {spec.name!r}: ")
+            yield Check("handshake", False, f"{reason}{start_hint(spec, error)}")
         return
     for check in _checks_of_a_started_bot(participant, spec, plan, covered):
         if stop.is_set():

@@ -419,7 +419,8 @@ def test_a_stdio_bot_that_prints_a_banner_is_told_where_it_belongs():
     result = stdio_check("banner")
     assert result.exit_code == 1, result.output
     handshake = line_of(result.output, "handshake")
-    assert handshake.startswith("FAIL") and "b'my bot, version 1'" in handshake, handshake
+    assert handshake.startswith("FAIL  handshake: Hello failed (illegal: the reply is not JSON")
+    assert "b'my bot, version 1'" in handshake, handshake
     assert handshake.endswith("write anything else to stderr"), handshake
 
 
