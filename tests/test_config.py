@@ -73,6 +73,8 @@ def run_config(tmp_path, text: str):
     (GOOD + "time: {moves: 5}\n", "unknown key time.'moves'"),
     (GOOD.replace('python: "bots.random_bot:RandomBot"}', 'command: " "}', 1),
      "bot 'a': command is empty"),
+    (GOOD.replace("bots.random_bot:RandomBot", "bots.random_bot", 1),
+     "bot 'a': python: 'bots.random_bot' must look like module:Class"),
     (GOOD.replace("{name: a,", "{name: a, transprt: stdio,"),
      "unknown key bots[0].'transprt' (did you mean 'transport'?"),
     (GOOD.replace("name: b", "name: 5"), "bots[1].'name' must be str, not 5"),

@@ -577,6 +577,10 @@ def _bots(section: Any, sandbox: bool, folder: Path | None,
             raise ConfigError(f"bot {name!r}: {ways[0]} holds a control character")
         if not value.strip():
             raise ConfigError(f"bot {name!r}: {ways[0]} is empty")
+        module, _, bot_class = value.partition(":")
+        if ways[0] == "python" and not (module and bot_class):
+            raise ConfigError(f"bot {name!r}: python: {value!r} must look like module:Class "
+                              "(bots.random_bot:RandomBot)")
         memory = _typed(entry, "memory", bool, where=f"bot {name!r}: ")
         if memory is False and ways[0] == "address":
             raise ConfigError(f"bot {name!r}: memory: false is only for command: and python: "
