@@ -512,8 +512,16 @@ def _stop_when_asked(participant: Participant, stop: threading.Event,
 
 def start_hint(spec: BotSpec, error: BotStartError) -> str:
     """For a gRPC command with no address in it that ended before answering: the likely
-    reason, a bot that talks on stdin and stdout (it read the end of its empty stdin)."""
+    reason, a bot that talks on stdin and stdout (it read the end of its empty stdin). For a
+    stdio bot that asks for an address: a gRPC bot; whose hello reply is not JSON: a line it
+    printed first, a banner say."""
     command = spec.command or ""
+    if spec.transport == "stdio" and "--address" in str(error):
+        return ("; its output asks for an --address: if the bot is a gRPC server, check it "
+                "without --transport stdio")
+    if spec.transport == "stdio" and "the reply is not JSON" in str(error):
+        return ("; a stdio bot's first line on stdout is read as its hello reply: write "
+                "anything else to stderr")
     if (spec.transport == "grpc" and spec.command is not None and "before answering" in str(error)
             and "{address}" not in command and "{port}" not in command):
         return ("; its command has no {address}: if the bot talks on its stdin and stdout, "
@@ -527,7 +535,9 @@ def _checks(participant: Participant, spec: BotSpec, plan: Plan, covered: Covera
         participant.start(None)
     except BotStartError as error:
         if not stop.is_set():
-            yield Check("handshake", False, f"{error}{start_hint(spec, error)}")
+            # One bot is checked, and before its Hello it has only check-bot's name for it.
+            reason = str(error).removeprefix(f"bot {spec.name!r}: ")
+            yield Check("handshake", False, f"{reason}{start_hint(spec, error)}")
         return
     for check in _checks_of_a_started_bot(participant, spec, plan, covered):
         if stop.is_set():

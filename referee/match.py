@@ -267,8 +267,11 @@ class Match:
         if not isinstance(reply, bot_pb2.Decision):
             raise BotFault(FaultClass.ILLEGAL, "the reply is not a Decision")
         if reply.decision_id != self.decision_id:
+            # Ids count from 1, and proto3 leaves a 0 out: a 0 is most likely a reply with none.
+            none = ("; a 0 is a reply with no decision_id: echo the request's"
+                    if reply.decision_id == 0 else "")
             raise BotFault(FaultClass.ILLEGAL, f"stale decision_id {reply.decision_id} "
-                                               f"(expected {self.decision_id})")
+                                               f"(expected {self.decision_id}){none}")
         if not 0 <= reply.action_index < action_count:
             raise BotFault(FaultClass.ILLEGAL, f"action_index {reply.action_index} out of range "
                                                f"0..{action_count - 1}")

@@ -54,6 +54,9 @@ MISSING_FILE = ("No such file or directory", ": not found", "ClassNotFoundExcept
 TROUBLE = re.compile(r"traceback|exception|error|panic|fatal|abort|denied", re.IGNORECASE)
 #: A path in a program's last words: absolute, or from its folder (``./``, ``../``).
 NAMED_PATH = re.compile(r"(?<![\w.])(\.{0,2}/[^\s'\":,()]+)")
+#: How far back in a failed run's log a missing file's report is looked for: Node.js, for
+#: one, writes its "Cannot find module" a dozen lines above its last.
+LAST_WORDS = 40
 #: The granted paths a start error lists, at most.
 SHOWN_PATHS = 6
 
@@ -103,10 +106,11 @@ def sandbox_account(process: BotProcess, folder: Path, missing: list[str]) -> st
         said = (f"; the error names {named[-1]}, which exists on the host: the sandbox hides "
                 "it" if path.exists() else f"; the error names {named[-1]}, which is not on "
                 "the host either")
-    shown = ", ".join(str(path) for path in granted[:SHOWN_PATHS]) or "nothing"
+    shown = ", ".join(str(path) for path in granted[:SHOWN_PATHS])
     more = f" and {len(granted) - SHOWN_PATHS} more" if len(granted) > SHOWN_PATHS else ""
+    sees = f"only {shown}{more}" if granted else "nothing"
     return (f"in the sandbox it ran in {folder}{program}{said}; besides the system's "
-            f"folders and the referee's Python it sees only {shown}{more} (its dir:, the "
+            f"folders and the referee's Python it sees {sees} (its dir:, the "
             "files and class path its command names, its mounts:; docs/protocol.md, Notes "
             "per language)")
 
@@ -332,9 +336,13 @@ class Participant:
                 from None
         if not isinstance(response, bot_pb2.HelloResponse):
             raise BotStartError(self._failure("Hello returned no HelloResponse"))
+        if not response.protocol_version:
+            raise BotStartError(self._failure(
+                f"its Hello reply has no protocol_version: give the version it was written "
+                f"against ({PROTOCOL_VERSION}, the referee's)"))
         if major(response.protocol_version) != major(PROTOCOL_VERSION):
             raise BotStartError(self._failure(
-                f"speaks protocol {response.protocol_version or '(none)'}, the referee "
+                f"speaks protocol {response.protocol_version}, the referee "
                 f"speaks {PROTOCOL_VERSION}: the major versions differ"))
         return response
 
@@ -356,7 +364,7 @@ class Participant:
         """For a bot that ended reporting an error: the file its command names that is not
         there (a path written from the shell's folder, not the config's), else, in a
         sandbox, what the sandbox showed it (a binary beside its data in /tmp, say)."""
-        lines = process.log_tail().split(" | ")
+        lines = process.log_tail(LAST_WORDS).split(" | ")
         missing = [line for line in lines if any(words in line for words in MISSING_FILE)]
         folder = (process.isolation.workdir or Path.cwd()).resolve()
         absent = absent_files(process.command, folder) if missing else []

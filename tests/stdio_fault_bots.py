@@ -8,9 +8,12 @@ answers each decision ``--sleep-ms`` late; ``garbage`` answers a line that is no
 action that does not exist, ``oversize`` a 5 MiB line; ``crash`` exits with status 3 at
 its 3rd decision, ``close-stdout`` closes its stdout there and lives on; ``chatter``
 writes a line to stderr at every decision; ``two-lines`` answers each decision twice;
-``stray-line`` prints a debugging line to stdout at its first decision, then answers.
+``stray-line`` prints a debugging line to stdout at its first decision, then answers;
+``banner`` prints one before its hello reply; ``no-decision-id`` leaves the decision's id
+out of its reply.
 ``crash-start`` exits with status 3 at its 2nd StartGame, ``crash-end`` at its 1st EndGame
-(each count is the process's); ``wrong-version`` says it speaks protocol 2.0.0.
+(each count is the process's); ``wrong-version`` says it speaks protocol 2.0.0,
+``no-version`` names none.
 ``fallback`` fails in its decide handler at every decision, writes the traceback to stderr
 and answers choice 0, as a bot with a catch-all falls back; ``last-seat`` exits with
 status 3 at its first decision in the last seat; ``hog`` holds ``--sleep-ms`` MiB (the
@@ -48,6 +51,8 @@ def decide(mode, message, count, sleep_ms, last_seat=False):
         return
     elif mode == "wrong-id":
         reply["request_id"] = str(int(message["request_id"]) + 1000)
+    elif mode == "no-decision-id":
+        del reply["decide"]["decision_id"]
     elif mode == "wrong-case":
         reply = {"request_id": message["request_id"], "end_game": {}}
     elif mode == "out-of-range":
@@ -88,6 +93,8 @@ def main():
     count = 0
     calls = {"start_game": 0, "end_game": 0}
     last_seat = False
+    if mode == "banner":
+        print("my bot, version 1", flush=True)
     for line in sys.stdin:
         message = json.loads(line)
         if "decide" in message:
@@ -103,7 +110,7 @@ def main():
             if (mode, case, calls[case]) in (("crash-start", "start_game", 2),
                                              ("crash-end", "end_game", 1)):
                 os._exit(3)
-        version = "2.0.0" if mode == "wrong-version" else "1.1.0"
+        version = {"wrong-version": "2.0.0", "no-version": ""}.get(mode, "1.1.0")
         body = ({"name": f"stdio-fault-{mode}", "version": "1.0", "protocol_version": version,
                  "games": GAMES} if case == "hello" else {})
         send({"request_id": message["request_id"], case: body})

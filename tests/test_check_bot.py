@@ -415,6 +415,39 @@ def test_a_stdio_bot_checked_as_grpc_is_told_of_transport_stdio():
     assert handshake.endswith("check it with --transport stdio"), handshake
 
 
+def test_a_stdio_bot_that_prints_a_banner_is_told_where_it_belongs():
+    result = stdio_check("banner")
+    assert result.exit_code == 1, result.output
+    handshake = line_of(result.output, "handshake")
+    assert handshake.startswith("FAIL  handshake: Hello failed (illegal: the reply is not JSON")
+    assert "b'my bot, version 1'" in handshake, handshake
+    assert handshake.endswith("write anything else to stderr"), handshake
+
+
+def test_a_reply_with_no_decision_id_is_told_so():
+    result = stdio_check("no-decision-id")
+    assert result.exit_code == 1, result.output
+    failed = line_of(result.output, "play flea-circus/standard")
+    assert failed.endswith("illegal: stale decision_id 0 (expected 1); a 0 is a reply with no "
+                           "decision_id: echo the request's"), failed
+
+
+def test_a_hello_reply_with_no_protocol_version_is_told_so():
+    result = stdio_check("no-version")
+    assert result.exit_code == 1, result.output
+    handshake = line_of(result.output, "handshake")
+    assert "its Hello reply has no protocol_version: give the version it was written against " \
+           "(1.1.0, the referee's)" in handshake, handshake
+
+
+def test_a_grpc_bot_checked_as_stdio_is_told_to_drop_transport_stdio():
+    result = check("--command", "python -m bots.random_bot", "--transport", "stdio",
+                   "--game", "flea-circus", "--rotation", "once")
+    assert result.exit_code == 1, result.output
+    handshake = line_of(result.output, "handshake")
+    assert handshake.endswith("check it without --transport stdio"), handshake
+
+
 def test_memory_mb_is_the_bots_limit():
     result = stdio_check("hog --sleep-ms 200", "--memory-mb", "100")
     assert result.exit_code == 1, result.output

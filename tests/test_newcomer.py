@@ -56,3 +56,47 @@ def test_the_readme_tells_the_tables_order_from_the_verdict_where_it_first_names
     readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
     paragraph = next(part for part in readme.split("\n\n") if "verdict" in part)
     assert "conservative" in paragraph and "settled" in paragraph
+
+
+def test_a_node_command_naming_a_missing_script_says_which_and_where(tmp_path):
+    """Node.js reports the missing script a dozen lines above its last words: the error still
+    names the file and the folder the command ran in."""
+    path = write_config(tmp_path, LEAGUE.replace("python mybot.py{address}", "node mybot.js")
+                        .format(transport=", transport: stdio"))
+    result = CliRunner().invoke(main, ["tournament", str(path), "--db", str(tmp_path / "db"),
+                                       "--logs", str(tmp_path / "logs"), "--quiet"])
+    assert result.exit_code == 2, result.output
+    assert f"its command names mybot.js, not in {tmp_path}" in result.output, result.output
+
+
+def test_a_run_that_skipped_a_bot_says_which_and_what_it_left_unplayed(tmp_path):
+    """The closing line counts fewer games than the total: the line under it says why."""
+    path = write_config(tmp_path, """
+name: league
+game: flea-circus
+players: 2
+bots:
+  - {name: mine, python: "bots.nope:Bot"}
+  - {name: other, python: "bots.random_bot:RandomBot"}
+  - {name: third, python: "bots.random_bot:RandomBot"}
+""")
+    result = CliRunner().invoke(main, ["tournament", str(path), "--db", str(tmp_path / "db"),
+                                       "--skip-bad-bots", "--quiet"])
+    assert result.exit_code == 0, result.output
+    assert ("skipped, as it did not start: mine; 4 game(s) left unplayed: the same command "
+            "plays them once it starts") in result.output, result.output
+
+
+def test_check_bot_dir_names_a_folder_that_is_not_there(tmp_path):
+    result = CliRunner().invoke(main, ["check-bot", "--dir", str(tmp_path / "mybot")])
+    assert result.exit_code == 2 and "does not exist" in result.output, result.output
+
+
+def test_a_command_whose_program_is_nowhere_says_so_and_what_the_sandbox_showed(tmp_path):
+    path = write_config(tmp_path, LEAGUE.format(address="", transport=", transport: stdio")
+                        .replace("python mybot.py", "nosuchprogram x"))
+    result = CliRunner().invoke(main, ["tournament", str(path), "--db", str(tmp_path / "db"),
+                                       "--logs", str(tmp_path / "logs"), "--quiet"])
+    assert result.exit_code == 2, result.output
+    assert ("its program nosuchprogram is not on its PATH; besides the system's folders and "
+            "the referee's Python it sees nothing (its dir:") in result.output, result.output

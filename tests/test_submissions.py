@@ -418,14 +418,15 @@ def test_an_unfinished_tournaments_packs_withhold_the_replays_of_deals_to_come(t
     db = str(tmp_path / "results.sqlite")
     result = invoke("packs", "--db", db, "-o", str(tmp_path / "packs"))
     assert result.exit_code == 0, result.output
-    assert "0 replays" in result.output and "the tournament is not finished" in result.output
+    assert "0 links to replays" in result.output, result.output
+    assert "the tournament is not finished" in result.output
     assert len(read_csv(tmp_path / "packs" / "a" / "games.csv")) == 1
     assert not list((tmp_path / "packs" / "a" / "replays").iterdir())
     assert "<td>withheld</td>" in (tmp_path / "packs" / "a" / "index.html").read_text()
     run_tournament(load_config(tmp_path / "bots.yaml"), tmp_path)   # it finishes
     (tmp_path / "packs" / "a" / "replays" / "game-99.html").write_text("of another making")
     again = invoke("packs", "--db", db, "-o", str(tmp_path / "packs"))
-    assert again.exit_code == 0 and "4 replays" in again.output, again.output
+    assert again.exit_code == 0 and "4 links to replays" in again.output, again.output
     assert sorted(path.name for path in (tmp_path / "packs" / "replays").glob("game-*")) \
         == ["game-1.html", "game-2.html"]
     assert not list((tmp_path / "packs" / "a" / "replays").glob("game-*"))

@@ -180,6 +180,31 @@ def test_the_baseline_exports_a_weight_file_the_policy_bot_loads(tmp_path):
                                                   (4, len(encoder("flea-circus").codes))]
 
 
+@pytest.mark.parametrize("option, message", [
+    ("--hidden=-3", "argument --hidden: must be at least 0, not -3"),
+    ("--deals=1", "argument --deals: must be at least 2, not 1"),
+    ("--minutes=0", "argument --minutes: must be at least 0.01, not 0"),
+])
+def test_the_baseline_refuses_a_bad_option_before_training(tmp_path, capsys, option, message):
+    """A value that would fail after the training (or in numpy) is one line, at once."""
+    with pytest.raises(SystemExit) as refused:
+        main_baseline(["--generations", "1", "--out", str(tmp_path / "p.npz"), option])
+    assert refused.value.code == 2
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        f"python -m training.baseline: error: {message}")
+
+
+def test_the_policy_bot_refuses_a_file_it_cannot_load_in_one_line(tmp_path, capsys):
+    from training.policy_bot import main as main_policy_bot
+    (tmp_path / "bad.npz").write_text("not numpy's")
+    with pytest.raises(SystemExit) as refused:
+        main_policy_bot(["--policy", str(tmp_path / "bad.npz"), "--address", "unix:x"])
+    assert refused.value.code == 2
+    error = capsys.readouterr().err
+    assert error.startswith(f"{tmp_path / 'bad.npz'}: not a weight file this bot can load: ")
+    assert len(error.splitlines()) == 1, error
+
+
 def scalars(log_dir: Path) -> dict[str, list[tuple[int, float]]]:
     """Every scalar of the TensorBoard event files in ``log_dir``, read from their records
     (8-byte length, 4-byte CRC, the Event, 4-byte CRC)."""

@@ -554,8 +554,8 @@ def _bots(section: Any, sandbox: bool, folder: Path | None,
         raise ConfigError("'bots' must be a non-empty list")
     bots: list[BotSpec] = []
     seen: set[str] = set()
-    for number, entry in enumerate(section, 1):
-        where = f"bots[{number}]"
+    for index, entry in enumerate(section):
+        where = f"bots[{index}]"  # counted from 0, as YAML paths (yq, JSON Pointer) count
         if not isinstance(entry, dict):
             raise ConfigError(f"{where} must be a mapping with a name and a command, "
                               "address, python or policy")
@@ -575,6 +575,12 @@ def _bots(section: Any, sandbox: bool, folder: Path | None,
         value = _typed(entry, ways[0], str, where=f"bot {name!r}: ")
         if any(ord(char) < 32 or ord(char) == 127 for char in value):
             raise ConfigError(f"bot {name!r}: {ways[0]} holds a control character")
+        if not value.strip():
+            raise ConfigError(f"bot {name!r}: {ways[0]} is empty")
+        module, _, bot_class = value.partition(":")
+        if ways[0] == "python" and not (module and bot_class):
+            raise ConfigError(f"bot {name!r}: python: {value!r} must look like module:Class "
+                              "(bots.random_bot:RandomBot)")
         memory = _typed(entry, "memory", bool, where=f"bot {name!r}: ")
         if memory is False and ways[0] == "address":
             raise ConfigError(f"bot {name!r}: memory: false is only for command: and python: "

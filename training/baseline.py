@@ -22,7 +22,7 @@ import argparse
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 from numpy.typing import NDArray
@@ -154,18 +154,37 @@ class Trainer:
         return self.policy
 
 
+def at_least(minimum: float, kind: type[int] | type[float]) -> Callable[[str], float]:
+    """An option's type that refuses a value below ``minimum`` in argparse's one error line,
+    before any training starts (a negative width is numpy's traceback; 0 or 1 evaluation
+    deals, evaluate's, after the whole budget is spent)."""
+    def parse(text: str) -> float:
+        value = kind(text)
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"must be at least {minimum}, not {text}")
+        return value
+    parse.__name__ = kind.__name__   # argparse names the type in its "invalid int value"
+    return parse
+
+
 def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--minutes", type=float, default=10.0, help="training time budget")
-    parser.add_argument("--generations", type=int, default=None, help="or a number of them")
-    parser.add_argument("--hidden", type=int, default=0, help="an MLP's hidden width (0: linear)")
-    parser.add_argument("--seed", type=int, default=0)
+    parser = argparse.ArgumentParser(prog="python -m training.baseline",
+                                     description=__doc__.splitlines()[0],
+                                     formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    parser.add_argument("--minutes", type=at_least(0.01, float), default=10.0,
+                        help="training time budget")
+    parser.add_argument("--generations", type=at_least(1, int), default=None,
+                        help="or a number of them")
+    parser.add_argument("--hidden", type=at_least(0, int), default=0,
+                        help="an MLP's hidden width (0: linear)")
+    parser.add_argument("--seed", type=at_least(0, int), default=0)
     parser.add_argument("--out", type=Path, default=Path("policy.npz"), help="the weight file")
-    parser.add_argument("--deals", type=int, default=1000, help="evaluation deals at the end")
+    parser.add_argument("--deals", type=at_least(2, int), default=1000,
+                        help="evaluation deals at the end")
     parser.add_argument("--logdir", type=Path, default=None,
                         help="TensorBoard event files: an evaluation every --eval-every "
                              "generations")
-    parser.add_argument("--eval-every", type=int, default=20)
+    parser.add_argument("--eval-every", type=at_least(1, int), default=20)
     args = parser.parse_args(argv)
     trainer = Trainer(Settings(hidden=args.hidden, seed=args.seed))
     callback = None

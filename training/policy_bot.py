@@ -24,7 +24,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--policy", type=Path, required=True, help="the .npz weight file")
     parser.add_argument("--name", default=None, help="the bot's name (default: the file's)")
     known, rest = parser.parse_known_args(argv)
-    policy = MLPPolicy.load(known.policy)
+    try:
+        policy = MLPPolicy.load(known.policy)
+    except (OSError, ValueError) as error:
+        parser.exit(2, f"{known.policy}: not a weight file this bot can load: {error}\n")
     if not policy.games():
         parser.exit(2, f"{known.policy}: {policy.shape[0]} inputs and {policy.shape[1]} outputs "
                        f"fit no game's encoder\n")

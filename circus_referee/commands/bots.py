@@ -31,7 +31,8 @@ CHECK_WIND_DOWN_S = 30.0
 @click.option("--command", "command", default=None, help="command line that starts the bot "
               "in its sandbox ({address} is replaced by the address to listen on)")
 @click.option("--address", default=None, help="a running bot: HOST:PORT or unix:/path/to/socket")
-@click.option("--dir", "folder", default=None, type=click.Path(file_okay=False, path_type=Path),
+@click.option("--dir", "folder", default=None,
+              type=click.Path(exists=True, file_okay=False, path_type=Path),
               help=f"a bot's folder with its {MANIFEST} (as a submission holds it): its "
                    "command and transport, the command run in that folder")
 @click.option("--game", "only_game", default=None, help="check only this game")

@@ -46,7 +46,7 @@ from tournaments.submissions import (
 @click.option("--players", type=int, default=None,
               help="seats per game (overrides the base's `players:`)")
 @click.option("--name", default=None, help="the tournament's name (overrides the base's "
-              "`name:`; default: DIR's name)")
+              "`name:`; with neither, DIR's name)")
 @click.option("--one-per-author", is_flag=True, help="keep one entrant per author: the "
               "newest (by its manifest's modification time) of those that pass check-bot")
 @click.option("--games", type=click.IntRange(min=1), default=1, show_default=True,
@@ -145,7 +145,7 @@ def packs(db_path: Path, tournament: str | None, output: Path, bots: tuple[str, 
         fail(f"cannot write {error.filename or output}: {error.strerror}")
     replays = sum(pack.replays for pack in written)
     click.echo(f"wrote {len(written)} packs of {record.name} in {output}/ "
-               f"({folder_bytes(output) / 2**20:.1f} MB, {replays} replays; "
+               f"({folder_bytes(output) / 2**20:.1f} MB, {replays} links to replays; "
                f"index: {output / 'index.html'}); their {len(shared)} games' pages in "
                f"{output / SHARED}/ ({rewritten} written, {len(shared) - rewritten} unchanged)")
     if unsettled_groups(store, record):

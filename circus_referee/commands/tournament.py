@@ -12,7 +12,7 @@ from pages.notes import ab_line, code_column, memory_note, remembering
 from ratings import formatting
 from referee.settings import FAULT_CLASSES
 from tournaments.config import load_config
-from tournaments.runner import TournamentRunner
+from tournaments.runner import Summary, TournamentRunner
 from tournaments.standings import standings, stored_ab_test
 from tournaments.store import DEFAULT_WAIT_S, Store
 
@@ -63,6 +63,8 @@ def tournament(config_path: Path, db_path: Path, log_root: Path, concurrency: in
                f" ({summary.already_done} already stored) of {summary.total}"
                f" in {summary.wall_s:.1f}s; faults: {faults}; results in {db_path}",
                err=True)
+    if summary.skipped_bots:
+        click.echo(skipped_line(summary), err=True)
     for bot, games in summary.suspended.items():
         click.echo(f"{bot} was suspended for failing game after game: "
                    f"{games} of its games were played by substitutes", err=True)
@@ -81,6 +83,16 @@ def tournament(config_path: Path, db_path: Path, log_root: Path, concurrency: in
                                        code_column(store, record)))
     if remembering(record):
         click.echo(memory_note(record))
+
+
+def skipped_line(summary: Summary) -> str:
+    """Why a run with --skip-bad-bots ended short of its total: the games it left are those
+    of the bots that did not start, and the same command plays them once they do."""
+    unplayed = summary.total - summary.already_done - summary.played
+    they = "it" if len(summary.skipped_bots) == 1 else "they"
+    left = (f"; {unplayed} game(s) left unplayed: the same command plays them once {they} "
+            "start" + ("s" if they == "it" else "") if unplayed else "")
+    return f"skipped, as {they} did not start: {', '.join(summary.skipped_bots)}{left}"
 
 
 def fault_text(counts: dict[str, int]) -> str:
