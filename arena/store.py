@@ -257,7 +257,8 @@ class ArenaStore:
         session = secrets.token_urlsafe(32)
         moment = datetime.now(timezone.utc)
         with self.lock:
-            self.db.execute("DELETE FROM arena_sessions WHERE expires_at <= ?", (now(),))
+            self.db.execute("DELETE FROM arena_sessions WHERE expires_at <= ?",
+                            (_stamp(moment),))
             self.db.execute("INSERT INTO arena_sessions VALUES (?, ?, ?, ?)",
                             (_digest(session), name, _stamp(moment), _stamp(moment + lasting)))
         return session

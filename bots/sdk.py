@@ -27,7 +27,7 @@ Why threads and not ``grpc.aio``: measured, an aio server was no faster for eith
 little of the bot's work, "The Play stream's ceiling, measured"), and a thread
 per call keeps one game's slow decision from holding the others' replies. gRPC is imported
 by the server (:func:`start_server`), not with this module: a bot the referee calls
-in-process never serves, and gRPC's import is a fifth of the referee's.
+in-process never serves, and gRPC's import is a large part of the referee's.
 """
 
 from __future__ import annotations

@@ -36,8 +36,8 @@ PROGRESS_EVERY_S = 2.0
 def progress(total: int, what: str, unit: str) -> Iterator[Callable[[], None]]:
     """A progress bar on standard error (redrawn in place on a terminal, a line every
     :data:`PROGRESS_EVERY_S` otherwise); yields what counts one more ``unit`` done. tqdm is
-    imported here, by the commands that draw one: it costs a command that draws none (a
-    tournament) a sixth of its imports."""
+    imported here, by the commands that draw one: a command that draws none (a
+    tournament) does not pay for its import."""
     from tqdm import tqdm
 
     with tqdm(total=total, desc=what, unit=unit, file=sys.stderr,

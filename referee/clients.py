@@ -184,7 +184,7 @@ class GrpcClient:
     """A bot reached at ``host:port``; messages over ``message_bytes`` are refused.
 
     gRPC is imported by the first such client, not with this module: its import (asyncio
-    and ssl among it) is a fifth of a command's, and a tournament of stdio or in-process
+    and ssl among it) is a large part of a command's, and a tournament of stdio or in-process
     bots makes none."""
 
     def __init__(self, address: str, message_bytes: int = 4 * 1024 * 1024) -> None:

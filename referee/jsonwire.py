@@ -24,8 +24,7 @@ an equal payload); and the requests join them.
 A request is its line's UTF-8 bytes, and the events and legal actions are kept encoded:
 one non-ASCII character (Flea Circus's ``×``, in its labels and its events' texts) makes a
 whole ``str`` of two bytes a character, which the joins widen and the encoding walks
-character by character (7% of the instructions of the text and its line); the rest,
-ASCII, encodes as a copy.
+character by character; the rest, ASCII, encodes as a copy.
 """
 
 from __future__ import annotations

@@ -28,7 +28,7 @@ from tournaments.store import Store
 signal.signal(signal.SIGINT, signal.default_int_handler)
 
 # Hypothesis runs every installed package's hook when imported; trio's (no test uses trio)
-# imports trio, 0.05 s in each xdist worker, every one of which collects the property tests.
+# imports trio in each xdist worker, every one of which collects the property tests.
 os.environ.setdefault("HYPOTHESIS_NO_PLUGINS", "1")
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -89,10 +89,12 @@ def skipped_line(summary: Summary) -> str:
     """Why a run with --skip-bad-bots ended short of its total: the games it left are those
     of the bots that did not start, and the same command plays them once they do."""
     unplayed = summary.total - summary.already_done - summary.played
-    they = "it" if len(summary.skipped_bots) == 1 else "they"
-    left = (f"; {unplayed} game(s) left unplayed: the same command plays them once {they} "
-            "start" + ("s" if they == "it" else "") if unplayed else "")
-    return f"skipped, as {they} did not start: {', '.join(summary.skipped_bots)}{left}"
+    they, start = ("it", "starts") if len(summary.skipped_bots) == 1 else ("they", "start")
+    line = f"skipped, as {they} did not start: {', '.join(summary.skipped_bots)}"
+    if unplayed:
+        line += (f"; {unplayed} game(s) left unplayed: the same command plays them once "
+                 f"{they} {start}")
+    return line
 
 
 def fault_text(counts: dict[str, int]) -> str:
