@@ -68,8 +68,8 @@ function playText(seat, newRing, value) {
 
 // The action playing card (mode "ring" or "new"); ringSize only labels a win.
 function playAction(mode, card, winner, ringSize) {
-  let label = mode === "ring" ? `add ${cardName(card)} to the Ring` +
-    (card.value === MOLE ? " (at the bottom)" : "") : `start a new Ring with ${cardName(card)}`;
+  let label = mode === "new" ? `start a new Ring with ${cardName(card)}`
+    : `add ${cardName(card)} to the Ring${card.value === MOLE ? " (at the bottom)" : ""}`;
   if (winner >= 0) label += `; seat ${winner} wins the Ring (${ringSize} cards)`;
   return { code: `${mode}:${card.value}`, label, type: mode, card };
 }
@@ -81,7 +81,7 @@ function onePerValue(cards) {
 
 // Python's order of tuples of Cards: by the first card that differs.
 function byCards(a, b) {
-  const index = a.findIndex((card, other) => card !== b[other]);
+  const index = a.findIndex((card, place) => card !== b[place]);
   return index < 0 ? 0 : byCard(a[index], b[index]);
 }
 
