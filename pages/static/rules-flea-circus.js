@@ -17,14 +17,14 @@
   for (const [kind, value] of Object.entries(SAUCER_VALUES)) {
     CARD_NAMES[kind] = `saucer ${kind} (${value})`;
   }
-  const TIMES = "\u00d7";
+  const TIMES = "\u00d7";  // escaped: the page may not say the file is UTF-8
   const LOOT_TOKENS = 36;
   const HAND_SIZE = 5;
   const COUNTERATTACK_LOOT = 2;
   const TURN_LIMIT = 1000;
   const EndReason = { EARTH_EMPTY: "earth-empty", NO_CARDS: "no-cards", TURN_LIMIT: "turn-limit" };
 
-  const isSaucer = (card) => Object.prototype.hasOwnProperty.call(SAUCER_VALUES, card);
+  const isSaucer = (card) => card in SAUCER_VALUES;
 
   // All 55 cards in a fixed order: the deal is the RNG's shuffle of exactly this list.
   function fullDeck() {
@@ -61,8 +61,8 @@
     const actions = [];
     for (const card of CARD_ORDER) {
       const held = countOf(hand, card);
-      const counts = card === "numbers" ? held : Math.min(held, 1);
-      for (let k = 1; k <= counts; k++) actions.push(playAction(card, k));
+      const offered = card === "numbers" ? held : Math.min(held, 1);
+      for (let k = 1; k <= offered; k++) actions.push(playAction(card, k));
     }
     return actions;
   }
@@ -70,7 +70,6 @@
   class FleaCircusState {
     constructor(players, variant, rng) {
       this.numPlayers = players;
-      this.variant = variant;
       this.rng = rng;
       this.events = [];
       this.endReason = "";
@@ -155,6 +154,7 @@
       this.events.push({ text, visibleTo });
     }
 
+    // A play action carries its card and count, a target action its seat.
     apply(action) {
       if (action.card) {
         this.play(action.card, action.count);
@@ -214,10 +214,8 @@
     }
 
     resolveGeneral() {
-      // Every return is reckoned before any is made, as the piles' tops all show at once.
-      const returns = this.others(this.player)
-        .map((other) => [other, Math.min(this.loot[other], this.topValue(other))]);
-      for (const [other, amount] of returns) {
+      for (const other of this.others(this.player)) {
+        const amount = Math.min(this.loot[other], this.topValue(other));
         this.loot[other] -= amount;
         this.earth += amount;
         this.emit(`seat ${other} returns ${amount} loot to the Earth`);
@@ -280,5 +278,6 @@
     }
   }
 
-  rules.register("flea-circus", (players, variant, rng) => new FleaCircusState(players, variant, rng));
+  rules.register("flea-circus",
+                 (players, variant, rng) => new FleaCircusState(players, variant, rng));
 })(typeof CircusRules !== "undefined" ? CircusRules : require("./rules.js"));
