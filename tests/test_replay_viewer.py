@@ -509,7 +509,6 @@ def check_refused_record(browser: Browser, folder: Path, record: GameRecord) -> 
     assert browser.js('document.getElementById("failed").textContent') == \
         "This replay cannot be shown: decision 3: action index 99 is not between 0 and " \
         f"{len(position(record, 2).legal_actions()) - 1}"
-    assert any("decision 3" in problem for problem in browser.problems)
     browser.problems.clear()
 
 
