@@ -311,7 +311,8 @@
       return observation;
     }
 
-    // Each seat's observation is the first's with its own seat, hand and known cards.
+    // The public part made once: each seat's observation is the first's with its own seat,
+    // hand and known cards.
     observations() {
       const first = this.observation(0);
       return [first, ...this.opponents(0).map((seat) => ({
