@@ -77,7 +77,8 @@
     return sum;
   }
 
-  // Every set of three same-value cards, by value, each value's in combinations' order.
+  // Every set of three same-value cards: by value, then in itertools.combinations' order of
+  // the sorted cards, the order the Python offers them in.
   function possibleTrios(hand) {
     const trios = [];
     for (const value of VALUES) {
@@ -112,7 +113,9 @@
 
   class FlohcatiState {
     constructor(players, variant, rng) {
-      if (!(variant in ACTION_KINDS)) throw new Error("flohcati has no variant " + JSON.stringify(variant));
+      if (!(variant in ACTION_KINDS)) {
+        throw new Error("flohcati has no variant " + JSON.stringify(variant));
+      }
       this.numPlayers = players;
       this.variant = variant;
       this.rng = rng;
@@ -164,7 +167,8 @@
     }
 
     opponents(seat) {
-      return Array.from({ length: this.numPlayers - 1 }, (_, step) => (seat + step + 1) % this.numPlayers);
+      const count = this.numPlayers;
+      return Array.from({ length: count - 1 }, (_, step) => (seat + step + 1) % count);
     }
 
     legalActions() {
@@ -178,7 +182,9 @@
 
     turnActions() {
       const actions = this.takeActions();
-      if (this.deck.length) actions.push(action("flip", "flip the top card of the deck", { type: "flip" }));
+      if (this.deck.length) {
+        actions.push(action("flip", "flip the top card of the deck", { type: "flip" }));
+      }
       if (this.variant === "es" && (this.flips || !this.deck.length)) {
         actions.push(action("stop", "end the turn without taking a card", { type: "stop" }));
       }
@@ -218,11 +224,14 @@
         "trio:" + trio.join(","),
         `lay down a trio of ${valueOf(trio[0])}s: ` + trio.map(cardName).join(", "),
         { type: "trio", cards: trio }));
-      if (!hasEveryColour(hand)) return [...actions, action("done", "end the turn", { type: "done" })];
+      if (!hasEveryColour(hand)) {
+        return [...actions, action("done", "end the turn", { type: "done" })];
+      }
       return [...actions,
               action("gala:yes", `call the Gala (+${GALA_BONUS[this.variant]}): the game ends`,
                      { type: "gala", call: true }),
-              action("gala:no", "end the turn without calling the Gala", { type: "gala", call: false })];
+              action("gala:no", "end the turn without calling the Gala",
+                     { type: "gala", call: false })];
     }
 
     mayLayTrios() {
@@ -234,9 +243,9 @@
     }
 
     givable() {
-      let hand = [...this.hands[this.giver]];
-      if (this.requestedColour) hand = hand.filter((card) => colourOf(card) === this.requestedColour);
-      return sortCards(hand);
+      const colour = this.requestedColour;
+      const hand = [...this.hands[this.giver]];
+      return sortCards(colour ? hand.filter((card) => colourOf(card) === colour) : hand);
     }
 
     reason() {
@@ -247,12 +256,16 @@
         const stop = this.variant === "es" && (this.flips || !this.deck.length) ? " (or stop)" : "";
         return `seat ${seat}: take a card from the display or flip${stop}`;
       }
-      if (phase === "nueva") return `seat ${seat} (Nueva atracción): flip on, take a face-up card or stop`;
+      if (phase === "nueva") {
+        return `seat ${seat} (Nueva atracción): flip on, take a face-up card or stop`;
+      }
       if (phase === "match") {
         return `seat ${seat} (Nueva atracción): ${cardName(this.match)} matches the ` +
                "display; take a face-up card or it, or nothing";
       }
-      if (phase === "open-take") return `seat ${seat} (Open the Deck): take a card from the display`;
+      if (phase === "open-take") {
+        return `seat ${seat} (Open the Deck): take a card from the display`;
+      }
       if (phase === "target") return `seat ${seat} (${title}): choose an opponent`;
       if (phase === "give") {
         const asked = this.requestedColour ? `, ${this.requestedColour} asked for` : "";
@@ -298,7 +311,8 @@
       return observation;
     }
 
-    // Each seat's observation is the first's with its own seat, hand and known cards.
+    // The public part made once: each seat's observation is the first's with its own seat,
+    // hand and known cards.
     observations() {
       const first = this.observation(0);
       return [first, ...this.opponents(0).map((seat) => ({
@@ -527,6 +541,7 @@
       this.requestedColour = colour;
       this.direction = direction;
       this.emit(`seat ${this.player} asks for ${colour} (${direction})`);
+      // Counter-clockwise: one seat back is all but one seats on.
       const step = direction === "cw" ? 1 : this.numPlayers - 1;
       for (let offset = 1; offset < this.numPlayers; offset++) {
         const seat = (this.player + step * offset) % this.numPlayers;
