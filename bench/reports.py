@@ -27,11 +27,10 @@ from typing import Callable
 
 from bench.report import Section, median
 from circus_outcomes import GameStatus
-from pages.viewer import render_replay
+from pages.viewer import record_data, render_page
 from referee.games import GAMES, get_game
 from referee.games.base import ranks_from_scores
 from referee.match import MatchResult
-from referee.replay import replay_frames
 from tournaments.config import jsonable, parse_config
 from tournaments.packs import folder_bytes
 from tournaments.schedule import Pairing
@@ -135,8 +134,10 @@ def page_rows(section: Section, seeds: int) -> None:
                 rng = random.Random(seed)
                 while not state.is_terminal():
                     state.apply(rng.randrange(len(state.legal_actions())))
-                replay = replay_frames(state.record())
-                sizes.append(len(render_replay(replay, static="").encode("utf-8")) / 1024)
+                record = state.record()
+                page = render_page(game.name, "a game", record_data(
+                    record, [f"seat {seat}" for seat in range(players)]), static="")
+                sizes.append(len(page.encode("utf-8")) / 1024)
             key = f"{game.name}.{players}p"
             section.figures[f"alone.{key}.kb"] = median(sizes)
             section.notes.append(f"a replay page, {game.name} at {players} players: median "

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
 
 from pages import viewer
-from pages.viewer import STATIC_FILES, page_file, render_replay
+from pages.viewer import STATIC_FILES, page_data, page_file, record_data, render_page
 from referee.games import GameConfigError, GameRecord
 from referee.games.base import IllegalActionError
 from referee.replay import Replaying
@@ -24,9 +24,9 @@ def write_replays(games: list[StoredGame], faults: list[dict[str, Any]], folder:
                   scrub: Callable[[str], str] = str, done: Callable[[], None] = lambda: None,
                   copied_from: Path | None = None) -> int:
     """Each game's HTML replay into ``folder`` as ``game-ID.html``, beside the viewer they
-    share, replayed from its record, marking the ``faults`` of it given (a pack marks its
-    own bot's only), ``scrub``bed of what a public copy leaves out; ``done`` hears of each
-    page as it is there. Returns how many pages were written: a page already there as it
+    share, holding its record (the browser replays it), marking the ``faults`` of it
+    given (a pack marks its own bot's only), ``scrub``bed of what a public copy leaves
+    out; ``done`` hears of each page as it is there. Returns how many pages were written: a page already there as it
     would be written again (:data:`MADE_FROM`) is kept, so a report of a season made again
     after one more week writes that week's pages. A page of another folder of replays,
     ``copied_from``, made from the same (the same game, faults marked and public or not,
@@ -46,8 +46,7 @@ def write_replays(games: list[StoredGame], faults: list[dict[str, Any]], folder:
         source = page_source(game, marked, scrub is not str)
         if not made.holds(page_path, source):
             if elsewhere is None or not elsewhere.copied(page_path, source):
-                with no_cycle_collection():
-                    page = replay_page(game, marked, static="", scrub=scrub)
+                page = replay_page(game, marked, static="", scrub=scrub)
                 page_path.write_text(page, encoding="utf-8")
             written += 1
         made.note(page_path, source)
@@ -135,15 +134,21 @@ def write_viewer(folder: Path) -> None:
 
 def replay_page(game: StoredGame, faults: list[dict[str, Any]], static: str | None = None,
                 scrub: Callable[[str], str] = str, seats: Sequence[int] | None = None) -> str:
-    """One stored game's HTML replay, replayed from its record, marking ``faults``; the
-    viewer's files at ``static``, the views of ``seats`` (see
-    :func:`~pages.viewer.render_replay`)."""
+    """One stored game's HTML replay, marking ``faults``; the viewer's files at ``static``
+    (see :func:`~pages.viewer.render_page`). Every card's (``seats`` None): the page holds
+    the record, which the browser replays. Else only the views of ``seats``, replayed
+    here (:func:`~pages.viewer.page_data`)."""
     record = GameRecord(game.game, game.variant, len(game.seats), game.seed,
                         tuple(game.actions))
-    try:
-        # Each frame made as the page takes it, and let go.
-        replaying = Replaying(record, game.seats, game.times, faults, game.ranks)
-        return render_replay(replaying, f"game {game.id}: {game.tournament} #{game.game_index}",
-                             static, scrub, seats)
-    except (GameConfigError, IllegalActionError) as error:
-        raise ReplayError(f"game {game.id} does not replay: {error}") from None
+    title = f"game {game.id}: {game.tournament} #{game.game_index}"
+    if seats is None:
+        data = record_data(record, game.seats, title, game.times, faults, game.ranks)
+    else:
+        try:
+            # Each frame made as the page takes it, and let go.
+            with no_cycle_collection():
+                data = page_data(Replaying(record, game.seats, game.times, faults, game.ranks),
+                                 seats, title)
+        except (GameConfigError, IllegalActionError) as error:
+            raise ReplayError(f"game {game.id} does not replay: {error}") from None
+    return render_page(game.game, title, data, static, scrub)

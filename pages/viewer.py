@@ -1,23 +1,27 @@
 """The HTML replay of one game: a small page holding only that game, drawn by a shared viewer.
 
-The viewer (``pages/static/viewer.js``, ``steps.js`` and ``viewer.css``) is the same for
-every game: a folder of replays holds it once and each game's page links it, or a page
-made alone holds it inline (:func:`render_replay`). The page
+The viewer (``pages/static/``: the games' rules, ``steps.js``, ``viewer.js`` and
+``viewer.css``) is the same for every game: a folder of replays holds it once and each
+game's page links it, or a page made alone holds it inline (:func:`render_page`). The page
 (``pages/templates/replay.html``) fetches nothing, so it opens from disk, offline.
 
-The page holds what the engine made of the game: its state and each seat's observation
-at every step, the decisions and the events. The browser draws every table from them
-(``steps.js``, the port of :mod:`referee.tables`, tested equal to it): the omniscient
-table from the state, and exactly one seat's from the observation that seat was sent. A
-page may hold only some seats' views, or only what every seat saw (ready drawn: no seat
-was sent it), :func:`page_data`: then nothing else of the game is in its bytes, not
-merely hidden by the script.
-A game has hundreds of steps and a view changes little from one to the next, so the
-page holds each step as the changes from the step before (:func:`changes`), and the
-seats' observations as what each differs from the first's (:func:`apart`); the whole is
-deflated and base64'd into the page, and the browser inflates it
-(``DecompressionStream``, which works from ``file:``). A 4-player Flohcati game of 250
-decisions takes about 14 KB (docs/performance.md).
+A page that may show every card holds only the game's record (:func:`record_data`): the
+seed, the chosen actions, their times and faults, about a kilobyte. The browser replays it
+with the games' rules in JavaScript (``static/rules*.js``, ports of the engines tested
+equal to them move for move), so making a page costs no replay here: a report of a
+season's thousands of games is written in seconds.
+
+A page of only some seats' views (:func:`page_data`) cannot hold the seed, which deals
+every hand: it holds what the engine made of the game instead, each step's views, and no
+more. The browser draws every table from them (``steps.js``, the port of
+:mod:`referee.tables`, tested equal to it): exactly one seat's from the observation that
+seat was sent, or the table of what every seat saw, ready drawn. A game has hundreds of
+steps and a view changes little from one to the next, so such a page holds each step as
+the changes from the step before (:func:`changes`), and the seats' observations as what
+each differs from the first's (:func:`apart`).
+
+Either data is deflated and base64'd into the page, and the browser inflates it
+(``DecompressionStream``, which works from ``file:``).
 """
 
 from __future__ import annotations
@@ -31,14 +35,19 @@ from importlib import resources
 from itertools import accumulate
 from typing import Any, Callable, Iterable, Sequence
 
-from referee.games import end_words, get_game
-from referee.replay import Decision, Frame, Replay, Replaying
+from referee.games import GAMES, GameRecord, end_words, get_game
+from referee.replay import Decision, Frame, Replay, Replaying, faults_by_decision
 from referee.tables import public_table, tables
 
-#: The viewer's scripts, in the order the page runs them.
-SCRIPTS = ("steps.js", "viewer.js")
+
+def scripts(game: str) -> tuple[str, ...]:
+    """The viewer's scripts a page of ``game`` runs, in order: the rules, then the viewer."""
+    return "rules.js", f"rules-{game}.js", "steps.js", "viewer.js"
+
+
 #: The viewer's files, linked by every page of a folder or inlined into a page made alone.
-STATIC_FILES = ("viewer.css", *SCRIPTS)
+STATIC_FILES = ("viewer.css", "rules.js", *(f"rules-{game}.js" for game in sorted(GAMES)),
+                "steps.js", "viewer.js")
 #: What opens the page's data in pages/templates/replay.html.
 DATA_OPEN = '<script id="replay-data" type="text/plain">'
 
@@ -144,65 +153,83 @@ def _decision(decision: Decision | None, shown: Sequence[int]) -> dict[str, Any]
             "ms": None if ms is None else round(ms, 2), "faults": decision.faults}
 
 
-def _columns(game: str, frame: Frame, shown: list[int], omniscient: bool) -> list[Any]:
-    """What one step shows, a column each: what the tables are drawn from (the engine's
-    state if ``omniscient``; the ``shown`` seats' observations, :func:`apart`), then the
-    decision. With no seat shown and not omniscient, the table of what every seat saw,
-    ready drawn, stands for them: no observation is what every seat was sent."""
+def _columns(game: str, frame: Frame, shown: list[int]) -> list[Any]:
+    """What one step shows, a column each: the ``shown`` seats' observations
+    (:func:`apart`), then the decision. With no seat shown, the table of what every seat
+    saw, ready drawn, stands for them: no observation is what every seat was sent."""
     decision = _decision(frame.decision, shown)
-    if omniscient:
-        return [frame.state, *apart(frame.observations), decision]
     if not shown:
         seat_tables = tables(game, frame.state, frame.observations, frame.scores)[1:]
         return [public_table(seat_tables), decision]
     return [*apart([frame.observations[seat] for seat in shown]), decision]
 
 
-def _perspectives(replay: Replay | Replaying, shown: list[int], omniscient: bool
-                  ) -> list[dict[str, Any]]:
-    """The page's views, as its menu names them, and the seat each is of (None: every
-    card, or what every seat saw)."""
+def _perspectives(replay: Replay | Replaying, shown: list[int]) -> list[dict[str, Any]]:
+    """The page's views, as its menu names them, and the seat each is of (None: what
+    every seat saw)."""
     own = [{"label": f"as seat {seat} saw it ({replay.seats[seat]})", "seat": seat}
            for seat in shown]
-    if omniscient:
-        return [{"label": "omniscient: every card", "seat": None}, *own]
     return own or [{"label": "public: what every seat saw", "seat": None}]
 
 
-def page_data(replay: Replay | Replaying, title: str = "",
-              seats: Sequence[int] | None = None) -> str:
-    """Everything the page shows, as one JSON text (read by the viewer's ``showReplay``).
+def record_data(record: GameRecord, seats: Sequence[str], title: str = "",
+                times: Iterable[Sequence[float]] = (), faults: Iterable[dict[str, Any]] = (),
+                ranks: Sequence[int] | None = None) -> str:
+    """A page of every card's data: the game's record, which the browser replays with the
+    games' rules (``static/rules.js``), as one JSON text read by the viewer's ``showReplay``.
+
+    ``seats`` are the seats' names; ``times`` the stored ``(seat, decision id, ms)``,
+    ``faults`` the stored fault rows to mark, ``ranks`` the stored ranks (a forfeit
+    changes them), else the browser ranks by score."""
+    game = get_game(record.game)
+    ms_by_decision = {int(decision): float(ms) for _seat, decision, ms in times}
+    meta = {"title": title or f"{game.title} ({record.variant})", "game": record.game,
+            "gameTitle": game.title, "variant": record.variant, "seats": list(seats),
+            "ranks": None if ranks is None else list(ranks),
+            "endWords": {reason: end_words(reason) for reason in game.end_reasons},
+            "views": [{"label": "omniscient: every card", "seat": None},
+                      *({"label": f"as seat {seat} saw it ({name})", "seat": seat}
+                        for seat, name in enumerate(seats))],
+            "shown": list(range(record.players)), "omniscient": True, "public": False,
+            "seed": str(record.seed)}  # 64-bit: a JS number would round it
+    # The viewer shows at most two decimals of a time.
+    ms = [None if number not in ms_by_decision else round(ms_by_decision[number], 2)
+          for number in range(1, len(record.actions) + 1)]
+    marked = faults_by_decision(faults, len(record.actions))
+    return json.dumps({"meta": meta, "record": {
+        "actions": list(record.actions), "ms": ms,
+        "faults": {str(number): found for number, found in sorted(marked.items())}}},
+        separators=(",", ":"), ensure_ascii=False)
+
+
+def page_data(replay: Replay | Replaying, seats: Sequence[int], title: str = "") -> str:
+    """A page of some seats' views: everything it shows, as one JSON text (read by the
+    viewer's ``showReplay``).
 
     ``views``: for each thing a step shows, the changes of it at every step (kept apart,
     each compresses better beside its like; see :func:`_columns`). The viewer draws each
     table from them (``static/steps.js``); ``meta``'s ``views`` are the ones it offers.
-
-    ``seats`` None: the engine's state and each seat's observation, every event and
-    decision, and the seed. Given, only those seats' observations, the events they were
-    shown, their own decisions whole (of the others' only who decided), no state and no
-    seed (it deals every hand): nothing of another seat's reaches the page. Empty, only
-    what every seat saw (:func:`referee.tables.public_table`), the public events, no
-    decision's choices."""
+    Only the ``seats``' observations, the events they were shown, their own decisions
+    whole (of the others' only who decided), no state and no seed (it deals every hand):
+    nothing of another seat's reaches the page. No seat, only what every seat saw
+    (:func:`referee.tables.public_table`), the public events, no decision's choices."""
     record = replay.record
-    omniscient = seats is None
-    shown = list(range(record.players)) if seats is None else sorted(set(seats))
+    shown = sorted(set(seats))
     steps = Steps()
     per_step, stops = [], []
     for frame in replay.frames:     # once: a Replaying's are let go as they are used
-        per_step.append(steps.add(_columns(record.game, frame, shown, omniscient)))
+        per_step.append(steps.add(_columns(record.game, frame, shown)))
         stops.append(frame.events.stop)
-    visible = [omniscient or event.visible_to is None or not event.visible_to.isdisjoint(shown)
+    visible = [event.visible_to is None or not event.visible_to.isdisjoint(shown)
                for event in replay.events]
     seen_before = list(accumulate(visible, initial=0))
     game = get_game(record.game)
-    meta = {"title": page_title(replay, title), "game": record.game,
+    meta = {"title": title or f"{game.title} ({record.variant})", "game": record.game,
             "gameTitle": game.title, "variant": record.variant,
             "seats": replay.seats, "scores": replay.scores, "ranks": replay.ranks,
             "endReason": replay.end_reason, "endWords": end_words(replay.end_reason),
-            "views": _perspectives(replay, shown, omniscient),
-            "shown": shown, "omniscient": omniscient, "public": not omniscient and not shown}
-    if omniscient:
-        meta["seed"] = str(record.seed)  # 64-bit: a JS number would round it
+            "views": _perspectives(replay, shown),
+            "shown": shown, "omniscient": False, "public": not shown}
     events = [[event.text,
                None if event.visible_to is None else sorted(event.visible_to.intersection(shown))]
               for event, seen in zip(replay.events, visible) if seen]
@@ -210,11 +237,6 @@ def page_data(replay: Replay | Replaying, title: str = "",
                        "ends": [seen_before[stop] for stop in stops],
                        "events": events},
                       separators=(",", ":"), ensure_ascii=False)
-
-
-def page_title(replay: Replay | Replaying, title: str = "") -> str:
-    """``title``, or the game's name and variant."""
-    return title or f"{get_game(replay.record.game).title} ({replay.record.variant})"
 
 
 def packed(data: str) -> str:
@@ -234,24 +256,23 @@ def page_file(path: str) -> str:
     return resources.files("pages").joinpath(path).read_text("utf-8")
 
 
-def render_replay(replay: Replay | Replaying, title: str = "", static: str | None = None,
-                  scrub: Callable[[str], str] = str, seats: Sequence[int] | None = None) -> str:
-    """The replay page of one game, as one HTML string.
+def render_page(game: str, title: str, data: str, static: str | None = None,
+                scrub: Callable[[str], str] = str) -> str:
+    """The replay page of one game of ``game``, titled ``title``, holding ``data``
+    (:func:`record_data` or :func:`page_data`), as one HTML string.
 
     ``static``: where the viewer's files are, relative to the page (``""``: beside it);
     None puts them inline, for a page that travels alone. ``scrub``: what a public copy
-    leaves out of the game's text, before it is packed out of a reader's sight.
-    ``seats``: whose views it shows (see :func:`page_data`)."""
-    data = scrub(page_data(replay, title, seats))
+    leaves out of the game's text, before it is packed out of a reader's sight."""
     if static is None:
         style = f"<style>\n{page_file('static/viewer.css')}</style>"
         script = "".join(f"<script>\n{page_file(f'static/{name}')}</script>"
-                         for name in SCRIPTS)
+                         for name in scripts(game))
     else:
         style = f'<link rel="stylesheet" href="{html.escape(static)}viewer.css">'
         script = "".join(f'<script src="{html.escape(static)}{name}"></script>'
-                         for name in SCRIPTS)
+                         for name in scripts(game))
     return (page_file("templates/replay.html")
-            .replace("__TITLE__", scrub(html.escape(page_title(replay, title))))
+            .replace("__TITLE__", scrub(html.escape(title)))
             .replace("__STYLE__", style).replace("__SCRIPT__", script)
-            .replace("__DATA__", packed(data)))
+            .replace("__DATA__", packed(scrub(data))))

@@ -59,7 +59,7 @@ class Replay:
         return [frame.decision for frame in self.frames if frame.decision is not None]
 
 
-def _faults_by_decision(faults: Iterable[Mapping[str, Any]], last: int
+def faults_by_decision(faults: Iterable[Mapping[str, Any]], last: int
                         ) -> dict[int, list[dict[str, Any]]]:
     """Faults by the decision they belong to; StartGame's (decision 0) go to the first."""
     found: dict[int, list[dict[str, Any]]] = {}
@@ -91,7 +91,7 @@ class Replaying:
         self.stored_ranks = list(ranks) if ranks is not None else None
         self.frames: Iterator[Frame] = self._frames(
             {int(decision): float(ms) for _seat, decision, ms in times},
-            _faults_by_decision(faults, len(record.actions)))
+            faults_by_decision(faults, len(record.actions)))
 
     def _frames(self, ms_by_decision: dict[int, float],
                 fault_map: dict[int, list[dict[str, Any]]]) -> Iterator[Frame]:

@@ -22,7 +22,7 @@ from starlette.testclient import TestClient
 from arena.app import make_app
 from arena.playing import load_ladder
 from arena.webhooks import Target, WebhookRefused, Webhooks, target
-from pages.viewer import embedded_data
+from pages.viewer import STATIC_FILES, embedded_data
 from tournaments.config import ConfigError
 
 #: A ladder match of three seats: two of alice's versions and bob's.
@@ -161,8 +161,8 @@ def test_a_versions_pack_holds_its_games_in_its_own_seats_view(season):
     games = arena.games.latest(100)
     names = set(archive.namelist())
     assert {f"replays/game-{game.id}.html" for game in games} | {
-        "replays/viewer.js", "replays/steps.js", "replays/viewer.css", "games.csv",
-        "faults.csv", "times.csv", "README.txt"} == names
+        f"replays/{name}" for name in STATIC_FILES} | {
+        "games.csv", "faults.csv", "times.csv", "README.txt"} == names
     times = archive.read("times.csv").decode().splitlines()
     assert len(times) == 2 and times[1].startswith("alice.v1,")
     for game in games:

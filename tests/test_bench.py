@@ -275,7 +275,6 @@ def test_reports_and_packs_of_a_season_and_a_page_of_every_game(quick):
                             for key in ("report", "again", "packs", "copied")
                             for unit in ("cpu_s", "mb")]
                    + [f"page.{games}.median_kb", "alone.flohcati.4p.kb"])
-    assert values[f"again.{games}.cpu_s"] < values[f"report.{games}.cpu_s"]
     notes = quick[1]["sections"]["reports"]["notes"]
     assert any("goal: a 4-player Flohcati replay page" in note for note in notes)
 

@@ -26,7 +26,7 @@ from circus_referee.main import main
 from referee.games import GAMES, GameRecord, get_game, replay
 from referee.replay import Replaying, replay_frames
 from pages.replays import write_replays
-from pages.viewer import embedded_data, page_data, render_replay
+from pages.viewer import STATIC_FILES, embedded_data, page_data, record_data, render_page
 from referee.tables import card_looks, tables
 from tournaments.config import parse_config
 from tournaments.runner import TournamentRunner
@@ -113,7 +113,8 @@ def test_a_page_made_frame_by_frame_is_the_page_of_the_kept_frames(game, variant
     times = [[number % record.players, number, number / 7] for number in range(1, 9)]
     kept = replay_frames(record, seats, times)
     replaying = Replaying(record, seats, times)
-    assert render_replay(replaying, "a game") == render_replay(kept, "a game")
+    every_seat = range(record.players)
+    assert page_data(replaying, every_seat) == page_data(kept, every_seat)
     assert (replaying.scores, replaying.ranks, replaying.end_reason, replaying.events) == \
         (kept.scores, kept.ranks, kept.end_reason, kept.events)
     assert next(replaying.frames, None) is None       # made once
@@ -142,6 +143,10 @@ STEPS_JS = Path(__file__).parent.parent / "pages" / "static" / "steps.js"
 #: seconds); then a line of the look of every card it shows. (The state and observations
 #: it rebuilds are compared in Chromium, below.)
 NODE_STEPS = """
+const path = require("path"), folder = path.dirname(process.argv[1]);
+for (const name of require("fs").readdirSync(folder)) {
+  if (/^rules-.*[.]js$/.test(name)) require(path.join(folder, name));
+}
 const steps = require(process.argv[1]);
 const pages = JSON.parse(require("fs").readFileSync(0, "utf8"));
 const lines = [];
@@ -187,7 +192,8 @@ def test_the_viewers_script_draws_every_table_as_python_does():
     replays = [replay_frames(random_record(game.name, variant, players, seed=6))
                for game in GAMES.values() for variant in game.variants
                for players in range(game.min_players, game.max_players + 1)]
-    drawn = iter(node_steps([page_data(replayed) for replayed in replays]))
+    drawn = iter(node_steps([record_data(replayed.record, replayed.seats)
+                             for replayed in replays]))
     notes: set[str] = set()
     for replayed in replays:
         game, players = replayed.record.game, replayed.record.players
@@ -372,7 +378,7 @@ def test_the_page_is_self_contained(store, tmp_path):
     text = out.read_text()
     assert not re.search(r"<(link|img|iframe)\b|\bsrc=|https?://|url\(", text)
     data = page_json(out)
-    assert len(data["ends"]) == len(Store(store).games("flohcati-es")[0].actions) + 1
+    assert data["record"]["actions"] == Store(store).games("flohcati-es")[0].actions
     assert out.stat().st_size < 1_000_000
 
 
@@ -396,12 +402,15 @@ def test_a_folder_of_replays_holds_the_viewer_once_and_each_page_its_game(store,
     games = Store(store).games("flohcati-es")
     write_replays(games, [], tmp_path)
     viewer = {path.name for path in tmp_path.iterdir() if not path.name.startswith("game-")}
-    assert viewer == {"viewer.js", "steps.js", "viewer.css", "pages.json"}
+    assert viewer == {"viewer.js", "steps.js", "viewer.css", "pages.json", "rules.js",
+                      "rules-flea-circus.js", "rules-flohcati.js", "rules-animal-circus.js"}
     for game in games:
         page = (tmp_path / f"game-{game.id}.html").read_text()
-        assert '<script src="steps.js"></script><script src="viewer.js"></script>' in page
+        assert '<script src="rules.js"></script><script src="rules-flohcati.js"></script>' \
+               '<script src="steps.js"></script><script src="viewer.js"></script>' in page
         assert "function" not in page
-        assert len(json.loads(embedded_data(page))["ends"]) == len(game.actions) + 1
+        record = json.loads(embedded_data(page))["record"]
+        assert record["actions"] == game.actions and len(record["ms"]) == len(game.actions)
 
 
 VIEWS = "JSON.stringify(window.replay.frames.map((frame) => [...frame.v, ...frame.o]))"
@@ -475,7 +484,8 @@ def check_seat_page(browser: Browser, folder: Path, record: GameRecord) -> Path:
     """A page of seat 1's views only: that view alone to choose, whatever the address asks,
     its cards those of its observation, every step walked; returns the page."""
     page = folder / "seat-1.html"
-    page.write_text(render_replay(replay_frames(record), static="", seats=[1]))
+    page.write_text(render_page(record.game, "seat 1's", page_data(replay_frames(record), [1]),
+                                static=""))
     browser.open(page.as_uri() + "#step=3&view=0")
     assert browser.js(READY) == "1"
     assert browser.js('[...document.querySelectorAll("#view option")].map((o) => o.value)') \
@@ -486,6 +496,20 @@ def check_seat_page(browser: Browser, folder: Path, record: GameRecord) -> Path:
     walked = browser.js(WALK)
     assert [step for step, _, _ in walked] == list(range(len(record.actions) + 1))
     return page
+
+
+def check_refused_record(browser: Browser, folder: Path, record: GameRecord) -> None:
+    """A page whose record the rules refuse says so in one line, naming the decision."""
+    bad = GameRecord(record.game, record.variant, record.players, record.seed,
+                     (*record.actions[:2], 99))
+    page = folder / "refused.html"
+    page.write_text(render_page(bad.game, "refused", record_data(bad, ["a", "b", "c"]), ""))
+    browser.open(page.as_uri())
+    browser.js("window.replayLoaded.catch(() => 0)")
+    assert browser.js('document.getElementById("failed").textContent') == \
+        "This replay cannot be shown: decision 3: action index 99 is not between 0 and " \
+        f"{len(position(record, 2).legal_actions()) - 1}"
+    browser.problems.clear()
 
 
 @pytest.mark.slow
@@ -546,9 +570,11 @@ def test_chromium_plays_every_game_and_each_seat_sees_only_its_own(store, tmp_pa
         assert revealing, "the omniscient view never showed more than a seat saw"
         seat_page = check_seat_page(browser, tmp_path / "replays", pages[2][1])
         assert browser.problems == []
+        check_refused_record(browser, tmp_path / "replays", pages[2][1])
         viewer = [(tmp_path / "replays" / name).as_uri()
-                  for name in ("viewer.css", "steps.js", "viewer.js")]
-        assert sorted(set(browser.requests)) == sorted({page.as_uri() for page, _ in pages}
-                                                       | {seat_page.as_uri()} | set(viewer))
+                  for name in STATIC_FILES]
+        assert sorted(set(browser.requests)) == sorted(
+            {page.as_uri() for page, _ in pages}
+            | {seat_page.as_uri(), (tmp_path / "replays" / "refused.html").as_uri()} | set(viewer))
     finally:
         browser.close()

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from pages.viewer import embedded_data, render_replay
+from pages.viewer import embedded_data, page_data, record_data, render_page
 from referee.games import GAMES, GameRecord, get_game
 from referee.replay import replay_frames
 from referee.tables import BACK, tables
@@ -60,9 +60,9 @@ def observations(apart: list[Any]) -> list[dict[str, Any]]:
                      for seen in apart[1:])]
 
 
-def page_of(record: GameRecord, seats: list[int] | None) -> tuple[str, dict[str, Any]]:
+def page_of(record: GameRecord, seats: list[int]) -> tuple[str, dict[str, Any]]:
     replayed = replay_frames(record, ["ann.v1", "bea.v1", "ann.v2"])
-    page = render_replay(replayed, "a game", static="/static/", seats=seats)
+    page = render_page(record.game, "a game", page_data(replayed, seats), static="/static/")
     return page, json.loads(embedded_data(page))
 
 
@@ -123,11 +123,10 @@ def test_a_public_page_holds_what_every_seat_saw(game, variant):
     assert all(to is None for _text, to in data["events"]) and face_up
 
 
-def test_the_whole_page_holds_every_view_and_the_seed():
+def test_the_whole_page_holds_the_record_every_view_and_the_seed():
     record = played("flea-circus", "standard")
-    page, data = page_of(record, None)
+    page = render_page(record.game, "a game", record_data(record, ["a", "b", "c"]), "/static/")
+    data = json.loads(embedded_data(page))
     assert data["meta"]["seed"] == str(record.seed)
-    assert len(data["meta"]["views"]) == 4
-    first = replay_frames(record).frames[0]
-    assert steps(data)[0][0] == first.state
-    assert observations(steps(data)[0][1:-1]) == first.observations
+    assert len(data["meta"]["views"]) == 4 and data["meta"]["omniscient"]
+    assert data["record"]["actions"] == list(record.actions)

@@ -156,13 +156,13 @@ def test_packs_show_their_progress_and_close_with_where_and_how_big(db, tmp_path
 def rendered(monkeypatch):
     """The titles of the replay pages rendered (rather than copied) while a test runs."""
     titles: list[str] = []
-    render = pages.replays.render_replay
+    render = pages.replays.render_page
 
-    def counted(replay, title, *options):
+    def counted(game, title, *options):
         titles.append(title)
-        return render(replay, title, *options)
+        return render(game, title, *options)
 
-    monkeypatch.setattr(pages.replays, "render_replay", counted)
+    monkeypatch.setattr(pages.replays, "render_page", counted)
     return titles
 
 

@@ -11,7 +11,7 @@ import click
 from tabulate import tabulate
 
 from circus_referee.common import DB_OPTION, fail, open_store
-from pages.viewer import render_replay
+from pages.viewer import record_data, render_page
 from referee.games import GAMES, GameConfigError, GameRecord, end_words
 from referee.games.base import IllegalActionError
 from referee.replay import replay_frames, text_lines
@@ -123,7 +123,9 @@ def replay(game_id: int | None, db_path: Path, source: Path | None, index: int |
     except (GameConfigError, IllegalActionError) as error:
         fail(f"the record does not replay: {error}")
     if html_path is not None:
-        page = render_replay(replayed, game.title)
+        page = render_page(game.record.game, game.title,
+                           record_data(game.record, game.seats, game.title, game.times,
+                                       game.faults, game.ranks or None))
         try:
             html_path.write_text(page, encoding="utf-8")
         except OSError as error:

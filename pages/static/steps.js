@@ -1,5 +1,5 @@
 "use strict";
-// Each step of a replay page, rebuilt from the page's data (pages/viewer.py, page_data),
+// Each step of a replay page, rebuilt from the page's data (pages/viewer.py),
 // and its tables, drawn from the engine's state and the seats' observations: the port of
 // referee/tables.py, which stays the reference (tests/test_replay_viewer.py runs this file
 // under node over games of every kind and table size and compares every step's tables
@@ -7,6 +7,7 @@
 // style}; a card its id, "" face down, "*id" known to the others. No DOM here: the
 // viewer (viewer.js) draws what this makes.
 const CircusSteps = (function () {
+const rules = typeof CircusRules !== "undefined" ? CircusRules : require("./rules.js");
 const SEEN = "*";
 const UPCOMING = 6;  // the omniscient view shows this many of a hidden pile's next cards
 
@@ -238,17 +239,53 @@ function changed(root, op) {
 // Each step of the game: its tables (v: the omniscient one, or what every seat saw, then
 // each seat's; null for a view the page does not hold), what they are drawn from (o: the
 // engine's state, then each seat's observation), the decision (d) and its events (e: a
-// range of data.events). Rebuilt from the changes the page holds: a change copies only the
-// path it sets, so the steps share what they did not change.
+// range of data.events). A page of a record is replayed with the games' rules; a page of
+// some seats' views is rebuilt from the changes it holds.
 function rebuildSteps(data) {
+  return data.record ? replayedSteps(data) : viewedSteps(data);
+}
+
+// Competition ranks, as referee/games/base.py's ranks_from_scores: ties share a rank.
+const ranksOf = (scores) => scores.map((own) => 1 + scores.filter((other) => other > own).length);
+
+// The steps of a page of a record (pages/viewer.py, record_data): the game replayed with
+// its rules (rules.js), which also give the page its events, scores and end.
+function replayedSteps(data) {
+  const meta = data.meta, record = data.record, game = GAMES[meta.game];
+  const played = rules.replay(meta.game, meta.variant, meta.seats.length, meta.seed,
+                              record.actions);
+  meta.scores = played.scores;
+  meta.ranks = meta.ranks || ranksOf(played.scores);
+  meta.endReason = played.endReason;
+  meta.endWords = meta.endWords[played.endReason] || played.endReason || "not ended";
+  data.events = played.events;
+  let start = 0;
+  return played.frames.map((frame, step) => {
+    const made = frame.decision, observations = frame.observations;
+    const d = made === null ? null : {
+      n: step + 1, seat: made.seat, kind: made.kind, prompt: made.prompt,
+      actions: made.actions.map((action) => action[1]),
+      codes: made.actions.map((action) => action[0]), chosen: record.actions[step],
+      ms: record.ms[step], faults: record.faults[step + 1] || [] };
+    const tables = observations.map((seen, seat) => game.seat(seat, seen));
+    const e = [start, frame.end];
+    start = frame.end;
+    return { v: [game.omniscient(frame.state, observations), ...tables],
+             o: [frame.state, ...observations], d, e };
+  });
+}
+
+// The steps of a page of some seats' views (pages/viewer.py, page_data), rebuilt from the
+// changes it holds: a change copies only the path it sets, so the steps share what they
+// did not change.
+function viewedSteps(data) {
   const meta = data.meta, shown = meta.shown, game = GAMES[meta.game];
-  // The column before the observations: the engine's state, or the table every seat saw.
-  const whole = meta.omniscient || meta.public ? 1 : 0;
+  // The column before the observations: the table every seat saw, if the page is public.
+  const whole = meta.public ? 1 : 0;
   const frames = [];
   let views = data.views.map(() => undefined), start = 0;
   data.ends.forEach((end, step) => {
     views = views.map((view, i) => data.views[i][step].reduce(changed, view));
-    const state = meta.omniscient ? views[0] : null;
     // The seats' observations: the first whole, each other as what differs from it.
     const apart = views.slice(whole, -1), first = apart[0];
     const observations = meta.seats.map(() => null);
@@ -258,10 +295,8 @@ function rebuildSteps(data) {
     });
     const tables = observations.map((seen, seat) =>
       seen === null ? null : game.seat(seat, seen));
-    const top = meta.omniscient ? game.omniscient(state, observations)
-      : meta.public ? views[0] : null;
     const decision = views[views.length - 1];
-    frames.push({ v: [top, ...tables], o: [state, ...observations],
+    frames.push({ v: [meta.public ? views[0] : null, ...tables], o: [null, ...observations],
                   d: decision === null ? null : { n: step + 1, ...decision }, e: [start, end] });
     start = end;
   });

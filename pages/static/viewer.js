@@ -43,9 +43,16 @@ async function loadReplay() {
 }
 
 // Resolves once the first step is drawn (tests wait on it: the data loads after the page).
+// A page that cannot be shown (a record its rules refuse) says why in one line.
 window.replayLoaded = loadReplay().then((data) => {
   document.body.insertAdjacentHTML("afterbegin", LAYOUT);
   showReplay(data);
+}).catch((error) => {
+  const note = document.createElement("p");
+  note.id = "failed";
+  note.textContent = "This replay cannot be shown: " + error.message;
+  document.body.prepend(note);
+  throw error;
 });
 
 function showReplay(data) {
