@@ -77,14 +77,7 @@ class DecisionView:
             self.event_cache)
 
     def plain(self) -> PlainRequest:
-        state = self.state
-        seat = state.current_seat()
-        return PlainRequest(
-            self.game_id, self.decision_id, seat, state.decision_kind(), state.prompt(),
-            state.observation(seat), tuple(self.actions), PlainClock(self.move_ms, self.bank_ms),
-            [(sequence, event) for sequence, event
-             in enumerate(state.events[self.events_from:], self.events_from)
-             if event.visible_for(seat)])
+        return PlainRequest(self)
 
 
 class PlainClock(NamedTuple):
@@ -94,29 +87,62 @@ class PlainClock(NamedTuple):
     bank_ms: int
 
 
-class PlainRequest(NamedTuple):
+class StaleRequest(Exception):
+    """A plain request's observation or events read after the game moved on."""
+
+
+class PlainRequest:
     """A decision's request as the engine's own values, for an in-process bot that asks for
     them (``plain_requests = True`` on its class, see :class:`InProcessBot`).
 
     The fields are a ``DecisionRequest``'s, by the same names, with no message built:
     building it is most of what an in-process decision costs the referee.
-    ``observation`` is the dict of the game's typed observation (``observation.flea_circus``
-    and so on); ``legal_actions`` the engine's actions, each with ``code``, ``label`` and
-    ``payload`` (the dict of its typed payload); ``events`` each new event the seat may
-    see with its sequence number. They are the engine's own objects, shared with the game
-    and the other seats: a bot reads them during its call and never changes them (a
-    ``python:`` bot runs in the referee, trusted).
+    ``legal_actions`` are the engine's actions, each with ``code``, ``label`` and
+    ``payload`` (the dict of its typed payload); ``observation`` is the dict of the game's
+    typed observation (``observation.flea_circus`` and so on), and ``events`` each new
+    event the seat may see with its sequence number, both made when first read, which
+    must be during the call (after it, the game has moved on: :class:`StaleRequest`), and
+    kept from then on.
+    They are the engine's own objects, shared with the game and the other seats: a bot
+    reads them and never changes them (a ``python:`` bot runs in the referee, trusted).
     """
 
-    game_id: str
-    decision_id: int
-    seat: int
-    kind: str
-    prompt: str
-    observation: dict[str, Any]
-    legal_actions: tuple[Action, ...]
-    clock: PlainClock
-    events: list[tuple[int, Event]]
+    __slots__ = ("game_id", "decision_id", "seat", "kind", "prompt", "legal_actions", "clock",
+                 "_state", "_events_from", "_moment", "_observation", "_events")
+
+    def __init__(self, view: DecisionView) -> None:
+        state = self._state = view.state
+        self.game_id = view.game_id
+        self.decision_id = view.decision_id
+        self.seat = state.current_seat()
+        self.kind = state.decision_kind()
+        self.prompt = state.prompt()
+        self.legal_actions = tuple(view.actions)
+        self.clock = PlainClock(view.move_ms, view.bank_ms)
+        self._events_from = view.events_from
+        self._moment = len(state.history)
+        self._observation: dict[str, Any] | None = None
+        self._events: list[tuple[int, Event]] | None = None
+
+    def _current(self) -> State:
+        if len(self._state.history) != self._moment:
+            raise StaleRequest(f"decision {self.decision_id}'s request read after its call")
+        return self._state
+
+    @property
+    def observation(self) -> dict[str, Any]:
+        if self._observation is None:
+            self._observation = self._current().observation(self.seat)
+        return self._observation
+
+    @property
+    def events(self) -> list[tuple[int, Event]]:
+        if self._events is None:
+            start = self._events_from
+            self._events = [(sequence, event)
+                            for sequence, event in enumerate(self._current().events[start:], start)
+                            if event.visible_for(self.seat)]
+        return self._events
 
 
 @dataclass(frozen=True, slots=True)
