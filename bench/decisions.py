@@ -10,9 +10,10 @@ pinned, the referee's CPU and the bots' share the core, so the rate is what thei
 a decision allows.
 
 ``--against DIR`` runs the same command from another checkout of the project (a worktree
-of main, say) in interleaved rounds, with this checkout's interpreter and that checkout's
-own stdio bot (the bots' CPU shares the core: it is part of what each tree costs): each figure is then this tree's ÷ that tree's in the same round, the median
-over the rounds, which the machine's load moves less than either rate. Goals:
+of main, say) in interleaved rounds, with this checkout's interpreter and each checkout's
+own stdio bot (the bots' CPU shares the core: it is part of what each tree costs), both
+trees compiled first: each figure is then this tree's ÷ that tree's in the same round, the
+median over the rounds, which the machine's load moves less than either rate. Goals:
 stdio ≥ 1.5× and in-process ≥ 2× the tree before.
 
     .venv/bin/python -m bench.decisions --against ../main --games 600 --repeats 3
