@@ -77,6 +77,8 @@ class Bot:
     #: dict, the legal actions the engine's) instead of a ``DecisionRequest``, whose
     #: building is most of an in-process decision's cost to the referee. ``decide`` must
     #: take both: over gRPC and in the training environments it still gets the message.
+    #: Set it beside the ``decide`` it is true of: a subclass that overrides ``decide``
+    #: gets the message unless it sets it again.
     plain_requests: bool = False
 
     def hello(self, request: bot_pb2.HelloRequest) -> bot_pb2.HelloResponse:

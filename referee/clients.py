@@ -318,8 +318,10 @@ class InProcessBot(Protocol):
     is one implementation. ``decide`` returns an index into the request's legal
     actions. A method whose function carries ``does_nothing = True`` (the SDK's
     defaults of ``start_game`` and ``end_game``) is known to neither fail nor
-    hang, so the referee skips the call. A class whose ``plain_requests`` is True
-    is handed each decision as a :class:`PlainRequest`, not a ``DecisionRequest``.
+    hang, so the referee skips the call. A class that sets ``plain_requests = True``
+    beside its ``decide`` is handed each decision as a :class:`PlainRequest`, not a
+    ``DecisionRequest`` (a subclass that overrides ``decide`` gets the message unless it
+    sets it too: :func:`takes_plain_requests`).
     """
 
     def hello(self, request: bot_pb2.HelloRequest) -> bot_pb2.HelloResponse: ...
@@ -329,6 +331,16 @@ class InProcessBot(Protocol):
     def decide(self, request: Any) -> int: ...
 
     def end_game(self, request: bot_pb2.EndGameRequest) -> None: ...
+
+
+def takes_plain_requests(bot_class: type) -> bool:
+    """Whether the class that defines the bot's ``decide`` sets ``plain_requests = True``:
+    a flag says what its own ``decide`` reads, so a subclass's ``decide`` (one written for
+    the message, say) does not inherit it."""
+    for owner in bot_class.__mro__:
+        if "decide" in vars(owner):
+            return vars(owner).get("plain_requests", False) is True
+    return False
 
 
 _IN_PROCESS_CALLS = ("hello", "start_game", "decide", "end_game")
@@ -376,7 +388,7 @@ class InProcessClient(ViewDecider):
 
     def __init__(self, bot: InProcessBot) -> None:
         self.bot = bot
-        self.plain = getattr(type(bot), "plain_requests", False) is True
+        self.plain = takes_plain_requests(type(bot))
         self.calls: queue.SimpleQueue[_Call | None] = queue.SimpleQueue()
         self.lock = threading.Lock()
         self.workers = 0

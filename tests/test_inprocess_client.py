@@ -250,3 +250,24 @@ def test_the_random_bot_plays_the_same_with_plain_requests_as_with_messages():
         plain_requests = False
 
     assert played(RandomBot).state.history == played(MessageRandomBot).state.history
+
+
+def test_a_subclass_that_overrides_decide_gets_messages_unless_it_asks_again():
+    from bots.random_bot import RandomBot
+
+    class Reads(RandomBot):
+        def decide(self, request):
+            return super().decide(request)
+
+    class ReadsPlain(Reads):
+        plain_requests = True
+
+        def decide(self, request):
+            return 0
+
+    class Inherits(RandomBot):
+        name = "inherits"
+
+    assert [clients.takes_plain_requests(bot) for bot in (RandomBot, Reads, ReadsPlain,
+                                                           Inherits, Bot)] == [
+        True, False, True, True, False]
