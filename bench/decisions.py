@@ -10,9 +10,10 @@ pinned, the referee's CPU and the bots' share the core, so the rate is what thei
 a decision allows.
 
 ``--against DIR`` runs the same command from another checkout of the project (a worktree
-of main, say) in interleaved rounds, with this checkout's interpreter and its copy of the
-stdio bot: each figure is then this tree's ÷ that tree's in the same round, the median
-over the rounds, which the machine's load moves less than either rate. Goals:
+of main, say) in interleaved rounds, with this checkout's interpreter and each checkout's
+own stdio bot (the bots' CPU shares the core: it is part of what each tree costs), both
+trees compiled first: each figure is then this tree's ÷ that tree's in the same round, the
+median over the rounds, which the machine's load moves less than either rate. Goals:
 stdio ≥ 1.5× and in-process ≥ 2× the tree before.
 
     .venv/bin/python -m bench.decisions --against ../main --games 600 --repeats 3
@@ -21,6 +22,7 @@ stdio ≥ 1.5× and in-process ≥ 2× the tree before.
 from __future__ import annotations
 
 import argparse
+import compileall
 import os
 import re
 import subprocess
@@ -38,10 +40,7 @@ from tournaments.store import Store
 ROOT = Path(__file__).resolve().parent.parent
 NAME = "decisions"
 GOALS = {"stdio": 1.5, "python": 2.0}
-#: Each kind's two bots' entry in bots.yaml.
-BOTS = {"stdio": {"command": f"python {ROOT / 'bots' / 'stdio' / 'random_bot.py'}",
-                  "transport": "stdio"},
-        "python": {"python": "bots.random_bot:RandomBot"}}
+KINDS = ("stdio", "python")
 #: The child: pinned to the core, the command's own entry point, then its CPU and its
 #: children's (the bots') on stderr.
 CHILD = """\
@@ -58,16 +57,32 @@ print("cpu", own.ru_utime + own.ru_stime, bots.ru_utime + bots.ru_stime, file=sy
 """
 
 
-def config(kind: str, games: int) -> dict:
+def bot_entry(kind: str, tree: Path) -> dict:
+    """A bot's entry in bots.yaml: the tree's own stdio random bot, or its in-process one."""
+    if kind == "stdio":
+        return {"command": f"python {tree / 'bots' / 'stdio' / 'random_bot.py'}",
+                "transport": "stdio"}
+    return {"python": "bots.random_bot:RandomBot"}
+
+
+def config(kind: str, games: int, tree: Path) -> dict:
     return {"name": NAME, "game": "flea-circus", "players": 2, "rounds": max(1, games // 2),
-            "seed": 59, "bots": [{"name": f"random-{letter}", **BOTS[kind]} for letter in "ab"]}
+            "seed": 59,
+            "bots": [{"name": f"random-{letter}", **bot_entry(kind, tree)} for letter in "ab"]}
+
+
+def compile_tree(tree: Path) -> None:
+    """Write the bytecode of every module of ``tree`` (not its .venv): with
+    PYTHONDONTWRITEBYTECODE set, a fresh checkout has none, and each of its runs would
+    compile its modules again (a tenth of a second of start-up the other tree skips)."""
+    compileall.compile_dir(str(tree), quiet=1, rx=re.compile(r"[/\\]\.(venv|git)([/\\]|$)"))
 
 
 def whole_run(tree: Path, kind: str, games: int, core: int, workdir: Path
               ) -> tuple[int, float, float, float]:
     """Decisions stored, and the command's seconds, its own CPU and its bots' CPU."""
     folder = Path(tempfile.mkdtemp(dir=workdir))
-    (folder / "bots.yaml").write_text(yaml.safe_dump(config(kind, games)))
+    (folder / "bots.yaml").write_text(yaml.safe_dump(config(kind, games, tree)))
     db = folder / "circus.sqlite"
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tree), str(tree / "proto")])}
     began = time.perf_counter()
@@ -89,7 +104,7 @@ def whole_run(tree: Path, kind: str, games: int, core: int, workdir: Path
 
 
 def run(against: Path | None, games: int, repeats: int, core: int,
-        kinds: tuple[str, ...] = tuple(BOTS)) -> Section:
+        kinds: tuple[str, ...] = KINDS) -> Section:
     started = time.perf_counter()
     trees = [("this", ROOT)] + ([("against", against.resolve())] if against else [])
     section = Section(
@@ -99,6 +114,9 @@ def run(against: Path | None, games: int, repeats: int, core: int,
     loads = [os.getloadavg()[0]]
     rates: dict[tuple[str, str], list[float]] = {}
     cpu: dict[tuple[str, str], list[tuple[float, float]]] = {}
+    if against is not None:   # the two trees' start-ups alike
+        for _, tree in trees:
+            compile_tree(tree)
     with tempfile.TemporaryDirectory(prefix="circus-bench-decisions-") as workdir:
         for _ in range(repeats):
             for kind in kinds:

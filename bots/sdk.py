@@ -43,7 +43,7 @@ import sys
 import threading
 import traceback
 from concurrent import futures
-from typing import TYPE_CHECKING, Any, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Iterator, Protocol, Sequence
 
 from google.protobuf.message import Message
 
@@ -72,6 +72,14 @@ class Bot:
     #: Decide and EndGame over one stream instead of one unary call each. False (or
     #: ``serve``'s ``--no-play-stream``): unary calls only, as with a 1.0 referee.
     serves_play_stream: bool = True
+    #: In process (``python:`` in bots.yaml), be handed each decision as the engine's own
+    #: values (``referee.clients.PlainRequest``: the same field names, the observation a
+    #: dict, the legal actions the engine's) instead of a ``DecisionRequest``, whose
+    #: building is most of an in-process decision's cost to the referee. ``decide`` must
+    #: take both: over gRPC and in the training environments it still gets the message.
+    #: Set it beside the ``decide`` it is true of: a subclass that overrides ``decide``
+    #: gets the message unless it sets it again.
+    plain_requests: bool = False
 
     def hello(self, request: bot_pb2.HelloRequest) -> bot_pb2.HelloResponse:
         return bot_pb2.HelloResponse(
@@ -95,7 +103,17 @@ class Bot:
     end_game.does_nothing = True  # type: ignore[attr-defined]
 
 
-def rng_for(request: bot_pb2.DecisionRequest) -> random.Random:
+class DecisionIds(Protocol):
+    """What names a decision: a ``DecisionRequest`` or the referee's plain request."""
+
+    @property
+    def game_id(self) -> str: ...
+
+    @property
+    def decision_id(self) -> int: ...
+
+
+def rng_for(request: DecisionIds) -> random.Random:
     """A RNG seeded from the game and decision ids.
 
     Bots that draw their randomness from here make the same choice for the

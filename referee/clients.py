@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Callable, Protocol, Sequence
+from typing import Any, Callable, NamedTuple, Protocol, Sequence
 
 from google.protobuf import json_format
 from google.protobuf.message import Message
@@ -25,7 +25,7 @@ from circus.v1 import bot_pb2
 from circus_outcomes import FaultClass
 from referee import wire
 from referee.errors import CircusError
-from referee.games.base import Action, State
+from referee.games.base import Action, Event, State
 from referee.text import printable
 
 
@@ -75,6 +75,74 @@ class DecisionView:
             self.state, self.game_id, self.decision_id, self.events_from,
             bot_pb2.Clock(move_ms=self.move_ms, bank_ms=self.bank_ms), self.actions,
             self.event_cache)
+
+    def plain(self) -> PlainRequest:
+        return PlainRequest(self)
+
+
+class PlainClock(NamedTuple):
+    """A decision's clock, as ``Clock`` carries it."""
+
+    move_ms: int
+    bank_ms: int
+
+
+class StaleRequest(Exception):
+    """A plain request's observation or events read after the game moved on."""
+
+
+class PlainRequest:
+    """A decision's request as the engine's own values, for an in-process bot that asks for
+    them (``plain_requests = True`` on its class, see :class:`InProcessBot`).
+
+    The fields are a ``DecisionRequest``'s, by the same names, with no message built:
+    building it is most of what an in-process decision costs the referee.
+    ``legal_actions`` are the engine's actions, each with ``code``, ``label`` and
+    ``payload`` (the dict of its typed payload); ``observation`` is the dict of the game's
+    typed observation (``observation.flea_circus`` and so on), and ``events`` each new
+    event the seat may see with its sequence number, both made when first read, which
+    must be during the call (after it, the game has moved on: :class:`StaleRequest`), and
+    kept from then on.
+    They are the engine's own objects, shared with the game and the other seats: a bot
+    reads them and never changes them (a ``python:`` bot runs in the referee, trusted).
+    """
+
+    __slots__ = ("game_id", "decision_id", "seat", "kind", "prompt", "legal_actions", "clock",
+                 "_state", "_events_from", "_moment", "_observation", "_events")
+
+    def __init__(self, view: DecisionView) -> None:
+        state = self._state = view.state
+        self.game_id = view.game_id
+        self.decision_id = view.decision_id
+        self.seat = state.current_seat()
+        self.kind = state.decision_kind()
+        self.prompt = state.prompt()
+        self.legal_actions = tuple(view.actions)
+        self.clock = PlainClock(view.move_ms, view.bank_ms)
+        self._events_from = view.events_from
+        self._moment = len(state.history)
+        self._observation: dict[str, Any] | None = None
+        self._events: list[tuple[int, Event]] | None = None
+
+    def _current(self) -> State:
+        if len(self._state.history) != self._moment:
+            raise StaleRequest(f"decision {self.decision_id}'s request read after its call")
+        return self._state
+
+    @property
+    def observation(self) -> dict[str, Any]:
+        if self._observation is None:
+            self._observation = self._current().observation(self.seat)
+        return self._observation
+
+    @property
+    def events(self) -> list[tuple[int, Event]]:
+        if self._events is None:
+            start = self._events_from
+            self._events = [(sequence, event)
+                            for sequence, event in enumerate(self._current().events[start:], start)
+                            if event.visible_for(self.seat)]
+        return self._events
 
 
 @dataclass(frozen=True, slots=True)
@@ -250,16 +318,29 @@ class InProcessBot(Protocol):
     is one implementation. ``decide`` returns an index into the request's legal
     actions. A method whose function carries ``does_nothing = True`` (the SDK's
     defaults of ``start_game`` and ``end_game``) is known to neither fail nor
-    hang, so the referee skips the call.
+    hang, so the referee skips the call. A class that sets ``plain_requests = True``
+    beside its ``decide`` is handed each decision as a :class:`PlainRequest`, not a
+    ``DecisionRequest`` (a subclass that overrides ``decide`` gets the message unless it
+    sets it too: :func:`takes_plain_requests`).
     """
 
     def hello(self, request: bot_pb2.HelloRequest) -> bot_pb2.HelloResponse: ...
 
     def start_game(self, request: bot_pb2.StartGameRequest) -> None: ...
 
-    def decide(self, request: bot_pb2.DecisionRequest) -> int: ...
+    def decide(self, request: Any) -> int: ...
 
     def end_game(self, request: bot_pb2.EndGameRequest) -> None: ...
+
+
+def takes_plain_requests(bot_class: type) -> bool:
+    """Whether the class that defines the bot's ``decide`` sets ``plain_requests = True``:
+    a flag says what its own ``decide`` reads, so a subclass's ``decide`` (one written for
+    the message, say) does not inherit it."""
+    for owner in bot_class.__mro__:
+        if "decide" in vars(owner):
+            return vars(owner).get("plain_requests", False) is True
+    return False
 
 
 _IN_PROCESS_CALLS = ("hello", "start_game", "decide", "end_game")
@@ -287,7 +368,7 @@ def load_python_bot(target: str) -> InProcessBot:
     return bot
 
 
-class InProcessClient:
+class InProcessClient(ViewDecider):
     """An :class:`InProcessBot` called directly: no wire, for fast self-play.
 
     Calls still run under a deadline (on a worker thread, at most ``MAX_CALLS`` at
@@ -298,13 +379,16 @@ class InProcessClient:
     idle workers wait ``PARKED_S`` for a new client to serve, then end: a ladder's match
     makes four clients (two bots, started afresh before each seat rotation), and a
     thread's start waits for the new thread to run, as long as a quick game's move on a
-    busy machine.
+    busy machine. A decision is handed over as its message, or as a :class:`PlainRequest`
+    to a bot that asks for them (:class:`InProcessBot`); StartGame's and EndGame's message
+    is built only for a call that is made.
     """
 
     MAX_CALLS = 4
 
     def __init__(self, bot: InProcessBot) -> None:
         self.bot = bot
+        self.plain = takes_plain_requests(type(bot))
         self.calls: queue.SimpleQueue[_Call | None] = queue.SimpleQueue()
         self.lock = threading.Lock()
         self.workers = 0
@@ -358,7 +442,8 @@ class InProcessClient:
         if not self._does_nothing("start_game"):
             self._call(self.bot.start_game, request, timeout)
 
-    def decide(self, request: bot_pb2.DecisionRequest, timeout: float) -> bot_pb2.Decision:
+    def decide(self, request: bot_pb2.DecisionRequest | PlainRequest,
+               timeout: float) -> bot_pb2.Decision:
         index = self._call(self.bot.decide, request, timeout)
         if not isinstance(index, int) or index < 0:
             raise BotFault(FaultClass.ILLEGAL, f"decide returned {index!r}, not an index")
@@ -367,6 +452,23 @@ class InProcessClient:
     def end_game(self, request: bot_pb2.EndGameRequest, timeout: float) -> None:
         if not self._does_nothing("end_game"):
             self._call(self.bot.end_game, request, timeout)
+
+    # The calls of a ViewDecider.
+    def prepare(self, view: DecisionView) -> bot_pb2.DecisionRequest | PlainRequest:
+        return view.plain() if self.plain else view.message()
+
+    def decide_prepared(self, view: DecisionView, prepared: object,
+                        timeout: float) -> bot_pb2.Decision:
+        assert isinstance(prepared, (bot_pb2.DecisionRequest, PlainRequest)), "what prepare made"
+        return self.decide(prepared, timeout)
+
+    def start_game_view(self, start: GameStart, timeout: float) -> None:
+        if not self._does_nothing("start_game"):
+            self._call(self.bot.start_game, start.message(), timeout)
+
+    def end_game_view(self, end: GameEnd, seat: int, timeout: float) -> None:
+        if not self._does_nothing("end_game"):
+            self._call(self.bot.end_game, end.message(seat), timeout)
 
     def close(self) -> None:
         """Let the idle workers end (one hung in the bot ends with the process)."""

@@ -8,8 +8,11 @@ import time
 import pytest
 
 from circus.v1 import bot_pb2
-from referee import clients
+from referee import clients, wire
 from referee.clients import BotFault, InProcessClient
+from referee.games import GAMES
+from referee.match import FaultPolicy, Match
+from referee.settings import DEFAULT_FAULTS, TimeConfig
 
 
 class Bot:
@@ -170,3 +173,101 @@ def test_a_closed_client_s_worker_serves_the_next_client_without_a_new_thread():
     assert client.decide(request("ok"), 5).action_index == 2
     assert bot.threads and bot.threads <= before
     client.close()
+
+
+class PlainRecorder:
+    """Takes plain requests; records each with the message the referee would have sent."""
+
+    plain_requests = True
+
+    def __init__(self) -> None:
+        self.seen: list[tuple[clients.PlainRequest, bot_pb2.DecisionRequest]] = []
+        self.stale: list[clients.PlainRequest] = []
+
+    def hello(self, request):
+        return bot_pb2.HelloResponse(name="plain")
+
+    def start_game(self, request):
+        pass
+
+    def decide(self, request):
+        # The message from the same moment, as the match would have built it.
+        message = wire.decision_request(request._state, request.game_id, request.decision_id,
+                                        request._events_from, bot_pb2.Clock(
+                                            move_ms=request.clock.move_ms,
+                                            bank_ms=request.clock.bank_ms))
+        assert (request.observation, request.events) is not None   # read during the call
+        self.seen.append((request, message))
+        self.stale.append(clients.PlainRequest(clients.DecisionView(
+            request._state, request.game_id, request.decision_id, request._events_from,
+            0, 0, request.legal_actions, [], [])))
+        return 0
+
+    def end_game(self, request):
+        pass
+
+
+def played(bot_class, game: str = "flea-circus") -> Match:
+    match = Match(GAMES[game], GAMES[game].default_variant, ("a", "b"), seed=5, game_id="p/0",
+                  clients=[InProcessClient(bot_class()) for _ in range(2)],
+                  time_config=TimeConfig(), policy=FaultPolicy(dict(DEFAULT_FAULTS)))
+    match.play()
+    return match
+
+
+def test_a_bot_that_asks_for_plain_requests_gets_the_messages_values():
+    for game in GAMES:
+        match = played(PlainRecorder, game)
+        for seat in match.seats:
+            assert seat.client is not None and seat.client.bot.seen, game
+            for plain, message in seat.client.bot.seen:
+                field = wire.oneof_field(game)
+                assert (plain.game_id, plain.decision_id, plain.seat, plain.kind, plain.prompt) == (
+                    message.game_id, message.decision_id, message.seat, message.kind,
+                    message.prompt)
+                assert tuple(plain.clock) == (message.clock.move_ms, message.clock.bank_ms)
+                assert bot_pb2.Observation(**{field: plain.observation}) == message.observation
+                assert [(action.code, action.label) for action in plain.legal_actions] == [
+                    (action.code, action.label) for action in message.legal_actions]
+                assert [wire.event_message(game, sequence, event)
+                        for sequence, event in plain.events] == list(message.events)
+
+
+def test_a_plain_request_read_after_its_call_is_stale():
+    match = played(PlainRecorder)
+    bot = match.seats[0].client.bot
+    assert bot.stale and bot.stale[0].game_id == "p/0"   # the ids stay
+    with pytest.raises(clients.StaleRequest):
+        bot.stale[0].observation
+    with pytest.raises(clients.StaleRequest):
+        bot.stale[0].events
+
+
+def test_the_random_bot_plays_the_same_with_plain_requests_as_with_messages():
+    from bots.random_bot import RandomBot
+
+    class MessageRandomBot(RandomBot):
+        plain_requests = False
+
+    assert played(RandomBot).state.history == played(MessageRandomBot).state.history
+
+
+def test_a_subclass_that_overrides_decide_gets_messages_unless_it_asks_again():
+    from bots.random_bot import RandomBot
+
+    class Reads(RandomBot):
+        def decide(self, request):
+            return super().decide(request)
+
+    class ReadsPlain(Reads):
+        plain_requests = True
+
+        def decide(self, request):
+            return 0
+
+    class Inherits(RandomBot):
+        name = "inherits"
+
+    assert [clients.takes_plain_requests(bot) for bot in (RandomBot, Reads, ReadsPlain,
+                                                           Inherits, Bot)] == [
+        True, False, True, True, False]
