@@ -8,19 +8,14 @@ installs. Without node or go the test fails, saying what is missing.
 
 from __future__ import annotations
 
-import json
 import shutil
 from pathlib import Path
 
 import pytest
 from conftest import assert_no_process_left, check_bot, run_tournament, write_config
 from test_cpp_bot import make_once
-from test_jsonwire import direct, random_views
 
-from bots.stdio import random_bot
-from bots.stdio.random_bot import answer, reply_line
 from referee.games import GAMES
-from referee.stdio import request_line
 
 ROOT = Path(__file__).resolve().parent.parent
 STDIO = ROOT / "bots" / "stdio"
@@ -78,34 +73,3 @@ bots:
     assert {identity[0] for identity in store.identities("three").values()} == {
         "stdio-random", "stdio-random-js", "stdio-random-go"}
     assert_no_process_left(started)
-
-
-def whole_reply(line: bytes) -> bytes:
-    """The Python bot's reply with the line parsed whole, as any request may be."""
-    message = json.loads(line)
-    return (json.dumps({**answer(message), "request_id": message["request_id"]}) + "\n").encode()
-
-
-def test_the_python_bot_replies_to_a_decision_from_its_head_as_from_the_whole_line(monkeypatch):
-    lines = [request_line(request_id, "decide", direct(view))
-             for request_id, view in enumerate(random_views(range(1)), start=1)]
-    expected = [whole_reply(line) for line in lines]
-    monkeypatch.setattr(random_bot, "json", None)   # no line parsed whole
-    assert [reply_line(line) for line in lines] == expected
-    assert len(lines) > 1000
-
-
-@pytest.mark.parametrize("line", [
-    # Not the referee's usual head (spaces, fields in another order), or no legal actions.
-    b'{"request_id": "7", "decide": {"game_id": "g", "decision_id": "3", '
-    b'"legal_actions": [{}, {}, {}]}}\n',
-    b'{"request_id":"7","decide":{"decision_id":"3","game_id":"g","legal_actions":[{},{}]}}\n',
-    b'{"request_id":"7","decide":{"game_id":"g","decision_id":"3","kind":"x"}}\n',
-    b'{"request_id":"8","start_game":{"game_id":"g"}}\n',
-])
-def test_the_python_bot_parses_any_other_line_whole(line):
-    if b'"kind"' in line:   # a decision with no legal actions: an error, as it always was
-        with pytest.raises(KeyError):
-            reply_line(line)
-    else:
-        assert reply_line(line) == whole_reply(line)
