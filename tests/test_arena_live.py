@@ -4,6 +4,8 @@ real gate (check-bot in the sandbox), and a real browser signing in and uploadin
 
 from __future__ import annotations
 
+import dataclasses
+
 import os
 import signal
 import subprocess
@@ -252,6 +254,14 @@ def test_in_a_browser_the_board_shows_a_finished_game_without_a_reload(in_proces
     arena.events.publish("board")
     page.wait_for_selector("#board a[href^='/games/']")
     assert page.evaluate("window.notReloaded") is True
+    # A replay of every card, under the service's policy: the browser replays its record.
+    arena.config = dataclasses.replace(arena.config, replays="full")
+    game = arena.games.latest(1)[0]
+    page.goto(f"{url}games/{game.id}")
+    page.wait_for_function("window.replayLoaded && document.documentElement"
+                           ".dataset.ready === '1'")
+    assert page.evaluate("window.replay.steps") == len(game.actions) + 1
+    assert page.eval_on_selector_all("#view option", "(os) => os.length") == len(game.seats) + 1
 
 
 @pytest.mark.slow
