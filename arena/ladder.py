@@ -375,10 +375,6 @@ class Ladder:
         return self._agreements().flagged(self.settings.similar_share,
                                           self.settings.similar_points)
 
-    def similar_pairs(self) -> list[PairAgreement]:
-        """Every pair that met at identical decision points, most alike first."""
-        return self._agreements().flagged(0.0, 1)
-
     def _agreements(self) -> Agreements:
         """The agreements over the played matches but the validations (copies)."""
         agreements = self.agreements
