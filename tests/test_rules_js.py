@@ -134,15 +134,16 @@ def setups(game_name: str) -> Iterator[tuple[str, int]]:
             yield variant, players
 
 
-#: Random games of each variant and table size: two keep the suite quick;
-#: ``CIRCUS_RULES_SEEDS=500`` compares thousands, as a port's change should be.
-SEEDS = int(os.environ.get("CIRCUS_RULES_SEEDS", "2"))
+#: Random games of each variant and table size: one keeps the suite quick (its seed over
+#: 2**63: Python seeds from every 32-bit word); ``CIRCUS_RULES_SEEDS=500`` compares
+#: thousands, as a port's change should be.
+SEEDS = int(os.environ.get("CIRCUS_RULES_SEEDS", "1"))
 
 
 @pytest.mark.parametrize("game", sorted(GAMES))
 def test_the_browsers_rules_replay_every_game_as_the_engine_does(game):
     """Random games of every variant and table size, step by step."""
-    seeds = [1, 2 ** 63 + 5, 2 ** 40 + 7, *range(100, 100 + SEEDS - 3)][:SEEDS]
+    seeds = [2 ** 63 + 5, 1, 2 ** 40 + 7, *range(100, 100 + SEEDS - 3)][:SEEDS]
     records = [random_record(game, variant, players, seed)
                for variant, players in setups(game) for seed in seeds]
     for record, made in zip(records, node_replays(records, whole=False)):
