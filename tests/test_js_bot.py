@@ -1,9 +1,9 @@
 """The Node.js example bot (bots/js) in real tournaments with Python bots.
 
 Every registered game and variant gets a small tournament in which the JS bot,
-started through ``command:`` like any other bot, meets Python bots that are
-also separate gRPC processes. ``scripts/test`` installs the bot's packages
-(``npm ci`` in bots/js) before the suite runs.
+started through ``command:`` like any other bot, meets two Python bots (in the
+referee's process: the JS bot's process is the subject). ``scripts/test`` installs
+the bot's packages (``npm ci`` in bots/js) before the suite runs.
 """
 
 from __future__ import annotations
@@ -20,7 +20,8 @@ ROOT = Path(__file__).resolve().parent.parent
 JS_BOT = ROOT / "bots" / "js" / "bot.js"
 JS_COMMAND = f"node {JS_BOT} --address {{address}}"
 # A Python bot made for the game, where the project has one; random otherwise.
-SPECIALISTS = {"flea-circus": "bots.flea_greedy", "flohcati": "bots.flohcati_heuristic"}
+SPECIALISTS = {"flea-circus": "bots.flea_greedy:FleaGreedyBot",
+               "flohcati": "bots.flohcati_heuristic:FlohcatiHeuristicBot"}
 
 GAME_VARIANTS = [(game.name, variant) for game in GAMES.values() for variant in game.variants]
 
@@ -47,9 +48,9 @@ def test_js_bot_passes_check_bot_in_every_game():
 @pytest.mark.parametrize("game,variant", GAME_VARIANTS, ids=[f"{g}-{v}" for g, v in GAME_VARIANTS])
 def test_js_bot_plays_with_python_bots(game, variant, tmp_path, bot_processes):
     require_node_bot()
-    specialist = SPECIALISTS.get(game, "bots.random_bot")
-    # Fresh bots each seat rotation in Flea Circus's tournament; one process of
-    # each bot in the others' (a Node.js start is the dearest of the test's processes).
+    specialist = SPECIALISTS.get(game, "bots.random_bot:RandomBot")
+    # Fresh JS bots each seat rotation in Flea Circus's tournament; one process in the
+    # others' (a Node.js start is the dearest of the test's processes).
     renew = game == "flea-circus"
     config = write_config(tmp_path, f"""
         name: js-{game}-{variant}
@@ -67,9 +68,9 @@ def test_js_bot_plays_with_python_bots(game, variant, tmp_path, bot_processes):
           - name: js
             command: {JS_COMMAND}
           - name: python-random
-            command: python -m bots.random_bot --address {{address}}
+            python: bots.random_bot:RandomBot
           - name: python-other
-            command: python -m {specialist} --address {{address}}
+            python: {specialist}
         """)
     summary, store, output = run_tournament(config, tmp_path)
     name = f"js-{game}-{variant}"
