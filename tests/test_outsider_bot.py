@@ -102,7 +102,7 @@ seed: 1
 bots:
   - {{name: mine, command: "{tree / 'bin' / 'perl'} random.pl", dir: perlbot,
       transport: stdio{grant}}}
-  - {{name: system, command: "perl {BOT}", transport: stdio}}
+  - {{name: random, python: "bots.random_bot:RandomBot"}}   # an opponent, in process
 """)
         summary, _, _ = run_tournament(path, tmp_path, db=db)
         assert summary.played == 2
