@@ -55,6 +55,7 @@ players: 2
 seed: 7
 concurrency: 2
 renew_bots: {renew}
+sandbox: false   # the cluster is the subject: a sandboxed start costs more CPU, on every worker
 secret_deals: false   # the same deals in every store: runs are comparable
 # ... game by game, so no timeout may change one: a clock no busy machine spends, and a
 # start-up (on every worker at once) no busy machine overruns.
