@@ -119,13 +119,21 @@ def interrupt_midway(folder: Path, db: str, signum: int) -> subprocess.Popen:
     return run
 
 
+#: The same tournament with its bots' classes in process: the same games (each decision is
+#: seeded by its game's and its own ids), without bot processes.
+IN_PROCESS_GRPC = (GRPC
+                   .replace('command: "python -m bots.flea_greedy --address {address}"',
+                            'python: "bots.flea_greedy:FleaGreedyBot"')
+                   .replace('command: "python -m bots.random_bot --address {address}"',
+                            'python: "bots.random_bot:RandomBot"'))
+
+
 @pytest.fixture(scope="module")
 def uninterrupted(tmp_path_factory):
-    """The games and board of the GRPC tournament run without a break."""
+    """The games and board of the GRPC tournament run without a break (its bots in process:
+    the interrupted run is the subject)."""
     folder = tmp_path_factory.mktemp("uninterrupted")
-    write_config(folder, GRPC)
-    full = cli_run(folder, "full.sqlite")
-    assert full.wait(timeout=120) == 0, full.stderr.read()
+    run_tournament(write_config(folder, IN_PROCESS_GRPC), folder, "full.sqlite")
     return games_and_board(folder, "full.sqlite")
 
 
