@@ -20,7 +20,7 @@ import pytest
 from conftest import run_tournament, write_config
 from invariants import assert_consistent
 from test_operations import (assert_bots_gone, assert_marked_gone, cli_run, games_and_board,
-                             stored_count)
+                             resume, stored_count)
 
 from referee.process import ORPHAN_GUARD, dies_with_referee
 from tournaments.config import load_config
@@ -159,8 +159,8 @@ def test_kill_9_at_random_moments_then_resume_gives_the_uninterrupted_result(tmp
         assert stored[-1] >= target
         assert_no_bot_left(tmp_path, transport, mark)
     assert stored[-1] < GAMES  # the kills came before the end
-    resumed = cli_run(tmp_path, "chaos.sqlite")
-    assert resumed.wait(timeout=120) == 0, resumed.stderr.read()
+    resumed = resume(tmp_path, "chaos.sqlite")
+    assert resumed.exit_code == 0, resumed.output
     assert_no_bot_left(tmp_path, transport, mark)
     games, board = games_and_board(tmp_path, "chaos.sqlite")
     assert [g["game_index"] for g in games] == list(range(GAMES))
