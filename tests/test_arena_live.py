@@ -152,14 +152,14 @@ def test_a_submission_survives_a_kill_and_is_gated_after_the_restart(server, are
     assert any(line.startswith("PASS") for line in gated.lines)
 
 
-@pytest.mark.slow
-def test_submit_says_why_an_upload_was_refused_in_one_line(server, arena_folder):
-    server.start()
-    refused = CliRunner().invoke(main, ["submit", server.url, str(arena_folder / "mybot"),
+def test_submit_says_why_an_upload_was_refused_in_one_line(in_process, arena_folder):
+    """The client's messages: the service in the test's process will do."""
+    _, url = in_process
+    refused = CliRunner().invoke(main, ["submit", url, str(arena_folder / "mybot"),
                                         "--token", "nobody_nothing"])
     assert refused.exit_code == 2 and refused.output.strip() == "error: not stored: unknown token"
     (arena_folder / "mybot" / "entrant.yaml").unlink()
-    missing = CliRunner().invoke(main, ["submit", server.url, str(arena_folder / "mybot"),
+    missing = CliRunner().invoke(main, ["submit", url, str(arena_folder / "mybot"),
                                         "--token", "x"])
     assert missing.exit_code == 2 and "no entrant.yaml" in missing.output
 
