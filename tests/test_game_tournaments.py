@@ -23,12 +23,10 @@ def test_heuristic_ranks_above_random_over_grpc(tmp_path, game, variant, players
                                                 rounds):
     randoms = "".join(f"  - {{name: random-{n}, command: \"python -m bots.random_bot --address {{address}}\"}}\n"
                       for n in range(1, players))
-    # One process of each bot for the tournament, unsandboxed: the games, not fresh processes
-    # each seat rotation nor the sandbox, are the subject (the same games either way; 4
-    # starts, not 16, at 4 players).
+    # One process of each bot for the tournament: the games, not fresh processes each seat
+    # rotation, are the subject (the same games either way; 4 starts, not 16, at 4 players).
     text = (f"name: t\ngame: {game}\nvariant: {variant}\nplayers: {players}\nrounds: {rounds}\n"
-            f"seed: 11\nsecret_deals: false\nconcurrency: 2\nrenew_bots: false\n"
-            f"sandbox: false\nbots:\n"
+            f"seed: 11\nsecret_deals: false\nconcurrency: 2\nrenew_bots: false\nbots:\n"
             f"  - {{name: heuristic, command: \"python -m {heuristic} --address {{address}}\"}}\n"
             + randoms)
     summary, store, _ = run_tournament(write_config(tmp_path, text), tmp_path)
