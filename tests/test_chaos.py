@@ -40,17 +40,20 @@ secret_deals: false
 # and no busy machine overruns the start-up.
 time: {{move_ms: 60000, bank_ms: 60000, startup_ms: 60000}}
 bots:
-  - {{name: a, dir: bot, {entry}}}
-  - {{name: b, dir: bot, {entry}}}
-  - {{name: c, dir: bot, {entry}}}
+  - {{name: a, {entry}}}
+  - {{name: b, {entry}}}
+  - {{name: c, {entry}}}
 """
 #: Each transport's bot entry. ``CHAOS_RUN`` (in every bot's environment) is how the test
 #: finds the bot processes of a stdio run, which have no port or socket to tell them by.
 ENTRIES = {
-    "grpc": 'command: "sh run.sh hold_bot.py --address {{address}}"',
-    "stdio": 'command: "sh run.sh hold_stdio_bot.py", transport: stdio, '
+    "grpc": 'dir: bot, command: "sh run.sh hold_bot.py --address {{address}}"',
+    "stdio": 'dir: bot, command: "sh run.sh hold_stdio_bot.py", transport: stdio, '
              'env: {{CHAOS_RUN: "{mark}"}}',
 }
+#: The uninterrupted run's entries: the same choices (nothing holds them then), the gRPC
+#: bot's in process.
+UNINTERRUPTED = {"grpc": 'python: "bots.random_bot:RandomBot"', "stdio": ENTRIES["stdio"]}
 GAMES = 18
 
 # A random bot that holds each reply while the file `hold` exists in its `dir:` (which the
@@ -143,11 +146,10 @@ def test_kill_9_at_random_moments_then_resume_gives_the_uninterrupted_result(tmp
     (tmp_path / "bot" / "hold_stdio_bot.py").write_text(HOLDING_STDIO_BOT)
     (tmp_path / "bot" / "run.sh").write_text('python "$@"\n')
     mark = uuid.uuid4().hex  # one of this run alone, unlike tmp_path's name
-    entry = ENTRIES[transport].format(mark=mark)
-    write_config(tmp_path, CHAOS.format(entry=entry))
     # The uninterrupted run in this process: the killed and resumed runs are the subject.
-    run_tournament(tmp_path / "bots.yaml", tmp_path, "full.sqlite")
-    assert_no_bot_left(tmp_path, transport, mark)
+    uninterrupted = CHAOS.format(entry=UNINTERRUPTED[transport].format(mark=mark))
+    run_tournament(write_config(tmp_path, uninterrupted, "full.yaml"), tmp_path, "full.sqlite")
+    write_config(tmp_path, CHAOS.format(entry=ENTRIES[transport].format(mark=mark)))
 
     moments = random.Random(13)
     chaos = tmp_path / "chaos.sqlite"
