@@ -4,6 +4,7 @@ real gate (check-bot in the sandbox), and a real browser signing in and uploadin
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 
 import os
@@ -12,6 +13,7 @@ import subprocess
 import sys
 import threading
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -32,6 +34,7 @@ from conftest import run_tournament, write_config
 
 from arena.app import make_app
 from arena.playing import load_ladder
+from arena.service import Arena
 from arena.store import ArenaStore
 from circus_referee.main import main
 from referee.process import free_port
@@ -152,14 +155,14 @@ def test_a_submission_survives_a_kill_and_is_gated_after_the_restart(server, are
     assert any(line.startswith("PASS") for line in gated.lines)
 
 
-@pytest.mark.slow
-def test_submit_says_why_an_upload_was_refused_in_one_line(server, arena_folder):
-    server.start()
-    refused = CliRunner().invoke(main, ["submit", server.url, str(arena_folder / "mybot"),
+def test_submit_says_why_an_upload_was_refused_in_one_line(in_process, arena_folder):
+    """The client's messages: the service in the test's process will do."""
+    _, url = in_process
+    refused = CliRunner().invoke(main, ["submit", url, str(arena_folder / "mybot"),
                                         "--token", "nobody_nothing"])
     assert refused.exit_code == 2 and refused.output.strip() == "error: not stored: unknown token"
     (arena_folder / "mybot" / "entrant.yaml").unlink()
-    missing = CliRunner().invoke(main, ["submit", server.url, str(arena_folder / "mybot"),
+    missing = CliRunner().invoke(main, ["submit", url, str(arena_folder / "mybot"),
                                         "--token", "x"])
     assert missing.exit_code == 2 and "no entrant.yaml" in missing.output
 
@@ -167,34 +170,34 @@ def test_submit_says_why_an_upload_was_refused_in_one_line(server, arena_folder)
 @pytest.mark.slow
 @pytest.mark.skipif(not CHROMIUM.exists(), reason="no Chromium at /usr/bin/chromium "
                     "(Debian's chromium package; scripts/install-system-packages installs it)")
-def test_in_a_browser_an_entrant_uploads_and_sees_its_gate_and_no_other_does(server,
-                                                                            arena_folder,
+def test_in_a_browser_an_entrant_uploads_and_sees_its_gate_and_no_other_does(arena_folder,
                                                                             new_page):
+    """The real gate, the service in the test's process (the kill test starts its own)."""
     token, gil = add_entrant(arena_folder, "fran"), add_entrant(arena_folder, "gil")
     archive = arena_folder / "bot.tar.gz"
     archive.write_bytes(tar_of(bot_files()))
-    server.start()
-    page = new_page()
-    page.goto(server.url + "signin")
-    page.fill("input[name=token]", token)
-    page.click("button[type=submit]")
-    page.wait_for_url("**/me")
-    page.set_input_files("input[name=archive]", str(archive))
-    page.click("form[action='/me/upload'] button")
-    page.wait_for_selector("#message")
-    assert "stored as fran.v1" in page.inner_text("#message")
-    # The gate ends while the page is open: the row turns without a reload.
-    page.wait_for_selector("#versions tr.passed", timeout=240_000)
-    page.click("#versions a:has-text('fran.v1')")
-    assert "PASS" in page.inner_text("pre.lines")
-    # Another entrant, in a browser context of their own, finds no such page.
-    other = new_page()
-    other.goto(server.url + "signin")
-    other.fill("input[name=token]", gil)
-    other.click("button[type=submit]")
-    other.wait_for_url("**/me")
-    answer = other.goto(server.url + "me/versions/fran.v1")
-    assert answer.status == 404 and "PASS" not in other.content()
+    with serving(Arena(make_config(arena_folder))) as url:
+        page = new_page()
+        page.goto(url + "signin")
+        page.fill("input[name=token]", token)
+        page.click("button[type=submit]")
+        page.wait_for_url("**/me")
+        page.set_input_files("input[name=archive]", str(archive))
+        page.click("form[action='/me/upload'] button")
+        page.wait_for_selector("#message")
+        assert "stored as fran.v1" in page.inner_text("#message")
+        # The gate ends while the page is open: the row turns without a reload.
+        page.wait_for_selector("#versions tr.passed", timeout=240_000)
+        page.click("#versions a:has-text('fran.v1')")
+        assert "PASS" in page.inner_text("pre.lines")
+        # Another entrant, in a browser context of their own, finds no such page.
+        other = new_page()
+        other.goto(url + "signin")
+        other.fill("input[name=token]", gil)
+        other.click("button[type=submit]")
+        other.wait_for_url("**/me")
+        answer = other.goto(url + "me/versions/fran.v1")
+        assert answer.status == 404 and "PASS" not in other.content()
 
 
 @pytest.fixture(scope="module")
@@ -224,19 +227,26 @@ def new_page(chromium):
         context.close()
 
 
-@pytest.fixture
-def in_process(tmp_path):
-    """An arena with the stand-in ladder, served by uvicorn in a thread of the test's."""
-    arena = make_arena(tmp_path)
+@contextlib.contextmanager
+def serving(arena: Arena) -> Iterator[str]:
+    """``arena`` served by uvicorn in a thread of the test's, at the URL yielded."""
     server = uvicorn.Server(uvicorn.Config(make_app(arena), host="127.0.0.1",
                                            port=free_port(), log_level="warning",
                                            timeout_graceful_shutdown=1))
     thread = threading.Thread(target=server.run)
     thread.start()
     wait_for(lambda: server.started)
-    yield arena, f"http://127.0.0.1:{server.config.port}/"
+    yield f"http://127.0.0.1:{server.config.port}/"
     server.should_exit = True
     thread.join()
+
+
+@pytest.fixture
+def in_process(tmp_path):
+    """An arena with the stand-in ladder, served in the test's process."""
+    arena = make_arena(tmp_path)
+    with serving(arena) as url:
+        yield arena, url
 
 
 @pytest.mark.slow

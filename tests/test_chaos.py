@@ -17,10 +17,10 @@ import uuid
 from pathlib import Path
 
 import pytest
-from conftest import write_config
+from conftest import run_tournament, write_config
 from invariants import assert_consistent
 from test_operations import (assert_bots_gone, assert_marked_gone, cli_run, games_and_board,
-                             stored_count)
+                             resume, stored_count)
 
 from referee.process import ORPHAN_GUARD, dies_with_referee
 from tournaments.config import load_config
@@ -40,17 +40,20 @@ secret_deals: false
 # and no busy machine overruns the start-up.
 time: {{move_ms: 60000, bank_ms: 60000, startup_ms: 60000}}
 bots:
-  - {{name: a, dir: bot, {entry}}}
-  - {{name: b, dir: bot, {entry}}}
-  - {{name: c, dir: bot, {entry}}}
+  - {{name: a, {entry}}}
+  - {{name: b, {entry}}}
+  - {{name: c, {entry}}}
 """
 #: Each transport's bot entry. ``CHAOS_RUN`` (in every bot's environment) is how the test
 #: finds the bot processes of a stdio run, which have no port or socket to tell them by.
 ENTRIES = {
-    "grpc": 'command: "sh run.sh hold_bot.py --address {{address}}"',
-    "stdio": 'command: "sh run.sh hold_stdio_bot.py", transport: stdio, '
+    "grpc": 'dir: bot, command: "sh run.sh hold_bot.py --address {{address}}"',
+    "stdio": 'dir: bot, command: "sh run.sh hold_stdio_bot.py", transport: stdio, '
              'env: {{CHAOS_RUN: "{mark}"}}',
 }
+#: The uninterrupted run's entries: the same choices (nothing holds them then), the gRPC
+#: bot's in process.
+UNINTERRUPTED = {"grpc": 'python: "bots.random_bot:RandomBot"', "stdio": ENTRIES["stdio"]}
 GAMES = 18
 
 # A random bot that holds each reply while the file `hold` exists in its `dir:` (which the
@@ -143,11 +146,10 @@ def test_kill_9_at_random_moments_then_resume_gives_the_uninterrupted_result(tmp
     (tmp_path / "bot" / "hold_stdio_bot.py").write_text(HOLDING_STDIO_BOT)
     (tmp_path / "bot" / "run.sh").write_text('python "$@"\n')
     mark = uuid.uuid4().hex  # one of this run alone, unlike tmp_path's name
-    entry = ENTRIES[transport].format(mark=mark)
-    write_config(tmp_path, CHAOS.format(entry=entry))
-    full = cli_run(tmp_path, "full.sqlite")
-    assert full.wait(timeout=120) == 0, full.stderr.read()
-    assert_no_bot_left(tmp_path, transport, mark)
+    # The uninterrupted run in this process: the killed and resumed runs are the subject.
+    uninterrupted = CHAOS.format(entry=UNINTERRUPTED[transport].format(mark=mark))
+    run_tournament(write_config(tmp_path, uninterrupted, "full.yaml"), tmp_path, "full.sqlite")
+    write_config(tmp_path, CHAOS.format(entry=ENTRIES[transport].format(mark=mark)))
 
     moments = random.Random(13)
     chaos = tmp_path / "chaos.sqlite"
@@ -159,8 +161,8 @@ def test_kill_9_at_random_moments_then_resume_gives_the_uninterrupted_result(tmp
         assert stored[-1] >= target
         assert_no_bot_left(tmp_path, transport, mark)
     assert stored[-1] < GAMES  # the kills came before the end
-    resumed = cli_run(tmp_path, "chaos.sqlite")
-    assert resumed.wait(timeout=120) == 0, resumed.stderr.read()
+    resumed = resume(tmp_path, "chaos.sqlite")
+    assert resumed.exit_code == 0, resumed.output
     assert_no_bot_left(tmp_path, transport, mark)
     games, board = games_and_board(tmp_path, "chaos.sqlite")
     assert [g["game_index"] for g in games] == list(range(GAMES))

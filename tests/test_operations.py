@@ -14,7 +14,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
+from click.testing import CliRunner, Result
 from conftest import run_tournament, still_running, stored_count, write_config
 from invariants import assert_consistent
 
@@ -90,6 +90,14 @@ def cli_run(folder: Path, db: str, *extra: str, **popen) -> subprocess.Popen:
                             stderr=subprocess.PIPE, text=True, **popen)
 
 
+def resume(folder: Path, db: str) -> Result:
+    """``cli_run``'s command run again in this process: a resume is the subject, not the
+    referee's interpreter starting (half a second of CPU)."""
+    return CliRunner().invoke(main, ["tournament", str(folder / "bots.yaml"), "--db",
+                                     str(folder / db), "--logs", str(folder / "logs"),
+                                     "--quiet"])
+
+
 def games_and_board(folder: Path, db: str):
     runner = CliRunner()
     exported = runner.invoke(main, ["export", "--db", str(folder / db), "--format", "jsonl"])
@@ -119,13 +127,21 @@ def interrupt_midway(folder: Path, db: str, signum: int) -> subprocess.Popen:
     return run
 
 
+#: The same tournament with its bots' classes in process: the same games (each decision is
+#: seeded by its game's and its own ids), without bot processes.
+IN_PROCESS_GRPC = (GRPC
+                   .replace('command: "python -m bots.flea_greedy --address {address}"',
+                            'python: "bots.flea_greedy:FleaGreedyBot"')
+                   .replace('command: "python -m bots.random_bot --address {address}"',
+                            'python: "bots.random_bot:RandomBot"'))
+
+
 @pytest.fixture(scope="module")
 def uninterrupted(tmp_path_factory):
-    """The games and board of the GRPC tournament run without a break."""
+    """The games and board of the GRPC tournament run without a break (its bots in process:
+    the interrupted run is the subject)."""
     folder = tmp_path_factory.mktemp("uninterrupted")
-    write_config(folder, GRPC)
-    full = cli_run(folder, "full.sqlite")
-    assert full.wait(timeout=120) == 0, full.stderr.read()
+    run_tournament(write_config(folder, IN_PROCESS_GRPC), folder, "full.sqlite")
     return games_and_board(folder, "full.sqlite")
 
 
@@ -144,9 +160,9 @@ def test_resume_after_interruption_gives_the_uninterrupted_result(tmp_path, sign
     assert KILLED_AT <= partial < GAMES
     assert_bots_gone(tmp_path / "logs")  # none outlives the referee, even after SIGKILL
 
-    resumed = cli_run(tmp_path, "resumed.sqlite")
-    assert resumed.wait(timeout=120) == 0, resumed.stderr.read()
-    assert f"{GAMES - partial} games played ({partial} already stored)" in resumed.stderr.read()
+    resumed = resume(tmp_path, "resumed.sqlite")
+    assert resumed.exit_code == 0, resumed.output
+    assert f"{GAMES - partial} games played ({partial} already stored)" in resumed.stderr
     games, board = games_and_board(tmp_path, "resumed.sqlite")
     assert [g["game_index"] for g in games] == list(range(GAMES))
     assert (games, board) == uninterrupted

@@ -211,6 +211,7 @@ def test_without_cgroups_a_bot_s_task_limit_counts_its_own_tasks(tmp_path, monke
         config = write_config(tmp_path, """
             game: flea-circus
             rounds: 1
+            renew_bots: false   # each bot's start is the subject, once is enough
             limits: {processes: 64}
             bots:
               - {name: a, command: "python -m bots.random_bot --address {address}"}
