@@ -68,6 +68,9 @@ def plan(args: argparse.Namespace) -> dict[str, dict]:
     if args.quick:
         repeats = args.repeats or 1
         return {
+            # Unsandboxed bots where no figure is the sandbox's: a sandboxed start costs
+            # more CPU, and the smoke run proves each section runs, not its figures.
+            "farm": {"sandbox": False},
             "engines": {"seconds": 0.05 * s, "repeats": repeats},
             "wire": {"seconds": 0.1 * s, "repeats": repeats},
             # Each ceiling is checked against its echo's measured ratio: windows of 0.02 s
@@ -75,12 +78,13 @@ def plan(args: argparse.Namespace) -> dict[str, dict]:
             "stream": {"seconds": max(0.1, 0.1 * s), "repeats": repeats},
             "transport": {"seconds": 0.1 * s, "repeats": repeats},
             "stdio": {"seconds": 0.1 * s, "repeats": repeats,
-                      "command_games": max(2, round(4 * s))},
+                      "command_games": max(2, round(4 * s)), "sandbox": False},
             "scaling": {"games": max(4, round(4 * s)), "repeats": repeats,
                         "rss_games": max(4, round(4 * s))},
-            # 6 bots, not 8: one round is 60 games, not 280.
+            # 4 bots, not 8: one round is 4 games, not 280 (each run and its profiled
+            # twin are played in whole rounds).
             "tournament": {"games": args.games or max(1, round(60 * s)),
-                           "profile_games": max(1, round(20 * s)), "bots": 6},
+                           "profile_games": max(1, round(20 * s)), "bots": 4},
             "leaderboard": {"sizes": (max(10, round(25 * s)),), "repeats": repeats,
                             "stored_games": max(10, round(500 * s))},
             # The demo's first three bots at two seats: 9 bot starts, not 16.
@@ -89,7 +93,7 @@ def plan(args: argparse.Namespace) -> dict[str, dict]:
             "startup": {"repeats": repeats},
             # Two-player games, one round of both seatings each: an even count.
             "command": {"games": max(2, 2 * round(8 * s)), "repeats": repeats,
-                        "seconds": 0.1 * s},
+                        "seconds": 0.1 * s, "sandbox": False},
             "swiss": {"bots": max(6, round(8 * s)), "rounds": 2,
                       "pairing_seeds": max(1, round(2 * s))},
             "stopping": {"seeds": max(1, round(2 * s)), "rounds": 40},
@@ -105,7 +109,7 @@ def plan(args: argparse.Namespace) -> dict[str, dict]:
             # seconds more (bots that sleep a decision: 5 ms, where one size compares nothing;
             # three bots, one table: each worker and this machine start three, not four).
             "cluster": {"rounds": max(1, round(1 * s)), "workers": (2,), "sleep_ms": 5,
-                        "bots": 3},
+                        "bots": 3, "sandbox": False},
             # Games are played in whole rounds: the large run at least one more.
             "memory": {"small": max(1, round(5 * s)),
                        "large": max(memory.GAMES_PER_ROUND + 1, round(25 * s))},
@@ -117,6 +121,7 @@ def plan(args: argparse.Namespace) -> dict[str, dict]:
         }
     repeats = args.repeats or 3
     return {
+        "farm": {"sandbox": True},
         "engines": {"seconds": 1.0 * s, "repeats": repeats},
         "wire": {"seconds": 2.0 * s, "repeats": repeats},
         "stream": {"seconds": 2.0 * s, "repeats": repeats},
@@ -167,7 +172,8 @@ def run(names: tuple[str, ...] = BENCHMARKS, params: dict[str, dict] | None = No
     params = params or plan(parse_args([]))
     info = info or machine_info()
     sections: list[Section] = []
-    farm = Farm() if {"wire", "stream", "stdio", "scaling", "command"} & set(names) else None
+    needs_farm = {"wire", "stream", "stdio", "scaling", "command"} & set(names)
+    farm = Farm(**params["farm"]) if needs_farm else None
     try:
         for name in BENCHMARKS:
             if name not in names:

@@ -83,25 +83,27 @@ class LocalCluster:
 
 
 def config(name: str, rounds: int, cluster: str | None, sleep_ms: int = SLEEP_MS,
-           bots: int = 4) -> dict:
+           bots: int = 4, sandbox: bool = True) -> dict:
     bot = f"python {SLEEPY} --sleep-ms {sleep_ms} --address {{address}}"
     return {"name": name, "game": "flea-circus", "players": 3, "rounds": rounds, "seed": 17,
             "concurrency": CONCURRENCY, "cluster": cluster,
             # One process per bot and worker: bot start-ups, which cost CPU and not
             # waiting, are benchmark 6's subject (renewal), not this one's.
-            "renew_bots": False,
+            "renew_bots": False, "sandbox": sandbox,
             "bots": [{"name": f"sleepy-{letter}", "command": bot} for letter in "abcd"[:bots]]}
 
 
 def games_per_second(rounds: int, cluster: str | None, workdir: Path,
-                     sleep_ms: int = SLEEP_MS, bots: int = 4) -> tuple[float, float, int]:
+                     sleep_ms: int = SLEEP_MS, bots: int = 4, sandbox: bool = True
+                     ) -> tuple[float, float, int]:
     """Games per second while games play (first game's start to last game's end), the
     same over the whole run (the bots' first start included), and the games played."""
     name = f"cluster-{time.monotonic_ns()}"
     store = Store(workdir / f"{name}.sqlite")
     try:
         started = time.perf_counter()
-        summary = TournamentRunner(parse_config(config(name, rounds, cluster, sleep_ms, bots)),
+        summary = TournamentRunner(parse_config(config(name, rounds, cluster, sleep_ms, bots,
+                                                             sandbox)),
                                    store, workdir / "logs" / name, out=io.StringIO(),
                                    quiet=True).run()
         whole = summary.played / (time.perf_counter() - started)
@@ -114,9 +116,11 @@ def games_per_second(rounds: int, cluster: str | None, workdir: Path,
 
 
 def run(rounds: int = 4, workers: tuple[int, ...] = WORKERS, sleep_ms: int = SLEEP_MS,
-        bots: int = 4, progress: Callable[[str], None] = print) -> Section:
-    """``sleep_ms``: each bot's sleep a decision, ``bots``: how many of them (a smoke run's
-    shorter and fewer: its one cluster size compares nothing)."""
+        bots: int = 4, sandbox: bool = True, progress: Callable[[str], None] = print
+        ) -> Section:
+    """``sleep_ms``: each bot's sleep a decision, ``bots``: how many of them, ``sandbox``:
+    whether they are sandboxed (a smoke run's shorter, fewer and unsandboxed: its one
+    cluster size compares nothing)."""
     started = time.perf_counter()
     section = Section("cluster", "9. A tournament on a Dask cluster of several workers",
                       ["where", "games", "games/s playing", "× the fewest workers",
@@ -124,14 +128,15 @@ def run(rounds: int = 4, workers: tuple[int, ...] = WORKERS, sleep_ms: int = SLE
     workdir = Path(tempfile.mkdtemp(prefix="circus-bench-cluster-"))
     try:
         progress("cluster: this machine, no cluster")
-        local, local_whole, games = games_per_second(rounds, None, workdir, sleep_ms, bots)
+        local, local_whole, games = games_per_second(rounds, None, workdir, sleep_ms, bots,
+                                                     sandbox)
         rates: dict[int, tuple[float, float]] = {}
         for count in workers:
             progress(f"cluster: {count} worker(s)")
             running = LocalCluster(count, CONCURRENCY, workdir)
             try:
                 rate, whole, games = games_per_second(rounds, running.address, workdir,
-                                                      sleep_ms, bots)
+                                                      sleep_ms, bots, sandbox)
                 rates[count] = (rate, whole)
             finally:
                 running.close()
@@ -147,7 +152,7 @@ def run(rounds: int = 4, workers: tuple[int, ...] = WORKERS, sleep_ms: int = SLE
     verdict = ("not measured (one cluster size)" if len(workers) < 2
                else "met" if growing else "NOT met")
     section.notes.append(f"goal: games/s grows with the workers — {verdict}")
-    section.notes.append(f"{bots} sandboxed bots sleeping {sleep_ms} ms per decision, 3 seats, "
+    section.notes.append(f"{bots} {'sandboxed' if sandbox else 'unsandboxed'} bots sleeping {sleep_ms} ms per decision, 3 seats, "
                          f"{CONCURRENCY} games at once per worker (and on this machine), one "
                          "process per bot on every worker (renew_bots: false). \"playing\": "
                          "from the "

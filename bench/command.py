@@ -43,9 +43,9 @@ RANDOM_BOTS = {"grpc": {"command": "python -m bots.random_bot --address {address
                          "transport": "stdio"}}
 
 
-def config(games: int, transport: str = "grpc") -> dict:
+def config(games: int, transport: str = "grpc", sandbox: bool = True) -> dict:
     return {"name": NAME, "game": "flea-circus", "players": 2, "rounds": max(1, games // 2),
-            "seed": 16, "bots": [{"name": f"random-{letter}", **RANDOM_BOTS[transport]}
+            "seed": 16, "sandbox": sandbox, "bots": [{"name": f"random-{letter}", **RANDOM_BOTS[transport]}
                                  for letter in "ab"]}
 
 
@@ -56,12 +56,12 @@ def command() -> list[str]:
         [sys.executable, "-c", "from circus_referee.main import main; main()"]
 
 
-def whole_run(games: int, workdir: Path, transport: str = "grpc"
+def whole_run(games: int, workdir: Path, transport: str = "grpc", sandbox: bool = True
               ) -> tuple[float, int, int, float]:
     """Seconds from start to exit, decisions and games stored, and the runner's own
     seconds (bots up to the last game stored, from the command's summary line)."""
     folder = Path(tempfile.mkdtemp(dir=workdir))
-    (folder / "bots.yaml").write_text(yaml.safe_dump(config(games, transport)))
+    (folder / "bots.yaml").write_text(yaml.safe_dump(config(games, transport, sandbox)))
     db = folder / "circus.sqlite"
     began = time.perf_counter()
     done = subprocess.run([*command(), "tournament", str(folder / "bots.yaml"), "--db", str(db),
@@ -81,7 +81,10 @@ def whole_run(games: int, workdir: Path, transport: str = "grpc"
 
 
 def run(bot_address: str, echo_address: str, games: int = 600, repeats: int = 3,
-        seconds: float = 2.0, progress: Callable[[str], None] = print) -> Section:
+        seconds: float = 2.0, sandbox: bool = True, progress: Callable[[str], None] = print
+        ) -> Section:
+    """``sandbox``: the bots sandboxed, as by default (a smoke run's not: it proves the
+    command runs, and a sandboxed start costs more CPU)."""
     started = time.perf_counter()
     section = Section("command", "8. The whole command: a tournament from start to exit",
                       ["games", "seconds", "decisions", "decisions/s", "echo calls/s",
@@ -97,7 +100,7 @@ def run(bot_address: str, echo_address: str, games: int = 600, repeats: int = 3,
         echo(call, payloads, min(0.2, seconds), 1)   # warm up
         for number in range(repeats):
             progress(f"command: {games}-game tournament, round {number + 1}/{repeats}")
-            runs.append(whole_run(games, workdir))
+            runs.append(whole_run(games, workdir, sandbox=sandbox))
             run_echo = echo(call, payloads, seconds, 1)
             echoes.append(run_echo.calls / run_echo.seconds)
     finally:
@@ -114,8 +117,8 @@ def run(bot_address: str, echo_address: str, games: int = 600, repeats: int = 3,
     section.figures.update(games=played, seconds=wall, decisions=decisions,
                            decisions_per_s=rates[middle], echo_calls_per_s=echoes[middle],
                            ratio=ratio, tournament_s=inner, outside_s=wall - inner)
-    section.notes.append("two random bot processes, sandboxed, started afresh for the second "
-                         "seat rotation; `circus-referee tournament --quiet` in a child "
+    section.notes.append(f"two random bot processes, {'sandboxed' if sandbox else 'unsandboxed'}"
+                         ", started afresh for the second seat rotation; `circus-referee tournament --quiet` in a child "
                          "process, timed from its start to its exit (the closing leaderboard "
                          "included); the echo: concurrency 1, the same two-player requests")
     section.notes.append("tournament part: the runner's own time from the command's summary "

@@ -18,15 +18,20 @@ from typing import Any
 import grpc
 
 from referee.process import BotProcess, dies_with_referee, free_port, spawn
+from referee.sandbox import Isolation
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 class Farm:
-    """``bots`` random bot processes and one echo server, until :meth:`close`."""
+    """``bots`` random bot processes and one echo server, until :meth:`close`.
+
+    ``sandbox``: the bots sandboxed, as the referee starts ``command:`` bots by default (a
+    smoke run's without: no benchmark of the farm measures the sandbox, and each start
+    costs more CPU in one)."""
 
     def __init__(self, bots: int = 4, reply_bytes: int = 4, workdir: Path | None = None,
-                 startup_s: float = 30.0) -> None:
+                 startup_s: float = 30.0, sandbox: bool = True) -> None:
         self.own_workdir = workdir is None
         self.workdir = Path(workdir or tempfile.mkdtemp(prefix="circus-bench-"))
         self.processes: list[BotProcess] = []
@@ -37,7 +42,8 @@ class Farm:
             for number in range(bots):
                 process = BotProcess(f"random{number}",
                                      "python -m bots.random_bot --address {address}",
-                                     self.workdir / "logs" / f"random{number}.log")
+                                     self.workdir / "logs" / f"random{number}.log",
+                                     isolation=Isolation(sandbox=sandbox))
                 self.addresses.append(process.start())
                 self.processes.append(process)
             self.echo_address = f"127.0.0.1:{free_port()}"

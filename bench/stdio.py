@@ -85,8 +85,8 @@ def pingpong(lines: list[bytes], seconds: float, concurrency: int) -> Run:
     return Run(sum(counts), sum(counts), 0, elapsed)
 
 
-def stdio_bots(processes: int, log_dir: Path) -> Participant:
-    spec = BotSpec(name="stdio-random", transport="stdio",
+def stdio_bots(processes: int, log_dir: Path, sandbox: bool = True) -> Participant:
+    spec = BotSpec(name="stdio-random", transport="stdio", sandbox=sandbox,
                    command=f"python {ROOT / 'bots' / 'stdio' / 'random_bot.py'}")
     participant = Participant(spec, log_dir, LimitsConfig(), 30_000, processes=processes)
     participant.start(None)
@@ -94,8 +94,10 @@ def stdio_bots(processes: int, log_dir: Path) -> Participant:
 
 
 def run(bot_address: str, echo_address: str, concurrencies: tuple[int, ...] = (1, 4),
-        seconds: float = 2.0, repeats: int = 3, command_games: int = 600,
+        seconds: float = 2.0, repeats: int = 3, command_games: int = 600, sandbox: bool = True,
         progress: Callable[[str], None] | None = None) -> Section:
+    """``sandbox``: the bots sandboxed, as by default (a smoke run's not: it proves the
+    section runs, and a sandboxed start costs more CPU)."""
     started = time.perf_counter()
     section = Section(
         "stdio", "2c. The stdio transport: the referee vs. a bare unary echo and a pipe "
@@ -113,7 +115,7 @@ def run(bot_address: str, echo_address: str, concurrencies: tuple[int, ...] = (1
                  for number, payload in enumerate(payloads, 1)]
         mean_bytes = sum(map(len, lines)) / len(lines)
         for concurrency in concurrencies:
-            bots = stdio_bots(2 * concurrency, workdir / f"c{concurrency}")
+            bots = stdio_bots(2 * concurrency, workdir / f"c{concurrency}", sandbox)
             try:
                 play_games(bots.client, "flea-circus", 2, min(0.2, seconds), concurrency)
                 rows: list[tuple[Run, Run, Run]] = []
@@ -146,7 +148,7 @@ def run(bot_address: str, echo_address: str, concurrencies: tuple[int, ...] = (1
         if command_games:
             if progress:
                 progress(f"stdio: the whole command, {command_games} games, stdio and gRPC")
-            commands = {transport: whole_run(command_games, workdir, transport)
+            commands = {transport: whole_run(command_games, workdir, transport, sandbox)
                         for transport in ("stdio", "grpc")}
             rate = {transport: decisions / wall
                     for transport, (wall, decisions, _, _) in commands.items()}
@@ -164,9 +166,9 @@ def run(bot_address: str, echo_address: str, concurrencies: tuple[int, ...] = (1
         channel.close()
         shutil.rmtree(workdir, ignore_errors=True)
     section.notes.append(
-        "two-player Amazing Flea Circus; the stdio bots: bots/stdio/random_bot.py, sandboxed, "
-        "two processes per game at once; the echo: the gRPC unary echo of the same games' "
-        "requests; the ping-pong: those requests as stdio lines to a Python process that parses "
+        "two-player Amazing Flea Circus; the stdio bots: bots/stdio/random_bot.py, "
+        f"{'sandboxed' if sandbox else 'unsandboxed'}, two processes per game at once; the "
+        "echo: the gRPC unary echo of the same games' requests; the ping-pong: those requests as stdio lines to a Python process that parses "
         f"each and answers a Decision line; median of {repeats} interleaved round(s) of "
         f"~{seconds:g} s")
     section.notes.append(f"goals: decisions/s ≥ {GOAL_ECHO}× the echo and ≥ {GOAL_PINGPONG}× "
