@@ -164,12 +164,14 @@ def _columns(game: str, frame: Frame, shown: list[int]) -> list[Any]:
     return [*apart([frame.observations[seat] for seat in shown]), decision]
 
 
-def _perspectives(replay: Replay | Replaying, shown: list[int]) -> list[dict[str, Any]]:
-    """The page's views, as its menu names them, and the seat each is of (None: what
-    every seat saw)."""
-    own = [{"label": f"as seat {seat} saw it ({replay.seats[seat]})", "seat": seat}
-           for seat in shown]
-    return own or [{"label": "public: what every seat saw", "seat": None}]
+def _seat_views(names: Sequence[str], shown: Sequence[int]) -> list[dict[str, Any]]:
+    """The menu's view of each of the ``shown`` seats, named by its bot."""
+    return [{"label": f"as seat {seat} saw it ({names[seat]})", "seat": seat} for seat in shown]
+
+
+def _title(record: GameRecord, title: str) -> str:
+    """``title``, or the game's name and variant."""
+    return title or f"{get_game(record.game).title} ({record.variant})"
 
 
 def record_data(record: GameRecord, seats: Sequence[str], title: str = "",
@@ -183,13 +185,12 @@ def record_data(record: GameRecord, seats: Sequence[str], title: str = "",
     changes them), else the browser ranks by score."""
     game = get_game(record.game)
     ms_by_decision = {int(decision): float(ms) for _seat, decision, ms in times}
-    meta = {"title": title or f"{game.title} ({record.variant})", "game": record.game,
+    meta = {"title": _title(record, title), "game": record.game,
             "gameTitle": game.title, "variant": record.variant, "seats": list(seats),
             "ranks": None if ranks is None else list(ranks),
             "endWords": {reason: end_words(reason) for reason in game.end_reasons},
             "views": [{"label": "omniscient: every card", "seat": None},
-                      *({"label": f"as seat {seat} saw it ({name})", "seat": seat}
-                        for seat, name in enumerate(seats))],
+                      *_seat_views(seats, range(record.players))],
             "shown": list(range(record.players)), "omniscient": True, "public": False,
             "seed": str(record.seed)}  # 64-bit: a JS number would round it
     # The viewer shows at most two decimals of a time.
@@ -224,11 +225,12 @@ def page_data(replay: Replay | Replaying, seats: Sequence[int], title: str = "")
                for event in replay.events]
     seen_before = list(accumulate(visible, initial=0))
     game = get_game(record.game)
-    meta = {"title": title or f"{game.title} ({record.variant})", "game": record.game,
+    meta = {"title": _title(record, title), "game": record.game,
             "gameTitle": game.title, "variant": record.variant,
             "seats": replay.seats, "scores": replay.scores, "ranks": replay.ranks,
             "endReason": replay.end_reason, "endWords": end_words(replay.end_reason),
-            "views": _perspectives(replay, shown),
+            "views": _seat_views(replay.seats, shown)
+                     or [{"label": "public: what every seat saw", "seat": None}],
             "shown": shown, "omniscient": False, "public": not shown}
     events = [[event.text,
                None if event.visible_to is None else sorted(event.visible_to.intersection(shown))]
