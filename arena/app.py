@@ -58,6 +58,7 @@ from arena.store import Entrant, Invite
 from arena.unrated import UnratedLimit, UnratedRefused
 from arena.uploads import LimitReached, UploadRefused
 from arena.webhooks import WebhookRefused, target
+from pages.report import SCRIPT_SOURCES
 from tournaments.config import ConfigError
 
 #: What every response says to the browser: no framing (clickjacking), no guessing of types,
@@ -69,6 +70,8 @@ PAGE_POLICY = "default-src 'self'; frame-ancestors 'none'; form-action 'self'"
 #: A replay page's: the same, but for the viewer's inline styles; no inline script runs,
 #: whatever a game's text holds.
 REPLAY_POLICY = PAGE_POLICY + "; style-src 'self' 'unsafe-inline'"
+#: The finals' report's: a replay page's, and the report's own inline scripts by their hashes.
+REPORT_POLICY = REPLAY_POLICY + "; script-src 'self' " + " ".join(SCRIPT_SOURCES)
 #: What the entrant's page says once, after an upload; cut to its first characters, so
 #: that, percent-encoded, it fits in a cookie (a browser drops one over 4096 bytes).
 MESSAGE_COOKIE = "arena_message"
@@ -542,11 +545,20 @@ def make_app(arena: Arena) -> Starlette:
         Route("/organiser/invites", organiser_only(add_invite), methods=["POST"]),
         Mount("/static", StaticFiles(packages=[("pages", "static")]), name="static"),
         # The finals' public report, once published (docs/arena.md, "Deadline and finals").
-        Mount("/report", StaticFiles(directory=arena.config.report_dir, html=True),
+        Mount("/report", ReportFiles(directory=arena.config.report_dir, html=True),
               name="report"),
     ], lifespan=lifespan)
     app.add_middleware(SecurityHeaders)
     return app
+
+
+class ReportFiles(StaticFiles):
+    """The finals' report folder, every file under :data:`REPORT_POLICY`."""
+
+    async def get_response(self, path: str, scope: Scope) -> Response:
+        response = await super().get_response(path, scope)
+        response.headers["Content-Security-Policy"] = REPORT_POLICY
+        return response
 
 
 class SecurityHeaders:

@@ -13,13 +13,16 @@ the clock held still) so the term costs seconds.
 
 from __future__ import annotations
 
+import base64
 import csv
+import hashlib
 import html
 import io
 import re
 from datetime import datetime, timezone
 from pathlib import Path
 
+import httpx2 as httpx
 import pytest
 from arena_support import FAST_HASHER, make_config, wait_for, zip_of
 from starlette.testclient import TestClient
@@ -132,6 +135,7 @@ def test_a_term_from_intake_to_the_published_final_report(tmp_path):
         wait_for(lambda: (config.report_dir / "index.html").exists(), timeout=180)
         report = olga.get("/report/")
         assert report.status_code == 200
+        assert_scripts_allowed_only_by_hash(report)
         assert '<a href="/report/">the final report</a>' in olga.get("/").text
         assert arena.ladder.status().frozen
         # A deadline moved later after the finals opens nothing.
@@ -142,10 +146,25 @@ def test_a_term_from_intake_to_the_published_final_report(tmp_path):
         assert again.status_code == 400 and "deadline" in again.json()["error"]
         finals = re.search(r"<h1>(term-finals-\d+) ", report.text).group(1)
         replay = re.search(r'href="(index-replays/game-\d+\.html)"', report.text).group(1)
-        assert olga.get(f"/report/{replay}").status_code == 200
+        replay_page = olga.get(f"/report/{replay}")
+        assert replay_page.status_code == 200
+        assert_scripts_allowed_only_by_hash(replay_page)
         # Public: no path of this machine in it.
         assert str(tmp_path) not in report.text
         assert_the_fold_of_the_stored_games(Store(config.db), finals, report.text)
+
+
+def assert_scripts_allowed_only_by_hash(page: httpx.Response) -> None:
+    """The page is served under a policy that runs its own inline scripts, each named by
+    its hash, and no other inline script."""
+    policy = dict(part.strip().split(" ", 1)
+                  for part in page.headers["content-security-policy"].split(";"))
+    allowed = set(policy["script-src"].split())
+    assert "'unsafe-inline'" not in allowed
+    inline = re.findall(r"<script>(.*?)</script>", page.text, re.DOTALL)
+    hashes = {f"'sha256-{base64.b64encode(hashlib.sha256(text.encode()).digest()).decode()}'"
+              for text in inline}
+    assert hashes <= allowed
 
 
 def assert_the_fold_of_the_stored_games(store: Store, finals: str, page: str) -> None:
