@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from dataclasses import replace
 from pathlib import Path
 
@@ -14,6 +15,7 @@ from bench import training as bench_training
 from bots.flea_greedy import FleaGreedyBot
 from bots.random_bot import RandomBot
 from circus.v1 import bot_pb2
+from ratings.stats import t_quantile
 from referee.checkbot import check_bot
 from referee.games import GAMES, get_game
 from referee.settings import BotSpec, TimeConfig
@@ -24,7 +26,7 @@ from training.baseline import Settings, Trainer
 from training.baseline import main as main_baseline
 from training.callbacks import EvaluateCallback
 from training.encoding import encoder
-from training.evaluate import evaluate, rank_share
+from training.evaluate import evaluate, rank_share, share_interval
 from training.gym import CircusGymEnv
 from tournaments.config import load_config
 from training.policy import MLPPolicy, PolicyBot
@@ -294,3 +296,23 @@ def test_a_frozen_policy_is_an_opponent_in_the_gymnasium_view():
     while not done:
         observation, _, done, _, info = env.step(np.int64(np.flatnonzero(info["action_mask"])[-1]))
     assert asked and all(mask.sum() >= 1 for mask in asked)
+
+
+def test_the_share_interval_covers_the_true_share_95_times_in_100_with_few_deals() -> None:
+    """Deals' shares drawn around a known mean: the stated 95% comes true about 95% of the
+    time at 2, 3 and 5 deals (a normal interval covers 70% at 2), and stays within [0, 1]."""
+    draw = random.Random(59)
+    for deals in (2, 3, 5):
+        covered = 0
+        for _ in range(4000):
+            mean, low, high = share_interval([draw.betavariate(4, 4) for _ in range(deals)])
+            assert 0.0 <= low <= mean <= high <= 1.0
+            covered += low <= 0.5 <= high
+        assert 0.93 <= covered / 4000 <= 0.965, (deals, covered)
+    assert share_interval([0.0, 1.0]) == (0.5, 0.0, 1.0)
+
+
+@pytest.mark.parametrize(("df", "expected"), [(1, 12.706), (2, 4.303), (5, 2.571),
+                                              (30, 2.042), (1000, 1.962)])
+def test_the_t_multiplier_is_students(df: int, expected: float) -> None:
+    assert t_quantile(0.95, df) == pytest.approx(expected, abs=1e-3)

@@ -10,7 +10,8 @@ Each game is the referee's own :class:`referee.match.Match` over in-process clie
 its validation and fault policy (an illegal id is a fault and a substitute, three forfeit);
 the clocks are generous, as this measures strength, not speed. The result is the policy's
 rank share (its share of the other seats it beats, ties half: 0.5 is even) with the 95%
-normal interval over deals, and its TrueSkill rating from :mod:`ratings`, the leaderboard's.
+Student's t interval over deals (few deals give a wide interval, not a falsely narrow one),
+within [0, 1], and its TrueSkill rating from :mod:`ratings`, the leaderboard's.
 """
 
 from __future__ import annotations
@@ -21,8 +22,8 @@ from typing import Sequence
 
 from circus_outcomes import GameStatus
 from ratings.board import leaderboard
-from ratings.stats import midranks
-from ratings.trueskill_ratings import Z95, Outcome
+from ratings.stats import midranks, t_quantile
+from ratings.trueskill_ratings import Outcome
 from referee.clients import BotClient, InProcessBot, InProcessClient
 from referee.games import get_game
 from referee.match import FaultPolicy, Match, MatchResult
@@ -120,9 +121,17 @@ def outcome_of(result: MatchResult, index: int, deal: int) -> Outcome:
 
 def summary(shares: list[float], outcomes: list[Outcome], lineup: Sequence[str],
             faults: int) -> Evaluation:
-    mean = statistics.fmean(shares)
-    half = Z95 * statistics.stdev(shares) / len(shares) ** 0.5
+    mean, low, high = share_interval(shares)
     row = next(row for row in leaderboard(outcomes, lineup) if row.bot == POLICY)
     return Evaluation(deals=len(shares), games=len(outcomes), rank_share=mean,
-                      low=mean - half, high=mean + half, mu=row.mu, sigma=row.sigma,
-                      faults=faults)
+                      low=low, high=high, mu=row.mu, sigma=row.sigma, faults=faults)
+
+
+def share_interval(shares: Sequence[float], confidence: float = 0.95
+                   ) -> tuple[float, float, float]:
+    """The mean of the deals' rank shares and its two-sided Student's t interval (at
+    least two deals), cut to [0, 1], where a share lies."""
+    mean = statistics.fmean(shares)
+    half = t_quantile(confidence, len(shares) - 1) * statistics.stdev(shares) \
+        / len(shares) ** 0.5
+    return mean, max(0.0, mean - half), min(1.0, mean + half)
