@@ -21,14 +21,13 @@ from arena.service import Arena
 from arena.store import Entrant, GateState, UnratedMatch, Version
 from pages.replays import replay_page
 from ratings.formatting import collusion_verdict
+from ratings.trueskill_ratings import Z95
 from tournaments.packs import bot_logs
 from tournaments.store import StoredGame
 
 #: Where the service serves the replay viewer's files (pages/static): every replay links them.
 STATIC = "/static/"
 
-#: A normal rating's 95% interval is this many sigmas either side of its mu.
-Z95 = 1.96
 #: Games on the board, a version's page and an entrant's.
 RECENT = 20
 #: The end of a version's log in a match that its entrant is shown.
