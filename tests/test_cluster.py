@@ -44,8 +44,9 @@ if importlib.util.find_spec("distributed") is None:
 
 FAULT_BOTS = Path(__file__).resolve().parent / "fault_bots.py"
 
-# Three bots, two seats: 3 tables × 2 rotations. Every bot carries a mark in its
-# environment, to find its processes wherever they run. One process per bot and worker
+# Three bots, two seats: 3 tables × 2 rotations. Two are processes, each carrying a mark
+# in its environment, to find them wherever they run; the third plays in the process that
+# plays its game (a worker's, or the referee's). One process per bot and worker
 # (renew_bots: false) unless the test is about fresh bots: the games are the same, with a
 # third of the bot processes.
 CONFIG = """
@@ -65,8 +66,7 @@ bots:
     command: python -m bots.flea_greedy --address {{address}}
     env: {{MARK: "{mark}"}}
   - name: random
-    command: python -m bots.random_bot --address {{address}}
-    env: {{MARK: "{mark}"}}
+    python: "bots.random_bot:RandomBot"
   - name: random-b
     command: {bot} --address {{address}}
     env: {{MARK: "{mark}"}}
@@ -402,6 +402,7 @@ def test_a_field_changed_by_the_season_command_plays_on_the_cluster_as_on_one_ma
 # so they come last in this file) --
 # Every game has a or b, and they answer nothing while `held/hold` exists: a test stops the
 # tournament in place before it kills a part of the cluster, whatever the machine's speed.
+# They are the processes a worker's death takes with it; c plays where its game plays.
 SLOW = """
 name: slow
 game: flea-circus
@@ -422,8 +423,7 @@ bots:
     command: python {bot} slow --sleep-ms 15 --hold hold --address {{address}}
     env: {{MARK: "{mark}"}}
   - name: c
-    command: python -m bots.random_bot --address {{address}}
-    env: {{MARK: "{mark}"}}
+    python: "bots.random_bot:RandomBot"
 """
 
 
