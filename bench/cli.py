@@ -117,10 +117,11 @@ def plan(args: argparse.Namespace) -> dict[str, dict]:
             "reports": {"sizes": (max(4, round(20 * s)),), "bots": 8, "page_seeds": 1},
             # A few entrants, games, streams: every phase and figure, none of them meant.
             # The ladder plays on its own CPU while the board is fetched and the streams
-            # are held, and through its round: short windows, a short round.
+            # are held, and through its round: short windows, a short round, and matches
+            # of one deal (each phase waits for a match to end).
             "arena": {"entrants": 4, "games": max(8, round(60 * s)), "fetchers": 2,
                       "listeners": max(3, round(20 * s)), "seconds": max(0.1, 0.5 * s),
-                      "rounds": 1, "round_games": max(4, round(20 * s))},
+                      "rounds": 1, "round_games": max(4, round(20 * s)), "deals": 1},
         }
     repeats = args.repeats or 3
     return {
