@@ -105,10 +105,10 @@ def plan(args: argparse.Namespace) -> dict[str, dict]:
                         "other_runs": 2, "real_seeds": 1, "real_rounds": 5},
             "fields": {"fields_per_kind": 1, "runs": max(2, round(4 * s))},
             "luck": {"fit_seeds": (101,), "test_seeds": (1,), "rounds": 3},
-            # One cluster of one worker: each cluster takes seconds to start, each worker
-            # seconds more and three bots, and its games seconds more (bots that sleep a
-            # decision: 5 ms, where one size compares nothing; three bots, one table: the
-            # worker and this machine start three, not four).
+            # One cluster, of one worker: a cluster takes seconds of CPU to start, and each
+            # worker more with its bots (bots that sleep 5 ms a decision, where one size
+            # compares nothing; three bots, one table: the worker and this machine start
+            # three, not four).
             "cluster": {"rounds": max(1, round(1 * s)), "workers": (1,), "sleep_ms": 5,
                         "bots": 3, "sandbox": False},
             # Games are played in whole rounds: the large run at least one more.
