@@ -87,8 +87,8 @@ def plan(args: argparse.Namespace) -> dict[str, dict]:
                            "profile_games": max(1, round(20 * s)), "bots": 4},
             "leaderboard": {"sizes": (max(10, round(25 * s)),), "repeats": repeats,
                             "stored_games": max(10, round(500 * s))},
-            # The demo's first three bots at two seats: 9 bot starts, not 16.
-            "renewal": {"rounds": max(1, round(1 * s)), "repeats": repeats, "bots": 3,
+            # The demo's first two bots at two seats: 6 bot starts, not 16.
+            "renewal": {"rounds": max(1, round(1 * s)), "repeats": repeats, "bots": 2,
                         "players": 2},
             "startup": {"repeats": repeats},
             # Two-player games, one round of both seatings each: an even count.
@@ -97,27 +97,31 @@ def plan(args: argparse.Namespace) -> dict[str, dict]:
             "swiss": {"bots": max(6, round(8 * s)), "rounds": 2,
                       "pairing_seeds": max(1, round(2 * s))},
             "stopping": {"seeds": max(1, round(2 * s)), "rounds": 40},
-            "sprt": {"simulations": max(10, round(25 * s)), "seeds": max(1, round(1 * s))},
-            "dealsets": {"simulations": max(10, round(40 * s)),
-                         "comparisons": max(5, round(10 * s)), "real_rounds": 1,
+            "sprt": {"simulations": max(4, round(25 * s)), "seeds": max(1, round(1 * s))},
+            "dealsets": {"simulations": max(4, round(40 * s)),
+                         "comparisons": max(2, round(10 * s)), "real_rounds": 1,
                          "calibration": 20_000},
-            "verdict": {"runs": max(4, round(10 * s)), "range_logs": 1, "range_rounds": 5,
+            "verdict": {"runs": max(2, round(10 * s)), "range_logs": 1, "range_rounds": 5,
                         "other_runs": 2, "real_seeds": 1, "real_rounds": 5},
             "fields": {"fields_per_kind": 1, "runs": max(2, round(4 * s))},
             "luck": {"fit_seeds": (101,), "test_seeds": (1,), "rounds": 3},
-            # One cluster size only: each cluster takes seconds to start, and its games
-            # seconds more (bots that sleep a decision: 5 ms, where one size compares nothing;
-            # three bots, one table: each worker and this machine start three, not four).
-            "cluster": {"rounds": max(1, round(1 * s)), "workers": (2,), "sleep_ms": 5,
+            # One cluster, of one worker: a cluster takes seconds of CPU to start, and each
+            # worker more with its bots (bots that sleep 5 ms a decision, where one size
+            # compares nothing; three bots, one table: the worker and this machine start
+            # three, not four).
+            "cluster": {"rounds": max(1, round(1 * s)), "workers": (1,), "sleep_ms": 5,
                         "bots": 3, "sandbox": False},
             # Games are played in whole rounds: the large run at least one more.
             "memory": {"small": max(1, round(5 * s)),
                        "large": max(memory.GAMES_PER_ROUND + 1, round(25 * s))},
             "reports": {"sizes": (max(4, round(20 * s)),), "bots": 8, "page_seeds": 1},
             # A few entrants, games, streams: every phase and figure, none of them meant.
+            # The ladder plays on its own CPU while the board is fetched and the streams
+            # are held, and through its round: short windows, a short round, and matches
+            # of one deal (each phase waits for a match to end).
             "arena": {"entrants": 4, "games": max(8, round(60 * s)), "fetchers": 2,
-                      "listeners": max(3, round(20 * s)), "seconds": max(0.5, 2 * s),
-                      "rounds": 1, "round_games": max(4, round(40 * s))},
+                      "listeners": max(3, round(20 * s)), "seconds": max(0.1, 0.5 * s),
+                      "rounds": 1, "round_games": max(4, round(20 * s)), "deals": 1},
         }
     repeats = args.repeats or 3
     return {

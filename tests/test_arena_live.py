@@ -24,6 +24,7 @@ from arena_support import (
     bot_files,
     make_arena,
     make_config,
+    stand_in_ladder,
     tar_of,
     wait_for,
     zip_of,
@@ -50,6 +51,10 @@ bots:
   - {name: alice.v1, python: "bots.random_bot:RandomBot"}
   - {name: bob.v1, python: "bots.random_bot:RandomBot"}
 """
+
+
+#: CONFIG with its ladder's matches unsandboxed.
+UNSANDBOXED = CONFIG.replace("  match: {time:", "  match: {sandbox: false, time:")
 
 
 class Server:
@@ -172,11 +177,12 @@ def test_submit_says_why_an_upload_was_refused_in_one_line(in_process, arena_fol
                     "(Debian's chromium package; scripts/install-system-packages installs it)")
 def test_in_a_browser_an_entrant_uploads_and_sees_its_gate_and_no_other_does(arena_folder,
                                                                             new_page):
-    """The real gate, the service in the test's process (the kill test starts its own)."""
+    """The real gate, the service in the test's process (the kill test starts its own),
+    the stand-in ladder: no match is played with one entrant, nor is it the subject."""
     token, gil = add_entrant(arena_folder, "fran"), add_entrant(arena_folder, "gil")
     archive = arena_folder / "bot.tar.gz"
     archive.write_bytes(tar_of(bot_files()))
-    with serving(Arena(make_config(arena_folder))) as url:
+    with serving(Arena(make_config(arena_folder), ladder=stand_in_ladder())) as url:
         page = new_page()
         page.goto(url + "signin")
         page.fill("input[name=token]", token)
@@ -326,11 +332,13 @@ def test_no_extra_is_needed_to_submit():
 @pytest.mark.slow
 def test_the_real_ladder_plays_the_versions_that_passed_and_the_board_shows_them(tmp_path):
     """The service on the ladder's contract (arena/ladder.py, once it is there): each
-    entrant's passed version handed to it, its standings and games on the board."""
+    entrant's passed version handed to it, its standings and games on the board. Its
+    matches' bots unsandboxed: the sandbox is the gate's subject, not this test's."""
     pytest.importorskip("arena.ladder", reason="no ladder in this install (arena/ladder.py)")
     from arena import views
-    arena = make_arena(tmp_path, ladder=load_ladder(make_config(tmp_path).db,
-                                                    make_config(tmp_path).ladder))
+    config = make_config(tmp_path, UNSANDBOXED)
+    assert config.ladder["match"]["sandbox"] is False
+    arena = make_arena(tmp_path, UNSANDBOXED, ladder=load_ladder(config.db, config.ladder))
     for name, extra in (("kim", ""), ("lou", "# lou\n")):
         arena.store.add_entrant(name)
         arena.submit(arena.store.entrant(name), zip_of(bot_files(extra=extra)))

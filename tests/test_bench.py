@@ -360,8 +360,9 @@ def test_the_luck_experiment_gives_its_verdict(quick):
 @pytest.mark.slow
 def test_cluster_games_per_second_by_workers(quick):
     values = figures(quick[1], "cluster")
-    assert_numbers(values, ["local_games_per_s", "workers_2_games_per_s",
-                            "workers_2_whole_run_games_per_s"])
+    workers = [f"workers_{count}_{figure}" for count in PLAN["cluster"]["workers"]
+               for figure in ("games_per_s", "whole_run_games_per_s")]
+    assert_numbers(values, ["local_games_per_s", *workers])
     assert any("goal: games/s grows" in note
                for note in quick[1]["sections"]["cluster"]["notes"])
 

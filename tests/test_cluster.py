@@ -44,8 +44,9 @@ if importlib.util.find_spec("distributed") is None:
 
 FAULT_BOTS = Path(__file__).resolve().parent / "fault_bots.py"
 
-# Three bots, two seats: 3 tables × 2 rotations. Every bot carries a mark in its
-# environment, to find its processes wherever they run. One process per bot and worker
+# Three bots, two seats: 3 tables × 2 rotations. Two are processes, each carrying a mark
+# in its environment, to find them wherever they run; the third plays in the process that
+# plays its game (a worker's, or the referee's). One process per bot and worker
 # (renew_bots: false) unless the test is about fresh bots: the games are the same, with a
 # third of the bot processes.
 CONFIG = """
@@ -65,11 +66,28 @@ bots:
     command: python -m bots.flea_greedy --address {{address}}
     env: {{MARK: "{mark}"}}
   - name: random
-    command: python -m bots.random_bot --address {{address}}
-    env: {{MARK: "{mark}"}}
+    python: "bots.random_bot:RandomBot"
   - name: random-b
     command: {bot} --address {{address}}
     env: {{MARK: "{mark}"}}
+"""
+
+
+# CONFIG's tournament with its bots in process: for what the cluster plays (a Swiss's
+# pairings, a resume, a changed field), where no bot process is the subject; the tests of
+# the workers' bot processes (their starts, logs, and none left behind) run CONFIG.
+IN_PROCESS_SPREAD = """
+name: spread
+game: flea-circus
+players: 2
+seed: 7
+concurrency: 2
+secret_deals: false
+time: {move_ms: 60000, bank_ms: 60000, startup_ms: 60000}
+bots:
+  - {name: greedy, python: "bots.flea_greedy:FleaGreedyBot"}
+  - {name: random, python: "bots.random_bot:RandomBot"}
+  - {name: random-b, python: "bots.random_bot:RandomBot"}
 """
 
 
@@ -106,6 +124,15 @@ def spread_on_one_machine(tmp_path_factory) -> Store:
     games, nor in the config's identity)."""
     folder = tmp_path_factory.mktemp("spread-local")
     return run_tournament(config_file(folder, uuid.uuid4().hex), folder, db="local.sqlite")[1]
+
+
+@pytest.fixture(scope="module")
+def in_process_spread_on_one_machine(tmp_path_factory) -> Store:
+    """IN_PROCESS_SPREAD's games played on this machine, once for the tests that resume
+    them or change their field."""
+    folder = tmp_path_factory.mktemp("in-process-spread-local")
+    return run_tournament(write_config(folder, IN_PROCESS_SPREAD), folder,
+                          db="local.sqlite")[1]
 
 
 def marked(mark: str) -> list[int]:
@@ -168,12 +195,12 @@ def test_cluster_plays_the_games_of_one_machine(tmp_path, dask_cluster, spread_o
 
 
 @pytest.mark.slow
-def test_resume_across_local_and_cluster_runs(tmp_path, dask_cluster, spread_on_one_machine):
+def test_resume_across_local_and_cluster_runs(tmp_path, dask_cluster,
+                                              in_process_spread_on_one_machine):
     """Half the games stored by a local run; the cluster plays the rest as one machine
     would have."""
-    mark = uuid.uuid4().hex
-    path = config_file(tmp_path, mark)
-    local = spread_on_one_machine
+    path = write_config(tmp_path, IN_PROCESS_SPREAD)
+    local = in_process_spread_on_one_machine
     partial = tmp_path / "partial.sqlite"
     local.db.execute("VACUUM INTO ?", (str(partial),))
     with sqlite3.connect(partial) as db:
@@ -187,15 +214,13 @@ def test_resume_across_local_and_cluster_runs(tmp_path, dask_cluster, spread_on_
     assert rows(resumed, "spread") == rows(local, "spread")
     assert board(resumed, "spread") == board(local, "spread")
     assert_consistent(resumed, "spread", load_config(path))
-    assert still_running(lambda: marked(mark)) == []
 
 
 @pytest.mark.slow
 def test_a_swiss_on_the_cluster_pairs_and_rates_as_one_machine(tmp_path, dask_cluster):
     """Rounds paired from the standings by the referee, played by the workers: the same
     tables, games and board as on this machine, and the stored invariants."""
-    mark = uuid.uuid4().hex
-    path = config_file(tmp_path, mark, extra="format: swiss\nrounds: 3\n")
+    path = write_config(tmp_path, IN_PROCESS_SPREAD + "format: swiss\nrounds: 3\n")
     _, local, _ = run_tournament(path, tmp_path, db="local.sqlite")
     summary, remote, _ = run_tournament(
         replace(load_config(path), cluster=dask_cluster.address), tmp_path,
@@ -204,7 +229,6 @@ def test_a_swiss_on_the_cluster_pairs_and_rates_as_one_machine(tmp_path, dask_cl
     assert rows(remote, "spread") == rows(local, "spread")
     assert board(remote, "spread") == board(local, "spread")
     assert_consistent(remote, "spread")
-    assert still_running(lambda: marked(mark)) == []
 
 
 def test_a_bot_that_cannot_start_on_the_workers_stops_the_tournament(tmp_path, dask_cluster):
@@ -351,17 +375,14 @@ def run_one_again(config, pairing):
 
 @pytest.mark.slow
 def test_a_field_changed_by_the_season_command_plays_on_the_cluster_as_on_one_machine(
-        tmp_path, dask_cluster, spread_on_one_machine):
+        tmp_path, dask_cluster, in_process_spread_on_one_machine):
     """A late entrant added with ``season --apply``, its games then
     played by the workers: the same games and board as this machine plays after the same
     change, and the leaderboard a fold of the stored games."""
-    mark = uuid.uuid4().hex
     for db in ("local.sqlite", "cluster.sqlite"):
-        spread_on_one_machine.db.execute("VACUUM INTO ?", (str(tmp_path / db),))
-    bigger = config_file(tmp_path, mark, extra=(
-        "  - name: late\n"
-        "    command: python -m bots.flea_greedy --address {address}\n"
-        f"    env: {{MARK: \"{mark}\"}}\n"))
+        in_process_spread_on_one_machine.db.execute("VACUUM INTO ?", (str(tmp_path / db),))
+    bigger = write_config(tmp_path, IN_PROCESS_SPREAD + (
+        '  - {name: late, python: "bots.flea_greedy:FleaGreedyBot"}\n'))
     for db in ("local.sqlite", "cluster.sqlite"):
         result = CliRunner().invoke(main, ["season", str(bigger), "--db", str(tmp_path / db),
                                            "--apply"])
@@ -375,13 +396,13 @@ def test_a_field_changed_by_the_season_command_plays_on_the_cluster_as_on_one_ma
     assert rows(remote, "spread") == rows(local, "spread")
     assert board(remote, "spread") == board(local, "spread")
     assert_consistent(remote, "spread", load_config(bigger))
-    assert still_running(lambda: marked(mark)) == []
 
 
 # -- faults of the cluster (the shared cluster, then fresh ones: the tests kill their parts,
 # so they come last in this file) --
 # Every game has a or b, and they answer nothing while `held/hold` exists: a test stops the
 # tournament in place before it kills a part of the cluster, whatever the machine's speed.
+# They are the processes a worker's death takes with it; c plays where its game plays.
 SLOW = """
 name: slow
 game: flea-circus
@@ -402,8 +423,7 @@ bots:
     command: python {bot} slow --sleep-ms 15 --hold hold --address {{address}}
     env: {{MARK: "{mark}"}}
   - name: c
-    command: python -m bots.random_bot --address {{address}}
-    env: {{MARK: "{mark}"}}
+    python: "bots.random_bot:RandomBot"
 """
 
 
