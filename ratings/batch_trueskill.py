@@ -201,23 +201,26 @@ def _set(array: np.ndarray, column: int, rows: np.ndarray, value: np.ndarray) ->
 
 def _truncate(t: np.ndarray, margin: np.ndarray, tie: np.ndarray
               ) -> tuple[np.ndarray, np.ndarray]:
-    """The truncation factor's v and w: a win (t > margin) or a draw (|t| < margin)."""
+    """The truncation factor's v and w: a win (t > margin) or a draw (|t| < margin).
+
+    The win's bound and the draw's two go through the normal's tail and density as the
+    rows of one array: each entry is computed by the same operations as alone, and a
+    batch pays numpy's per-call cost once for the three, not three times (the bootstrap
+    calls this once a wave, hundreds of times a leaderboard)."""
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        x = t - margin
-        denom = 0.5 * _erfc(-x * _INV_SQRT2)
-        v = np.where(denom != 0, _INV_SQRT_2PI * np.exp(-x * x / 2.0) / denom, -x)
+        abs_t = np.abs(t)
+        bounds = np.stack((t - margin, margin - abs_t, -margin - abs_t))
+        tails = 0.5 * _erfc(-bounds * _INV_SQRT2)
+        densities = _INV_SQRT_2PI * np.exp(-bounds * bounds / 2.0)
+        (x, x1, x2), (denom, tail1, tail2), (p, p1, p2) = bounds, tails, densities
+        v = np.where(denom != 0, p / denom, -x)
         w = v * (v + x)
         bad = ~tie & ~((w > 0) & (w < 1))
-        if tie.any():
-            abs_t = np.abs(t)
-            x1, x2 = margin - abs_t, -margin - abs_t
-            denom_draw = 0.5 * _erfc(-x1 * _INV_SQRT2) - 0.5 * _erfc(-x2 * _INV_SQRT2)
-            p1 = _INV_SQRT_2PI * np.exp(-x1 * x1 / 2.0)
-            p2 = _INV_SQRT_2PI * np.exp(-x2 * x2 / 2.0)
-            v_abs = (p2 - p1) / denom_draw
-            v = np.where(tie, np.where(t < 0, -v_abs, v_abs), v)
-            w = np.where(tie, v_abs * v_abs + (x1 * p1 - x2 * p2) / denom_draw, w)
-            bad |= tie & (denom_draw == 0)
+        denom_draw = tail1 - tail2
+        v_abs = (p2 - p1) / denom_draw
+        v = np.where(tie, np.where(t < 0, -v_abs, v_abs), v)
+        w = np.where(tie, v_abs * v_abs + (x1 * p1 - x2 * p2) / denom_draw, w)
+        bad |= tie & (denom_draw == 0)
     if bad.any():
         raise FloatingPointError("TrueSkill update out of floating-point range")
     return v, w
