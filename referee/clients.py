@@ -11,6 +11,7 @@ import importlib
 import json
 import os
 import queue
+import select
 import threading
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -344,9 +345,66 @@ def takes_plain_requests(bot_class: type) -> bool:
 
 
 _IN_PROCESS_CALLS = ("hello", "start_game", "decide", "end_game")
-#: A call handed to an in-process bot's worker: the bot's method, its request, and the
-#: queue its outcome goes to, (True, what it returned) or (False, what it raised).
-_Call = tuple[Callable[[Any], Any], Any, "queue.SimpleQueue[tuple[bool, Any]]"]
+
+
+class _Signal:
+    """A count one thread posts and another waits for, on a pipe: a byte a post.
+
+    Posting and waiting are system calls made with the GIL released, so the thread woken
+    finds the GIL free. A queue's ``put`` wakes its reader while holding the GIL: on one
+    core the reader runs, finds the GIL taken and sleeps again, and a hand-off costs
+    five or six thread switches instead of two. Several threads may wait on one signal:
+    each post wakes one of them.
+    """
+
+    __slots__ = ("read_end", "write_end", "readable")
+
+    def __init__(self) -> None:
+        self.read_end, self.write_end = os.pipe()
+        self.readable = select.poll()
+        self.readable.register(self.read_end, select.POLLIN)
+
+    def post(self) -> None:
+        os.write(self.write_end, b"x")
+
+    def take(self) -> None:
+        """Wait for a post, and consume it."""
+        os.read(self.read_end, 1)
+
+    def wait(self, timeout: float) -> bool:
+        """Whether a post came within ``timeout`` seconds (not consumed)."""
+        return bool(self.readable.poll(timeout * 1000))
+
+    def close(self) -> None:
+        os.close(self.read_end)
+        os.close(self.write_end)
+
+
+@dataclass(slots=True, eq=False)
+class _Call:
+    """A call handed to an in-process bot's worker: the bot's method and its request;
+    its outcome, (True, what it returned) or (False, what it raised), and ``answered``
+    posted when it is in, unless the caller ``gave_up`` waiting (the worker then closes
+    ``answered``: nobody reads it any more)."""
+
+    function: Callable[[Any], Any]
+    request: Any
+    answered: _Signal
+    outcome: tuple[bool, Any] | None = None
+    gave_up: bool = False
+
+
+#: Answer signals free for a call, shared by every client: a caller waits for one call at
+#: a time, so there are about as many as the threads that call bots.
+_free_signals: list[_Signal] = []
+
+
+def _answer_signal() -> _Signal:
+    """A free answer signal (its pipe empty), or a new one."""
+    try:
+        return _free_signals.pop()
+    except IndexError:
+        return _Signal()
 
 
 def load_python_bot(target: str) -> InProcessBot:
@@ -373,9 +431,11 @@ class InProcessClient(ViewDecider):
 
     Calls still run under a deadline (on a worker thread, at most ``MAX_CALLS`` at
     once), and a raised exception is an ``error`` fault, so in-process bots are judged
-    like remote ones. A call is handed over on two queues, not a ``ThreadPoolExecutor``'s
-    future (its locks and condition cost a third more a call); the workers are daemon
-    threads, so a bot hung in one does not hold the referee's exit. A closed client's
+    like remote ones. A call is handed over on a queue, its worker woken and its caller
+    answered by :class:`_Signal` posts, not a ``ThreadPoolExecutor``'s future (its locks
+    and condition cost a third more a call) nor a queue's own wake-up (which costs twice
+    the thread switches); the workers are daemon threads, so a bot hung in one does not
+    hold the referee's exit. A closed client's
     idle workers wait ``PARKED_S`` for a new client to serve, then end: a ladder's match
     makes four clients (two bots, started afresh before each seat rotation), and a
     thread's start waits for the new thread to run, as long as a quick game's move on a
@@ -389,14 +449,15 @@ class InProcessClient(ViewDecider):
     def __init__(self, bot: InProcessBot) -> None:
         self.bot = bot
         self.plain = takes_plain_requests(type(bot))
+        # The calls handed over (None: a worker's end), and a post for each.
         self.calls: queue.SimpleQueue[_Call | None] = queue.SimpleQueue()
+        self.ready = _Signal()
         self.lock = threading.Lock()
         self.workers = 0
         self.idle = 0   # workers waiting for a call
         self.closed = False
 
     def _call(self, function: Callable[..., Any], request: Any, timeout: float) -> Any:
-        answer: queue.SimpleQueue[tuple[bool, Any]] = queue.SimpleQueue()
         with self.lock:
             if self.closed:
                 raise BotFault(FaultClass.ERROR, "the bot's client was closed")
@@ -405,11 +466,19 @@ class InProcessClient(ViewDecider):
             elif self.workers < self.MAX_CALLS:
                 self.workers += 1
                 _hire(self)
-            self.calls.put((function, request, answer))
-        try:
-            returned, value = answer.get(timeout=timeout)
-        except queue.Empty:
-            raise BotFault(FaultClass.TIMEOUT, f"no answer within {timeout:.3f}s") from None
+            call = _Call(function, request, _answer_signal())
+        self.calls.put(call)
+        self.ready.post()
+        if not call.answered.wait(max(timeout, 0.0)):   # a negative one would wait forever
+            with self.lock:
+                if call.outcome is None:
+                    call.gave_up = True
+                    raise BotFault(FaultClass.TIMEOUT, f"no answer within {timeout:.3f}s")
+            # Answered as the deadline passed: its post is on the way.
+        call.answered.take()
+        _free_signals.append(call.answered)
+        assert call.outcome is not None, "set before its post"
+        returned, value = call.outcome
         if returned:
             return value
         if not isinstance(value, Exception):   # SystemExit and the like: not the bot's fault
@@ -418,14 +487,32 @@ class InProcessClient(ViewDecider):
 
     def _work(self) -> None:
         """One worker: calls the bot for each call handed over, until a None."""
-        while (call := self.calls.get()) is not None:
-            function, request, answer = call
+        while True:
+            self.ready.take()
+            call = self.calls.get_nowait()   # put before its post
+            if call is None:
+                self._leave()
+                return
             try:
-                answer.put((True, function(request)))
+                outcome: tuple[bool, Any] = (True, call.function(call.request))
             except BaseException as error:  # the bot's own failure, whatever it is
-                answer.put((False, error))
+                outcome = (False, error)
             with self.lock:
+                call.outcome = outcome
                 self.idle += 1
+                gave_up = call.gave_up
+            if gave_up:
+                call.answered.close()
+            else:
+                call.answered.post()
+
+    def _leave(self) -> None:
+        """A worker leaves its closed client; the last one closes its signal."""
+        with self.lock:
+            self.workers -= 1
+            last = self.workers == 0
+        if last:
+            self.ready.close()
 
     def _does_nothing(self, name: str) -> bool:
         """Whether the bot's ``name`` is marked ``does_nothing`` (see :class:`InProcessBot`).
@@ -473,9 +560,16 @@ class InProcessClient(ViewDecider):
     def close(self) -> None:
         """Let the idle workers end (one hung in the bot ends with the process)."""
         with self.lock:
+            if self.closed:
+                return
             self.closed = True
-            for _ in range(self.workers):
+            workers = self.workers
+            for _ in range(workers):
                 self.calls.put(None)
+        if not workers:
+            self.ready.close()
+        for _ in range(workers):
+            self.ready.post()
 
 
 #: How long a closed in-process client's idle worker waits for a new client to serve.
@@ -518,10 +612,13 @@ def _next_client() -> InProcessClient | None:
 
 
 def _forget_parked() -> None:
-    """In a forked child: its parent's waiting workers are not there."""
+    """In a forked child: its parent's waiting workers are not there, and its parent's
+    answer signals are the parent's (the child's copies of their pipes are closed)."""
     global _parked_lock
     _parked.clear()
     _parked_lock = threading.Lock()
+    while _free_signals:
+        _free_signals.pop().close()
 
 
 os.register_at_fork(after_in_child=_forget_parked)

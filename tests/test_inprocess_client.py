@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 
@@ -173,6 +174,51 @@ def test_a_closed_client_s_worker_serves_the_next_client_without_a_new_thread():
     assert client.decide(request("ok"), 5).action_index == 2
     assert bot.threads and bot.threads <= before
     client.close()
+
+
+def test_a_call_given_up_on_never_answers_a_later_one():
+    """A hung call's late answer goes nowhere: the calls after it, on the same thread,
+    get their own answers, before and after the hung one returns."""
+    bot = Bot()
+    client = InProcessClient(bot)
+    with pytest.raises(BotFault) as raised:
+        client.decide(request("hang"), 0.05)
+    assert raised.value.fault_class == "timeout"
+    assert client.decide(request("ok", 5), 5).action_index == 4
+    bot.release.set()
+    deadline = time.monotonic() + 30
+    while bot.hung == 0:   # the hung call has returned, however slow the machine
+        assert time.monotonic() < deadline
+        time.sleep(0.001)
+    for actions in range(1, 30):
+        assert client.decide(request("ok", actions), 5).action_index == actions - 1
+    client.close()
+
+
+def open_files() -> int:
+    return len(os.listdir("/proc/self/fd"))
+
+
+def test_closed_clients_leave_no_open_files_behind(monkeypatch):
+    """Each client's hand-off is a pipe, closed by the last of its workers to leave; the
+    answers' pipes are shared by all clients and kept for the next call."""
+    monkeypatch.setattr(clients, "PARKED_S", 0.05)
+    warm = InProcessClient(Bot())
+    assert warm.decide(request("ok"), 5).action_index == 2
+    warm.close()
+    deadline = time.monotonic() + 30
+    while warm.workers:
+        assert time.monotonic() < deadline
+        time.sleep(0.001)
+    before = open_files()
+    made = [InProcessClient(Bot()) for _ in range(20)]
+    for client in made:
+        assert client.decide(request("ok"), 5).action_index == 2
+        client.close()
+    while any(client.workers for client in made):
+        assert time.monotonic() < deadline
+        time.sleep(0.001)
+    assert open_files() <= before
 
 
 class PlainRecorder:
