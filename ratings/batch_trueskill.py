@@ -209,7 +209,10 @@ def _truncate(t: np.ndarray, margin: np.ndarray, tie: np.ndarray
     calls this once a wave, hundreds of times a leaderboard)."""
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         abs_t = np.abs(t)
-        bounds = np.stack((t - margin, margin - abs_t, -margin - abs_t))
+        bounds = np.empty((3, len(t)))
+        np.subtract(t, margin, out=bounds[0])
+        np.subtract(margin, abs_t, out=bounds[1])
+        np.subtract(-margin, abs_t, out=bounds[2])
         tails = 0.5 * _erfc(-bounds * _INV_SQRT2)
         densities = _INV_SQRT_2PI * np.exp(-bounds * bounds / 2.0)
         (x, x1, x2), (denom, tail1, tail2), (p, p1, p2) = bounds, tails, densities
