@@ -361,11 +361,19 @@ class _Signal:
 
     def __init__(self) -> None:
         self.read_end, self.write_end = os.pipe()
+        os.set_blocking(self.write_end, False)
         self.readable = select.poll()
         self.readable.register(self.read_end, select.POLLIN)
 
     def post(self) -> None:
-        os.write(self.write_end, b"x")
+        """One post; none if the pipe holds 64 KiB of posts not yet taken. That happens
+        only to a client whose every worker hangs in its bot, once tens of thousands of
+        calls have timed out waiting for one: a post lost then wakes nobody who would
+        answer in time, and a blocking write would hang the caller."""
+        try:
+            os.write(self.write_end, b"x")
+        except BlockingIOError:
+            pass
 
     def take(self) -> None:
         """Wait for a post, and consume it."""
@@ -383,13 +391,15 @@ class _Signal:
 @dataclass(slots=True, eq=False)
 class _Call:
     """A call handed to an in-process bot's worker: the bot's method and its request;
-    its outcome, (True, what it returned) or (False, what it raised), and ``answered``
-    posted when it is in, unless the caller ``gave_up`` waiting (the worker then closes
-    ``answered``: nobody reads it any more)."""
+    whether a worker ``started`` it; its outcome, (True, what it returned) or (False, what
+    it raised), and ``answered`` posted when it is in. If the caller ``gave_up`` waiting,
+    nobody reads ``answered`` any more: the caller closes it if no worker had started the
+    call (which no worker then makes), else the worker does when the call returns."""
 
     function: Callable[[Any], Any]
     request: Any
     answered: _Signal
+    started: bool = False
     outcome: tuple[bool, Any] | None = None
     gave_up: bool = False
 
@@ -471,9 +481,12 @@ class InProcessClient(ViewDecider):
         self.ready.post()
         if not call.answered.wait(max(timeout, 0.0)):   # a negative one would wait forever
             with self.lock:
-                if call.outcome is None:
-                    call.gave_up = True
-                    raise BotFault(FaultClass.TIMEOUT, f"no answer within {timeout:.3f}s")
+                call.gave_up = call.outcome is None
+                started = call.started
+            if call.gave_up:
+                if not started:
+                    call.answered.close()
+                raise BotFault(FaultClass.TIMEOUT, f"no answer within {timeout:.3f}s")
             # Answered as the deadline passed: its post is on the way.
         call.answered.take()
         _free_signals.append(call.answered)
@@ -493,6 +506,8 @@ class InProcessClient(ViewDecider):
             if call is None:
                 self._leave()
                 return
+            if not self._start(call):
+                continue
             try:
                 outcome: tuple[bool, Any] = (True, call.function(call.request))
             except BaseException as error:  # the bot's own failure, whatever it is
@@ -505,6 +520,15 @@ class InProcessClient(ViewDecider):
                 call.answered.close()
             else:
                 call.answered.post()
+
+    def _start(self, call: _Call) -> bool:
+        """Whether ``call`` is still awaited, and then started; one its caller gave up on
+        (its signal closed) is dropped, and its worker is idle again."""
+        with self.lock:
+            call.started = not call.gave_up
+            if not call.started:
+                self.idle += 1
+            return call.started
 
     def _leave(self) -> None:
         """A worker leaves its closed client; the last one closes its signal."""

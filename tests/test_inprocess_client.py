@@ -22,6 +22,7 @@ class Bot:
         self.hanging = threading.Semaphore(0)  # one count per call that has begun to hang
         self.hung = 0   # calls that hung and have since been released
         self.calls = 0
+        self.decided = 0
         self.threads: set[threading.Thread] = set()   # the workers that called decide
 
     def hello(self, request):
@@ -31,6 +32,7 @@ class Bot:
         self.calls += 1
 
     def decide(self, request):
+        self.decided += 1
         self.threads.add(threading.current_thread())
         if request.game_id == "hang":
             self.hanging.release()
@@ -219,6 +221,31 @@ def test_closed_clients_leave_no_open_files_behind(monkeypatch):
         assert time.monotonic() < deadline
         time.sleep(0.001)
     assert open_files() <= before
+
+
+def test_a_call_given_up_before_a_worker_took_it_is_never_made_and_holds_no_file():
+    """With every worker hung in the bot, each call times out waiting for one: none of
+    them keeps its answer's pipe open, and none is made once the workers are free."""
+    bot = Bot()
+    client = InProcessClient(bot)
+    threads = [threading.Thread(target=client.decide, args=(request("hang"), 60))
+               for _ in range(InProcessClient.MAX_CALLS)]
+    for thread in threads:
+        thread.start()
+    for _ in threads:
+        assert bot.hanging.acquire(timeout=30)
+    before = open_files()
+    for _ in range(30):
+        with pytest.raises(BotFault) as raised:
+            client.decide(request("ok"), 0.01)
+        assert raised.value.fault_class == "timeout"
+    assert open_files() <= before
+    bot.release.set()
+    for thread in threads:
+        thread.join()
+    assert client.decide(request("ok"), 5).action_index == 2
+    assert bot.decided == InProcessClient.MAX_CALLS + 1
+    client.close()
 
 
 class PlainRecorder:
