@@ -23,7 +23,7 @@ from ratings.params import RatingConfig
 
 _INV_SQRT2 = 1.0 / math.sqrt(2.0)
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
-_WINNER_LOSER = np.array([1.0, -1.0])
+_WINNER_LOSER = (1.0, -1.0)
 
 
 def _erfc(x: np.ndarray) -> np.ndarray:
@@ -70,8 +70,13 @@ class BatchTrueSkill:
         c2 = var[:, 0] + var[:, 1] + 2 * self.beta2
         c = np.sqrt(c2)
         v, w = _truncate((mu[:, 0] - mu[:, 1]) / c, self.eps / c, tie)
-        new_mu = mu + var / c[:, None] * v[:, None] * _WINNER_LOSER
-        new_sigma = np.sqrt(var * (1.0 - var / c2[:, None] * w[:, None]))
+        new_mu, new_sigma = np.empty_like(mu), np.empty_like(sigma)
+        # Column by column: a (games, 1) factor against (games, 2) runs numpy's inner loop
+        # once a game, on two entries, several times slower than once a column.
+        for column, sign in enumerate(_WINNER_LOSER):
+            var_c = var[:, column]
+            new_mu[:, column] = mu[:, column] + var_c / c * v * sign
+            new_sigma[:, column] = np.sqrt(var_c * (1.0 - var_c / c2 * w))
         return new_mu, new_sigma
 
     def rate_table_sorted(self, mu: np.ndarray, sigma: np.ndarray, tie: np.ndarray
