@@ -334,6 +334,18 @@ class InProcessBot(Protocol):
     def end_game(self, request: bot_pb2.EndGameRequest) -> None: ...
 
 
+def _error_fault(error: Exception) -> BotFault:
+    """What an exception raised in an in-process bot's call is: an ``error`` fault."""
+    return BotFault(FaultClass.ERROR, printable(f"{type(error).__name__}: {error}"))
+
+
+def _decision(request: bot_pb2.DecisionRequest | PlainRequest, index: Any) -> bot_pb2.Decision:
+    """An in-process bot's answer to ``request``: the index it returned, if it is one."""
+    if not isinstance(index, int) or index < 0:
+        raise BotFault(FaultClass.ILLEGAL, f"decide returned {index!r}, not an index")
+    return bot_pb2.Decision(decision_id=request.decision_id, action_index=index)
+
+
 def takes_plain_requests(bot_class: type) -> bool:
     """Whether the class that defines the bot's ``decide`` sets ``plain_requests = True``:
     a flag says what its own ``decide`` reads, so a subclass's ``decide`` (one written for
@@ -475,7 +487,7 @@ class InProcessClient(ViewDecider):
                 self.idle -= 1
             elif self.workers < self.MAX_CALLS:
                 self.workers += 1
-                _hire(self)
+                run_elsewhere(self._work)
             call = _Call(function, request, _answer_signal())
         self.calls.put(call)
         self.ready.post()
@@ -496,7 +508,7 @@ class InProcessClient(ViewDecider):
             return value
         if not isinstance(value, Exception):   # SystemExit and the like: not the bot's fault
             raise value
-        raise BotFault(FaultClass.ERROR, printable(f"{type(value).__name__}: {value}"))
+        raise _error_fault(value)
 
     def _work(self) -> None:
         """One worker: calls the bot for each call handed over, until a None."""
@@ -555,10 +567,19 @@ class InProcessClient(ViewDecider):
 
     def decide(self, request: bot_pb2.DecisionRequest | PlainRequest,
                timeout: float) -> bot_pb2.Decision:
-        index = self._call(self.bot.decide, request, timeout)
-        if not isinstance(index, int) or index < 0:
-            raise BotFault(FaultClass.ILLEGAL, f"decide returned {index!r}, not an index")
-        return bot_pb2.Decision(decision_id=request.decision_id, action_index=index)
+        return _decision(request, self._call(self.bot.decide, request, timeout))
+
+    def decide_here(self, request: bot_pb2.DecisionRequest | PlainRequest) -> bot_pb2.Decision:
+        """``decide`` on the calling thread, with no deadline of its own: for a caller whose
+        time another thread watches, going on without it if the bot hangs
+        (:class:`referee.match.Match`). No hand-off to a worker: two thread switches less."""
+        if self.closed:
+            raise BotFault(FaultClass.ERROR, "the bot's client was closed")
+        try:
+            index = self.bot.decide(request)
+        except Exception as error:   # the bot's own failure (SystemExit and the like go on)
+            raise _error_fault(error) from None
+        return _decision(request, index)
 
     def end_game(self, request: bot_pb2.EndGameRequest, timeout: float) -> None:
         if not self._does_nothing("end_game"):
@@ -596,33 +617,36 @@ class InProcessClient(ViewDecider):
             self.ready.post()
 
 
-#: How long a closed in-process client's idle worker waits for a new client to serve.
+#: How long an idle worker (a closed in-process client's, or one whose game's decisions are
+#: done) waits for a new job.
 PARKED_S = 1.0
-# The inbox of each worker waiting for a new client (its next client is put there).
-_parked: list[queue.SimpleQueue[InProcessClient]] = []
+# The inbox of each worker waiting for a new job (its next job is put there).
+_parked: list[queue.SimpleQueue[Callable[[], None]]] = []
 _parked_lock = threading.Lock()
 
 
-def _hire(client: InProcessClient) -> None:
-    """Give ``client`` a worker: one of a closed client's, else a new thread."""
+def run_elsewhere(job: Callable[[], None]) -> None:
+    """Run ``job`` on a daemon worker thread: an idle one (see :data:`PARKED_S`), else a new
+    one. A thread's start waits for the new thread to run, as long as a quick game's move
+    on a busy machine; a daemon thread hung in a bot does not hold the referee's exit."""
     with _parked_lock:
         inbox = _parked.pop() if _parked else None
     if inbox is None:
-        threading.Thread(target=_serve, args=(client,), daemon=True, name="inproc-bot").start()
+        threading.Thread(target=_serve, args=(job,), daemon=True, name="inproc-bot").start()
     else:
-        inbox.put(client)
+        inbox.put(job)
 
 
-def _serve(client: InProcessClient | None) -> None:
-    """A worker's life: a client's calls until it is closed, then the next client's, for
-    as long as one comes within PARKED_S of the last's close."""
-    while client is not None:
-        client._work()
-        client = _next_client()
+def _serve(job: Callable[[], None] | None) -> None:
+    """A worker's life: a job (a client's calls until it is closed, a game's decisions),
+    then the next, for as long as one comes within PARKED_S of the last's end."""
+    while job is not None:
+        job()
+        job = _next_job()
 
 
-def _next_client() -> InProcessClient | None:
-    inbox: queue.SimpleQueue[InProcessClient] = queue.SimpleQueue()
+def _next_job() -> Callable[[], None] | None:
+    inbox: queue.SimpleQueue[Callable[[], None]] = queue.SimpleQueue()
     with _parked_lock:
         _parked.append(inbox)
     try:
@@ -632,7 +656,7 @@ def _next_client() -> InProcessClient | None:
             if inbox in _parked:
                 _parked.remove(inbox)
                 return None
-        return inbox.get()   # hired as it gave up: its client is on the way
+        return inbox.get()   # hired as it gave up: its job is on the way
 
 
 def _forget_parked() -> None:

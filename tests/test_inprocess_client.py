@@ -168,7 +168,7 @@ def test_a_closed_client_s_worker_serves_the_next_client_without_a_new_thread():
     assert closed.decide(request("ok"), 5).action_index == 2
     closed.close()
     deadline = time.monotonic() + 30
-    while not clients._parked:   # its worker waits for the next client, however slow
+    while not clients._parked:   # its worker waits for the next job, however slow
         assert time.monotonic() < deadline
         time.sleep(0.001)
     before = set(threading.enumerate())
@@ -344,3 +344,64 @@ def test_a_subclass_that_overrides_decide_gets_messages_unless_it_asks_again():
     assert [clients.takes_plain_requests(bot) for bot in (RandomBot, Reads, ReadsPlain,
                                                            Inherits, Bot)] == [
         True, False, True, True, False]
+
+
+class Recorder:
+    """Plays the first legal action, noting the thread of each decision; ``hang_at``: the
+    decision (counted from 1) at which it waits for ``release`` first."""
+
+    plain_requests = True
+
+    def __init__(self, hang_at: int = 0) -> None:
+        self.hang_at, self.calls = hang_at, 0
+        self.threads: list[threading.Thread] = []
+        self.release, self.returned = threading.Event(), threading.Event()
+
+    def hello(self, request):
+        return bot_pb2.HelloResponse(name="recorder")
+
+    def start_game(self, request):
+        pass
+
+    def decide(self, request):
+        self.calls += 1
+        self.threads.append(threading.current_thread())
+        if self.calls == self.hang_at:
+            self.release.wait(60)
+            self.returned.set()
+        return 0
+
+    def end_game(self, request):
+        pass
+
+
+def match_of(bots, time_config: TimeConfig = TimeConfig()) -> Match:
+    return Match(GAMES["flea-circus"], GAMES["flea-circus"].default_variant, ("a", "b"),
+                 seed=5, game_id="p/0", clients=[InProcessClient(bot) for bot in bots],
+                 time_config=time_config, policy=FaultPolicy(dict(DEFAULT_FAULTS)))
+
+
+def test_a_game_s_in_process_decisions_are_made_on_one_thread_of_their_own():
+    """Both bots are called on the game's decisions' thread: no hand-off to a thread of
+    each bot's a decision (two thread switches), and none on the thread that plays it."""
+    bots = [Recorder(), Recorder()]
+    match_of(bots).play()
+    threads = {thread for bot in bots for thread in bot.threads}
+    assert len(threads) == 1 and threading.current_thread() not in threads
+
+
+def test_a_bot_hung_past_its_deadline_times_out_and_the_game_goes_on_without_it(monkeypatch):
+    """Its decision is charged, faulted and substituted at the deadline, as a client's call
+    that timed out; its late return, once released, changes nothing."""
+    monkeypatch.setattr(clients, "PARKED_S", 0.05)
+    hung = Recorder(hang_at=3)
+    match = match_of([hung, Recorder()], TimeConfig(move_ms=200, bank_ms=0, grace_ms=10))
+    result = match.play()
+    assert [(fault.seat, fault.fault_class) for fault in result.faults
+            if fault.detail == "no answer within 0.210s"] == [(0, "timeout")]
+    assert len(result.times) == len(result.actions) == len(match.state.history)
+    hung.release.set()
+    assert hung.returned.wait(30)
+    hung.threads[2].join(30)   # its worker leaves the game, then ends (PARKED_S)
+    assert not hung.threads[2].is_alive()
+    assert len(result.times) == len(result.actions) and not match.seats[0].gone
