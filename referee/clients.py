@@ -478,6 +478,10 @@ class InProcessClient(ViewDecider):
         self.workers = 0
         self.idle = 0   # workers waiting for a call
         self.closed = False
+        # Decisions made on a game's own thread still running past their deadline (see
+        # referee.match): until they return, every call is handed to a worker, at most
+        # MAX_CALLS at once, so a bot that keeps hanging holds no more threads than that.
+        self.running_late = 0
 
     def _call(self, function: Callable[..., Any], request: Any, timeout: float) -> Any:
         with self.lock:

@@ -256,7 +256,8 @@ class Match:
         client = seat.client
         assert client is not None  # a seat still playing has its bot's client
         # The request is made before the clock starts, whichever way the client takes it.
-        if self.watch is not None and isinstance(client, InProcessClient):
+        if self.watch is not None and isinstance(client, InProcessClient) \
+                and not client.running_late:
             call = partial(self.watch.decide_here, client, client.prepare(view), index, seat)
         elif isinstance(client, ViewDecider):
             call = partial(client.decide_prepared, view, client.prepare(view))
@@ -351,6 +352,7 @@ class _Pending(NamedTuple):
 
     seat_index: int
     seat: SeatState
+    client: InProcessClient
     sent: float
     timeout: float
     deadline: float
@@ -365,8 +367,10 @@ class _Watch:
     same: this thread sleeps until the pending call's deadline, and if the call is still
     running then, it takes the decision over (timed out, substituted, applied) and starts
     another worker on the next; the hung thread, if its bot ever returns, finds the game no
-    longer its own and leaves it (:class:`_Overtaken`). A decision's start wakes nobody:
-    with none pending, this thread sleeps as long as the shortest a deadline can be.
+    longer its own and leaves it (:class:`_Overtaken`); until it does, that bot's calls are
+    handed to its own workers (:attr:`InProcessClient.running_late`). A decision's start
+    wakes nobody: with none pending, this thread sleeps as long as the shortest a deadline
+    can be.
     """
 
     def __init__(self, match: Match) -> None:
@@ -401,6 +405,8 @@ class _Watch:
             self.changed.wait(self.nap_s if pending is None else pending.deadline - now_s)
             return
         self.pending, self.owner = None, None
+        with pending.client.lock:
+            pending.client.running_late += 1
         self.match._timed_out(pending)
         run_elsewhere(self._run)
 
@@ -428,11 +434,15 @@ class _Watch:
         assert isinstance(prepared, (bot_pb2.DecisionRequest, PlainRequest)), "prepare made it"
         sent = time.monotonic()
         with self.changed:
-            self.pending = _Pending(index, seat, sent, timeout, sent + timeout)
+            self.pending = _Pending(index, seat, client, sent, timeout, sent + timeout)
         try:
             return client.decide_here(prepared)
         finally:
             with self.changed:
-                if self.owner != threading.get_ident():
-                    raise _Overtaken(self.match.game_id)
-                self.pending = None
+                overtaken = self.owner != threading.get_ident()
+                if not overtaken:
+                    self.pending = None
+            if overtaken:
+                with client.lock:
+                    client.running_late -= 1
+                raise _Overtaken(self.match.game_id)

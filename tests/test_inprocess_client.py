@@ -392,16 +392,20 @@ def test_a_game_s_in_process_decisions_are_made_on_one_thread_of_their_own():
 
 def test_a_bot_hung_past_its_deadline_times_out_and_the_game_goes_on_without_it(monkeypatch):
     """Its decision is charged, faulted and substituted at the deadline, as a client's call
-    that timed out; its late return, once released, changes nothing."""
+    that timed out; while it hangs, the bot's calls go to its own workers (a bot that keeps
+    hanging holds no more threads than they); its late return changes nothing."""
     monkeypatch.setattr(clients, "PARKED_S", 0.05)
-    hung = Recorder(hang_at=3)
-    match = match_of([hung, Recorder()], TimeConfig(move_ms=200, bank_ms=0, grace_ms=10))
+    hung, other = Recorder(hang_at=3), Recorder()
+    match = match_of([hung, other], TimeConfig(move_ms=200, bank_ms=0, grace_ms=10))
     result = match.play()
     assert [(fault.seat, fault.fault_class) for fault in result.faults
             if fault.detail == "no answer within 0.210s"] == [(0, "timeout")]
     assert len(result.times) == len(result.actions) == len(match.state.history)
+    assert hung.threads[3:] and set(hung.threads[3:]).isdisjoint(other.threads)
+    assert match.seats[0].client.running_late == 1
     hung.release.set()
     assert hung.returned.wait(30)
     hung.threads[2].join(30)   # its worker leaves the game, then ends (PARKED_S)
     assert not hung.threads[2].is_alive()
     assert len(result.times) == len(result.actions) and not match.seats[0].gone
+    assert match.seats[0].client.running_late == 0
