@@ -433,16 +433,20 @@ class _Watch:
         before (``timeout`` from now)."""
         assert isinstance(prepared, (bot_pb2.DecisionRequest, PlainRequest)), "prepare made it"
         sent = time.monotonic()
+        mine = _Pending(index, seat, client, sent, timeout, sent + timeout)
         with self.changed:
-            self.pending = _Pending(index, seat, client, sent, timeout, sent + timeout)
+            self.pending = mine
         try:
             return client.decide_here(prepared)
         finally:
             with self.changed:
                 overtaken = self.owner != threading.get_ident()
+                # Taken over at its deadline (not only let go by an interrupted watcher).
+                late = overtaken and self.pending is not mine
                 if not overtaken:
                     self.pending = None
-            if overtaken:
+            if late:
                 with client.lock:
                     client.running_late -= 1
+            if overtaken:
                 raise _Overtaken(self.match.game_id)
