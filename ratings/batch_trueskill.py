@@ -23,7 +23,7 @@ from ratings.params import RatingConfig
 
 _INV_SQRT2 = 1.0 / math.sqrt(2.0)
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
-_WINNER_LOSER = np.array([1.0, -1.0])
+_WINNER_LOSER = (1.0, -1.0)
 
 
 def _erfc(x: np.ndarray) -> np.ndarray:
@@ -70,8 +70,13 @@ class BatchTrueSkill:
         c2 = var[:, 0] + var[:, 1] + 2 * self.beta2
         c = np.sqrt(c2)
         v, w = _truncate((mu[:, 0] - mu[:, 1]) / c, self.eps / c, tie)
-        new_mu = mu + var / c[:, None] * v[:, None] * _WINNER_LOSER
-        new_sigma = np.sqrt(var * (1.0 - var / c2[:, None] * w[:, None]))
+        new_mu, new_sigma = np.empty_like(mu), np.empty_like(sigma)
+        # Column by column: a (games, 1) factor against (games, 2) runs numpy's inner loop
+        # once a game, on two entries, several times slower than once a column.
+        for column, sign in enumerate(_WINNER_LOSER):
+            var_c = var[:, column]
+            new_mu[:, column] = mu[:, column] + var_c / c * v * sign
+            new_sigma[:, column] = np.sqrt(var_c * (1.0 - var_c / c2 * w))
         return new_mu, new_sigma
 
     def rate_table_sorted(self, mu: np.ndarray, sigma: np.ndarray, tie: np.ndarray
@@ -201,23 +206,29 @@ def _set(array: np.ndarray, column: int, rows: np.ndarray, value: np.ndarray) ->
 
 def _truncate(t: np.ndarray, margin: np.ndarray, tie: np.ndarray
               ) -> tuple[np.ndarray, np.ndarray]:
-    """The truncation factor's v and w: a win (t > margin) or a draw (|t| < margin)."""
+    """The truncation factor's v and w: a win (t > margin) or a draw (|t| < margin).
+
+    The win's bound and the draw's two go through the normal's tail and density as the
+    rows of one array: each entry is computed by the same operations as alone, and a
+    batch pays numpy's per-call cost once for the three, not three times (the bootstrap
+    calls this once a wave, hundreds of times a leaderboard)."""
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        x = t - margin
-        denom = 0.5 * _erfc(-x * _INV_SQRT2)
-        v = np.where(denom != 0, _INV_SQRT_2PI * np.exp(-x * x / 2.0) / denom, -x)
+        abs_t = np.abs(t)
+        bounds = np.empty((3, len(t)))
+        np.subtract(t, margin, out=bounds[0])
+        np.subtract(margin, abs_t, out=bounds[1])
+        np.subtract(-margin, abs_t, out=bounds[2])
+        tails = 0.5 * _erfc(-bounds * _INV_SQRT2)
+        densities = _INV_SQRT_2PI * np.exp(-bounds * bounds / 2.0)
+        (x, x1, x2), (denom, tail1, tail2), (p, p1, p2) = bounds, tails, densities
+        v = np.where(denom != 0, p / denom, -x)
         w = v * (v + x)
         bad = ~tie & ~((w > 0) & (w < 1))
-        if tie.any():
-            abs_t = np.abs(t)
-            x1, x2 = margin - abs_t, -margin - abs_t
-            denom_draw = 0.5 * _erfc(-x1 * _INV_SQRT2) - 0.5 * _erfc(-x2 * _INV_SQRT2)
-            p1 = _INV_SQRT_2PI * np.exp(-x1 * x1 / 2.0)
-            p2 = _INV_SQRT_2PI * np.exp(-x2 * x2 / 2.0)
-            v_abs = (p2 - p1) / denom_draw
-            v = np.where(tie, np.where(t < 0, -v_abs, v_abs), v)
-            w = np.where(tie, v_abs * v_abs + (x1 * p1 - x2 * p2) / denom_draw, w)
-            bad |= tie & (denom_draw == 0)
+        denom_draw = tail1 - tail2
+        v_abs = (p2 - p1) / denom_draw
+        v = np.where(tie, np.where(t < 0, -v_abs, v_abs), v)
+        w = np.where(tie, v_abs * v_abs + (x1 * p1 - x2 * p2) / denom_draw, w)
+        bad |= tie & (denom_draw == 0)
     if bad.any():
         raise FloatingPointError("TrueSkill update out of floating-point range")
     return v, w

@@ -11,6 +11,7 @@ import importlib
 import json
 import os
 import queue
+import select
 import threading
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -333,6 +334,18 @@ class InProcessBot(Protocol):
     def end_game(self, request: bot_pb2.EndGameRequest) -> None: ...
 
 
+def _error_fault(error: Exception) -> BotFault:
+    """What an exception raised in an in-process bot's call is: an ``error`` fault."""
+    return BotFault(FaultClass.ERROR, printable(f"{type(error).__name__}: {error}"))
+
+
+def _decision(request: bot_pb2.DecisionRequest | PlainRequest, index: Any) -> bot_pb2.Decision:
+    """An in-process bot's answer to ``request``: the index it returned, if it is one."""
+    if not isinstance(index, int) or index < 0:
+        raise BotFault(FaultClass.ILLEGAL, f"decide returned {index!r}, not an index")
+    return bot_pb2.Decision(decision_id=request.decision_id, action_index=index)
+
+
 def takes_plain_requests(bot_class: type) -> bool:
     """Whether the class that defines the bot's ``decide`` sets ``plain_requests = True``:
     a flag says what its own ``decide`` reads, so a subclass's ``decide`` (one written for
@@ -344,9 +357,76 @@ def takes_plain_requests(bot_class: type) -> bool:
 
 
 _IN_PROCESS_CALLS = ("hello", "start_game", "decide", "end_game")
-#: A call handed to an in-process bot's worker: the bot's method, its request, and the
-#: queue its outcome goes to, (True, what it returned) or (False, what it raised).
-_Call = tuple[Callable[[Any], Any], Any, "queue.SimpleQueue[tuple[bool, Any]]"]
+
+
+class _Signal:
+    """A count one thread posts and another waits for, on a pipe: a byte a post.
+
+    Posting and waiting are system calls made with the GIL released, so the thread woken
+    finds the GIL free. A queue's ``put`` wakes its reader while holding the GIL: on one
+    core the reader runs, finds the GIL taken and sleeps again, and a hand-off costs
+    five or six thread switches instead of two. Several threads may wait on one signal:
+    each post wakes one of them.
+    """
+
+    __slots__ = ("read_end", "write_end", "readable")
+
+    def __init__(self) -> None:
+        self.read_end, self.write_end = os.pipe()
+        os.set_blocking(self.write_end, False)
+        self.readable = select.poll()
+        self.readable.register(self.read_end, select.POLLIN)
+
+    def post(self) -> None:
+        """One post; none if the pipe holds 64 KiB of posts not yet taken. That happens
+        only to a client whose every worker hangs in its bot, once tens of thousands of
+        calls have timed out waiting for one: a post lost then wakes nobody who would
+        answer in time, and a blocking write would hang the caller."""
+        try:
+            os.write(self.write_end, b"x")
+        except BlockingIOError:
+            pass
+
+    def take(self) -> None:
+        """Wait for a post, and consume it."""
+        os.read(self.read_end, 1)
+
+    def wait(self, timeout: float) -> bool:
+        """Whether a post came within ``timeout`` seconds (not consumed)."""
+        return bool(self.readable.poll(timeout * 1000))
+
+    def close(self) -> None:
+        os.close(self.read_end)
+        os.close(self.write_end)
+
+
+@dataclass(slots=True, eq=False)
+class _Call:
+    """A call handed to an in-process bot's worker: the bot's method and its request;
+    whether a worker ``started`` it; its outcome, (True, what it returned) or (False, what
+    it raised), and ``answered`` posted when it is in. If the caller ``gave_up`` waiting,
+    nobody reads ``answered`` any more: the caller closes it if no worker had started the
+    call (which no worker then makes), else the worker does when the call returns."""
+
+    function: Callable[[Any], Any]
+    request: Any
+    answered: _Signal
+    started: bool = False
+    outcome: tuple[bool, Any] | None = None
+    gave_up: bool = False
+
+
+#: Answer signals free for a call, shared by every client: a caller waits for one call at
+#: a time, so there are about as many as the threads that call bots.
+_free_signals: list[_Signal] = []
+
+
+def _answer_signal() -> _Signal:
+    """A free answer signal (its pipe empty), or a new one."""
+    try:
+        return _free_signals.pop()
+    except IndexError:
+        return _Signal()
 
 
 def load_python_bot(target: str) -> InProcessBot:
@@ -373,9 +453,11 @@ class InProcessClient(ViewDecider):
 
     Calls still run under a deadline (on a worker thread, at most ``MAX_CALLS`` at
     once), and a raised exception is an ``error`` fault, so in-process bots are judged
-    like remote ones. A call is handed over on two queues, not a ``ThreadPoolExecutor``'s
-    future (its locks and condition cost a third more a call); the workers are daemon
-    threads, so a bot hung in one does not hold the referee's exit. A closed client's
+    like remote ones. A call is handed over on a queue, its worker woken and its caller
+    answered by :class:`_Signal` posts, not a ``ThreadPoolExecutor``'s future (its locks
+    and condition cost a third more a call) nor a queue's own wake-up (which costs twice
+    the thread switches); the workers are daemon threads, so a bot hung in one does not
+    hold the referee's exit. A closed client's
     idle workers wait ``PARKED_S`` for a new client to serve, then end: a ladder's match
     makes four clients (two bots, started afresh before each seat rotation), and a
     thread's start waits for the new thread to run, as long as a quick game's move on a
@@ -389,14 +471,19 @@ class InProcessClient(ViewDecider):
     def __init__(self, bot: InProcessBot) -> None:
         self.bot = bot
         self.plain = takes_plain_requests(type(bot))
+        # The calls handed over (None: a worker's end), and a post for each.
         self.calls: queue.SimpleQueue[_Call | None] = queue.SimpleQueue()
+        self.ready = _Signal()
         self.lock = threading.Lock()
         self.workers = 0
         self.idle = 0   # workers waiting for a call
         self.closed = False
+        # Decisions made on a game's own thread still running past their deadline (see
+        # referee.match): until they return, every call is handed to a worker, at most
+        # MAX_CALLS at once, so a bot that keeps hanging holds no more threads than that.
+        self.running_late = 0
 
     def _call(self, function: Callable[..., Any], request: Any, timeout: float) -> Any:
-        answer: queue.SimpleQueue[tuple[bool, Any]] = queue.SimpleQueue()
         with self.lock:
             if self.closed:
                 raise BotFault(FaultClass.ERROR, "the bot's client was closed")
@@ -404,28 +491,68 @@ class InProcessClient(ViewDecider):
                 self.idle -= 1
             elif self.workers < self.MAX_CALLS:
                 self.workers += 1
-                _hire(self)
-            self.calls.put((function, request, answer))
-        try:
-            returned, value = answer.get(timeout=timeout)
-        except queue.Empty:
-            raise BotFault(FaultClass.TIMEOUT, f"no answer within {timeout:.3f}s") from None
+                run_elsewhere(self._work)
+            call = _Call(function, request, _answer_signal())
+        self.calls.put(call)
+        self.ready.post()
+        if not call.answered.wait(max(timeout, 0.0)):   # a negative one would wait forever
+            with self.lock:
+                call.gave_up = call.outcome is None
+                started = call.started
+            if call.gave_up:
+                if not started:
+                    call.answered.close()
+                raise BotFault(FaultClass.TIMEOUT, f"no answer within {timeout:.3f}s")
+            # Answered as the deadline passed: its post is on the way.
+        call.answered.take()
+        _free_signals.append(call.answered)
+        assert call.outcome is not None, "set before its post"
+        returned, value = call.outcome
         if returned:
             return value
         if not isinstance(value, Exception):   # SystemExit and the like: not the bot's fault
             raise value
-        raise BotFault(FaultClass.ERROR, printable(f"{type(value).__name__}: {value}"))
+        raise _error_fault(value)
 
     def _work(self) -> None:
         """One worker: calls the bot for each call handed over, until a None."""
-        while (call := self.calls.get()) is not None:
-            function, request, answer = call
+        while True:
+            self.ready.take()
+            call = self.calls.get_nowait()   # put before its post
+            if call is None:
+                self._leave()
+                return
+            if not self._start(call):
+                continue
             try:
-                answer.put((True, function(request)))
+                outcome: tuple[bool, Any] = (True, call.function(call.request))
             except BaseException as error:  # the bot's own failure, whatever it is
-                answer.put((False, error))
+                outcome = (False, error)
             with self.lock:
+                call.outcome = outcome
                 self.idle += 1
+                gave_up = call.gave_up
+            if gave_up:
+                call.answered.close()
+            else:
+                call.answered.post()
+
+    def _start(self, call: _Call) -> bool:
+        """Whether ``call`` is still awaited, and then started; one its caller gave up on
+        (its signal closed) is dropped, and its worker is idle again."""
+        with self.lock:
+            call.started = not call.gave_up
+            if not call.started:
+                self.idle += 1
+            return call.started
+
+    def _leave(self) -> None:
+        """A worker leaves its closed client; the last one closes its signal."""
+        with self.lock:
+            self.workers -= 1
+            last = self.workers == 0
+        if last:
+            self.ready.close()
 
     def _does_nothing(self, name: str) -> bool:
         """Whether the bot's ``name`` is marked ``does_nothing`` (see :class:`InProcessBot`).
@@ -444,10 +571,19 @@ class InProcessClient(ViewDecider):
 
     def decide(self, request: bot_pb2.DecisionRequest | PlainRequest,
                timeout: float) -> bot_pb2.Decision:
-        index = self._call(self.bot.decide, request, timeout)
-        if not isinstance(index, int) or index < 0:
-            raise BotFault(FaultClass.ILLEGAL, f"decide returned {index!r}, not an index")
-        return bot_pb2.Decision(decision_id=request.decision_id, action_index=index)
+        return _decision(request, self._call(self.bot.decide, request, timeout))
+
+    def decide_here(self, request: bot_pb2.DecisionRequest | PlainRequest) -> bot_pb2.Decision:
+        """``decide`` on the calling thread, with no deadline of its own: for a caller whose
+        time another thread watches, going on without it if the bot hangs
+        (:class:`referee.match.Match`). No hand-off to a worker: two thread switches less."""
+        if self.closed:
+            raise BotFault(FaultClass.ERROR, "the bot's client was closed")
+        try:
+            index = self.bot.decide(request)
+        except Exception as error:   # the bot's own failure (SystemExit and the like go on)
+            raise _error_fault(error) from None
+        return _decision(request, index)
 
     def end_game(self, request: bot_pb2.EndGameRequest, timeout: float) -> None:
         if not self._does_nothing("end_game"):
@@ -473,38 +609,48 @@ class InProcessClient(ViewDecider):
     def close(self) -> None:
         """Let the idle workers end (one hung in the bot ends with the process)."""
         with self.lock:
+            if self.closed:
+                return
             self.closed = True
-            for _ in range(self.workers):
+            workers = self.workers
+            for _ in range(workers):
                 self.calls.put(None)
+        if not workers:
+            self.ready.close()
+        for _ in range(workers):
+            self.ready.post()
 
 
-#: How long a closed in-process client's idle worker waits for a new client to serve.
+#: How long an idle worker (a closed in-process client's, or one whose game's decisions are
+#: done) waits for a new job.
 PARKED_S = 1.0
-# The inbox of each worker waiting for a new client (its next client is put there).
-_parked: list[queue.SimpleQueue[InProcessClient]] = []
+# The inbox of each worker waiting for a new job (its next job is put there).
+_parked: list[queue.SimpleQueue[Callable[[], None]]] = []
 _parked_lock = threading.Lock()
 
 
-def _hire(client: InProcessClient) -> None:
-    """Give ``client`` a worker: one of a closed client's, else a new thread."""
+def run_elsewhere(job: Callable[[], None]) -> None:
+    """Run ``job`` on a daemon worker thread: an idle one (see :data:`PARKED_S`), else a new
+    one. A thread's start waits for the new thread to run, as long as a quick game's move
+    on a busy machine; a daemon thread hung in a bot does not hold the referee's exit."""
     with _parked_lock:
         inbox = _parked.pop() if _parked else None
     if inbox is None:
-        threading.Thread(target=_serve, args=(client,), daemon=True, name="inproc-bot").start()
+        threading.Thread(target=_serve, args=(job,), daemon=True, name="inproc-bot").start()
     else:
-        inbox.put(client)
+        inbox.put(job)
 
 
-def _serve(client: InProcessClient | None) -> None:
-    """A worker's life: a client's calls until it is closed, then the next client's, for
-    as long as one comes within PARKED_S of the last's close."""
-    while client is not None:
-        client._work()
-        client = _next_client()
+def _serve(job: Callable[[], None] | None) -> None:
+    """A worker's life: a job (a client's calls until it is closed, a game's decisions),
+    then the next, for as long as one comes within PARKED_S of the last's end."""
+    while job is not None:
+        job()
+        job = _next_job()
 
 
-def _next_client() -> InProcessClient | None:
-    inbox: queue.SimpleQueue[InProcessClient] = queue.SimpleQueue()
+def _next_job() -> Callable[[], None] | None:
+    inbox: queue.SimpleQueue[Callable[[], None]] = queue.SimpleQueue()
     with _parked_lock:
         _parked.append(inbox)
     try:
@@ -514,14 +660,17 @@ def _next_client() -> InProcessClient | None:
             if inbox in _parked:
                 _parked.remove(inbox)
                 return None
-        return inbox.get()   # hired as it gave up: its client is on the way
+        return inbox.get()   # hired as it gave up: its job is on the way
 
 
 def _forget_parked() -> None:
-    """In a forked child: its parent's waiting workers are not there."""
+    """In a forked child: its parent's waiting workers are not there, and its parent's
+    answer signals are the parent's (the child's copies of their pipes are closed)."""
     global _parked_lock
     _parked.clear()
     _parked_lock = threading.Lock()
+    while _free_signals:
+        _free_signals.pop().close()
 
 
 os.register_at_fork(after_in_child=_forget_parked)

@@ -15,12 +15,12 @@ import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from functools import partial
-from typing import Callable, Mapping
+from typing import Callable, Mapping, NamedTuple
 
 from circus.v1 import bot_pb2
 from circus_outcomes import FaultClass, GameStatus, Policy
 from referee.clients import (BotClient, BotFault, DecisionView, GameEnd, GameStart,
-                             ViewDecider)
+                             InProcessClient, PlainRequest, ViewDecider, run_elsewhere)
 from referee.games.base import Game, State, ranks_from_scores
 from referee.seeds import derive_seed
 from referee.settings import TimeConfig
@@ -156,17 +156,18 @@ class Match:
         self.actions: list = []
         self.event_cache: list[bytes] = []
         self.event_texts: list[bytes] = []
+        # With an in-process bot seated: the decisions' thread, watched from play's.
+        self.watch: _Watch | None = None
 
     # -- the game ------------------------------------------------------------
     def play(self) -> MatchResult:
         started, clock_start = now(), time.monotonic()
         self._start_game()
-        while not self.state.is_terminal():
-            if self.stop.is_set():
-                raise MatchAbandoned(self.game_id)
-            self.decision_id += 1
-            self.actions = self.state.legal_actions()
-            self.state.apply(self._decide(), self.actions)
+        if any(isinstance(seat.client, InProcessClient) for seat in self.seats):
+            self.watch = _Watch(self)
+            self.watch.decisions()
+        else:
+            self._decisions()
         scores = self.state.scores()
         forfeited = [seat.forfeited for seat in self.seats]
         status = GameStatus.VOID if self.void else GameStatus.FORFEIT if any(forfeited) \
@@ -180,6 +181,14 @@ class Match:
             faults=[fault for seat in self.seats for fault in seat.faults],
             started_at=started, finished_at=now(),
             duration_s=time.monotonic() - clock_start)
+
+    def _decisions(self) -> None:
+        while not self.state.is_terminal():
+            if self.stop.is_set():
+                raise MatchAbandoned(self.game_id)
+            self.decision_id += 1
+            self.actions = self.state.legal_actions()
+            self.state.apply(self._decide(), self.actions)
 
     def _start_game(self) -> None:
         names = list(self.seat_names) if self.reveal_names else seat_labels(len(self.seats))
@@ -247,21 +256,41 @@ class Match:
         client = seat.client
         assert client is not None  # a seat still playing has its bot's client
         # The request is made before the clock starts, whichever way the client takes it.
-        if isinstance(client, ViewDecider):
+        if self.watch is not None and isinstance(client, InProcessClient) \
+                and not client.running_late:
+            call = partial(self.watch.decide_here, client, client.prepare(view), index, seat)
+        elif isinstance(client, ViewDecider):
             call = partial(client.decide_prepared, view, client.prepare(view))
         else:
             call = partial(client.decide, view.message())
         sent = time.monotonic()
         try:
             reply = call(timeout=deadline_ms / 1000)
-        finally:
-            # Charged whether or not a reply came: a bot that hangs spends its bank.
-            elapsed_ms = (time.monotonic() - sent) * 1000
-            self.times.append((index, self.decision_id, round(elapsed_ms, 3)))
-            seat.bank_ms = max(0.0, seat.bank_ms - max(0.0, elapsed_ms - seat.time.move_ms))
+        except _Overtaken:
+            raise
+        except BaseException:
+            self._charge(index, seat, sent)
+            raise
+        elapsed_ms = self._charge(index, seat, sent)
         if elapsed_ms > deadline_ms - seat.time.grace_ms:
             raise BotFault(FaultClass.TIMEOUT, f"took {elapsed_ms:.0f} ms: time bank exhausted")
         return self._check(reply, len(self.actions))
+
+    def _charge(self, index: int, seat: SeatState, sent: float) -> float:
+        """The decision's time since ``sent``, in ms, recorded and taken from the seat's
+        bank: whether or not a reply came (a bot that hangs spends its bank)."""
+        elapsed_ms = (time.monotonic() - sent) * 1000
+        self.times.append((index, self.decision_id, round(elapsed_ms, 3)))
+        seat.bank_ms = max(0.0, seat.bank_ms - max(0.0, elapsed_ms - seat.time.move_ms))
+        return elapsed_ms
+
+    def _timed_out(self, pending: _Pending) -> None:
+        """A decision whose in-process bot is past its deadline (see :class:`_Watch`): as
+        a client's call that timed out, charged and faulted, then substituted and applied."""
+        self._charge(pending.seat_index, pending.seat, pending.sent)
+        self._fault(pending.seat_index, BotFault(FaultClass.TIMEOUT,
+                                                 f"no answer within {pending.timeout:.3f}s"))
+        self.state.apply(self._substitute(), self.actions)
 
     def _check(self, reply: bot_pb2.Decision, action_count: int) -> int:
         if not isinstance(reply, bot_pb2.Decision):
@@ -305,3 +334,119 @@ class Match:
             self.void = True
         seat.faults.append(Fault(index, seat.name, self.decision_id, fault.fault_class,
                                  fault.detail, policy, now()))
+
+
+#: The shortest a watching thread sleeps with no decision pending (a time control of 0 ms
+#: would otherwise have it spin).
+NAP_S = 0.001
+
+
+class _Overtaken(Exception):
+    """The decisions' thread came back from a bot after its deadline: the game went on
+    without it (:class:`_Watch`), and this thread leaves it alone."""
+
+
+class _Pending(NamedTuple):
+    """An in-process bot's decision being made: its seat, when it started, and when it is
+    due (``timeout`` seconds later)."""
+
+    seat_index: int
+    seat: SeatState
+    client: InProcessClient
+    sent: float
+    timeout: float
+    deadline: float
+
+
+class _Watch:
+    """A game's decisions made on a worker thread, with its in-process bots called there,
+    and watched from the thread that plays the game.
+
+    Handing each call to a bot's own thread, as :meth:`InProcessClient.decide` does, costs
+    two thread switches a decision; here a decision costs none. The deadline holds all the
+    same: this thread sleeps until the pending call's deadline, and if the call is still
+    running then, it takes the decision over (timed out, substituted, applied) and starts
+    another worker on the next; the hung thread, if its bot ever returns, finds the game no
+    longer its own and leaves it (:class:`_Overtaken`); until it does, that bot's calls are
+    handed to its own workers (:attr:`InProcessClient.running_late`). A decision's start
+    wakes nobody: with none pending, this thread sleeps as long as the shortest a deadline
+    can be.
+    """
+
+    def __init__(self, match: Match) -> None:
+        self.match = match
+        self.changed = threading.Condition()
+        # The thread whose decisions count (None once taken over, until the next starts).
+        self.owner: int | None = None
+        self.pending: _Pending | None = None
+        self.done = False
+        self.error: BaseException | None = None
+        self.nap_s = max(NAP_S, min((seat.time.move_ms + seat.time.grace_ms) / 1000
+                                    for seat in match.seats))
+
+    def decisions(self) -> None:
+        """Make the game's decisions elsewhere, and return (or raise) when they end; if
+        this thread is interrupted, the decisions' thread stops at its next bot call."""
+        run_elsewhere(self._run)
+        with self.changed:
+            try:
+                while not self.done:
+                    self._watch()
+            except BaseException:
+                self.owner = None
+                raise
+        if self.error is not None:
+            raise self.error
+
+    def _watch(self) -> None:
+        """Wait for a change, or take over the pending decision if it is past due."""
+        pending, now_s = self.pending, time.monotonic()
+        if pending is None or now_s < pending.deadline:
+            self.changed.wait(self.nap_s if pending is None else pending.deadline - now_s)
+            return
+        self.pending, self.owner = None, None
+        with pending.client.lock:
+            pending.client.running_late += 1
+        self.match._timed_out(pending)
+        run_elsewhere(self._run)
+
+    def _run(self) -> None:
+        with self.changed:
+            self.owner = threading.get_ident()
+        try:
+            self.match._decisions()
+        except _Overtaken:
+            return
+        except BaseException as error:   # the game's to raise, on its own thread
+            self._end(error)
+        else:
+            self._end(None)
+
+    def _end(self, error: BaseException | None) -> None:
+        with self.changed:
+            self.done, self.error = True, error
+            self.changed.notify()
+
+    def decide_here(self, client: InProcessClient, prepared: object, index: int,
+                    seat: SeatState, timeout: float) -> bot_pb2.Decision:
+        """``client``'s decision on this thread, watched: the caller's clock started just
+        before (``timeout`` from now)."""
+        assert isinstance(prepared, (bot_pb2.DecisionRequest, PlainRequest)), "prepare made it"
+        sent = time.monotonic()
+        mine = _Pending(index, seat, client, sent, timeout, sent + timeout)
+        with self.changed:
+            self.pending = mine
+        try:
+            return client.decide_here(prepared)
+        finally:
+            with self.changed:
+                overtaken = self.owner != threading.get_ident()
+                # Taken over at its deadline (not only let go by an interrupted watcher).
+                late = overtaken and self.pending is not mine
+                if not overtaken:
+                    self.pending = None
+            if late:
+                with client.lock:
+                    client.running_late -= 1
+            if overtaken:
+                raise _Overtaken(self.match.game_id)

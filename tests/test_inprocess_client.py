@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 
@@ -21,6 +22,7 @@ class Bot:
         self.hanging = threading.Semaphore(0)  # one count per call that has begun to hang
         self.hung = 0   # calls that hung and have since been released
         self.calls = 0
+        self.decided = 0
         self.threads: set[threading.Thread] = set()   # the workers that called decide
 
     def hello(self, request):
@@ -30,6 +32,7 @@ class Bot:
         self.calls += 1
 
     def decide(self, request):
+        self.decided += 1
         self.threads.add(threading.current_thread())
         if request.game_id == "hang":
             self.hanging.release()
@@ -165,13 +168,83 @@ def test_a_closed_client_s_worker_serves_the_next_client_without_a_new_thread():
     assert closed.decide(request("ok"), 5).action_index == 2
     closed.close()
     deadline = time.monotonic() + 30
-    while not clients._parked:   # its worker waits for the next client, however slow
+    while not clients._parked:   # its worker waits for the next job, however slow
         assert time.monotonic() < deadline
         time.sleep(0.001)
     before = set(threading.enumerate())
     client = InProcessClient(bot)
     assert client.decide(request("ok"), 5).action_index == 2
     assert bot.threads and bot.threads <= before
+    client.close()
+
+
+def test_a_call_given_up_on_never_answers_a_later_one():
+    """A hung call's late answer goes nowhere: the calls after it, on the same thread,
+    get their own answers, before and after the hung one returns."""
+    bot = Bot()
+    client = InProcessClient(bot)
+    with pytest.raises(BotFault) as raised:
+        client.decide(request("hang"), 0.05)
+    assert raised.value.fault_class == "timeout"
+    assert client.decide(request("ok", 5), 5).action_index == 4
+    bot.release.set()
+    deadline = time.monotonic() + 30
+    while bot.hung == 0:   # the hung call has returned, however slow the machine
+        assert time.monotonic() < deadline
+        time.sleep(0.001)
+    for actions in range(1, 30):
+        assert client.decide(request("ok", actions), 5).action_index == actions - 1
+    client.close()
+
+
+def open_files() -> int:
+    return len(os.listdir("/proc/self/fd"))
+
+
+def test_closed_clients_leave_no_open_files_behind(monkeypatch):
+    """Each client's hand-off is a pipe, closed by the last of its workers to leave; the
+    answers' pipes are shared by all clients and kept for the next call."""
+    monkeypatch.setattr(clients, "PARKED_S", 0.05)
+    warm = InProcessClient(Bot())
+    assert warm.decide(request("ok"), 5).action_index == 2
+    warm.close()
+    deadline = time.monotonic() + 30
+    while warm.workers:
+        assert time.monotonic() < deadline
+        time.sleep(0.001)
+    before = open_files()
+    made = [InProcessClient(Bot()) for _ in range(20)]
+    for client in made:
+        assert client.decide(request("ok"), 5).action_index == 2
+        client.close()
+    while any(client.workers for client in made):
+        assert time.monotonic() < deadline
+        time.sleep(0.001)
+    assert open_files() <= before
+
+
+def test_a_call_given_up_before_a_worker_took_it_is_never_made_and_holds_no_file():
+    """With every worker hung in the bot, each call times out waiting for one: none of
+    them keeps its answer's pipe open, and none is made once the workers are free."""
+    bot = Bot()
+    client = InProcessClient(bot)
+    threads = [threading.Thread(target=client.decide, args=(request("hang"), 60))
+               for _ in range(InProcessClient.MAX_CALLS)]
+    for thread in threads:
+        thread.start()
+    for _ in threads:
+        assert bot.hanging.acquire(timeout=30)
+    before = open_files()
+    for _ in range(30):
+        with pytest.raises(BotFault) as raised:
+            client.decide(request("ok"), 0.01)
+        assert raised.value.fault_class == "timeout"
+    assert open_files() <= before
+    bot.release.set()
+    for thread in threads:
+        thread.join()
+    assert client.decide(request("ok"), 5).action_index == 2
+    assert bot.decided == InProcessClient.MAX_CALLS + 1
     client.close()
 
 
@@ -271,3 +344,68 @@ def test_a_subclass_that_overrides_decide_gets_messages_unless_it_asks_again():
     assert [clients.takes_plain_requests(bot) for bot in (RandomBot, Reads, ReadsPlain,
                                                            Inherits, Bot)] == [
         True, False, True, True, False]
+
+
+class Recorder:
+    """Plays the first legal action, noting the thread of each decision; ``hang_at``: the
+    decision (counted from 1) at which it waits for ``release`` first."""
+
+    plain_requests = True
+
+    def __init__(self, hang_at: int = 0) -> None:
+        self.hang_at, self.calls = hang_at, 0
+        self.threads: list[threading.Thread] = []
+        self.release, self.returned = threading.Event(), threading.Event()
+
+    def hello(self, request):
+        return bot_pb2.HelloResponse(name="recorder")
+
+    def start_game(self, request):
+        pass
+
+    def decide(self, request):
+        self.calls += 1
+        self.threads.append(threading.current_thread())
+        if self.calls == self.hang_at:
+            self.release.wait(60)
+            self.returned.set()
+        return 0
+
+    def end_game(self, request):
+        pass
+
+
+def match_of(bots, time_config: TimeConfig = TimeConfig()) -> Match:
+    return Match(GAMES["flea-circus"], GAMES["flea-circus"].default_variant, ("a", "b"),
+                 seed=5, game_id="p/0", clients=[InProcessClient(bot) for bot in bots],
+                 time_config=time_config, policy=FaultPolicy(dict(DEFAULT_FAULTS)))
+
+
+def test_a_game_s_in_process_decisions_are_made_on_one_thread_of_their_own():
+    """Both bots are called on the game's decisions' thread: no hand-off to a thread of
+    each bot's a decision (two thread switches), and none on the thread that plays it."""
+    bots = [Recorder(), Recorder()]
+    match_of(bots).play()
+    threads = {thread for bot in bots for thread in bot.threads}
+    assert len(threads) == 1 and threading.current_thread() not in threads
+
+
+def test_a_bot_hung_past_its_deadline_times_out_and_the_game_goes_on_without_it(monkeypatch):
+    """Its decision is charged, faulted and substituted at the deadline, as a client's call
+    that timed out; while it hangs, the bot's calls go to its own workers (a bot that keeps
+    hanging holds no more threads than they); its late return changes nothing."""
+    monkeypatch.setattr(clients, "PARKED_S", 0.05)
+    hung, other = Recorder(hang_at=3), Recorder()
+    match = match_of([hung, other], TimeConfig(move_ms=200, bank_ms=0, grace_ms=10))
+    result = match.play()
+    assert [(fault.seat, fault.fault_class) for fault in result.faults
+            if fault.detail == "no answer within 0.210s"] == [(0, "timeout")]
+    assert len(result.times) == len(result.actions) == len(match.state.history)
+    assert hung.threads[3:] and set(hung.threads[3:]).isdisjoint(other.threads)
+    assert match.seats[0].client.running_late == 1
+    hung.release.set()
+    assert hung.returned.wait(30)
+    hung.threads[2].join(30)   # its worker leaves the game, then ends (PARKED_S)
+    assert not hung.threads[2].is_alive()
+    assert len(result.times) == len(result.actions) and not match.seats[0].gone
+    assert match.seats[0].client.running_late == 0
