@@ -11,7 +11,6 @@ import importlib
 import json
 import os
 import queue
-import select
 import threading
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -359,74 +358,16 @@ def takes_plain_requests(bot_class: type) -> bool:
 _IN_PROCESS_CALLS = ("hello", "start_game", "decide", "end_game")
 
 
-class _Signal:
-    """A count one thread posts and another waits for, on a pipe: a byte a post.
-
-    Posting and waiting are system calls made with the GIL released, so the thread woken
-    finds the GIL free. A queue's ``put`` wakes its reader while holding the GIL: on one
-    core the reader runs, finds the GIL taken and sleeps again, and a hand-off costs
-    five or six thread switches instead of two. Several threads may wait on one signal:
-    each post wakes one of them.
-    """
-
-    __slots__ = ("read_end", "write_end", "readable")
-
-    def __init__(self) -> None:
-        self.read_end, self.write_end = os.pipe()
-        os.set_blocking(self.write_end, False)
-        self.readable = select.poll()
-        self.readable.register(self.read_end, select.POLLIN)
-
-    def post(self) -> None:
-        """One post; none if the pipe holds 64 KiB of posts not yet taken. That happens
-        only to a client whose every worker hangs in its bot, once tens of thousands of
-        calls have timed out waiting for one: a post lost then wakes nobody who would
-        answer in time, and a blocking write would hang the caller."""
-        try:
-            os.write(self.write_end, b"x")
-        except BlockingIOError:
-            pass
-
-    def take(self) -> None:
-        """Wait for a post, and consume it."""
-        os.read(self.read_end, 1)
-
-    def wait(self, timeout: float) -> bool:
-        """Whether a post came within ``timeout`` seconds (not consumed)."""
-        return bool(self.readable.poll(timeout * 1000))
-
-    def close(self) -> None:
-        os.close(self.read_end)
-        os.close(self.write_end)
-
-
 @dataclass(slots=True, eq=False)
 class _Call:
-    """A call handed to an in-process bot's worker: the bot's method and its request;
-    whether a worker ``started`` it; its outcome, (True, what it returned) or (False, what
-    it raised), and ``answered`` posted when it is in. If the caller ``gave_up`` waiting,
-    nobody reads ``answered`` any more: the caller closes it if no worker had started the
-    call (which no worker then makes), else the worker does when the call returns."""
+    """A call handed to an in-process bot's worker: the bot's method, its request, and the
+    queue its outcome goes to, (True, what it returned) or (False, what it raised); one its
+    caller ``gave_up`` on before a worker took it is never made."""
 
     function: Callable[[Any], Any]
     request: Any
-    answered: _Signal
-    started: bool = False
-    outcome: tuple[bool, Any] | None = None
+    answer: queue.SimpleQueue[tuple[bool, Any]] = field(default_factory=queue.SimpleQueue)
     gave_up: bool = False
-
-
-#: Answer signals free for a call, shared by every client: a caller waits for one call at
-#: a time, so there are about as many as the threads that call bots.
-_free_signals: list[_Signal] = []
-
-
-def _answer_signal() -> _Signal:
-    """A free answer signal (its pipe empty), or a new one."""
-    try:
-        return _free_signals.pop()
-    except IndexError:
-        return _Signal()
 
 
 def load_python_bot(target: str) -> InProcessBot:
@@ -453,12 +394,12 @@ class InProcessClient(ViewDecider):
 
     Calls still run under a deadline (on a worker thread, at most ``MAX_CALLS`` at
     once), and a raised exception is an ``error`` fault, so in-process bots are judged
-    like remote ones. A call is handed over on a queue, its worker woken and its caller
-    answered by :class:`_Signal` posts, not a ``ThreadPoolExecutor``'s future (its locks
-    and condition cost a third more a call) nor a queue's own wake-up (which costs twice
-    the thread switches); the workers are daemon threads, so a bot hung in one does not
-    hold the referee's exit. A closed client's
-    idle workers wait ``PARKED_S`` for a new client to serve, then end: a ladder's match
+    like remote ones. A call is handed over on two queues, not a ``ThreadPoolExecutor``'s
+    future (its locks and condition cost a third more a call); the workers are daemon
+    threads, so a bot hung in one does not hold the referee's exit. A game's decisions
+    need no hand-off at all: :class:`referee.match.Match` makes them on a thread of their
+    own with :meth:`decide_here`, and watches their deadline. A closed client's idle
+    workers wait ``PARKED_S`` for a new client to serve, then end: a ladder's match
     makes four clients (two bots, started afresh before each seat rotation), and a
     thread's start waits for the new thread to run, as long as a quick game's move on a
     busy machine. A decision is handed over as its message, or as a :class:`PlainRequest`
@@ -471,9 +412,7 @@ class InProcessClient(ViewDecider):
     def __init__(self, bot: InProcessBot) -> None:
         self.bot = bot
         self.plain = takes_plain_requests(type(bot))
-        # The calls handed over (None: a worker's end), and a post for each.
         self.calls: queue.SimpleQueue[_Call | None] = queue.SimpleQueue()
-        self.ready = _Signal()
         self.lock = threading.Lock()
         self.workers = 0
         self.idle = 0   # workers waiting for a call
@@ -484,6 +423,7 @@ class InProcessClient(ViewDecider):
         self.running_late = 0
 
     def _call(self, function: Callable[..., Any], request: Any, timeout: float) -> Any:
+        call = _Call(function, request)
         with self.lock:
             if self.closed:
                 raise BotFault(FaultClass.ERROR, "the bot's client was closed")
@@ -492,22 +432,13 @@ class InProcessClient(ViewDecider):
             elif self.workers < self.MAX_CALLS:
                 self.workers += 1
                 run_elsewhere(self._work)
-            call = _Call(function, request, _answer_signal())
-        self.calls.put(call)
-        self.ready.post()
-        if not call.answered.wait(max(timeout, 0.0)):   # a negative one would wait forever
+            self.calls.put(call)
+        try:
+            returned, value = call.answer.get(timeout=timeout)
+        except queue.Empty:
             with self.lock:
-                call.gave_up = call.outcome is None
-                started = call.started
-            if call.gave_up:
-                if not started:
-                    call.answered.close()
-                raise BotFault(FaultClass.TIMEOUT, f"no answer within {timeout:.3f}s")
-            # Answered as the deadline passed: its post is on the way.
-        call.answered.take()
-        _free_signals.append(call.answered)
-        assert call.outcome is not None, "set before its post"
-        returned, value = call.outcome
+                call.gave_up = True
+            raise BotFault(FaultClass.TIMEOUT, f"no answer within {timeout:.3f}s") from None
         if returned:
             return value
         if not isinstance(value, Exception):   # SystemExit and the like: not the bot's fault
@@ -516,43 +447,17 @@ class InProcessClient(ViewDecider):
 
     def _work(self) -> None:
         """One worker: calls the bot for each call handed over, until a None."""
-        while True:
-            self.ready.take()
-            call = self.calls.get_nowait()   # put before its post
-            if call is None:
-                self._leave()
-                return
-            if not self._start(call):
-                continue
-            try:
-                outcome: tuple[bool, Any] = (True, call.function(call.request))
-            except BaseException as error:  # the bot's own failure, whatever it is
-                outcome = (False, error)
+        while (call := self.calls.get()) is not None:
             with self.lock:
-                call.outcome = outcome
+                if call.gave_up:
+                    self.idle += 1
+                    continue
+            try:
+                call.answer.put((True, call.function(call.request)))
+            except BaseException as error:  # the bot's own failure, whatever it is
+                call.answer.put((False, error))
+            with self.lock:
                 self.idle += 1
-                gave_up = call.gave_up
-            if gave_up:
-                call.answered.close()
-            else:
-                call.answered.post()
-
-    def _start(self, call: _Call) -> bool:
-        """Whether ``call`` is still awaited, and then started; one its caller gave up on
-        (its signal closed) is dropped, and its worker is idle again."""
-        with self.lock:
-            call.started = not call.gave_up
-            if not call.started:
-                self.idle += 1
-            return call.started
-
-    def _leave(self) -> None:
-        """A worker leaves its closed client; the last one closes its signal."""
-        with self.lock:
-            self.workers -= 1
-            last = self.workers == 0
-        if last:
-            self.ready.close()
 
     def _does_nothing(self, name: str) -> bool:
         """Whether the bot's ``name`` is marked ``does_nothing`` (see :class:`InProcessBot`).
@@ -612,13 +517,8 @@ class InProcessClient(ViewDecider):
             if self.closed:
                 return
             self.closed = True
-            workers = self.workers
-            for _ in range(workers):
+            for _ in range(self.workers):
                 self.calls.put(None)
-        if not workers:
-            self.ready.close()
-        for _ in range(workers):
-            self.ready.post()
 
 
 #: How long an idle worker (a closed in-process client's, or one whose game's decisions are
@@ -664,13 +564,10 @@ def _next_job() -> Callable[[], None] | None:
 
 
 def _forget_parked() -> None:
-    """In a forked child: its parent's waiting workers are not there, and its parent's
-    answer signals are the parent's (the child's copies of their pipes are closed)."""
+    """In a forked child: its parent's waiting workers are not there."""
     global _parked_lock
     _parked.clear()
     _parked_lock = threading.Lock()
-    while _free_signals:
-        _free_signals.pop().close()
 
 
 os.register_at_fork(after_in_child=_forget_parked)
