@@ -460,7 +460,10 @@ class Launch:
         deadline = time.monotonic() + timeout
         with os.fdopen(self.info, "rb", buffering=0) as report:
             self.info = None
-            while select.select([report], [], [], max(0.0, deadline - time.monotonic()))[0]:
+            # poll, not select: a referee with many bots has descriptors past select's 1024.
+            readable = select.poll()
+            readable.register(report, select.POLLIN)
+            while readable.poll(max(0.0, deadline - time.monotonic()) * 1000):
                 chunk = report.read(4096)
                 if not chunk:
                     break

@@ -8,8 +8,10 @@ for too. The same bots unsandboxed show the attacks are real.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
+import resource
 import shutil
 import socket
 import struct
@@ -448,3 +450,21 @@ def test_a_bot_may_not_watch_the_files_other_sandboxes_open(tmp_path):
     # The control: outside the sandbox the same program watches the interpreter's file.
     outside = sandboxed_output(tmp_path, command, workdir=own, sandbox=False)
     assert outside.split()[:4] == ["inotify", "made", "watch", "made"], outside
+
+
+def test_bwrap_s_pid_report_is_read_from_a_descriptor_past_1024():
+    """A referee with many bots holds descriptors past ``select``'s 1024: the sandbox's
+    report of its child's pid is read from one there."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard != resource.RLIM_INFINITY and hard < 1100:
+        pytest.skip(f"this host allows {hard} open files")
+    resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, 1100), hard))
+    try:
+        read, write = os.pipe()
+        high = fcntl.fcntl(read, fcntl.F_DUPFD, 1050)
+        os.close(read)
+        os.write(write, b'{"child-pid": 4242}')
+        os.close(write)
+        assert high >= 1050 and sandbox.Launch([], info=high).child_pid(timeout=5) == 4242
+    finally:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
