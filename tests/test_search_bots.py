@@ -308,10 +308,10 @@ def test_uncapped_sets_only_the_time_cap_to_none():
 def test_the_duel_bench_plays_every_rotation_of_each_deal_and_replays_exactly(tmp_path, capsys):
     from bench.duel import main as duel
 
-    for name in ("a", "b"):
-        duel(["--lineup", "search,heuristic,random", "--deals", "2", "--out",
-              str(tmp_path / name), "--", "--iterations", "3", "--policy", "heuristic",
-              "--value", "heuristic"])
+    for name in ("a", "b"):   # Flea Circus: the shortest game's deals replay as any game's
+        duel(["--game", "flea-circus", "--variant", "standard", "--lineup",
+              "search,heuristic,random", "--deals", "2", "--out", str(tmp_path / name), "--",
+              "--iterations", "3", "--policy", "heuristic", "--value", "heuristic"])
     rows = (tmp_path / "a").read_text().splitlines()
     assert len(rows) == 6 and rows == (tmp_path / "b").read_text().splitlines()
     out = capsys.readouterr().out
