@@ -460,7 +460,7 @@ def test_a_hello_reply_with_no_protocol_version_is_told_so():
 
 def test_a_grpc_bot_checked_as_stdio_is_told_to_drop_transport_stdio():
     result = check("--command", "python -m bots.random_bot", "--transport", "stdio",
-                   "--game", "flea-circus", "--rotation", "once")
+                   "--game", "flea-circus", "--rotation", "once", "--at-once", "1")
     assert result.exit_code == 1, result.output
     handshake = line_of(result.output, "handshake")
     assert handshake.endswith("check it without --transport stdio"), handshake
@@ -546,7 +546,7 @@ def test_a_bot_that_fails_in_the_sandbox_is_told_what_the_sandbox_showed_it(tmp_
     """It opens a file beside its folder: there on the host, hidden in the sandbox."""
     (tmp_path / "weights.txt").write_text("1 2 3\n")
     folder = bot_folder(tmp_path, "open('../weights.txt').read()\n")
-    result = check("--dir", str(folder), "--games", "1")
+    result = check("--dir", str(folder), "--games", "1", "--at-once", "1")
     assert result.exit_code == 1, result.output
     handshake = line_of(result.output, "handshake")
     assert "exited with status 1" in handshake, handshake
