@@ -87,27 +87,36 @@ def referee_environment() -> str | None:
     return None
 
 
-def other_sockets() -> list[str]:
-    """Every unix socket the bot can name: under the referee's runtime folder, /tmp, /run."""
-    paths = {p for pattern in (f"{TARGETS['runtime']}/*/bot.sock", "/tmp/**/*.sock",
-                               "/run/**/*.sock", "/var/run/**/*.sock")
-             for p in glob.glob(pattern, recursive=True)}
+def near_sockets() -> list[str]:
+    """The unix sockets a bot finds without a walk: this referee's bots' (in its runtime
+    folder) and those bound in its network namespace."""
+    paths = glob.glob(f"{TARGETS['runtime']}/*/bot.sock")
     for line in Path("/proc/net/unix").read_text().splitlines()[1:]:
         fields = line.split()
         if len(fields) > 7 and fields[7].startswith("/"):
-            paths.add(fields[7])
+            paths.append(fields[7])
+    return paths
+
+
+def other_sockets() -> list[str]:
+    """Every unix socket the bot can name: those near, and any under /tmp, /run."""
+    paths = set(near_sockets()) | {p for pattern in ("/tmp/**/*.sock", "/run/**/*.sock",
+                                                     "/var/run/**/*.sock")
+                                   for p in glob.glob(pattern, recursive=True)}
     return sorted(p for p in paths if p != "/run/circus/bot.sock")
 
 
 def connect_other_bot() -> str | None:
-    for path in other_sockets():
-        with socket.socket(socket.AF_UNIX) as probe:
-            if probe.connect_ex(path) == 0:
-                return f"connected to {path}"
+    """The referee's loopback first: where it answers (no sandbox), no walk of the host's
+    /tmp (seconds on a busy host) is needed to know the attack succeeded."""
     with socket.socket() as probe:
         probe.settimeout(1)
         if probe.connect_ex(("127.0.0.1", int(TARGETS["tcp_port"]))) == 0:
             return "connected to the referee's loopback"
+    for path in other_sockets():
+        with socket.socket(socket.AF_UNIX) as probe:
+            if probe.connect_ex(path) == 0:
+                return f"connected to {path}"
     return None
 
 
@@ -116,7 +125,7 @@ def bind_other_bot() -> str | None:
     the test's stand-in for one (``HOSTILE_OTHER_SOCKET``), never a socket of another
     program on the machine (another test's referee), which the attack would break."""
     mine = (f"{TARGETS['runtime']}/", TARGETS["other_socket"])
-    for path in other_sockets() + [TARGETS["other_socket"]]:
+    for path in near_sockets() + [TARGETS["other_socket"]]:
         if not path.startswith(mine):
             continue
         try:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import click
 import pytest
-from click.testing import CliRunner
+from click.testing import CliRunner, Result
 from conftest import live_group_members, still_running
 
 from bots.random_bot import RandomBot
@@ -39,6 +39,10 @@ CLI = str(Path(sys.executable).parent / "circus-referee")
 # near miss.
 FAST = ["--move-ms", "100", "--bank-ms", "600000", "--startup-ms", "30000"]
 HANG = ["--bank-ms", "200"]
+# The fault bots' faults are their tests' subject, not the sandbox: they run unsandboxed
+# (a sandboxed start costs a third more CPU), but the one that never listens, whose message
+# names the unix socket a sandboxed bot is given.
+UNSANDBOXED = ["--no-sandbox"]
 
 
 def check(*args: str):
@@ -69,7 +73,8 @@ def test_example_bots_pass(command):
 def test_every_player_count_is_played():
     """A bot that only copes with two players fails, named, at three."""
     result = check("--command", f"{sys.executable} {FAULT_BOTS} two-players --address {{address}}",
-                   "--game", "flea-circus", "--games", "1", "--at-once", "1", *FAST)
+                   "--game", "flea-circus", "--games", "1", "--at-once", "1", *FAST,
+                   *UNSANDBOXED)
     assert result.exit_code == 1, result.output
     assert "FAIL  play flea-circus/standard: fault-two-players faulted in game 1 of 3 players" \
         in result.output, result.output
@@ -100,9 +105,24 @@ def test_games_with_rotation_once_is_refused_in_one_line():
     assert "--games counts the games of --rotation full" in result.output
 
 
-def test_rotation_once_is_played_and_said():
-    result = check("--command", "python -m bots.random_bot --address {address}",
-                   "--game", "flea-circus", "--at-once", "1", "--rotation", "once")
+@pytest.fixture(scope="module")
+def flea_once(tmp_path_factory) -> tuple[Result, Path]:
+    """One check of the random bot, each seat of Flea Circus once, under a memory limit of
+    its own, its temporary folders in a folder of their own: the tests below read it."""
+    temporary = tmp_path_factory.mktemp("flea-once")
+    # The sandbox is probed (once a process) before the temporary folder moves under
+    # pytest's root-only folder, which a bot's unprivileged uid cannot walk to.
+    sandbox.unavailable_reason()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(tempfile, "tempdir", str(temporary))
+        result = check("--command", "python -m bots.random_bot --address {address}",
+                       "--game", "flea-circus", "--at-once", "1", "--rotation", "once",
+                       "--memory-mb", "512")
+    return result, temporary
+
+
+def test_rotation_once_is_played_and_said(flea_once):
+    result, _ = flea_once
     assert result.exit_code == 0, result.output
     assert "PASS  play flea-circus/standard: 2-5 players, each seat once: " in result.output
     assert ("covered: flea-circus/standard in each seat once across the player counts the "
@@ -112,7 +132,7 @@ def test_rotation_once_is_played_and_said():
 def test_concurrent_games_are_played():
     """A bot that holds one game at a time passes games in turn but not games at once."""
     result = check("--command", f"{sys.executable} {FAULT_BOTS} one-game --address {{address}}",
-                   "--game", "flea-circus", "--rotation", "once", *FAST)
+                   "--game", "flea-circus", "--rotation", "once", *FAST, *UNSANDBOXED)
     assert result.exit_code == 1, result.output
     assert "PASS  play flea-circus/standard" in result.output, result.output
     assert "FAIL  concurrent flea-circus: fault-one-game faulted in game" in result.output, \
@@ -120,15 +140,10 @@ def test_concurrent_games_are_played():
     assert "games at once: 3 of flea-circus" not in result.output, result.output
 
 
-def test_no_temporary_folder_is_left(tmp_path, monkeypatch):
-    # The sandbox is probed (once a process) before the temporary folder moves under
-    # pytest's root-only folder, which a bot's unprivileged uid cannot walk to.
-    sandbox.unavailable_reason()
-    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
-    result = check("--command", "python -m bots.random_bot --address {address}",
-                   "--game", "flea-circus", "--rotation", "once", "--at-once", "1")
+def test_no_temporary_folder_is_left(flea_once):
+    result, temporary = flea_once
     assert result.exit_code == 0, result.output
-    assert not list(tmp_path.glob("check-bot-*"))
+    assert not list(temporary.glob("check-bot-*"))
 
 
 def test_the_log_is_kept_where_asked(tmp_path):
@@ -139,10 +154,8 @@ def test_the_log_is_kept_where_asked(tmp_path):
     assert "=== run 1 of candidate" in (tmp_path / "logs" / "candidate.log").read_text()
 
 
-def test_a_sandboxed_check_says_first_which_limits_hold():
-    result = check("--command", "python -m bots.random_bot --address {address}",
-                   "--game", "flea-circus", "--rotation", "once", "--at-once", "1",
-                   "--memory-mb", "512")
+def test_a_sandboxed_check_says_first_which_limits_hold(flea_once):
+    result, _ = flea_once
     assert result.exit_code == 0, result.output
     assert result.output.splitlines()[0] == statement(LimitsConfig(memory_mb=512), hierarchy())
 
@@ -195,7 +208,8 @@ def test_fault_bots_fail_with_the_right_message(mode, failed_check, message):
     # The no-port bot never listens: any start-up limit runs out, and a longer checks no more.
     short = {"no-port": ["--startup-ms", "1000"], "hang": HANG}.get(mode, [])
     result = check("--command", f"{sys.executable} {FAULT_BOTS} {mode} --address {{address}}",
-                   "--game", "flea-circus", "--rotation", "once", *FAST, *short)
+                   "--game", "flea-circus", "--rotation", "once", *FAST, *short,
+                   *([] if mode == "no-port" else UNSANDBOXED))
     assert result.exit_code == 1, result.output
     failures = [line for line in result.output.splitlines() if line.startswith("FAIL")]
     assert len(failures) == 1, result.output
@@ -386,20 +400,30 @@ def test_strict_fails_on_a_warning():
     assert checkbot.choices_check([2] * 9).verdict == "PASS"   # too few to tell
 
 
-def test_a_bot_that_crashes_in_the_last_seat_fails():
-    result = stdio_check("last-seat")
+@pytest.fixture(scope="module")
+def last_seat(tmp_path_factory) -> tuple[Result, Path]:
+    """One check of a bot that crashes in the last seat, its temporary folders in a folder
+    of their own: the two tests below read it."""
+    temporary = tmp_path_factory.mktemp("last-seat")
+    sandbox.unavailable_reason()   # probed before the temporary folder moves (see above)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(tempfile, "tempdir", str(temporary))
+        return stdio_check("last-seat"), temporary
+
+
+def test_a_bot_that_crashes_in_the_last_seat_fails(last_seat):
+    result, _ = last_seat
     assert result.exit_code == 1, result.output
     failed = line_of(result.output, "play flea-circus/standard")
     assert failed.startswith("FAIL") and "game 2 of 2 players (seat 1)" in failed, result.output
 
 
-def test_the_log_of_a_failed_check_is_kept_and_named(tmp_path, monkeypatch):
-    sandbox.unavailable_reason()   # probed before the temporary folder moves (see above)
-    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
-    result = stdio_check("last-seat")
+def test_the_log_of_a_failed_check_is_kept_and_named(last_seat, monkeypatch):
+    result, temporary = last_seat
+    monkeypatch.setattr(tempfile, "tempdir", str(temporary))
     assert result.exit_code == 1, result.output
     kept = Path(line_of(result.output, "log").split("the log is kept: ")[1])
-    assert kept.is_relative_to(tmp_path) and "=== run 1 of candidate" in kept.read_text()
+    assert kept.is_relative_to(temporary) and "=== run 1 of candidate" in kept.read_text()
     remove_stale_folders()   # a later run leaves it, for a week
     assert kept.exists()
     os.utime(kept.parent / checkbot.KEPT, (0, time.time() - checkbot.KEPT_S - 60))
@@ -442,7 +466,7 @@ def test_a_hello_reply_with_no_protocol_version_is_told_so():
 
 def test_a_grpc_bot_checked_as_stdio_is_told_to_drop_transport_stdio():
     result = check("--command", "python -m bots.random_bot", "--transport", "stdio",
-                   "--game", "flea-circus", "--rotation", "once")
+                   "--game", "flea-circus", "--rotation", "once", "--at-once", "1")
     assert result.exit_code == 1, result.output
     handshake = line_of(result.output, "handshake")
     assert handshake.endswith("check it without --transport stdio"), handshake
@@ -528,7 +552,7 @@ def test_a_bot_that_fails_in_the_sandbox_is_told_what_the_sandbox_showed_it(tmp_
     """It opens a file beside its folder: there on the host, hidden in the sandbox."""
     (tmp_path / "weights.txt").write_text("1 2 3\n")
     folder = bot_folder(tmp_path, "open('../weights.txt').read()\n")
-    result = check("--dir", str(folder), "--games", "1")
+    result = check("--dir", str(folder), "--games", "1", "--at-once", "1")
     assert result.exit_code == 1, result.output
     handshake = line_of(result.output, "handshake")
     assert "exited with status 1" in handshake, handshake

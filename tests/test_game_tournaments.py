@@ -1,4 +1,8 @@
-"""Every game in a real tournament of gRPC bot processes: the heuristic bot ranks above random."""
+"""Every game in a real tournament: the heuristic bot, a gRPC process, ranks above random.
+
+The random bots play in the referee's process: the heuristic's process and its games are
+the subject (random bots over gRPC are the other tournament tests').
+"""
 
 from __future__ import annotations
 
@@ -21,10 +25,10 @@ CASES = [
 @pytest.mark.parametrize("game, variant, players, heuristic, rounds", CASES)
 def test_heuristic_ranks_above_random_over_grpc(tmp_path, game, variant, players, heuristic,
                                                 rounds):
-    randoms = "".join(f"  - {{name: random-{n}, command: \"python -m bots.random_bot --address {{address}}\"}}\n"
+    randoms = "".join(f"  - {{name: random-{n}, python: \"bots.random_bot:RandomBot\"}}\n"
                       for n in range(1, players))
-    # One process of each bot for the tournament: the games, not fresh processes each seat
-    # rotation, are the subject (the same games either way; 4 starts, not 16, at 4 players).
+    # One process of the heuristic for the tournament: the games, not fresh processes each
+    # seat rotation, are the subject (the same games either way).
     text = (f"name: t\ngame: {game}\nvariant: {variant}\nplayers: {players}\nrounds: {rounds}\n"
             f"seed: 11\nsecret_deals: false\nconcurrency: 2\nrenew_bots: false\nbots:\n"
             f"  - {{name: heuristic, command: \"python -m {heuristic} --address {{address}}\"}}\n"

@@ -23,6 +23,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from click.testing import Result
 from conftest import check_bot
 from test_cpp_bot import (
     LISTEN_WAYS,
@@ -98,10 +99,19 @@ def test_the_build_refuses_golang_protobuf_1_3(go_bot, tmp_path):
     assert make("check-protobuf").returncode == 0  # the installed one is 1.5
 
 
-def test_go_bot_passes_check_bot_in_every_game(go_bot):
+@pytest.fixture(scope="module")
+def checked_from_tmp(go_bot, tmp_path_factory) -> tuple[Path, Result]:
+    """check-bot of a copy of the bot in the host's /tmp, each seat of every game once: the
+    two tests below read it."""
+    copy = tmp_path_factory.mktemp("go-copy") / "go-rules"
+    shutil.copy2(go_bot, copy)
+    return copy, check_bot("--command", str(copy), "--rotation", "once")
+
+
+def test_go_bot_passes_check_bot_in_every_game(checked_from_tmp):
     """Each seat once (check-bot's full rotation of every seat of every count has its own
     test, tests/test_check_bot.py)."""
-    result = check_bot("--command", str(go_bot), "--rotation", "once")
+    _, result = checked_from_tmp
     assert result.exit_code == 0, result.output
     assert "FAIL" not in result.output
     for game, variant in GAME_VARIANTS:
@@ -166,13 +176,10 @@ def test_the_go_recipe_and_skeleton_of_the_docs_build_a_bot_that_passes_check_bo
         assert f"PASS  play {game}/{variant}:" in result.output, result.output
 
 
-def test_a_binary_named_by_its_command_runs_wherever_it_lives(go_bot, tmp_path):
+def test_a_binary_named_by_its_command_runs_wherever_it_lives(checked_from_tmp):
     """What docs/protocol.md says of where a compiled bot may live: the sandbox shows the
     program its command names, even from the host's /tmp (which it otherwise never shows)."""
-    assert str(tmp_path).startswith("/tmp/")
-    copy = tmp_path / "go-rules"
-    shutil.copy2(go_bot, copy)
-    result = check_bot("--command", str(copy), "--game", "flea-circus", "--rotation", "once",
-                       "--at-once", "1", "--startup-ms", "5000")
+    copy, result = checked_from_tmp
+    assert str(copy).startswith("/tmp/")
     assert result.exit_code == 0, result.output
     assert "PASS  handshake" in result.output, result.output

@@ -82,7 +82,9 @@ def hostile_config(tmp_path: Path, token: str, port: int, sandboxed: bool = True
         game: flea-circus
         players: 3
         seed: 7
-        concurrency: 2
+        # One game at a time: one process of a stdio attacker too (a stdio bot runs a
+        # process for each game at once), its attacks once.
+        concurrency: 1
         sandbox: {str(sandboxed).lower()}
         secret_deals: {str(sandboxed).lower()}
         # One process of each bot for the run: the attacks run at its start (see the tests).
@@ -178,8 +180,7 @@ def test_every_attack_fails_and_every_game_is_scored(tmp_path, referee_side, tra
 @pytest.mark.slow
 def test_unsandboxed_the_same_attacks_succeed(tmp_path, referee_side):
     """The control: without the sandbox (and the secret) the attacks are real. Over gRPC
-    only: an attack is the same code whichever transport the bot answers on, and the
-    stdio run of it costs a minute more (two attacking processes a rotation). One process
+    only: an attack is the same code whichever transport the bot answers on. One process
     of each bot for the whole run: the attacks run at its start, and one run shows each
     is real (fresh bots each rotation ran the fork bomb and 800 MB of memory four times)."""
     token = f"hostile-orphan-{uuid.uuid4().hex}"
