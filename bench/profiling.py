@@ -14,6 +14,8 @@ import threading
 import time
 from typing import Any
 
+from referee.clients import end_idle_workers
+
 # (what a path contains, category), first match wins.
 CATEGORIES = [
     ("/referee/games/", "engine"),
@@ -52,6 +54,7 @@ class ThreadProfiler:
         self._stats: pstats.Stats | None = None
 
     def __enter__(self) -> "ThreadProfiler":
+        end_idle_workers()   # an earlier section's idle worker would run games unprofiled
         original = self.original_run = threading.Thread.run
         owner = self
 

@@ -525,7 +525,7 @@ class InProcessClient(ViewDecider):
 #: done) waits for a new job.
 PARKED_S = 1.0
 # The inbox of each worker waiting for a new job (its next job is put there).
-_parked: list[queue.SimpleQueue[Callable[[], None]]] = []
+_parked: list[queue.SimpleQueue[Callable[[], None] | None]] = []
 _parked_lock = threading.Lock()
 
 
@@ -550,7 +550,7 @@ def _serve(job: Callable[[], None] | None) -> None:
 
 
 def _next_job() -> Callable[[], None] | None:
-    inbox: queue.SimpleQueue[Callable[[], None]] = queue.SimpleQueue()
+    inbox: queue.SimpleQueue[Callable[[], None] | None] = queue.SimpleQueue()
     with _parked_lock:
         _parked.append(inbox)
     try:
@@ -561,6 +561,16 @@ def _next_job() -> Callable[[], None] | None:
                 _parked.remove(inbox)
                 return None
         return inbox.get()   # hired as it gave up: its job is on the way
+
+
+def end_idle_workers() -> None:
+    """End the idle workers now, not ``PARKED_S`` later: the jobs after this run on threads
+    started after it (a profiler that follows the threads it starts then sees them all)."""
+    with _parked_lock:
+        inboxes = list(_parked)
+        _parked.clear()
+    for inbox in inboxes:
+        inbox.put(None)
 
 
 def _forget_parked() -> None:

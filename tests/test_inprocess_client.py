@@ -380,3 +380,22 @@ def test_a_bot_hung_past_its_deadline_times_out_and_the_game_goes_on_without_it(
     assert not hung.threads[2].is_alive()
     assert len(result.times) == len(result.actions) and not match.seats[0].gone
     assert match.seats[0].client.running_late == 0
+
+
+def test_idle_workers_end_when_told_and_the_next_job_starts_a_thread():
+    """A profiler follows the threads it starts: after ``end_idle_workers`` no worker
+    started before it runs the next client's calls."""
+    closed = InProcessClient(Bot())
+    assert closed.decide(request("ok"), 5).action_index == 2
+    closed.close()
+    deadline = time.monotonic() + 30
+    while not clients._parked:
+        assert time.monotonic() < deadline
+        time.sleep(0.001)
+    before = set(threading.enumerate())
+    clients.end_idle_workers()
+    bot = Bot()
+    client = InProcessClient(bot)
+    assert client.decide(request("ok"), 5).action_index == 2
+    assert bot.threads and not bot.threads & before
+    client.close()
