@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
+from typing import Callable
 
 import pytest
 
@@ -79,7 +80,31 @@ def test_answers_faults_and_deadlines():
     client.close()
 
 
-def test_at_most_four_calls_at_once_and_a_fifth_times_out_waiting():
+def hang_every_worker(bot: Bot, call: Callable[[], object]) -> list[threading.Thread]:
+    """``MAX_CALLS`` threads making ``call``, once each hangs in the bot (however slow the
+    machine)."""
+    threads = [threading.Thread(target=call) for _ in range(InProcessClient.MAX_CALLS)]
+    for thread in threads:
+        thread.start()
+    for _ in threads:
+        assert bot.hanging.acquire(timeout=30)
+    return threads
+
+
+def park_a_worker() -> None:
+    """A client's worker left idle by its close, waiting for the next job."""
+    closed = InProcessClient(Bot())
+    assert closed.decide(request("ok"), 5).action_index == 2
+    closed.close()
+    deadline = time.monotonic() + 30
+    while not clients._parked:   # however slow the machine
+        assert time.monotonic() < deadline
+        time.sleep(0.001)
+
+
+def test_at_most_four_calls_at_once_and_more_time_out_waiting_and_are_never_made():
+    """A call given up before a worker took it is never made: the bot is not asked stale
+    decisions once its workers are free."""
     bot = Bot()
     client = InProcessClient(bot)
     faults = []
@@ -90,19 +115,17 @@ def test_at_most_four_calls_at_once_and_a_fifth_times_out_waiting():
         except BotFault as fault:
             faults.append(fault)
 
-    threads = [threading.Thread(target=hang) for _ in range(4)]
-    for thread in threads:
-        thread.start()
-    for _ in threads:  # all four calls hang in the bot, however slow the machine
-        assert bot.hanging.acquire(timeout=30)
-    with pytest.raises(BotFault) as raised:
-        client.decide(request("ok"), 0.2)
-    assert raised.value.fault_class == "timeout"
+    threads = hang_every_worker(bot, hang)
+    for _ in range(30):
+        with pytest.raises(BotFault) as raised:
+            client.decide(request("ok"), 0.01)
+        assert raised.value.fault_class == "timeout"
     bot.release.set()
     for thread in threads:
         thread.join()
     assert not faults  # released within their deadline
     assert client.decide(request("ok"), 5).action_index == 2
+    assert bot.decided == InProcessClient.MAX_CALLS + 1
     client.close()
 
 
@@ -163,13 +186,8 @@ def test_a_closed_client_hands_no_more_calls_and_its_workers_end(monkeypatch):
 def test_a_closed_client_s_worker_serves_the_next_client_without_a_new_thread():
     """A ladder's match makes a client per bot and seat rotation: each would otherwise
     pay a thread's start, and wait for it."""
-    closed, bot = InProcessClient(Bot()), Bot()
-    assert closed.decide(request("ok"), 5).action_index == 2
-    closed.close()
-    deadline = time.monotonic() + 30
-    while not clients._parked:   # its worker waits for the next job, however slow
-        assert time.monotonic() < deadline
-        time.sleep(0.001)
+    bot = Bot()
+    park_a_worker()
     before = set(threading.enumerate())
     client = InProcessClient(bot)
     assert client.decide(request("ok"), 5).action_index == 2
@@ -193,29 +211,6 @@ def test_a_call_given_up_on_never_answers_a_later_one():
         time.sleep(0.001)
     for actions in range(1, 30):
         assert client.decide(request("ok", actions), 5).action_index == actions - 1
-    client.close()
-
-
-def test_a_call_given_up_before_a_worker_took_it_is_never_made():
-    """With every worker hung in the bot, each call times out waiting for one: none of
-    them is made once the workers are free (a bot is not asked stale decisions)."""
-    bot = Bot()
-    client = InProcessClient(bot)
-    threads = [threading.Thread(target=client.decide, args=(request("hang"), 60))
-               for _ in range(InProcessClient.MAX_CALLS)]
-    for thread in threads:
-        thread.start()
-    for _ in threads:
-        assert bot.hanging.acquire(timeout=30)
-    for _ in range(30):
-        with pytest.raises(BotFault) as raised:
-            client.decide(request("ok"), 0.01)
-        assert raised.value.fault_class == "timeout"
-    bot.release.set()
-    for thread in threads:
-        thread.join()
-    assert client.decide(request("ok"), 5).action_index == 2
-    assert bot.decided == InProcessClient.MAX_CALLS + 1
     client.close()
 
 
@@ -385,13 +380,7 @@ def test_a_bot_hung_past_its_deadline_times_out_and_the_game_goes_on_without_it(
 def test_idle_workers_end_when_told_and_the_next_job_starts_a_thread():
     """A profiler follows the threads it starts: after ``end_idle_workers`` no worker
     started before it runs the next client's calls."""
-    closed = InProcessClient(Bot())
-    assert closed.decide(request("ok"), 5).action_index == 2
-    closed.close()
-    deadline = time.monotonic() + 30
-    while not clients._parked:
-        assert time.monotonic() < deadline
-        time.sleep(0.001)
+    park_a_worker()
     before = set(threading.enumerate())
     clients.end_idle_workers()
     bot = Bot()
