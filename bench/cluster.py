@@ -152,7 +152,8 @@ def run(rounds: int = 4, workers: tuple[int, ...] = WORKERS, sleep_ms: int = SLE
     verdict = ("not measured (one cluster size)" if len(workers) < 2
                else "met" if growing else "NOT met")
     section.notes.append(f"goal: games/s grows with the workers — {verdict}")
-    section.notes.append(f"{bots} {'sandboxed' if sandbox else 'unsandboxed'} bots sleeping {sleep_ms} ms per decision, 3 seats, "
+    kept = "sandboxed" if sandbox else "unsandboxed"
+    section.notes.append(f"{bots} {kept} bots sleeping {sleep_ms} ms per decision, 3 seats, "
                          f"{CONCURRENCY} games at once per worker (and on this machine), one "
                          "process per bot on every worker (renew_bots: false). \"playing\": "
                          "from the "

@@ -45,8 +45,8 @@ RANDOM_BOTS = {"grpc": {"command": "python -m bots.random_bot --address {address
 
 def config(games: int, transport: str = "grpc", sandbox: bool = True) -> dict:
     return {"name": NAME, "game": "flea-circus", "players": 2, "rounds": max(1, games // 2),
-            "seed": 16, "sandbox": sandbox, "bots": [{"name": f"random-{letter}", **RANDOM_BOTS[transport]}
-                                 for letter in "ab"]}
+            "seed": 16, "sandbox": sandbox,
+            "bots": [{"name": f"random-{letter}", **RANDOM_BOTS[transport]} for letter in "ab"]}
 
 
 def command() -> list[str]:
@@ -117,8 +117,9 @@ def run(bot_address: str, echo_address: str, games: int = 600, repeats: int = 3,
     section.figures.update(games=played, seconds=wall, decisions=decisions,
                            decisions_per_s=rates[middle], echo_calls_per_s=echoes[middle],
                            ratio=ratio, tournament_s=inner, outside_s=wall - inner)
-    section.notes.append(f"two random bot processes, {'sandboxed' if sandbox else 'unsandboxed'}"
-                         ", started afresh for the second seat rotation; `circus-referee tournament --quiet` in a child "
+    kept = "sandboxed" if sandbox else "unsandboxed"
+    section.notes.append(f"two random bot processes, {kept}, started afresh for the second "
+                         "seat rotation; `circus-referee tournament --quiet` in a child "
                          "process, timed from its start to its exit (the closing leaderboard "
                          "included); the echo: concurrency 1, the same two-player requests")
     section.notes.append("tournament part: the runner's own time from the command's summary "

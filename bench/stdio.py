@@ -168,7 +168,8 @@ def run(bot_address: str, echo_address: str, concurrencies: tuple[int, ...] = (1
     section.notes.append(
         "two-player Amazing Flea Circus; the stdio bots: bots/stdio/random_bot.py, "
         f"{'sandboxed' if sandbox else 'unsandboxed'}, two processes per game at once; the "
-        "echo: the gRPC unary echo of the same games' requests; the ping-pong: those requests as stdio lines to a Python process that parses "
+        "echo: the gRPC unary echo of the same games' requests; the ping-pong: those "
+        "requests as stdio lines to a Python process that parses "
         f"each and answers a Decision line; median of {repeats} interleaved round(s) of "
         f"~{seconds:g} s")
     section.notes.append(f"goals: decisions/s ≥ {GOAL_ECHO}× the echo and ≥ {GOAL_PINGPONG}× "

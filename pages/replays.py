@@ -26,11 +26,11 @@ def write_replays(games: list[StoredGame], faults: list[dict[str, Any]], folder:
     """Each game's HTML replay into ``folder`` as ``game-ID.html``, beside the viewer they
     share, holding its record (the browser replays it), marking the ``faults`` of it
     given (a pack marks its own bot's only), ``scrub``bed of what a public copy leaves
-    out; ``done`` hears of each page as it is there. Returns how many pages were written: a page already there as it
-    would be written again (:data:`MADE_FROM`) is kept, so a report of a season made again
-    after one more week writes that week's pages. A page of another folder of replays,
-    ``copied_from``, made from the same (the same game, faults marked and public or not,
-    by the same code) is copied rather than made again."""
+    out; ``done`` hears of each page as it is there. Returns how many pages were written:
+    a page already there as it would be written again (:data:`MADE_FROM`) is kept, so a
+    report of a season made again after one more week writes that week's pages. A page of
+    another folder of replays, ``copied_from``, made from the same (the same game, faults
+    marked and public or not, by the same code) is copied rather than made again."""
     folder.mkdir(parents=True, exist_ok=True)
     if games:
         write_viewer(folder)

@@ -40,14 +40,18 @@ from referee.replay import Decision, Frame, Replay, Replaying, faults_by_decisio
 from referee.tables import public_table, tables
 
 
+#: The viewer's own scripts, run after the games' rules.
+VIEWER_SCRIPTS = ("steps.js", "viewer.js")
+
+
 def scripts(game: str) -> tuple[str, ...]:
-    """The viewer's scripts a page of ``game`` runs, in order: the rules, then the viewer."""
-    return "rules.js", f"rules-{game}.js", "steps.js", "viewer.js"
+    """The scripts a page of ``game`` runs, in order: the rules, then the viewer."""
+    return "rules.js", f"rules-{game}.js", *VIEWER_SCRIPTS
 
 
 #: The viewer's files, linked by every page of a folder or inlined into a page made alone.
 STATIC_FILES = ("viewer.css", "rules.js", *(f"rules-{game}.js" for game in sorted(GAMES)),
-                "steps.js", "viewer.js")
+                *VIEWER_SCRIPTS)
 #: What opens the page's data in pages/templates/replay.html.
 DATA_OPEN = '<script id="replay-data" type="text/plain">'
 

@@ -60,7 +60,7 @@ class Replay:
 
 
 def faults_by_decision(faults: Iterable[Mapping[str, Any]], last: int
-                        ) -> dict[int, list[dict[str, Any]]]:
+                       ) -> dict[int, list[dict[str, Any]]]:
     """Faults by the decision they belong to; StartGame's (decision 0) go to the first."""
     found: dict[int, list[dict[str, Any]]] = {}
     for fault in faults:

@@ -175,7 +175,7 @@ process.stdout.write(JSON.stringify(seeds.map((seed) => {
     for seed in seeds:
         rng, cards = random.Random(seed), list(range(60))
         rng.shuffle(cards)
-        expected.append([cards, rng.choice(cards), rng._randbelow(1000003),  # type: ignore[attr-defined]
+        expected.append([cards, rng.choice(cards), rng._randbelow(1000003),
                          rng.getrandbits(32)])
     assert json.loads(done.stdout) == expected
 
